@@ -1,0 +1,20 @@
+/* cmd — the hetlab subcommands. One file per subcommand in cli/, each an
+ * int cmd_X(int argc, char **argv) that parses its arguments (argv[0] is the
+ * subcommand's name), prints errors as "hetlab X: ..." on stderr and returns
+ * the process exit status: 0 ok, 1 failure, 2 usage error. */
+#ifndef HL_CMD_H
+#define HL_CMD_H
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* The trace directory: --traces, else $HETLAB_TRACES, else ../shared/traces. */
+const char *cli_traces_dir(const char *flag);
+
+#define HETLAB_VERSION "0.1.0"
+
+#endif

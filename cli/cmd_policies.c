@@ -1,0 +1,23 @@
+/* hetlab policies — lists the registered policies and their parameters. */
+#include <stdio.h>
+
+#include "cli/cmd.h"
+#include "policies/policy.h"
+
+int cmd_policies(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "usage: hetlab policies\n");
+		return 2;
+	}
+	const struct policy_ops *const *all = policy_all();
+	for (int i = 0; all[i]; i++) {
+		printf("%-14s %s\n", all[i]->name, all[i]->summary);
+		for (int k = 0; all[i]->params && all[i]->params[k].name; k++) {
+			const struct policy_param *p = &all[i]->params[k];
+			printf("    %-18s default %-8g %s\n", p->name, p->def, p->doc);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,290 @@
+/* hetlab run — load a scenario, build the workload, run the policy, write
+ * run.db. Argument parsing and wiring only; the work is in the libraries. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/recorder.h"
+#include "cli/cmd.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "traces/scenario.h"
+#include "traces/trace.h"
+
+#define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
+              "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n"
+
+struct progress {
+	struct timespec t0, last;
+	bool tty, shown;
+};
+
+static double secs_since(const struct timespec *a)
+{
+	struct timespec b;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a->tv_sec) + (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void show_progress(void *ctx, const struct sim *s)
+{
+	struct progress *p = ctx;
+	double el = secs_since(&p->t0);
+	if (!p->tty || el < 1.0 || secs_since(&p->last) < 0.25)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->last);
+	fprintf(stderr, "\r  t = %8.2f days   jobs done %d / %d   %.2f M events/s   ",
+	        simtime_to_s(s->now) / 86400.0, s->nfinished, s->njobs,
+	        (double)s->nevents / el / 1e6);
+	p->shown = true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int read_trace(const char *path, bool lenient, struct workload *w, char *err, size_t errlen)
+{
+	if (access(path, R_OK) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (ends_with(path, ".jsonl"))
+		return trace_jsonl_read(path, w, err, errlen);
+	struct swf_opts o = { .lenient = lenient };
+	return trace_swf_read(path, &o, w, err, errlen);
+}
+
+/* Sets cfg from the scenario's policy_params and the --param flags. */
+static int policy_params(const struct policy_ops *pol, const struct scenario *sc,
+                         char **flags, int nflags, struct policy_cfg *cfg, char *err, size_t errlen)
+{
+	char known[512] = "";
+	size_t off = 0;
+	for (int k = 0; pol->params && pol->params[k].name && off < sizeof known; k++)
+		off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", k ? ", " : "", pol->params[k].name);
+	if (!known[0])
+		snprintf(known, sizeof known, "none");
+	policy_cfg_defaults(pol, cfg);
+	for (int i = 0; i < sc->nparams + nflags; i++) {
+		char name[HL_NAME_MAX], where[PATH_MAX + 128];
+		double val;
+		if (i < sc->nparams) {
+			snprintf(name, sizeof name, "%s", sc->params[i].name);
+			val = sc->params[i].value;
+			snprintf(where, sizeof where, "%s: %s", sc->file, sc->params[i].path);
+		} else {
+			const char *f = flags[i - sc->nparams], *eq = strchr(f, '=');
+			char *end;
+			if (!eq || eq == f) {
+				snprintf(err, errlen, "--param %s: expected NAME=VALUE", f);
+				return -1;
+			}
+			snprintf(name, sizeof name, "%.*s", (int)(eq - f), f);
+			val = strtod(eq + 1, &end);
+			if (end == eq + 1 || *end) {
+				snprintf(err, errlen, "--param %s: expected a number after '='", f);
+				return -1;
+			}
+			snprintf(where, sizeof where, "--param %s", f);
+		}
+		int k = policy_param_index(pol, name);
+		if (k < 0) {
+			snprintf(err, errlen, "%s: policy '%s' has no parameter '%s' (it has: %s)",
+			         where, pol->name, name, known);
+			return -1;
+		}
+		const struct policy_param *p = &pol->params[k];
+		if (!(val >= p->min && val <= p->max)) {
+			snprintf(err, errlen, "%s: %s must be in [%g, %g], got %g", where, name, p->min, p->max, val);
+			return -1;
+		}
+		cfg->v[k] = val;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
+	char **params = calloc((size_t)argc + 1, sizeof *params);
+	int nparams = 0, rc = 1;
+	long long seed = -1;
+	bool lenient = false, quiet = false;
+	char err[1024] = "";
+	struct scenario sc;
+	struct workload w;
+	struct sim s;
+	struct recorder *rec = NULL;
+	const struct policy_ops *pol = NULL;
+	struct policy_cfg cfg;
+	void *pstate = NULL;
+	bool have_sc = false, have_sim = false;
+
+	workload_init(&w);
+	if (!params)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--lenient") == 0) { lenient = true; continue; }
+		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { quiet = true; continue; }
+		if (a[0] == '-' && a[1]) {
+			if (!val) {
+				fprintf(stderr, "hetlab run: %s needs a value\n" USAGE, a);
+				free(params);
+				return 2;
+			}
+			i++;
+			if (strcmp(a, "--policy") == 0) policy = val;
+			else if (strcmp(a, "--trace") == 0) trace = val;
+			else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) out = val;
+			else if (strcmp(a, "--traces") == 0) traces = val;
+			else if (strcmp(a, "--param") == 0) params[nparams++] = (char *)val;
+			else if (strcmp(a, "--seed") == 0) {
+				char *end;
+				errno = 0;
+				seed = strtoll(val, &end, 10);
+				if (errno || *end || end == val || seed < 0) {
+					fprintf(stderr, "hetlab run: --seed: expected a non-negative integer, got '%s'\n", val);
+					free(params);
+					return 2;
+				}
+			} else {
+				fprintf(stderr, "hetlab run: unknown option %s\n" USAGE, a);
+				free(params);
+				return 2;
+			}
+			continue;
+		}
+		if (scn_path) {
+			fprintf(stderr, "hetlab run: one scenario only ('%s' and '%s')\n" USAGE, scn_path, a);
+			free(params);
+			return 2;
+		}
+		scn_path = a;
+	}
+
+	if (scenario_load(scn_path, &sc, err, sizeof err))
+		goto out;
+	have_sc = true;
+	if (seed >= 0)
+		sc.seed = (uint64_t)seed;
+	if (policy)
+		snprintf(sc.policy, sizeof sc.policy, "%s", policy);
+	if (!(pol = policy_find(sc.policy))) {
+		char names[256];
+		policy_names(names, sizeof names);
+		snprintf(err, sizeof err, "unknown policy '%s' (known: %s)", sc.policy, names);
+		goto out;
+	}
+	if (policy_params(pol, &sc, params, nparams, &cfg, err, sizeof err))
+		goto out;
+
+	char tpath[PATH_MAX + 64] = "";
+	if (trace) {
+		snprintf(tpath, sizeof tpath, "%s", trace);
+	} else if (sc.workload == SCN_TRACE) {
+		scenario_trace_path(&sc, cli_traces_dir(traces), tpath, sizeof tpath);
+		if (access(tpath, R_OK) != 0 && strncmp(sc.trace, "$TRACES/", 8) == 0) {
+			snprintf(err, sizeof err,
+			         "%s: trace %s not found in the trace directory %s; point --traces or "
+			         "HETLAB_TRACES at a copy of the shared traces (see docs/traces.md for where to get them)",
+			         sc.file, sc.trace + 8, cli_traces_dir(traces));
+			goto out;
+		}
+	}
+	if (tpath[0]) {
+		if (read_trace(tpath, lenient || sc.lenient, &w, err, sizeof err))
+			goto out;
+	} else if (trace_synth(&sc.synth, sc.seed, &w, err, sizeof err)) {
+		goto out;
+	}
+	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
+		goto out;
+
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n };
+	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
+		if (!err[0])
+			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);
+		goto out;
+	}
+
+	struct progress prog = { .tty = !quiet && isatty(2) };
+	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+	prog.last = prog.t0;
+	struct sim_cfg scfg = {
+		.seed = sc.seed,
+		.sample_every_us = sc.sample_every_us,
+		.horizon_us = sc.horizon_us,
+		.progress = show_progress,
+		.progress_ctx = &prog,
+	};
+	int32_t njobs = w.n;
+	int64_t skipped_malformed = w.skipped_malformed, skipped_unusable = w.skipped_unusable;
+	struct job *jobs = w.jobs;
+	struct job_truth *truth = w.truth;
+	w.jobs = NULL;
+	w.truth = NULL;
+	w.n = w.cap = 0;
+	int32_t nnodes = sc.cl.nnodes;
+	int64_t cores = sc.cl.total_cores, gpus = sc.cl.total_gpus;
+	if (sim_init(&s, &scfg, &sc.cl, jobs, truth, njobs)) {
+		snprintf(err, sizeof err, "out of memory setting up the run");
+		goto out;
+	}
+	have_sim = true;
+	struct sim_sched sched;
+	policy_to_sched(pol, pstate, &sched);
+	sim_set_sched(&s, &sched);
+
+	if (!(rec = recorder_open(out, err, sizeof err)))
+		goto out;
+	recorder_attach(rec, &s);
+
+	if (sim_run(&s)) {
+		if (prog.shown)
+			fputc('\n', stderr);
+		snprintf(err, sizeof err, "%s", s.err);
+		goto out;
+	}
+	double wall = secs_since(&prog.t0);
+	if (prog.shown)
+		fprintf(stderr, "\r%78s\r", "");
+	struct run_info ri = {
+		.scenario = sc.name, .policy = pol->name, .version = HETLAB_VERSION,
+		.trace = tpath[0] ? tpath : "synthetic", .seed = sc.seed,
+		.skipped_malformed = skipped_malformed, .skipped_unusable = skipped_unusable,
+		.nnodes = nnodes, .total_cores = cores, .total_gpus = gpus,
+	};
+	int r = recorder_finish(rec, &ri, wall, s.nevents, s.npasses, err, sizeof err);
+	rec = NULL;
+	if (r)
+		goto out;
+	if (!quiet)
+		printf("hetlab run: scenario %s, policy %s, seed %llu: %d jobs on %d nodes "
+		       "(%lld cores, %lld GPUs), %.1f simulated days, %llu events in %.2f s -> %s\n",
+		       sc.name, pol->name, (unsigned long long)sc.seed, njobs, nnodes,
+		       (long long)cores, (long long)gpus, simtime_to_s(s.now) / 86400.0,
+		       (unsigned long long)s.nevents, wall, out);
+	rc = 0;
+out:
+	if (rc && err[0])
+		fprintf(stderr, "hetlab run: %s\n", err);
+	if (rec)
+		recorder_abort(rec);
+	if (pstate && pol && pol->fini)
+		pol->fini(pstate);
+	if (have_sim)
+		sim_fini(&s);
+	if (have_sc)
+		scenario_free(&sc);
+	workload_free(&w);
+	free(params);
+	return rc;
+}

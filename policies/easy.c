@@ -1,0 +1,201 @@
+/* easy — EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), at the
+ * resource level so it works on heterogeneous nodes.
+ *
+ * Jobs start in submit order while they fit. The first that does not fit
+ * (the head) gets a reservation: the earliest time, by the running jobs'
+ * walltime estimates, at which a first-fit placement exists (the shadow
+ * time), and that placement's resources. A later job may start now if it
+ * fits and either ends by the shadow time, or uses only resources that the
+ * head's reservation leaves over (the "extra" resources).
+ *
+ * Per node, with F the free state now, S the free state at the shadow time
+ * and R the head's reserved part there, the extra free state is
+ *   X = min(F, S − R)   (cores and memory),  X.gpus = F.gpus ∖ R.gpus.
+ * A job started on extra resources stays running past the shadow time, so
+ * it is also taken from S. Only one reservation exists, so the head cannot
+ * be delayed by backfilled jobs (given exact estimates). */
+#include "policies/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { P_MAX_JOB_TEST };
+
+static const struct policy_param easy_params[] = {
+	[P_MAX_JOB_TEST] = { "bf_max_job_test", 500, 1, 1e9,
+	                     "jobs behind the head tried for backfill per pass (Slurm bf_max_job_test)" },
+	{ NULL, 0, 0, 0, NULL },
+};
+
+struct easy {
+	int32_t max_test;
+	int32_t nnodes;
+	struct alloc_part *parts, *head;
+	struct nodefree *shadow, *extra;
+	struct alloc_part *need;    /* per node: the head's reserved part (zero if none) */
+	int32_t *ids;
+	int64_t extra_cores, extra_gpus;
+};
+
+static int easy_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
+                     char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	size_t n = (size_t)env->cl->nnodes + 1;
+	struct easy *p = calloc(1, sizeof *p);
+	if (!p)
+		return -1;
+	p->max_test = (int32_t)cfg->v[P_MAX_JOB_TEST];
+	p->nnodes = env->cl->nnodes;
+	p->parts = calloc(n, sizeof *p->parts);
+	p->head = calloc(n, sizeof *p->head);
+	p->shadow = calloc(n, sizeof *p->shadow);
+	p->extra = calloc(n, sizeof *p->extra);
+	p->need = calloc(n, sizeof *p->need);
+	p->ids = calloc((size_t)env->njobs + 1, sizeof *p->ids);
+	if (!p->parts || !p->head || !p->shadow || !p->extra || !p->need || !p->ids) {
+		free(p->parts); free(p->head); free(p->shadow); free(p->extra);
+		free(p->need); free(p->ids); free(p);
+		return -1;
+	}
+	*state = p;
+	return 0;
+}
+
+static void easy_fini(void *state)
+{
+	struct easy *p = state;
+	free(p->parts);
+	free(p->head);
+	free(p->shadow);
+	free(p->extra);
+	free(p->need);
+	free(p->ids);
+	free(p);
+}
+
+/* Earliest time the head fits by the running jobs' estimates; fills
+ * p->shadow with the free state then and p->head with the placement.
+ * Returns the part count (0: it never fits, e.g. nodes are down). */
+static int find_shadow(struct easy *p, const struct view *v, const struct job *head, simtime *when)
+{
+	const struct cluster *cl = v->cl;
+	memcpy(p->shadow, cl->free, (size_t)cl->nnodes * sizeof *p->shadow);
+	int64_t cores = cl->free_cores, gpus = cl->free_gpus;
+	int32_t n = v->nrunning;
+	memcpy(p->ids, v->running, (size_t)n * sizeof *p->ids);
+	sort_by_expected_end(v->jobs, p->ids, n);
+	for (int32_t k = 0; k < n; k++) {
+		const struct job *r = &v->jobs[p->ids[k]];
+		const struct alloc_part *rp = &v->parts[r->parts];
+		nodefree_give(p->shadow, rp, r->nparts);
+		for (int i = 0; i < r->nparts; i++) {
+			cores += rp[i].cores;
+			gpus += __builtin_popcountll(rp[i].gpus);
+		}
+		simtime end = view_expected_end(r);
+		if (k + 1 < n && view_expected_end(&v->jobs[p->ids[k + 1]]) == end)
+			continue;   /* release everything that ends at the same time first */
+		if (!place_aggregate_ok(cl, cores, gpus, &head->req))
+			continue;
+		int np = place_first_fit(cl, p->shadow, &head->req, p->head);
+		if (np) {
+			*when = end;
+			return np;
+		}
+	}
+	return 0;
+}
+
+static void extra_node(struct easy *p, const struct cluster *cl, int i)
+{
+	const struct nodefree *f = &cl->free[i], *s = &p->shadow[i];
+	const struct alloc_part *r = &p->need[i];
+	struct nodefree *x = &p->extra[i];
+	p->extra_cores -= x->cores;
+	p->extra_gpus -= x->gpus;
+	x->cores = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
+	x->mem_mib = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
+	x->gpu_free = f->gpu_free & ~r->gpus;
+	x->gpus = __builtin_popcountll(x->gpu_free);
+	p->extra_cores += x->cores;
+	p->extra_gpus += x->gpus;
+}
+
+static void easy_schedule(void *state, const struct view *v, struct decide *out)
+{
+	struct easy *p = state;
+	const struct cluster *cl = v->cl;
+	int32_t i = 0;
+	const struct job *head = NULL;
+
+	for (; i < v->npending; i++) {
+		const struct job *j = &v->jobs[v->pending[i]];
+		if (j->state != JOB_PENDING)
+			continue;
+		int n = place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req)
+		        ? place_first_fit(cl, cl->free, &j->req, p->parts) : 0;
+		if (!n) {
+			head = j;
+			break;
+		}
+		if (decide_start(out, j->id, p->parts, n))
+			return;
+	}
+	if (!head || (cl->free_cores == 0 && cl->free_gpus == 0))
+		return;
+
+	simtime shadow = SIMTIME_INF;
+	int nh = find_shadow(p, v, head, &shadow);
+	memset(p->need, 0, (size_t)cl->nnodes * sizeof *p->need);
+	for (int k = 0; k < nh; k++)
+		p->need[p->head[k].node] = p->head[k];
+	memset(p->extra, 0, (size_t)cl->nnodes * sizeof *p->extra);
+	p->extra_cores = p->extra_gpus = 0;
+	for (int k = 0; k < cl->nnodes; k++)
+		extra_node(p, cl, k);
+
+	int32_t smallest_failed = INT32_MAX;   /* spread requests that missed the extra */
+	int32_t tested = 0;
+	for (i++; i < v->npending && tested < p->max_test; i++) {
+		const struct job *j = &v->jobs[v->pending[i]];
+		if (j->state != JOB_PENDING)
+			continue;
+		tested++;
+		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
+			continue;
+		bool before = j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= shadow;
+		int n;
+		if (before) {
+			n = place_first_fit(cl, cl->free, &j->req, p->parts);
+		} else {
+			bool simple = j->req.nodes == 0 && j->req.mem_mib == 0;
+			if (simple && j->req.cores >= smallest_failed)
+				continue;
+			n = place_aggregate_ok(cl, p->extra_cores, p->extra_gpus, &j->req)
+			    ? place_first_fit(cl, p->extra, &j->req, p->parts) : 0;
+			if (!n && simple)
+				smallest_failed = j->req.cores;
+		}
+		if (!n)
+			continue;
+		if (decide_start(out, j->id, p->parts, n))
+			return;
+		if (!before)
+			nodefree_take(p->shadow, p->parts, n);
+		for (int k = 0; k < n; k++)
+			extra_node(p, cl, p->parts[k].node);
+		if (cl->free_cores == 0 && cl->free_gpus == 0)
+			return;
+	}
+}
+
+const struct policy_ops policy_easy = {
+	.name = "easy",
+	.summary = "EASY backfilling: the queue head holds a reservation, later jobs fill around it",
+	.params = easy_params,
+	.init = easy_init,
+	.fini = easy_fini,
+	.schedule = easy_schedule,
+};

@@ -1,0 +1,370 @@
+/* engine — the event loop, decision validation and job bookkeeping.
+ * See engine.h for the model and view.h for the policy's side. */
+#include "sim/engine.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct decide {
+	struct sim *s;
+};
+
+static const char *const rec_names[REC_NKIND] = {
+	[REC_SUBMIT] = "submit", [REC_START] = "start", [REC_END] = "end",
+	[REC_HOLD] = "hold", [REC_RELEASE] = "release", [REC_PREEMPT] = "preempt",
+	[REC_SAMPLE_MARK] = "sample",
+};
+
+const char *rec_kind_name(enum rec_kind k)
+{
+	return (unsigned)k < REC_NKIND ? rec_names[k] : "?";
+}
+
+static void rec_event(struct sim *s, enum rec_kind k, int32_t job, int32_t node, int state,
+                      const char *detail)
+{
+	if (s->rec.event)
+		s->rec.event(s->rec.ctx, s->now, k, job, node, state, detail);
+}
+
+static int fail(struct sim *s, const char *fmt, ...)
+{
+	if (!s->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->err, sizeof s->err, fmt, ap);
+		va_end(ap);
+		s->failed = true;
+	}
+	return -1;
+}
+
+int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
+             struct job *jobs, struct job_truth *truth, int32_t njobs)
+{
+	memset(s, 0, sizeof *s);
+	s->cfg = *cfg;
+	s->cl = *cl;
+	memset(cl, 0, sizeof *cl);
+	s->jobs = jobs;
+	s->truth = truth;
+	s->njobs = njobs;
+	s->exec = &exec_sim_ops;
+	s->probe = &probe_sim_ops;
+	s->last_pass = -1;
+	/* Sized for the worst case up front, so the loop never grows them:
+	 * every job pending, every job running, one end event per job plus
+	 * the arrival and sampling events. */
+	s->cap_pending = njobs + 1;
+	s->pending = malloc((size_t)s->cap_pending * sizeof *s->pending);
+	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
+	s->cap_scratch = s->cl.nnodes + 1;
+	s->scratch = malloc((size_t)s->cap_scratch * sizeof *s->scratch);
+	if (!s->pending || !s->running || !s->scratch || evq_init(&s->q, (size_t)njobs + 16))
+		goto fail_alloc;
+	for (int32_t i = 0; i < njobs; i++) {
+		s->jobs[i].id = i;
+		s->jobs[i].run_idx = -1;
+	}
+	if (njobs > 0 && evq_push(&s->q, jobs[0].submit_us, SIM_EV_SUBMIT, 0, 0, 0))
+		goto fail_alloc;
+	if (cfg->sample_every_us > 0 && njobs > 0 &&
+	    evq_push(&s->q, 0, SIM_EV_SAMPLE, -1, 0, 0))
+		goto fail_alloc;
+	return 0;
+fail_alloc:
+	sim_fini(s);
+	return -1;
+}
+
+void sim_fini(struct sim *s)
+{
+	cluster_fini(&s->cl);
+	free(s->jobs);
+	free(s->truth);
+	free(s->pending);
+	free(s->running);
+	free(s->scratch);
+	evq_fini(&s->q);
+	s->jobs = NULL;
+	s->truth = NULL;
+	s->pending = s->running = NULL;
+	s->scratch = NULL;
+}
+
+void sim_set_sched(struct sim *s, const struct sim_sched *sched) { s->sched = *sched; }
+void sim_set_recorder(struct sim *s, const struct sim_recorder *rec) { s->rec = *rec; }
+
+void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx)
+{
+	s->exec = ops;
+	s->exec_ctx = ctx;
+}
+
+void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx)
+{
+	s->probe = ops;
+	s->probe_ctx = ctx;
+}
+
+int sim_push(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg)
+{
+	if (evq_push(&s->q, t, kind, id, ver, arg))
+		return fail(s, "out of memory growing the event queue");
+	return 0;
+}
+
+static void view_fill(const struct sim *s, struct view *v)
+{
+	v->now = s->now;
+	v->cl = &s->cl;
+	v->jobs = s->jobs;
+	v->pending = s->pending;
+	v->npending = s->npending;
+	v->running = s->running;
+	v->nrunning = s->nrunning;
+	v->parts = s->cl.pool.p;
+}
+
+static void finish_hook(struct sim *s, int32_t job)
+{
+	if (s->sched.finish) {
+		struct view v;
+		view_fill(s, &v);
+		s->sched.finish(s->sched.state, &v, job);
+	}
+}
+
+/* Every job ends exactly once; the allocation goes back after the recorder
+ * has seen it. */
+int sim_job_end(struct sim *s, int32_t id, enum job_state st)
+{
+	struct job *j = &s->jobs[id];
+	if (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING)
+		return fail(s, "job %d ends in state %s at t=%lld us", id,
+		            job_state_name((enum job_state)j->state), (long long)s->now);
+	if (job_set_state(j, st))
+		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
+	j->end_us = s->now;
+	j->ver++;
+	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st, NULL);
+	if (s->rec.job_end)
+		s->rec.job_end(s->rec.ctx, s, j);
+	const struct alloc_part *parts = &s->cl.pool.p[j->parts];
+	for (int i = 0; i < j->nparts; i++) {
+		s->cl.free_cores += parts[i].cores;
+		s->cl.free_gpus += __builtin_popcountll(parts[i].gpus);
+	}
+	nodefree_give(s->cl.free, parts, j->nparts);
+	partpool_put(&s->cl.pool, j->parts, j->nparts);
+	j->nparts = 0;
+	int32_t k = j->run_idx;
+	int32_t last = s->running[--s->nrunning];
+	s->running[k] = last;
+	s->jobs[last].run_idx = k;
+	j->run_idx = -1;
+	s->nfinished++;
+	s->dirty = true;
+	finish_hook(s, id);
+	return 0;
+}
+
+/* Rejects at submit a job that could not run even on the empty cluster, as
+ * Slurm does, so that it cannot block a queue for ever. */
+static void submit_one(struct sim *s, int32_t id)
+{
+	struct job *j = &s->jobs[id];
+	rec_event(s, REC_SUBMIT, id, -1, JOB_PENDING, NULL);
+	if (!cluster_can_ever_fit(&s->cl, &j->req)) {
+		job_set_state(j, JOB_KILLED);
+		j->end_us = s->now;
+		rec_event(s, REC_END, id, -1, JOB_KILLED, "request exceeds the cluster");
+		if (s->rec.job_end)
+			s->rec.job_end(s->rec.ctx, s, j);
+		s->nfinished++;
+		return;
+	}
+	s->pending[s->npending++] = id;
+	s->dirty = true;
+	if (s->sched.submit) {
+		struct view v;
+		view_fill(s, &v);
+		s->sched.submit(s->sched.state, &v, id);
+	}
+}
+
+static void handle_submit(struct sim *s)
+{
+	simtime t = s->now;
+	while (s->next_submit < s->njobs && s->jobs[s->next_submit].submit_us <= t)
+		submit_one(s, s->next_submit++);
+	if (s->next_submit < s->njobs)
+		sim_push(s, s->jobs[s->next_submit].submit_us, SIM_EV_SUBMIT, s->next_submit, 0, 0);
+}
+
+static void handle_sample(struct sim *s)
+{
+	struct sim_sample smp = {
+		.t = s->now,
+		.cores_total = s->cl.total_cores,
+		.cores_alloc = s->cl.total_cores - s->cl.free_cores,
+		.gpus_total = s->cl.total_gpus,
+		.gpus_alloc = s->cl.total_gpus - s->cl.free_gpus,
+		.pending = s->npending,
+		.running = s->nrunning,
+	};
+	if (s->probe && s->probe->node) {
+		for (int32_t i = 0; i < s->cl.nnodes; i++) {
+			struct probe_node pn;
+			if (s->probe->node(s->probe_ctx, s, i, &pn) == 0)
+				smp.power_w += pn.power_w;
+		}
+	}
+	if (s->rec.sample)
+		s->rec.sample(s->rec.ctx, &smp);
+	if (s->nfinished < s->njobs)
+		sim_push(s, s->now + s->cfg.sample_every_us, SIM_EV_SAMPLE, -1, 0, 0);
+}
+
+static void handle(struct sim *s, const struct ev *e)
+{
+	switch (e->kind) {
+	case SIM_EV_SUBMIT:
+		handle_submit(s);
+		break;
+	case SIM_EV_END:
+		if (e->ver != s->jobs[e->id].ver)
+			break;   /* stale: the job was stopped or rescheduled */
+		sim_job_end(s, e->id, (enum job_state)e->arg);
+		break;
+	case SIM_EV_SAMPLE:
+		handle_sample(s);
+		break;
+	case SIM_EV_WAKE:
+		s->dirty = true;
+		break;
+	default:
+		fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
+	}
+}
+
+static void compact_pending(struct sim *s)
+{
+	int32_t k = 0;
+	for (int32_t i = 0; i < s->npending; i++) {
+		int32_t id = s->pending[i];
+		if (s->jobs[id].state == JOB_PENDING)
+			s->pending[k++] = id;
+	}
+	s->npending = k;
+}
+
+static void pass(struct sim *s)
+{
+	struct decide d = { .s = s };
+	struct view v;
+	view_fill(s, &v);
+	s->dirty = false;
+	s->last_pass = s->now;
+	s->npasses++;
+	if (s->sched.schedule)
+		s->sched.schedule(s->sched.state, &v, &d);
+	compact_pending(s);
+}
+
+int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, int nparts)
+{
+	struct sim *s = d->s;
+	char why[256];
+	if (s->failed)
+		return -1;
+	const char *pol = s->sched.name ? s->sched.name : "?";
+	if (id < 0 || id >= s->njobs)
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: start of job %d, which does not exist",
+		            pol, simtime_to_s(s->now), id);
+	struct job *j = &s->jobs[id];
+	if (j->state != JOB_PENDING || j->submit_us > s->now)
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: start of job %d (trace id %lld), which is %s, not pending",
+		            pol, simtime_to_s(s->now), id, (long long)j->trace_id,
+		            j->submit_us > s->now ? "not yet submitted" : job_state_name((enum job_state)j->state));
+	if (nparts > s->cap_scratch ||
+	    cluster_check_alloc(&s->cl, s->cl.free, &j->req, parts, nparts, why, sizeof why))
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: start of job %d (trace id %lld): %s",
+		            pol, simtime_to_s(s->now), id, (long long)j->trace_id,
+		            nparts > s->cap_scratch ? "more parts than nodes" : why);
+	uint32_t off = partpool_get(&s->cl.pool, nparts);
+	if (off == UINT32_MAX)
+		return fail(s, "out of memory growing the allocation pool");
+	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
+	nodefree_take(s->cl.free, parts, nparts);
+	for (int i = 0; i < nparts; i++) {
+		s->cl.free_cores -= parts[i].cores;
+		s->cl.free_gpus -= __builtin_popcountll(parts[i].gpus);
+	}
+	job_set_state(j, JOB_RUNNING);
+	j->parts = off;
+	j->nparts = nparts;
+	j->start_us = s->now;
+	j->run_idx = s->nrunning;
+	s->running[s->nrunning++] = id;
+	s->ndecisions++;
+	rec_event(s, REC_START, id, parts[0].node, JOB_RUNNING, NULL);
+	if (s->exec->start(s->exec_ctx, s, id))
+		return fail(s, "executor '%s' could not start job %d: %s", s->exec->name, id,
+		            s->err[0] ? s->err : "error");
+	return 0;
+}
+
+int decide_hold(struct decide *d, int32_t id, const char *reason)
+{
+	struct sim *s = d->s;
+	if (s->failed)
+		return -1;
+	if (id < 0 || id >= s->njobs || s->jobs[id].state != JOB_PENDING)
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: hold of job %d, which is not pending",
+		            s->sched.name ? s->sched.name : "?", simtime_to_s(s->now), id);
+	job_set_state(&s->jobs[id], JOB_HELD);
+	rec_event(s, REC_HOLD, id, -1, JOB_HELD, reason);
+	return 0;
+}
+
+int sim_step(struct sim *s)
+{
+	const struct ev *top = evq_peek(&s->q);
+	if (s->failed)
+		return -1;
+	if (!top)
+		return 0;
+	if (top->t > s->cfg.horizon_us)
+		return 0;
+	s->now = top->t;
+	struct ev e;
+	while ((top = evq_peek(&s->q)) && top->t == s->now && !s->failed) {
+		evq_pop(&s->q, &e);
+		s->nevents++;
+		handle(s, &e);
+	}
+	if (s->dirty && !s->failed)
+		pass(s);
+	if (s->failed)
+		return -1;
+	if (s->cfg.progress && (s->nevents & 0xffff) < 64)
+		s->cfg.progress(s->cfg.progress_ctx, s);
+	return evq_len(&s->q) > 0 ? 1 : 0;
+}
+
+int sim_run(struct sim *s)
+{
+	int r;
+	while ((r = sim_step(s)) > 0)
+		;
+	if (r < 0)
+		return -1;
+	/* Jobs still pending or running at the horizon are reported as they are. */
+	for (int32_t i = 0; i < s->njobs && s->rec.job_end; i++)
+		if (!job_state_final((enum job_state)s->jobs[i].state))
+			s->rec.job_end(s->rec.ctx, s, &s->jobs[i]);
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* engine — the discrete-event loop that owns simulated time.
+ *
+ * A struct sim holds one run's whole state: the cluster, the job table, the
+ * event queue, the pending and running lists and the shims it acts through.
+ * The loop pops every event at the next timestamp, updates the model, then
+ * runs at most one scheduling pass for that timestamp (if anything changed),
+ * validates and applies the policy's decisions, and tells the recorder.
+ *
+ * The engine knows no policy, file format or database: the scheduler, the
+ * executor, the probes and the recorder are tables of function pointers
+ * (struct sim_sched, executor_ops, probe_ops, sim_recorder) with a void *
+ * context each, installed before sim_run(). The simulated executor and the
+ * modelled probes (sim/exec_sim.c, sim/probe_sim.c) are the defaults.
+ *
+ * Ownership: sim_init() takes ownership of the cluster and job arrays it is
+ * handed (they are freed by sim_fini()); the shims' contexts stay the
+ * caller's. */
+#ifndef HL_ENGINE_H
+#define HL_ENGINE_H
+
+#include <stddef.h>
+#include "sim/cluster.h"
+#include "sim/evq.h"
+#include "sim/job.h"
+#include "sim/view.h"
+
+struct sim;
+
+/* The scheduler as the engine sees it (filled from a policy_ops table by
+ * the caller, so that sim/ does not depend on policies/). */
+struct sim_sched {
+	const char *name;
+	void *state;
+	void (*submit)(void *state, const struct view *v, int32_t job);   /* may be NULL */
+	void (*finish)(void *state, const struct view *v, int32_t job);   /* may be NULL */
+	void (*schedule)(void *state, const struct view *v, struct decide *out);
+};
+
+enum exec_stop { EXEC_STOP_KILL, EXEC_STOP_PREEMPT };
+
+/* How decisions reach the world. The simulated executor computes each job's
+ * end from its truth and pushes the end event. */
+struct executor_ops {
+	const char *name;
+	int (*start)(void *ctx, struct sim *s, int32_t job);
+	int (*stop)(void *ctx, struct sim *s, int32_t job, enum exec_stop how);
+};
+
+/* Readings of a node's environment. Modelled in simulation (probe_sim.c),
+ * read from the host in live mode. */
+struct probe_node {
+	double power_w;
+	double temp_c;
+	double util;            /* allocated fraction of the node's cores/GPUs */
+};
+struct probe_ops {
+	const char *name;
+	int (*node)(void *ctx, const struct sim *s, int32_t node, struct probe_node *out);
+};
+
+/* What the engine reports, in time order. */
+enum rec_kind {
+	REC_SUBMIT, REC_START, REC_END, REC_HOLD, REC_RELEASE, REC_PREEMPT,
+	REC_SAMPLE_MARK, REC_NKIND
+};
+const char *rec_kind_name(enum rec_kind k);
+
+struct sim_sample {
+	simtime t;
+	int64_t cores_alloc, cores_total;
+	int64_t gpus_alloc, gpus_total;
+	int32_t pending, running;
+	double power_w;         /* IT power from the probes */
+};
+
+struct sim_recorder {
+	void *ctx;
+	/* A decision or state change: job (or -1), node (or -1), a detail string
+	 * (may be NULL). For REC_END, `state` is the final state. */
+	void (*event)(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node,
+	              int state, const char *detail);
+	/* Once per job when it reaches a final state. */
+	void (*job_end)(void *ctx, const struct sim *s, const struct job *j);
+	void (*sample)(void *ctx, const struct sim_sample *smp);
+};
+
+struct sim_cfg {
+	uint64_t seed;
+	simtime sample_every_us;     /* 0: no samples */
+	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
+	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
+	void *progress_ctx;
+	simtime progress_every_wall_ms;
+};
+
+struct sim {
+	struct sim_cfg cfg;
+	struct cluster cl;
+	struct job *jobs;
+	struct job_truth *truth;
+	int32_t njobs;
+	int32_t next_submit;         /* next job (by submit order) not yet submitted */
+	struct evq q;
+	int32_t *pending, npending, cap_pending;
+	int32_t *running, nrunning;
+	struct alloc_part *scratch;  /* decide_start's copy buffer */
+	int32_t cap_scratch;
+	simtime now, last_pass;
+	bool dirty;                  /* something changed since the last pass */
+	bool failed;
+	uint64_t nevents, npasses, ndecisions;
+	int32_t nfinished;
+	struct sim_sched sched;
+	const struct executor_ops *exec;
+	void *exec_ctx;
+	const struct probe_ops *probe;
+	void *probe_ctx;
+	struct sim_recorder rec;
+	char err[512];
+};
+
+/* Takes ownership of *cl (left zeroed) and of jobs/truth (malloc'd, njobs
+ * entries, sorted by submit time, ids equal to indexes). 0 or -1 (ENOMEM). */
+int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
+             struct job *jobs, struct job_truth *truth, int32_t njobs);
+void sim_fini(struct sim *s);
+void sim_set_sched(struct sim *s, const struct sim_sched *sched);
+void sim_set_recorder(struct sim *s, const struct sim_recorder *rec);
+void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
+void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx);
+/* Runs to the end. 0 on success; -1 with the reason in s->err. */
+int sim_run(struct sim *s);
+/* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */
+int sim_step(struct sim *s);
+
+/* Used by executors: push an event for a job, and report its end. */
+int sim_push(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg);
+/* Ends a running job in final state `st`: frees its allocation, records it. */
+int sim_job_end(struct sim *s, int32_t job, enum job_state st);
+
+/* Event kinds the engine handles; executors may push SIM_EV_END. */
+enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE };
+
+extern const struct executor_ops exec_sim_ops;
+extern const struct probe_ops probe_sim_ops;
+
+#endif

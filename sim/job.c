@@ -1,0 +1,96 @@
+/* job — the state machine, in one place. See job.h. */
+#include "sim/job.h"
+
+#include <string.h>
+
+static const char *const state_names[JOB_NSTATE] = {
+	[JOB_PENDING] = "pending",   [JOB_HELD] = "held",
+	[JOB_RUNNING] = "running",   [JOB_CHECKPOINTING] = "checkpointing",
+	[JOB_PREEMPTED] = "preempted", [JOB_DONE] = "done",
+	[JOB_FAILED] = "failed",     [JOB_KILLED] = "killed",
+};
+
+static const char *const class_names[JOB_NCLASS] = {
+	[JOB_TRAINING] = "training", [JOB_INFERENCE] = "inference",
+	[JOB_BATCH] = "batch",       [JOB_DEV] = "dev",
+};
+
+#define B(s) (1u << (s))
+/* allowed[from] is the set of states `from` may move to. */
+static const unsigned allowed[JOB_NSTATE] = {
+	[JOB_PENDING] = B(JOB_RUNNING) | B(JOB_HELD) | B(JOB_KILLED),
+	[JOB_HELD] = B(JOB_PENDING) | B(JOB_KILLED),
+	[JOB_RUNNING] = B(JOB_DONE) | B(JOB_FAILED) | B(JOB_KILLED) |
+	                B(JOB_CHECKPOINTING) | B(JOB_PREEMPTED),
+	[JOB_CHECKPOINTING] = B(JOB_RUNNING) | B(JOB_PREEMPTED) | B(JOB_DONE) |
+	                      B(JOB_FAILED) | B(JOB_KILLED),
+	[JOB_PREEMPTED] = B(JOB_PENDING) | B(JOB_KILLED),
+	[JOB_DONE] = 0, [JOB_FAILED] = 0, [JOB_KILLED] = 0,
+};
+#undef B
+
+const char *job_state_name(enum job_state s)
+{
+	return (unsigned)s < JOB_NSTATE ? state_names[s] : "?";
+}
+
+const char *job_class_name(enum job_class c)
+{
+	return (unsigned)c < JOB_NCLASS ? class_names[c] : "?";
+}
+
+int job_class_parse(const char *name)
+{
+	for (int c = 0; c < JOB_NCLASS; c++)
+		if (strcmp(name, class_names[c]) == 0)
+			return c;
+	return -1;
+}
+
+bool job_state_final(enum job_state s)
+{
+	return s == JOB_DONE || s == JOB_FAILED || s == JOB_KILLED;
+}
+
+bool job_transition_ok(enum job_state from, enum job_state to)
+{
+	if ((unsigned)from >= JOB_NSTATE || (unsigned)to >= JOB_NSTATE)
+		return false;
+	return (allowed[from] >> to) & 1u;
+}
+
+int job_set_state(struct job *j, enum job_state to)
+{
+	if (!job_transition_ok((enum job_state)j->state, to))
+		return -1;
+	j->state = (uint8_t)to;
+	return 0;
+}
+
+int64_t job_req_cores(const struct job_req *r)
+{
+	return r->nodes > 0 ? (int64_t)r->nodes * r->cores : r->cores;
+}
+
+int64_t job_req_gpus(const struct job_req *r)
+{
+	return r->nodes > 0 ? (int64_t)r->nodes * r->gpus : 0;
+}
+
+void job_init(struct job *j, int32_t id, simtime submit_us)
+{
+	memset(j, 0, sizeof *j);
+	j->id = id;
+	j->tenant = -1;
+	j->group = -1;
+	j->queue = -1;
+	j->trace_id = id;
+	j->cls = JOB_BATCH;
+	j->state = JOB_PENDING;
+	j->submit_us = submit_us;
+	j->walltime_us = SIMTIME_INF;
+	j->start_us = -1;
+	j->end_us = -1;
+	j->run_idx = -1;
+	j->pending_idx = -1;
+}

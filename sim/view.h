@@ -1,0 +1,49 @@
+/* view — what a policy may read, and the one way it acts.
+ *
+ * A scheduling pass hands the policy a const struct view: the time, the
+ * cluster's labels and free capacity, the job table, the pending queue in
+ * submit order and the running list. The policy reads nothing else.
+ *
+ * It acts through the decision sink `struct decide`: decide_start() asks the
+ * engine to start a job on an allocation. The engine validates every
+ * decision at once (request satisfied, nothing over-allocated, job pending)
+ * and applies it to the model, so the view the policy reads next already
+ * shows the capacity taken: a policy needs no copy of the free state to
+ * make several decisions in one pass. An invalid decision is a bug in the
+ * policy: decide_start() returns -1 and the engine stops the run with an
+ * error naming the policy; the policy should return at once.
+ *
+ * The pending list may hold jobs started earlier in the same pass (their
+ * state is no longer JOB_PENDING); the engine compacts it after the pass. */
+#ifndef HL_VIEW_H
+#define HL_VIEW_H
+
+#include "sim/cluster.h"
+#include "sim/job.h"
+
+struct view {
+	simtime now;
+	const struct cluster *cl;       /* labels, racks, free capacity (cl->free) */
+	const struct job *jobs;         /* job table, indexed by job id */
+	const int32_t *pending;         /* job ids, submit order */
+	int32_t npending;
+	const int32_t *running;         /* job ids, no particular order */
+	int32_t nrunning;
+	const struct alloc_part *parts; /* cl->pool.p: running jobs' allocations */
+};
+
+struct decide;   /* owned by the engine */
+
+/* Starts `job` on `parts` (copied). 0 on success, -1 on an invalid decision. */
+int decide_start(struct decide *d, int32_t job, const struct alloc_part *parts, int nparts);
+/* Puts a pending job on hold with a reason (recorded). */
+int decide_hold(struct decide *d, int32_t job, const char *reason);
+
+/* Expected end of a running job from what a policy may know: its start plus
+ * its walltime estimate (SIMTIME_INF when it has none). */
+static inline simtime view_expected_end(const struct job *j)
+{
+	return j->walltime_us == SIMTIME_INF ? SIMTIME_INF : j->start_us + j->walltime_us;
+}
+
+#endif

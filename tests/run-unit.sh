@@ -1,0 +1,11 @@
+#!/bin/sh
+# Runs each cmocka unit-test binary; prints a closing "N passed, N failed" line
+# over the binaries and exits non-zero when any failed.
+pass=0; fail=0; failed=""
+for t in "$@"; do
+	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $(basename "$t")"; fi
+done
+echo
+[ -n "$failed" ] && echo "failed unit-test binaries:$failed"
+echo "unit: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,64 @@
+/* scenario — loading a scenario file (JSON) and the hardware catalog into
+ * plain structs: a cluster, a workload description and run settings.
+ *
+ * traces/ holds every input reader — traces, scenarios, the catalog — so
+ * that sim/ stays free of file formats (see docs/architecture-notes.md).
+ * json_t never leaves this module.
+ *
+ * Errors name the file and, for syntax errors, line and column; for
+ * everything else the JSON path ($.racks[2].nodes[0].count) and what was
+ * expected. */
+#ifndef HL_SCENARIO_H
+#define HL_SCENARIO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include "sim/cluster.h"
+#include "traces/trace.h"
+
+#define SCN_MAX_PARAMS 16
+
+struct scn_param {
+	char name[HL_NAME_MAX];
+	double value;
+	char path[96];         /* JSON path, for error messages */
+};
+
+enum scn_workload { SCN_TRACE, SCN_SYNTH };
+
+struct scenario {
+	char file[PATH_MAX];           /* where it came from ("(embedded)" for the default) */
+	char dir[PATH_MAX];            /* relative paths are resolved against it */
+	char name[64];
+	uint64_t seed;
+	char policy[HL_NAME_MAX];
+	struct scn_param params[SCN_MAX_PARAMS];
+	int nparams;
+	simtime sample_every_us;
+	simtime horizon_us;            /* SIMTIME_INF: until every job ends */
+	enum scn_workload workload;
+	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
+	bool lenient;
+	struct synth_cfg synth;
+	/* Cluster sized from the trace header instead of "racks". */
+	bool from_trace;
+	char ft_type[HL_NAME_MAX];
+	int32_t ft_nodes_per_rack;
+	double ft_rack_kw;
+	struct cluster cl;             /* catalog + types (+ racks/nodes unless from_trace) */
+};
+
+/* Loads `path` (NULL: the embedded default scenario). 0 or -1 with err. */
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+void scenario_free(struct scenario *sc);
+/* Resolves the trace path: "$TRACES/x" under traces_dir, else relative to
+ * the scenario's directory. */
+void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char *out, size_t len);
+/* Sizes the cluster from an SWF header for "from_trace" scenarios. */
+int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char *err, size_t errlen);
+/* Loads the built-in catalog into cat. */
+int catalog_load_builtin(struct catalog *cat, char *err, size_t errlen);
+/* The embedded default scenario's text. */
+const char *scenario_default_text(void);
+
+#endif

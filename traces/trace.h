@@ -1,0 +1,88 @@
+/* trace — job traces in and out: SWF, native JSON Lines, and the minimal
+ * synthetic generator. Each reader fills a struct workload, which owns its
+ * arrays: a job table and, beside it, each job's truth (real runtime and
+ * outcome, hidden from policies). Readers stream: they read a line at a
+ * time and never hold the whole file.
+ *
+ * Errors: every function returns 0 on success and -1 on failure with a
+ * message in err that names the file and line (and the field) and what
+ * was expected. A failed read leaves *w empty (workload_free'd). */
+#ifndef HL_TRACE_H
+#define HL_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "sim/job.h"
+
+struct workload {
+	struct job *jobs;
+	struct job_truth *truth;
+	int32_t n, cap;
+	/* From an SWF header, -1 when absent. */
+	int32_t max_procs, max_nodes;
+	int64_t unix_start;
+	/* Lines skipped: malformed (with lenient) and unusable (unknown runtime
+	 * or processor count, which SWF allows but a replay cannot use). */
+	int64_t skipped_malformed, skipped_unusable;
+	int64_t lines;
+};
+
+void workload_init(struct workload *w);
+void workload_free(struct workload *w);
+/* Appends a copy; the job's id is set to its index. -1 on ENOMEM. */
+int workload_add(struct workload *w, const struct job *j, const struct job_truth *t);
+/* Stable sort by submit time; ids renumbered to indexes. */
+void workload_sort(struct workload *w);
+
+struct swf_opts {
+	bool lenient;          /* skip and count malformed lines instead of failing */
+};
+/* Reads an SWF file, plain or gzip (detected by content, not name). */
+int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *w,
+                   char *err, size_t errlen);
+
+/* Native JSON Lines: one job per line, every field of struct job that a
+ * trace carries plus its truth. Written sorted by submit. */
+int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t errlen);
+int trace_jsonl_write(const char *path, const struct workload *w, char *err, size_t errlen);
+
+/* Minimal synthetic generator: Poisson arrivals, lognormal durations,
+ * a GPU-count mix, per class. Its own GSL RNG stream per class, seeded from
+ * the seed, so the workload for a seed is the same whatever the policy. */
+#define SYNTH_MIX_MAX 8
+struct synth_class {
+	double rate_per_h;          /* Poisson arrival rate; 0 disables the class */
+	double dur_median_s;        /* lognormal: median and sigma of ln(duration) */
+	double dur_sigma;
+	double dur_max_s;           /* truncation (resampled above it); 0 = none */
+	double walltime_factor;     /* estimate = duration × factor (≥ 1) */
+	int32_t nmix;               /* GPUs per job: values and probabilities */
+	int32_t mix_gpus[SYNTH_MIX_MAX];
+	double mix_p[SYNTH_MIX_MAX];
+	int32_t cores_per_gpu;      /* cores per node = gpus per node × this */
+	int32_t cpu_cores;          /* cores of a CPU-only job (mix value 0) */
+	int64_t mem_per_gpu_mib;    /* node memory per GPU; CPU-only: per job */
+	int64_t gpu_mem_mib;        /* minimum GPU memory */
+	double fail_p;              /* probability the job fails at its end */
+	int32_t ntenants;           /* tenants drawn uniformly: 0 .. ntenants-1 */
+};
+struct synth_cfg {
+	double days;                 /* length of the arrival window */
+	int32_t gpus_per_node;       /* jobs above it become gangs of full nodes */
+	struct synth_class cls[JOB_NCLASS];
+};
+int trace_synth(const struct synth_cfg *c, uint64_t seed, struct workload *w,
+                char *err, size_t errlen);
+
+/* Line reader over plain or gzip files (zlib's gzopen reads both). */
+struct linereader;
+struct linereader *linereader_open(const char *path, char *err, size_t errlen);
+/* Next line without its newline (NUL-terminated, valid until the next call);
+ * NULL at end of file or on error (then *err is set and lr_error() != 0). */
+const char *linereader_next(struct linereader *lr, size_t *len);
+int64_t linereader_lineno(const struct linereader *lr);
+int linereader_error(const struct linereader *lr);
+void linereader_close(struct linereader *lr);
+
+#endif
