@@ -76,6 +76,9 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELP) $(BUILD)/libhetlab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP) $(BUILD)/libhetlab.a $(LIBS) $(CMOCKA_LIBS)
 
+# The allocation-counting test wraps malloc, calloc and realloc.
+$(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/libhetlab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(BUILD)/libhetlab.a $(LIBS)

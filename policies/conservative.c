@@ -57,7 +57,12 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 	p->max_test = (int32_t)cfg->v[P_MAX_JOB_TEST];
 	p->window_us = (simtime)cfg->v[P_WINDOW_MIN] * SIMTIME_MIN;
 	p->nnodes = env->cl->nnodes;
-	p->cap_segs = 64;
+	/* Segments: one now, one per distinct running-job end, two per
+	 * reservation. Sized for the worst case so passes do not allocate. */
+	int64_t maxrun = env->cl->total_cores + env->cl->total_gpus;
+	if (maxrun > env->njobs)
+		maxrun = env->njobs;
+	p->cap_segs = (int32_t)(maxrun + 2 * (int64_t)p->max_test + 2);
 	p->parts = calloc(n, sizeof *p->parts);
 	p->min = calloc(n, sizeof *p->min);
 	p->states = calloc((size_t)p->cap_segs * n, sizeof *p->states);
@@ -119,7 +124,7 @@ static void seg_take(struct cons *p, struct seg *s, const struct alloc_part *par
 	nodefree_take(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores -= parts[i].cores;
-		s->gpus -= __builtin_popcountll(parts[i].gpus);
+		s->gpus -= hl_popcount64(parts[i].gpus);
 	}
 }
 
@@ -128,7 +133,7 @@ static void seg_give(struct cons *p, struct seg *s, const struct alloc_part *par
 	nodefree_give(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores += parts[i].cores;
-		s->gpus += __builtin_popcountll(parts[i].gpus);
+		s->gpus += hl_popcount64(parts[i].gpus);
 	}
 }
 
@@ -185,7 +190,7 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 				if (f[i].cores < m->cores) m->cores = f[i].cores;
 				if (f[i].mem_mib < m->mem_mib) m->mem_mib = f[i].mem_mib;
 				m->gpu_free &= f[i].gpu_free;
-				m->gpus = __builtin_popcountll(m->gpu_free);
+				m->gpus = hl_popcount64(m->gpu_free);
 			}
 		}
 		int n = place_first_fit(cl, p->min, &j->req, p->parts);

@@ -92,7 +92,7 @@ static int find_shadow(struct easy *p, const struct view *v, const struct job *h
 		nodefree_give(p->shadow, rp, r->nparts);
 		for (int i = 0; i < r->nparts; i++) {
 			cores += rp[i].cores;
-			gpus += __builtin_popcountll(rp[i].gpus);
+			gpus += hl_popcount64(rp[i].gpus);
 		}
 		simtime end = view_expected_end(r);
 		if (k + 1 < n && view_expected_end(&v->jobs[p->ids[k + 1]]) == end)
@@ -118,9 +118,25 @@ static void extra_node(struct easy *p, const struct cluster *cl, int i)
 	x->cores = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
 	x->mem_mib = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
 	x->gpu_free = f->gpu_free & ~r->gpus;
-	x->gpus = __builtin_popcountll(x->gpu_free);
+	x->gpus = hl_popcount64(x->gpu_free);
 	p->extra_cores += x->cores;
 	p->extra_gpus += x->gpus;
+}
+
+/* Computes the head's reservation and the extra free state around it. */
+static void reserve(struct easy *p, const struct view *v, const struct job *head, simtime *shadow)
+{
+	const struct cluster *cl = v->cl;
+	int nh = find_shadow(p, v, head, shadow);
+	memset(p->need, 0, (size_t)cl->nnodes * sizeof *p->need);
+	for (int k = 0; k < nh; k++)
+		p->need[p->head[k].node] = p->head[k];
+	/* X = F except on the head's nodes. */
+	memcpy(p->extra, cl->free, (size_t)cl->nnodes * sizeof *p->extra);
+	p->extra_cores = cl->free_cores;
+	p->extra_gpus = cl->free_gpus;
+	for (int k = 0; k < nh; k++)
+		extra_node(p, cl, p->head[k].node);
 }
 
 static void easy_schedule(void *state, const struct view *v, struct decide *out)
@@ -146,16 +162,10 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 	if (!head || (cl->free_cores == 0 && cl->free_gpus == 0))
 		return;
 
+	/* The reservation is computed when the first candidate that could
+	 * fit now needs it: on a full machine most passes never do. */
 	simtime shadow = SIMTIME_INF;
-	int nh = find_shadow(p, v, head, &shadow);
-	memset(p->need, 0, (size_t)cl->nnodes * sizeof *p->need);
-	for (int k = 0; k < nh; k++)
-		p->need[p->head[k].node] = p->head[k];
-	memset(p->extra, 0, (size_t)cl->nnodes * sizeof *p->extra);
-	p->extra_cores = p->extra_gpus = 0;
-	for (int k = 0; k < cl->nnodes; k++)
-		extra_node(p, cl, k);
-
+	bool have_shadow = false;
 	int32_t smallest_failed = INT32_MAX;   /* spread requests that missed the extra */
 	int32_t tested = 0;
 	for (i++; i < v->npending && tested < p->max_test; i++) {
@@ -165,6 +175,10 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 		tested++;
 		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
 			continue;
+		if (!have_shadow) {
+			reserve(p, v, head, &shadow);
+			have_shadow = true;
+		}
 		bool before = j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= shadow;
 		int n;
 		if (before) {

@@ -196,6 +196,8 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 	if (r->nodes == 0) {
 		if (r->gpus)
 			return false;
+		if (r->mem_mib == 0)
+			return r->cores <= cl->total_cores;
 		int64_t cores = 0;
 		for (int i = 0; i < cl->nnodes; i++) {
 			const struct node *n = &cl->nodes[i];
@@ -213,11 +215,6 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 			ok++;
 	}
 	return ok >= r->nodes;
-}
-
-static int popcount64(uint64_t x)
-{
-	return __builtin_popcountll(x);
 }
 
 int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
@@ -241,11 +238,11 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
 		}
 		const struct node *n = &cl->nodes[p->node];
 		const struct nodefree *nf = &f[p->node];
-		for (int k = 0; k < i; k++)
-			if (parts[k].node == p->node) {
-				snprintf(err, errlen, "node %s given twice", n->name);
-				return -1;
-			}
+		if (i > 0 && parts[i - 1].node >= p->node) {
+			snprintf(err, errlen, parts[i - 1].node == p->node ? "node %s given twice"
+			         : "parts not in increasing node order at node %s", n->name);
+			return -1;
+		}
 		if (cl->svc[p->node] != NODE_UP) {
 			snprintf(err, errlen, "node %s is not up", n->name);
 			return -1;
@@ -269,9 +266,9 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
 			return -1;
 		}
 		if (r->nodes > 0) {
-			if (p->cores != r->cores || popcount64(p->gpus) != r->gpus || p->mem_mib != r->mem_mib) {
+			if (p->cores != r->cores || hl_popcount64(p->gpus) != r->gpus || p->mem_mib != r->mem_mib) {
 				snprintf(err, errlen, "node %s given %d cores, %d GPUs, %lld MiB; the request is %d, %d, %lld per node",
-				         n->name, p->cores, popcount64(p->gpus), (long long)p->mem_mib,
+				         n->name, p->cores, hl_popcount64(p->gpus), (long long)p->mem_mib,
 				         r->cores, r->gpus, (long long)r->mem_mib);
 				return -1;
 			}
@@ -305,7 +302,7 @@ void nodefree_take(struct nodefree *f, const struct alloc_part *parts, int npart
 		struct nodefree *nf = &f[parts[i].node];
 		nf->cores -= parts[i].cores;
 		nf->mem_mib -= parts[i].mem_mib;
-		nf->gpus -= popcount64(parts[i].gpus);
+		nf->gpus -= hl_popcount64(parts[i].gpus);
 		nf->gpu_free &= ~parts[i].gpus;
 	}
 }
@@ -316,7 +313,7 @@ void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int npart
 		struct nodefree *nf = &f[parts[i].node];
 		nf->cores += parts[i].cores;
 		nf->mem_mib += parts[i].mem_mib;
-		nf->gpus += popcount64(parts[i].gpus);
+		nf->gpus += hl_popcount64(parts[i].gpus);
 		nf->gpu_free |= parts[i].gpus;
 	}
 }

@@ -152,6 +152,8 @@ bool cluster_node_fits(const struct cluster *cl, const struct nodefree *f, int n
 bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r);
 
 /* Checks that `parts` satisfy request `r` and fit the free state `f`.
+ * Parts must be in strictly increasing node order (which also rules out a
+ * node given twice in O(n)).
  * 0 if so; else -1 with the reason in err. */
 int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
                         const struct job_req *r, const struct alloc_part *parts,
@@ -160,6 +162,10 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
  * cluster's own `free` or a policy's scratch copy). */
 void nodefree_take(struct nodefree *f, const struct alloc_part *parts, int nparts);
 void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int nparts);
+
+/* Population count that costs nothing on the common empty mask (the
+ * portable build has no POPCNT instruction). */
+static inline int hl_popcount64(uint64_t x) { return x ? __builtin_popcountll(x) : 0; }
 
 /* Part pool: a block able to hold n parts; returns its offset or UINT32_MAX. */
 uint32_t partpool_get(struct partpool *pp, int n);

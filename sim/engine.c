@@ -155,7 +155,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	const struct alloc_part *parts = &s->cl.pool.p[j->parts];
 	for (int i = 0; i < j->nparts; i++) {
 		s->cl.free_cores += parts[i].cores;
-		s->cl.free_gpus += __builtin_popcountll(parts[i].gpus);
+		s->cl.free_gpus += hl_popcount64(parts[i].gpus);
 	}
 	nodefree_give(s->cl.free, parts, j->nparts);
 	partpool_put(&s->cl.pool, j->parts, j->nparts);
@@ -301,7 +301,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	nodefree_take(s->cl.free, parts, nparts);
 	for (int i = 0; i < nparts; i++) {
 		s->cl.free_cores -= parts[i].cores;
-		s->cl.free_gpus -= __builtin_popcountll(parts[i].gpus);
+		s->cl.free_gpus -= hl_popcount64(parts[i].gpus);
 	}
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;

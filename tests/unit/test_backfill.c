@@ -1,0 +1,202 @@
+/* fcfs / easy / conservative on hand-built queues whose schedules are
+ * worked out by hand (docs/policies.md shows the same example), plus the
+ * engine's validation of policy decisions. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policy.h"
+#include "sim/engine.h"
+
+struct tj { double submit_s, cores, wall_s, run_s; };
+
+/* A cluster of n one-core CPU nodes in one rack. */
+static void small_cluster(struct cluster *cl, int n, int cores)
+{
+	struct node_type t = { .name = "cpu", .gpu_model = -1, .cpu_model = -1, .sockets = 1,
+	                       .cores = cores, .mem_mib = 1024 };
+	cluster_init(cl);
+	assert_int_equal(cluster_add_type(cl, &t), 0);
+	assert_int_equal(cluster_add_rack(cl, "r", 15000, COOL_AIR), 0);
+	assert_int_equal(cluster_add_nodes(cl, 0, 0, n), 0);
+	assert_int_equal(cluster_finish(cl), 0);
+}
+
+/* Runs the jobs under `policy` and fills start[] (seconds). Returns sim_run's status. */
+static int run_jobs(const char *policy, int nodes, const struct tj *tj, int n, double *start,
+                    char *err, size_t errlen, const struct policy_ops *ops)
+{
+	struct cluster cl;
+	struct sim s;
+	small_cluster(&cl, nodes, 1);
+	struct job *jobs = calloc((size_t)n, sizeof *jobs);
+	struct job_truth *truth = calloc((size_t)n, sizeof *truth);
+	for (int i = 0; i < n; i++) {
+		job_init(&jobs[i], i, simtime_from_s(tj[i].submit_s));
+		jobs[i].req.cores = (int32_t)tj[i].cores;
+		jobs[i].walltime_us = simtime_from_s(tj[i].wall_s);
+		truth[i].run_us = simtime_from_s(tj[i].run_s);
+	}
+	const struct policy_ops *pol = ops ? ops : policy_find(policy);
+	assert_non_null(pol);
+	struct policy_cfg cfg;
+	policy_cfg_defaults(pol, &cfg);
+	void *ps = NULL;
+	struct policy_env env = { .cl = &cl, .njobs = n };
+	if (pol->init)
+		assert_int_equal(pol->init(&ps, &env, &cfg, err, errlen), 0);
+	struct sim_cfg sc = { .horizon_us = SIMTIME_INF };
+	assert_int_equal(sim_init(&s, &sc, &cl, jobs, truth, n), 0);
+	struct sim_sched sched;
+	policy_to_sched(pol, ps, &sched);
+	sim_set_sched(&s, &sched);
+	int rc = sim_run(&s);
+	if (rc)
+		snprintf(err, errlen, "%s", s.err);
+	for (int i = 0; i < n; i++)
+		start[i] = s.jobs[i].start_us < 0 ? -1 : simtime_to_s(s.jobs[i].start_us);
+	if (pol->fini && ps)
+		pol->fini(ps);
+	sim_fini(&s);
+	return rc;
+}
+
+/* Four one-core nodes.
+ *   A t=0 3 cores 10 s   B t=1 2 cores 10 s   C t=2 4 cores 10 s   D t=3 1 core 100 s
+ * fcfs:         A 0, B 10, C 20, D 30
+ * easy:         D backfills at 3 on the node B's reservation leaves over
+ *               (node 3), so C waits for it: A 0, B 10, D 3, C 103
+ * conservative: D may not delay C's reservation at 20: A 0, B 10, C 20, D 30 */
+static const struct tj queue1[] = {
+	{ 0, 3, 10, 10 }, { 1, 2, 10, 10 }, { 2, 4, 10, 10 }, { 3, 1, 100, 100 },
+};
+
+static void check(const char *policy, const struct tj *q, int n, int nodes, const double *want)
+{
+	double start[16];
+	char err[512] = "";
+	assert_int_equal(run_jobs(policy, nodes, q, n, start, err, sizeof err, NULL), 0);
+	for (int i = 0; i < n; i++)
+		if (start[i] != want[i])
+			fail_msg("%s: job %c started at %g, expected %g", policy, 'A' + i, start[i], want[i]);
+}
+
+static void test_fcfs(void **state)
+{
+	(void)state;
+	check("fcfs", queue1, 4, 4, (const double[]){ 0, 10, 20, 30 });
+}
+
+static void test_easy(void **state)
+{
+	(void)state;
+	check("easy", queue1, 4, 4, (const double[]){ 0, 10, 103, 3 });
+}
+
+static void test_conservative(void **state)
+{
+	(void)state;
+	check("conservative", queue1, 4, 4, (const double[]){ 0, 10, 20, 30 });
+}
+
+/* EASY backfills a job that ends before the shadow time even on the
+ * reserved nodes, and never delays the head.
+ *   A t=0 2 cores 10 s; B t=1 4 cores 10 s (head, shadow 10);
+ *   C t=2 2 cores 5 s (ends 7 <= 10: backfills at 2);
+ *   D t=3 2 cores 20 s (would end 23 > 10 on B's nodes: waits until B ends at 20). */
+static void test_easy_before_shadow(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 2, 10, 10 }, { 1, 4, 10, 10 }, { 2, 2, 5, 5 }, { 3, 2, 20, 20 } };
+	check("easy", q, 4, 4, (const double[]){ 0, 10, 2, 20 });
+	check("fcfs", q, 4, 4, (const double[]){ 0, 10, 20, 20 });
+	check("conservative", q, 4, 4, (const double[]){ 0, 10, 2, 20 });
+}
+
+/* A job that ends before its estimate frees its node early; a job that
+ * runs past its estimate is killed at it. */
+static void test_estimates(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 4, 100, 30 }, { 1, 4, 10, 50 }, { 2, 4, 10, 10 } };
+	check("easy", q, 3, 4, (const double[]){ 0, 30, 40 });
+}
+
+/* A request larger than the cluster is rejected at submit, not left to
+ * block the queue. */
+static void test_too_big(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 5, 10, 10 }, { 1, 1, 10, 10 } };
+	check("fcfs", q, 2, 4, (const double[]){ -1, 1 });
+}
+
+/* A policy that over-allocates is stopped with an error naming it. */
+static void bad_schedule(void *st, const struct view *v, struct decide *out)
+{
+	(void)st;
+	for (int i = 0; i < v->npending; i++) {
+		struct alloc_part p = { .node = 0, .cores = 1 };
+		if (decide_start(out, v->pending[i], &p, 1))
+			return;
+	}
+}
+
+static const struct policy_ops bad_policy = { .name = "greedy-bug", .schedule = bad_schedule };
+
+static void test_invalid_decision_is_fatal(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 1, 10, 10 }, { 0, 1, 10, 10 } };
+	double start[2];
+	char err[512] = "";
+	assert_int_equal(run_jobs(NULL, 2, q, 2, start, err, sizeof err, &bad_policy), -1);
+	assert_non_null(strstr(err, "greedy-bug"));
+	assert_non_null(strstr(err, "over-allocated"));
+}
+
+/* Starting a job that is not pending (twice) is refused. */
+static void twice_schedule(void *st, const struct view *v, struct decide *out)
+{
+	(void)st;
+	if (v->npending == 0)
+		return;
+	struct alloc_part p = { .node = 0, .cores = 1 };
+	if (decide_start(out, v->pending[0], &p, 1))
+		return;
+	p.node = 1;
+	decide_start(out, v->pending[0], &p, 1);
+}
+
+static const struct policy_ops twice_policy = { .name = "twice-bug", .schedule = twice_schedule };
+
+static void test_start_twice_is_fatal(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 1, 10, 10 } };
+	double start[1];
+	char err[512] = "";
+	assert_int_equal(run_jobs(NULL, 2, q, 1, start, err, sizeof err, &twice_policy), -1);
+	assert_non_null(strstr(err, "twice-bug"));
+	assert_non_null(strstr(err, "not pending"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fcfs),
+		cmocka_unit_test(test_easy),
+		cmocka_unit_test(test_conservative),
+		cmocka_unit_test(test_easy_before_shadow),
+		cmocka_unit_test(test_estimates),
+		cmocka_unit_test(test_too_big),
+		cmocka_unit_test(test_invalid_decision_is_fatal),
+		cmocka_unit_test(test_start_twice_is_fatal),
+	};
+	return cmocka_run_group_tests_name("backfill", tests, NULL, NULL);
+}
