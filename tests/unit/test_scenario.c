@@ -1,0 +1,141 @@
+/* Scenario loader: every kind of bad input gets an error naming the file
+ * and the line:column or JSON path, and what was expected. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "traces/scenario.h"
+#include "tests/testutil.h"
+
+#define TYPES "\"node_types\": [{\"name\": \"g\", \"gpu\": \"A100-SXM-80GB\", \"gpus\": 8, \"cpu\": \"Xeon-8380\", \"sockets\": 2, \"mem_gib\": 1024}]"
+#define RACKS "\"racks\": [{\"name\": \"r\", \"power_kw\": 20, \"cooling\": \"air\", \"nodes\": [{\"type\": \"g\", \"count\": 2}]}]"
+#define WL "\"workload\": {\"synthetic\": {\"days\": 1, \"classes\": {\"training\": {\"rate_per_h\": 1, \"dur_median_s\": 60, \"dur_sigma\": 1, \"mix\": [[1, 1]]}}}}"
+
+/* Loads `text` as a scenario file; returns the error ("" on success). */
+static char *load(const char *text, char *err, size_t len)
+{
+	char *path = tu_write_tmp(".json", text);
+	struct scenario sc;
+	err[0] = 0;
+	if (scenario_load(path, &sc, err, len) == 0)
+		scenario_free(&sc);
+	else
+		assert_non_null(strstr(err, path));   /* every error names the file */
+	unlink(path);
+	free(path);
+	return err;
+}
+
+static void expect(const char *text, const char *want1, const char *want2)
+{
+	char err[1024];
+	load(text, err, sizeof err);
+	if (!strstr(err, want1) || (want2 && !strstr(err, want2)))
+		fail_msg("error \"%s\" lacks \"%s\"%s%s", err, want1, want2 ? " / " : "", want2 ? want2 : "");
+}
+
+static void test_valid(void **state)
+{
+	(void)state;
+	char err[1024];
+	char *path = tu_write_tmp(".json", "{\"name\": \"t\", " TYPES ", " RACKS ", " WL "}");
+	struct scenario sc;
+	assert_int_equal(scenario_load(path, &sc, err, sizeof err), 0);
+	assert_int_equal(sc.cl.nnodes, 2);
+	assert_int_equal(sc.cl.total_gpus, 16);
+	assert_int_equal(sc.cl.total_cores, 160);   /* 2 nodes × 2 sockets × 40 cores (Xeon 8380) */
+	scenario_free(&sc);
+	unlink(path);
+	free(path);
+}
+
+static void test_syntax_error_line_col(void **state)
+{
+	(void)state;
+	expect("{\n  \"name\": \"t\",\n  \"seed\": 1,,\n}", ":3:", NULL);
+}
+
+static void test_unknown_key(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", \"nodez\": 1, " TYPES ", " RACKS ", " WL "}", "$: unknown key \"nodez\"", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"r\", \"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1, \"gpus\": 2}]}], " WL "}",
+	       "$.racks[0].nodes[0]", "unknown key \"gpus\"");
+}
+
+static void test_wrong_type(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", \"seed\": \"one\", " TYPES ", " RACKS ", " WL "}", "$.seed", "expected an integer");
+	expect("{\"name\": 5, " TYPES ", " RACKS ", " WL "}", "$.name", "expected a string");
+}
+
+static void test_missing_field(void **state)
+{
+	(void)state;
+	expect("{" TYPES ", " RACKS ", " WL "}", "$.name", "missing");
+	expect("{\"name\": \"t\", " TYPES ", " RACKS "}", "missing key \"workload\"", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"r\", \"nodes\": []}], " WL "}", "$.racks[0].power_kw", "missing");
+}
+
+static void test_negative_count(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"r\", \"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": -3}]}], " WL "}",
+	       "$.racks[0].nodes[0].count", "got -3");
+}
+
+static void test_unknown_models(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", \"node_types\": [{\"name\": \"g\", \"gpu\": \"B300\", \"gpus\": 8, \"cpu\": \"Xeon-8380\", \"mem_gib\": 1}], " RACKS ", " WL "}",
+	       "$.node_types[0]", "unknown GPU model \"B300\"");
+	expect("{\"name\": \"t\", \"node_types\": [{\"name\": \"g\", \"cpu\": \"i486\", \"mem_gib\": 1}], " RACKS ", " WL "}",
+	       "$.node_types[0]", "unknown CPU model");
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"r\", \"power_kw\": 20, \"nodes\": [{\"type\": \"zz\", \"count\": 1}]}], " WL "}",
+	       "$.racks[0].nodes[0]", "unknown node type");
+}
+
+static void test_bad_workload(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", " TYPES ", " RACKS ", \"workload\": {\"synthetic\": {\"classes\": {\"training\": {\"rate_per_h\": 1, \"dur_median_s\": 60, \"dur_sigma\": 1, \"mix\": [[1, 0.5]]}}}}}",
+	       "$.workload.synthetic.classes.training.mix", "sum to 0.5");
+	expect("{\"name\": \"t\", " TYPES ", " RACKS ", \"workload\": {\"synthetic\": {\"classes\": {\"gaming\": {}}}}}",
+	       "$.workload.synthetic.classes.gaming", "unknown class");
+	expect("{\"name\": \"t\", " TYPES ", " RACKS ", \"workload\": {}}", "$.workload", "exactly one");
+}
+
+static void test_embedded_default_loads(void **state)
+{
+	(void)state;
+	char err[1024];
+	struct scenario sc;
+	if (scenario_load(NULL, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(sc.cl.total_gpus > 0);
+	assert_int_equal(sc.workload, SCN_SYNTH);
+	scenario_free(&sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_syntax_error_line_col),
+		cmocka_unit_test(test_unknown_key),
+		cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_negative_count),
+		cmocka_unit_test(test_unknown_models),
+		cmocka_unit_test(test_bad_workload),
+		cmocka_unit_test(test_embedded_default_loads),
+	};
+	return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
+}
