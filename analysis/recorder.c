@@ -1,0 +1,624 @@
+/* recorder — the SQLite results file. See recorder.h; the schema is
+ * documented column by column in docs/results.md, keep the two in step. */
+#include "analysis/recorder.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "sim/engine.h"
+
+/* A `detail` longer than this is cut: events stay small. */
+#define DETAIL_MAX 256
+
+/* Version 1. A change that a reader of version 1 would misread bumps
+ * RECORDER_SCHEMA_VERSION (docs/results.md, "Schema versions"). */
+static const char schema_sql[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+	/* seed has no declared type, so that SQLite keeps a seed of 2^63 or
+	 * more as TEXT digits instead of converting it to a lossy REAL. */
+	"CREATE TABLE run("
+	" scenario TEXT, policy TEXT, seed, version TEXT, trace TEXT,"
+	" wall_s REAL, events INTEGER, passes INTEGER, jobs INTEGER,"
+	" nodes INTEGER, total_cores INTEGER, total_gpus INTEGER,"
+	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT);\n"
+	"CREATE TABLE job("
+	" id INTEGER PRIMARY KEY, trace_id INTEGER, class TEXT, tenant INTEGER,"
+	" grp INTEGER, queue INTEGER, state TEXT,"
+	" submit_s REAL, start_s REAL, end_s REAL, wait_s REAL, run_s REAL,"
+	" walltime_s REAL, nodes INTEGER, cores INTEGER, gpus INTEGER,"
+	" mem_mib INTEGER, req_cores INTEGER, req_gpus INTEGER, node_list TEXT,"
+	" preemptions INTEGER,"
+	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER);\n"
+	"CREATE TABLE event("
+	" seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" job INTEGER, node INTEGER, state TEXT, detail TEXT);\n"
+	"CREATE TABLE node("
+	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, rack TEXT, type TEXT,"
+	" cores INTEGER, gpus INTEGER, gpu_model TEXT, mem_mib INTEGER);\n"
+	"CREATE TABLE sample("
+	" t_us INTEGER NOT NULL, cores_alloc INTEGER, cores_total INTEGER,"
+	" gpus_alloc INTEGER, gpus_total INTEGER, pending INTEGER, running INTEGER,"
+	" power_w REAL);\n";
+
+static const char event_sql[] =
+	"INSERT INTO event(seq, t_us, kind, job, node, state, detail)"
+	" VALUES(?,?,?,?,?,?,?)";
+static const char job_sql[] =
+	"INSERT INTO job(id, trace_id, class, tenant, grp, queue, state,"
+	" submit_s, start_s, end_s, wait_s, run_s, walltime_s, nodes, cores, gpus,"
+	" mem_mib, req_cores, req_gpus, node_list, preemptions,"
+	" submit_us, start_us, end_us, walltime_us)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+static const char sample_sql[] =
+	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
+	" pending, running, power_w) VALUES(?,?,?,?,?,?,?,?)";
+static const char node_sql[] =
+	"INSERT INTO node(id, name, rack, type, cores, gpus, gpu_model, mem_mib)"
+	" VALUES(?,?,?,?,?,?,?,?)";
+static const char run_sql[] =
+	"INSERT INTO run(scenario, policy, seed, version, trace, wall_s, events,"
+	" passes, jobs, nodes, total_cores, total_gpus, skipped_malformed,"
+	" skipped_unusable, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+
+struct strbuf {
+	char *p;
+	size_t len, cap;
+};
+
+struct recorder {
+	sqlite3 *db;
+	sqlite3_stmt *st_event, *st_job, *st_sample;
+	char *path;             /* the final file */
+	char *tmp;              /* where it is written until recorder_finish */
+	int64_t seq;            /* last event row's seq */
+	int64_t njobs, nsamples;
+	struct strbuf nodes;    /* node_list scratch, reused */
+	bool failed;
+	char err[512];
+};
+
+/* Keeps the first error; `what` says what was being done. */
+static void rec_failf(struct recorder *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void rec_failf(struct recorder *r, const char *fmt, ...)
+{
+	if (r->failed)
+		return;
+	r->failed = true;
+	int n = snprintf(r->err, sizeof r->err, "%s: ", r->path);
+	if (n < 0 || (size_t)n >= sizeof r->err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static void rec_fail_db(struct recorder *r, const char *what)
+{
+	rec_failf(r, "%s: %s", what, sqlite3_errmsg(r->db));
+}
+
+static int exec_sql(struct recorder *r, const char *sql, const char *what)
+{
+	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		rec_fail_db(r, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* Steps an INSERT whose parameters are bound, and resets it. */
+static int step_insert(struct recorder *r, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		rec_fail_db(r, what);
+		return -1;
+	}
+	return 0;
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* A time in µs, or NULL when unset (negative) or infinite. */
+static void bind_time_us(sqlite3_stmt *st, int i, simtime t)
+{
+	if (t < 0 || t == SIMTIME_INF)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, t);
+}
+
+static void bind_time_s(sqlite3_stmt *st, int i, simtime t)
+{
+	if (t < 0 || t == SIMTIME_INF)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, simtime_to_s(t));
+}
+
+static const char *state_text(int state)
+{
+	return state >= 0 && state < JOB_NSTATE ? job_state_name((enum job_state)state) : NULL;
+}
+
+/* ---- node lists ---------------------------------------------------------- */
+
+static int sb_put(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return -1;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int sb_putu(struct strbuf *b, unsigned long v)
+{
+	char tmp[24];
+	int n = snprintf(tmp, sizeof tmp, "%lu", v);
+	return sb_put(b, tmp, (size_t)n);
+}
+
+/* Splits a node name into a prefix and a numeric suffix. The suffix counts
+ * only without a leading zero (so that "n01" is never written back as
+ * "n1") and when it is short enough to fit; otherwise *num is -1. */
+static size_t name_split(const char *name, long *num)
+{
+	size_t len = strlen(name), p = len;
+	while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
+		p--;
+	size_t nd = len - p;
+	if (nd == 0 || nd > 9 || (nd > 1 && name[p] == '0')) {
+		*num = -1;
+		return len;
+	}
+	*num = strtol(name + p, NULL, 10);
+	return p;
+}
+
+/* node_list: the nodes' names in allocation order, comma-separated, with
+ * runs of names that differ only in a numeric suffix compressed the Slurm
+ * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". */
+static int node_list(struct strbuf *b, const struct cluster *cl,
+                     const struct alloc_part *parts, int nparts)
+{
+	b->len = 0;
+	if (sb_put(b, "", 0) < 0)
+		return -1;
+	int i = 0;
+	while (i < nparts) {
+		assert(parts[i].node >= 0 && parts[i].node < cl->nnodes);
+		const char *name = cl->nodes[parts[i].node].name;
+		long num;
+		size_t plen = name_split(name, &num);
+		if (i > 0 && sb_put(b, ",", 1) < 0)
+			return -1;
+		/* The group: following parts with the same prefix and a number. */
+		int end = i + 1;
+		while (num >= 0 && end < nparts) {
+			const char *nm = cl->nodes[parts[end].node].name;
+			long n2;
+			size_t p2 = name_split(nm, &n2);
+			if (n2 < 0 || p2 != plen || memcmp(nm, name, plen) != 0)
+				break;
+			end++;
+		}
+		if (num < 0 || end == i + 1) {
+			if (sb_put(b, name, strlen(name)) < 0)
+				return -1;
+			i++;
+			continue;
+		}
+		if (sb_put(b, name, plen) < 0 || sb_put(b, "[", 1) < 0)
+			return -1;
+		for (int k = i; k < end;) {
+			long lo;
+			name_split(cl->nodes[parts[k].node].name, &lo);
+			long hi = lo;
+			int m = k + 1;
+			for (; m < end; m++) {
+				long v;
+				name_split(cl->nodes[parts[m].node].name, &v);
+				if (v != hi + 1)
+					break;
+				hi = v;
+			}
+			if (k > i && sb_put(b, ",", 1) < 0)
+				return -1;
+			if (sb_putu(b, (unsigned long)lo) < 0)
+				return -1;
+			if (hi > lo && (sb_put(b, "-", 1) < 0 || sb_putu(b, (unsigned long)hi) < 0))
+				return -1;
+			k = m;
+		}
+		if (sb_put(b, "]", 1) < 0)
+			return -1;
+		i = end;
+	}
+	return 0;
+}
+
+/* ---- the engine's hooks -------------------------------------------------- */
+
+static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node,
+                       int state, const char *detail)
+{
+	struct recorder *r = ctx;
+	if (r->failed)
+		return;
+	sqlite3_stmt *st = r->st_event;
+	sqlite3_bind_int64(st, 1, ++r->seq);
+	sqlite3_bind_int64(st, 2, t);
+	sqlite3_bind_text(st, 3, rec_kind_name(kind), -1, SQLITE_STATIC);
+	if (job >= 0)
+		sqlite3_bind_int(st, 4, job);
+	else
+		sqlite3_bind_null(st, 4);
+	if (node >= 0)
+		sqlite3_bind_int(st, 5, node);
+	else
+		sqlite3_bind_null(st, 5);
+	const char *sn = state_text(state);
+	if (sn)
+		sqlite3_bind_text(st, 6, sn, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 6);
+	if (detail)
+		sqlite3_bind_text(st, 7, detail, (int)strnlen(detail, DETAIL_MAX), SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 7);
+	step_insert(r, st, "writing an event row");
+}
+
+static void write_job(struct recorder *r, const struct sim *s, const struct job *j)
+{
+	const struct alloc_part *parts = NULL;
+	int nparts = j->nparts > 0 ? j->nparts : 0;
+	int64_t cores = 0, gpus = 0, mem = 0;
+	if (nparts > 0) {
+		assert((uint64_t)j->parts + (uint64_t)nparts <= s->cl.pool.n);
+		parts = s->cl.pool.p + j->parts;
+		for (int i = 0; i < nparts; i++) {
+			cores += parts[i].cores;
+			gpus += __builtin_popcountll(parts[i].gpus);
+			mem += parts[i].mem_mib;
+		}
+	}
+	if (parts && node_list(&r->nodes, &s->cl, parts, nparts) < 0) {
+		rec_failf(r, "job %" PRId32 ": node list: out of memory", j->id);
+		return;
+	}
+	bool started = j->start_us >= 0;
+	bool ended = j->end_us >= 0 && j->end_us != SIMTIME_INF;
+
+	sqlite3_stmt *st = r->st_job;
+	int k = 1;
+	sqlite3_bind_int(st, k++, j->id);
+	sqlite3_bind_int64(st, k++, j->trace_id);
+	sqlite3_bind_text(st, k++, job_class_name((enum job_class)j->cls), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, k++, j->tenant);
+	sqlite3_bind_int(st, k++, j->group);
+	if (j->queue >= 0)
+		sqlite3_bind_int(st, k++, j->queue);
+	else
+		sqlite3_bind_null(st, k++);
+	sqlite3_bind_text(st, k++, job_state_name((enum job_state)j->state), -1, SQLITE_STATIC);
+	bind_time_s(st, k++, j->submit_us);
+	bind_time_s(st, k++, j->start_us);
+	bind_time_s(st, k++, ended ? j->end_us : -1);
+	if (started)
+		sqlite3_bind_double(st, k++, simtime_to_s(j->start_us - j->submit_us));
+	else
+		sqlite3_bind_null(st, k++);
+	if (started && ended)
+		sqlite3_bind_double(st, k++, simtime_to_s(j->end_us - j->start_us));
+	else
+		sqlite3_bind_null(st, k++);
+	bind_time_s(st, k++, j->walltime_us);
+	sqlite3_bind_int(st, k++, nparts);
+	sqlite3_bind_int64(st, k++, cores);
+	sqlite3_bind_int64(st, k++, gpus);
+	sqlite3_bind_int64(st, k++, mem);
+	sqlite3_bind_int64(st, k++, job_req_cores(&j->req));
+	sqlite3_bind_int64(st, k++, job_req_gpus(&j->req));
+	if (parts)
+		sqlite3_bind_text(st, k++, r->nodes.p, (int)r->nodes.len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, k++);
+	sqlite3_bind_int(st, k++, j->preemptions);
+	bind_time_us(st, k++, j->submit_us);
+	bind_time_us(st, k++, j->start_us);
+	bind_time_us(st, k++, ended ? j->end_us : -1);
+	bind_time_us(st, k++, j->walltime_us);
+	assert(k - 1 == sqlite3_bind_parameter_count(st));
+	if (step_insert(r, st, "writing a job row") == 0)
+		r->njobs++;
+}
+
+static void hook_job_end(void *ctx, const struct sim *s, const struct job *j)
+{
+	struct recorder *r = ctx;
+	if (!r->failed)
+		write_job(r, s, j);
+}
+
+static void hook_sample(void *ctx, const struct sim_sample *smp)
+{
+	struct recorder *r = ctx;
+	if (r->failed)
+		return;
+	sqlite3_stmt *st = r->st_sample;
+	sqlite3_bind_int64(st, 1, smp->t);
+	sqlite3_bind_int64(st, 2, smp->cores_alloc);
+	sqlite3_bind_int64(st, 3, smp->cores_total);
+	sqlite3_bind_int64(st, 4, smp->gpus_alloc);
+	sqlite3_bind_int64(st, 5, smp->gpus_total);
+	sqlite3_bind_int(st, 6, smp->pending);
+	sqlite3_bind_int(st, 7, smp->running);
+	sqlite3_bind_double(st, 8, smp->power_w);
+	if (step_insert(r, st, "writing a sample row") == 0)
+		r->nsamples++;
+}
+
+/* ---- open / finish / abort ----------------------------------------------- */
+
+static void rec_free(struct recorder *r)
+{
+	free(r->nodes.p);
+	free(r->tmp);
+	free(r->path);
+	free(r);
+}
+
+/* Finalizes the statements and closes the handle; -1 if closing failed. */
+static int rec_close(struct recorder *r)
+{
+	sqlite3_finalize(r->st_event);
+	sqlite3_finalize(r->st_job);
+	sqlite3_finalize(r->st_sample);
+	r->st_event = r->st_job = r->st_sample = NULL;
+	int rc = SQLITE_OK;
+	if (r->db) {
+		rc = sqlite3_close(r->db);
+		if (rc != SQLITE_OK)
+			rec_fail_db(r, "closing");
+		/* An unfinalized statement would keep it open; there is none,
+		 * but never leak the handle either way. */
+		if (rc != SQLITE_OK)
+			sqlite3_close_v2(r->db);
+		r->db = NULL;
+	}
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static char *str_dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *str_dupf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+struct recorder *recorder_open(const char *path, char *err, size_t errlen)
+{
+	struct recorder *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	r->path = strdup(path);
+	r->tmp = str_dupf("%s.tmp-%ld", path, (long)getpid());
+	if (!r->path || !r->tmp) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto fail_alloc;
+	}
+	/* A leftover of an earlier run with our pid would be appended to. */
+	if (unlink(r->tmp) < 0 && errno != ENOENT) {
+		snprintf(err, errlen, "%s: cannot remove stale %s: %s", path, r->tmp, strerror(errno));
+		goto fail_alloc;
+	}
+	int rc = sqlite3_open_v2(r->tmp, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot create %s: %s", path, r->tmp,
+		         r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+		goto fail_db;
+	}
+	sqlite3_extended_result_codes(r->db, 1);
+	char pragmas[256];
+	snprintf(pragmas, sizeof pragmas,
+	         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	         " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768;"
+	         " PRAGMA user_version=%d; PRAGMA application_id=%d;",
+	         RECORDER_SCHEMA_VERSION, RECORDER_APPLICATION_ID);
+	char meta[160];
+	snprintf(meta, sizeof meta,
+	         "INSERT INTO meta VALUES('schema_version', '%d'), ('writer', 'hetlab');",
+	         RECORDER_SCHEMA_VERSION);
+	if (exec_sql(r, pragmas, "setting up") < 0 || exec_sql(r, "BEGIN", "BEGIN") < 0 ||
+	    exec_sql(r, schema_sql, "creating the schema") < 0 ||
+	    exec_sql(r, meta, "writing meta") < 0)
+		goto fail_schema;
+	if (sqlite3_prepare_v3(r->db, event_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_event, NULL) ||
+	    sqlite3_prepare_v3(r->db, job_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_job, NULL) ||
+	    sqlite3_prepare_v3(r->db, sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_sample, NULL)) {
+		rec_fail_db(r, "preparing inserts");
+		goto fail_schema;
+	}
+	return r;
+
+fail_schema:
+	snprintf(err, errlen, "%s", r->err);
+fail_db:
+	rec_close(r);
+	unlink(r->tmp);
+fail_alloc:
+	rec_free(r);
+	return NULL;
+}
+
+/* The `node` table: what event.node and job.node_list refer to. */
+static void write_nodes(struct recorder *r, const struct cluster *cl)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(r->db, node_sql, -1, &st, NULL) != SQLITE_OK) {
+		rec_fail_db(r, "preparing node rows");
+		return;
+	}
+	for (int32_t i = 0; i < cl->nnodes && !r->failed; i++) {
+		const struct node *n = &cl->nodes[i];
+		sqlite3_bind_int(st, 1, i);
+		sqlite3_bind_text(st, 2, n->name, -1, SQLITE_STATIC);
+		bind_text_or_null(st, 3, n->rack >= 0 && n->rack < cl->nracks ? cl->racks[n->rack].name : NULL);
+		bind_text_or_null(st, 4, n->type >= 0 && n->type < cl->ntypes ? cl->types[n->type].name : NULL);
+		sqlite3_bind_int(st, 5, n->cores);
+		sqlite3_bind_int(st, 6, n->ngpus);
+		bind_text_or_null(st, 7, n->gpu_model >= 0 && n->gpu_model < cl->cat.ngpus
+		                         ? cl->cat.gpus[n->gpu_model].name : NULL);
+		sqlite3_bind_int64(st, 8, n->mem_mib);
+		step_insert(r, st, "writing a node row");
+	}
+	sqlite3_finalize(st);
+}
+
+void recorder_attach(struct recorder *r, struct sim *s)
+{
+	if (!r->failed)
+		write_nodes(r, &s->cl);
+	const struct sim_recorder hooks = {
+		.ctx = r,
+		.event = hook_event,
+		.job_end = hook_job_end,
+		.sample = hook_sample,
+	};
+	sim_set_recorder(s, &hooks);
+}
+
+void recorder_record_unfinished(struct recorder *r, const struct sim *s)
+{
+	for (int32_t i = 0; i < s->njobs && !r->failed; i++) {
+		const struct job *j = &s->jobs[i];
+		if (job_state_final((enum job_state)j->state) || j->submit_us > s->now)
+			continue;
+		write_job(r, s, j);
+	}
+}
+
+const char *recorder_error(const struct recorder *r)
+{
+	return r->failed ? r->err : NULL;
+}
+
+static void utc_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (now == (time_t)-1 || !gmtime_r(&now, &tm) ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "unknown");
+}
+
+static int write_run(struct recorder *r, const struct run_info *ri, double wall_s,
+                     uint64_t events, uint64_t passes)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(r->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
+		rec_fail_db(r, "preparing the run row");
+		return -1;
+	}
+	char created[32];
+	utc_now(created, sizeof created);
+	bind_text_or_null(st, 1, ri->scenario);
+	bind_text_or_null(st, 2, ri->policy);
+	/* A seed of 2^63 or more does not fit SQLite's INTEGER: keep its digits. */
+	if (ri->seed <= (uint64_t)INT64_MAX) {
+		sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
+	} else {
+		char seed[24];
+		snprintf(seed, sizeof seed, "%" PRIu64, ri->seed);
+		sqlite3_bind_text(st, 3, seed, -1, SQLITE_TRANSIENT);
+	}
+	bind_text_or_null(st, 4, ri->version);
+	bind_text_or_null(st, 5, ri->trace);
+	sqlite3_bind_double(st, 6, wall_s);
+	sqlite3_bind_int64(st, 7, (int64_t)events);
+	sqlite3_bind_int64(st, 8, (int64_t)passes);
+	sqlite3_bind_int64(st, 9, r->njobs);
+	sqlite3_bind_int(st, 10, ri->nnodes);
+	sqlite3_bind_int64(st, 11, ri->total_cores);
+	sqlite3_bind_int64(st, 12, ri->total_gpus);
+	sqlite3_bind_int64(st, 13, ri->skipped_malformed);
+	sqlite3_bind_int64(st, 14, ri->skipped_unusable);
+	sqlite3_bind_text(st, 15, created, -1, SQLITE_TRANSIENT);
+	int rc = step_insert(r, st, "writing the run row");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s,
+                    uint64_t events, uint64_t passes, char *err, size_t errlen)
+{
+	assert(r && ri);
+	if (r->failed)
+		goto fail;
+	if (write_run(r, ri, wall_s, events, passes) < 0)
+		goto fail;
+	/* Built once at the end: cheaper than maintaining it row by row. */
+	if (exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
+		goto fail;
+	if (exec_sql(r, "COMMIT", "COMMIT") < 0)
+		goto fail;
+	if (rec_close(r) < 0)
+		goto fail;
+	if (rename(r->tmp, r->path) < 0) {
+		rec_failf(r, "cannot rename %s into place: %s", r->tmp, strerror(errno));
+		goto fail;
+	}
+	rec_free(r);
+	return 0;
+
+fail:
+	snprintf(err, errlen, "%s", r->err);
+	recorder_abort(r);
+	return -1;
+}
+
+void recorder_abort(struct recorder *r)
+{
+	if (!r)
+		return;
+	rec_close(r);
+	unlink(r->tmp);
+	rec_free(r);
+}

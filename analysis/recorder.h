@@ -1,0 +1,65 @@
+/* recorder — writes one run's results into one SQLite file (run.db).
+ *
+ * The recorder is the engine's struct sim_recorder: recorder_attach()
+ * installs its hooks, and every event, ended job and monitoring sample the
+ * engine reports becomes one row of the `event`, `job` or `sample` table
+ * (the cluster's nodes are written to `node` when it is attached)
+ * (docs/results.md describes every table and column). Rows go through
+ * prepared statements that are prepared once, inside one transaction, into
+ * a temporary sibling of the output ("PATH.tmp-PID") opened with the journal
+ * and syncs off: recorder_finish() writes the `run` row, commits and renames
+ * the temporary file over PATH, so PATH only ever holds a complete database;
+ * recorder_abort() removes it. A reader never sees a half-written run.
+ *
+ * The engine's hooks cannot fail, so the first error (always with
+ * sqlite3_errmsg and the file's name) is kept, later rows are dropped, and
+ * recorder_finish() fails with that message.
+ *
+ * Ownership: the recorder owns its SQLite handle and statements (they never
+ * leave analysis/); recorder_finish() and recorder_abort() free it, whatever
+ * they return. The struct sim it is attached to stays the caller's and must
+ * outlive the run; strings in struct run_info are borrowed. */
+#ifndef HL_RECORDER_H
+#define HL_RECORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECORDER_SCHEMA_VERSION 1
+/* PRAGMA application_id of a hetlab results file: "HLRS". */
+#define RECORDER_APPLICATION_ID 0x484c5253
+
+struct recorder;
+struct sim;
+
+/* What the `run` row says about the run besides what the recorder counted.
+ * Strings may be NULL (stored as NULL). */
+struct run_info {
+	const char *scenario, *policy, *version, *trace;
+	uint64_t seed;
+	int64_t skipped_malformed, skipped_unusable;   /* trace lines dropped */
+	int32_t nnodes;
+	int64_t total_cores, total_gpus;
+};
+
+/* Creates PATH's temporary sibling, the schema, and opens the transaction.
+ * NULL with a message naming the file in err on failure. */
+struct recorder *recorder_open(const char *path, char *err, size_t errlen);
+/* Installs the recorder's hooks in `s` (sim_set_recorder, ctx = r) and
+ * writes the `node` table from s->cl, which must be complete by then. */
+void recorder_attach(struct recorder *r, struct sim *s);
+/* Optional, for runs stopped at a horizon: writes a `job` row (end NULL)
+ * for each job of `s` that has been submitted but has not reached a final
+ * state, in id order. Call after the run, before recorder_finish(). */
+void recorder_record_unfinished(struct recorder *r, const struct sim *s);
+/* Writes the run row, commits, closes and renames the file over PATH.
+ * 0 on success; -1 with the reason in err (the temporary file is removed).
+ * Frees r in both cases. */
+int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s,
+                    uint64_t events, uint64_t passes, char *err, size_t errlen);
+/* Closes, removes the temporary file and frees r. NULL is a no-op. */
+void recorder_abort(struct recorder *r);
+/* The first error seen so far, or NULL. */
+const char *recorder_error(const struct recorder *r);
+
+#endif

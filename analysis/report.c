@@ -1,0 +1,725 @@
+/* report — metrics of one run from its results file. See report.h; the
+ * formulas are in docs/results.md, keep the two in step. */
+#include "analysis/report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "analysis/recorder.h"
+#include "sim/job.h"
+
+/* Bounded slowdown's threshold: runs shorter than this count as this long. */
+#define BSLD_TAU_S 10.0
+
+struct run_row {
+	char *scenario, *policy, *seed, *version, *trace, *created;
+	bool seed_int;           /* seed fits an INTEGER (else its digits as TEXT) */
+	double wall_s;
+	int64_t events, passes, jobs, nodes, total_cores, total_gpus;
+	int64_t skipped_malformed, skipped_unusable;
+};
+
+/* A job row as the metrics need it; times -1 when NULL. */
+struct job_row {
+	int cls, state;          /* indexes in report.classes / report.states */
+	int64_t submit_us, start_us, end_us;
+	int64_t cores, gpus;
+};
+
+/* Distinct strings in order of first appearance, and a display order. */
+struct names {
+	char **v;
+	int64_t *count;
+	int *order;
+	int n, cap;
+};
+
+struct dist {
+	size_t n;
+	double mean, p50, p95, p99, max;   /* NaN when n is 0 */
+};
+
+struct group {
+	int64_t jobs, started, ended;
+	double core_s, gpu_s;              /* allocated device-seconds */
+	double core_util, gpu_util;        /* NaN when undefined */
+	struct dist wait, jct;
+	double bsld;                       /* mean bounded slowdown, NaN if none */
+};
+
+struct samples {
+	int64_t n;
+	double pending, running, core_share, gpu_share, power_w;
+};
+
+struct report {
+	const char *path;
+	sqlite3 *db;
+	int64_t schema_version;
+	struct run_row run;
+	struct job_row *rows;
+	size_t nrows;
+	struct names classes, states;
+	double makespan_s;                 /* NaN when no job ended */
+	struct group all, *per_class;
+	struct samples smp;
+	double *scratch;                   /* nrows values for the distributions */
+	char *err;
+	size_t errlen;
+};
+
+static int rep_failf(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rep_failf(struct report *rp, const char *fmt, ...)
+{
+	int n = snprintf(rp->err, rp->errlen, "%s: ", rp->path);
+	if (n >= 0 && (size_t)n < rp->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(rp->err + n, rp->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int rep_fail_db(struct report *rp, const char *what)
+{
+	return rep_failf(rp, "%s: %s", what, sqlite3_errmsg(rp->db));
+}
+
+int report_format_parse(const char *name)
+{
+	if (strcmp(name, "text") == 0)
+		return REPORT_TEXT;
+	if (strcmp(name, "json") == 0)
+		return REPORT_JSON;
+	return -1;
+}
+
+double report_percentile(const double *x, size_t n, double p)
+{
+	if (n == 0)
+		return NAN;
+	double h = (double)(n - 1) * p;
+	size_t lo = (size_t)floor(h);
+	if (lo + 1 >= n)
+		return x[n - 1];
+	return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Sorts x in place and summarises it. */
+static void dist_of(struct dist *d, double *x, size_t n)
+{
+	d->n = n;
+	if (n == 0) {
+		d->mean = d->p50 = d->p95 = d->p99 = d->max = NAN;
+		return;
+	}
+	qsort(x, n, sizeof *x, cmp_double);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	d->mean = sum / (double)n;
+	d->p50 = report_percentile(x, n, 0.50);
+	d->p95 = report_percentile(x, n, 0.95);
+	d->p99 = report_percentile(x, n, 0.99);
+	d->max = x[n - 1];
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static void names_fini(struct names *nm)
+{
+	for (int i = 0; i < nm->n; i++)
+		free(nm->v[i]);
+	free(nm->v);
+	free(nm->count);
+	free(nm->order);
+	memset(nm, 0, sizeof *nm);
+}
+
+/* Index of `s` in nm, added if new; -1 on ENOMEM. */
+static int names_index(struct names *nm, const char *s)
+{
+	for (int i = 0; i < nm->n; i++)
+		if (strcmp(nm->v[i], s) == 0)
+			return i;
+	if (nm->n == nm->cap) {
+		int cap = nm->cap ? nm->cap * 2 : 8;
+		char **v = realloc(nm->v, (size_t)cap * sizeof *v);
+		if (!v)
+			return -1;
+		nm->v = v;
+		int64_t *c = realloc(nm->count, (size_t)cap * sizeof *c);
+		if (!c)
+			return -1;
+		nm->count = c;
+		nm->cap = cap;
+	}
+	if (!(nm->v[nm->n] = strdup(s)))
+		return -1;
+	nm->count[nm->n] = 0;
+	return nm->n++;
+}
+
+/* Display order: the names a `rank` function knows in its order, then the
+ * others alphabetically. */
+struct rank_ctx {
+	const struct names *nm;
+	int (*rank)(const char *);
+};
+
+static int rank_class(const char *s)
+{
+	int c = job_class_parse(s);
+	return c < 0 ? JOB_NCLASS : c;
+}
+
+static int rank_state(const char *s)
+{
+	for (int i = 0; i < JOB_NSTATE; i++)
+		if (strcmp(s, job_state_name((enum job_state)i)) == 0)
+			return i;
+	return JOB_NSTATE;
+}
+
+static int names_sort(struct names *nm, int (*rank)(const char *))
+{
+	nm->order = malloc((size_t)(nm->n ? nm->n : 1) * sizeof *nm->order);
+	if (!nm->order)
+		return -1;
+	/* Insertion sort: a handful of names. */
+	for (int i = 0; i < nm->n; i++) {
+		int k = i;
+		while (k > 0) {
+			const char *a = nm->v[nm->order[k - 1]], *b = nm->v[i];
+			int ra = rank(a), rb = rank(b);
+			if (ra < rb || (ra == rb && strcmp(a, b) <= 0))
+				break;
+			nm->order[k] = nm->order[k - 1];
+			k--;
+		}
+		nm->order[k] = i;
+	}
+	return 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? strdup((const char *)t) : NULL;
+}
+
+static int64_t col_time(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static int check_schema(struct report *rp)
+{
+	static const char *const tables[] = { "meta", "run", "job", "event", "sample", NULL };
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "cannot read");
+	for (int i = 0; tables[i]; i++) {
+		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return rep_failf(rp, "not a hetlab results file (no table '%s')", tables[i]);
+		}
+		if (rc != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return rep_fail_db(rp, "cannot read");
+		}
+	}
+	sqlite3_finalize(st);
+
+	if (sqlite3_prepare_v2(rp->db, "SELECT value FROM meta WHERE key = 'schema_version'",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading meta");
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? rep_failf(rp, "no schema_version in table meta")
+		                         : rep_fail_db(rp, "reading meta");
+	}
+	rp->schema_version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rp->schema_version < 1)
+		return rep_failf(rp, "bad schema_version in table meta");
+	if (rp->schema_version > RECORDER_SCHEMA_VERSION)
+		return rep_failf(rp, "schema version %" PRId64 " is newer than this hetlab reads (%d); "
+		                 "use a newer hetlab", rp->schema_version, RECORDER_SCHEMA_VERSION);
+	return 0;
+}
+
+static int load_run(struct report *rp)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db,
+	                       "SELECT scenario, policy, seed, version, trace, created, wall_s,"
+	                       " events, passes, jobs, nodes, total_cores, total_gpus,"
+	                       " skipped_malformed, skipped_unusable FROM run",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table run");
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? rep_failf(rp, "table run is empty")
+		                         : rep_fail_db(rp, "reading table run");
+	}
+	struct run_row *r = &rp->run;
+	r->scenario = col_strdup(st, 0);
+	r->policy = col_strdup(st, 1);
+	r->seed = col_strdup(st, 2);
+	r->seed_int = sqlite3_column_type(st, 2) == SQLITE_INTEGER;
+	r->version = col_strdup(st, 3);
+	r->trace = col_strdup(st, 4);
+	r->created = col_strdup(st, 5);
+	r->wall_s = sqlite3_column_double(st, 6);
+	r->events = sqlite3_column_int64(st, 7);
+	r->passes = sqlite3_column_int64(st, 8);
+	r->jobs = sqlite3_column_int64(st, 9);
+	r->nodes = sqlite3_column_int64(st, 10);
+	r->total_cores = sqlite3_column_int64(st, 11);
+	r->total_gpus = sqlite3_column_int64(st, 12);
+	r->skipped_malformed = sqlite3_column_int64(st, 13);
+	r->skipped_unusable = sqlite3_column_int64(st, 14);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_jobs(struct report *rp)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db,
+	                       "SELECT class, state, submit_us, start_us, end_us, cores, gpus"
+	                       " FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table job");
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp->nrows == cap) {
+			cap = cap ? cap * 2 : 1024;
+			struct job_row *p = realloc(rp->rows, cap * sizeof *p);
+			if (!p)
+				goto nomem;
+			rp->rows = p;
+		}
+		struct job_row *j = &rp->rows[rp->nrows];
+		const unsigned char *cls = sqlite3_column_text(st, 0);
+		const unsigned char *state = sqlite3_column_text(st, 1);
+		j->cls = names_index(&rp->classes, cls ? (const char *)cls : "?");
+		j->state = names_index(&rp->states, state ? (const char *)state : "?");
+		if (j->cls < 0 || j->state < 0)
+			goto nomem;
+		rp->classes.count[j->cls]++;
+		rp->states.count[j->state]++;
+		j->submit_us = sqlite3_column_int64(st, 2);
+		j->start_us = col_time(st, 3);
+		j->end_us = col_time(st, 4);
+		j->cores = sqlite3_column_int64(st, 5);
+		j->gpus = sqlite3_column_int64(st, 6);
+		rp->nrows++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rep_fail_db(rp, "reading table job");
+	return 0;
+nomem:
+	sqlite3_finalize(st);
+	return rep_failf(rp, "out of memory");
+}
+
+static int load_samples(struct report *rp)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db,
+	                       "SELECT count(*), avg(pending), avg(running),"
+	                       " avg(CASE WHEN cores_total > 0 THEN 1.0 * cores_alloc / cores_total END),"
+	                       " avg(CASE WHEN gpus_total > 0 THEN 1.0 * gpus_alloc / gpus_total END),"
+	                       " avg(power_w) FROM sample", -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table sample");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rep_fail_db(rp, "reading table sample");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	struct samples *s = &rp->smp;
+	s->n = sqlite3_column_int64(st, 0);
+	double *dst[] = { &s->pending, &s->running, &s->core_share, &s->gpu_share, &s->power_w };
+	for (int i = 0; i < 5; i++)
+		*dst[i] = sqlite3_column_type(st, i + 1) == SQLITE_NULL ? NAN
+		                                                         : sqlite3_column_double(st, i + 1);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* ---- metrics ------------------------------------------------------------- */
+
+/* Metrics of the jobs of class `cls` (-1: all jobs). */
+static void group_compute(struct report *rp, struct group *g, int cls)
+{
+	memset(g, 0, sizeof *g);
+	double bsld_sum = 0;
+	int64_t nbsld = 0;
+	size_t nw = 0;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct job_row *j = &rp->rows[i];
+		if (cls >= 0 && j->cls != cls)
+			continue;
+		g->jobs++;
+		if (j->start_us < 0)
+			continue;
+		g->started++;
+		rp->scratch[nw++] = (double)(j->start_us - j->submit_us) / 1e6;
+	}
+	dist_of(&g->wait, rp->scratch, nw);
+
+	size_t nj = 0;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct job_row *j = &rp->rows[i];
+		if ((cls >= 0 && j->cls != cls) || j->end_us < 0)
+			continue;
+		g->ended++;
+		rp->scratch[nj++] = (double)(j->end_us - j->submit_us) / 1e6;
+		if (j->start_us < 0)
+			continue;
+		double wait = (double)(j->start_us - j->submit_us) / 1e6;
+		double run = (double)(j->end_us - j->start_us) / 1e6;
+		g->core_s += (double)j->cores * run;
+		g->gpu_s += (double)j->gpus * run;
+		bsld_sum += fmax((wait + run) / fmax(run, BSLD_TAU_S), 1.0);
+		nbsld++;
+	}
+	dist_of(&g->jct, rp->scratch, nj);
+	g->bsld = nbsld ? bsld_sum / (double)nbsld : NAN;
+
+	double ms = rp->makespan_s;
+	g->core_util = rp->run.total_cores > 0 && ms > 0 ? g->core_s / ((double)rp->run.total_cores * ms) : NAN;
+	g->gpu_util = rp->run.total_gpus > 0 && ms > 0 ? g->gpu_s / ((double)rp->run.total_gpus * ms) : NAN;
+}
+
+static int compute(struct report *rp)
+{
+	int64_t first_submit = INT64_MAX, last_end = -1;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct job_row *j = &rp->rows[i];
+		if (j->submit_us < first_submit)
+			first_submit = j->submit_us;
+		if (j->end_us > last_end)
+			last_end = j->end_us;
+	}
+	rp->makespan_s = last_end >= 0 && first_submit != INT64_MAX
+	                 ? (double)(last_end - first_submit) / 1e6 : NAN;
+	rp->scratch = malloc((rp->nrows ? rp->nrows : 1) * sizeof *rp->scratch);
+	rp->per_class = calloc((size_t)(rp->classes.n ? rp->classes.n : 1), sizeof *rp->per_class);
+	if (!rp->scratch || !rp->per_class)
+		return rep_failf(rp, "out of memory");
+	group_compute(rp, &rp->all, -1);
+	for (int c = 0; c < rp->classes.n; c++)
+		group_compute(rp, &rp->per_class[c], c);
+	if (names_sort(&rp->classes, rank_class) < 0 || names_sort(&rp->states, rank_state) < 0)
+		return rep_failf(rp, "out of memory");
+	return 0;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* `v` with `prec` decimals, or "-" when it is NaN. */
+static const char *fnum(char *buf, size_t len, double v, int prec)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+	return buf;
+}
+
+static const char *fpct(char *buf, size_t len, double share)
+{
+	if (isnan(share))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f %%", 100.0 * share);
+	return buf;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s ? s : "-";
+}
+
+static void print_duration(FILE *out, double s)
+{
+	if (isnan(s)) {
+		fputs("-", out);
+		return;
+	}
+	int64_t t = (int64_t)llround(s);
+	fprintf(out, "%.1f s (", s);
+	if (t >= 86400)
+		fprintf(out, "%" PRId64 "d ", t / 86400);
+	fprintf(out, "%02d:%02d:%02d)", (int)(t % 86400 / 3600), (int)(t % 3600 / 60), (int)(t % 60));
+}
+
+static void text_wait_row(FILE *out, const char *name, const struct group *g)
+{
+	char b[5][32];
+	fprintf(out, "  %-14s %10" PRId64 " %10" PRId64 " %11s %11s %11s %11s %11s\n", name,
+	        g->jobs, g->started, fnum(b[0], 32, g->wait.mean, 1), fnum(b[1], 32, g->wait.p50, 1),
+	        fnum(b[2], 32, g->wait.p95, 1), fnum(b[3], 32, g->wait.p99, 1),
+	        fnum(b[4], 32, g->wait.max, 1));
+}
+
+static void text_done_row(FILE *out, const char *name, const struct group *g)
+{
+	char b[6][32];
+	fprintf(out, "  %-14s %10" PRId64 " %11s %11s %11s %10s %10s %10s\n", name, g->ended,
+	        fnum(b[0], 32, g->jct.mean, 1), fnum(b[1], 32, g->jct.p50, 1),
+	        fnum(b[2], 32, g->jct.p95, 1), fnum(b[3], 32, g->bsld, 2),
+	        fpct(b[4], 32, g->core_util), fpct(b[5], 32, g->gpu_util));
+}
+
+static void print_text(const struct report *rp, FILE *out)
+{
+	const struct run_row *r = &rp->run;
+	char b[2][32];
+	fprintf(out, "hetlab report: %s\n\n", rp->path);
+	fprintf(out, "  %-13s %s\n", "scenario", or_dash(r->scenario));
+	fprintf(out, "  %-13s %s\n", "policy", or_dash(r->policy));
+	fprintf(out, "  %-13s %s\n", "seed", or_dash(r->seed));
+	fprintf(out, "  %-13s %s\n", "version", or_dash(r->version));
+	fprintf(out, "  %-13s %s (skipped lines: %" PRId64 " malformed, %" PRId64 " unusable)\n",
+	        "trace", or_dash(r->trace), r->skipped_malformed, r->skipped_unusable);
+	fprintf(out, "  %-13s %" PRId64 " nodes, %" PRId64 " cores, %" PRId64 " GPUs\n", "cluster",
+	        r->nodes, r->total_cores, r->total_gpus);
+	fprintf(out, "  %-13s %.3f s, %" PRId64 " events, %" PRId64 " scheduling passes\n",
+	        "wall time", r->wall_s, r->events, r->passes);
+	fprintf(out, "  %-13s %s\n\n", "created", or_dash(r->created));
+
+	fprintf(out, "  %-13s %zu:", "jobs", rp->nrows);
+	for (int k = 0; k < rp->states.n; k++) {
+		int i = rp->states.order[k];
+		fprintf(out, "%s %s %" PRId64, k ? "," : "", rp->states.v[i], rp->states.count[i]);
+	}
+	fprintf(out, "\n  %-13s", "classes");
+	for (int k = 0; k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		fprintf(out, "%s %s %" PRId64, k ? "," : "", rp->classes.v[i], rp->classes.count[i]);
+	}
+	if (rp->classes.n == 0)
+		fputs(" -", out);
+	fprintf(out, "\n  %-13s ", "makespan");
+	print_duration(out, rp->makespan_s);
+	fprintf(out, "\n  %-13s cores %s, GPUs %s\n\n", "utilisation",
+	        fpct(b[0], 32, rp->all.core_util), fpct(b[1], 32, rp->all.gpu_util));
+
+	bool split = rp->classes.n > 1;
+	fprintf(out, "  %-14s %10s %10s %11s %11s %11s %11s %11s\n", "wait (s)", "jobs", "started",
+	        "mean", "p50", "p95", "p99", "max");
+	text_wait_row(out, "all", &rp->all);
+	for (int k = 0; split && k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		text_wait_row(out, rp->classes.v[i], &rp->per_class[i]);
+	}
+	fprintf(out, "\n  %-14s %10s %11s %11s %11s %10s %10s %10s\n", "completion (s)", "ended",
+	        "JCT mean", "p50", "p95", "bsld", "core util", "GPU util");
+	text_done_row(out, "all", &rp->all);
+	for (int k = 0; split && k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		text_done_row(out, rp->classes.v[i], &rp->per_class[i]);
+	}
+
+	const struct samples *s = &rp->smp;
+	if (s->n > 0) {
+		char c[5][32];
+		fprintf(out, "\n  %-13s %" PRId64 " rows, means: pending %s, running %s, core share %s,"
+		        " GPU share %s, IT power %s W\n", "samples", s->n,
+		        fnum(c[0], 32, s->pending, 1), fnum(c[1], 32, s->running, 1),
+		        fpct(c[2], 32, s->core_share), fpct(c[3], 32, s->gpu_share),
+		        fnum(c[4], 32, s->power_w, 1));
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jdist(const struct dist *d, bool tail)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "n", json_integer((json_int_t)d->n));
+	json_object_set_new(o, "mean", jreal(d->mean));
+	json_object_set_new(o, "p50", jreal(d->p50));
+	json_object_set_new(o, "p95", jreal(d->p95));
+	if (tail) {
+		json_object_set_new(o, "p99", jreal(d->p99));
+		json_object_set_new(o, "max", jreal(d->max));
+	}
+	return o;
+}
+
+static json_t *jgroup(const struct group *g, const struct run_row *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "jobs", json_integer(g->jobs));
+	json_object_set_new(o, "started", json_integer(g->started));
+	json_object_set_new(o, "ended", json_integer(g->ended));
+	json_object_set_new(o, "core_seconds", jreal(g->core_s));
+	json_object_set_new(o, "core_utilisation", jreal(g->core_util));
+	if (r->total_gpus > 0) {
+		json_object_set_new(o, "gpu_seconds", jreal(g->gpu_s));
+		json_object_set_new(o, "gpu_utilisation", jreal(g->gpu_util));
+	}
+	json_object_set_new(o, "wait_s", jdist(&g->wait, true));
+	json_object_set_new(o, "jct_s", jdist(&g->jct, false));
+	json_object_set_new(o, "bounded_slowdown", jreal(g->bsld));
+	return o;
+}
+
+static json_t *json_report(const struct report *rp)
+{
+	const struct run_row *r = &rp->run;
+	json_t *root = json_object();
+	json_object_set_new(root, "file", json_string(rp->path));
+	json_object_set_new(root, "schema_version", json_integer(rp->schema_version));
+
+	json_t *run = json_object();
+	json_object_set_new(run, "scenario", jstr(r->scenario));
+	json_object_set_new(run, "policy", jstr(r->policy));
+	/* A seed of 2^63 or more is kept as a string of digits. */
+	json_object_set_new(run, "seed", r->seed_int ? json_integer(strtoll(r->seed, NULL, 10))
+	                                             : jstr(r->seed));
+	json_object_set_new(run, "version", jstr(r->version));
+	json_object_set_new(run, "trace", jstr(r->trace));
+	json_object_set_new(run, "created", jstr(r->created));
+	json_object_set_new(run, "wall_s", jreal(r->wall_s));
+	json_object_set_new(run, "events", json_integer(r->events));
+	json_object_set_new(run, "passes", json_integer(r->passes));
+	json_object_set_new(run, "jobs", json_integer(r->jobs));
+	json_object_set_new(run, "nodes", json_integer(r->nodes));
+	json_object_set_new(run, "total_cores", json_integer(r->total_cores));
+	json_object_set_new(run, "total_gpus", json_integer(r->total_gpus));
+	json_object_set_new(run, "skipped_malformed", json_integer(r->skipped_malformed));
+	json_object_set_new(run, "skipped_unusable", json_integer(r->skipped_unusable));
+	json_object_set_new(root, "run", run);
+
+	json_t *states = json_object();
+	for (int k = 0; k < rp->states.n; k++) {
+		int i = rp->states.order[k];
+		json_object_set_new(states, rp->states.v[i], json_integer(rp->states.count[i]));
+	}
+	json_object_set_new(root, "states", states);
+	json_t *classes = json_object();
+	for (int k = 0; k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		json_object_set_new(classes, rp->classes.v[i], json_integer(rp->classes.count[i]));
+	}
+	json_object_set_new(root, "classes", classes);
+	json_object_set_new(root, "makespan_s", jreal(rp->makespan_s));
+	json_object_set_new(root, "all", jgroup(&rp->all, r));
+	if (rp->classes.n > 1) {
+		json_t *pc = json_object();
+		for (int k = 0; k < rp->classes.n; k++) {
+			int i = rp->classes.order[k];
+			json_object_set_new(pc, rp->classes.v[i], jgroup(&rp->per_class[i], r));
+		}
+		json_object_set_new(root, "per_class", pc);
+	}
+	const struct samples *s = &rp->smp;
+	if (s->n > 0) {
+		json_t *so = json_object();
+		json_object_set_new(so, "rows", json_integer(s->n));
+		json_object_set_new(so, "mean_pending", jreal(s->pending));
+		json_object_set_new(so, "mean_running", jreal(s->running));
+		json_object_set_new(so, "mean_core_share", jreal(s->core_share));
+		json_object_set_new(so, "mean_gpu_share", jreal(s->gpu_share));
+		json_object_set_new(so, "mean_power_w", jreal(s->power_w));
+		json_object_set_new(root, "samples", so);
+	}
+	return root;
+}
+
+/* ---- entry --------------------------------------------------------------- */
+
+static void report_fini(struct report *rp)
+{
+	struct run_row *r = &rp->run;
+	free(r->scenario);
+	free(r->policy);
+	free(r->seed);
+	free(r->version);
+	free(r->trace);
+	free(r->created);
+	free(rp->rows);
+	free(rp->scratch);
+	free(rp->per_class);
+	names_fini(&rp->classes);
+	names_fini(&rp->states);
+}
+
+int report_print(const char *db, enum report_format fmt, FILE *out, char *err, size_t errlen)
+{
+	struct report rp = { .path = db, .err = err, .errlen = errlen };
+	int ret = -1;
+	int rc = sqlite3_open_v2(db, &rp.db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		if (rp.db)
+			rep_fail_db(&rp, "cannot open");
+		else
+			rep_failf(&rp, "cannot open: %s", sqlite3_errstr(rc));
+		goto out_db;
+	}
+	if (check_schema(&rp) < 0 || load_run(&rp) < 0 || load_jobs(&rp) < 0 ||
+	    load_samples(&rp) < 0 || compute(&rp) < 0)
+		goto out_db;
+
+	if (fmt == REPORT_JSON) {
+		json_t *root = json_report(&rp);
+		int jrc = root ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+		                                       JSON_REAL_PRECISION(15)) : -1;
+		json_decref(root);
+		if (jrc < 0 || fputc('\n', out) == EOF) {
+			rep_failf(&rp, "cannot write the JSON report");
+			goto out_db;
+		}
+	} else {
+		print_text(&rp, out);
+	}
+	if (ferror(out) || fflush(out) == EOF) {
+		rep_failf(&rp, "cannot write the report");
+		goto out_db;
+	}
+	ret = 0;
+out_db:
+	sqlite3_close(rp.db);
+	report_fini(&rp);
+	return ret;
+}

@@ -1,0 +1,156 @@
+#!/bin/sh
+# Scenario tests: whole runs through the hetlab binary, checked against
+# invariants computed independently of the engine, against each other
+# (determinism) and against checked-in summaries (tests/scenario/expected/,
+# rewritten only by `make golden`).
+#
+# usage: tests/scenario/run.sh HETLAB [--regenerate]
+set -u
+HETLAB=$1
+REGEN=${2:-}
+DIR=tests/scenario
+KTH=traces/data/swf-kth-sp2-1996/KTH-SP2-1996-2.1-cln.swf.gz
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ $# -gt 1 ] && printf '     %s\n' "$2"; }
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+check_eq() { # name got want
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got '$2', expected '$3'"; fi
+}
+
+command -v sqlite3 >/dev/null || { echo "scenario tests need the sqlite3 program (make deps installs it)"; exit 1; }
+
+# Σ cores × time the KTH jobs must occupy, computed from the log with awk:
+# each job runs its logged runtime (at least 1 µs), cut at its estimate.
+kth_work=$(gzip -dc "$KTH" | awk '
+	/^;/ || NF < 18 { next }
+	{ run = $4; p = ($5 > 0) ? $5 : $8; est = $9
+	  if (run < 0 || p <= 0) next
+	  if (run == 0) run = 0.000001
+	  if (est > 0 && run > est) run = est
+	  w += p * run }
+	END { printf "%.0f", w }')
+
+invariants() { # label db total_cores
+	db=$2
+	check_eq "$1: every job recorded once" "$(q "$db" 'SELECT count(*) - count(DISTINCT id) FROM job')" 0
+	check_eq "$1: every job ended" "$(q "$db" "SELECT count(*) FROM job WHERE end_us IS NULL OR state NOT IN ('done','failed','killed')")" 0
+	check_eq "$1: exactly one end event per job" \
+		"$(q "$db" "SELECT count(*) FROM (SELECT job FROM event WHERE kind='end' GROUP BY job HAVING count(*) <> 1)") $(q "$db" "SELECT count(DISTINCT job) = (SELECT count(*) FROM job) FROM event WHERE kind='end'")" "0 1"
+	check_eq "$1: no job starts before it is submitted" "$(q "$db" 'SELECT count(*) FROM job WHERE start_us < submit_us')" 0
+	check_eq "$1: events in time order" "$(q "$db" 'SELECT count(*) FROM event a JOIN event b ON b.seq = a.seq + 1 WHERE b.t_us < a.t_us')" 0
+	peak=$(q "$db" "SELECT max(s) FROM (SELECT sum(d) OVER (ORDER BY t, o ROWS UNBOUNDED PRECEDING) s FROM (
+		SELECT start_us t, 1 o, cores d FROM job WHERE start_us IS NOT NULL
+		UNION ALL SELECT end_us t, 0 o, -cores d FROM job WHERE start_us IS NOT NULL))")
+	if [ "$peak" -le "$3" ]; then ok "$1: never more cores allocated than exist ($peak <= $3)"; else bad "$1: over-allocation" "peak $peak > $3"; fi
+}
+
+summary() { # db -> stable figures
+	q "$1" "SELECT 'jobs', count(*) FROM job;
+		SELECT 'state ' || state, count(*) FROM job GROUP BY state ORDER BY state;
+		SELECT 'mean_wait_s', printf('%.3f', avg(wait_s)) FROM job WHERE start_us IS NOT NULL;
+		SELECT 'max_wait_s', printf('%.3f', max(wait_s)) FROM job;
+		SELECT 'makespan_s', printf('%.3f', (max(end_us) - min(submit_us)) / 1e6) FROM job;
+		SELECT 'events', count(*) FROM event;"
+}
+
+golden() { # name db
+	f=$DIR/expected/$1.txt
+	summary "$2" > "$TMP/$1.txt"
+	if [ "$REGEN" = "--regenerate" ]; then
+		cp "$TMP/$1.txt" "$f"
+		echo "wrote $f"
+	elif [ ! -f "$f" ]; then
+		bad "$1: summary" "missing $f (run make golden)"
+	elif cmp -s "$f" "$TMP/$1.txt"; then
+		ok "$1: summary matches $f"
+	else
+		bad "$1: summary differs from $f" "$(diff "$f" "$TMP/$1.txt" | tr '\n' ' ')"
+	fi
+}
+
+# 1. KTH-SP2 replay under fcfs and easy: invariants, work, summaries.
+for pol in fcfs easy; do
+	db=$TMP/kth-$pol.db
+	if ! "$HETLAB" run scenarios/kth-sp2.json --policy "$pol" --out "$db" --quiet; then
+		bad "kth $pol: run"
+		continue
+	fi
+	invariants "kth $pol" "$db" 100
+	work=$(q "$db" 'SELECT printf("%.0f", sum(cores * (end_us - start_us)) / 1e6) FROM job WHERE start_us IS NOT NULL')
+	if awk -v a="$work" -v b="$kth_work" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-6 * b + 1) }'; then
+		ok "kth $pol: work conserved ($work core-s)"
+	else
+		bad "kth $pol: work not conserved" "engine $work core-s, log $kth_work core-s"
+	fi
+	golden "kth-$pol" "$db"
+done
+
+# 2. Determinism: same scenario and seed, byte-identical job and event tables.
+"$HETLAB" run scenarios/kth-sp2.json --out "$TMP/kth-easy-2.db" --quiet
+for t in job event sample; do
+	a=$(q "$TMP/kth-easy.db" "SELECT * FROM $t ORDER BY rowid" | md5sum)
+	b=$(q "$TMP/kth-easy-2.db" "SELECT * FROM $t ORDER BY rowid" | md5sum)
+	check_eq "kth easy: two runs give identical $t tables" "$a" "$b"
+done
+for seed in 1 7; do
+	"$HETLAB" run --seed $seed --out "$TMP/g$seed-a.db" --quiet
+	"$HETLAB" run --seed $seed --out "$TMP/g$seed-b.db" --quiet
+	a=$(q "$TMP/g$seed-a.db" 'SELECT * FROM job ORDER BY id' | md5sum)
+	b=$(q "$TMP/g$seed-b.db" 'SELECT * FROM job ORDER BY id' | md5sum)
+	check_eq "guian seed $seed: identical job tables" "$a" "$b"
+done
+a=$(q "$TMP/g1-a.db" 'SELECT * FROM job ORDER BY id' | md5sum)
+b=$(q "$TMP/g7-a.db" 'SELECT * FROM job ORDER BY id' | md5sum)
+if [ "$a" != "$b" ]; then ok "guian: another seed gives another workload"; else bad "guian: seed ignored"; fi
+
+# 3. The default scenario under each policy: invariants on GPUs too.
+for pol in fcfs easy conservative; do
+	db=$TMP/guian-$pol.db
+	if "$HETLAB" run --policy $pol --out "$db" --quiet; then
+		invariants "guian $pol" "$db" "$(q "$db" 'SELECT total_cores FROM run')"
+		gpeak=$(q "$db" "SELECT max(s) FROM (SELECT sum(d) OVER (ORDER BY t, o ROWS UNBOUNDED PRECEDING) s FROM (
+			SELECT start_us t, 1 o, gpus d FROM job WHERE start_us IS NOT NULL
+			UNION ALL SELECT end_us t, 0 o, -gpus d FROM job WHERE start_us IS NOT NULL))")
+		check_eq "guian $pol: GPUs within capacity" "$([ "$gpeak" -le "$(q "$db" 'SELECT total_gpus FROM run')" ] && echo yes)" yes
+		golden "guian-$pol" "$db"
+	else
+		bad "guian $pol: run"
+	fi
+done
+
+# 4. Bad input from the command line: clear errors, no output left behind.
+expect_fail() { # name expected-substring command...
+	name=$1; want=$2; shift 2
+	out=$("$@" 2>&1); rc=$?
+	if [ $rc -ne 0 ] && printf '%s' "$out" | grep -qF -- "$want"; then ok "$name"; else bad "$name" "rc=$rc: $out"; fi
+}
+expect_fail "unknown policy lists the known ones" "known: fcfs, easy, conservative" \
+	"$HETLAB" run --policy nope --out "$TMP/x.db"
+expect_fail "unknown policy parameter names the parameter" "has no parameter 'bf_nope'" \
+	"$HETLAB" run --param bf_nope=3 --out "$TMP/x.db"
+printf '; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1\n3 6 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n' > "$TMP/bad.swf"
+expect_fail "malformed SWF line named by file:line" "bad.swf:3" \
+	"$HETLAB" run scenarios/kth-sp2.json --trace "$TMP/bad.swf" --out "$TMP/x.db"
+expect_fail "missing scenario file named" "no-such.json" "$HETLAB" run "$TMP/no-such.json" --out "$TMP/x.db"
+printf '{"name": "t", "oops": 1}' > "$TMP/bad.json"
+expect_fail "unknown scenario key named with its path" '$: unknown key "oops"' "$HETLAB" run "$TMP/bad.json" --out "$TMP/x.db"
+HETLAB_TRACES=$TMP/none expect_fail "missing shared trace says where to get it" "HETLAB_TRACES" \
+	"$HETLAB" run scenarios/lanl-cm5.json --out "$TMP/x.db"
+if [ -e "$TMP/x.db" ] || ls "$TMP"/x.db.* >/dev/null 2>&1; then bad "no output database left after errors"; else ok "no output database left after errors"; fi
+if "$HETLAB" run scenarios/kth-sp2.json --trace "$TMP/bad.swf" --lenient --out "$TMP/len.db" --quiet &&
+   [ "$(q "$TMP/len.db" 'SELECT skipped_malformed FROM run')" = 1 ] &&
+   "$HETLAB" report "$TMP/len.db" | grep -q '1 malformed'; then
+	ok "--lenient skips the malformed line and the report counts it"
+else
+	bad "--lenient"
+fi
+expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
+
+echo
+echo "scenario: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
