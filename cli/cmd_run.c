@@ -222,6 +222,7 @@ int cmd_run(int argc, char **argv)
 		.seed = sc.seed,
 		.sample_every_us = sc.sample_every_us,
 		.horizon_us = sc.horizon_us,
+		.keep_overruns = !sc.enforce_walltime,
 		.progress = show_progress,
 		.progress_ctx = &prog,
 	};

@@ -101,7 +101,8 @@ static int find_shadow(struct easy *p, const struct view *v, const struct job *h
 			continue;
 		int np = place_first_fit(cl, p->shadow, &head->req, p->head);
 		if (np) {
-			*when = end;
+			/* A job past its estimate is assumed to end next. */
+			*when = end > v->now ? end : v->now + 1;
 			return np;
 		}
 	}

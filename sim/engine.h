@@ -88,6 +88,7 @@ struct sim_cfg {
 	uint64_t seed;
 	simtime sample_every_us;     /* 0: no samples */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
+	bool keep_overruns;          /* don't kill jobs at their walltime (sites that did not enforce it) */
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
 	simtime progress_every_wall_ms;

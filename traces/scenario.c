@@ -309,7 +309,7 @@ static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets"
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", NULL };
 static const char *const rnode_keys[] = { "type", "count", NULL };
 static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL };
-static const char *const wl_keys[] = { "trace", "lenient", "synthetic", NULL };
+static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", NULL };
 static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", NULL };
 static const char *const cls_keys[] = { "rate_per_h", "dur_median_s", "dur_sigma", "dur_max_s",
 	"walltime_factor", "mix", "cores_per_gpu", "cpu_cores", "mem_per_gpu_gib", "gpu_mem_gib",
@@ -482,6 +482,9 @@ static int load_workload(struct jv *v, struct scenario *sc, const json_t *o)
 	if (jv_object(v, o, p, wl_keys) ||
 	    jv_str(v, o, p, "trace", false, sc->trace, sizeof sc->trace) ||
 	    jv_bool(v, o, p, "lenient", &sc->lenient))
+		return -1;
+	sc->enforce_walltime = true;
+	if (jv_bool(v, o, p, "enforce_walltime", &sc->enforce_walltime))
 		return -1;
 	json_t *syn = json_object_get(o, "synthetic");
 	if ((syn != NULL) == (sc->trace[0] != 0))

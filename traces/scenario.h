@@ -39,6 +39,7 @@ struct scenario {
 	enum scn_workload workload;
 	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
 	bool lenient;
+	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */
 	bool from_trace;

@@ -1,0 +1,459 @@
+/* Tests of the SWF reader, the line reader and the workload table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "tests/testutil.h"
+#include "traces/trace.h"
+
+#define KTH_REL "traces/data/swf-kth-sp2-1996/KTH-SP2-1996-2.1-cln.swf.gz"
+
+static const char small_swf[] =
+	"; Version: 2.2\n"
+	"; Computer: test\n"
+	"; MaxJobs: 5\n"
+	"; UnixStartTime: 843480031\n"
+	";   MaxNodes: 32\n"
+	"; MaxProcs: 64\n"
+	"\n"
+	/* id submit wait run alloc cpu mem req_p req_t req_m st user grp exe q part prec think */
+	"   1   100  5  3600  4  -1 -1  4  7200 -1  1  12 3 -1  2 -1 -1 -1\n"
+	"   2    50  0    60 -1  12.5 2048.75 8  -1 -1  0  13 3  7 -1 -1 -1 -1\r\n"
+	"\t3\t100\t0\t10\t0\t-1\t-1\t2\t0\t-1\t5\t14\t4\t-1\t1\t1\t1\t30\n"
+	"   \n"
+	"   4   200  0     0  1  -1 -1 -1    60 -1 -1  12 3 -1  2 -1 -1 -1"; /* no final newline */
+
+static char *write_gz(const char *text)
+{
+	char *p = tu_tmpath(".swf.gz");
+	gzFile gz = gzopen(p, "wb");
+	assert_non_null(gz);
+	assert_int_equal(gzputs(gz, text), (int)strlen(text));
+	assert_int_equal(gzclose(gz), Z_OK);
+	return p;
+}
+
+static void check_small(const struct workload *w)
+{
+	assert_int_equal(w->n, 4);
+	assert_int_equal(w->max_procs, 64);
+	assert_int_equal(w->max_nodes, 32);
+	assert_int_equal(w->unix_start, 843480031);
+	assert_int_equal(w->skipped_malformed, 0);
+	assert_int_equal(w->skipped_unusable, 0);
+	assert_int_equal(w->lines, 12);
+	/* Sorted by submit, stable: job 2 (t=50), 1 and 3 (t=100, file order), 4. */
+	const int64_t trace_ids[] = { 2, 1, 3, 4 };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(w->jobs[i].id, i);
+		assert_int_equal(w->jobs[i].trace_id, trace_ids[i]);
+		assert_int_equal(w->jobs[i].cls, JOB_BATCH);
+		assert_int_equal(w->jobs[i].state, JOB_PENDING);
+		assert_int_equal(w->jobs[i].req.nodes, 0);
+		assert_int_equal(w->jobs[i].req.gpus, 0);
+		assert_int_equal(w->jobs[i].req.mem_mib, 0);
+		assert_int_equal(w->jobs[i].start_us, -1);
+	}
+	const struct job *j = &w->jobs[0]; /* SWF job 2 */
+	assert_int_equal(j->submit_us, 50 * SIMTIME_SEC);
+	assert_int_equal(j->req.cores, 8);               /* allocated -1: requested */
+	assert_true(j->walltime_us == SIMTIME_INF);      /* requested time -1 */
+	assert_int_equal(j->tenant, 13);
+	assert_int_equal(j->group, 3);
+	assert_int_equal(j->queue, -1);
+	assert_int_equal(w->truth[0].run_us, 60 * SIMTIME_SEC);
+	assert_int_equal(w->truth[0].fails, 1);          /* status 0 */
+
+	j = &w->jobs[1]; /* SWF job 1 */
+	assert_int_equal(j->submit_us, 100 * SIMTIME_SEC);
+	assert_int_equal(j->req.cores, 4);
+	assert_int_equal(j->walltime_us, 7200 * SIMTIME_SEC);
+	assert_int_equal(j->tenant, 12);
+	assert_int_equal(j->queue, 2);
+	assert_int_equal(w->truth[1].run_us, 3600 * SIMTIME_SEC);
+	assert_int_equal(w->truth[1].fails, 0);          /* status 1 */
+
+	j = &w->jobs[2]; /* SWF job 3: tabs, allocated 0 */
+	assert_int_equal(j->req.cores, 2);
+	assert_true(j->walltime_us == SIMTIME_INF);      /* requested time 0 */
+	assert_int_equal(j->tenant, 14);
+	assert_int_equal(j->group, 4);
+	assert_int_equal(j->queue, 1);
+	assert_int_equal(w->truth[2].fails, 1);          /* status 5: cancelled */
+
+	j = &w->jobs[3]; /* SWF job 4: run time 0, status -1 */
+	assert_int_equal(j->submit_us, 200 * SIMTIME_SEC);
+	assert_int_equal(j->req.cores, 1);
+	assert_int_equal(w->truth[3].run_us, 0);
+	assert_int_equal(w->truth[3].fails, 0);
+}
+
+static void test_small_file(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf", small_swf);
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	check_small(&w);
+	workload_free(&w);
+	assert_int_equal(w.n, 0);
+	workload_free(&w); /* freeing twice is harmless */
+	unlink(p);
+	free(p);
+}
+
+static void test_gzip(void **state)
+{
+	(void)state;
+	char *p = write_gz(small_swf);
+	struct workload w;
+	char err[512] = "";
+	struct swf_opts o = { .lenient = false };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	check_small(&w);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+}
+
+static const char good2[] =
+	"; MaxProcs: 8\n"
+	"1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+	"2 5 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n";
+
+struct bad_case {
+	const char *line;
+	const char *want; /* substring of the message after "path:4: " */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1",
+	  "expected 18 fields, got 17 (field 18 (think time) is missing)" },
+	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1 7 8",
+	  "expected 18 fields, got 20" },
+	{ "3 9 0 abc 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 4 (run time): expected -1 or a non-negative integer (seconds), got 'abc'" },
+	{ "3 9 0 10 12abc -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 5 (allocated processors): expected -1 or a non-negative integer below 2^31, got '12abc'" },
+	{ "3 9 0 10 1 12.5x -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 6 (average CPU time): expected a number (-1 or >= 0), got '12.5x'" },
+	{ "3 -1 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 2 (submit time): expected a non-negative integer" },
+	{ "3 9 -5 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 3 (wait time): expected -1 or a non-negative integer (seconds), got '-5'" },
+	{ "3 9 0 10.5 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 4 (run time):" },
+	{ "3 9 0 10 1 -1 -1 1 60 -1 7 1 1 -1 -1 -1 -1 -1",
+	  "field 11 (status): expected a status in -1..5" },
+	{ "3 9 0 10 1 -1 -1 1 60 -1 1 99999999999 1 -1 -1 -1 -1 -1",
+	  "field 12 (user id):" },
+	{ "3 9 0 10 1 -1 -1 1 99999999999999999999 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 9 (requested time): expected -1 or a non-negative integer (seconds), got '99999999999999999999' (out of range)" },
+	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 - -1 -1 -1 -1",
+	  "field 14 (executable id):" },
+	{ "; MaxProcs: lots", "header MaxProcs: expected a non-negative integer (or -1, unknown), got 'lots'" },
+};
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s\n1 99 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n",
+		         good2, bad_cases[i].line);
+		char *p = tu_write_tmp(".swf", text);
+		struct workload w;
+		char err[512] = "";
+		char want[768];
+		snprintf(want, sizeof want, "%s:4: %s", p, bad_cases[i].want);
+		int rc = trace_swf_read(p, NULL, &w, err, sizeof err);
+		if (rc != -1 || !strstr(err, want))
+			fail_msg("case %zu: rc %d, message\n  %s\nexpected it to contain\n  %s", i, rc,
+			         err, want);
+		assert_int_equal(w.n, 0);
+		assert_null(w.jobs);
+
+		/* Lenient: the same line is skipped and counted. */
+		struct swf_opts o = { .lenient = true };
+		assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+		assert_int_equal(w.n, 3);
+		assert_int_equal(w.skipped_malformed, 1);
+		assert_int_equal(w.skipped_unusable, 0);
+		workload_free(&w);
+		unlink(p);
+		free(p);
+	}
+}
+
+static void test_lenient_counts(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf",
+		"1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"garbage\n"
+		"2 1 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1\n"
+		"3 2 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"4 3 0 -1 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"   /* unusable */
+		"5 x 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: expected 18 fields, got 1"));
+	struct swf_opts o = { .lenient = true };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.skipped_malformed, 3);
+	assert_int_equal(w.skipped_unusable, 1);
+	assert_int_equal(w.lines, 6);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+}
+
+static void test_unusable(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf",
+		"1 0 0 -1 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n"   /* run time unknown */
+		"2 0 0 10 -1 -1 -1 -1 60 -1 1 1 1 -1 -1 -1 -1 -1\n" /* no processors */
+		"3 0 0 10 0 -1 -1 0 60 -1 1 1 1 -1 -1 -1 -1 -1\n"   /* zero processors */
+		"4 0 0 10 0 -1 -1 3 -1 -1 1 1 1 -1 -1 -1 -1 -1\n"); /* requested: usable */
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.skipped_unusable, 3);
+	assert_int_equal(w.skipped_malformed, 0);
+	assert_int_equal(w.jobs[0].trace_id, 4);
+	assert_int_equal(w.jobs[0].req.cores, 3);
+	assert_true(w.jobs[0].walltime_us == SIMTIME_INF);
+	assert_int_equal(w.max_procs, -1);
+	assert_int_equal(w.max_nodes, -1);
+	assert_int_equal(w.unix_start, -1);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+}
+
+static void test_missing_and_truncated(void **state)
+{
+	(void)state;
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read("/nonexistent/x.swf", NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent/x.swf"));
+	assert_int_equal(w.n, 0);
+
+	/* A gzip file cut in half is a read error, not a short trace. */
+	char big[64 * 1024];
+	size_t off = 0;
+	for (int i = 1; off + 80 < sizeof big; i++)
+		off += (size_t)snprintf(big + off, sizeof big - off,
+		                        "%d %d 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", i, i);
+	char *gz = write_gz(big);
+	FILE *f = fopen(gz, "r+");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	assert_int_equal(ftruncate(fileno(f), size / 2), 0);
+	fclose(f);
+	assert_int_equal(trace_swf_read(gz, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, gz));
+	assert_non_null(strstr(err, "read error"));
+	assert_int_equal(w.n, 0);
+	unlink(gz);
+	free(gz);
+}
+
+static void test_linereader(void **state)
+{
+	(void)state;
+	/* A line far longer than the initial buffer, CRLF, an empty line, no final newline. */
+	size_t longn = 100000;
+	char *text = malloc(longn + 64);
+	assert_non_null(text);
+	strcpy(text, "first\r\n");
+	size_t o = strlen(text);
+	memset(text + o, 'x', longn);
+	o += longn;
+	strcpy(text + o, "\n\nlast");
+	char *p = tu_write_tmp(".txt", text);
+	char err[256] = "";
+	struct linereader *lr = linereader_open(p, err, sizeof err);
+	assert_non_null(lr);
+	size_t len;
+	const char *l = linereader_next(lr, &len);
+	assert_string_equal(l, "first");
+	assert_int_equal(len, 5);
+	assert_int_equal(linereader_lineno(lr), 1);
+	l = linereader_next(lr, &len);
+	assert_non_null(l);
+	assert_int_equal(len, longn);
+	assert_int_equal(strlen(l), longn);
+	assert_int_equal(l[longn - 1], 'x');
+	l = linereader_next(lr, &len);
+	assert_string_equal(l, "");
+	l = linereader_next(lr, &len);
+	assert_string_equal(l, "last");
+	assert_int_equal(linereader_lineno(lr), 4);
+	assert_null(linereader_next(lr, &len));
+	assert_int_equal(linereader_error(lr), 0);
+	linereader_close(lr);
+	unlink(p);
+	free(p);
+	free(text);
+
+	/* A long SWF line (padding) still parses. */
+	char *swf = malloc(20000);
+	assert_non_null(swf);
+	memset(swf, ' ', 10000);
+	strcpy(swf + 10000, "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	p = tu_write_tmp(".swf", swf);
+	struct workload w;
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 1);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+	free(swf);
+}
+
+static void test_workload_sort(void **state)
+{
+	(void)state;
+	struct workload w;
+	workload_init(&w);
+	/* Many jobs in reverse blocks of equal submit times: stable order kept. */
+	for (int i = 0; i < 5000; i++) {
+		struct job j;
+		struct job_truth t = { .run_us = i };
+		job_init(&j, 0, (simtime)(4999 - i) / 10 * SIMTIME_SEC);
+		j.trace_id = i;
+		assert_int_equal(workload_add(&w, &j, &t), 0);
+		assert_int_equal(w.jobs[i].id, i);
+	}
+	workload_sort(&w);
+	for (int i = 0; i < w.n; i++) {
+		assert_int_equal(w.jobs[i].id, i);
+		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
+		if (i > 0) {
+			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
+			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
+				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
+		}
+	}
+	workload_free(&w);
+}
+
+/* A path under the shared trace directory; fails the test when it is missing. */
+static char *shared_trace(const char *rel)
+{
+	size_t n = strlen(tu_traces()) + strlen(rel) + 2;
+	char *p = malloc(n);
+	assert_non_null(p);
+	snprintf(p, n, "%s/%s", tu_traces(), rel);
+	if (access(p, R_OK) != 0)
+		fail_msg("missing shared trace %s: get the shared traces folder (../shared/traces "
+		         "beside the repository) or point HETLAB_TRACES at a copy of it", p);
+	return p;
+}
+
+static double mean_run_s(const struct workload *w)
+{
+	double s = 0;
+	for (int i = 0; i < w->n; i++)
+		s += simtime_to_s(w->truth[i].run_us);
+	return s / w->n;
+}
+
+static void test_kth(void **state)
+{
+	(void)state;
+	char p[1024];
+	snprintf(p, sizeof p, "%s/%s", tu_root(), KTH_REL);
+	if (access(p, R_OK) != 0)
+		fail_msg("missing %s: the repository carries the KTH log in traces/data; "
+		         "copy it from ../shared/traces/swf-kth-sp2-1996", p);
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	/* 28,476 job lines, one without processors (allocated 0, requested -1). */
+	assert_int_equal(w.n, 28476 - 1);
+	assert_int_equal(w.skipped_unusable, 1);
+	assert_int_equal(w.skipped_malformed, 0);
+	assert_int_equal(w.max_procs, 100);
+	assert_int_equal(w.max_nodes, 100);
+	assert_int_equal(w.unix_start, 843480031);
+	assert_true(fabs(mean_run_s(&w) - 8872.2) < 0.05);
+	int64_t failed = 0;
+	for (int i = 0; i < w.n; i++) {
+		failed += w.truth[i].fails;
+		assert_true(w.jobs[i].walltime_us != SIMTIME_INF); /* every job has an estimate */
+		assert_true(w.jobs[i].req.cores >= 1 && w.jobs[i].req.cores <= 100);
+	}
+	assert_int_equal(failed, 7946);
+	/* The first job of the cleaned log: "15 599850 192180 3477 4 ... 53940 ... 1 12 12". */
+	assert_int_equal(w.jobs[0].trace_id, 15);
+	assert_int_equal(w.jobs[0].submit_us, 599850 * SIMTIME_SEC);
+	assert_int_equal(w.jobs[0].walltime_us, 53940 * SIMTIME_SEC);
+	assert_int_equal(w.truth[0].run_us, 3477 * SIMTIME_SEC);
+	workload_free(&w);
+}
+
+static void test_shared_logs(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *rel;
+		int32_t n, unusable, max_procs;
+		double mean_run_s;
+	} logs[] = {
+		{ "swf-lanl-cm5-1994/LANL-CM5-1994-4.1-cln.swf.gz", 122060 - 3, 3, 1024, 2581.6 },
+		{ "swf-nasa-ipsc-1993/NASA-iPSC-1993-3.1-cln.swf.gz", 18239, 0, 128, 764.9 },
+		{ "swf-hpc2n-seth-excerpt/hpc2n.swf", 3170 - 25, 25, 240, 10128.3 },
+		{ "swf-lublin256-synthetic/lublin_256.swf", 10000, 0, -1, 4862.8 },
+		{ "swf-lublin256-synthetic/lublin_256_new2.swf", 10000, 0, -1, 1696.0 },
+	};
+	for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++) {
+		char *p = shared_trace(logs[i].rel);
+		struct workload w;
+		char err[512] = "";
+		if (trace_swf_read(p, NULL, &w, err, sizeof err) != 0)
+			fail_msg("%s", err);
+		assert_int_equal(w.n, logs[i].n);
+		assert_int_equal(w.skipped_unusable, logs[i].unusable);
+		assert_int_equal(w.max_procs, logs[i].max_procs);
+		if (fabs(mean_run_s(&w) - logs[i].mean_run_s) >= 0.05)
+			fail_msg("%s: mean runtime %.2f s, expected %.1f", p, mean_run_s(&w),
+			         logs[i].mean_run_s);
+		workload_free(&w);
+		free(p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_small_file),
+		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_lenient_counts),
+		cmocka_unit_test(test_unusable),
+		cmocka_unit_test(test_missing_and_truncated),
+		cmocka_unit_test(test_linereader),
+		cmocka_unit_test(test_workload_sort),
+		cmocka_unit_test(test_kth),
+		cmocka_unit_test(test_shared_logs),
+	};
+	return cmocka_run_group_tests_name("swf", tests, NULL, NULL);
+}

@@ -1,0 +1,383 @@
+/* jsonl — the native trace format: JSON Lines, one job object per line
+ * (see trace.h and docs/traces.md for the fields). Parsed with jansson a
+ * line at a time; json_t never leaves this file. Reading validates every
+ * key: an unknown key, a wrong type, a missing required field or a negative
+ * count is an error naming the line and the JSON path. */
+#include "traces/trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* What a field may hold. */
+enum jk {
+	JK_ID,        /* integer >= 0, read and ignored (ids are indexes) */
+	JK_INT64,     /* integer >= 0 */
+	JK_INT32M1,   /* integer >= -1 that fits in int32 */
+	JK_COUNT,     /* integer >= 0 that fits in int32 */
+	JK_WALLTIME,  /* integer > 0, or null for none */
+	JK_CLASS,     /* a class name */
+	JK_STATE,     /* "pending" */
+	JK_BOOL,
+	JK_REQ,       /* the request object */
+};
+
+struct jfield {
+	const char *key;
+	enum jk kind;
+	bool required;
+};
+
+enum { T_ID, T_TRACE_ID, T_CLASS, T_STATE, T_TENANT, T_GROUP, T_QUEUE, T_SUBMIT,
+       T_WALLTIME, T_REQ, T_RUN, T_FAILS, T_NTOP };
+static const struct jfield top_fields[T_NTOP] = {
+	[T_ID] = { "id", JK_ID, false },
+	[T_TRACE_ID] = { "trace_id", JK_INT64, false },
+	[T_CLASS] = { "class", JK_CLASS, false },
+	[T_STATE] = { "state", JK_STATE, false },
+	[T_TENANT] = { "tenant", JK_INT32M1, false },
+	[T_GROUP] = { "group", JK_INT32M1, false },
+	[T_QUEUE] = { "queue", JK_INT32M1, false },
+	[T_SUBMIT] = { "submit_us", JK_INT64, true },
+	[T_WALLTIME] = { "walltime_us", JK_WALLTIME, false },
+	[T_REQ] = { "req", JK_REQ, true },
+	[T_RUN] = { "run_us", JK_INT64, true },
+	[T_FAILS] = { "fails", JK_BOOL, false },
+};
+
+enum { R_NODES, R_CORES, R_GPUS, R_MEM, R_GPU_MEM, R_MODELS, R_NREQ };
+static const struct jfield req_fields[R_NREQ] = {
+	[R_NODES] = { "nodes", JK_COUNT, false },
+	[R_CORES] = { "cores", JK_COUNT, false },
+	[R_GPUS] = { "gpus", JK_COUNT, false },
+	[R_MEM] = { "mem_mib", JK_INT64, false },
+	[R_GPU_MEM] = { "gpu_mem_mib", JK_INT64, false },
+	[R_MODELS] = { "gpu_models_mask", JK_INT64, false },
+};
+
+struct jctx {
+	const char *path;
+	int64_t line;
+	char *err;
+	size_t errlen;
+};
+
+/* Sets "path:LINE: JSONPATH: what" and returns -1. */
+__attribute__((format(printf, 3, 4)))
+static int jfail(const struct jctx *c, const char *jpath, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "%s:%lld: %s: %s", c->path, (long long)c->line, jpath, what);
+	return -1;
+}
+
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number with a fraction";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* Finds each key of obj in the table; unknown keys are errors. */
+static int match_keys(const struct jctx *c, json_t *obj, const char *prefix,
+                      const struct jfield *tab, int ntab, json_t **vals)
+{
+	const char *key;
+	json_t *v;
+	for (int i = 0; i < ntab; i++)
+		vals[i] = NULL;
+	json_object_foreach(obj, key, v) {
+		int i = 0;
+		while (i < ntab && strcmp(key, tab[i].key) != 0)
+			i++;
+		if (i == ntab) {
+			char jp[160];
+			snprintf(jp, sizeof jp, "%s.%.100s", prefix, key);
+			return jfail(c, jp, "unknown key");
+		}
+		vals[i] = v;
+	}
+	for (int i = 0; i < ntab; i++)
+		if (tab[i].required && !vals[i]) {
+			char jp[160];
+			snprintf(jp, sizeof jp, "%s.%s", prefix, tab[i].key);
+			return jfail(c, jp, "missing (required)");
+		}
+	return 0;
+}
+
+/* Reads an integer field of kind k into *out; absent leaves *out. */
+static int get_int(const struct jctx *c, const char *prefix, const struct jfield *f,
+                   json_t *v, int64_t *out)
+{
+	if (!v)
+		return 0;
+	char jp[160];
+	snprintf(jp, sizeof jp, "%s.%s", prefix, f->key);
+	const char *want;
+	int64_t lo, hi = INT64_MAX;
+	switch (f->kind) {
+	case JK_INT32M1: want = "an integer >= -1"; lo = -1; hi = INT32_MAX; break;
+	case JK_COUNT: want = "a non-negative integer"; lo = 0; hi = INT32_MAX; break;
+	case JK_WALLTIME: want = "a positive integer or null"; lo = 1; break;
+	default: want = "a non-negative integer"; lo = 0; break;
+	}
+	if (f->kind == JK_WALLTIME && json_is_null(v)) {
+		*out = SIMTIME_INF;
+		return 0;
+	}
+	if (!json_is_integer(v)) {
+		return jfail(c, jp, "expected %s, got %s", want, type_name(v));
+	}
+	json_int_t x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		return jfail(c, jp, "expected %s, got %lld%s", want, (long long)x,
+		             x > hi ? " (too large)" : "");
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_req(const struct jctx *c, json_t *obj, struct job_req *r)
+{
+	if (!json_is_object(obj)) {
+		return jfail(c, "$.req", "expected an object, got %s", type_name(obj));
+	}
+	json_t *v[R_NREQ];
+	if (match_keys(c, obj, "$.req", req_fields, R_NREQ, v) != 0)
+		return -1;
+	int64_t x[R_NREQ] = { 0 };
+	for (int i = 0; i < R_NREQ; i++)
+		if (get_int(c, "$.req", &req_fields[i], v[i], &x[i]) != 0)
+			return -1;
+	memset(r, 0, sizeof *r);
+	r->nodes = (int32_t)x[R_NODES];
+	r->cores = (int32_t)x[R_CORES];
+	r->gpus = (int32_t)x[R_GPUS];
+	r->mem_mib = x[R_MEM];
+	r->gpu_mem_mib = x[R_GPU_MEM];
+	r->gpu_models = (uint64_t)x[R_MODELS];
+	if (r->nodes == 0 && r->gpus > 0)
+		return jfail(c, "$.req.gpus", "a spread request (nodes 0) cannot ask for GPUs; "
+		             "give nodes > 0");
+	if (r->cores == 0 && r->gpus == 0)
+		return jfail(c, "$.req", "expected cores > 0 or gpus > 0");
+	return 0;
+}
+
+static int get_string(const struct jctx *c, const char *jp, json_t *v, const char **out)
+{
+	if (!json_is_string(v)) {
+		return jfail(c, jp, "expected a string, got %s", type_name(v));
+	}
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* index: the job's position in the file, its trace_id when none is given. */
+static int obj_to_job(const struct jctx *c, json_t *obj, int32_t index, struct job *j,
+                      struct job_truth *t)
+{
+	json_t *v[T_NTOP];
+	if (match_keys(c, obj, "$", top_fields, T_NTOP, v) != 0)
+		return -1;
+	int64_t x[T_NTOP] = { 0 };
+	x[T_TRACE_ID] = index;
+	x[T_TENANT] = x[T_GROUP] = x[T_QUEUE] = -1;
+	x[T_WALLTIME] = SIMTIME_INF;
+	for (int i = 0; i < T_NTOP; i++) {
+		enum jk k = top_fields[i].kind;
+		if (k == JK_ID || k == JK_INT64 || k == JK_INT32M1 || k == JK_WALLTIME)
+			if (get_int(c, "$", &top_fields[i], v[i], &x[i]) != 0)
+				return -1;
+	}
+	job_init(j, 0, x[T_SUBMIT]);
+	j->trace_id = x[T_TRACE_ID];
+	j->tenant = (int32_t)x[T_TENANT];
+	j->group = (int32_t)x[T_GROUP];
+	j->queue = (int32_t)x[T_QUEUE];
+	j->walltime_us = x[T_WALLTIME];
+	if (v[T_CLASS]) {
+		const char *s = "";
+		if (get_string(c, "$.class", v[T_CLASS], &s) != 0)
+			return -1;
+		int cls = job_class_parse(s);
+		if (cls < 0)
+			return jfail(c, "$.class", "expected training, inference, batch or dev, "
+			             "got '%.60s'", s);
+		j->cls = (uint8_t)cls;
+	}
+	if (v[T_STATE]) {
+		const char *s = "";
+		if (get_string(c, "$.state", v[T_STATE], &s) != 0)
+			return -1;
+		if (strcmp(s, job_state_name(JOB_PENDING)) != 0)
+			return jfail(c, "$.state", "expected \"pending\" (a trace holds jobs not yet "
+			             "submitted), got '%.60s'", s);
+	}
+	if (get_req(c, v[T_REQ], &j->req) != 0)
+		return -1;
+	memset(t, 0, sizeof *t);
+	t->run_us = x[T_RUN];
+	if (v[T_FAILS]) {
+		if (!json_is_boolean(v[T_FAILS])) {
+			return jfail(c, "$.fails", "expected true or false, got %s",
+			             type_name(v[T_FAILS]));
+		}
+		t->fails = json_is_true(v[T_FAILS]);
+	}
+	return 0;
+}
+
+int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t errlen)
+{
+	workload_init(w);
+	struct linereader *lr = linereader_open(path, err, errlen);
+	if (!lr)
+		return -1;
+	struct jctx c = { .path = path, .err = err, .errlen = errlen };
+	const char *line;
+	size_t len;
+	while ((line = linereader_next(lr, &len))) {
+		c.line = linereader_lineno(lr);
+		size_t i = 0;
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len)
+			continue; /* blank line */
+		json_error_t je;
+		json_t *obj = json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+		if (!obj) {
+			snprintf(err, errlen, "%s:%lld:%d: %s", path, (long long)c.line,
+			         je.column, je.text);
+			goto fail;
+		}
+		struct job j;
+		struct job_truth t;
+		int rc;
+		if (!json_is_object(obj)) {
+			rc = jfail(&c, "$", "expected a job object, got %s", type_name(obj));
+		} else {
+			rc = obj_to_job(&c, obj, w->n, &j, &t);
+		}
+		json_decref(obj);
+		if (rc != 0)
+			goto fail;
+		if (workload_add(w, &j, &t) != 0) {
+			snprintf(err, errlen, "%s:%lld: out of memory after %d jobs", path,
+			         (long long)c.line, w->n);
+			goto fail;
+		}
+	}
+	if (linereader_error(lr))
+		goto fail;
+	w->lines = linereader_lineno(lr);
+	linereader_close(lr);
+	workload_sort(w);
+	return 0;
+
+fail:
+	linereader_close(lr);
+	workload_free(w);
+	return -1;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+static json_t *job_to_obj(const struct job *j, const struct job_truth *t)
+{
+	json_t *req = json_pack("{s:i, s:i, s:i, s:I, s:I, s:I}",
+	                        "nodes", (int)j->req.nodes, "cores", (int)j->req.cores,
+	                        "gpus", (int)j->req.gpus, "mem_mib", (json_int_t)j->req.mem_mib,
+	                        "gpu_mem_mib", (json_int_t)j->req.gpu_mem_mib,
+	                        "gpu_models_mask", (json_int_t)j->req.gpu_models);
+	if (!req)
+		return NULL;
+	json_t *wall = j->walltime_us == SIMTIME_INF ? json_null()
+	                                             : json_integer(j->walltime_us);
+	/* "o" steals req and wall, also when json_pack fails. */
+	return json_pack("{s:i, s:I, s:s, s:s, s:i, s:i, s:i, s:I, s:o, s:o, s:I, s:b}",
+	                 "id", (int)j->id, "trace_id", (json_int_t)j->trace_id,
+	                 "class", job_class_name((enum job_class)j->cls),
+	                 "state", job_state_name((enum job_state)j->state),
+	                 "tenant", (int)j->tenant, "group", (int)j->group, "queue", (int)j->queue,
+	                 "submit_us", (json_int_t)j->submit_us, "walltime_us", wall,
+	                 "req", req, "run_us", (json_int_t)t->run_us, "fails", (int)(t->fails != 0));
+}
+
+int trace_jsonl_write(const char *path, const struct workload *w, char *err, size_t errlen)
+{
+	size_t tlen = strlen(path) + 32;
+	char *tmp = malloc(tlen);
+	if (!tmp) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	snprintf(tmp, tlen, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+		goto free_tmp;
+	}
+	for (int32_t i = 0; i < w->n; i++) {
+		const struct job *j = &w->jobs[i];
+		if (j->req.gpu_models > (uint64_t)INT64_MAX) {
+			snprintf(err, errlen, "%s: job %d: gpu_models_mask uses bit 63, which JSON "
+			         "integers here cannot carry", path, i);
+			goto remove_tmp;
+		}
+		json_t *obj = job_to_obj(j, &w->truth[i]);
+		if (!obj) {
+			snprintf(err, errlen, "%s: job %d: out of memory", path, i);
+			goto remove_tmp;
+		}
+		int rc = json_dumpf(obj, f, JSON_COMPACT);
+		json_decref(obj);
+		if (rc != 0 || fputc('\n', f) == EOF) {
+			snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+			goto remove_tmp;
+		}
+	}
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+		goto remove_tmp;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+		goto remove_tmp;
+	}
+	f = NULL;
+	if (rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: cannot rename %s into place: %s", path, tmp,
+		         strerror(errno));
+		goto remove_tmp;
+	}
+	free(tmp);
+	return 0;
+
+remove_tmp:
+	if (f)
+		fclose(f);
+	unlink(tmp);
+free_tmp:
+	free(tmp);
+	return -1;
+}

@@ -1,0 +1,342 @@
+/* swf — the Standard Workload Format v2.2 reader (see trace.h, docs/traces.md).
+ *
+ * One job per line, 18 whitespace-separated numeric fields, -1 for unknown;
+ * header comments start with ';'. Lines are read one at a time and parsed
+ * with a hand-written number scanner (sscanf is several times slower on the
+ * 122k-line LANL log). */
+#include "traces/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SWF_NFIELDS = 18 };
+
+/* Field numbers as in the spec (1-based). */
+enum {
+	F_ID = 1, F_SUBMIT, F_WAIT, F_RUN, F_ALLOC_PROCS, F_AVG_CPU, F_USED_MEM,
+	F_REQ_PROCS, F_REQ_TIME, F_REQ_MEM, F_STATUS, F_USER, F_GROUP, F_EXE,
+	F_QUEUE, F_PARTITION, F_PRECEDING, F_THINK
+};
+
+enum field_kind {
+	FK_INT,      /* integer, -1 or >= 0 */
+	FK_DECIMAL,  /* decimal number, -1 or >= 0 (the spec allows fractions) */
+	FK_ID,       /* integer >= 0 */
+	FK_SUBMIT,   /* integer seconds >= 0: a replay needs it */
+	FK_TIME,     /* integer seconds, -1 or >= 0, small enough for microseconds */
+	FK_INT32,    /* integer, -1 or >= 0, fits in int32 */
+	FK_STATUS,   /* -1 .. 5 */
+};
+
+static const struct {
+	const char *name;
+	enum field_kind kind;
+} fields[SWF_NFIELDS + 1] = {
+	[F_ID] = { "job id", FK_ID },
+	[F_SUBMIT] = { "submit time", FK_SUBMIT },
+	[F_WAIT] = { "wait time", FK_TIME },
+	[F_RUN] = { "run time", FK_TIME },
+	[F_ALLOC_PROCS] = { "allocated processors", FK_INT32 },
+	[F_AVG_CPU] = { "average CPU time", FK_DECIMAL },
+	[F_USED_MEM] = { "used memory", FK_DECIMAL },
+	[F_REQ_PROCS] = { "requested processors", FK_INT32 },
+	[F_REQ_TIME] = { "requested time", FK_TIME },
+	[F_REQ_MEM] = { "requested memory", FK_DECIMAL },
+	[F_STATUS] = { "status", FK_STATUS },
+	[F_USER] = { "user id", FK_INT32 },
+	[F_GROUP] = { "group id", FK_INT32 },
+	[F_EXE] = { "executable id", FK_INT },
+	[F_QUEUE] = { "queue", FK_INT32 },
+	[F_PARTITION] = { "partition", FK_INT },
+	[F_PRECEDING] = { "preceding job", FK_INT },
+	[F_THINK] = { "think time", FK_TIME },
+};
+
+/* Largest time in seconds whose microsecond count fits in a simtime. */
+#define SWF_MAX_TIME_S (INT64_MAX / SIMTIME_SEC)
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Scans an integer token [s, e). 0 ok, -1 not an integer, -2 overflow. */
+static int scan_int(const char *s, const char *e, int64_t *out)
+{
+	int neg = 0;
+	if (s < e && (*s == '-' || *s == '+'))
+		neg = *s++ == '-';
+	if (s == e)
+		return -1;
+	uint64_t v = 0;
+	for (; s < e; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (d > 9)
+			return -1;
+		if (v > ((uint64_t)INT64_MAX - d) / 10)
+			return -2;
+		v = v * 10 + d;
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* Scans a decimal token [s, e): [-]digits[.digits] or [-].digits, with an
+ * optional exponent. 0 ok, -1 not a number. */
+static int scan_decimal(const char *s, const char *e, double *out)
+{
+	const char *p = s;
+	if (p < e && (*p == '-' || *p == '+'))
+		p++;
+	int digits = 0;
+	while (p < e && *p >= '0' && *p <= '9')
+		p++, digits++;
+	if (p < e && *p == '.') {
+		p++;
+		while (p < e && *p >= '0' && *p <= '9')
+			p++, digits++;
+	}
+	if (!digits)
+		return -1;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '-' || *p == '+'))
+			p++;
+		if (p == e || *p < '0' || *p > '9')
+			return -1;
+		while (p < e && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p != e)
+		return -1;
+	char tmp[64];
+	size_t n = (size_t)(e - s);
+	if (n >= sizeof tmp)
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	*out = strtod(tmp, NULL);
+	return 0;
+}
+
+struct swf_line {
+	int64_t v[SWF_NFIELDS + 1]; /* integer fields; decimals are checked only */
+};
+
+/* Splits a line into at most SWF_NFIELDS tokens; returns the token count
+ * (which may exceed SWF_NFIELDS: the rest are counted, not stored). */
+static int split(const char *s, const char *tok[], const char *end[])
+{
+	int n = 0;
+	for (;;) {
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			return n;
+		const char *e = s;
+		while (*e && !is_space(*e))
+			e++;
+		if (n < SWF_NFIELDS) {
+			tok[n] = s;
+			end[n] = e;
+		}
+		n++;
+		s = e;
+	}
+}
+
+/* Parses one field [s, e) of kind k; 0 ok, -1 not a number, -2 overflow,
+ * -3 out of range; *want says what was expected. */
+static int parse_field(enum field_kind k, const char *s, const char *e, int64_t *out,
+                       const char **want)
+{
+	int64_t v = 0;
+	int rc;
+	if (k == FK_DECIMAL) {
+		double d = 0;
+		*want = "a number (-1 or >= 0)";
+		rc = scan_decimal(s, e, &d);
+		if (rc == 0 && d < 0 && d != -1.0)
+			rc = -3;
+		*out = rc == 0 && d >= 0 ? (d < 9e18 ? (int64_t)d : INT64_MAX) : -1;
+		return rc;
+	}
+	rc = scan_int(s, e, &v);
+	int64_t lo = -1, hi = INT64_MAX;
+	switch (k) {
+	case FK_ID:
+		*want = "a non-negative integer";
+		lo = 0;
+		break;
+	case FK_SUBMIT:
+		*want = "a non-negative integer (seconds; a replay needs the submit time)";
+		lo = 0;
+		hi = SWF_MAX_TIME_S;
+		break;
+	case FK_TIME:
+		*want = "-1 or a non-negative integer (seconds)";
+		hi = SWF_MAX_TIME_S;
+		break;
+	case FK_INT32:
+		*want = "-1 or a non-negative integer below 2^31";
+		hi = INT32_MAX;
+		break;
+	case FK_STATUS:
+		*want = "a status in -1..5 (1 completed, 0 failed, 5 cancelled)";
+		hi = 5;
+		break;
+	default:
+		*want = "-1 or a non-negative integer";
+		break;
+	}
+	if (rc == 0 && (v < lo || v > hi))
+		rc = -3;
+	*out = v;
+	return rc;
+}
+
+/* Parses one job line. 0 ok; -1 malformed with the message in msg. */
+static int parse_fields(const char *s, struct swf_line *out, char *msg, size_t msglen)
+{
+	const char *tok[SWF_NFIELDS], *end[SWF_NFIELDS];
+	int n = split(s, tok, end);
+	if (n > SWF_NFIELDS) {
+		snprintf(msg, msglen, "expected %d fields, got %d", SWF_NFIELDS, n);
+		return -1;
+	}
+	if (n < SWF_NFIELDS) {
+		snprintf(msg, msglen, "expected %d fields, got %d (field %d (%s) is missing)",
+		         SWF_NFIELDS, n, n + 1, fields[n + 1].name);
+		return -1;
+	}
+	for (int f = 1; f <= SWF_NFIELDS; f++) {
+		const char *want;
+		const char *b = tok[f - 1], *e = end[f - 1];
+		int rc = parse_field(fields[f].kind, b, e, &out->v[f], &want);
+		if (rc != 0) {
+			int tl = (int)(e - b > 40 ? 40 : e - b);
+			snprintf(msg, msglen, "field %d (%s): expected %s, got '%.*s%s'%s", f,
+			         fields[f].name, want, tl, b, e - b > 40 ? "..." : "",
+			         rc == -2 ? " (out of range)" : "");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Header comment: "; Key: value". Returns 0, or -1 with msg when a header we
+ * use has a value that is not an integer. */
+static int parse_header(const char *s, struct workload *w, char *msg, size_t msglen)
+{
+	static const char *const keys[] = { "MaxProcs", "MaxNodes", "UnixStartTime" };
+	s++; /* ';' */
+	while (is_space(*s))
+		s++;
+	for (int k = 0; k < 3; k++) {
+		size_t kl = strlen(keys[k]);
+		if (strncmp(s, keys[k], kl) != 0 || s[kl] != ':')
+			continue;
+		const char *p = s + kl + 1;
+		while (is_space(*p))
+			p++;
+		const char *e = p;
+		while (*e && !is_space(*e))
+			e++;
+		int64_t v;
+		int64_t hi = k == 2 ? INT64_MAX : INT32_MAX;
+		if (scan_int(p, e, &v) != 0 || v < -1 || v > hi) {
+			snprintf(msg, msglen, "header %s: expected a non-negative integer "
+			         "(or -1, unknown), got '%.*s'",
+			         keys[k], (int)(e - p > 40 ? 40 : e - p), p);
+			return -1;
+		}
+		if (k == 0)
+			w->max_procs = (int32_t)v;
+		else if (k == 1)
+			w->max_nodes = (int32_t)v;
+		else
+			w->unix_start = v;
+		return 0;
+	}
+	return 0;
+}
+
+/* 1 when the line describes a job a replay can use, 0 when it cannot. */
+static int line_to_job(const struct swf_line *l, struct job *j, struct job_truth *t)
+{
+	int64_t procs = l->v[F_ALLOC_PROCS] > 0 ? l->v[F_ALLOC_PROCS] : l->v[F_REQ_PROCS];
+	if (l->v[F_RUN] < 0 || procs <= 0)
+		return 0;
+	job_init(j, 0, l->v[F_SUBMIT] * SIMTIME_SEC);
+	j->trace_id = l->v[F_ID];
+	j->req.nodes = 0;
+	j->req.cores = (int32_t)procs;
+	j->walltime_us = l->v[F_REQ_TIME] > 0 ? l->v[F_REQ_TIME] * SIMTIME_SEC : SIMTIME_INF;
+	j->tenant = (int32_t)l->v[F_USER];
+	j->group = (int32_t)l->v[F_GROUP];
+	j->queue = (int32_t)l->v[F_QUEUE];
+	j->cls = JOB_BATCH;
+	memset(t, 0, sizeof *t);
+	t->run_us = l->v[F_RUN] * SIMTIME_SEC;
+	int64_t st = l->v[F_STATUS];
+	/* 0 failed, 5 cancelled, 4 last partial execution failed. */
+	t->fails = st == 0 || st == 4 || st == 5;
+	return 1;
+}
+
+int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *w,
+                   char *err, size_t errlen)
+{
+	bool lenient = o && o->lenient;
+	workload_init(w);
+	struct linereader *lr = linereader_open(path, err, errlen);
+	if (!lr)
+		return -1;
+	const char *line;
+	size_t len;
+	char msg[512];
+	struct swf_line sl;
+	struct job j;
+	struct job_truth t;
+	while ((line = linereader_next(lr, &len))) {
+		const char *s = line;
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			continue;
+		int rc = *s == ';' ? parse_header(s, w, msg, sizeof msg)
+		                   : parse_fields(s, &sl, msg, sizeof msg);
+		if (rc != 0) {
+			if (!lenient) {
+				snprintf(err, errlen, "%s:%lld: %s", path,
+				         (long long)linereader_lineno(lr), msg);
+				goto fail;
+			}
+			w->skipped_malformed++;
+			continue;
+		}
+		if (*s == ';')
+			continue;
+		if (!line_to_job(&sl, &j, &t)) {
+			w->skipped_unusable++;
+			continue;
+		}
+		if (workload_add(w, &j, &t) != 0) {
+			snprintf(err, errlen, "%s:%lld: out of memory after %d jobs", path,
+			         (long long)linereader_lineno(lr), w->n);
+			goto fail;
+		}
+	}
+	if (linereader_error(lr))
+		goto fail; /* err set by the reader */
+	w->lines = linereader_lineno(lr);
+	linereader_close(lr);
+	workload_sort(w);
+	return 0;
+
+fail:
+	linereader_close(lr);
+	workload_free(w);
+	return -1;
+}

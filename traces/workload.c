@@ -1,0 +1,140 @@
+/* workload — the job table a trace reader fills (see trace.h). */
+#include "traces/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { WL_INITIAL = 1024 };
+
+void workload_init(struct workload *w)
+{
+	memset(w, 0, sizeof *w);
+	w->max_procs = -1;
+	w->max_nodes = -1;
+	w->unix_start = -1;
+}
+
+void workload_free(struct workload *w)
+{
+	free(w->jobs);
+	free(w->truth);
+	workload_init(w);
+}
+
+static int grow(struct workload *w)
+{
+	if (w->cap >= INT32_MAX)
+		return -1;
+	int64_t ncap = w->cap ? (int64_t)w->cap * 2 : WL_INITIAL;
+	if (ncap > INT32_MAX)
+		ncap = INT32_MAX;
+	struct job *nj = realloc(w->jobs, (size_t)ncap * sizeof *nj);
+	if (!nj)
+		return -1;
+	w->jobs = nj;
+	struct job_truth *nt = realloc(w->truth, (size_t)ncap * sizeof *nt);
+	if (!nt)
+		return -1; /* jobs grew, cap did not: still consistent */
+	w->truth = nt;
+	w->cap = (int32_t)ncap;
+	return 0;
+}
+
+int workload_add(struct workload *w, const struct job *j, const struct job_truth *t)
+{
+	if (w->n == w->cap && grow(w) != 0)
+		return -1;
+	w->jobs[w->n] = *j;
+	w->jobs[w->n].id = w->n;
+	w->truth[w->n] = *t;
+	w->n++;
+	return 0;
+}
+
+struct key {
+	simtime submit_us;
+	int32_t idx;
+};
+
+/* Bottom-up merge sort of keys by submit time; equal keys keep their order. */
+static void merge_sort(struct key *a, struct key *tmp, int32_t n)
+{
+	struct key *src = a, *dst = tmp;
+	for (int64_t width = 1; width < n; width *= 2) {
+		for (int64_t lo = 0; lo < n; lo += 2 * width) {
+			int64_t mid = lo + width < n ? lo + width : n;
+			int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			int64_t i = lo, k = mid, o = lo;
+			while (i < mid && k < hi)
+				dst[o++] = src[k].submit_us < src[i].submit_us ? src[k++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (k < hi)
+				dst[o++] = src[k++];
+		}
+		struct key *s = src;
+		src = dst;
+		dst = s;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* Stable insertion sort in place: the fallback when memory is short. */
+static void insertion_sort(struct workload *w)
+{
+	for (int32_t i = 1; i < w->n; i++) {
+		struct job j = w->jobs[i];
+		struct job_truth t = w->truth[i];
+		int32_t k = i;
+		while (k > 0 && w->jobs[k - 1].submit_us > j.submit_us) {
+			w->jobs[k] = w->jobs[k - 1];
+			w->truth[k] = w->truth[k - 1];
+			k--;
+		}
+		w->jobs[k] = j;
+		w->truth[k] = t;
+	}
+}
+
+static void renumber(struct workload *w)
+{
+	for (int32_t i = 0; i < w->n; i++)
+		w->jobs[i].id = i;
+}
+
+void workload_sort(struct workload *w)
+{
+	int32_t i = 1;
+	while (i < w->n && w->jobs[i - 1].submit_us <= w->jobs[i].submit_us)
+		i++;
+	if (i >= w->n) { /* already sorted: the usual case for real logs */
+		renumber(w);
+		return;
+	}
+	size_t n = (size_t)w->n;
+	struct key *keys = malloc(2 * n * sizeof *keys);
+	struct job *nj = keys ? malloc((size_t)w->cap * sizeof *nj) : NULL;
+	struct job_truth *nt = nj ? malloc((size_t)w->cap * sizeof *nt) : NULL;
+	if (!nt) {
+		/* No memory for the fast path: sort in place, slowly but correctly. */
+		free(nj);
+		free(keys);
+		insertion_sort(w);
+		renumber(w);
+		return;
+	}
+	for (int32_t k = 0; k < w->n; k++)
+		keys[k] = (struct key){ w->jobs[k].submit_us, k };
+	merge_sort(keys, keys + n, w->n);
+	for (int32_t k = 0; k < w->n; k++) {
+		nj[k] = w->jobs[keys[k].idx];
+		nt[k] = w->truth[keys[k].idx];
+	}
+	free(keys);
+	free(w->jobs);
+	free(w->truth);
+	w->jobs = nj;
+	w->truth = nt;
+	renumber(w);
+}
