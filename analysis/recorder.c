@@ -308,7 +308,7 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 		parts = s->cl.pool.p + j->parts;
 		for (int i = 0; i < nparts; i++) {
 			cores += parts[i].cores;
-			gpus += __builtin_popcountll(parts[i].gpus);
+			gpus += hl_popcount64(parts[i].gpus);
 			mem += parts[i].mem_mib;
 		}
 	}

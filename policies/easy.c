@@ -35,6 +35,12 @@ struct easy {
 	struct alloc_part *need;    /* per node: the head's reserved part (zero if none) */
 	int32_t *ids;
 	int64_t extra_cores, extra_gpus;
+	/* The reservation last computed, reused while the head and the
+	 * allocation epoch are unchanged (passes caused by arrivals only). */
+	bool cached;
+	int32_t cached_head;
+	uint64_t cached_epoch;
+	simtime cached_shadow;
 };
 
 static int easy_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
@@ -177,7 +183,15 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
 			continue;
 		if (!have_shadow) {
-			reserve(p, v, head, &shadow);
+			if (p->cached && p->cached_head == head->id && p->cached_epoch == v->alloc_epoch) {
+				shadow = p->cached_shadow;
+			} else {
+				reserve(p, v, head, &shadow);
+				p->cached = true;
+				p->cached_head = head->id;
+				p->cached_epoch = v->alloc_epoch;
+				p->cached_shadow = shadow;
+			}
 			have_shadow = true;
 		}
 		bool before = j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= shadow;

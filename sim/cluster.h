@@ -163,9 +163,15 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
 void nodefree_take(struct nodefree *f, const struct alloc_part *parts, int nparts);
 void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int nparts);
 
-/* Population count that costs nothing on the common empty mask (the
- * portable build has no POPCNT instruction). */
-static inline int hl_popcount64(uint64_t x) { return x ? __builtin_popcountll(x) : 0; }
+/* Population count, inline: the portable x86-64 build has no POPCNT
+ * instruction and __builtin_popcountll becomes a libgcc call. */
+static inline int hl_popcount64(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (int)((x * 0x0101010101010101ull) >> 56);
+}
 
 /* Part pool: a block able to hold n parts; returns its offset or UINT32_MAX. */
 uint32_t partpool_get(struct partpool *pp, int n);

@@ -126,6 +126,7 @@ static void view_fill(const struct sim *s, struct view *v)
 	v->running = s->running;
 	v->nrunning = s->nrunning;
 	v->parts = s->cl.pool.p;
+	v->alloc_epoch = s->alloc_epoch;
 }
 
 static void finish_hook(struct sim *s, int32_t job)
@@ -158,6 +159,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 		s->cl.free_gpus += hl_popcount64(parts[i].gpus);
 	}
 	nodefree_give(s->cl.free, parts, j->nparts);
+	s->alloc_epoch++;
 	partpool_put(&s->cl.pool, j->parts, j->nparts);
 	j->nparts = 0;
 	int32_t k = j->run_idx;
@@ -299,6 +301,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 		return fail(s, "out of memory growing the allocation pool");
 	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
 	nodefree_take(s->cl.free, parts, nparts);
+	s->alloc_epoch++;
 	for (int i = 0; i < nparts; i++) {
 		s->cl.free_cores -= parts[i].cores;
 		s->cl.free_gpus -= hl_popcount64(parts[i].gpus);

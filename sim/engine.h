@@ -110,6 +110,7 @@ struct sim {
 	bool dirty;                  /* something changed since the last pass */
 	bool failed;
 	uint64_t nevents, npasses, ndecisions;
+	uint64_t alloc_epoch;        /* bumped on every start and end */
 	int32_t nfinished;
 	struct sim_sched sched;
 	const struct executor_ops *exec;

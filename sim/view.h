@@ -30,6 +30,8 @@ struct view {
 	const int32_t *running;         /* job ids, no particular order */
 	int32_t nrunning;
 	const struct alloc_part *parts; /* cl->pool.p: running jobs' allocations */
+	uint64_t alloc_epoch;           /* changes whenever a job starts or ends: a policy may
+	                                   reuse what it computed from the same epoch */
 };
 
 struct decide;   /* owned by the engine */
