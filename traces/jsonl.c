@@ -246,6 +246,38 @@ static int obj_to_job(const struct jctx *c, json_t *obj, int32_t index, struct j
 	return 0;
 }
 
+/* The optional first line {"header": {"max_procs": N, "max_nodes": N,
+ * "unix_start": S}} keeps an SWF header's sizing across a conversion. */
+static int get_header(const struct jctx *c, json_t *obj, json_t *hdr, struct workload *w)
+{
+	static const char *const keys[] = { "max_procs", "max_nodes", "unix_start" };
+	if (json_object_size(obj) != 1)
+		return jfail(c, "$", "a header line holds only \"header\"");
+	if (!json_is_object(hdr))
+		return jfail(c, "$.header", "expected an object, got %s", type_name(hdr));
+	const char *k;
+	json_t *v;
+	json_object_foreach(hdr, k, v) {
+		int i = 0;
+		while (i < 3 && strcmp(keys[i], k) != 0)
+			i++;
+		char jp[64];
+		snprintf(jp, sizeof jp, "$.header.%s", k);
+		if (i == 3)
+			return jfail(c, jp, "unknown key (expected max_procs, max_nodes or unix_start)");
+		if (!json_is_integer(v) || json_integer_value(v) < -1 ||
+		    (i < 2 && json_integer_value(v) > INT32_MAX))
+			return jfail(c, jp, "expected an integer >= -1, got %s", type_name(v));
+		if (i == 0)
+			w->max_procs = (int32_t)json_integer_value(v);
+		else if (i == 1)
+			w->max_nodes = (int32_t)json_integer_value(v);
+		else
+			w->unix_start = json_integer_value(v);
+	}
+	return 0;
+}
+
 int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t errlen)
 {
 	workload_init(w);
@@ -272,6 +304,15 @@ int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t err
 		struct job j;
 		struct job_truth t;
 		int rc;
+		json_t *hdr = json_is_object(obj) ? json_object_get(obj, "header") : NULL;
+		if (hdr) {
+			rc = w->n > 0 ? jfail(&c, "$.header", "a header line must come before the jobs")
+			              : get_header(&c, obj, hdr, w);
+			json_decref(obj);
+			if (rc != 0)
+				goto fail;
+			continue;
+		}
 		if (!json_is_object(obj)) {
 			rc = jfail(&c, "$", "expected a job object, got %s", type_name(obj));
 		} else {
@@ -335,6 +376,16 @@ int trace_jsonl_write(const char *path, const struct workload *w, char *err, siz
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot create %s: %s", path, tmp, strerror(errno));
 		goto free_tmp;
+	}
+	if (w->max_procs > 0 || w->max_nodes > 0 || w->unix_start > 0) {
+		json_t *h = json_pack("{s:{s:i, s:i, s:I}}", "header", "max_procs", (int)w->max_procs,
+		                      "max_nodes", (int)w->max_nodes, "unix_start", (json_int_t)w->unix_start);
+		int rc = h ? json_dumpf(h, f, JSON_COMPACT) : -1;
+		json_decref(h);
+		if (rc != 0 || fputc('\n', f) == EOF) {
+			snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+			goto remove_tmp;
+		}
 	}
 	for (int32_t i = 0; i < w->n; i++) {
 		const struct job *j = &w->jobs[i];
