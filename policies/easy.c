@@ -13,7 +13,18 @@
  *   X = min(F, S − R)   (cores and memory),  X.gpus = F.gpus ∖ R.gpus.
  * A job started on extra resources stays running past the shadow time, so
  * it is also taken from S. Only one reservation exists, so the head cannot
- * be delayed by backfilled jobs (given exact estimates). */
+ * be delayed by backfilled jobs (given exact estimates).
+ *
+ * Counting mode. When the head and a candidate are both fungible — spread
+ * requests for cores with no memory or GPU constraint, as every SWF job is —
+ * any free core serves either, and the reservation is kept as counts, as
+ * the classic algorithm does on a homogeneous machine: the shadow time is
+ * the first estimated end at which the free core count S reaches the head's
+ * need h, and a candidate that would run past it may take up to
+ * min(F, S − h) cores. This is never stricter than the node-level rule and
+ * costs O(running jobs) instead of O(nodes) a pass. A pass switches to the
+ * node level for good at the first candidate (or head) that is not
+ * fungible. */
 #include "policies/policy.h"
 
 #include <stdlib.h>
@@ -41,7 +52,17 @@ struct easy {
 	int32_t cached_head;
 	uint64_t cached_epoch;
 	simtime cached_shadow;
+	bool ccached;               /* the same for the counting reservation */
+	int32_t ccached_head;
+	uint64_t ccached_epoch;
+	simtime ccached_shadow;
+	int64_t ccached_free;
 };
+
+static bool fungible(const struct job_req *r)
+{
+	return r->nodes == 0 && r->gpus == 0 && r->mem_mib == 0;
+}
 
 static int easy_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
@@ -146,6 +167,29 @@ static void reserve(struct easy *p, const struct view *v, const struct job *head
 		extra_node(p, cl, p->head[k].node);
 }
 
+/* Counting reservation: *shadow and the free core count *sfree then. */
+static void reserve_count(struct easy *p, const struct view *v, const struct job *head,
+                          simtime *shadow, int64_t *sfree)
+{
+	int64_t cores = v->cl->free_cores;
+	int32_t n = v->nrunning;
+	memcpy(p->ids, v->running, (size_t)n * sizeof *p->ids);
+	sort_by_expected_end(v->jobs, p->ids, n);
+	*shadow = SIMTIME_INF;
+	for (int32_t k = 0; k < n; k++) {
+		const struct job *r = &v->jobs[p->ids[k]];
+		cores += job_req_cores(&r->req);
+		simtime end = view_expected_end(r);
+		if (k + 1 < n && view_expected_end(&v->jobs[p->ids[k + 1]]) == end)
+			continue;
+		if (cores >= head->req.cores) {
+			*shadow = end > v->now ? end : v->now + 1;
+			break;
+		}
+	}
+	*sfree = cores;
+}
+
 static void easy_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct easy *p = state;
@@ -171,9 +215,10 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 
 	/* The reservation is computed when the first candidate that could
 	 * fit now needs it: on a full machine most passes never do. */
+	enum { NONE, COUNT, NODE } mode = NONE;
 	simtime shadow = SIMTIME_INF;
-	bool have_shadow = false;
-	int32_t smallest_failed = INT32_MAX;   /* spread requests that missed the extra */
+	int64_t sfree = 0;                     /* counting mode: free cores at the shadow time */
+	int32_t smallest_failed = INT32_MAX;   /* fungible requests that missed the extra */
 	int32_t tested = 0;
 	for (i++; i < v->npending && tested < p->max_test; i++) {
 		const struct job *j = &v->jobs[v->pending[i]];
@@ -182,7 +227,21 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 		tested++;
 		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
 			continue;
-		if (!have_shadow) {
+		bool fung = fungible(&j->req) && fungible(&head->req);
+		if (mode == NONE && fung) {
+			if (p->ccached && p->ccached_head == head->id && p->ccached_epoch == v->alloc_epoch) {
+				shadow = p->ccached_shadow;
+				sfree = p->ccached_free;
+			} else {
+				reserve_count(p, v, head, &shadow, &sfree);
+				p->ccached = true;
+				p->ccached_head = head->id;
+				p->ccached_epoch = v->alloc_epoch;
+				p->ccached_shadow = shadow;
+				p->ccached_free = sfree;
+			}
+			mode = COUNT;
+		} else if (mode != NODE && !fung) {
 			if (p->cached && p->cached_head == head->id && p->cached_epoch == v->alloc_epoch) {
 				shadow = p->cached_shadow;
 			} else {
@@ -192,16 +251,23 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 				p->cached_epoch = v->alloc_epoch;
 				p->cached_shadow = shadow;
 			}
-			have_shadow = true;
+			mode = NODE;
 		}
 		bool before = j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= shadow;
+		bool simple = fungible(&j->req);
 		int n;
 		if (before) {
 			n = place_first_fit(cl, cl->free, &j->req, p->parts);
+		} else if (simple && j->req.cores >= smallest_failed) {
+			continue;
+		} else if (mode == COUNT) {
+			int64_t extra = sfree - head->req.cores;
+			if (cl->free_cores < extra)
+				extra = cl->free_cores;
+			n = j->req.cores <= extra ? place_first_fit(cl, cl->free, &j->req, p->parts) : 0;
+			if (!n)
+				smallest_failed = j->req.cores;
 		} else {
-			bool simple = j->req.nodes == 0 && j->req.mem_mib == 0;
-			if (simple && j->req.cores >= smallest_failed)
-				continue;
 			n = place_aggregate_ok(cl, p->extra_cores, p->extra_gpus, &j->req)
 			    ? place_first_fit(cl, p->extra, &j->req, p->parts) : 0;
 			if (!n && simple)
@@ -211,10 +277,15 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 			continue;
 		if (decide_start(out, j->id, p->parts, n))
 			return;
-		if (!before)
-			nodefree_take(p->shadow, p->parts, n);
-		for (int k = 0; k < n; k++)
-			extra_node(p, cl, p->parts[k].node);
+		if (mode == COUNT) {
+			if (!before)
+				sfree -= j->req.cores;
+		} else {
+			if (!before)
+				nodefree_take(p->shadow, p->parts, n);
+			for (int k = 0; k < n; k++)
+				extra_node(p, cl, p->parts[k].node);
+		}
 		if (cl->free_cores == 0 && cl->free_gpus == 0)
 			return;
 	}
