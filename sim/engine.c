@@ -339,16 +339,19 @@ int sim_step(struct sim *s)
 	if (s->failed)
 		return -1;
 	if (!top)
-		return 0;
+		return s->q.oom ? fail(s, "out of memory in the event queue") : 0;
 	if (top->t > s->cfg.horizon_us)
 		return 0;
 	s->now = top->t;
 	struct ev e;
 	while ((top = evq_peek(&s->q)) && top->t == s->now && !s->failed) {
-		evq_pop(&s->q, &e);
+		if (evq_pop(&s->q, &e) < 0)
+			return fail(s, "out of memory in the event queue");
 		s->nevents++;
 		handle(s, &e);
 	}
+	if (s->q.oom)
+		return fail(s, "out of memory in the event queue");
 	if (s->dirty && !s->failed)
 		pass(s);
 	if (s->failed)

@@ -1,11 +1,14 @@
-/* evq — implicit 4-ary heap; see evq.h. A 4-ary heap halves the depth of a
- * binary one and keeps a node's children in one cache line (4 × 32 bytes),
- * which is what the hold-model benchmark in bench/ measures. */
+/* evq — a 4-ary heap behind two rungs of time buckets; see evq.h. */
 #include "sim/evq.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define D 4
+#define COARSE_PER_BUCKET 2048
+#define FINE_PER_BUCKET 16
+#define POUR_DIRECT 64           /* a coarse bucket this small goes straight to the heap */
+#define MAX_BUCKETS (1 << 16)
 
 static inline int ev_less(const struct ev *a, const struct ev *b)
 {
@@ -14,52 +17,253 @@ static inline int ev_less(const struct ev *a, const struct ev *b)
 
 int evq_init(struct evq *q, size_t cap)
 {
-	if (cap < 16)
-		cap = 16;
+	memset(q, 0, sizeof *q);
+	if (cap < 64)
+		cap = 64;
+	if (cap > EVQ_SMALL)
+		cap = EVQ_SMALL;   /* past it, events wait in the rungs */
 	q->h = malloc(cap * sizeof *q->h);
 	if (!q->h)
 		return -1;
-	q->n = 0;
 	q->cap = cap;
-	q->next_seq = 0;
+	q->horizon = INT64_MAX;   /* small: a plain heap */
 	return 0;
+}
+
+static void rung_fini(struct evrung *r)
+{
+	for (int k = 0; k < r->cap; k++)
+		free(r->b[k].e);
+	free(r->b);
 }
 
 void evq_fini(struct evq *q)
 {
 	free(q->h);
-	q->h = NULL;
-	q->n = q->cap = 0;
+	rung_fini(&q->coarse);
+	rung_fini(&q->fine);
+	free(q->over.e);
+	memset(q, 0, sizeof *q);
 }
 
-int evq_push(struct evq *q, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg)
+static int heap_reserve(struct evq *q, size_t need)
 {
-	if (q->n == q->cap) {
-		size_t cap = q->cap * 2;
-		struct ev *h = realloc(q->h, cap * sizeof *h);
-		if (!h)
-			return -1;
-		q->h = h;
-		q->cap = cap;
-	}
-	struct ev e = { .t = t, .seq = q->next_seq++, .kind = kind, .ver = ver, .id = id, .arg = arg };
+	if (need <= q->cap)
+		return 0;
+	size_t cap = q->cap;
+	while (cap < need)
+		cap *= 2;
+	struct ev *h = realloc(q->h, cap * sizeof *h);
+	if (!h)
+		return -1;
+	q->h = h;
+	q->cap = cap;
+	return 0;
+}
+
+static void heap_insert(struct evq *q, const struct ev *e)
+{
 	size_t i = q->n++;
 	while (i > 0) {
 		size_t p = (i - 1) / D;
-		if (!ev_less(&e, &q->h[p]))
+		if (!ev_less(e, &q->h[p]))
 			break;
 		q->h[i] = q->h[p];
 		i = p;
 	}
-	q->h[i] = e;
+	q->h[i] = *e;
+}
+
+static int bucket_reserve(struct evbucket *b, uint32_t need)
+{
+	if (need <= b->cap)
+		return 0;
+	uint32_t cap = b->cap ? b->cap : 16;
+	while (cap < need)
+		cap *= 2;
+	struct ev *ne = realloc(b->e, (size_t)cap * sizeof *ne);
+	if (!ne)
+		return -1;
+	b->e = ne;
+	b->cap = cap;
 	return 0;
+}
+
+static inline simtime rung_end(const struct evrung *r)
+{
+	return r->end;
+}
+
+static inline struct evbucket *rung_bucket(const struct evrung *r, simtime t)
+{
+	return &r->b[((uint64_t)t - (uint64_t)r->base) >> r->shift];
+}
+
+int evq_push(struct evq *q, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg)
+{
+	struct ev e = { .t = t, .seq = q->next_seq, .kind = kind, .ver = ver, .id = id, .arg = arg };
+	struct evbucket *b;
+	if (t < q->horizon) {
+		if (heap_reserve(q, q->n + 1))
+			return -1;
+		heap_insert(q, &e);
+		q->next_seq++;
+		if (q->horizon == INT64_MAX && q->n >= EVQ_SMALL) {
+			/* Grown large: later events wait in the rungs from now on.
+			 * The latest event is among the leaves, the second half. */
+			simtime hi = INT64_MIN;
+			for (size_t i = q->n / 2; i < q->n; i++)
+				if (q->h[i].t > hi)
+					hi = q->h[i].t;
+			q->horizon = hi == INT64_MAX ? hi : hi + 1;
+		}
+		return 0;
+	}
+	if (q->fine.cur < q->fine.nb && t < rung_end(&q->fine))
+		b = rung_bucket(&q->fine, t);
+	else if (q->coarse.cur < q->coarse.nb && t < rung_end(&q->coarse))
+		b = rung_bucket(&q->coarse, t);
+	else
+		b = &q->over;
+	if (bucket_reserve(b, b->n + 1))
+		return -1;
+	b->e[b->n++] = e;
+	q->nwaiting++;
+	q->next_seq++;
+	return 0;
+}
+
+/* Lays rung r over [lo, lo + span) with about `per` of n events a bucket,
+ * and moves src's events into it; src is left empty. Sizes every bucket
+ * first (a counting pass), so that running out of memory leaves src as it
+ * was. -1 on ENOMEM. */
+static int spread(struct evrung *r, struct evbucket *src, simtime lo, uint64_t span, uint32_t per)
+{
+	int32_t nb = 1;
+	while (nb < MAX_BUCKETS && (uint64_t)nb * per < src->n && (uint64_t)nb < span)
+		nb *= 2;
+	if (nb > r->cap) {
+		struct evbucket *b = realloc(r->b, (size_t)nb * sizeof *b);
+		if (!b)
+			return -1;
+		memset(b + r->cap, 0, (size_t)(nb - r->cap) * sizeof *b);
+		r->b = b;
+		r->cap = nb;
+	}
+	/* Width: the power of two at or above span / nb; then only as many
+	 * buckets as cover the span. */
+	uint64_t w = span / (uint64_t)nb + (span % (uint64_t)nb != 0);
+	int32_t shift = 0;
+	while ((1ull << shift) < w)
+		shift++;
+	r->shift = shift;
+	r->width = (simtime)(1ull << shift);
+	r->nb = (int32_t)((span + (1ull << shift) - 1) >> shift);
+	nb = r->nb;
+	r->cur = 0;
+	r->base = lo;
+	r->end = (simtime)((uint64_t)lo + span);
+	/* Counting pass: n holds the count, then the bucket is sized. */
+	for (int32_t k = 0; k < nb; k++)
+		r->b[k].n = 0;
+	for (uint32_t i = 0; i < src->n; i++)
+		rung_bucket(r, src->e[i].t)->n++;
+	for (int32_t k = 0; k < nb; k++) {
+		uint32_t need = r->b[k].n;
+		r->b[k].n = 0;
+		if (bucket_reserve(&r->b[k], need)) {
+			r->nb = r->cur = 0;
+			return -1;
+		}
+	}
+	for (uint32_t i = 0; i < src->n; i++) {
+		struct evbucket *b = rung_bucket(r, src->e[i].t);
+		b->e[b->n++] = src->e[i];
+	}
+	src->n = 0;
+	return 0;
+}
+
+static int pour(struct evq *q, struct evbucket *b)
+{
+	if (heap_reserve(q, q->n + b->n))
+		return -1;
+	for (uint32_t i = 0; i < b->n; i++)
+		heap_insert(q, &b->e[i]);
+	q->nwaiting -= b->n;
+	b->n = 0;
+	return 0;
+}
+
+/* Moves waiting events into the heap until it holds one; 1, 0 when the
+ * queue is empty, -1 on ENOMEM (nothing moved that a retry would miss). */
+static int refill(struct evq *q)
+{
+	struct evrung *c = &q->coarse, *f = &q->fine;
+	while (q->n == 0) {
+		if (q->nwaiting == 0) {
+			/* Nothing waits: back to a plain heap. */
+			q->horizon = INT64_MAX;
+			c->cur = c->nb;
+			f->cur = f->nb;
+			return 0;
+		}
+		if (f->cur < f->nb) {
+			struct evbucket *b = &f->b[f->cur];
+			if (b->n && pour(q, b))
+				goto oom;
+			f->cur++;
+			q->horizon = f->cur == f->nb ? rung_end(f) : f->base + (simtime)f->cur * f->width;
+			continue;
+		}
+		if (c->cur < c->nb) {
+			struct evbucket *b = &c->b[c->cur];
+			simtime lo = c->base + (simtime)c->cur * c->width;
+			if (b->n <= POUR_DIRECT || c->width == 1) {
+				if (b->n && pour(q, b))
+					goto oom;
+			} else {
+				if (spread(f, b, lo, (uint64_t)c->width, FINE_PER_BUCKET))
+					goto oom;
+			}
+			c->cur++;
+			/* The fine rung (if laid) ends where this bucket ends. */
+			q->horizon = f->cur < f->nb ? lo : lo + c->width;
+			continue;
+		}
+		/* Both rungs spent: lay a coarse rung over the overflow. */
+		simtime lo = INT64_MAX, hi = INT64_MIN;
+		for (uint32_t i = 0; i < q->over.n; i++) {
+			if (q->over.e[i].t < lo) lo = q->over.e[i].t;
+			if (q->over.e[i].t > hi) hi = q->over.e[i].t;
+		}
+		if (spread(c, &q->over, lo, (uint64_t)hi - (uint64_t)lo + 1, COARSE_PER_BUCKET))
+			goto oom;
+		q->horizon = lo;
+	}
+	q->oom = false;
+	return 1;
+oom:
+	q->oom = true;
+	return -1;
+}
+
+const struct ev *evq_peek(struct evq *q)
+{
+	return refill(q) > 0 ? &q->h[0] : NULL;
 }
 
 int evq_pop(struct evq *q, struct ev *out)
 {
-	if (q->n == 0)
-		return 0;
+	int r = refill(q);
+	if (r <= 0)
+		return r;
 	*out = q->h[0];
+	if (q->nwaiting == 0 && q->horizon != INT64_MAX) {
+		q->horizon = INT64_MAX;   /* all poured: a plain heap again */
+		q->coarse.cur = q->coarse.nb;
+		q->fine.cur = q->fine.nb;
+	}
 	struct ev last = q->h[--q->n];
 	size_t n = q->n, i = 0;
 	for (;;) {

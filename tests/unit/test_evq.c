@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "sim/evq.h"
@@ -100,12 +102,175 @@ static void test_random_against_reference(void **state)
 	evq_fini(&q);
 }
 
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Large queues go through the bucket rungs: the pop order must still be
+ * exactly the sorted (time, seq) order of what was pushed, for times spread
+ * wide, bunched, and equal. */
+static void test_large_exact_order(void **state)
+{
+	(void)state;
+	enum { N = 120000 };
+	static const simtime spans[] = { 1, 7, 1000, 1000000000, (simtime)1 << 50 };
+	for (size_t s = 0; s < sizeof spans / sizeof *spans; s++) {
+		struct evq q;
+		struct ev *ref = malloc(N * sizeof *ref), e;
+		evq_init(&q, 16);
+		for (int i = 0; i < N; i++) {
+			simtime t = (simtime)(xs() % (uint64_t)spans[s]);
+			if (i % 1000 == 0)
+				t = spans[s] - 1;   /* a spike at the end */
+			assert_int_equal(evq_push(&q, t, 0, i, 0, 0), 0);
+			ref[i] = (struct ev){ .t = t, .seq = (uint64_t)i, .id = i };
+		}
+		qsort(ref, N, sizeof *ref, cmp_ev);
+		for (int i = 0; i < N; i++) {
+			assert_int_equal(evq_pop(&q, &e), 1);
+			if (e.id != ref[i].id)
+				fail_msg("span %lld: pop %d gave event %d at t=%lld, expected %d at t=%lld",
+				         (long long)spans[s], i, e.id, (long long)e.t, ref[i].id, (long long)ref[i].t);
+		}
+		assert_int_equal(evq_pop(&q, &e), 0);
+		free(ref);
+		evq_fini(&q);
+	}
+}
+
+/* The hold model as the engine uses a queue: every push is at or after the
+ * last pop. Pops must come out in strictly increasing (time, seq), none
+ * lost, across the small -> rung -> small transitions. */
+static void test_hold_order(void **state)
+{
+	(void)state;
+	struct evq q;
+	struct ev e;
+	evq_init(&q, 16);
+	long pushed = 0, popped = 0;
+	for (int i = 0; i < 30000; i++, pushed++)
+		evq_push(&q, (simtime)(xs() % 100000), 0, i, 0, 0);
+	simtime lt = -1;
+	uint64_t ls = 0;
+	for (int round = 0; round < 6; round++) {
+		long holds = 200000;
+		for (long i = 0; i < holds; i++) {
+			assert_int_equal(evq_pop(&q, &e), 1);
+			popped++;
+			if (!(e.t > lt || (e.t == lt && e.seq > ls)))
+				fail_msg("round %d: (%lld, %llu) popped after (%lld, %llu)", round,
+				         (long long)e.t, (unsigned long long)e.seq, (long long)lt, (unsigned long long)ls);
+			lt = e.t;
+			ls = e.seq;
+			uint64_t r = xs();
+			simtime inc = r % 16 == 0 ? 0 : r % 97 == 0 ? (simtime)(r % 100000000) : (simtime)(r % 5000);
+			assert_int_equal(evq_push(&q, e.t + inc, 0, 0, 0, 0), 0);
+			pushed++;
+		}
+		/* Drain most of it (back towards a plain heap), then grow again. */
+		long keep = round % 2 ? 10 : 20000;
+		while ((long)evq_len(&q) > keep) {
+			assert_int_equal(evq_pop(&q, &e), 1);
+			popped++;
+			assert_true(e.t > lt || (e.t == lt && e.seq > ls));
+			lt = e.t;
+			ls = e.seq;
+		}
+		for (int i = 0; i < 30000; i++, pushed++)
+			evq_push(&q, lt + (simtime)(xs() % 1000000), 0, i, 0, 0);
+	}
+	while (evq_pop(&q, &e) == 1) {
+		popped++;
+		assert_true(e.t > lt || (e.t == lt && e.seq > ls));
+		lt = e.t;
+		ls = e.seq;
+	}
+	assert_int_equal(popped, pushed);
+	assert_int_equal(evq_len(&q), 0);
+	evq_fini(&q);
+}
+
+/* Heavy-tailed times make sparse coarse buckets, which are poured straight
+ * into the heap; pushes keep coming while the queue is walked to its end. */
+static void test_sparse_buckets(void **state)
+{
+	(void)state;
+	struct evq q;
+	struct ev e;
+	evq_init(&q, 16);
+	long pushed = 0, popped = 0;
+	for (int i = 0; i < 20000; i++, pushed++)
+		evq_push(&q, (simtime)exp((double)(xs() % 40000) / 1000.0), 0, i, 0, 0);
+	simtime lt = -1;
+	uint64_t ls = 0;
+	while (evq_pop(&q, &e) == 1) {
+		popped++;
+		if (!(e.t > lt || (e.t == lt && e.seq > ls)))
+			fail_msg("(%lld, %llu) popped after (%lld, %llu)", (long long)e.t,
+			         (unsigned long long)e.seq, (long long)lt, (unsigned long long)ls);
+		lt = e.t;
+		ls = e.seq;
+		uint64_t r = xs();
+		if (r % 2 == 0 && pushed < 200000) {
+			simtime inc = r % 8 == 0 ? 0 : (simtime)exp((double)(r % 30000) / 1000.0);
+			assert_int_equal(evq_push(&q, e.t + inc, 0, 0, 0, 0), 0);
+			pushed++;
+		}
+	}
+	assert_int_equal(popped, pushed);
+	evq_fini(&q);
+}
+
+/* A small coarse bucket is poured straight into the heap; an event pushed
+ * into its time range afterwards must still come out in order. */
+static void test_push_into_poured_bucket(void **state)
+{
+	(void)state;
+	struct evq q;
+	struct ev e;
+	evq_init(&q, 16);
+	for (int i = 0; i < EVQ_SMALL; i++)          /* fills the plain heap */
+		evq_push(&q, i, 0, 0, 0, 0);
+	for (int i = 0; i < 3000; i++)               /* dense, then sparse, then dense */
+		evq_push(&q, 1000000 + i, 0, 1, 0, 0);
+	for (int i = 0; i < 10; i++)
+		evq_push(&q, 1000000000 + 10 * i, 0, 2, 0, 0);
+	for (int i = 0; i < 3000; i++)
+		evq_push(&q, 2000000000 + i, 0, 3, 0, 0);
+	simtime last = -1;
+	int n = 0, late = 0;
+	bool pushed = false;
+	while (evq_pop(&q, &e) == 1) {
+		assert_true(e.t >= last);
+		last = e.t;
+		n++;
+		late += e.id == 9;
+		if (e.id == 2 && !pushed) {
+			/* Inside the sparse bucket's range, after it was poured. */
+			assert_int_equal(evq_push(&q, e.t + 5, 0, 9, 0, 0), 0);
+			pushed = true;
+		}
+		if (e.id == 3)
+			assert_int_equal(late, 1);   /* came out before the last group */
+	}
+	assert_int_equal(n, EVQ_SMALL + 6011);
+	evq_fini(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_ties_in_insertion_order),
 		cmocka_unit_test(test_random_against_reference),
+		cmocka_unit_test(test_large_exact_order),
+		cmocka_unit_test(test_hold_order),
+		cmocka_unit_test(test_sparse_buckets),
+		cmocka_unit_test(test_push_into_poured_bucket),
 	};
 	return cmocka_run_group_tests_name("evq", tests, NULL, NULL);
 }

@@ -1,0 +1,404 @@
+/* replay — how long a trace replay takes, against how long reading the trace
+ * takes.
+ *
+ *   replay SCENARIO.json [POLICY] [--runs N] [--traces DIR]
+ *
+ * Three things are timed, each `--runs` times (default 5), and the median is
+ * reported:
+ *   parse      trace_swf_read of the scenario's trace, then free;
+ *   replay     what `hetlab run` does, without a recorder: scenario_load,
+ *              trace read, cluster sized from the trace, policy init,
+ *              sim_init, sim_run, teardown (the time inside sim_run is
+ *              shown beside it);
+ *   +sqlite    the same with the SQLite recorder writing to a temporary
+ *              file (recorder_open / attach / finish), removed afterwards.
+ * The policy is POLICY, else the scenario's (which is easy when it names
+ * none); the scenario's policy_params apply when they name the policy's
+ * parameters. The trace directory for "$TRACES/..." paths is --traces, else
+ * $HETLAB_TRACES, else ../shared/traces, as for `hetlab run`.
+ *
+ * Peak RSS (getrusage ru_maxrss) is read after each phase; it only grows, so
+ * each figure is the peak up to the end of that phase.
+ *
+ * Target (from the performance issue): the LANL-CM5 replay with easy takes
+ * at most 5× the parse-only time. The verdict is printed for any scenario.
+ *
+ * Exit status: 0 (whether or not the target is met); 1 on any error;
+ * 2 on bad arguments; 77 when the trace file is missing (bench/run.sh then
+ * skips the benchmark). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/recorder.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "traces/scenario.h"
+#include "traces/trace.h"
+
+#define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR]\n"
+#define TARGET_RATIO 5.0
+#define MAX_RUNS 64
+#define EXIT_SKIP 77
+
+struct opts {
+	const char *scenario, *policy, *traces;
+	int runs;
+};
+
+/* What one replay measured. */
+struct outcome {
+	double total_s, sim_s;
+	int32_t njobs, nnodes;
+	uint64_t nevents, npasses;
+	simtime end;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_RUNS];
+	memcpy(s, v, (size_t)n * sizeof *s);
+	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static double peak_rss_mib(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return (double)ru.ru_maxrss / 1024.0;   /* KiB on Linux */
+}
+
+static const char *traces_dir(const struct opts *o)
+{
+	const char *env = getenv("HETLAB_TRACES");
+	if (o->traces && *o->traces)
+		return o->traces;
+	if (env && *env)
+		return env;
+	return "../shared/traces";
+}
+
+/* Policy parameters: defaults, then those of the scenario's policy_params
+ * that the policy has. */
+static int policy_params(const struct policy_ops *pol, const struct scenario *sc,
+                         struct policy_cfg *cfg, char *err, size_t errlen)
+{
+	policy_cfg_defaults(pol, cfg);
+	for (int i = 0; i < sc->nparams; i++) {
+		int k = policy_param_index(pol, sc->params[i].name);
+		if (k < 0)
+			continue;
+		const struct policy_param *p = &pol->params[k];
+		double val = sc->params[i].value;
+		if (!(val >= p->min && val <= p->max)) {
+			snprintf(err, errlen, "%s: %s: %s must be in [%g, %g], got %g", sc->file,
+			         sc->params[i].path, p->name, p->min, p->max, val);
+			return -1;
+		}
+		cfg->v[k] = val;
+	}
+	return 0;
+}
+
+static int read_trace(const char *path, bool lenient, struct workload *w, char *err, size_t errlen)
+{
+	struct swf_opts so = { .lenient = lenient };
+	return trace_swf_read(path, &so, w, err, errlen);
+}
+
+/* Loads the scenario and resolves its trace; the caller frees sc. */
+static int load(const struct opts *o, struct scenario *sc, char *tpath, size_t tlen,
+                char *err, size_t errlen)
+{
+	if (scenario_load(o->scenario, sc, err, errlen))
+		return -1;
+	if (sc->workload != SCN_TRACE) {
+		snprintf(err, errlen, "%s: the scenario has a synthetic workload; replay needs a trace",
+		         sc->file);
+		scenario_free(sc);
+		return -1;
+	}
+	scenario_trace_path(sc, traces_dir(o), tpath, tlen);
+	return 0;
+}
+
+/* One parse-only run: seconds, or -1. */
+static double time_parse(const char *tpath, bool lenient, int32_t *njobs, char *err, size_t errlen)
+{
+	struct workload w;
+	workload_init(&w);
+	double t0 = now_s();
+	int r = read_trace(tpath, lenient, &w, err, errlen);
+	*njobs = w.n;
+	workload_free(&w);
+	double dt = now_s() - t0;
+	return r ? -1 : dt;
+}
+
+/* One full replay, with a recorder writing to db_path when it is not NULL.
+ * 0 and *out filled, or -1 with err. */
+static int time_replay(const struct opts *o, const char *db_path, struct outcome *out,
+                       char *err, size_t errlen)
+{
+	struct scenario sc;
+	struct workload w;
+	struct sim s;
+	struct recorder *rec = NULL;
+	const struct policy_ops *pol;
+	struct policy_cfg cfg;
+	void *pstate = NULL;
+	char tpath[PATH_MAX + 64];
+	int rc = -1;
+
+	double t0 = now_s();
+	workload_init(&w);
+	if (load(o, &sc, tpath, sizeof tpath, err, errlen))
+		goto fail_load;
+	const char *pname = o->policy ? o->policy : sc.policy;
+	if (!(pol = policy_find(pname))) {
+		char names[256];
+		policy_names(names, sizeof names);
+		snprintf(err, errlen, "unknown policy '%s' (known: %s)", pname, names);
+		goto fail_policy;
+	}
+	if (policy_params(pol, &sc, &cfg, err, errlen))
+		goto fail_policy;
+	if (read_trace(tpath, sc.lenient, &w, err, errlen))
+		goto fail_policy;
+	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, errlen))
+		goto fail_policy;
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n };
+	if (pol->init && pol->init(&pstate, &env, &cfg, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "policy '%s' failed to initialise", pol->name);
+		goto fail_policy;
+	}
+
+	struct sim_cfg scfg = {
+		.seed = sc.seed,
+		.sample_every_us = sc.sample_every_us,
+		.horizon_us = sc.horizon_us,
+	};
+	struct run_info ri = {
+		.scenario = sc.name, .policy = pol->name, .version = "bench", .trace = tpath,
+		.seed = sc.seed, .skipped_malformed = w.skipped_malformed,
+		.skipped_unusable = w.skipped_unusable, .nnodes = sc.cl.nnodes,
+		.total_cores = sc.cl.total_cores, .total_gpus = sc.cl.total_gpus,
+	};
+	out->njobs = w.n;
+	out->nnodes = sc.cl.nnodes;
+	/* sim_init takes the job arrays and the cluster. */
+	struct job *jobs = w.jobs;
+	struct job_truth *truth = w.truth;
+	int32_t njobs = w.n;
+	w.jobs = NULL;
+	w.truth = NULL;
+	w.n = w.cap = 0;
+	if (sim_init(&s, &scfg, &sc.cl, jobs, truth, njobs)) {
+		snprintf(err, errlen, "out of memory setting up the run");
+		goto fail_sim;
+	}
+	struct sim_sched sched;
+	policy_to_sched(pol, pstate, &sched);
+	sim_set_sched(&s, &sched);
+	if (db_path) {
+		if (!(rec = recorder_open(db_path, err, errlen)))
+			goto fail_rec;
+		recorder_attach(rec, &s);
+	}
+
+	double ts = now_s();
+	if (sim_run(&s)) {
+		snprintf(err, errlen, "%s: %s", sc.file, s.err);
+		goto fail_run;
+	}
+	out->sim_s = now_s() - ts;
+	out->nevents = s.nevents;
+	out->npasses = s.npasses;
+	out->end = s.now;
+	if (rec) {
+		int r = recorder_finish(rec, &ri, out->sim_s, s.nevents, s.npasses, err, errlen);
+		rec = NULL;
+		if (r)
+			goto fail_run;
+	}
+	rc = 0;
+
+fail_run:
+	if (rec)
+		recorder_abort(rec);
+fail_rec:
+	sim_fini(&s);
+fail_sim:
+	if (pstate && pol->fini)
+		pol->fini(pstate);
+fail_policy:
+	scenario_free(&sc);
+fail_load:
+	workload_free(&w);
+	out->total_s = now_s() - t0;
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->runs = 5;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--runs") == 0 || strcmp(a, "--traces") == 0) {
+			if (!val) {
+				fprintf(stderr, "replay: %s needs a value\n" USAGE, a);
+				return -1;
+			}
+			i++;
+			if (a[2] == 't') {
+				o->traces = val;
+				continue;
+			}
+			char *end;
+			long n = strtol(val, &end, 10);
+			if (end == val || *end || n < 1 || n > MAX_RUNS) {
+				fprintf(stderr, "replay: --runs: expected an integer in [1, %d], got '%s'\n",
+				        MAX_RUNS, val);
+				return -1;
+			}
+			o->runs = (int)n;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "replay: unknown option %s\n" USAGE, a);
+			return -1;
+		} else if (!o->scenario) {
+			o->scenario = a;
+		} else if (!o->policy) {
+			o->policy = a;
+		} else {
+			fprintf(stderr, "replay: too many arguments ('%s')\n" USAGE, a);
+			return -1;
+		}
+	}
+	if (!o->scenario) {
+		fprintf(stderr, "replay: no scenario given\n" USAGE);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	char err[1024] = "", tpath[PATH_MAX + 64], db[PATH_MAX];
+	struct scenario sc;
+	struct outcome plain[MAX_RUNS], rec[MAX_RUNS];
+	double parse_s[MAX_RUNS], plain_s[MAX_RUNS], rec_s[MAX_RUNS], sim_s[MAX_RUNS], rsim_s[MAX_RUNS];
+	double rss[3];
+	int32_t njobs = 0;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (load(&o, &sc, tpath, sizeof tpath, err, sizeof err)) {
+		fprintf(stderr, "replay: %s\n", err);
+		return 1;
+	}
+	bool lenient = sc.lenient;
+	char pname[HL_NAME_MAX];
+	snprintf(pname, sizeof pname, "%s", o.policy ? o.policy : sc.policy);
+	bool in_trace_dir = strncmp(sc.trace, "$TRACES/", 8) == 0;
+	scenario_free(&sc);
+	if (!policy_find(pname)) {
+		char names[256];
+		policy_names(names, sizeof names);
+		fprintf(stderr, "replay: unknown policy '%s' (known: %s)\n", pname, names);
+		return 2;
+	}
+	if (access(tpath, R_OK) != 0) {
+		fprintf(stderr, "replay: %s: trace %s: %s", o.scenario, tpath, strerror(errno));
+		if (in_trace_dir)
+			fprintf(stderr, " (point --traces or HETLAB_TRACES at a copy of the shared traces)");
+		fputc('\n', stderr);
+		return EXIT_SKIP;
+	}
+
+	/* A temporary name for the recorder's output; recorder_finish renames
+	 * its own temporary file over it. */
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(db, sizeof db, "%s/hetlab-bench-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemp(db);
+	if (fd < 0) {
+		fprintf(stderr, "replay: cannot create a temporary file %s: %s\n", db, strerror(errno));
+		return 1;
+	}
+	close(fd);
+
+	for (int r = 0; r < o.runs; r++)
+		if ((parse_s[r] = time_parse(tpath, lenient, &njobs, err, sizeof err)) < 0)
+			goto fail;
+	rss[0] = peak_rss_mib();
+	for (int r = 0; r < o.runs; r++) {
+		if (time_replay(&o, NULL, &plain[r], err, sizeof err))
+			goto fail;
+		plain_s[r] = plain[r].total_s;
+		sim_s[r] = plain[r].sim_s;
+	}
+	rss[1] = peak_rss_mib();
+	for (int r = 0; r < o.runs; r++) {
+		if (time_replay(&o, db, &rec[r], err, sizeof err))
+			goto fail;
+		rec_s[r] = rec[r].total_s;
+		rsim_s[r] = rec[r].sim_s;
+	}
+	rss[2] = peak_rss_mib();
+	off_t db_bytes = -1;
+	FILE *f = fopen(db, "rb");
+	if (f) {
+		if (fseeko(f, 0, SEEK_END) == 0)
+			db_bytes = ftello(f);
+		fclose(f);
+	}
+	unlink(db);
+
+	double mp = median(parse_s, o.runs), mr = median(plain_s, o.runs), mrs = median(sim_s, o.runs);
+	double mq = median(rec_s, o.runs), mqs = median(rsim_s, o.runs);
+	const struct outcome *p = &plain[0];
+	printf("replay %s, policy %s: %d jobs on %d nodes, %.1f simulated days, %llu events, "
+	       "%llu passes; median of %d run(s)\n",
+	       o.scenario, pname, p->njobs, p->nnodes, simtime_to_s(p->end) / 86400.0,
+	       (unsigned long long)p->nevents, (unsigned long long)p->npasses, o.runs);
+	printf("  trace %s (%d jobs)\n", tpath, njobs);
+	printf("  %-24s %9s %9s %11s %13s\n", "phase", "total s", "sim_run s", "M events/s", "peak RSS MiB");
+	printf("  %-24s %9.3f %9s %11s %13.1f\n", "parse only", mp, "-", "-", rss[0]);
+	printf("  %-24s %9.3f %9.3f %11.3f %13.1f\n", "replay, no recorder", mr, mrs,
+	       (double)p->nevents / mrs / 1e6, rss[1]);
+	printf("  %-24s %9.3f %9.3f %11.3f %13.1f\n", "replay, SQLite recorder", mq, mqs,
+	       (double)p->nevents / mqs / 1e6, rss[2]);
+	if (db_bytes >= 0)
+		printf("  results file: %.1f MiB\n", (double)db_bytes / (1024.0 * 1024.0));
+	printf("  replay / parse: %.2fx without recorder, %.2fx with it\n", mr / mp, mq / mp);
+	printf("  target: replay (no recorder) within %.0fx of parse-only (set for LANL-CM5, easy): %s\n",
+	       TARGET_RATIO, mr <= TARGET_RATIO * mp ? "met" : "NOT met");
+	return 0;
+
+fail:
+	unlink(db);
+	fprintf(stderr, "replay: %s\n", err);
+	return 1;
+}
