@@ -30,7 +30,8 @@ static const char schema_sql[] =
 	" scenario TEXT, policy TEXT, seed, version TEXT, trace TEXT,"
 	" wall_s REAL, events INTEGER, passes INTEGER, jobs INTEGER,"
 	" nodes INTEGER, total_cores INTEGER, total_gpus INTEGER,"
-	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT);\n"
+	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT,"
+	" policy_params TEXT, rejected INTEGER);\n"
 	"CREATE TABLE job("
 	" id INTEGER PRIMARY KEY, trace_id INTEGER, class TEXT, tenant INTEGER,"
 	" grp INTEGER, queue INTEGER, state TEXT,"
@@ -68,7 +69,8 @@ static const char node_sql[] =
 static const char run_sql[] =
 	"INSERT INTO run(scenario, policy, seed, version, trace, wall_s, events,"
 	" passes, jobs, nodes, total_cores, total_gpus, skipped_malformed,"
-	" skipped_unusable, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" skipped_unusable, created, policy_params, rejected)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 struct strbuf {
 	char *p;
@@ -83,6 +85,8 @@ struct recorder {
 	int64_t seq;            /* last event row's seq */
 	int64_t njobs, nsamples;
 	struct strbuf nodes;    /* node_list scratch, reused */
+	struct nsplit *split;   /* each node's name split once, at attach */
+	int32_t nsplit;
 	bool failed;
 	char err[512];
 };
@@ -204,10 +208,25 @@ static size_t name_split(const char *name, long *num)
 	return p;
 }
 
+/* A node name's prefix length and numeric suffix (-1: none). */
+struct nsplit {
+	size_t plen;
+	long num;
+};
+
+static void split_of(const struct recorder *r, const struct cluster *cl, int node, struct nsplit *out)
+{
+	if (node < r->nsplit) {
+		*out = r->split[node];
+	} else {
+		out->plen = name_split(cl->nodes[node].name, &out->num);
+	}
+}
+
 /* node_list: the nodes' names in allocation order, comma-separated, with
  * runs of names that differ only in a numeric suffix compressed the Slurm
  * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". */
-static int node_list(struct strbuf *b, const struct cluster *cl,
+static int node_list(const struct recorder *r, struct strbuf *b, const struct cluster *cl,
                      const struct alloc_part *parts, int nparts)
 {
 	b->len = 0;
@@ -217,39 +236,39 @@ static int node_list(struct strbuf *b, const struct cluster *cl,
 	while (i < nparts) {
 		assert(parts[i].node >= 0 && parts[i].node < cl->nnodes);
 		const char *name = cl->nodes[parts[i].node].name;
-		long num;
-		size_t plen = name_split(name, &num);
+		struct nsplit sp;
+		split_of(r, cl, parts[i].node, &sp);
 		if (i > 0 && sb_put(b, ",", 1) < 0)
 			return -1;
 		/* The group: following parts with the same prefix and a number. */
 		int end = i + 1;
-		while (num >= 0 && end < nparts) {
-			const char *nm = cl->nodes[parts[end].node].name;
-			long n2;
-			size_t p2 = name_split(nm, &n2);
-			if (n2 < 0 || p2 != plen || memcmp(nm, name, plen) != 0)
+		while (sp.num >= 0 && end < nparts) {
+			struct nsplit s2;
+			split_of(r, cl, parts[end].node, &s2);
+			if (s2.num < 0 || s2.plen != sp.plen ||
+			    memcmp(cl->nodes[parts[end].node].name, name, sp.plen) != 0)
 				break;
 			end++;
 		}
-		if (num < 0 || end == i + 1) {
+		if (sp.num < 0 || end == i + 1) {
 			if (sb_put(b, name, strlen(name)) < 0)
 				return -1;
 			i++;
 			continue;
 		}
-		if (sb_put(b, name, plen) < 0 || sb_put(b, "[", 1) < 0)
+		if (sb_put(b, name, sp.plen) < 0 || sb_put(b, "[", 1) < 0)
 			return -1;
 		for (int k = i; k < end;) {
-			long lo;
-			name_split(cl->nodes[parts[k].node].name, &lo);
-			long hi = lo;
+			struct nsplit a0;
+			split_of(r, cl, parts[k].node, &a0);
+			long lo = a0.num, hi = lo;
 			int m = k + 1;
 			for (; m < end; m++) {
-				long v;
-				name_split(cl->nodes[parts[m].node].name, &v);
-				if (v != hi + 1)
+				struct nsplit am;
+				split_of(r, cl, parts[m].node, &am);
+				if (am.num != hi + 1)
 					break;
-				hi = v;
+				hi = am.num;
 			}
 			if (k > i && sb_put(b, ",", 1) < 0)
 				return -1;
@@ -312,7 +331,7 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 			mem += parts[i].mem_mib;
 		}
 	}
-	if (parts && node_list(&r->nodes, &s->cl, parts, nparts) < 0) {
+	if (parts && node_list(r, &r->nodes, &s->cl, parts, nparts) < 0) {
 		rec_failf(r, "job %" PRId32 ": node list: out of memory", j->id);
 		return;
 	}
@@ -393,6 +412,7 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 static void rec_free(struct recorder *r)
 {
 	free(r->nodes.p);
+	free(r->split);
 	free(r->tmp);
 	free(r->path);
 	free(r);
@@ -514,6 +534,16 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 
 void recorder_attach(struct recorder *r, struct sim *s)
 {
+	/* Node names are split once here; a node added later (none is, yet)
+	 * is split when it is met. */
+	free(r->split);
+	r->nsplit = 0;
+	r->split = malloc((size_t)(s->cl.nnodes + 1) * sizeof *r->split);
+	if (r->split) {
+		for (int32_t i = 0; i < s->cl.nnodes; i++)
+			r->split[i].plen = name_split(s->cl.nodes[i].name, &r->split[i].num);
+		r->nsplit = s->cl.nnodes;
+	}
 	if (!r->failed)
 		write_nodes(r, &s->cl);
 	const struct sim_recorder hooks = {
@@ -523,16 +553,6 @@ void recorder_attach(struct recorder *r, struct sim *s)
 		.sample = hook_sample,
 	};
 	sim_set_recorder(s, &hooks);
-}
-
-void recorder_record_unfinished(struct recorder *r, const struct sim *s)
-{
-	for (int32_t i = 0; i < s->njobs && !r->failed; i++) {
-		const struct job *j = &s->jobs[i];
-		if (job_state_final((enum job_state)j->state) || j->submit_us > s->now)
-			continue;
-		write_job(r, s, j);
-	}
 }
 
 const char *recorder_error(const struct recorder *r)
@@ -581,6 +601,8 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	sqlite3_bind_int64(st, 13, ri->skipped_malformed);
 	sqlite3_bind_int64(st, 14, ri->skipped_unusable);
 	sqlite3_bind_text(st, 15, created, -1, SQLITE_TRANSIENT);
+	bind_text_or_null(st, 16, ri->policy_params);
+	sqlite3_bind_int64(st, 17, ri->rejected);
 	int rc = step_insert(r, st, "writing the run row");
 	sqlite3_finalize(st);
 	return rc;

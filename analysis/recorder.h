@@ -40,6 +40,8 @@ struct run_info {
 	int64_t skipped_malformed, skipped_unusable;   /* trace lines dropped */
 	int32_t nnodes;
 	int64_t total_cores, total_gpus;
+	const char *policy_params;   /* "name=value ..." as the run used them */
+	int64_t rejected;            /* jobs killed at submit: larger than the cluster */
 };
 
 /* Creates PATH's temporary sibling, the schema, and opens the transaction.
@@ -48,10 +50,6 @@ struct recorder *recorder_open(const char *path, char *err, size_t errlen);
 /* Installs the recorder's hooks in `s` (sim_set_recorder, ctx = r) and
  * writes the `node` table from s->cl, which must be complete by then. */
 void recorder_attach(struct recorder *r, struct sim *s);
-/* Optional, for runs stopped at a horizon: writes a `job` row (end NULL)
- * for each job of `s` that has been submitted but has not reached a final
- * state, in id order. Call after the run, before recorder_finish(). */
-void recorder_record_unfinished(struct recorder *r, const struct sim *s);
 /* Writes the run row, commits, closes and renames the file over PATH.
  * 0 on success; -1 with the reason in err (the temporary file is removed).
  * Frees r in both cases. */

@@ -20,11 +20,11 @@
 #define BSLD_TAU_S 10.0
 
 struct run_row {
-	char *scenario, *policy, *seed, *version, *trace, *created;
+	char *scenario, *policy, *seed, *version, *trace, *created, *policy_params;
 	bool seed_int;           /* seed fits an INTEGER (else its digits as TEXT) */
 	double wall_s;
 	int64_t events, passes, jobs, nodes, total_cores, total_gpus;
-	int64_t skipped_malformed, skipped_unusable;
+	int64_t skipped_malformed, skipped_unusable, rejected;
 };
 
 /* A job row as the metrics need it; times -1 when NULL. */
@@ -277,7 +277,7 @@ static int load_run(struct report *rp)
 	if (sqlite3_prepare_v2(rp->db,
 	                       "SELECT scenario, policy, seed, version, trace, created, wall_s,"
 	                       " events, passes, jobs, nodes, total_cores, total_gpus,"
-	                       " skipped_malformed, skipped_unusable FROM run",
+	                       " skipped_malformed, skipped_unusable, policy_params, rejected FROM run",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return rep_fail_db(rp, "reading table run");
 	int rc = sqlite3_step(st);
@@ -303,6 +303,8 @@ static int load_run(struct report *rp)
 	r->total_gpus = sqlite3_column_int64(st, 12);
 	r->skipped_malformed = sqlite3_column_int64(st, 13);
 	r->skipped_unusable = sqlite3_column_int64(st, 14);
+	r->policy_params = col_strdup(st, 15);
+	r->rejected = sqlite3_column_int64(st, 16);
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -505,7 +507,10 @@ static void print_text(const struct report *rp, FILE *out)
 	char b[2][32];
 	fprintf(out, "hetlab report: %s\n\n", rp->path);
 	fprintf(out, "  %-13s %s\n", "scenario", or_dash(r->scenario));
-	fprintf(out, "  %-13s %s\n", "policy", or_dash(r->policy));
+	if (r->policy_params && r->policy_params[0])
+		fprintf(out, "  %-13s %s (%s)\n", "policy", or_dash(r->policy), r->policy_params);
+	else
+		fprintf(out, "  %-13s %s\n", "policy", or_dash(r->policy));
 	fprintf(out, "  %-13s %s\n", "seed", or_dash(r->seed));
 	fprintf(out, "  %-13s %s\n", "version", or_dash(r->version));
 	fprintf(out, "  %-13s %s (skipped lines: %" PRId64 " malformed, %" PRId64 " unusable)\n",
@@ -521,6 +526,8 @@ static void print_text(const struct report *rp, FILE *out)
 		int i = rp->states.order[k];
 		fprintf(out, "%s %s %" PRId64, k ? "," : "", rp->states.v[i], rp->states.count[i]);
 	}
+	if (r->rejected > 0)
+		fprintf(out, " (%" PRId64 " of the killed rejected at submit: larger than the cluster)", r->rejected);
 	fprintf(out, "\n  %-13s", "classes");
 	for (int k = 0; k < rp->classes.n; k++) {
 		int i = rp->classes.order[k];
@@ -614,6 +621,8 @@ static json_t *json_report(const struct report *rp)
 	json_t *run = json_object();
 	json_object_set_new(run, "scenario", jstr(r->scenario));
 	json_object_set_new(run, "policy", jstr(r->policy));
+	json_object_set_new(run, "policy_params", jstr(r->policy_params));
+	json_object_set_new(run, "rejected", json_integer(r->rejected));
 	/* A seed of 2^63 or more is kept as a string of digits. */
 	json_object_set_new(run, "seed", r->seed_int ? json_integer(strtoll(r->seed, NULL, 10))
 	                                             : jstr(r->seed));
@@ -677,6 +686,7 @@ static void report_fini(struct report *rp)
 	free(r->seed);
 	free(r->version);
 	free(r->trace);
+	free(r->policy_params);
 	free(r->created);
 	free(rp->rows);
 	free(rp->scratch);

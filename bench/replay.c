@@ -195,9 +195,9 @@ static int time_replay(const struct opts *o, const char *db_path, struct outcome
 	}
 
 	struct sim_cfg scfg = {
-		.seed = sc.seed,
 		.sample_every_us = sc.sample_every_us,
 		.horizon_us = sc.horizon_us,
+		.keep_overruns = !sc.enforce_walltime,
 	};
 	struct run_info ri = {
 		.scenario = sc.name, .policy = pol->name, .version = "bench", .trace = tpath,

@@ -180,7 +180,10 @@ int cmd_run(int argc, char **argv)
 	if (!(pol = policy_find(sc.policy))) {
 		char names[256];
 		policy_names(names, sizeof names);
-		snprintf(err, sizeof err, "unknown policy '%s' (known: %s)", sc.policy, names);
+		if (policy)
+			snprintf(err, sizeof err, "--policy: unknown policy '%s' (known: %s)", sc.policy, names);
+		else
+			snprintf(err, sizeof err, "%s: $.policy: unknown policy '%s' (known: %s)", sc.file, sc.policy, names);
 		goto out;
 	}
 	if (policy_params(pol, &sc, params, nparams, &cfg, err, sizeof err))
@@ -219,7 +222,6 @@ int cmd_run(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	prog.last = prog.t0;
 	struct sim_cfg scfg = {
-		.seed = sc.seed,
 		.sample_every_us = sc.sample_every_us,
 		.horizon_us = sc.horizon_us,
 		.keep_overruns = !sc.enforce_walltime,
@@ -257,7 +259,15 @@ int cmd_run(int argc, char **argv)
 	double wall = secs_since(&prog.t0);
 	if (prog.shown)
 		fprintf(stderr, "\r%78s\r", "");
+	char pp[512] = "";
+	for (int k = 0, off = 0; pol->params && pol->params[k].name && off < (int)sizeof pp; k++)
+		off += snprintf(pp + off, sizeof pp - (size_t)off, "%s%s=%g", k ? " " : "",
+		                pol->params[k].name, cfg.v[k]);
+	if (s.nrejected > 0)
+		fprintf(stderr, "hetlab run: warning: %d of %d jobs were rejected at submit: each asks "
+		        "for more than the whole cluster has (they count as killed)\n", s.nrejected, njobs);
 	struct run_info ri = {
+		.policy_params = pp, .rejected = s.nrejected,
 		.scenario = sc.name, .policy = pol->name, .version = HETLAB_VERSION,
 		.trace = tpath[0] ? tpath : "synthetic", .seed = sc.seed,
 		.skipped_malformed = skipped_malformed, .skipped_unusable = skipped_unusable,

@@ -9,7 +9,8 @@
  * estimates; a reservation splits the segment where it ends and takes its
  * placement from every segment it spans. A job fits from segment k when
  * one placement fits the per-node minimum of every segment it spans.
- * Only the first bf_max_job_test jobs are considered, and a job whose
+ * Jobs that can start at once always do; of the rest, only the first
+ * bf_max_job_test are given reservations, and a job whose
  * earliest start lies beyond now + bf_window gets no reservation (Slurm's
  * bf_max_job_test and bf_window). */
 #include "policies/policy.h"
@@ -213,9 +214,10 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
-		tested++;
 		int k;
 		int n = earliest(p, v, j, limit, &k);
+		if (n == 0 || k > 0)
+			tested++;   /* jobs that start now are not backfill tests */
 		if (!n)
 			continue;
 		simtime end = j->walltime_us == SIMTIME_INF ? SIMTIME_INF : p->segs[k].t + j->walltime_us;

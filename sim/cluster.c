@@ -124,7 +124,7 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 	for (int k = 0; k < count; k++) {
 		struct node *n = &cl->nodes[cl->nnodes];
 		memset(n, 0, sizeof *n);
-		snprintf(n->name, sizeof n->name, "%.30s-n%d", r->name, r->nnodes + 1);
+		snprintf(n->name, sizeof n->name, "%.40s-n%d", r->name, r->nnodes + 1);
 		n->id = cl->nnodes;
 		n->type = type;
 		n->rack = rack;
@@ -315,6 +315,24 @@ void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int npart
 		nf->mem_mib += parts[i].mem_mib;
 		nf->gpus += hl_popcount64(parts[i].gpus);
 		nf->gpu_free |= parts[i].gpus;
+	}
+}
+
+void cluster_take(struct cluster *cl, const struct alloc_part *parts, int nparts)
+{
+	nodefree_take(cl->free, parts, nparts);
+	for (int i = 0; i < nparts; i++) {
+		cl->free_cores -= parts[i].cores;
+		cl->free_gpus -= hl_popcount64(parts[i].gpus);
+	}
+}
+
+void cluster_give(struct cluster *cl, const struct alloc_part *parts, int nparts)
+{
+	nodefree_give(cl->free, parts, nparts);
+	for (int i = 0; i < nparts; i++) {
+		cl->free_cores += parts[i].cores;
+		cl->free_gpus += hl_popcount64(parts[i].gpus);
 	}
 }
 

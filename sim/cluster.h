@@ -173,6 +173,11 @@ static inline int hl_popcount64(uint64_t x)
 	return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* Takes / gives back an allocation in the cluster's own free state,
+ * keeping the free totals. */
+void cluster_take(struct cluster *cl, const struct alloc_part *parts, int nparts);
+void cluster_give(struct cluster *cl, const struct alloc_part *parts, int nparts);
+
 /* Part pool: a block able to hold n parts; returns its offset or UINT32_MAX. */
 uint32_t partpool_get(struct partpool *pp, int n);
 void partpool_put(struct partpool *pp, uint32_t off, int n);

@@ -9,6 +9,7 @@
 
 struct decide {
 	struct sim *s;
+	struct view *v;   /* the pass's view, kept current as decisions apply */
 };
 
 static const char *const rec_names[REC_NKIND] = {
@@ -60,9 +61,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->cap_pending = njobs + 1;
 	s->pending = malloc((size_t)s->cap_pending * sizeof *s->pending);
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
-	s->cap_scratch = s->cl.nnodes + 1;
-	s->scratch = malloc((size_t)s->cap_scratch * sizeof *s->scratch);
-	if (!s->pending || !s->running || !s->scratch || evq_init(&s->q, (size_t)njobs + 16))
+	if (!s->pending || !s->running || evq_init(&s->q, (size_t)njobs + 16))
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
@@ -86,12 +85,10 @@ void sim_fini(struct sim *s)
 	free(s->truth);
 	free(s->pending);
 	free(s->running);
-	free(s->scratch);
 	evq_fini(&s->q);
 	s->jobs = NULL;
 	s->truth = NULL;
 	s->pending = s->running = NULL;
-	s->scratch = NULL;
 }
 
 void sim_set_sched(struct sim *s, const struct sim_sched *sched) { s->sched = *sched; }
@@ -153,12 +150,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st, NULL);
 	if (s->rec.job_end)
 		s->rec.job_end(s->rec.ctx, s, j);
-	const struct alloc_part *parts = &s->cl.pool.p[j->parts];
-	for (int i = 0; i < j->nparts; i++) {
-		s->cl.free_cores += parts[i].cores;
-		s->cl.free_gpus += hl_popcount64(parts[i].gpus);
-	}
-	nodefree_give(s->cl.free, parts, j->nparts);
+	cluster_give(&s->cl, &s->cl.pool.p[j->parts], j->nparts);
 	s->alloc_epoch++;
 	partpool_put(&s->cl.pool, j->parts, j->nparts);
 	j->nparts = 0;
@@ -186,6 +178,7 @@ static void submit_one(struct sim *s, int32_t id)
 		if (s->rec.job_end)
 			s->rec.job_end(s->rec.ctx, s, j);
 		s->nfinished++;
+		s->nrejected++;
 		return;
 	}
 	s->pending[s->npending++] = id;
@@ -208,6 +201,8 @@ static void handle_submit(struct sim *s)
 
 static void handle_sample(struct sim *s)
 {
+	if (!s->rec.sample)
+		goto next;   /* nobody records samples: skip the probes */
 	struct sim_sample smp = {
 		.t = s->now,
 		.cores_total = s->cl.total_cores,
@@ -224,9 +219,11 @@ static void handle_sample(struct sim *s)
 				smp.power_w += pn.power_w;
 		}
 	}
-	if (s->rec.sample)
-		s->rec.sample(s->rec.ctx, &smp);
-	if (s->nfinished < s->njobs)
+	s->rec.sample(s->rec.ctx, &smp);
+next:
+	/* Sample on while anything can still happen: a job running, one yet to
+	 * arrive, or another event due. Held jobs alone change nothing. */
+	if (s->nfinished < s->njobs && (s->nrunning > 0 || s->next_submit < s->njobs || evq_len(&s->q) > 0))
 		sim_push(s, s->now + s->cfg.sample_every_us, SIM_EV_SAMPLE, -1, 0, 0);
 }
 
@@ -265,8 +262,8 @@ static void compact_pending(struct sim *s)
 
 static void pass(struct sim *s)
 {
-	struct decide d = { .s = s };
 	struct view v;
+	struct decide d = { .s = s, .v = &v };
 	view_fill(s, &v);
 	s->dirty = false;
 	s->last_pass = s->now;
@@ -291,21 +288,17 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: start of job %d (trace id %lld), which is %s, not pending",
 		            pol, simtime_to_s(s->now), id, (long long)j->trace_id,
 		            j->submit_us > s->now ? "not yet submitted" : job_state_name((enum job_state)j->state));
-	if (nparts > s->cap_scratch ||
+	if (nparts > s->cl.nnodes ||
 	    cluster_check_alloc(&s->cl, s->cl.free, &j->req, parts, nparts, why, sizeof why))
 		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: start of job %d (trace id %lld): %s",
 		            pol, simtime_to_s(s->now), id, (long long)j->trace_id,
-		            nparts > s->cap_scratch ? "more parts than nodes" : why);
+		            nparts > s->cl.nnodes ? "more parts than nodes" : why);
 	uint32_t off = partpool_get(&s->cl.pool, nparts);
 	if (off == UINT32_MAX)
 		return fail(s, "out of memory growing the allocation pool");
 	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
-	nodefree_take(s->cl.free, parts, nparts);
+	cluster_take(&s->cl, parts, nparts);
 	s->alloc_epoch++;
-	for (int i = 0; i < nparts; i++) {
-		s->cl.free_cores -= parts[i].cores;
-		s->cl.free_gpus -= hl_popcount64(parts[i].gpus);
-	}
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
 	j->nparts = nparts;
@@ -314,6 +307,9 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	s->running[s->nrunning++] = id;
 	s->ndecisions++;
 	rec_event(s, REC_START, id, parts[0].node, JOB_RUNNING, NULL);
+	/* The running list grew and the pool may have moved: the policy's
+	 * next read of its view must see both. */
+	view_fill(s, d->v);
 	if (s->exec->start(s->exec_ctx, s, id))
 		return fail(s, "executor '%s' could not start job %d: %s", s->exec->name, id,
 		            s->err[0] ? s->err : "error");
@@ -368,8 +364,9 @@ int sim_run(struct sim *s)
 		;
 	if (r < 0)
 		return -1;
-	/* Jobs still pending or running at the horizon are reported as they are. */
-	for (int32_t i = 0; i < s->njobs && s->rec.job_end; i++)
+	/* Jobs still pending or running at the horizon are reported as they
+	 * are; jobs not yet submitted were never part of the run. */
+	for (int32_t i = 0; i < s->next_submit && s->rec.job_end; i++)
 		if (!job_state_final((enum job_state)s->jobs[i].state))
 			s->rec.job_end(s->rec.ctx, s, &s->jobs[i]);
 	return 0;

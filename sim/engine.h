@@ -85,13 +85,11 @@ struct sim_recorder {
 };
 
 struct sim_cfg {
-	uint64_t seed;
 	simtime sample_every_us;     /* 0: no samples */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
 	bool keep_overruns;          /* don't kill jobs at their walltime (sites that did not enforce it) */
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
-	simtime progress_every_wall_ms;
 };
 
 struct sim {
@@ -104,14 +102,13 @@ struct sim {
 	struct evq q;
 	int32_t *pending, npending, cap_pending;
 	int32_t *running, nrunning;
-	struct alloc_part *scratch;  /* decide_start's copy buffer */
-	int32_t cap_scratch;
 	simtime now, last_pass;
 	bool dirty;                  /* something changed since the last pass */
 	bool failed;
 	uint64_t nevents, npasses, ndecisions;
 	uint64_t alloc_epoch;        /* bumped on every start and end */
 	int32_t nfinished;
+	int32_t nrejected;           /* killed at submit: larger than the cluster */
 	struct sim_sched sched;
 	const struct executor_ops *exec;
 	void *exec_ctx;

@@ -215,6 +215,9 @@ static int load_cpu(struct jv *v, const json_t *o, const char *p, struct cpu_mod
 	    jv_bool(v, o, p, "amx", &c->amx) ||
 	    jv_str(v, o, p, "source", true, c->source, sizeof c->source))
 		return -1;
+	if (!json_object_get(o, "avx512") || !json_object_get(o, "amx"))
+		return jv_fail(v, p, "missing key \"%s\" (expected true or false)",
+		               json_object_get(o, "avx512") ? "amx" : "avx512");
 	c->cores = (int32_t)cores;
 	c->threads = (int32_t)threads;
 	return 0;
@@ -232,6 +235,9 @@ static int catalog_merge(struct jv *v, struct catalog *cat, const json_t *o, con
 			snprintf(p, sizeof p, "%s.gpus[%zu]", path, i);
 			if (load_gpu(v, e, p, &g))
 				return -1;
+			for (size_t d = 0; d < i; d++)
+				if (strcmp(json_string_value(json_object_get(json_array_get(arr, d), "name")), g.name) == 0)
+					return jv_fail(v, p, "GPU model \"%s\" listed twice (also at index %zu)", g.name, d);
 			int k = catalog_find_gpu(cat, g.name);
 			if (k < 0) {
 				if (cat->ngpus >= 64)
@@ -251,6 +257,9 @@ static int catalog_merge(struct jv *v, struct catalog *cat, const json_t *o, con
 			snprintf(p, sizeof p, "%s.cpus[%zu]", path, i);
 			if (load_cpu(v, e, p, &c))
 				return -1;
+			for (size_t d = 0; d < i; d++)
+				if (strcmp(json_string_value(json_object_get(json_array_get(arr, d), "name")), c.name) == 0)
+					return jv_fail(v, p, "CPU model \"%s\" listed twice (also at index %zu)", c.name, d);
 			int k = catalog_find_cpu(cat, c.name);
 			if (k < 0) {
 				struct cpu_model *nc = realloc(cat->cpus, (size_t)(cat->ncpus + 1) * sizeof *nc);
@@ -286,6 +295,13 @@ int catalog_load_builtin(struct catalog *cat, char *err, size_t errlen)
 	if (!(g = parse_text(hl_embed_gpus, v.file, err, errlen)) ||
 	    jv_object(&v, g, "$", top_gpu) || catalog_merge(&v, cat, g, "$"))
 		goto out;
+	char ref[HL_NAME_MAX] = "";
+	if (jv_str(&v, g, "$", "reference", true, ref, sizeof ref))
+		goto out;
+	if (catalog_find_gpu(cat, ref) < 0) {
+		jv_fail(&v, "$.reference", "\"%s\" is not one of the catalog's GPUs", ref);
+		goto out;
+	}
 	v.file = "catalog/cpus.json";
 	if (!(c = parse_text(hl_embed_cpus, v.file, err, errlen)) ||
 	    jv_object(&v, c, "$", top_cpu) || catalog_merge(&v, cat, c, "$"))
@@ -380,7 +396,7 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	long long count = 1;
 	double kw = 0;
 	if (jv_object(v, o, p, rack_keys) ||
-	    jv_str(v, o, p, "name", true, name, 32) ||
+	    jv_str(v, o, p, "name", true, name, 32) ||   /* room for a count suffix and "-n<k>" */
 	    jv_int(v, o, p, "count", false, 1, 100000, &count) ||
 	    jv_num(v, o, p, "power_kw", true, 0.001, 1e4, &kw) ||
 	    jv_str(v, o, p, "cooling", false, cooling, sizeof cooling))
@@ -397,7 +413,7 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	for (long long r = 0; r < count; r++) {
 		char rname[HL_NAME_MAX];
 		if (count > 1)
-			snprintf(rname, sizeof rname, "%.32s%02lld", name, r + 1);
+			snprintf(rname, sizeof rname, "%s%02lld", name, r + 1);
 		else
 			snprintf(rname, sizeof rname, "%s", name);
 		for (int i = 0; i < cl->nracks; i++)
@@ -676,22 +692,36 @@ void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char
 int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char *err, size_t errlen)
 {
 	int t = find_type(&sc->cl, sc->ft_type);
-	int64_t procs = w->max_procs, nodes = w->max_nodes;
+	int64_t procs = w->max_procs, nodes = w->max_nodes, cores = sc->cl.types[t].cores;
 	if (procs <= 0 && nodes <= 0) {
 		snprintf(err, errlen, "%s: $.from_trace: the trace has neither MaxProcs nor MaxNodes in its header",
 		         sc->file);
 		return -1;
 	}
-	if (nodes <= 0)
-		nodes = procs / sc->cl.types[t].cores;
-	if (procs > 0) {
+	if (procs > 0 && nodes > 0) {
+		/* Both known: the header decides the cores of a node. */
 		if (procs % nodes) {
-			snprintf(err, errlen, "%s: $.from_trace: MaxProcs %lld is not a multiple of MaxNodes %lld",
+			snprintf(err, errlen, "%s: $.from_trace: the trace's MaxProcs %lld is not a multiple of its MaxNodes %lld",
 			         sc->file, (long long)procs, (long long)nodes);
 			return -1;
 		}
-		sc->cl.types[t].cores = (int32_t)(procs / nodes);
+		cores = procs / nodes;
+	} else if (procs > 0) {
+		/* Only MaxProcs: as many nodes of the type's cores as make it up. */
+		if (procs % cores) {
+			snprintf(err, errlen, "%s: $.from_trace: the trace's MaxProcs %lld is not a multiple of "
+			         "node type \"%s\"'s %lld cores (the header has no MaxNodes)",
+			         sc->file, (long long)procs, sc->ft_type, (long long)cores);
+			return -1;
+		}
+		nodes = procs / cores;
 	}
+	if (nodes > 1000000 || cores > INT32_MAX) {
+		snprintf(err, errlen, "%s: $.from_trace: the trace header asks for %lld nodes of %lld cores, more than hetlab models",
+		         sc->file, (long long)nodes, (long long)cores);
+		return -1;
+	}
+	sc->cl.types[t].cores = (int32_t)cores;
 	for (int64_t left = nodes, r = 0; left > 0; r++) {
 		char name[HL_NAME_MAX];
 		int n = left < sc->ft_nodes_per_rack ? (int)left : sc->ft_nodes_per_rack;

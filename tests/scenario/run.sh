@@ -149,6 +149,16 @@ if "$HETLAB" run scenarios/kth-sp2.json --trace "$TMP/bad.swf" --lenient --out "
 else
 	bad "--lenient"
 fi
+printf '; MaxProcs: 100\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 10 500 -1 -1 500 20 -1 1 1 1 -1 -1 -1 -1 -1\n' > "$TMP/big.swf"
+out=$("$HETLAB" run scenarios/kth-sp2.json --trace "$TMP/big.swf" --out "$TMP/big.db" --quiet 2>&1)
+if printf '%s' "$out" | grep -q "1 of 2 jobs were rejected at submit" &&
+   [ "$(q "$TMP/big.db" 'SELECT rejected FROM run')" = 1 ] &&
+   [ "$(q "$TMP/big.db" "SELECT state FROM job WHERE trace_id = 2")" = killed ] &&
+   "$HETLAB" report "$TMP/big.db" | grep -q "rejected at submit"; then
+	ok "a job larger than the cluster is rejected at submit, warned about and reported"
+else
+	bad "rejected job" "$out"
+fi
 expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
 
 echo

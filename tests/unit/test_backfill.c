@@ -118,6 +118,18 @@ static void test_easy_before_shadow(void **state)
 	check("conservative", q, 4, 4, (const double[]){ 0, 10, 2, 20 });
 }
 
+/* Jobs started earlier in the same pass count in the head's reservation:
+ *   A, B, C all at t=0: A 2 cores 10 s starts; B 4 cores is the head,
+ *   shadow 10 (when A ends); C 2 cores 100 s would delay B, so it waits.
+ * (A view frozen at the start of the pass would miss A and start C.) */
+static void test_same_pass_starts_count(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 2, 10, 10 }, { 0, 4, 10, 10 }, { 0, 2, 100, 100 } };
+	check("easy", q, 3, 4, (const double[]){ 0, 10, 20 });
+	check("conservative", q, 3, 4, (const double[]){ 0, 10, 20 });
+}
+
 /* A job that ends before its estimate frees its node early; a job that
  * runs past its estimate is killed at it. */
 static void test_estimates(void **state)
@@ -134,6 +146,98 @@ static void test_too_big(void **state)
 	(void)state;
 	static const struct tj q[] = { { 0, 5, 10, 10 }, { 1, 1, 10, 10 } };
 	check("fcfs", q, 2, 4, (const double[]){ -1, 1 });
+}
+
+/* At a horizon the run stops; jobs running or pending then are reported as
+ * they are, jobs not yet submitted are not part of the run at all. */
+static void count_end(void *ctx, const struct sim *s, const struct job *j)
+{
+	(void)s;
+	int *seen = ctx;
+	seen[j->id]++;
+}
+
+static void test_horizon(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	struct sim s;
+	small_cluster(&cl, 4, 1);
+	static const struct tj q[] = { { 0, 2, 100, 100 }, { 10, 4, 10, 10 }, { 200, 1, 10, 10 }, { 20, 1, 5, 5 } };
+	struct job *jobs = calloc(4, sizeof *jobs);
+	struct job_truth *truth = calloc(4, sizeof *truth);
+	double sub[4] = { 0, 10, 20, 200 };
+	int order[4] = { 0, 1, 3, 2 };   /* sorted by submit */
+	for (int k = 0; k < 4; k++) {
+		const struct tj *t = &q[order[k]];
+		job_init(&jobs[k], k, simtime_from_s(sub[k]));
+		jobs[k].req.cores = (int32_t)t->cores;
+		jobs[k].walltime_us = simtime_from_s(t->wall_s);
+		truth[k].run_us = simtime_from_s(t->run_s);
+	}
+	const struct policy_ops *pol = policy_find("easy");
+	struct policy_cfg cfg;
+	policy_cfg_defaults(pol, &cfg);
+	void *ps = NULL;
+	struct policy_env env = { .cl = &cl, .njobs = 4 };
+	assert_int_equal(pol->init(&ps, &env, &cfg, NULL, 0), 0);
+	struct sim_cfg sc = { .horizon_us = simtime_from_s(50), .sample_every_us = SIMTIME_SEC };
+	assert_int_equal(sim_init(&s, &sc, &cl, jobs, truth, 4), 0);
+	struct sim_sched sched;
+	policy_to_sched(pol, ps, &sched);
+	sim_set_sched(&s, &sched);
+	int seen[4] = { 0 };
+	struct sim_recorder rec = { .ctx = seen, .job_end = count_end };
+	sim_set_recorder(&s, &rec);
+	assert_int_equal(sim_run(&s), 0);
+	/* job 0 runs, 1 waits, 2 (t=20, 5 s) ran and ended, 3 (t=200) never came */
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[2], 1);
+	assert_int_equal(seen[3], 0);
+	assert_int_equal(s.jobs[0].state, JOB_RUNNING);
+	assert_int_equal(s.jobs[1].state, JOB_PENDING);
+	assert_int_equal(s.jobs[2].state, JOB_DONE);
+	assert_true(s.now <= simtime_from_s(50));
+	pol->fini(ps);
+	sim_fini(&s);
+}
+
+/* A run whose remaining jobs are all held ends (nothing can change them),
+ * with sampling on and no horizon. */
+static void hold_schedule(void *st, const struct view *v, struct decide *out)
+{
+	(void)st;
+	for (int i = 0; i < v->npending; i++)
+		if (v->jobs[v->pending[i]].state == JOB_PENDING && decide_hold(out, v->pending[i], "test"))
+			return;
+}
+
+static const struct policy_ops hold_policy = { .name = "hold-all", .schedule = hold_schedule };
+
+static void test_held_jobs_end_the_run(void **state)
+{
+	(void)state;
+	struct cluster cl;
+	struct sim s;
+	small_cluster(&cl, 2, 1);
+	struct job *jobs = calloc(2, sizeof *jobs);
+	struct job_truth *truth = calloc(2, sizeof *truth);
+	for (int k = 0; k < 2; k++) {
+		job_init(&jobs[k], k, simtime_from_s(k));
+		jobs[k].req.cores = 1;
+		truth[k].run_us = SIMTIME_SEC;
+	}
+	struct sim_cfg sc = { .horizon_us = SIMTIME_INF, .sample_every_us = SIMTIME_SEC };
+	assert_int_equal(sim_init(&s, &sc, &cl, jobs, truth, 2), 0);
+	struct sim_sched sched;
+	policy_to_sched(&hold_policy, NULL, &sched);
+	sim_set_sched(&s, &sched);
+	assert_int_equal(sim_run(&s), 0);
+	assert_int_equal(s.jobs[0].state, JOB_HELD);
+	assert_int_equal(s.jobs[1].state, JOB_HELD);
+	assert_true(s.now < simtime_from_s(10));
+	sim_fini(&s);
 }
 
 /* A policy that over-allocates is stopped with an error naming it. */
@@ -194,7 +298,10 @@ int main(void)
 		cmocka_unit_test(test_conservative),
 		cmocka_unit_test(test_easy_before_shadow),
 		cmocka_unit_test(test_estimates),
+		cmocka_unit_test(test_same_pass_starts_count),
 		cmocka_unit_test(test_too_big),
+		cmocka_unit_test(test_horizon),
+		cmocka_unit_test(test_held_jobs_end_the_run),
 		cmocka_unit_test(test_invalid_decision_is_fatal),
 		cmocka_unit_test(test_start_twice_is_fatal),
 	};

@@ -124,6 +124,72 @@ static void test_embedded_default_loads(void **state)
 	scenario_free(&sc);
 }
 
+/* Sizing a cluster from an SWF header: every combination of MaxProcs and
+ * MaxNodes, and the headers that cannot size one. */
+static void size_from(long procs, long nodes, int type_cores, int want_nodes, int want_cores,
+                      const char *want_err)
+{
+	char text[1024], err[1024] = "";
+	snprintf(text, sizeof text, "{\"name\": \"t\", \"node_types\": [{\"name\": \"n\", \"cpu\": \"generic-core\", "
+	         "\"cores\": %d, \"mem_gib\": 1}], \"from_trace\": {\"type\": \"n\"}, \"workload\": {\"trace\": \"x.swf\"}}",
+	         type_cores);
+	char *path = tu_write_tmp(".json", text);
+	struct scenario sc;
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	struct workload w;
+	workload_init(&w);
+	w.max_procs = (int32_t)procs;
+	w.max_nodes = (int32_t)nodes;
+	int rc = scenario_size_from_trace(&sc, &w, err, sizeof err);
+	if (want_err) {
+		assert_int_equal(rc, -1);
+		if (!strstr(err, want_err))
+			fail_msg("error \"%s\" lacks \"%s\"", err, want_err);
+	} else {
+		if (rc)
+			fail_msg("%s", err);
+		assert_int_equal(sc.cl.nnodes, want_nodes);
+		assert_int_equal(sc.cl.total_cores, (int64_t)want_nodes * want_cores);
+	}
+	scenario_free(&sc);
+	unlink(path);
+	free(path);
+}
+
+static void test_size_from_trace(void **state)
+{
+	(void)state;
+	size_from(100, 100, 1, 100, 1, NULL);
+	size_from(240, 120, 1, 120, 2, NULL);     /* the header decides cores per node */
+	size_from(128, -1, 4, 32, 4, NULL);       /* MaxProcs only: nodes of the type's cores */
+	size_from(-1, 16, 8, 16, 8, NULL);        /* MaxNodes only */
+	size_from(10, -1, 4, 0, 0, "not a multiple of node type");
+	size_from(2, -1, 4, 0, 0, "not a multiple of node type");
+	size_from(102, 25, 1, 0, 0, "not a multiple of its MaxNodes 25");
+	size_from(-1, -1, 1, 0, 0, "neither MaxProcs nor MaxNodes");
+}
+
+/* Node names stay unique with the longest rack names and a count. */
+static void test_long_rack_names(void **state)
+{
+	(void)state;
+	char err[1024];
+	char *path = tu_write_tmp(".json", "{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": "
+	    "\"abcdefghijklmnopqrstuvwxyz01234\", \"count\": 12, \"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 11}]}], " WL "}");
+	struct scenario sc;
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(sc.cl.nnodes, 132);
+	for (int i = 0; i < sc.cl.nnodes; i++)
+		for (int k = 0; k < i; k++)
+			if (strcmp(sc.cl.nodes[i].name, sc.cl.nodes[k].name) == 0)
+				fail_msg("nodes %d and %d are both named %s", k, i, sc.cl.nodes[i].name);
+	scenario_free(&sc);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +202,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_models),
 		cmocka_unit_test(test_bad_workload),
 		cmocka_unit_test(test_embedded_default_loads),
+		cmocka_unit_test(test_size_from_trace),
+		cmocka_unit_test(test_long_rack_names),
 	};
 	return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }
