@@ -6,13 +6,6 @@
 
 #include <stdlib.h>
 
-int place_aggregate_ok(const struct cluster *cl, int64_t free_cores, int64_t free_gpus,
-                       const struct job_req *r)
-{
-	(void)cl;
-	return job_req_cores(r) <= free_cores && job_req_gpus(r) <= free_gpus;
-}
-
 static uint64_t pick_gpus(uint64_t free_mask, int n)
 {
 	uint64_t m = 0;
@@ -41,7 +34,7 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 	}
 	int32_t left = r->cores;
 	for (int i = 0; i < cl->nnodes && left > 0; i++) {
-		if (cl->svc[i] != NODE_UP || f[i].cores <= 0)
+		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP)
 			continue;
 		int32_t c = f[i].cores < left ? f[i].cores : left;
 		if (r->mem_mib > 0 && f[i].mem_mib / r->mem_mib < c)

@@ -77,8 +77,12 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out);
 /* Cheap necessary condition on aggregate free cores/GPUs. */
-int place_aggregate_ok(const struct cluster *cl, int64_t free_cores, int64_t free_gpus,
-                       const struct job_req *r);
+static inline int place_aggregate_ok(const struct cluster *cl, int64_t free_cores,
+                                     int64_t free_gpus, const struct job_req *r)
+{
+	(void)cl;
+	return job_req_cores(r) <= free_cores && job_req_gpus(r) <= free_gpus;
+}
 /* Sorts running job ids by expected end (walltime estimate), ties by id. */
 void sort_by_expected_end(const struct job *jobs, int32_t *ids, int32_t n);
 
