@@ -1,6 +1,7 @@
 /* evq — a 4-ary heap behind two rungs of time buckets; see evq.h. */
 #include "sim/evq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,14 +109,16 @@ int evq_push(struct evq *q, simtime t, uint32_t kind, int32_t id, uint32_t ver, 
 			return -1;
 		heap_insert(q, &e);
 		q->next_seq++;
-		if (q->horizon == INT64_MAX && q->n >= EVQ_SMALL) {
-			/* Grown large: later events wait in the rungs from now on.
-			 * The latest event is among the leaves, the second half. */
-			simtime hi = INT64_MIN;
-			for (size_t i = q->n / 2; i < q->n; i++)
-				if (q->h[i].t > hi)
-					hi = q->h[i].t;
-			q->horizon = hi == INT64_MAX ? hi : hi + 1;
+		if (q->horizon == INT64_MAX && q->n >= EVQ_SMALL &&
+		    bucket_reserve(&q->over, q->over.n + (uint32_t)q->n) == 0) {
+			/* Grown large: everything waits in the overflow until the
+			 * next pop lays rungs over it (a failed grow just leaves
+			 * the queue a plain heap a while longer). */
+			memcpy(q->over.e + q->over.n, q->h, q->n * sizeof *q->h);
+			q->over.n += (uint32_t)q->n;
+			q->nwaiting += q->n;
+			q->n = 0;
+			q->horizon = INT64_MIN;
 		}
 		return 0;
 	}
@@ -219,19 +222,24 @@ static int refill(struct evq *q)
 		if (c->cur < c->nb) {
 			struct evbucket *b = &c->b[c->cur];
 			simtime lo = c->base + (simtime)c->cur * c->width;
-			if (b->n <= POUR_DIRECT || c->width == 1) {
+			/* The last bucket is cut short at the rung's end: events past
+			 * it are in the overflow and must stay after this bucket. */
+			simtime hi = c->end - lo < c->width ? c->end : lo + c->width;
+			if (b->n <= POUR_DIRECT || hi - lo == 1) {
 				if (b->n && pour(q, b))
 					goto oom;
 			} else {
-				if (spread(f, b, lo, (uint64_t)c->width, FINE_PER_BUCKET))
+				if (spread(f, b, lo, (uint64_t)(hi - lo), FINE_PER_BUCKET))
 					goto oom;
 			}
 			c->cur++;
 			/* The fine rung (if laid) ends where this bucket ends. */
-			q->horizon = f->cur < f->nb ? lo : lo + c->width;
+			q->horizon = f->cur < f->nb ? lo : hi;
 			continue;
 		}
-		/* Both rungs spent: lay a coarse rung over the overflow. */
+		/* Both rungs spent: lay a coarse rung over the overflow, which
+		 * then holds every waiting event (anything else is a bug). */
+		assert(q->over.n == q->nwaiting && q->over.n > 0);
 		simtime lo = INT64_MAX, hi = INT64_MIN;
 		for (uint32_t i = 0; i < q->over.n; i++) {
 			if (q->over.e[i].t < lo) lo = q->over.e[i].t;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/evq.h"
 
@@ -261,6 +262,94 @@ static void test_push_into_poured_bucket(void **state)
 	evq_fini(&q);
 }
 
+/* The hold model with exponential increments at sizes either side of the
+ * plain-heap limit: the last coarse bucket is cut short at the rung's end,
+ * with later events in the overflow (a fine rung laid past that end once
+ * let them pop late). */
+static void test_exponential_hold(void **state)
+{
+	(void)state;
+	static const int sizes[] = { 3000, 5000, 9000, 40000 };
+	for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+		struct evq q;
+		struct ev e;
+		evq_init(&q, 16);
+		for (int i = 0; i < sizes[z]; i++) {
+			double u = ((double)(xs() >> 11) + 0.5) / 9007199254740992.0;
+			evq_push(&q, (simtime)(-log(u) * 1e6), 0, i, 0, 0);
+		}
+		simtime lt = -1;
+		uint64_t ls = 0;
+		for (long i = 0; i < 400000; i++) {
+			assert_int_equal(evq_pop(&q, &e), 1);
+			if (!(e.t > lt || (e.t == lt && e.seq > ls)))
+				fail_msg("%d events, hold %ld: (%lld, %llu) popped after (%lld, %llu)", sizes[z], i,
+				         (long long)e.t, (unsigned long long)e.seq, (long long)lt, (unsigned long long)ls);
+			lt = e.t;
+			ls = e.seq;
+			double u = ((double)(xs() >> 11) + 0.5) / 9007199254740992.0;
+			assert_int_equal(evq_push(&q, e.t + 1 + (simtime)(-log(u) * 1e6), 0, 0, 0, 0), 0);
+			assert_int_equal(evq_len(&q), (size_t)sizes[z]);
+		}
+		evq_fini(&q);
+	}
+}
+
+/* Property: whatever the mix of bursts of pushes (never before the last
+ * pop) and pops, with increments zero, small, exponential or heavy-tailed,
+ * every event pops exactly once and pops come in increasing (time, seq).
+ * Together these are exactly "the queue returns the least event". */
+static void test_random_property(void **state)
+{
+	(void)state;
+	enum { MAXEV = 400000 };
+	unsigned char *seen = calloc(MAXEV, 1);
+	for (int round = 0; round < 12; round++) {
+		struct evq q;
+		struct ev e;
+		evq_init(&q, 16);
+		memset(seen, 0, MAXEV);
+		int32_t next_id = 0;
+		simtime lt = 0;
+		uint64_t ls = 0;
+		bool any = false;
+		int mode = round % 4;
+		while (next_id < MAXEV - 20000) {
+			int burst = (int)(xs() % (round < 6 ? 5000 : 300)) + 1;
+			for (int i = 0; i < burst && next_id < MAXEV - 20000; i++) {
+				uint64_t r = xs();
+				simtime inc = mode == 0 ? (simtime)(r % 3)
+				            : mode == 1 ? (simtime)(r % 1000)
+				            : mode == 2 ? (simtime)(-log(((double)(r >> 11) + 0.5) / 9007199254740992.0) * 1e6)
+				                        : (simtime)exp((double)(r % 35000) / 1000.0);
+				assert_int_equal(evq_push(&q, lt + inc, 0, next_id++, 0, 0), 0);
+			}
+			int pops = (int)(xs() % (unsigned)(burst + 200));
+			for (int i = 0; i < pops && evq_len(&q) > 0; i++) {
+				assert_int_equal(evq_pop(&q, &e), 1);
+				if (any && !(e.t > lt || (e.t == lt && e.seq > ls)))
+					fail_msg("round %d: (%lld, %llu) after (%lld, %llu)", round, (long long)e.t,
+					         (unsigned long long)e.seq, (long long)lt, (unsigned long long)ls);
+				assert_int_equal(seen[e.id]++, 0);
+				lt = e.t;
+				ls = e.seq;
+				any = true;
+			}
+		}
+		while (evq_pop(&q, &e) == 1) {
+			assert_true(e.t > lt || (e.t == lt && e.seq > ls));
+			assert_int_equal(seen[e.id]++, 0);
+			lt = e.t;
+			ls = e.seq;
+		}
+		for (int32_t i = 0; i < next_id; i++)
+			if (seen[i] != 1)
+				fail_msg("round %d: event %d popped %d times", round, i, seen[i]);
+		evq_fini(&q);
+	}
+	free(seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_hold_order),
 		cmocka_unit_test(test_sparse_buckets),
 		cmocka_unit_test(test_push_into_poured_bucket),
+		cmocka_unit_test(test_exponential_hold),
+		cmocka_unit_test(test_random_property),
 	};
 	return cmocka_run_group_tests_name("evq", tests, NULL, NULL);
 }
