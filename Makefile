@@ -29,17 +29,20 @@ CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC = $(wildcard tests/unit/test_*.c)
 TEST_BIN = $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP = $(BUILD)/tests/testutil.o
+SHARED_SRC = $(wildcard tests/shared/test_*.c)
+SHARED_BIN = $(SHARED_SRC:tests/shared/%.c=$(BUILD)/tests/shared/%)
 BENCH_SRC = $(wildcard bench/*.c)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json)
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test asan valgrind bench install clean deps help golden
+.PHONY: all run test unit scenario-test test-shared asan valgrind bench install clean deps help golden
 all: $(DEPS_OK) $(HETLAB)
 
 help:
 	@echo "make run        install missing packages, build, run the default scenario"
 	@echo "make test       install missing packages, build, run unit and scenario tests"
+	@echo "make test-shared  tests on the shared traces the repository does not carry (\$$HETLAB_TRACES)"
 	@echo "make asan       the tests under AddressSanitizer + UBSan (build-asan/)"
 	@echo "make valgrind   the unit tests under valgrind"
 	@echo "make bench      benchmarks (not part of make test)"
@@ -76,6 +79,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(TEST_HELP) $(BUILD)/libhetlab.a
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP) $(BUILD)/libhetlab.a $(LIBS) $(CMOCKA_LIBS)
 
+$(BUILD)/tests/shared/%: $(BUILD)/tests/shared/%.o $(TEST_HELP) $(BUILD)/libhetlab.a
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELP) $(BUILD)/libhetlab.a $(LIBS) $(CMOCKA_LIBS)
+
 # The allocation-counting test wraps malloc, calloc and realloc.
 $(BUILD)/tests/test_alloc: LDFLAGS += -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
 
@@ -96,13 +103,18 @@ scenario-test: $(HETLAB)
 
 test: all unit scenario-test
 
+# Needs the trace directory ($$HETLAB_TRACES, else ../shared/traces).
+test-shared: $(SHARED_BIN) $(HETLAB)
+	@UNIT_LABEL=shared-unit sh tests/run-unit.sh $(SHARED_BIN)
+	@sh tests/shared/run.sh $(HETLAB)
+
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	    HETLAB_SANITIZED=1 test
+	    HETLAB_SANITIZED=1 test test-shared
 
 valgrind: $(TEST_BIN)
 	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t || exit 1; done

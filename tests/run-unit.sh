@@ -7,5 +7,5 @@ for t in "$@"; do
 done
 echo
 [ -n "$failed" ] && echo "failed unit-test binaries:$failed"
-echo "unit: $pass passed, $fail failed"
+echo "${UNIT_LABEL:-unit}: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
