@@ -206,6 +206,9 @@ int cmd_run(int argc, char **argv)
 		if (read_trace(tpath, lenient || sc.lenient, &w, err, sizeof err))
 			goto out;
 	} else if (trace_synth(&sc.synth, sc.seed, &w, err, sizeof err)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s", sc.file, err);
+		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))

@@ -46,6 +46,8 @@ struct cons {
 	int32_t *ids;
 };
 
+static void cons_fini(void *state);
+
 static int cons_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
 {
@@ -70,7 +72,7 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 	p->segs = calloc((size_t)p->cap_segs, sizeof *p->segs);
 	p->ids = calloc((size_t)env->njobs + 1, sizeof *p->ids);
 	if (!p->parts || !p->min || !p->states || !p->segs || !p->ids) {
-		free(p->parts); free(p->min); free(p->states); free(p->segs); free(p->ids); free(p);
+		cons_fini(p);
 		return -1;
 	}
 	*state = p;

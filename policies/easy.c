@@ -64,6 +64,8 @@ static bool fungible(const struct job_req *r)
 	return r->nodes == 0 && r->gpus == 0 && r->mem_mib == 0;
 }
 
+static void easy_fini(void *state);
+
 static int easy_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
 {
@@ -82,8 +84,7 @@ static int easy_init(void **state, const struct policy_env *env, const struct po
 	p->need = calloc(n, sizeof *p->need);
 	p->ids = calloc((size_t)env->njobs + 1, sizeof *p->ids);
 	if (!p->parts || !p->head || !p->shadow || !p->extra || !p->need || !p->ids) {
-		free(p->parts); free(p->head); free(p->shadow); free(p->extra);
-		free(p->need); free(p->ids); free(p);
+		easy_fini(p);
 		return -1;
 	}
 	*state = p;

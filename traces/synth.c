@@ -57,39 +57,39 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	const struct synth_class *k = &cfg->cls[c];
 	const char *n = job_class_name((enum job_class)c);
 	if (!isfinite(k->rate_per_h) || k->rate_per_h < 0)
-		return cfail(err, errlen, "cls.%s.rate_per_h: expected a number >= 0, got %g",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.rate_per_h: expected a number >= 0, got %g",
 		             n, k->rate_per_h);
 	if (k->rate_per_h == 0)
 		return 0; /* disabled: the rest is not read */
 	if (k->rate_per_h * 24.0 * cfg->days > SYNTH_MAX_JOBS)
-		return cfail(err, errlen, "cls.%s.rate_per_h: %g per hour over %g days is %.3g "
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.rate_per_h: %g per hour over %g days is %.3g "
 		             "jobs, more than the limit of %.0f", n, k->rate_per_h, cfg->days,
 		             k->rate_per_h * 24.0 * cfg->days, SYNTH_MAX_JOBS);
 	if (!isfinite(k->dur_median_s) || k->dur_median_s <= 0 ||
 	    k->dur_median_s > SYNTH_MAX_DUR_S)
-		return cfail(err, errlen, "cls.%s.dur_median_s: expected seconds in (0, %g], got %g",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_median_s: expected seconds in (0, %g], got %g",
 		             n, SYNTH_MAX_DUR_S, k->dur_median_s);
 	if (!isfinite(k->dur_sigma) || k->dur_sigma < 0)
-		return cfail(err, errlen, "cls.%s.dur_sigma: expected a number >= 0, got %g",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_sigma: expected a number >= 0, got %g",
 		             n, k->dur_sigma);
 	if (!isfinite(k->dur_max_s) || (k->dur_max_s != 0 && k->dur_max_s < 1))
-		return cfail(err, errlen, "cls.%s.dur_max_s: expected 0 (no limit) or seconds "
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_max_s: expected 0 (no limit) or seconds "
 		             ">= 1, got %g", n, k->dur_max_s);
 	if (!isfinite(k->walltime_factor) || k->walltime_factor < 1 ||
 	    k->walltime_factor > SYNTH_MAX_WALL_FACTOR)
-		return cfail(err, errlen, "cls.%s.walltime_factor: expected a number in [1, %g], "
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.walltime_factor: expected a number in [1, %g], "
 		             "got %g", n, SYNTH_MAX_WALL_FACTOR, k->walltime_factor);
 	if (k->nmix < 1 || k->nmix > SYNTH_MIX_MAX)
-		return cfail(err, errlen, "cls.%s.mix: expected 1 to %d [gpus, p] pairs, got %d",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix: expected 1 to %d [gpus, p] pairs, got %d",
 		             n, SYNTH_MIX_MAX, (int)k->nmix);
 	double sum = 0;
 	bool cpu_only = false, gpu = false;
 	for (int i = 0; i < k->nmix; i++) {
 		if (k->mix_gpus[i] < 0 || k->mix_gpus[i] > SYNTH_MAX_GPUS)
-			return cfail(err, errlen, "cls.%s.mix[%d]: expected GPUs in [0, %d], got %d",
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix[%d]: expected GPUs in [0, %d], got %d",
 			             n, i, SYNTH_MAX_GPUS, (int)k->mix_gpus[i]);
 		if (!isfinite(k->mix_p[i]) || k->mix_p[i] < 0 || k->mix_p[i] > 1)
-			return cfail(err, errlen, "cls.%s.mix[%d]: expected a probability in [0, 1], "
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix[%d]: expected a probability in [0, 1], "
 			             "got %g", n, i, k->mix_p[i]);
 		sum += k->mix_p[i];
 		if (k->mix_p[i] > 0) {
@@ -99,31 +99,31 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	}
 	/* The scenario loader accepts sums within 1e-3 of 1; draws are scaled by the sum. */
 	if (fabs(sum - 1.0) > 1e-3)
-		return cfail(err, errlen, "cls.%s.mix: the probabilities sum to %.9g, expected 1",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix: the probabilities sum to %.9g, expected 1",
 		             n, sum);
 	if (gpu && cfg->gpus_per_node < 1)
-		return cfail(err, errlen, "gpus_per_node: expected >= 1 (class %s asks for GPUs), "
+		return cfail(err, errlen, "$.workload.synthetic.gpus_per_node: expected >= 1 (class %s asks for GPUs), "
 		             "got %d", n, (int)cfg->gpus_per_node);
 	if (k->cores_per_gpu < 0)
-		return cfail(err, errlen, "cls.%s.cores_per_gpu: expected >= 0, got %d",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cores_per_gpu: expected >= 0, got %d",
 		             n, (int)k->cores_per_gpu);
 	if (gpu && (int64_t)cfg->gpus_per_node * k->cores_per_gpu > INT32_MAX)
-		return cfail(err, errlen, "cls.%s.cores_per_gpu: %d × %d GPUs per node is too "
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cores_per_gpu: %d × %d GPUs per node is too "
 		             "large", n, (int)k->cores_per_gpu, (int)cfg->gpus_per_node);
 	if (cpu_only && k->cpu_cores < 1)
-		return cfail(err, errlen, "cls.%s.cpu_cores: expected >= 1 (the mix has CPU-only "
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cpu_cores: expected >= 1 (the mix has CPU-only "
 		             "jobs), got %d", n, (int)k->cpu_cores);
 	if (k->mem_per_gpu_mib < 0 || k->mem_per_gpu_mib > INT64_MAX / 4096)
-		return cfail(err, errlen, "cls.%s.mem_per_gpu_mib: expected MiB >= 0, got %lld",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mem_per_gpu_mib: expected MiB >= 0, got %lld",
 		             n, (long long)k->mem_per_gpu_mib);
 	if (k->gpu_mem_mib < 0)
-		return cfail(err, errlen, "cls.%s.gpu_mem_mib: expected MiB >= 0, got %lld",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.gpu_mem_mib: expected MiB >= 0, got %lld",
 		             n, (long long)k->gpu_mem_mib);
 	if (!isfinite(k->fail_p) || k->fail_p < 0 || k->fail_p > 1)
-		return cfail(err, errlen, "cls.%s.fail_p: expected a probability in [0, 1], got %g",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.fail_p: expected a probability in [0, 1], got %g",
 		             n, k->fail_p);
 	if (k->ntenants < 1)
-		return cfail(err, errlen, "cls.%s.ntenants: expected >= 1, got %d",
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.tenants: expected >= 1, got %d",
 		             n, (int)k->ntenants);
 	return 0;
 }
@@ -131,9 +131,9 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 static int check_cfg(const struct synth_cfg *cfg, char *err, size_t errlen)
 {
 	if (!isfinite(cfg->days) || cfg->days <= 0 || cfg->days > 36500)
-		return cfail(err, errlen, "days: expected a number in (0, 36500], got %g", cfg->days);
+		return cfail(err, errlen, "$.workload.synthetic.days: expected a number in (0, 36500], got %g", cfg->days);
 	if (cfg->gpus_per_node < 0 || cfg->gpus_per_node > 1024)
-		return cfail(err, errlen, "gpus_per_node: expected 0 to 1024, got %d",
+		return cfail(err, errlen, "$.workload.synthetic.gpus_per_node: expected 0 to 1024, got %d",
 		             (int)cfg->gpus_per_node);
 	bool any = false;
 	for (int c = 0; c < JOB_NCLASS; c++) {

@@ -241,20 +241,20 @@ static void test_bad_cfg(void **state)
 {
 	(void)state;
 	static const struct bad_cfg cases[] = {
-		{ neg_rate, "cls.training.rate_per_h: expected a number >= 0, got -1" },
-		{ bad_sum, "cls.training.mix: the probabilities sum to 0.95, expected 1" },
-		{ bad_wf, "cls.inference.walltime_factor: expected a number in [1, 1000], got 0.5" },
+		{ neg_rate, "$.workload.synthetic.classes.training.rate_per_h: expected a number >= 0, got -1" },
+		{ bad_sum, "$.workload.synthetic.classes.training.mix: the probabilities sum to 0.95, expected 1" },
+		{ bad_wf, "$.workload.synthetic.classes.inference.walltime_factor: expected a number in [1, 1000], got 0.5" },
 		{ no_class, "no class has rate_per_h > 0" },
-		{ no_gpn, "gpus_per_node: expected >= 1 (class training asks for GPUs), got 0" },
-		{ bad_days, "days: expected a number in (0, 36500], got 0" },
-		{ bad_nmix, "cls.training.mix: expected 1 to 8 [gpus, p] pairs, got 9" },
-		{ bad_p, "cls.inference.fail_p: expected a probability in [0, 1], got 1.5" },
-		{ bad_median, "cls.training.dur_median_s: expected seconds in (0, 1e+09], got 0" },
-		{ bad_tenants, "cls.inference.ntenants: expected >= 1, got 0" },
-		{ bad_cpu, "cls.training.cpu_cores: expected >= 1 (the mix has CPU-only jobs), got 0" },
-		{ bad_gpus, "cls.training.mix[1]: expected GPUs in [0, 1000000], got -2" },
-		{ too_many, "cls.training.rate_per_h: 1e+09 per hour" },
-		{ nan_sigma, "cls.training.dur_sigma: expected a number >= 0, got nan" },
+		{ no_gpn, "$.workload.synthetic.gpus_per_node: expected >= 1 (class training asks for GPUs), got 0" },
+		{ bad_days, "$.workload.synthetic.days: expected a number in (0, 36500], got 0" },
+		{ bad_nmix, "$.workload.synthetic.classes.training.mix: expected 1 to 8 [gpus, p] pairs, got 9" },
+		{ bad_p, "$.workload.synthetic.classes.inference.fail_p: expected a probability in [0, 1], got 1.5" },
+		{ bad_median, "$.workload.synthetic.classes.training.dur_median_s: expected seconds in (0, 1e+09], got 0" },
+		{ bad_tenants, "$.workload.synthetic.classes.inference.tenants: expected >= 1, got 0" },
+		{ bad_cpu, "$.workload.synthetic.classes.training.cpu_cores: expected >= 1 (the mix has CPU-only jobs), got 0" },
+		{ bad_gpus, "$.workload.synthetic.classes.training.mix[1]: expected GPUs in [0, 1000000], got -2" },
+		{ too_many, "$.workload.synthetic.classes.training.rate_per_h: 1e+09 per hour" },
+		{ nan_sigma, "$.workload.synthetic.classes.training.dur_sigma: expected a number >= 0, got nan" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct synth_cfg c = base_cfg();
