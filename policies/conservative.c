@@ -12,7 +12,15 @@
  * Jobs that can start at once always do; of the rest, only the first
  * bf_max_job_test are given reservations, and a job whose
  * earliest start lies beyond now + bf_window gets no reservation (Slurm's
- * bf_max_job_test and bf_window). */
+ * bf_max_job_test and bf_window).
+ *
+ * Counting mode: while every queued job the pass meets is a plain core
+ * request (spread, no memory or GPU constraint — every SWF job), any free
+ * core serves any of them, and the profile keeps only each segment's free
+ * core count, as classic conservative backfilling on a homogeneous machine
+ * does: O(segments) per job instead of O(segments × nodes). At the first job
+ * that is not, the pass starts over at the node level (the jobs it already
+ * started stay started; the reservations are recomputed). */
 #include "policies/policy.h"
 
 #include <stdlib.h>
@@ -44,7 +52,13 @@ struct cons {
 	struct seg *segs;         /* in time order */
 	int32_t nsegs, cap_segs;
 	int32_t *ids;
+	bool count;               /* this pass keeps counts only (see above) */
 };
+
+static bool fungible(const struct job_req *r)
+{
+	return r->nodes == 0 && r->gpus == 0 && r->mem_mib == 0;
+}
 
 static void cons_fini(void *state);
 
@@ -118,13 +132,15 @@ static int insert_seg(struct cons *p, int after, simtime t)
 	p->segs[pos].t = t;
 	p->segs[pos].slot = p->nsegs;   /* slots are never freed within a pass */
 	p->nsegs++;
-	memcpy(st(p, &p->segs[pos]), st(p, &p->segs[after]), (size_t)p->nnodes * sizeof(struct nodefree));
+	if (!p->count)
+		memcpy(st(p, &p->segs[pos]), st(p, &p->segs[after]), (size_t)p->nnodes * sizeof(struct nodefree));
 	return pos;
 }
 
 static void seg_take(struct cons *p, struct seg *s, const struct alloc_part *parts, int n)
 {
-	nodefree_take(st(p, s), parts, n);
+	if (!p->count)
+		nodefree_take(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores -= parts[i].cores;
 		s->gpus -= hl_popcount64(parts[i].gpus);
@@ -133,7 +149,8 @@ static void seg_take(struct cons *p, struct seg *s, const struct alloc_part *par
 
 static void seg_give(struct cons *p, struct seg *s, const struct alloc_part *parts, int n)
 {
-	nodefree_give(st(p, s), parts, n);
+	if (!p->count)
+		nodefree_give(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores += parts[i].cores;
 		s->gpus += hl_popcount64(parts[i].gpus);
@@ -145,7 +162,8 @@ static int build_profile(struct cons *p, const struct view *v)
 	const struct cluster *cl = v->cl;
 	p->nsegs = 1;
 	p->segs[0] = (struct seg){ .t = v->now, .cores = cl->free_cores, .gpus = cl->free_gpus, .slot = 0 };
-	memcpy(st(p, &p->segs[0]), cl->free, (size_t)cl->nnodes * sizeof *cl->free);
+	if (!p->count)
+		memcpy(st(p, &p->segs[0]), cl->free, (size_t)cl->nnodes * sizeof *cl->free);
 	int32_t n = v->nrunning;
 	memcpy(p->ids, v->running, (size_t)n * sizeof *p->ids);
 	sort_by_expected_end(v->jobs, p->ids, n);
@@ -185,6 +203,16 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 		}
 		if (!ok)
 			continue;
+		if (p->count) {
+			/* The counts suffice; where the job goes is chosen when it
+			 * starts. A reservation is kept as one part of its cores. */
+			*at = k;
+			if (k > 0) {
+				p->parts[0] = (struct alloc_part){ .node = 0, .cores = j->req.cores };
+				return 1;
+			}
+			return place_first_fit(cl, cl->free, &j->req, p->parts);
+		}
 		memcpy(p->min, st(p, &p->segs[k]), (size_t)cl->nnodes * sizeof *p->min);
 		for (int s = k + 1; s <= last; s++) {
 			const struct nodefree *f = st(p, &p->segs[s]);
@@ -205,17 +233,21 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 	return 0;
 }
 
-static void cons_schedule(void *state, const struct view *v, struct decide *out)
+/* One pass in the mode p->count says. 1: a job that is not fungible was met
+ * in counting mode, so the pass must start over at the node level; 0 done;
+ * -1 the policy must stop (an invalid decision or no memory). */
+static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 {
-	struct cons *p = state;
 	if (build_profile(p, v))
-		return;   /* out of memory: no backfill this pass; jobs wait */
+		return -1;   /* out of memory: no backfill this pass; jobs wait */
 	int32_t tested = 0;
 	simtime limit = v->now + p->window_us;
 	for (int32_t i = 0; i < v->npending && tested < p->max_test; i++) {
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
+		if (p->count && !fungible(&j->req))
+			return 1;
 		int k;
 		int n = earliest(p, v, j, limit, &k);
 		if (n == 0 || k > 0)
@@ -228,11 +260,22 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 			last++;
 		if (end != SIMTIME_INF && (last + 1 == p->nsegs || p->segs[last + 1].t != end) &&
 		    insert_seg(p, last, end) < 0)
-			return;
+			return -1;
 		for (int s = k; s <= last; s++)
 			seg_take(p, &p->segs[s], p->parts, n);
 		if (k == 0 && decide_start(out, j->id, p->parts, n))
-			return;
+			return -1;
+	}
+	return 0;
+}
+
+static void cons_schedule(void *state, const struct view *v, struct decide *out)
+{
+	struct cons *p = state;
+	p->count = true;
+	if (run_pass(p, v, out) == 1) {
+		p->count = false;
+		run_pass(p, v, out);
 	}
 }
 

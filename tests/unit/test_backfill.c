@@ -28,6 +28,12 @@ static void small_cluster(struct cluster *cl, int n, int cores)
 }
 
 /* Runs the jobs under `policy` and fills start[] (seconds). Returns sim_run's status. */
+/* Jobs ask for this much memory per core: 0 keeps them plain core
+ * requests (EASY and conservative then work on counts), 1 MiB makes them
+ * node-level requests, so both ways are checked against the same schedule. */
+static int64_t mem_per_core;
+static const int64_t *job_mem;   /* extra memory per core of each job, or NULL */
+
 static int run_jobs(const char *policy, int nodes, const struct tj *tj, int n, double *start,
                     char *err, size_t errlen, const struct policy_ops *ops)
 {
@@ -39,6 +45,7 @@ static int run_jobs(const char *policy, int nodes, const struct tj *tj, int n, d
 	for (int i = 0; i < n; i++) {
 		job_init(&jobs[i], i, simtime_from_s(tj[i].submit_s));
 		jobs[i].req.cores = (int32_t)tj[i].cores;
+		jobs[i].req.mem_mib = mem_per_core + (job_mem ? job_mem[i] : 0);
 		jobs[i].walltime_us = simtime_from_s(tj[i].wall_s);
 		truth[i].run_us = simtime_from_s(tj[i].run_s);
 	}
@@ -80,10 +87,14 @@ static void check(const char *policy, const struct tj *q, int n, int nodes, cons
 {
 	double start[16];
 	char err[512] = "";
-	assert_int_equal(run_jobs(policy, nodes, q, n, start, err, sizeof err, NULL), 0);
-	for (int i = 0; i < n; i++)
-		if (start[i] != want[i])
-			fail_msg("%s: job %c started at %g, expected %g", policy, 'A' + i, start[i], want[i]);
+	for (mem_per_core = 0; mem_per_core <= 1; mem_per_core++) {
+		assert_int_equal(run_jobs(policy, nodes, q, n, start, err, sizeof err, NULL), 0);
+		for (int i = 0; i < n; i++)
+			if (start[i] != want[i])
+				fail_msg("%s (%s): job %c started at %g, expected %g", policy,
+				         mem_per_core ? "node level" : "counting", 'A' + i, start[i], want[i]);
+	}
+	mem_per_core = 0;
 }
 
 static void test_fcfs(void **state)
@@ -102,6 +113,12 @@ static void test_conservative(void **state)
 {
 	(void)state;
 	check("conservative", queue1, 4, 4, (const double[]){ 0, 10, 20, 30 });
+	/* D asks for memory: a counting pass meets it and starts over at the
+	 * node level, with the same result. */
+	job_mem = (const int64_t[]){ 0, 0, 0, 512 };
+	check("conservative", queue1, 4, 4, (const double[]){ 0, 10, 20, 30 });
+	check("easy", queue1, 4, 4, (const double[]){ 0, 10, 103, 3 });
+	job_mem = NULL;
 }
 
 /* EASY backfills a job that ends before the shadow time even on the
