@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/benchutil.h"
 #include "sim/evq.h"
 
 #define TARGET_EVENTS_PER_S 20e6
@@ -49,26 +50,6 @@ static simtime draw_exp(uint64_t *s)
 	return d > 0 ? d : 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[64];
-	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 static int parse_count(const char *flag, const char *val, long long min, long long max, long long *out)
 {
@@ -150,9 +131,9 @@ int main(int argc, char **argv)
 			}
 		uint32_t k = (uint32_t)(xorshift64s(&s) & (INC_N - 1));
 		long long bad = hold(&q, inc, nev, &k);   /* warm-up, untimed */
-		double t0 = now_s();
+		double t0 = bench_now_s();
 		long long bad2 = bad < 0 ? -1 : hold(&q, inc, nhold, &k);
-		double dt = now_s() - t0;
+		double dt = bench_now_s() - t0;
 		int ok = bad == 0 && bad2 == 0 && evq_len(&q) == (size_t)nev;
 		evq_fini(&q);
 		if (!ok) {
@@ -169,7 +150,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 
-	double med = median(rate, (int)runs);
+	double med = bench_median(rate, (int)runs);
 	printf("  median: %.2f M holds/s = %.2f M events/s (pops/s), %.2f M queue ops/s (pop + push), "
 	       "%.1f ns per hold\n", med / 1e6, med / 1e6, 2 * med / 1e6, 1e9 / med);
 	printf("  target: >= %.0f M events/s on one core: %s\n", TARGET_EVENTS_PER_S / 1e6,

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/benchutil.h"
 #include "analysis/recorder.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -43,7 +44,7 @@
 
 #define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR]\n"
 #define TARGET_RATIO 5.0
-#define MAX_RUNS 64
+#define MAX_RUNS BENCH_MAX_RUNS
 #define EXIT_SKIP 77
 
 struct opts {
@@ -59,26 +60,6 @@ struct outcome {
 	simtime end;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_RUNS];
-	memcpy(s, v, (size_t)n * sizeof *s);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
 
 static double peak_rss_mib(void)
 {
@@ -147,11 +128,11 @@ static double time_parse(const char *tpath, bool lenient, int32_t *njobs, char *
 {
 	struct workload w;
 	workload_init(&w);
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	int r = read_trace(tpath, lenient, &w, err, errlen);
 	*njobs = w.n;
 	workload_free(&w);
-	double dt = now_s() - t0;
+	double dt = bench_now_s() - t0;
 	return r ? -1 : dt;
 }
 
@@ -170,7 +151,7 @@ static int time_replay(const struct opts *o, const char *db_path, struct outcome
 	char tpath[PATH_MAX + 64];
 	int rc = -1;
 
-	double t0 = now_s();
+	double t0 = bench_now_s();
 	workload_init(&w);
 	if (load(o, &sc, tpath, sizeof tpath, err, errlen))
 		goto fail_load;
@@ -227,12 +208,12 @@ static int time_replay(const struct opts *o, const char *db_path, struct outcome
 		recorder_attach(rec, &s);
 	}
 
-	double ts = now_s();
+	double ts = bench_now_s();
 	if (sim_run(&s)) {
 		snprintf(err, errlen, "%s: %s", sc.file, s.err);
 		goto fail_run;
 	}
-	out->sim_s = now_s() - ts;
+	out->sim_s = bench_now_s() - ts;
 	out->nevents = s.nevents;
 	out->npasses = s.npasses;
 	out->end = s.now;
@@ -256,7 +237,7 @@ fail_policy:
 	scenario_free(&sc);
 fail_load:
 	workload_free(&w);
-	out->total_s = now_s() - t0;
+	out->total_s = bench_now_s() - t0;
 	return rc;
 }
 
@@ -376,8 +357,8 @@ int main(int argc, char **argv)
 	}
 	unlink(db);
 
-	double mp = median(parse_s, o.runs), mr = median(plain_s, o.runs), mrs = median(sim_s, o.runs);
-	double mq = median(rec_s, o.runs), mqs = median(rsim_s, o.runs);
+	double mp = bench_median(parse_s, o.runs), mr = bench_median(plain_s, o.runs), mrs = bench_median(sim_s, o.runs);
+	double mq = bench_median(rec_s, o.runs), mqs = bench_median(rsim_s, o.runs);
 	const struct outcome *p = &plain[0];
 	printf("replay %s, policy %s: %d jobs on %d nodes, %.1f simulated days, %llu events, "
 	       "%llu passes; median of %d run(s)\n",
