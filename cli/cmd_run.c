@@ -15,7 +15,8 @@
 #include "traces/trace.h"
 
 #define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
-              "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n"
+              "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
+              "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n"
 
 struct progress {
 	struct timespec t0, last;
@@ -113,6 +114,9 @@ int cmd_run(int argc, char **argv)
 {
 	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
 	char **params = calloc((size_t)argc + 1, sizeof *params);
+	char **cscales = calloc((size_t)argc + 1, sizeof *cscales);
+	int ncscales = 0;
+	double scale_rate = -1, scale_size = -1;
 	int nparams = 0, rc = 1;
 	long long seed = -1;
 	bool lenient = false, quiet = false;
@@ -127,8 +131,11 @@ int cmd_run(int argc, char **argv)
 	bool have_sc = false, have_sim = false;
 
 	workload_init(&w);
-	if (!params)
+	if (!params || !cscales) {
+		free(params);
+		free(cscales);
 		return 1;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,6 +145,7 @@ int cmd_run(int argc, char **argv)
 			if (!val) {
 				fprintf(stderr, "hetlab run: %s needs a value\n" USAGE, a);
 				free(params);
+				free(cscales);
 				return 2;
 			}
 			i++;
@@ -146,6 +154,18 @@ int cmd_run(int argc, char **argv)
 			else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) out = val;
 			else if (strcmp(a, "--traces") == 0) traces = val;
 			else if (strcmp(a, "--param") == 0) params[nparams++] = (char *)val;
+			else if (strcmp(a, "--scale-class") == 0) cscales[ncscales++] = (char *)val;
+			else if (strcmp(a, "--scale-rate") == 0 || strcmp(a, "--scale-size") == 0) {
+				char *end;
+				double x = strtod(val, &end);
+				if (end == val || *end || !(x >= 0) || x > 1e6) {
+					fprintf(stderr, "hetlab run: %s: expected a factor >= 0, got '%s'\n", a, val);
+					free(params);
+					free(cscales);
+					return 2;
+				}
+				*(a[8] == 'r' ? &scale_rate : &scale_size) = x;
+			}
 			else if (strcmp(a, "--seed") == 0) {
 				char *end;
 				errno = 0;
@@ -153,11 +173,13 @@ int cmd_run(int argc, char **argv)
 				if (errno || *end || end == val || seed < 0) {
 					fprintf(stderr, "hetlab run: --seed: expected a non-negative integer, got '%s'\n", val);
 					free(params);
+					free(cscales);
 					return 2;
 				}
 			} else {
 				fprintf(stderr, "hetlab run: unknown option %s\n" USAGE, a);
 				free(params);
+				free(cscales);
 				return 2;
 			}
 			continue;
@@ -165,6 +187,7 @@ int cmd_run(int argc, char **argv)
 		if (scn_path) {
 			fprintf(stderr, "hetlab run: one scenario only ('%s' and '%s')\n" USAGE, scn_path, a);
 			free(params);
+			free(cscales);
 			return 2;
 		}
 		scn_path = a;
@@ -188,6 +211,33 @@ int cmd_run(int argc, char **argv)
 	}
 	if (policy_params(pol, &sc, params, nparams, &cfg, err, sizeof err))
 		goto out;
+
+	/* Planning knobs: on top of the scenario's own "scale". */
+	if ((scale_rate >= 0 || scale_size >= 0 || ncscales) && (trace || sc.workload != SCN_SYNTH)) {
+		snprintf(err, sizeof err, "--scale-*: the knobs apply to a synthetic workload, and this run replays a trace");
+		goto out;
+	}
+	if (scale_rate >= 0)
+		sc.synth.scale_rate *= scale_rate;
+	if (scale_size > 0)
+		sc.synth.scale_size *= scale_size;
+	for (int i = 0; i < ncscales; i++) {
+		const char *f = cscales[i], *eq = strchr(f, '=');
+		char cname[32], *end;
+		int c = -1;
+		double x = 0;
+		if (eq && eq - f < (int)sizeof cname) {
+			snprintf(cname, sizeof cname, "%.*s", (int)(eq - f), f);
+			c = job_class_parse(cname);
+			x = strtod(eq + 1, &end);
+		}
+		if (c < 0 || end == eq + 1 || *end || !(x >= 0)) {
+			snprintf(err, sizeof err, "--scale-class %s: expected CLASS=FACTOR with CLASS one of "
+			         "training, inference, batch, dev", f);
+			goto out;
+		}
+		sc.synth.class_scale[c] *= x;
+	}
 
 	char tpath[PATH_MAX + 64] = "";
 	if (trace) {
@@ -300,5 +350,6 @@ out:
 		scenario_free(&sc);
 	workload_free(&w);
 	free(params);
+	free(cscales);
 	return rc;
 }

@@ -66,6 +66,7 @@ struct job {
 	simtime walltime_us;   /* the user's estimate and kill limit; SIMTIME_INF when none */
 	simtime start_us;      /* -1 until started */
 	simtime end_us;        /* -1 until ended */
+	simtime ckpt_every_us; /* the job checkpoints this often (0: never) */
 	struct job_req req;
 	/* Allocation while running: nparts entries at offset `parts` of the
 	 * cluster's part pool (struct alloc_part, see cluster.h). */

@@ -35,7 +35,7 @@ struct jfield {
 };
 
 enum { T_ID, T_TRACE_ID, T_CLASS, T_STATE, T_TENANT, T_GROUP, T_QUEUE, T_SUBMIT,
-       T_WALLTIME, T_REQ, T_RUN, T_FAILS, T_NTOP };
+       T_WALLTIME, T_CKPT, T_REQ, T_RUN, T_FAILS, T_NTOP };
 static const struct jfield top_fields[T_NTOP] = {
 	[T_ID] = { "id", JK_ID, false },
 	[T_TRACE_ID] = { "trace_id", JK_INT64, false },
@@ -46,6 +46,7 @@ static const struct jfield top_fields[T_NTOP] = {
 	[T_QUEUE] = { "queue", JK_INT32M1, false },
 	[T_SUBMIT] = { "submit_us", JK_INT64, true },
 	[T_WALLTIME] = { "walltime_us", JK_WALLTIME, false },
+	[T_CKPT] = { "ckpt_every_us", JK_INT64, false },
 	[T_REQ] = { "req", JK_REQ, true },
 	[T_RUN] = { "run_us", JK_INT64, true },
 	[T_FAILS] = { "fails", JK_BOOL, false },
@@ -214,6 +215,7 @@ static int obj_to_job(const struct jctx *c, json_t *obj, int32_t index, struct j
 	j->group = (int32_t)x[T_GROUP];
 	j->queue = (int32_t)x[T_QUEUE];
 	j->walltime_us = x[T_WALLTIME];
+	j->ckpt_every_us = x[T_CKPT];
 	if (v[T_CLASS]) {
 		const char *s = "";
 		if (get_string(c, "$.class", v[T_CLASS], &s) != 0)
@@ -354,12 +356,13 @@ static json_t *job_to_obj(const struct job *j, const struct job_truth *t)
 	json_t *wall = j->walltime_us == SIMTIME_INF ? json_null()
 	                                             : json_integer(j->walltime_us);
 	/* "o" steals req and wall, also when json_pack fails. */
-	return json_pack("{s:i, s:I, s:s, s:s, s:i, s:i, s:i, s:I, s:o, s:o, s:I, s:b}",
+	return json_pack("{s:i, s:I, s:s, s:s, s:i, s:i, s:i, s:I, s:o, s:I, s:o, s:I, s:b}",
 	                 "id", (int)j->id, "trace_id", (json_int_t)j->trace_id,
 	                 "class", job_class_name((enum job_class)j->cls),
 	                 "state", job_state_name((enum job_state)j->state),
 	                 "tenant", (int)j->tenant, "group", (int)j->group, "queue", (int)j->queue,
 	                 "submit_us", (json_int_t)j->submit_us, "walltime_us", wall,
+	                 "ckpt_every_us", (json_int_t)j->ckpt_every_us,
 	                 "req", req, "run_us", (json_int_t)t->run_us, "fails", (int)(t->fails != 0));
 }
 

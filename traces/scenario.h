@@ -57,6 +57,10 @@ void scenario_free(struct scenario *sc);
 void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char *out, size_t len);
 /* Sizes the cluster from an SWF header for "from_trace" scenarios. */
 int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char *err, size_t errlen);
+/* Loads a workload model file: a JSON object with the keys of a scenario's
+ * "workload": {"synthetic": {...}} block (what `hetlab trace fit` writes);
+ * errors name the file and the JSON path from "$". */
+int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t errlen);
 /* Loads the built-in catalog into cat. */
 int catalog_load_builtin(struct catalog *cat, char *err, size_t errlen);
 /* The embedded default scenario's text. */

@@ -52,6 +52,124 @@ static int cfail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+static const char *const dist_names[SYNTH_NDIST] = {
+	[SYNTH_LOGNORMAL] = "lognormal", [SYNTH_WEIBULL] = "weibull",
+	[SYNTH_GAMMA] = "gamma", [SYNTH_EMPIRICAL] = "empirical",
+};
+
+const char *synth_dist_name(enum synth_dist d)
+{
+	return (unsigned)d < SYNTH_NDIST ? dist_names[d] : "?";
+}
+
+int synth_dist_parse(const char *name)
+{
+	for (int d = 0; d < SYNTH_NDIST; d++)
+		if (strcmp(name, dist_names[d]) == 0)
+			return d;
+	return -1;
+}
+
+void synth_cfg_init(struct synth_cfg *c)
+{
+	memset(c, 0, sizeof *c);
+	c->days = 7;
+	c->gpus_per_node = 8;
+	c->scale_rate = c->scale_size = 1;
+	for (int k = 0; k < JOB_NCLASS; k++) {
+		c->class_scale[k] = 1;
+		c->cls[k].dur_dist = SYNTH_LOGNORMAL;
+		c->cls[k].walltime_factor = 1;
+		c->cls[k].cpu_cores = 1;
+		c->cls[k].ntenants = 1;
+	}
+}
+
+/* Checks a [value, probability] mix; *sum gets the probabilities' sum. */
+static int check_mix(const char *n, const char *key, int nmix, const int32_t *val,
+                     const double *p, int32_t minval, char *err, size_t errlen)
+{
+	double sum = 0;
+	for (int i = 0; i < nmix; i++) {
+		if (val[i] < minval || val[i] > SYNTH_MAX_GPUS)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s[%d]: expected a value in [%d, %d], got %d",
+			             n, key, i, (int)minval, SYNTH_MAX_GPUS, (int)val[i]);
+		if (!isfinite(p[i]) || p[i] < 0 || p[i] > 1)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s[%d]: expected a probability in [0, 1], "
+			             "got %g", n, key, i, p[i]);
+		sum += p[i];
+	}
+	/* The scenario loader accepts sums within 1e-3 of 1; draws are scaled by the sum. */
+	if (nmix > 0 && fabs(sum - 1.0) > 1e-3)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s: the probabilities sum to %.9g, expected 1",
+		             n, key, sum);
+	return 0;
+}
+
+/* The duration distribution's parameters, the profile, bursts, the cpu
+ * mix and the tenant weights. */
+static int check_shape(const struct synth_class *k, const char *n, char *err, size_t errlen)
+{
+	switch (k->dur_dist) {
+	case SYNTH_LOGNORMAL:
+		break;   /* checked with the older keys below */
+	case SYNTH_WEIBULL:
+	case SYNTH_GAMMA:
+		if (!isfinite(k->dur_shape) || k->dur_shape <= 0 || k->dur_shape > 1e3)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_shape: expected a number in (0, 1000], got %g",
+			             n, k->dur_shape);
+		if (!isfinite(k->dur_scale_s) || k->dur_scale_s <= 0 || k->dur_scale_s > SYNTH_MAX_DUR_S)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_scale_s: expected seconds in (0, %g], got %g",
+			             n, SYNTH_MAX_DUR_S, k->dur_scale_s);
+		break;
+	case SYNTH_EMPIRICAL:
+		if (k->nemp < 2 || k->nemp > SYNTH_EMP_MAX)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_quantiles_s: expected 2 to %d quantiles, got %d",
+			             n, SYNTH_EMP_MAX, (int)k->nemp);
+		for (int i = 0; i < k->nemp; i++)
+			if (!isfinite(k->emp_s[i]) || k->emp_s[i] < 0 || k->emp_s[i] > SYNTH_MAX_DUR_S ||
+			    (i > 0 && k->emp_s[i] < k->emp_s[i - 1]))
+				return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_quantiles_s[%d]: expected "
+				             "non-decreasing seconds in [0, %g], got %g", n, i, SYNTH_MAX_DUR_S, k->emp_s[i]);
+		break;
+	default:
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_dist: unknown distribution %d",
+		             n, (int)k->dur_dist);
+	}
+	for (int h = 0; h < SYNTH_HOURS; h++)
+		if (!isfinite(k->profile[h]) || k->profile[h] < 0)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.profile[%d]: expected a rate >= 0, got %g",
+			             n, h, k->profile[h]);
+	if (!isfinite(k->burst_p) || k->burst_p < 0 || k->burst_p > 1)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.burst_p: expected a probability in [0, 1], got %g",
+		             n, k->burst_p);
+	if (!isfinite(k->burst_mean) || k->burst_mean < 0 || k->burst_mean > 1e6)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.burst_mean: expected a number in [0, 1e6], got %g",
+		             n, k->burst_mean);
+	if (!isfinite(k->burst_gap_s) || k->burst_gap_s < 0 || k->burst_gap_s > SYNTH_MAX_DUR_S)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.burst_gap_s: expected seconds >= 0, got %g",
+		             n, k->burst_gap_s);
+	if (k->ncpu_mix < 0 || k->ncpu_mix > SYNTH_MIX_MAX)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cpu_mix: expected at most %d [cores, p] pairs",
+		             n, SYNTH_MIX_MAX);
+	if (check_mix(n, "cpu_mix", k->ncpu_mix, k->cpu_mix, k->cpu_mix_p, 1, err, errlen))
+		return -1;
+	if (k->ntenants > SYNTH_TENANTS_MAX) {
+		for (int i = 0; i < SYNTH_TENANTS_MAX; i++)
+			if (k->tenant_w[i] != 0)
+				return cfail(err, errlen, "$.workload.synthetic.classes.%s.tenant_weights: at most %d tenants "
+				             "can be weighted, the class has %d", n, SYNTH_TENANTS_MAX, (int)k->ntenants);
+	}
+	for (int i = 0; i < SYNTH_TENANTS_MAX; i++)
+		if (!isfinite(k->tenant_w[i]) || k->tenant_w[i] < 0)
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.tenant_weights[%d]: expected a weight >= 0, got %g",
+			             n, i, k->tenant_w[i]);
+	if (!isfinite(k->ckpt_every_s) || k->ckpt_every_s < 0 || k->ckpt_every_s > SYNTH_MAX_DUR_S)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.ckpt_every_s: expected seconds >= 0, got %g",
+		             n, k->ckpt_every_s);
+	return 0;
+}
+
 static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t errlen)
 {
 	const struct synth_class *k = &cfg->cls[c];
@@ -61,15 +179,17 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 		             n, k->rate_per_h);
 	if (k->rate_per_h == 0)
 		return 0; /* disabled: the rest is not read */
+	if (check_shape(k, n, err, errlen))
+		return -1;
 	if (k->rate_per_h * 24.0 * cfg->days > SYNTH_MAX_JOBS)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.rate_per_h: %g per hour over %g days is %.3g "
 		             "jobs, more than the limit of %.0f", n, k->rate_per_h, cfg->days,
 		             k->rate_per_h * 24.0 * cfg->days, SYNTH_MAX_JOBS);
-	if (!isfinite(k->dur_median_s) || k->dur_median_s <= 0 ||
-	    k->dur_median_s > SYNTH_MAX_DUR_S)
+	if (k->dur_dist == SYNTH_LOGNORMAL && (!isfinite(k->dur_median_s) || k->dur_median_s <= 0 ||
+	    k->dur_median_s > SYNTH_MAX_DUR_S))
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_median_s: expected seconds in (0, %g], got %g",
 		             n, SYNTH_MAX_DUR_S, k->dur_median_s);
-	if (!isfinite(k->dur_sigma) || k->dur_sigma < 0)
+	if (k->dur_dist == SYNTH_LOGNORMAL && (!isfinite(k->dur_sigma) || k->dur_sigma < 0))
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_sigma: expected a number >= 0, got %g",
 		             n, k->dur_sigma);
 	if (!isfinite(k->dur_max_s) || (k->dur_max_s != 0 && k->dur_max_s < 1))
@@ -82,25 +202,14 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	if (k->nmix < 1 || k->nmix > SYNTH_MIX_MAX)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix: expected 1 to %d [gpus, p] pairs, got %d",
 		             n, SYNTH_MIX_MAX, (int)k->nmix);
-	double sum = 0;
+	if (check_mix(n, "mix", k->nmix, k->mix_gpus, k->mix_p, 0, err, errlen))
+		return -1;
 	bool cpu_only = false, gpu = false;
-	for (int i = 0; i < k->nmix; i++) {
-		if (k->mix_gpus[i] < 0 || k->mix_gpus[i] > SYNTH_MAX_GPUS)
-			return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix[%d]: expected GPUs in [0, %d], got %d",
-			             n, i, SYNTH_MAX_GPUS, (int)k->mix_gpus[i]);
-		if (!isfinite(k->mix_p[i]) || k->mix_p[i] < 0 || k->mix_p[i] > 1)
-			return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix[%d]: expected a probability in [0, 1], "
-			             "got %g", n, i, k->mix_p[i]);
-		sum += k->mix_p[i];
+	for (int i = 0; i < k->nmix; i++)
 		if (k->mix_p[i] > 0) {
 			cpu_only |= k->mix_gpus[i] == 0;
 			gpu |= k->mix_gpus[i] > 0;
 		}
-	}
-	/* The scenario loader accepts sums within 1e-3 of 1; draws are scaled by the sum. */
-	if (fabs(sum - 1.0) > 1e-3)
-		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix: the probabilities sum to %.9g, expected 1",
-		             n, sum);
 	if (gpu && cfg->gpus_per_node < 1)
 		return cfail(err, errlen, "$.workload.synthetic.gpus_per_node: expected >= 1 (class %s asks for GPUs), "
 		             "got %d", n, (int)cfg->gpus_per_node);
@@ -110,7 +219,7 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	if (gpu && (int64_t)cfg->gpus_per_node * k->cores_per_gpu > INT32_MAX)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cores_per_gpu: %d × %d GPUs per node is too "
 		             "large", n, (int)k->cores_per_gpu, (int)cfg->gpus_per_node);
-	if (cpu_only && k->cpu_cores < 1)
+	if (cpu_only && k->ncpu_mix == 0 && k->cpu_cores < 1)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cpu_cores: expected >= 1 (the mix has CPU-only "
 		             "jobs), got %d", n, (int)k->cpu_cores);
 	if (k->mem_per_gpu_mib < 0 || k->mem_per_gpu_mib > INT64_MAX / 4096)
@@ -135,25 +244,54 @@ static int check_cfg(const struct synth_cfg *cfg, char *err, size_t errlen)
 	if (cfg->gpus_per_node < 0 || cfg->gpus_per_node > 1024)
 		return cfail(err, errlen, "$.workload.synthetic.gpus_per_node: expected 0 to 1024, got %d",
 		             (int)cfg->gpus_per_node);
+	if (!isfinite(cfg->scale_rate) || cfg->scale_rate < 0 || cfg->scale_rate > 1e6)
+		return cfail(err, errlen, "$.workload.synthetic.scale.rate: expected a factor in [0, 1e6], got %g",
+		             cfg->scale_rate);
+	if (!isfinite(cfg->scale_size) || cfg->scale_size <= 0 || cfg->scale_size > 1e3)
+		return cfail(err, errlen, "$.workload.synthetic.scale.size: expected a factor in (0, 1000], got %g",
+		             cfg->scale_size);
+	for (int c = 0; c < JOB_NCLASS; c++)
+		if (!isfinite(cfg->class_scale[c]) || cfg->class_scale[c] < 0 || cfg->class_scale[c] > 1e6)
+			return cfail(err, errlen, "$.workload.synthetic.scale.classes.%s: expected a factor in [0, 1e6], got %g",
+			             job_class_name((enum job_class)c), cfg->class_scale[c]);
 	bool any = false;
 	for (int c = 0; c < JOB_NCLASS; c++) {
 		if (check_class(cfg, c, err, errlen) != 0)
 			return -1;
-		any |= cfg->cls[c].rate_per_h > 0;
+		any |= cfg->cls[c].rate_per_h * cfg->scale_rate * cfg->class_scale[c] > 0;
 	}
 	if (!any)
 		return cfail(err, errlen, "no class has rate_per_h > 0: the workload would be empty");
 	return 0;
 }
 
+static double draw_one(gsl_rng *r, const struct synth_class *k)
+{
+	switch (k->dur_dist) {
+	case SYNTH_WEIBULL:
+		return gsl_ran_weibull(r, k->dur_scale_s, k->dur_shape);
+	case SYNTH_GAMMA:
+		return gsl_ran_gamma(r, k->dur_shape, k->dur_scale_s);
+	case SYNTH_EMPIRICAL: {
+		/* Quantiles at equal probability steps; linear in between. */
+		double x = gsl_rng_uniform(r) * (k->nemp - 1);
+		int i = (int)x;
+		if (i >= k->nemp - 1)
+			return k->emp_s[k->nemp - 1];
+		return k->emp_s[i] + (x - i) * (k->emp_s[i + 1] - k->emp_s[i]);
+	}
+	default:
+		return gsl_ran_lognormal(r, log(k->dur_median_s), k->dur_sigma);
+	}
+}
+
 static double draw_duration_s(gsl_rng *r, const struct synth_class *k)
 {
-	double zeta = log(k->dur_median_s);
-	double d = gsl_ran_lognormal(r, zeta, k->dur_sigma);
+	double d = draw_one(r, k);
 	if (k->dur_max_s > 0) {
 		int tries = 0;
 		while (d > k->dur_max_s && ++tries < SYNTH_MAX_RESAMPLE)
-			d = gsl_ran_lognormal(r, zeta, k->dur_sigma);
+			d = draw_one(r, k);
 		if (d > k->dur_max_s)
 			d = k->dur_max_s;
 	}
@@ -162,33 +300,64 @@ static double draw_duration_s(gsl_rng *r, const struct synth_class *k)
 	return d < 1.0 ? 1.0 : d;
 }
 
-static int32_t draw_gpus(gsl_rng *r, const struct synth_class *k)
+/* One value of a [value, probability] mix. */
+static int32_t draw_mix(gsl_rng *r, int nmix, const int32_t *val, const double *p)
 {
 	double sum = 0, acc = 0;
-	for (int i = 0; i < k->nmix; i++)
-		sum += k->mix_p[i];
+	for (int i = 0; i < nmix; i++)
+		sum += p[i];
 	double u = gsl_rng_uniform(r) * sum;
-	for (int i = 0; i < k->nmix; i++) {
-		acc += k->mix_p[i];
-		if (u < acc && k->mix_p[i] > 0)
-			return k->mix_gpus[i];
+	for (int i = 0; i < nmix; i++) {
+		acc += p[i];
+		if (u < acc && p[i] > 0)
+			return val[i];
 	}
 	/* u fell in the rounding gap at the top: the last entry with p > 0. */
-	for (int i = k->nmix - 1; i >= 0; i--)
-		if (k->mix_p[i] > 0)
-			return k->mix_gpus[i];
-	return k->mix_gpus[k->nmix - 1];
+	for (int i = nmix - 1; i >= 0; i--)
+		if (p[i] > 0)
+			return val[i];
+	return val[nmix - 1];
+}
+
+/* A count scaled by the planning knob: rounded, at least 1. */
+static int32_t scaled(int32_t n, double f)
+{
+	if (f == 1 || n == 0)
+		return n;
+	double x = floor(n * f + 0.5);
+	return x < 1 ? 1 : x > SYNTH_MAX_GPUS ? SYNTH_MAX_GPUS : (int32_t)x;
+}
+
+static int32_t draw_tenant(gsl_rng *r, const struct synth_class *k)
+{
+	double sum = 0;
+	int n = k->ntenants < SYNTH_TENANTS_MAX ? k->ntenants : SYNTH_TENANTS_MAX;
+	for (int i = 0; i < n; i++)
+		sum += k->tenant_w[i];
+	if (sum <= 0)
+		return (int32_t)gsl_rng_uniform_int(r, (unsigned long)k->ntenants);
+	double u = gsl_rng_uniform(r) * sum, acc = 0;
+	for (int i = 0; i < n; i++) {
+		acc += k->tenant_w[i];
+		if (u < acc && k->tenant_w[i] > 0)
+			return i;
+	}
+	for (int i = n - 1; i >= 0; i--)
+		if (k->tenant_w[i] > 0)
+			return i;
+	return 0;
 }
 
 /* Shapes the request of a job with g GPUs (see trace.h). */
 static void shape(struct job_req *q, const struct synth_cfg *cfg,
-                  const struct synth_class *k, int32_t g)
+                  const struct synth_class *k, int32_t g, int32_t cores)
 {
 	memset(q, 0, sizeof *q);
 	if (g == 0) {
-		q->nodes = 1;
-		q->cores = k->cpu_cores;
-		q->mem_mib = k->mem_per_gpu_mib;
+		/* Spread requests carry no memory, as SWF jobs do. */
+		q->nodes = k->spread ? 0 : 1;
+		q->cores = cores;
+		q->mem_mib = k->spread ? 0 : k->mem_per_gpu_mib;
 		return;
 	}
 	int32_t per = g;
@@ -201,17 +370,63 @@ static void shape(struct job_req *q, const struct synth_cfg *cfg,
 	q->cores = per * k->cores_per_gpu;
 	q->mem_mib = (int64_t)per * k->mem_per_gpu_mib;
 	q->gpu_mem_mib = k->gpu_mem_mib;
+	q->gpu_models = k->gpu_models;
 }
 
+/* Appends one job arriving at t_s. */
+static int add_job(struct workload *w, gsl_rng *r, const struct synth_cfg *cfg, int c, double t_s,
+                   char *err, size_t errlen)
+{
+	const struct synth_class *k = &cfg->cls[c];
+	double d_s = draw_duration_s(r, k);
+	int32_t g = scaled(draw_mix(r, k->nmix, k->mix_gpus, k->mix_p), cfg->scale_size);
+	int32_t cores = 0;
+	if (g == 0)
+		cores = scaled(k->ncpu_mix > 0 ? draw_mix(r, k->ncpu_mix, k->cpu_mix, k->cpu_mix_p)
+		                               : k->cpu_cores, cfg->scale_size);
+	bool fails = gsl_rng_uniform(r) < k->fail_p;
+	int32_t tenant = draw_tenant(r, k);
+
+	struct job j;
+	struct job_truth t = { 0 };
+	job_init(&j, 0, simtime_from_s(t_s));
+	j.trace_id = -1;
+	j.cls = (uint8_t)c;
+	j.tenant = tenant;
+	j.ckpt_every_us = simtime_from_s(k->ckpt_every_s);
+	shape(&j.req, cfg, k, g, cores);
+	double wall_min = ceil(ceil(d_s * k->walltime_factor) / 60.0);
+	j.walltime_us = (simtime)wall_min * SIMTIME_MIN;
+	t.run_us = simtime_from_s(d_s);
+	t.fails = fails;
+	if (workload_add(w, &j, &t) != 0)
+		return cfail(err, errlen, "out of memory after %d jobs", w->n);
+	return 0;
+}
+
+/* Arrivals: a Poisson process at the class's peak hourly rate, thinned to
+ * the hour-of-week profile (Lewis and Shedler 1979); each accepted arrival
+ * may bring a burst of extra jobs. A flat profile draws no thinning
+ * variates, so adding knobs leaves existing workloads as they were. */
 static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct workload *w,
                      char *err, size_t errlen)
 {
 	const struct synth_class *k = &cfg->cls[c];
+	double rate = k->rate_per_h * cfg->scale_rate * cfg->class_scale[c];
+	double prof[SYNTH_HOURS], mean = 0, peak = 0;
+	for (int h = 0; h < SYNTH_HOURS; h++)
+		mean += k->profile[h] / SYNTH_HOURS;
+	bool flat = mean <= 0;
+	for (int h = 0; h < SYNTH_HOURS; h++) {
+		prof[h] = flat ? 1 : k->profile[h] / mean;   /* mean 1 */
+		if (prof[h] > peak)
+			peak = prof[h];
+	}
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!r)
 		return cfail(err, errlen, "out of memory (RNG)");
 	gsl_rng_set(r, class_seed(seed, c));
-	double mean_gap_s = 3600.0 / k->rate_per_h;
+	double mean_gap_s = 3600.0 / (rate * peak);
 	double end_s = cfg->days * 86400.0;
 	double t_s = 0;
 	int rc = 0;
@@ -219,25 +434,23 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 		t_s += gsl_ran_exponential(r, mean_gap_s);
 		if (t_s >= end_s)
 			break;
-		double d_s = draw_duration_s(r, k);
-		int32_t g = draw_gpus(r, k);
-		bool fails = gsl_rng_uniform(r) < k->fail_p;
-		int32_t tenant = (int32_t)gsl_rng_uniform_int(r, (unsigned long)k->ntenants);
-
-		struct job j;
-		struct job_truth t = { 0 };
-		job_init(&j, 0, simtime_from_s(t_s));
-		j.trace_id = -1;
-		j.cls = (uint8_t)c;
-		j.tenant = tenant;
-		shape(&j.req, cfg, k, g);
-		double wall_min = ceil(ceil(d_s * k->walltime_factor) / 60.0);
-		j.walltime_us = (simtime)wall_min * SIMTIME_MIN;
-		t.run_us = simtime_from_s(d_s);
-		t.fails = fails;
-		if (workload_add(w, &j, &t) != 0) {
-			rc = cfail(err, errlen, "out of memory after %d jobs", w->n);
+		if (!flat) {
+			int h = (int)fmod(floor(t_s / 3600.0), SYNTH_HOURS);
+			if (gsl_rng_uniform(r) * peak >= prof[h])
+				continue;   /* thinned */
+		}
+		if ((rc = add_job(w, r, cfg, c, t_s, err, errlen)) != 0)
 			break;
+		if (k->burst_p > 0 && gsl_rng_uniform(r) < k->burst_p) {
+			/* Extra jobs: geometric on {0, 1, …} with mean burst_mean. */
+			unsigned extra = gsl_ran_geometric(r, 1.0 / (1.0 + k->burst_mean)) - 1;
+			for (unsigned b = 1; b <= extra && rc == 0; b++) {
+				double tb = t_s + b * k->burst_gap_s;
+				if (tb < end_s)
+					rc = add_job(w, r, cfg, c, tb, err, errlen);
+			}
+			if (rc)
+				break;
 		}
 	}
 	gsl_rng_free(r);
@@ -252,7 +465,7 @@ int trace_synth(const struct synth_cfg *c, uint64_t seed, struct workload *w,
 	if (check_cfg(c, err, errlen) != 0)
 		return -1;
 	for (int k = 0; k < JOB_NCLASS; k++) {
-		if (c->cls[k].rate_per_h <= 0)
+		if (c->cls[k].rate_per_h * c->scale_rate * c->class_scale[k] <= 0)
 			continue;
 		if (gen_class(c, k, seed, w, err, errlen) != 0) {
 			workload_free(w);

@@ -47,31 +47,70 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t errlen);
 int trace_jsonl_write(const char *path, const struct workload *w, char *err, size_t errlen);
 
-/* Minimal synthetic generator: Poisson arrivals, lognormal durations,
- * a GPU-count mix, per class. Its own GSL RNG stream per class, seeded from
- * the seed, so the workload for a seed is the same whatever the policy. */
-#define SYNTH_MIX_MAX 8
+/* The synthetic generator. Per class: arrivals (Poisson at rate_per_h,
+ * shaped by an hour-of-week profile by thinning, with optional bursts),
+ * durations (lognormal, Weibull, gamma or an empirical distribution), sizes
+ * (a GPU-count mix; CPU-only jobs from a core-count mix), GPU models and
+ * memory, checkpoint interval, tenants. Each class draws from its own GSL
+ * RNG stream seeded from the seed, so the workload for a seed is the same
+ * whatever the policy, and changing one class leaves the others' jobs as
+ * they were. docs/workloads.md documents every parameter. */
+#define SYNTH_MIX_MAX 32
+#define SYNTH_EMP_MAX 101
+#define SYNTH_TENANTS_MAX 64
+#define SYNTH_HOURS 168             /* hours in a week; hour 0 is Monday 00:00 */
+
+enum synth_dist { SYNTH_LOGNORMAL, SYNTH_WEIBULL, SYNTH_GAMMA, SYNTH_EMPIRICAL, SYNTH_NDIST };
+const char *synth_dist_name(enum synth_dist d);
+/* -1 when `name` is not a distribution name. */
+int synth_dist_parse(const char *name);
+
 struct synth_class {
-	double rate_per_h;          /* Poisson arrival rate; 0 disables the class */
+	double rate_per_h;          /* mean arrival rate; 0 disables the class */
+	/* Relative arrival rate by hour of week (any positive scale: it is
+	 * normalised to mean 1); all zero means flat. */
+	double profile[SYNTH_HOURS];
+	double burst_p;             /* probability that an arrival brings a burst */
+	double burst_mean;          /* mean extra jobs in a burst (geometric), ≥ 0 */
+	double burst_gap_s;         /* seconds between the jobs of a burst */
+	int32_t dur_dist;           /* enum synth_dist */
 	double dur_median_s;        /* lognormal: median and sigma of ln(duration) */
 	double dur_sigma;
+	double dur_shape;           /* Weibull k and scale λ; gamma k and scale θ */
+	double dur_scale_s;
+	int32_t nemp;               /* empirical: nemp ≥ 2 quantiles at equal steps of */
+	double emp_s[SYNTH_EMP_MAX]; /* probability, drawn by linear interpolation */
 	double dur_max_s;           /* truncation (resampled above it); 0 = none */
 	double walltime_factor;     /* estimate = duration × factor (≥ 1) */
 	int32_t nmix;               /* GPUs per job: values and probabilities */
 	int32_t mix_gpus[SYNTH_MIX_MAX];
 	double mix_p[SYNTH_MIX_MAX];
+	int32_t ncpu_mix;           /* cores of a CPU-only job (mix value 0): values and */
+	int32_t cpu_mix[SYNTH_MIX_MAX];   /* probabilities; none: cpu_cores */
+	double cpu_mix_p[SYNTH_MIX_MAX];
+	bool spread;                /* CPU-only jobs are spread requests (cores on any nodes, as SWF jobs) */
 	int32_t cores_per_gpu;      /* cores per node = gpus per node × this */
-	int32_t cpu_cores;          /* cores of a CPU-only job (mix value 0) */
+	int32_t cpu_cores;          /* cores of a CPU-only job when there is no cpu mix */
 	int64_t mem_per_gpu_mib;    /* node memory per GPU; CPU-only: per job */
 	int64_t gpu_mem_mib;        /* minimum GPU memory */
+	uint64_t gpu_models;        /* allowed GPU models (catalog bits); 0 = any */
 	double fail_p;              /* probability the job fails at its end */
-	int32_t ntenants;           /* tenants drawn uniformly: 0 .. ntenants-1 */
+	int32_t ntenants;           /* tenants 0 .. ntenants-1, drawn by weight */
+	double tenant_w[SYNTH_TENANTS_MAX];   /* all zero: uniform */
+	double ckpt_every_s;        /* checkpoint interval of the class's jobs; 0 = none */
 };
 struct synth_cfg {
 	double days;                 /* length of the arrival window */
 	int32_t gpus_per_node;       /* jobs above it become gangs of full nodes */
+	/* Planning knobs: every class's rate × scale_rate × class_scale[c];
+	 * GPU and core counts × scale_size (rounded, at least 1). Default 1. */
+	double scale_rate, scale_size;
+	double class_scale[JOB_NCLASS];
 	struct synth_class cls[JOB_NCLASS];
 };
+/* A configuration with the defaults: 7 days, 8 GPUs a node, scales 1, every
+ * class disabled (rate 0), lognormal, walltime factor 1, one tenant. */
+void synth_cfg_init(struct synth_cfg *c);
 int trace_synth(const struct synth_cfg *c, uint64_t seed, struct workload *w,
                 char *err, size_t errlen);
 

@@ -39,6 +39,7 @@ static void assert_same_workload(const struct workload *a, const struct workload
 		assert_int_equal(x->req.mem_mib, y->req.mem_mib);
 		assert_int_equal(x->req.gpu_mem_mib, y->req.gpu_mem_mib);
 		assert_int_equal(x->req.gpu_models, y->req.gpu_models);
+		assert_int_equal(x->ckpt_every_us, y->ckpt_every_us);
 		assert_int_equal(a->truth[i].run_us, b->truth[i].run_us);
 		assert_int_equal(a->truth[i].fails, b->truth[i].fails);
 	}
@@ -96,7 +97,9 @@ static void test_round_trip_swf(void **state)
 static void test_round_trip_gpu(void **state)
 {
 	(void)state;
-	struct synth_cfg c = { .days = 2, .gpus_per_node = 8 };
+	struct synth_cfg c;
+	synth_cfg_init(&c);
+	c.days = 2;
 	c.cls[JOB_TRAINING] = (struct synth_class){
 		.rate_per_h = 5, .dur_median_s = 3600, .dur_sigma = 1, .walltime_factor = 1.5,
 		.nmix = 3, .mix_gpus = { 1, 8, 32 }, .mix_p = { 0.5, 0.3, 0.2 },

@@ -112,6 +112,49 @@ static void test_bad_workload(void **state)
 	expect("{\"name\": \"t\", " TYPES ", " RACKS ", \"workload\": {}}", "$.workload", "exactly one");
 }
 
+/* The generator's keys: distributions and their parameters, profiles,
+ * mixes, GPU models, knobs. */
+#define CLS(body) "{\"name\": \"t\", " TYPES ", " RACKS ", \"workload\": {\"synthetic\": {" body "}}}"
+static void test_generator_keys(void **state)
+{
+	(void)state;
+	char err[1024];
+	char *path = tu_write_tmp(".json", CLS("\"scale\": {\"rate\": 1.4, \"classes\": {\"batch\": 0.5}}, "
+	    "\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_dist\": \"weibull\", \"dur_shape\": 0.6, "
+	    "\"dur_scale_s\": 900, \"profile_daily\": [1,1,1,1,1,1,1,1,1,3,3,3,3,3,3,3,3,3,1,1,1,1,1,1], "
+	    "\"profile_weekly\": [1,1,1,1,1,0.5,0.5], \"mix\": [[0, 0.5], [2, 0.5]], \"cpu_mix\": [[4, 1]], "
+	    "\"gpu_models\": [\"A100-SXM-80GB\"], \"tenants\": 2, \"tenant_weights\": [1, 3], \"ckpt_every_s\": 600}}"));
+	struct scenario sc;
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	const struct synth_class *k = &sc.synth.cls[JOB_BATCH];
+	assert_int_equal(k->dur_dist, SYNTH_WEIBULL);
+	assert_true(k->profile[9] == 3 && k->profile[5 * 24 + 9] == 1.5 && k->profile[0] == 1);
+	assert_int_equal(k->ncpu_mix, 1);
+	assert_true(k->gpu_models == 1ull << catalog_find_gpu(&sc.cl.cat, "A100-SXM-80GB"));
+	assert_true(sc.synth.scale_rate == 1.4 && sc.synth.class_scale[JOB_BATCH] == 0.5);
+	assert_true(sc.synth.scale_size == 1 && sc.synth.class_scale[JOB_DEV] == 1);
+	scenario_free(&sc);
+	unlink(path);
+	free(path);
+
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_dist\": \"pareto\", \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.dur_dist", "expected lognormal, weibull, gamma or empirical");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_dist\": \"gamma\", \"dur_median_s\": 5, \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.dur_median_s", "not a parameter of the gamma distribution");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_dist\": \"gamma\", \"dur_shape\": 2, \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.dur_scale_s", "missing");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_dist\": \"empirical\", \"dur_quantiles_s\": [5, 3], \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.dur_quantiles_s", "must not decrease");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_median_s\": 5, \"dur_sigma\": 1, \"profile\": [1, 2], \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.profile", "an array of 168 numbers");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_median_s\": 5, \"dur_sigma\": 1, \"gpu_models\": [\"B300\"], \"mix\": [[1, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.gpu_models[0]", "catalog GPU model name");
+	expect(CLS("\"classes\": {\"batch\": {\"rate_per_h\": 2, \"dur_median_s\": 5, \"dur_sigma\": 1, \"tenants\": 3, \"tenant_weights\": [1], \"mix\": [[0, 1]]}}"),
+	       "$.workload.synthetic.classes.batch.tenant_weights", "1 weights for 3 tenants");
+	expect(CLS("\"scale\": {\"classes\": {\"gpu\": 2}}, \"classes\": {}"), "$.workload.synthetic.scale.classes.gpu", "unknown class");
+}
+
 static void test_embedded_default_loads(void **state)
 {
 	(void)state;
@@ -202,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_models),
 		cmocka_unit_test(test_bad_workload),
 		cmocka_unit_test(test_embedded_default_loads),
+		cmocka_unit_test(test_generator_keys),
 		cmocka_unit_test(test_size_from_trace),
 		cmocka_unit_test(test_long_rack_names),
 	};

@@ -15,7 +15,9 @@
 
 static struct synth_cfg base_cfg(void)
 {
-	struct synth_cfg c = { .days = 30, .gpus_per_node = 8 };
+	struct synth_cfg c;
+	synth_cfg_init(&c);
+	c.days = 30;
 	c.cls[JOB_TRAINING] = (struct synth_class){
 		.rate_per_h = 10, .dur_median_s = 7200, .dur_sigma = 1.2, .dur_max_s = 0,
 		.walltime_factor = 1.5, .nmix = 5, .mix_gpus = { 0, 1, 4, 12, 16 },
@@ -228,7 +230,7 @@ static void no_class(struct synth_cfg *c)
 }
 static void no_gpn(struct synth_cfg *c) { c->gpus_per_node = 0; }
 static void bad_days(struct synth_cfg *c) { c->days = 0; }
-static void bad_nmix(struct synth_cfg *c) { c->cls[JOB_TRAINING].nmix = 9; }
+static void bad_nmix(struct synth_cfg *c) { c->cls[JOB_TRAINING].nmix = SYNTH_MIX_MAX + 1; }
 static void bad_p(struct synth_cfg *c) { c->cls[JOB_INFERENCE].fail_p = 1.5; }
 static void bad_median(struct synth_cfg *c) { c->cls[JOB_TRAINING].dur_median_s = 0; }
 static void bad_tenants(struct synth_cfg *c) { c->cls[JOB_INFERENCE].ntenants = 0; }
@@ -247,12 +249,12 @@ static void test_bad_cfg(void **state)
 		{ no_class, "no class has rate_per_h > 0" },
 		{ no_gpn, "$.workload.synthetic.gpus_per_node: expected >= 1 (class training asks for GPUs), got 0" },
 		{ bad_days, "$.workload.synthetic.days: expected a number in (0, 36500], got 0" },
-		{ bad_nmix, "$.workload.synthetic.classes.training.mix: expected 1 to 8 [gpus, p] pairs, got 9" },
+		{ bad_nmix, "$.workload.synthetic.classes.training.mix: expected 1 to 32 [gpus, p] pairs, got 33" },
 		{ bad_p, "$.workload.synthetic.classes.inference.fail_p: expected a probability in [0, 1], got 1.5" },
 		{ bad_median, "$.workload.synthetic.classes.training.dur_median_s: expected seconds in (0, 1e+09], got 0" },
 		{ bad_tenants, "$.workload.synthetic.classes.inference.tenants: expected >= 1, got 0" },
 		{ bad_cpu, "$.workload.synthetic.classes.training.cpu_cores: expected >= 1 (the mix has CPU-only jobs), got 0" },
-		{ bad_gpus, "$.workload.synthetic.classes.training.mix[1]: expected GPUs in [0, 1000000], got -2" },
+		{ bad_gpus, "$.workload.synthetic.classes.training.mix[1]: expected a value in [0, 1000000], got -2" },
 		{ too_many, "$.workload.synthetic.classes.training.rate_per_h: 1e+09 per hour" },
 		{ nan_sigma, "$.workload.synthetic.classes.training.dur_sigma: expected a number >= 0, got nan" },
 	};
