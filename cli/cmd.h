@@ -8,6 +8,9 @@
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* `hetlab trace fit` and `hetlab trace synth` (argv[0] is "fit" / "synth"). */
+int cmd_trace_fit(int argc, char **argv);
+int cmd_trace_synth(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);

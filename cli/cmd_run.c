@@ -11,6 +11,7 @@
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
+#include "traces/anytrace.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 
@@ -43,22 +44,13 @@ static void show_progress(void *ctx, const struct sim *s)
 	p->shown = true;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 static int read_trace(const char *path, bool lenient, struct workload *w, char *err, size_t errlen)
 {
 	if (access(path, R_OK) != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (ends_with(path, ".jsonl"))
-		return trace_jsonl_read(path, w, err, errlen);
-	struct swf_opts o = { .lenient = lenient };
-	return trace_swf_read(path, &o, w, err, errlen);
+	return trace_read_any(path, lenient, w, NULL, err, errlen);
 }
 
 /* Sets cfg from the scenario's policy_params and the --param flags. */

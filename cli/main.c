@@ -26,8 +26,23 @@ static const struct subcmd cmds[] = {
 	{ "report", cmd_report, "hetlab report RUN.DB [--format text|json]",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
 	  "bounded slowdown, per class." },
-	{ "trace", cmd_trace, "hetlab trace convert IN OUT [--lenient] | hetlab trace inspect FILE [--json] [--lenient]",
-	  "Converts a trace to native JSON Lines, or prints its statistics." },
+	{ "trace", cmd_trace, "hetlab trace convert|inspect|fit|synth ...",
+	  "hetlab trace convert IN OUT.jsonl [--lenient]\n"
+	  "    converts SWF, JSON Lines or the Alibaba DLRM CSV to native JSON Lines.\n"
+	  "hetlab trace inspect FILE [--json] [--by class|queue] [--plot DIR] [--lenient]\n"
+	  "    prints a trace's statistics: arrivals by hour and weekday, size and\n"
+	  "    duration percentiles, GPU-hours per model, per class or queue; --plot\n"
+	  "    draws them with gnuplot (PNG and SVG) into DIR.\n"
+	  "hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical] [--burst-gap S]\n"
+	  "    fits the synthetic generator to a trace: arrival rate by hour of week,\n"
+	  "    size mixes, durations by maximum likelihood (lognormal, Weibull or gamma,\n"
+	  "    the best by AIC). MODEL.json is a scenario's workload.synthetic block.\n"
+	  "hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X] [--out T.jsonl]\n"
+	  "                  [--compare TRACE]\n"
+	  "    generates a trace from a model and prints Kolmogorov-Smirnov distances\n"
+	  "    to the original (durations, inter-arrivals, sizes).\n"
+	  "FILE and TRACE may be relative to the trace directory (--traces DIR,\n"
+	  "$HETLAB_TRACES, ../shared/traces)." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },

@@ -1,0 +1,496 @@
+/* cmd_fit — `hetlab trace fit` (calibrate a workload model from a trace)
+ * and `hetlab trace synth` (generate a trace from a model and compare it
+ * with the original by Kolmogorov–Smirnov). Argument parsing and printing
+ * only; the estimators live in traces/fit.c, the generator in
+ * traces/synth.c, the model loader in traces/scenario.c. */
+#include "cli/cmd.h"
+#include "traces/anytrace.h"
+#include "traces/fit.h"
+#include "traces/scenario.h"
+#include "traces/trace.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIT_USAGE \
+	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
+	"                        [--burst-gap S] [--lenient] [--traces DIR]\n" \
+	"TRACE: SWF (plain or .gz) or .jsonl; a relative path not found here is looked up\n" \
+	"in the trace directory (--traces, $HETLAB_TRACES, ../shared/traces).\n" \
+	"Durations: the best of lognormal, Weibull and gamma by AIC; --dist D uses D\n" \
+	"(lognormal, weibull, gamma or empirical); --empirical: 101 quantiles.\n" \
+	"--burst-gap S: a job submitted at most S seconds after the previous one joins\n" \
+	"its burst (fits burst_p, burst_mean, burst_gap_s). --lenient: skip malformed\n" \
+	"SWF lines.\n"
+
+#define SYNTH_USAGE \
+	"usage: hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X]\n" \
+	"                          [--out TRACE.jsonl] [--compare TRACE | --no-compare]\n" \
+	"                          [--lenient] [--traces DIR]\n" \
+	"Generates a trace from a model (what `hetlab trace fit` writes). --compare\n" \
+	"(default: the model's fitted_from, when that file exists) prints a two-sample\n" \
+	"Kolmogorov-Smirnov comparison of durations, inter-arrival times and sizes.\n"
+
+static int usage(const char *cmd, const char *text, const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "hetlab trace %s: %s\n", cmd, msg);
+	fputs(text, stderr);
+	return 2;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A flag's value: "--flag V" or "--flag=V". 1 when argv[*i] is this flag
+ * (*val set, *i advanced), 0 when it is not, -1 when the value is missing. */
+static int flag_value(int argc, char **argv, int *i, const char *flag, const char **val)
+{
+	size_t n = strlen(flag);
+	if (strncmp(argv[*i], flag, n) != 0)
+		return 0;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+		return 1;
+	}
+	if (argv[*i][n] != '\0')
+		return 0;
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 1;
+}
+
+static bool parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* ---- fit ------------------------------------------------------------------ */
+
+static const char *const family_names[FIT_NFAMILY] = { "lognormal", "weibull", "gamma" };
+
+static void print_family(const struct fit_class_report *cr, int f, bool chosen)
+{
+	const struct fit_dur *d = &cr->dur[f];
+	char par[96], mean[32] = "-";
+	if (!d->ok)
+		snprintf(par, sizeof par, "(not determined by the sample)");
+	else if (f == FIT_LOGNORMAL)
+		snprintf(par, sizeof par, "median %.6g s, sigma %.4f", d->median_s, d->sigma);
+	else
+		snprintf(par, sizeof par, "shape %.4f, scale %.6g s", d->shape, d->scale_s);
+	if (isfinite(d->mean_s))
+		snprintf(mean, sizeof mean, "%.1f", d->mean_s);
+	if (d->ok && isfinite(d->loglik))
+		printf("    %-10s %-32s %10s %14.1f %14.1f%s\n", family_names[f], par, mean, d->loglik,
+		       d->aic, chosen ? "  <- chosen" : "");
+	else
+		printf("    %-10s %-32s %10s %14s %14s%s\n", family_names[f], par, mean, "-", "-",
+		       chosen ? "  <- chosen" : "");
+}
+
+/* The mix as "value:share%" items, largest shares first, up to `max`. */
+static void print_mix(const int32_t *val, const double *p, int n, int max)
+{
+	int order[SYNTH_MIX_MAX];
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = 1; i < n; i++)   /* insertion sort by share, descending */
+		for (int j = i; j > 0 && p[order[j]] > p[order[j - 1]]; j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	double rest = 0;
+	for (int i = 0; i < n; i++) {
+		if (i < max && p[order[i]] < 0.0005)
+			printf(" %d:<0.1%%", (int)val[order[i]]);
+		else if (i < max)
+			printf(" %d:%.1f%%", (int)val[order[i]], 100 * p[order[i]]);
+		else
+			rest += p[order[i]];
+	}
+	if (n > max)
+		printf(" (%d more: %.1f%%)", n - max, 100 * rest);
+	printf("\n");
+}
+
+static void print_fit(const char *in, const char *out, const struct workload *w,
+                      const struct synth_cfg *m, const struct fit_report *rep,
+                      const struct fit_opts *fo)
+{
+	printf("hetlab trace fit: %s: %d jobs over %.1f days (first to last submit)\n", in,
+	       (int)rep->njobs, rep->span_days);
+	if (w->skipped_malformed || w->skipped_unusable)
+		printf("  skipped lines: %lld malformed, %lld unusable\n",
+		       (long long)w->skipped_malformed, (long long)w->skipped_unusable);
+	if (rep->aligned)
+		printf("  hour of week: hour 0 = Monday 00:00 UTC (from UnixStartTime %lld)\n",
+		       (long long)rep->unix_start);
+	else
+		printf("  hour of week: no UnixStartTime: hour 0 = the trace's time 0\n");
+	for (int c = 0; c < JOB_NCLASS; c++) {
+		const struct synth_class *k = &m->cls[c];
+		const struct fit_class_report *cr = &rep->cls[c];
+		if (k->rate_per_h <= 0)
+			continue;
+		printf("\nclass %s: %lld jobs\n", job_class_name((enum job_class)c),
+		       (long long)cr->njobs);
+		printf("  arrivals       %.4f per hour%s; hour-of-week profile %.3f .. %.3f (mean 1)\n",
+		       k->rate_per_h, k->burst_p > 0 ? " (first jobs of bursts)" : "",
+		       cr->profile_min, cr->profile_max);
+		if (k->burst_p > 0)
+			printf("  bursts         %lld bursts (gap <= %g s) hold %lld more jobs; %.4f jobs per "
+			       "hour in all\n                 burst_p %.4f, burst_mean %.3f, burst_gap_s %.1f\n",
+			       (long long)cr->nbursts, fo->burst_gap_s, (long long)cr->nburst_extra,
+			       k->rate_per_h * (1 + k->burst_p * k->burst_mean), k->burst_p, k->burst_mean,
+			       k->burst_gap_s);
+		printf("  durations      mean %.1f s, median %.0f s, max %.0f s", cr->dur_mean_s,
+		       cr->dur_p50_s, cr->dur_max_s);
+		if (cr->nfloored)
+			printf("; %lld below 1 s counted as 1 s", (long long)cr->nfloored);
+		printf("\n    %-10s %-32s %10s %14s %14s\n", "family", "maximum-likelihood estimate",
+		       "mean (s)", "ln L", "AIC");
+		for (int f = 0; f < FIT_NFAMILY; f++)
+			print_family(cr, f, !fo->empirical && f == (fo->force ? fo->dist : cr->best));
+		if (fo->empirical)
+			printf("    %-10s %d quantiles written (--empirical)  <- chosen\n", "empirical",
+			       (int)k->nemp);
+		if (cr->ngpu > 0) {
+			printf("  GPU jobs       %.1f%% of jobs, %d GPUs per node\n",
+			       100.0 * (double)cr->ngpu / (double)cr->njobs, (int)m->gpus_per_node);
+			printf("  GPUs/job      ");
+			print_mix(k->mix_gpus, k->mix_p, k->nmix, 12);
+			if (cr->ngpu_folded)
+				printf("                 %d distinct counts, %lld jobs folded into the nearest kept\n",
+				       (int)cr->ngpu_values, (long long)cr->ngpu_folded);
+			printf("  per GPU        %d cores, %.1f GiB node memory, GPU memory >= %.1f GiB\n",
+			       (int)k->cores_per_gpu, (double)k->mem_per_gpu_mib / 1024,
+			       (double)k->gpu_mem_mib / 1024);
+		}
+		if (cr->ncpu > 0) {
+			printf("  CPU-only       %.1f%% of jobs%s\n", 100.0 * (double)cr->ncpu /
+			       (double)cr->njobs, k->spread ? ", spread requests" : ", one node each");
+			printf("  cores/job     ");
+			print_mix(k->cpu_mix, k->cpu_mix_p, k->ncpu_mix, 10);
+			if (cr->ncpu_folded)
+				printf("                 %d distinct counts; the %lld jobs of the %d rarest folded "
+				       "into the nearest kept\n", (int)cr->ncpu_values, (long long)cr->ncpu_folded,
+				       (int)cr->ncpu_values - (int)k->ncpu_mix);
+		}
+		printf("  walltime       factor %.3g (median estimate/runtime over %lld jobs)\n",
+		       k->walltime_factor, (long long)cr->nratio);
+		printf("  failures       fail_p %.4f\n", k->fail_p);
+		if (cr->ntenants > 1)
+			printf("  tenants        %d (busiest %.1f%% of jobs)%s\n", (int)cr->ntenants,
+			       100 * cr->top_tenant_share, cr->tenant_weighted ? ", weighted" :
+			       ", drawn uniformly (more than 64: no weights)");
+		else
+			printf("  tenants        %d\n", k->ntenants);
+	}
+	printf("\nmodel written to %s\n", out);
+}
+
+int cmd_trace_fit(int argc, char **argv)
+{
+	const char *cmd = "fit", *trace = NULL, *out = NULL, *tflag = NULL, *gap_s = NULL;
+	const char *dist = NULL;
+	struct fit_opts fo = { 0 };
+	bool lenient = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(FIT_USAGE, stdout);
+			return 0;
+		} else if (strcmp(a, "--lenient") == 0) {
+			lenient = true;
+		} else if (strcmp(a, "--empirical") == 0) {
+			fo.empirical = true;
+		} else if ((r = flag_value(argc, argv, &i, "--out", &out)) != 0) {
+			if (r < 0)
+				return usage(cmd, FIT_USAGE, "--out needs a file name");
+		} else if ((r = flag_value(argc, argv, &i, "--traces", &tflag)) != 0) {
+			if (r < 0)
+				return usage(cmd, FIT_USAGE, "--traces needs a directory");
+		} else if ((r = flag_value(argc, argv, &i, "--dist", &dist)) != 0) {
+			int d = r < 0 ? -1 : synth_dist_parse(dist);
+			if (d < 0)
+				return usage(cmd, FIT_USAGE, "--dist expects lognormal, weibull, gamma or empirical");
+			if (d == SYNTH_EMPIRICAL) {
+				fo.empirical = true;
+			} else {
+				fo.force = true;
+				fo.dist = d == SYNTH_LOGNORMAL ? FIT_LOGNORMAL : d == SYNTH_WEIBULL ? FIT_WEIBULL
+				                                                                   : FIT_GAMMA;
+			}
+		} else if ((r = flag_value(argc, argv, &i, "--burst-gap", &gap_s)) != 0) {
+			if (r < 0 || !parse_double(gap_s, 0, 1e9, &fo.burst_gap_s))
+				return usage(cmd, FIT_USAGE, "--burst-gap expects seconds in [0, 1e9]");
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hetlab trace fit: unknown option %s\n", a);
+			return usage(cmd, FIT_USAGE, NULL);
+		} else if (!trace) {
+			trace = a;
+		} else {
+			return usage(cmd, FIT_USAGE, "too many arguments");
+		}
+	}
+	if (!trace)
+		return usage(cmd, FIT_USAGE, "which TRACE?");
+	if (!out || !*out)
+		return usage(cmd, FIT_USAGE, "--out MODEL.json is required");
+
+	char err[1024] = "";
+	int rc = 1;
+	struct workload w;
+	struct synth_cfg *m = malloc(sizeof *m);
+	struct fit_report *rep = malloc(sizeof *rep);
+	workload_init(&w);
+	char *in = NULL;
+	if (!m || !rep) {
+		snprintf(err, sizeof err, "out of memory");
+		goto out;
+	}
+	in = trace_resolve(trace, cli_traces_dir(tflag), err, sizeof err);
+	if (!in || trace_read_any(in, lenient, &w, NULL, err, sizeof err) != 0)
+		goto out;
+	if (trace_fit(&w, &fo, m, rep, err, sizeof err) != 0) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s: %s", in, err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
+	if (trace_fit_write(out, m, in, err, sizeof err) != 0)
+		goto out;
+	print_fit(in, out, &w, m, rep, &fo);
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "hetlab trace fit: %s\n", err);
+	workload_free(&w);
+	free(in);
+	free(m);
+	free(rep);
+	return rc;
+}
+
+/* ---- synth ------------------------------------------------------------------ */
+
+static int count_classes(const struct workload *w, int64_t per[JOB_NCLASS])
+{
+	int n = 0;
+	memset(per, 0, JOB_NCLASS * sizeof *per);
+	for (int32_t i = 0; i < w->n; i++)
+		if (w->jobs[i].cls < JOB_NCLASS)
+			per[w->jobs[i].cls]++;
+	for (int c = 0; c < JOB_NCLASS; c++)
+		n += per[c] > 0;
+	return n;
+}
+
+static void print_ks_rows(const char *label, const struct ks_result r[KS_NWHAT])
+{
+	for (int k = 0; k < KS_NWHAT; k++) {
+		char p[32];
+		if (isnan(r[k].p))
+			snprintf(p, sizeof p, "-");
+		else if (r[k].p < 1e-300)
+			snprintf(p, sizeof p, "<1e-300");
+		else
+			snprintf(p, sizeof p, "%.3g", r[k].p);
+		printf("  %-10s %-15s %10zu %10zu %10.4f %12s\n", k == 0 ? label : "",
+		       ks_what_name((enum ks_what)k), r[k].na, r[k].nb, r[k].d, p);
+	}
+}
+
+struct means {
+	double per_h, dur_s, cores, busy_cores;
+};
+
+static void means_of(const struct workload *w, struct means *m)
+{
+	memset(m, 0, sizeof *m);
+	if (w->n == 0)
+		return;
+	simtime t0 = w->jobs[0].submit_us, t1 = t0;
+	double work = 0;
+	for (int32_t i = 0; i < w->n; i++) {
+		const struct job *j = &w->jobs[i];
+		double d = simtime_to_s(w->truth[i].run_us), c = (double)job_req_cores(&j->req);
+		t0 = j->submit_us < t0 ? j->submit_us : t0;
+		t1 = j->submit_us > t1 ? j->submit_us : t1;
+		m->dur_s += d;
+		m->cores += c;
+		work += d * c;
+	}
+	double span_s = simtime_to_s(t1 - t0);
+	m->dur_s /= w->n;
+	m->cores /= w->n;
+	m->per_h = span_s > 0 ? w->n / (span_s / 3600) : 0;
+	m->busy_cores = span_s > 0 ? work / span_s : 0;
+}
+
+/* What a planner checks first: the offered load. */
+static void print_means(const struct workload *gen, const struct workload *w)
+{
+	struct means a, b;
+	means_of(gen, &a);
+	means_of(w, &b);
+	printf("\n  %-44s %12s %12s\n", "means", "model", "trace");
+	printf("  %-44s %12.3f %12.3f\n", "jobs per hour", a.per_h, b.per_h);
+	printf("  %-44s %12.1f %12.1f\n", "duration (s)", a.dur_s, b.dur_s);
+	printf("  %-44s %12.2f %12.2f\n", "cores per job", a.cores, b.cores);
+	printf("  %-44s %12.1f %12.1f\n", "busy cores (sum duration x cores / span)", a.busy_cores,
+	       b.busy_cores);
+}
+
+static int compare(const char *trace, bool lenient, const char *tdir, const struct workload *gen,
+                   char *err, size_t errlen)
+{
+	struct workload w;
+	workload_init(&w);
+	int rc = -1;
+	char *in = trace_resolve(trace, tdir, err, errlen);
+	if (!in || trace_read_any(in, lenient, &w, NULL, err, errlen) != 0)
+		goto out;
+	struct ks_result r[KS_NWHAT];
+	if (ks_compare(gen, &w, -1, r, err, errlen) != 0)
+		goto out;
+	printf("\nKolmogorov-Smirnov, generated (n model) against %s (n trace);\n"
+	       "sizes are cores per job; p is asymptotic:\n", in);
+	printf("  %-10s %-15s %10s %10s %10s %12s\n", "class", "sample", "n model", "n trace", "D",
+	       "p");
+	print_ks_rows("all", r);
+	int64_t pa[JOB_NCLASS], pb[JOB_NCLASS];
+	int ca = count_classes(gen, pa), cb = count_classes(&w, pb);
+	if (ca > 1 || cb > 1)
+		for (int c = 0; c < JOB_NCLASS; c++) {
+			if (!pa[c] || !pb[c])
+				continue;
+			if (ks_compare(gen, &w, c, r, err, errlen) != 0)
+				goto out;
+			print_ks_rows(job_class_name((enum job_class)c), r);
+		}
+	print_means(gen, &w);
+	rc = 0;
+out:
+	workload_free(&w);
+	free(in);
+	return rc;
+}
+
+int cmd_trace_synth(int argc, char **argv)
+{
+	const char *cmd = "synth", *model = NULL, *out = NULL, *cmp = NULL, *tflag = NULL;
+	const char *days_s = NULL, *seed_s = NULL, *scale_s = NULL;
+	bool lenient = false, no_compare = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int r;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			fputs(SYNTH_USAGE, stdout);
+			return 0;
+		} else if (strcmp(a, "--lenient") == 0) {
+			lenient = true;
+		} else if (strcmp(a, "--no-compare") == 0) {
+			no_compare = true;
+		} else if ((r = flag_value(argc, argv, &i, "--out", &out)) != 0 ||
+		           (r = flag_value(argc, argv, &i, "--compare", &cmp)) != 0 ||
+		           (r = flag_value(argc, argv, &i, "--traces", &tflag)) != 0 ||
+		           (r = flag_value(argc, argv, &i, "--days", &days_s)) != 0 ||
+		           (r = flag_value(argc, argv, &i, "--seed", &seed_s)) != 0 ||
+		           (r = flag_value(argc, argv, &i, "--scale-rate", &scale_s)) != 0) {
+			if (r < 0) {
+				char msg[128];
+				snprintf(msg, sizeof msg, "%s needs a value", a);
+				return usage(cmd, SYNTH_USAGE, msg);
+			}
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hetlab trace synth: unknown option %s\n", a);
+			return usage(cmd, SYNTH_USAGE, NULL);
+		} else if (!model) {
+			model = a;
+		} else {
+			return usage(cmd, SYNTH_USAGE, "too many arguments");
+		}
+	}
+	if (!model)
+		return usage(cmd, SYNTH_USAGE, "which MODEL.json?");
+	if (cmp && no_compare)
+		return usage(cmd, SYNTH_USAGE, "--compare and --no-compare together");
+	if (out && !ends_with(out, ".jsonl"))
+		return usage(cmd, SYNTH_USAGE, "--out must be a .jsonl file");
+	double days = 0, scale = 1;
+	if (days_s && !parse_double(days_s, 1e-6, 3650, &days))
+		return usage(cmd, SYNTH_USAGE, "--days expects a number of days in (0, 3650]");
+	if (scale_s && !parse_double(scale_s, 0, 1e6, &scale))
+		return usage(cmd, SYNTH_USAGE, "--scale-rate expects a factor in [0, 1e6]");
+	uint64_t seed = 1;
+	if (seed_s) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(seed_s, &end, 10);
+		if (errno || end == seed_s || *end || seed_s[0] == '-')
+			return usage(cmd, SYNTH_USAGE, "--seed expects an integer >= 0");
+		seed = v;
+	}
+
+	char err[1024] = "", src[PATH_MAX] = "";
+	int rc = 1;
+	struct workload w;
+	workload_init(&w);
+	struct synth_cfg *m = malloc(sizeof *m);
+	if (!m) {
+		snprintf(err, sizeof err, "out of memory");
+		goto out;
+	}
+	if (synth_load_file(model, m, err, sizeof err) != 0 ||
+	    trace_fit_source(model, src, sizeof src, err, sizeof err) != 0)
+		goto out;
+	if (days_s)
+		m->days = days;
+	m->scale_rate *= scale;
+	if (trace_synth(m, seed, &w, err, sizeof err) != 0)
+		goto out;
+	printf("hetlab trace synth: %s: %d jobs over %.1f days (seed %llu", model, (int)w.n, m->days,
+	       (unsigned long long)seed);
+	if (m->scale_rate != 1)
+		printf(", rate x %g", m->scale_rate);
+	printf(")\n");
+	if (out) {
+		if (trace_jsonl_write(out, &w, err, sizeof err) != 0)
+			goto out;
+		printf("written to %s\n", out);
+	}
+	if (!cmp && !no_compare && src[0]) {
+		if (access(src, R_OK) == 0)
+			cmp = src;
+		else
+			printf("(fitted_from %s is not here: no comparison; give --compare TRACE)\n", src);
+	}
+	if (cmp && compare(cmp, lenient, cli_traces_dir(tflag), &w, err, sizeof err) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "hetlab trace synth: %s\n", err);
+	workload_free(&w);
+	free(m);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* anytrace — see anytrace.h. */
+#include "traces/anytrace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+enum trace_fmt trace_format_of(const char *path)
+{
+	if (ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz"))
+		return TRACE_JSONL;
+	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
+		return TRACE_DLRM;
+	return TRACE_SWF;
+}
+
+const char *trace_format_name(enum trace_fmt f)
+{
+	switch (f) {
+	case TRACE_JSONL: return "JSON Lines";
+	case TRACE_DLRM: return "DLRM CSV";
+	default: return "SWF";
+	}
+}
+
+int trace_read_any(const char *path, bool lenient, struct workload *w,
+                   struct dlrm_services *svc, char *err, size_t errlen)
+{
+	switch (trace_format_of(path)) {
+	case TRACE_JSONL:
+		return trace_jsonl_read(path, w, err, errlen);
+	case TRACE_DLRM: {
+		struct dlrm_opts o = { .lenient = lenient };
+		struct dlrm_services tmp;
+		int rc = trace_dlrm_read(path, &o, w, svc ? svc : &tmp, err, errlen);
+		if (rc == 0 && !svc)
+			dlrm_services_free(&tmp);
+		return rc;
+	}
+	default: {
+		struct swf_opts o = { .lenient = lenient };
+		return trace_swf_read(path, &o, w, err, errlen);
+	}
+	}
+}
+
+char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen)
+{
+	if (access(path, F_OK) == 0 || path[0] == '/')
+		return strdup(path);
+	size_t n = strlen(tdir) + strlen(path) + 2;
+	char *p = malloc(n);
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(p, n, "%s/%s", tdir, path);
+	if (access(p, F_OK) == 0)
+		return p;
+	free(p);
+	snprintf(err, errlen, "%s: no such file (also looked in the trace directory %s; "
+	         "set it with --traces DIR or $HETLAB_TRACES)", path, tdir);
+	return NULL;
+}

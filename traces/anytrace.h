@@ -1,0 +1,25 @@
+/* anytrace — reading a trace file of any supported format, chosen by its
+ * name: `.jsonl` / `.jsonl.gz` native JSON Lines, `.csv` / `.csv.gz` the
+ * Alibaba DLRM instance list, anything else SWF (plain or gzip). And the
+ * lookup every command shares: a path as given when it exists, else under
+ * the trace directory. */
+#ifndef HL_ANYTRACE_H
+#define HL_ANYTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "traces/dlrm.h"
+#include "traces/trace.h"
+
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM };
+
+enum trace_fmt trace_format_of(const char *path);
+const char *trace_format_name(enum trace_fmt f);
+/* svc may be NULL; it is filled only for the DLRM CSV. 0 or -1 with err. */
+int trace_read_any(const char *path, bool lenient, struct workload *w,
+                   struct dlrm_services *svc, char *err, size_t errlen);
+/* The path to read: as given when it exists (or is absolute), else under
+ * tdir. A string the caller frees, or NULL with a message in err. */
+char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen);
+
+#endif
