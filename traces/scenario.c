@@ -326,7 +326,11 @@ static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling",
 static const char *const rnode_keys[] = { "type", "count", NULL };
 static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL };
 static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", NULL };
-static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", "scale", "fitted_from", NULL };
+static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", "scale", "fitted_from",
+	"services", NULL };
+static const char *const svc_keys[] = { "name", "count", "peak_rps", "trough_rps", "peak_hour",
+	"weekend_factor", "noise_sigma", "rps_per_replica", "step_s", "min_replicas", "max_replicas",
+	"gpus", "cores", "mem_gib", "gpu_mem_gib", "gpu_models", "tenant", NULL };
 static const char *const scale_keys[] = { "rate", "size", "classes", NULL };
 static const char *const cls_keys[] = { "rate_per_h", "profile", "profile_daily", "profile_weekly",
 	"burst_p", "burst_mean", "burst_gap_s", "dur_dist", "dur_median_s", "dur_sigma", "dur_shape",
@@ -619,6 +623,82 @@ static int load_class(struct jv *v, const struct catalog *cat, const json_t *o, 
 	return 0;
 }
 
+/* One entry of "services" (replicated `count` times, names suffixed). */
+static int load_service(struct jv *v, const struct catalog *cat, const json_t *o, const char *p,
+                        struct synth_cfg *cfg)
+{
+	struct synth_service s;
+	char name[40] = "", q[256];
+	long long count = 1, minr = 1, maxr = 1000, gpus = 1, cores = 4, tenant = -1;
+	double mem = 0, gmem = 0;
+	memset(&s, 0, sizeof s);
+	s.peak_hour = 20;
+	s.weekend_factor = 1;
+	s.step_s = 300;
+	if (jv_object(v, o, p, svc_keys) ||
+	    jv_str(v, o, p, "name", true, name, sizeof name) ||
+	    jv_int(v, o, p, "count", false, 1, SYNTH_SERVICES_MAX, &count) ||
+	    jv_num(v, o, p, "peak_rps", true, 0, 1e12, &s.peak_rps) ||
+	    jv_num(v, o, p, "trough_rps", true, 0, 1e12, &s.trough_rps) ||
+	    jv_num(v, o, p, "peak_hour", false, 0, 23.999999, &s.peak_hour) ||
+	    jv_num(v, o, p, "weekend_factor", false, 0, 100, &s.weekend_factor) ||
+	    jv_num(v, o, p, "noise_sigma", false, 0, 5, &s.noise_sigma) ||
+	    jv_num(v, o, p, "rps_per_replica", true, 1e-9, 1e12, &s.rps_per_replica) ||
+	    jv_num(v, o, p, "step_s", false, 1, 86400, &s.step_s) ||
+	    jv_int(v, o, p, "min_replicas", false, 0, 100000, &minr) ||
+	    jv_int(v, o, p, "max_replicas", false, 0, 100000, &maxr) ||
+	    jv_int(v, o, p, "gpus", false, 0, 64, &gpus) ||
+	    jv_int(v, o, p, "cores", false, 0, 1 << 20, &cores) ||
+	    jv_num(v, o, p, "mem_gib", false, 0, 1e6, &mem) ||
+	    jv_num(v, o, p, "gpu_mem_gib", false, 0, 1e4, &gmem) ||
+	    jv_int(v, o, p, "tenant", false, -1, 1 << 20, &tenant))
+		return -1;
+	if (s.trough_rps > s.peak_rps) {
+		subpath(q, sizeof q, p, "trough_rps");
+		return jv_fail(v, q, "%g is above peak_rps %g", s.trough_rps, s.peak_rps);
+	}
+	if (minr > maxr) {
+		subpath(q, sizeof q, p, "min_replicas");
+		return jv_fail(v, q, "%lld is above max_replicas %lld", minr, maxr);
+	}
+	if (gpus == 0 && cores == 0)
+		return jv_fail(v, p, "a replica needs cores or GPUs");
+	json_t *models = jv_array(v, o, p, "gpu_models", false), *e;
+	if (v->failed)
+		return -1;
+	if (models) {
+		size_t i;
+		json_array_foreach(models, i, e) {
+			char q2[300];
+			subpath(q, sizeof q, p, "gpu_models");
+			idxpath(q2, sizeof q2, q, i);
+			int g = json_is_string(e) ? catalog_find_gpu(cat, json_string_value(e)) : -1;
+			if (g < 0)
+				return jv_fail(v, q2, "expected a catalog GPU model name");
+			s.gpu_models |= 1ull << g;
+		}
+	}
+	s.min_replicas = (int32_t)minr;
+	s.max_replicas = (int32_t)maxr;
+	s.gpus = (int32_t)gpus;
+	s.cores = (int32_t)cores;
+	s.mem_mib = (int64_t)llround(mem * 1024);
+	s.gpu_mem_mib = (int64_t)llround(gmem * 1024);
+	for (long long k = 0; k < count; k++) {
+		if (cfg->nservices == SYNTH_SERVICES_MAX)
+			return jv_fail(v, p, "more than %d services in all", SYNTH_SERVICES_MAX);
+		struct synth_service *d = &cfg->svc[cfg->nservices];
+		*d = s;
+		if (count > 1)
+			snprintf(d->name, sizeof d->name, "%s-%lld", name, k + 1);
+		else
+			snprintf(d->name, sizeof d->name, "%s", name);
+		d->tenant = tenant >= 0 ? (int32_t)tenant : cfg->nservices;
+		cfg->nservices++;
+	}
+	return 0;
+}
+
 /* The synthetic block at path p (its JSON object `syn`) into *cfg. */
 static int load_synth(struct jv *v, const struct catalog *cat, const json_t *syn, const char *sp,
                       struct synth_cfg *cfg)
@@ -663,9 +743,25 @@ static int load_synth(struct jv *v, const struct catalog *cat, const json_t *syn
 			}
 		}
 	}
+	json_t *svcs = jv_array(v, syn, sp, "services", false);
+	if (v->failed)
+		return -1;
+	if (svcs) {
+		size_t i;
+		json_t *e;
+		subpath(q, sizeof q, sp, "services");
+		json_array_foreach(svcs, i, e) {
+			char q2[300];
+			idxpath(q2, sizeof q2, q, i);
+			if (load_service(v, cat, e, q2, cfg))
+				return -1;
+		}
+	}
 	json_t *cls = json_object_get(syn, "classes");
+	if (!cls && svcs)
+		return 0;   /* services only */
 	if (!cls)
-		return jv_fail(v, sp, "missing key \"classes\"");
+		return jv_fail(v, sp, "missing key \"classes\" (or \"services\")");
 	subpath(q, sizeof q, sp, "classes");
 	if (!json_is_object(cls))
 		return jv_fail(v, q, "expected an object keyed by class name");

@@ -13,6 +13,7 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -260,8 +261,8 @@ static int check_cfg(const struct synth_cfg *cfg, char *err, size_t errlen)
 			return -1;
 		any |= cfg->cls[c].rate_per_h * cfg->scale_rate * cfg->class_scale[c] > 0;
 	}
-	if (!any)
-		return cfail(err, errlen, "no class has rate_per_h > 0: the workload would be empty");
+	if (!any && cfg->nservices == 0)
+		return cfail(err, errlen, "no class has rate_per_h > 0 and there is no service: the workload would be empty");
 	return 0;
 }
 
@@ -457,6 +458,100 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 	return rc;
 }
 
+static int check_service(const struct synth_service *v, int i, char *err, size_t errlen)
+{
+	const char *p = "$.workload.synthetic.services";
+	if (!isfinite(v->peak_rps) || !isfinite(v->trough_rps) || v->trough_rps < 0 ||
+	    v->peak_rps < v->trough_rps || v->peak_rps > 1e12)
+		return cfail(err, errlen, "%s[%d]: expected 0 <= trough_rps <= peak_rps, got %g and %g",
+		             p, i, v->trough_rps, v->peak_rps);
+	if (!isfinite(v->peak_hour) || v->peak_hour < 0 || v->peak_hour >= 24)
+		return cfail(err, errlen, "%s[%d].peak_hour: expected an hour in [0, 24), got %g", p, i, v->peak_hour);
+	if (!isfinite(v->weekend_factor) || v->weekend_factor < 0 || v->weekend_factor > 100)
+		return cfail(err, errlen, "%s[%d].weekend_factor: expected a factor in [0, 100], got %g", p, i,
+		             v->weekend_factor);
+	if (!isfinite(v->noise_sigma) || v->noise_sigma < 0 || v->noise_sigma > 5)
+		return cfail(err, errlen, "%s[%d].noise_sigma: expected a number in [0, 5], got %g", p, i, v->noise_sigma);
+	if (!isfinite(v->rps_per_replica) || v->rps_per_replica <= 0)
+		return cfail(err, errlen, "%s[%d].rps_per_replica: expected a number > 0, got %g", p, i,
+		             v->rps_per_replica);
+	if (!isfinite(v->step_s) || v->step_s < 1 || v->step_s > 86400)
+		return cfail(err, errlen, "%s[%d].step_s: expected seconds in [1, 86400], got %g", p, i, v->step_s);
+	if (v->min_replicas < 0 || v->max_replicas < v->min_replicas || v->max_replicas > 100000)
+		return cfail(err, errlen, "%s[%d]: expected 0 <= min_replicas <= max_replicas <= 100000, got %d and %d",
+		             p, i, (int)v->min_replicas, (int)v->max_replicas);
+	if (v->gpus < 0 || v->gpus > 64 || v->cores < 0 || (v->gpus == 0 && v->cores == 0) ||
+	    v->mem_mib < 0 || v->gpu_mem_mib < 0)
+		return cfail(err, errlen, "%s[%d]: a replica needs cores or GPUs (GPUs at most 64), and no negative amount",
+		             p, i);
+	return 0;
+}
+
+/* One service's replicas, from its own RNG stream (so that adding a
+ * service changes no class's jobs). Live replicas are a stack of job
+ * indexes: scaling down ends the newest first. */
+static int gen_service(const struct synth_cfg *cfg, int i, uint64_t seed, struct workload *w,
+                       char *err, size_t errlen)
+{
+	const struct synth_service *v = &cfg->svc[i];
+	double scale = cfg->scale_rate * cfg->class_scale[JOB_INFERENCE];
+	int32_t *live = malloc(((size_t)v->max_replicas + 1) * sizeof *live);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	int rc = 0, n = 0;
+	if (!live || !r) {
+		free(live);
+		gsl_rng_free(r);
+		return cfail(err, errlen, "out of memory (services)");
+	}
+	gsl_rng_set(r, class_seed(seed, 1000 + i));
+	double end_s = cfg->days * 86400.0;
+	for (double t = 0; t < end_s && rc == 0; t += v->step_s) {
+		double h = fmod(t / 3600.0, 24.0);
+		int dow = (int)fmod(floor(t / 86400.0), 7);   /* 0 = Monday */
+		double rate = v->trough_rps + (v->peak_rps - v->trough_rps) *
+		              (1 + cos(2 * M_PI * (h - v->peak_hour) / 24)) / 2;
+		if (dow >= 5)
+			rate *= v->weekend_factor;
+		if (v->noise_sigma > 0)
+			rate *= exp(gsl_ran_gaussian(r, v->noise_sigma));
+		rate *= scale;
+		double want = ceil(rate / v->rps_per_replica - 1e-9);
+		int32_t target = want < v->min_replicas ? v->min_replicas
+		               : want > v->max_replicas ? v->max_replicas : (int32_t)want;
+		simtime now = simtime_from_s(t);
+		while (n > target) {   /* scale down: the newest replica ends */
+			int32_t k = live[--n];
+			w->truth[k].run_us = now - w->jobs[k].submit_us;
+		}
+		while (n < target) {   /* scale up */
+			struct job j;
+			struct job_truth tr = { .run_us = 0 };
+			job_init(&j, 0, now);
+			j.trace_id = -1;
+			j.cls = JOB_INFERENCE;
+			j.group = i;
+			j.tenant = v->tenant;
+			j.req.nodes = 1;
+			j.req.gpus = v->gpus;
+			j.req.cores = v->cores;
+			j.req.mem_mib = v->mem_mib;
+			j.req.gpu_mem_mib = v->gpu_mem_mib;
+			j.req.gpu_models = v->gpus ? v->gpu_models : 0;
+			if (workload_add(w, &j, &tr) != 0) {
+				rc = cfail(err, errlen, "out of memory after %d jobs", w->n);
+				break;
+			}
+			live[n++] = w->n - 1;
+		}
+	}
+	/* Replicas still live at the end of the window end with it. */
+	for (int k = 0; k < n; k++)
+		w->truth[live[k]].run_us = simtime_from_s(end_s) - w->jobs[live[k]].submit_us;
+	free(live);
+	gsl_rng_free(r);
+	return rc;
+}
+
 int trace_synth(const struct synth_cfg *c, uint64_t seed, struct workload *w,
                 char *err, size_t errlen)
 {
@@ -464,6 +559,16 @@ int trace_synth(const struct synth_cfg *c, uint64_t seed, struct workload *w,
 	workload_init(w);
 	if (check_cfg(c, err, errlen) != 0)
 		return -1;
+	if (c->nservices < 0 || c->nservices > SYNTH_SERVICES_MAX)
+		return cfail(err, errlen, "$.workload.synthetic.services: at most %d services", SYNTH_SERVICES_MAX);
+	for (int i = 0; i < c->nservices; i++)
+		if (check_service(&c->svc[i], i, err, errlen))
+			return -1;
+	for (int i = 0; i < c->nservices; i++)
+		if (gen_service(c, i, seed, w, err, errlen) != 0) {
+			workload_free(w);
+			return -1;
+		}
 	for (int k = 0; k < JOB_NCLASS; k++) {
 		if (c->cls[k].rate_per_h * c->scale_rate * c->class_scale[k] <= 0)
 			continue;

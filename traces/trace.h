@@ -99,6 +99,30 @@ struct synth_class {
 	double tenant_w[SYNTH_TENANTS_MAX];   /* all zero: uniform */
 	double ckpt_every_s;        /* checkpoint interval of the class's jobs; 0 = none */
 };
+/* A synthetic inference service: a diurnal request-rate curve and a replica
+ * model. Every step_s the rate is
+ *   r(t) = trough + (peak − trough) · (1 + cos(2π (h − peak_hour) / 24)) / 2
+ *          · (weekend_factor on Saturday and Sunday) · e^(N(0, noise_sigma²))
+ * (h the hour of day, fractional) and the service runs
+ *   n(t) = clamp(⌈r(t) / rps_per_replica⌉, min_replicas, max_replicas)
+ * replicas: each replica is an inference job (group = the service's index)
+ * that starts when the count rises and ends when it falls (newest first). */
+#define SYNTH_SERVICES_MAX 64
+struct synth_service {
+	char name[48];
+	double peak_rps, trough_rps;  /* requests per second at the daily peak and trough */
+	double peak_hour;             /* hour of day of the peak, [0, 24) */
+	double weekend_factor;        /* rate multiplier on Saturday and Sunday */
+	double noise_sigma;           /* lognormal noise on each step's rate; 0 none */
+	double rps_per_replica;       /* requests per second one replica serves */
+	double step_s;                /* how often the replica count is re-evaluated */
+	int32_t min_replicas, max_replicas;
+	int32_t gpus, cores;          /* per replica (one node) */
+	int64_t mem_mib, gpu_mem_mib;
+	uint64_t gpu_models;          /* allowed GPU models (catalog bits); 0 any */
+	int32_t tenant;
+};
+
 struct synth_cfg {
 	double days;                 /* length of the arrival window */
 	int32_t gpus_per_node;       /* jobs above it become gangs of full nodes */
@@ -107,6 +131,8 @@ struct synth_cfg {
 	double scale_rate, scale_size;
 	double class_scale[JOB_NCLASS];
 	struct synth_class cls[JOB_NCLASS];
+	int32_t nservices;           /* synthetic inference services (class inference) */
+	struct synth_service svc[SYNTH_SERVICES_MAX];
 };
 /* A configuration with the defaults: 7 days, 8 GPUs a node, scales 1, every
  * class disabled (rate 0), lognormal, walltime factor 1, one tenant. */

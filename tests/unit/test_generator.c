@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "traces/trace.h"
@@ -224,6 +225,53 @@ static void test_sizes_and_knobs(void **state)
 	workload_free(&w);
 }
 
+/* A service's replicas follow its diurnal curve: at every step the live
+ * replica count is ⌈r(t) / rps_per_replica⌉ clamped to [min, max]. */
+static void test_service_replicas(void **state)
+{
+	(void)state;
+	struct synth_cfg c;
+	synth_cfg_init(&c);
+	c.days = 7;
+	c.nservices = 1;
+	struct synth_service *v = &c.svc[0];
+	snprintf(v->name, sizeof v->name, "api");
+	v->peak_rps = 1000;
+	v->trough_rps = 100;
+	v->peak_hour = 20;
+	v->weekend_factor = 0.5;
+	v->rps_per_replica = 50;
+	v->step_s = 600;
+	v->min_replicas = 3;
+	v->max_replicas = 18;
+	v->gpus = 1;
+	v->cores = 4;
+	struct workload w;
+	gen(&c, 2, &w);
+	for (double t = 0; t < 7 * 86400; t += 600) {
+		double h = fmod(t / 3600, 24);
+		int dow = (int)(t / 86400);
+		double r = 100 + 900 * (1 + cos(2 * M_PI * (h - 20) / 24)) / 2;
+		if (dow >= 5)
+			r *= 0.5;
+		int want = (int)ceil(r / 50 - 1e-9);
+		want = want < 3 ? 3 : want > 18 ? 18 : want;
+		simtime at = simtime_from_s(t);
+		int live = 0;
+		for (int32_t i = 0; i < w.n; i++)
+			live += w.jobs[i].submit_us <= at && at < w.jobs[i].submit_us + w.truth[i].run_us;
+		if (live != want)
+			fail_msg("t=%.0f s: %d replicas live, the curve asks for %d", t, live, want);
+	}
+	for (int32_t i = 0; i < w.n; i++) {
+		assert_int_equal(w.jobs[i].cls, JOB_INFERENCE);
+		assert_int_equal(w.jobs[i].group, 0);
+		assert_int_equal(w.jobs[i].req.gpus, 1);
+		assert_true(w.truth[i].run_us > 0);
+	}
+	workload_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_duration_families),
 		cmocka_unit_test(test_bursts),
 		cmocka_unit_test(test_sizes_and_knobs),
+		cmocka_unit_test(test_service_replicas),
 	};
 	return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }
