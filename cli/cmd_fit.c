@@ -19,7 +19,8 @@
 
 #define FIT_USAGE \
 	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
-	"                        [--burst-gap S] [--lenient] [--traces DIR]\n" \
+	"                        [--burst-gap S] [--by queue] [--lenient] [--traces DIR]\n" \
+	"--by queue: one model per queue, MODEL-qN.json (N the queue number).\n" \
 	"TRACE: SWF (plain or .gz) or .jsonl; a relative path not found here is looked up\n" \
 	"in the trace directory (--traces, $HETLAB_TRACES, ../shared/traces).\n" \
 	"Durations: the best of lognormal, Weibull and gamma by AIC; --dist D uses D\n" \
@@ -206,12 +207,76 @@ static void print_fit(const char *in, const char *out, const struct workload *w,
 	printf("\nmodel written to %s\n", out);
 }
 
+/* --by queue: one model per queue id, written to OUT with "-qN" before its
+ * ".json" (or appended). Jobs without a queue (-1) form "q-1". */
+static int fit_by_queue(const char *in, const char *out, const struct workload *w,
+                        const struct fit_opts *fo, struct synth_cfg *m, struct fit_report *rep,
+                        char *err, size_t errlen)
+{
+	int32_t *queues = malloc(((size_t)w->n + 1) * sizeof *queues);
+	int32_t nq = 0;
+	if (!queues) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int32_t i = 0; i < w->n; i++) {
+		int32_t q = w->jobs[i].queue, k = 0;
+		while (k < nq && queues[k] != q)
+			k++;
+		if (k == nq)
+			queues[nq++] = q;
+	}
+	for (int32_t a = 1; a < nq; a++)   /* ascending, for a stable listing */
+		for (int32_t b = a; b > 0 && queues[b - 1] > queues[b]; b--) {
+			int32_t t = queues[b];
+			queues[b] = queues[b - 1];
+			queues[b - 1] = t;
+		}
+	int rc = 0, nskipped = 0;
+	size_t olen = strlen(out);
+	bool dotjson = olen > 5 && strcmp(out + olen - 5, ".json") == 0;
+	for (int32_t k = 0; k < nq && rc == 0; k++) {
+		struct workload wq;
+		workload_init(&wq);
+		wq.max_procs = w->max_procs;
+		wq.max_nodes = w->max_nodes;
+		wq.unix_start = w->unix_start;
+		for (int32_t i = 0; i < w->n && rc == 0; i++)
+			if (w->jobs[i].queue == queues[k] && workload_add(&wq, &w->jobs[i], &w->truth[i]))
+				rc = -1;
+		char path[PATH_MAX];
+		snprintf(path, sizeof path, "%.*s-q%d%s", (int)(dotjson ? olen - 5 : olen), out,
+		         (int)queues[k], dotjson ? ".json" : "");
+		if (rc)
+			snprintf(err, errlen, "out of memory");
+		else if (trace_fit(&wq, fo, m, rep, err, errlen) != 0) {
+			/* A queue too small to fit is left out, not fatal. */
+			fprintf(stderr, "hetlab trace fit: queue %d (%d jobs) left out: %s\n", (int)queues[k], wq.n, err);
+			nskipped++;
+		} else if (trace_fit_write(path, m, in, err, errlen) != 0) {
+			rc = -1;
+		} else {
+			printf("== queue %d: %d jobs\n", (int)queues[k], wq.n);
+			print_fit(in, path, &wq, m, rep, fo);
+			printf("\n");
+		}
+		workload_free(&wq);
+	}
+	if (rc == 0 && nskipped == nq) {
+		snprintf(err, errlen, "%s: no queue could be fitted", in);
+		rc = -1;
+	}
+	free(queues);
+	return rc;
+}
+
 int cmd_trace_fit(int argc, char **argv)
 {
 	const char *cmd = "fit", *trace = NULL, *out = NULL, *tflag = NULL, *gap_s = NULL;
 	const char *dist = NULL;
 	struct fit_opts fo = { 0 };
-	bool lenient = false;
+	bool lenient = false, by_queue = false;
+	const char *by = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int r;
@@ -239,6 +304,10 @@ int cmd_trace_fit(int argc, char **argv)
 				fo.dist = d == SYNTH_LOGNORMAL ? FIT_LOGNORMAL : d == SYNTH_WEIBULL ? FIT_WEIBULL
 				                                                                   : FIT_GAMMA;
 			}
+		} else if ((r = flag_value(argc, argv, &i, "--by", &by)) != 0) {
+			if (r < 0 || (strcmp(by, "queue") != 0 && strcmp(by, "class") != 0))
+				return usage(cmd, FIT_USAGE, "--by expects class or queue");
+			by_queue = strcmp(by, "queue") == 0;
 		} else if ((r = flag_value(argc, argv, &i, "--burst-gap", &gap_s)) != 0) {
 			if (r < 0 || !parse_double(gap_s, 0, 1e9, &fo.burst_gap_s))
 				return usage(cmd, FIT_USAGE, "--burst-gap expects seconds in [0, 1e9]");
@@ -270,6 +339,10 @@ int cmd_trace_fit(int argc, char **argv)
 	in = trace_resolve(trace, cli_traces_dir(tflag), err, sizeof err);
 	if (!in || trace_read_any(in, lenient, &w, NULL, err, sizeof err) != 0)
 		goto out;
+	if (by_queue) {
+		rc = fit_by_queue(in, out, &w, &fo, m, rep, err, sizeof err) == 0 ? 0 : 1;
+		goto out;
+	}
 	if (trace_fit(&w, &fo, m, rep, err, sizeof err) != 0) {
 		char msg[1024];
 		snprintf(msg, sizeof msg, "%s: %s", in, err);

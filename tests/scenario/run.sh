@@ -159,6 +159,29 @@ if printf '%s' "$out" | grep -q "1 of 2 jobs were rejected at submit" &&
 else
 	bad "rejected job" "$out"
 fi
+# 5. Calibration: fit a model to the KTH log, generate from it, compare.
+if "$HETLAB" trace fit "$KTH" --out "$TMP/kth-model.json" > "$TMP/fit.txt" &&
+   grep -q "<- chosen" "$TMP/fit.txt" &&
+   "$HETLAB" trace synth "$TMP/kth-model.json" --seed 3 --out "$TMP/kth-synth.jsonl" > "$TMP/synth.txt" &&
+   grep -q "durations" "$TMP/synth.txt" &&
+   "$HETLAB" run scenarios/guian.json --trace "$TMP/kth-synth.jsonl" --out "$TMP/kth-synth.db" --quiet &&
+   [ "$(q "$TMP/kth-synth.db" "SELECT count(*) FROM job WHERE state IN ('done','failed','killed')")" -gt 20000 ]; then
+	ok "trace fit -> synth -> run: a fitted model generates a replayable workload"
+else
+	bad "trace fit/synth" "$(cat "$TMP/fit.txt" "$TMP/synth.txt" 2>/dev/null | tail -5)"
+fi
+d=$(awk '$1 == "sizes" && NF == 5 { print $4 }' "$TMP/synth.txt" | head -1)
+if awk -v d="$d" 'BEGIN { exit !(d != "" && d < 0.05) }'; then ok "synth: sizes match the log (KS D $d)"; else bad "synth: sizes KS D" "$d"; fi
+printf '; MaxProcs: 4\n' > "$TMP/queues.swf"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	printf '%d %d 0 %d 1 -1 -1 1 600 -1 1 1 1 -1 %d -1 -1 -1\n' $i $((i * 100)) $((i * 7 + 30)) $((i % 2 + 1)) >> "$TMP/queues.swf"
+done
+if "$HETLAB" trace fit "$TMP/queues.swf" --by queue --out "$TMP/q.json" > /dev/null &&
+   [ -f "$TMP/q-q1.json" ] && [ -f "$TMP/q-q2.json" ] && [ ! -f "$TMP/q.json" ]; then
+	ok "trace fit --by queue writes one model per queue"
+else
+	bad "trace fit --by queue"
+fi
 expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
 
 echo
