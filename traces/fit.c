@@ -5,6 +5,7 @@
  * Duration fits work on logarithms: the Weibull profile likelihood is
  * evaluated with the sample centred on its log-mean and shifted by its
  * log-maximum so that x^k never overflows, whatever k the Newton steps try. */
+#include "traces/trcutil.h"
 #include "traces/fit.h"
 
 #include <errno.h>
@@ -31,22 +32,6 @@
 /* The largest core or GPU count a mix may hold (the generator's limit). */
 #define FIT_MAX_COUNT 1000000
 
-__attribute__((format(printf, 3, 4)))
-static int efail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -60,11 +45,11 @@ static int log_moments(const double *x, size_t n, double *mean, double *var, dou
                        char *err, size_t errlen)
 {
 	if (n < 2)
-		return efail(err, errlen, "need at least 2 durations to fit, got %zu", n);
+		return trc_fail(err, errlen, "need at least 2 durations to fit, got %zu", n);
 	double s = 0, mx = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
 		if (!(x[i] > 0) || !isfinite(x[i]))
-			return efail(err, errlen, "duration %zu is %g: expected a finite number > 0", i, x[i]);
+			return trc_fail(err, errlen, "duration %zu is %g: expected a finite number > 0", i, x[i]);
 		double l = log(x[i]);
 		s += l;
 		if (l > mx)
@@ -328,7 +313,7 @@ static double median_of(double *v, size_t n)
 {
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof *v, cmp_double);
+	qsort(v, n, sizeof *v, trc_cmp_double);
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -551,7 +536,7 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 	for (int32_t i = 0; i < w->n; i++)
 		if (w->jobs[i].cls == c)
 			sc->x[na++] = simtime_to_s(w->jobs[i].submit_us);
-	qsort(sc->x, na, sizeof *sc->x, cmp_double);
+	qsort(sc->x, na, sizeof *sc->x, trc_cmp_double);
 	if (o->burst_gap_s > 0)
 		na = fit_bursts(sc->x, na, o->burst_gap_s, k, cr);
 	k->rate_per_h = (double)na / ((last_s - first_s) / HOUR_S);
@@ -578,10 +563,10 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 
 	/* Durations. */
 	if (n < 2)
-		return efail(err, errlen, "class %s: %zu job, need at least 2 to fit durations", cname, n);
+		return trc_fail(err, errlen, "class %s: %zu job, need at least 2 to fit durations", cname, n);
 	if (fit_durations(sc->x, n, cr->dur, &cr->best, err, errlen) != 0)
 		return -1;
-	qsort(sc->x, n, sizeof *sc->x, cmp_double);
+	qsort(sc->x, n, sizeof *sc->x, trc_cmp_double);
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += sc->x[i];
@@ -597,9 +582,9 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 	} else {
 		int32_t use = o->force ? o->dist : cr->best;
 		if (use < 0 || use >= FIT_NFAMILY)
-			return efail(err, errlen, "class %s: no duration distribution could be fitted", cname);
+			return trc_fail(err, errlen, "class %s: no duration distribution could be fitted", cname);
 		if (!cr->dur[use].ok)
-			return efail(err, errlen, "class %s: the %s distribution is not determined by the "
+			return trc_fail(err, errlen, "class %s: the %s distribution is not determined by the "
 			             "durations (all equal?)", cname,
 			             synth_dist_name((enum synth_dist)cr->dur[use].dist));
 		const struct fit_dur *f = &cr->dur[use];
@@ -626,7 +611,7 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 	int32_t ndist;
 	int64_t nfold;
 	if (make_mix(sc->v, nv, true, k->mix_gpus, k->mix_p, &k->nmix, &ndist, &nfold) != 0)
-		return efail(err, errlen, "out of memory");
+		return trc_fail(err, errlen, "out of memory");
 	cr->ngpu_values = ndist;
 	cr->ngpu_folded = nfold;
 	nv = 0;
@@ -647,10 +632,10 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 	cr->ngpu = (int64_t)ng;
 	for (size_t i = 0; i < nv; i++)
 		if (sc->v[i] > FIT_MAX_COUNT)
-			return efail(err, errlen, "class %s: a CPU-only job asks for %lld cores, more than %d",
+			return trc_fail(err, errlen, "class %s: a CPU-only job asks for %lld cores, more than %d",
 			             cname, (long long)sc->v[i], FIT_MAX_COUNT);
 	if (make_mix(sc->v, nv, false, k->cpu_mix, k->cpu_mix_p, &k->ncpu_mix, &ndist, &nfold) != 0)
-		return efail(err, errlen, "out of memory");
+		return trc_fail(err, errlen, "out of memory");
 	cr->ncpu_values = ndist;
 	cr->ncpu_folded = nfold;
 	if (k->ncpu_mix > 0) {
@@ -698,7 +683,7 @@ int trace_fit(const struct workload *w, const struct fit_opts *o, struct synth_c
 	memset(rep, 0, sizeof *rep);
 	synth_cfg_init(out);
 	if (w->n < 2)
-		return efail(err, errlen, "the trace has %d job%s: need at least 2 to fit", (int)w->n,
+		return trc_fail(err, errlen, "the trace has %d job%s: need at least 2 to fit", (int)w->n,
 		             w->n == 1 ? "" : "s");
 	simtime t0 = w->jobs[0].submit_us, t1 = t0;
 	int32_t max_gpn = 0;
@@ -711,11 +696,11 @@ int trace_fit(const struct workload *w, const struct fit_opts *o, struct synth_c
 		if (j->req.gpus > max_gpn)
 			max_gpn = j->req.gpus;
 		if (j->cls >= JOB_NCLASS)
-			return efail(err, errlen, "job %d has class %d: expected 0 to %d", (int)i, (int)j->cls,
+			return trc_fail(err, errlen, "job %d has class %d: expected 0 to %d", (int)i, (int)j->cls,
 			             JOB_NCLASS - 1);
 	}
 	if (t1 <= t0)
-		return efail(err, errlen, "every job is submitted at the same time: no arrival rate to fit");
+		return trc_fail(err, errlen, "every job is submitted at the same time: no arrival rate to fit");
 	double first_s = simtime_to_s(t0), last_s = simtime_to_s(t1);
 	rep->njobs = w->n;
 	rep->span_days = (last_s - first_s) / 86400.0;
@@ -728,7 +713,7 @@ int trace_fit(const struct workload *w, const struct fit_opts *o, struct synth_c
 	sc.r = malloc((size_t)w->n * sizeof *sc.r);
 	sc.v = malloc((size_t)w->n * sizeof *sc.v);
 	if (!sc.x || !sc.r || !sc.v) {
-		efail(err, errlen, "out of memory for %d jobs", (int)w->n);
+		trc_fail(err, errlen, "out of memory for %d jobs", (int)w->n);
 		goto out;
 	}
 	for (int c = 0; c < JOB_NCLASS; c++) {

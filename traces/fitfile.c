@@ -1,6 +1,7 @@
 /* fitfile — writing a fitted workload model as the scenario's
  * "workload.synthetic" object, and reading back where it came from (see
  * fit.h). */
+#include "traces/trcutil.h"
 #include "traces/fit.h"
 
 #include <errno.h>
@@ -12,16 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-__attribute__((format(printf, 3, 4)))
-static int efail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Puts every array that holds no array or object on one line ("profile":
  * [1.2, 0.8, ...]), which jansson's indenting cannot do. In place: the text
@@ -190,11 +181,11 @@ static int write_atomic(const char *path, const char *text, char *err, size_t er
 	size_t len = strlen(path) + 32;
 	char *tmp = malloc(len);
 	if (!tmp)
-		return efail(err, errlen, "%s: out of memory", path);
+		return trc_fail(err, errlen, "%s: out of memory", path);
 	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		efail(err, errlen, "%s: cannot create the temporary file %s beside it: %s", path, tmp,
+		trc_fail(err, errlen, "%s: cannot create the temporary file %s beside it: %s", path, tmp,
 		      strerror(errno));
 		goto fail_open;
 	}
@@ -204,23 +195,23 @@ static int write_atomic(const char *path, const char *text, char *err, size_t er
 		if (wr < 0 && errno == EINTR)
 			continue;
 		if (wr <= 0) {
-			efail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+			trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
 			goto fail_write;
 		}
 		off += (size_t)wr;
 	}
 	if (fsync(fd) != 0) {
-		efail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+		trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
 		goto fail_write;
 	}
 	if (close(fd) != 0) {
 		fd = -1;
-		efail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
+		trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
 		goto fail_write;
 	}
 	fd = -1;
 	if (rename(tmp, path) != 0) {
-		efail(err, errlen, "%s: cannot rename %s over it: %s", path, tmp, strerror(errno));
+		trc_fail(err, errlen, "%s: cannot rename %s over it: %s", path, tmp, strerror(errno));
 		goto fail_write;
 	}
 	free(tmp);
@@ -251,20 +242,20 @@ int trace_fit_write(const char *path, const struct synth_cfg *m, const char *fit
 			                          class_json(&m->cls[c])) != 0;
 	bad = bad || json_object_set(root, "classes", classes);
 	if (bad) {
-		efail(err, errlen, "%s: out of memory (or a string that is not UTF-8) building the model",
+		trc_fail(err, errlen, "%s: out of memory (or a string that is not UTF-8) building the model",
 		      path);
 		goto out;
 	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	if (!text) {
-		efail(err, errlen, "%s: out of memory writing the model", path);
+		trc_fail(err, errlen, "%s: out of memory writing the model", path);
 		goto out;
 	}
 	compact_arrays(text);
 	size_t n = strlen(text);
 	char *t2 = realloc(text, n + 2);
 	if (!t2) {
-		efail(err, errlen, "%s: out of memory writing the model", path);
+		trc_fail(err, errlen, "%s: out of memory writing the model", path);
 		goto out;
 	}
 	text = t2;
@@ -283,8 +274,8 @@ int trace_fit_source(const char *path, char *out, size_t len, char *err, size_t 
 	json_t *root = json_load_file(path, 0, &je);
 	if (!root) {
 		if (je.line <= 0)
-			return efail(err, errlen, "%s: %s", path, je.text);
-		return efail(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+			return trc_fail(err, errlen, "%s: %s", path, je.text);
+		return trc_fail(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
 	}
 	const char *s = json_string_value(json_object_get(root, "fitted_from"));
 	snprintf(out, len, "%s", s ? s : "");

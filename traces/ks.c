@@ -1,5 +1,6 @@
 /* ks — the two-sample Kolmogorov–Smirnov test, and the comparison of a
  * generated workload with the trace it was fitted to (see ks.h). */
+#include "traces/trcutil.h"
 #include "traces/ks.h"
 
 #include <math.h>
@@ -7,22 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-__attribute__((format(printf, 3, 4)))
-static int efail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 double ks_q(double lambda)
 {
@@ -78,8 +63,8 @@ void ks_test(double *a, size_t na, double *b, size_t nb, struct ks_result *r)
 		r->d = r->p = NAN;
 		return;
 	}
-	qsort(a, na, sizeof *a, cmp_double);
-	qsort(b, nb, sizeof *b, cmp_double);
+	qsort(a, na, sizeof *a, trc_cmp_double);
+	qsort(b, nb, sizeof *b, trc_cmp_double);
 	r->d = ks_d_sorted(a, na, b, nb);
 	double ne = (double)na * (double)nb / ((double)na + (double)nb), sq = sqrt(ne);
 	r->p = ks_q((sq + 0.12 + 0.11 / sq) * r->d);
@@ -115,7 +100,7 @@ static int ks_samples(const struct workload *w, int cls, double *v[KS_NWHAT], si
 		c++;
 	}
 	double *t = v[KS_INTERARRIVAL];
-	qsort(t, m, sizeof *t, cmp_double);
+	qsort(t, m, sizeof *t, trc_cmp_double);
 	for (size_t i = 1; i < m; i++)
 		t[i - 1] = t[i] - t[i - 1];
 	n[KS_DURATION] = n[KS_SIZE] = m;
@@ -130,7 +115,7 @@ int ks_compare(const struct workload *a, const struct workload *b, int cls,
 	size_t na[KS_NWHAT], nb[KS_NWHAT];
 	int rc = -1;
 	if (ks_samples(a, cls, va, na) != 0 || ks_samples(b, cls, vb, nb) != 0) {
-		efail(err, errlen, "out of memory comparing %d and %d jobs", a->n, b->n);
+		trc_fail(err, errlen, "out of memory comparing %d and %d jobs", a->n, b->n);
 		goto out;
 	}
 	for (int k = 0; k < KS_NWHAT; k++)
