@@ -21,7 +21,8 @@
 	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
 	"                        [--burst-gap S] [--by queue] [--lenient] [--traces DIR]\n" \
 	"--by queue: one model per queue, MODEL-qN.json (N the queue number).\n" \
-	"TRACE: SWF (plain or .gz) or .jsonl; a relative path not found here is looked up\n" \
+	"TRACE: SWF (plain or .gz), .jsonl, or a .csv (Alibaba DLRM instances or openb pods);\n" \
+	"a relative path not found here is looked up\n" \
 	"in the trace directory (--traces, $HETLAB_TRACES, ../shared/traces).\n" \
 	"Durations: the best of lognormal, Weibull and gamma by AIC; --dist D uses D\n" \
 	"(lognormal, weibull, gamma or empirical); --empirical: 101 quantiles.\n" \

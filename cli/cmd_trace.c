@@ -7,6 +7,7 @@
 #include "analysis/plot.h"
 #include "traces/anytrace.h"
 #include "traces/dlrm.h"
+#include "traces/openb.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
 #include "traces/tracestat.h"
@@ -25,7 +26,8 @@
 	"       hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical] [--burst-gap S]\n" \
 	"       hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X] [--out T.jsonl]\n" \
 	"                                     [--compare TRACE | --no-compare]\n" \
-	"IN and FILE: SWF (plain or .gz), .jsonl, or the Alibaba DLRM trace (.csv or .csv.gz);\n" \
+	"IN and FILE: SWF (plain or .gz), .jsonl, or .csv (.csv.gz): an Alibaba openb pod\n" \
+	"list, else the Alibaba DLRM trace; inspect also takes an openb node list;\n" \
 	"a relative path not found here is looked up in the trace directory (--traces,\n" \
 	"$HETLAB_TRACES, ../shared/traces).\n" \
 	"--lenient: skip and count malformed lines instead of failing.\n" \
@@ -34,7 +36,7 @@
 
 enum { TOP_SERVICES = 10, PLOT_SERVICES = 5 };
 
-static const char *const fmt_key[] = { "swf", "jsonl", "dlrm" };
+static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb" };
 
 static int usage(const char *msg)
 {
@@ -625,6 +627,37 @@ out:
 	return rc;
 }
 
+/* ---- inspect: an openb node list ------------------------------------------ */
+
+static int inspect_nodes(const char *path, char *err, size_t errlen)
+{
+	struct openb_nodes l;
+	struct openb_node_summary s;
+	if (trace_openb_nodes_read(path, &l, err, errlen) != 0)
+		return -1;
+	if (openb_node_summary(&l, &s, err, errlen) != 0) {
+		openb_nodes_free(&l);
+		return -1;
+	}
+	printf("%-15s %s (openb nodes)\n", "file", path);
+	printf("%-15s %d (%lld lines), %lld GPUs, %.1f cores, %.1f GiB; %d without GPUs\n",
+	       "nodes", l.n, (long long)l.lines, (long long)s.all.gpus,
+	       (double)s.all.cpu_milli / 1000.0, (double)s.all.memory_mib / 1024.0, s.cpu_only);
+	printf("%-15s %8s %8s %8s %12s %12s\n", "by GPU model", "nodes", "GPUs", "shapes",
+	       "cores", "memory GiB");
+	for (int32_t m = 0; m <= s.nmodels; m++) {
+		const struct openb_model_sum *r = m < s.nmodels ? &s.m[m] : &s.all;
+		printf("  %-13s %8d %8lld %8d %12.1f %12.1f\n",
+		       m == s.nmodels ? "all" : r->model[0] ? r->model : "(no GPU)", r->nodes,
+		       (long long)r->gpus, r->shapes, (double)r->cpu_milli / 1000.0,
+		       (double)r->memory_mib / 1024.0);
+	}
+	printf("%-15s shapes: distinct (GPUs, cpu_milli, memory_mib) per node\n", "");
+	openb_node_summary_free(&s);
+	openb_nodes_free(&l);
+	return 0;
+}
+
 /* ---- the subcommand ------------------------------------------------------ */
 
 int cmd_trace(int argc, char **argv)
@@ -705,6 +738,15 @@ int cmd_trace(int argc, char **argv)
 	workload_init(&w);
 	dlrm_services_init(&svc);
 	char *in = trace_resolve(pos[1], cli_traces_dir(tflag), err, sizeof err);
+	if (in && insp && openb_sniff(in) == OPENB_NODES) {
+		if (as_json || plot_dir || by) {
+			free(in);
+			return usage("--json, --by and --plot are for jobs, not an openb node list");
+		}
+		if (inspect_nodes(in, err, sizeof err) == 0)
+			rc = 0;
+		goto out;
+	}
 	if (!in || trace_read_any(in, lenient, &w, &svc, err, sizeof err) != 0)
 		goto out;
 	if (convert) {

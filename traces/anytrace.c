@@ -1,5 +1,6 @@
 /* anytrace — see anytrace.h. */
 #include "traces/anytrace.h"
+#include "traces/openb.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ enum trace_fmt trace_format_of(const char *path)
 	if (ends_with(path, ".jsonl") || ends_with(path, ".jsonl.gz"))
 		return TRACE_JSONL;
 	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
-		return TRACE_DLRM;
+		return openb_sniff(path) != OPENB_NONE ? TRACE_OPENB : TRACE_DLRM;
 	return TRACE_SWF;
 }
 
@@ -26,6 +27,7 @@ const char *trace_format_name(enum trace_fmt f)
 	switch (f) {
 	case TRACE_JSONL: return "JSON Lines";
 	case TRACE_DLRM: return "DLRM CSV";
+	case TRACE_OPENB: return "openb pods";
 	default: return "SWF";
 	}
 }
@@ -43,6 +45,10 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
 		if (rc == 0 && !svc)
 			dlrm_services_free(&tmp);
 		return rc;
+	}
+	case TRACE_OPENB: {
+		struct openb_opts o = { .lenient = lenient };
+		return trace_openb_pods_read(path, &o, w, NULL, err, errlen);
 	}
 	default: {
 		struct swf_opts o = { .lenient = lenient };

@@ -1,8 +1,9 @@
 /* anytrace — reading a trace file of any supported format, chosen by its
- * name: `.jsonl` / `.jsonl.gz` native JSON Lines, `.csv` / `.csv.gz` the
- * Alibaba DLRM instance list, anything else SWF (plain or gzip). And the
- * lookup every command shares: a path as given when it exists, else under
- * the trace directory. */
+ * name and, for CSV, its header: `.jsonl` / `.jsonl.gz` native JSON Lines;
+ * `.csv` / `.csv.gz` an Alibaba openb pod list when its first line is an
+ * openb header (traces/openb.h), else the Alibaba DLRM instance list;
+ * anything else SWF (plain or gzip). And the lookup every command shares: a
+ * path as given when it exists, else under the trace directory. */
 #ifndef HL_ANYTRACE_H
 #define HL_ANYTRACE_H
 
@@ -11,11 +12,15 @@
 #include "traces/dlrm.h"
 #include "traces/trace.h"
 
-enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM };
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB };
 
+/* For a .csv name, reads the file's first line (an unreadable file is
+ * TRACE_DLRM, whose reader then reports why). An openb node list or a pod
+ * list without times is TRACE_OPENB too: its reader says it has no jobs. */
 enum trace_fmt trace_format_of(const char *path);
 const char *trace_format_name(enum trace_fmt f);
-/* svc may be NULL; it is filled only for the DLRM CSV. 0 or -1 with err. */
+/* svc may be NULL; it is filled only for the DLRM CSV (the openb per-pod
+ * extras are dropped: call trace_openb_pods_read for them). 0 or -1 with err. */
 int trace_read_any(const char *path, bool lenient, struct workload *w,
                    struct dlrm_services *svc, char *err, size_t errlen);
 /* The path to read: as given when it exists (or is absolute), else under

@@ -321,8 +321,8 @@ static int check_header(const char *line, char *msg, size_t msglen)
 	for (int c = 0; c < DLRM_NCOLS; c++) {
 		size_t n = strcspn(s, ",");
 		if (n != strlen(cols[c].name) || strncmp(s, cols[c].name, n) != 0) {
-			snprintf(msg, msglen, "not the DLRM trace header (a .csv trace must be Alibaba's "
-			         "disaggregated_DLRM_trace.csv): column %d is '%.*s', expected '%s' "
+			snprintf(msg, msglen, "not the DLRM trace header (a .csv trace is Alibaba's "
+			         "disaggregated_DLRM_trace.csv or an openb pod list): column %d is '%.*s', expected '%s' "
 			         "(the header is %s)", c + 1, (int)(n > 40 ? 40 : n), s,
 			         cols[c].name, DLRM_HEADER);
 			return -1;

@@ -275,11 +275,11 @@ static void test_header(void **state)
 	for (int lenient = 0; lenient < 2; lenient++) {
 		expect_bad_file("", lenient, ": empty file, expected the DLRM trace header");
 		expect_bad_file("instance_sn,role,app,cpu_request\n" GOOD "\n", lenient,
-		                ":1: not the DLRM trace header (a .csv trace must be Alibaba's "
-		                "disaggregated_DLRM_trace.csv): column 3 is 'app', expected 'app_name'");
+		                ":1: not the DLRM trace header (a .csv trace is Alibaba's "
+		                "disaggregated_DLRM_trace.csv or an openb pod list): column 3 is 'app', expected 'app_name'");
 		expect_bad_file(GOOD "\n", lenient,
-		                ":1: not the DLRM trace header (a .csv trace must be Alibaba's "
-		                "disaggregated_DLRM_trace.csv): column 1 is 'instance_9', expected "
+		                ":1: not the DLRM trace header (a .csv trace is Alibaba's "
+		                "disaggregated_DLRM_trace.csv or an openb pod list): column 1 is 'instance_9', expected "
 		                "'instance_sn'");
 		expect_bad_file("instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,"
 		                "gpu_limit,rdma_request,rdma_limit,memory_request,memory_limit,"
