@@ -17,6 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
 #define FIT_USAGE \
 	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
 	"                        [--burst-gap S] [--by queue] [--lenient] [--traces DIR]\n" \
@@ -201,7 +204,7 @@ static void print_fit(const char *in, const char *out, const struct workload *w,
 		if (cr->ntenants > 1)
 			printf("  tenants        %d (busiest %.1f%% of jobs)%s\n", (int)cr->ntenants,
 			       100 * cr->top_tenant_share, cr->tenant_weighted ? ", weighted" :
-			       ", drawn uniformly (more than 64: no weights)");
+			       ", drawn uniformly (more than " XSTR(SYNTH_TENANTS_MAX) ": no weights)");
 		else
 			printf("  tenants        %d\n", k->ntenants);
 	}

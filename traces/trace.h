@@ -57,7 +57,7 @@ int trace_jsonl_write(const char *path, const struct workload *w, char *err, siz
  * they were. docs/workloads.md documents every parameter. */
 #define SYNTH_MIX_MAX 32
 #define SYNTH_EMP_MAX 101
-#define SYNTH_TENANTS_MAX 64
+#define SYNTH_TENANTS_MAX 256
 #define SYNTH_HOURS 168             /* hours in a week; hour 0 is Monday 00:00 */
 
 enum synth_dist { SYNTH_LOGNORMAL, SYNTH_WEIBULL, SYNTH_GAMMA, SYNTH_EMPIRICAL, SYNTH_NDIST };
