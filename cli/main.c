@@ -45,6 +45,10 @@ static const struct subcmd cmds[] = {
 	  "$HETLAB_TRACES, ../shared/traces)." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
+	{ "catalog", cmd_catalog, "hetlab catalog [--json]",
+	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
+	  "scenario's node types use, with their memory, power, throughput and\n"
+	  "MIG support (sources in docs/catalog.md)." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },
 	{ "help", cmd_help, "hetlab help [COMMAND]", "Prints help for a command." },
 	{ NULL, NULL, NULL, NULL },

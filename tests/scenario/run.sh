@@ -182,6 +182,11 @@ if "$HETLAB" trace fit "$TMP/queues.swf" --by queue --out "$TMP/q.json" > /dev/n
 else
 	bad "trace fit --by queue"
 fi
+if "$HETLAB" catalog | grep -q "H100-SXM-80GB" && "$HETLAB" catalog --json | grep -q '"name": "Xeon-8480+"'; then
+	ok "hetlab catalog lists the models (text and JSON)"
+else
+	bad "hetlab catalog"
+fi
 expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
 
 echo
