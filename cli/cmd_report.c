@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/frag.h"
 #include "analysis/report.h"
 
 static const char usage[] = "usage: hetlab report RUN.DB [--format text|json]\n";
@@ -45,6 +46,13 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	char err[512];
+	if (frag_db_is(db) == 1) {      /* a `hetlab frag` database */
+		if (frag_report(db, fmt == REPORT_JSON, stdout, err, sizeof err) < 0) {
+			fprintf(stderr, "hetlab report: %s\n", err);
+			return 1;
+		}
+		return 0;
+	}
 	if (report_print(db, (enum report_format)fmt, stdout, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab report: %s\n", err);
 		return 1;

@@ -43,6 +43,12 @@ static const struct subcmd cmds[] = {
 	  "    to the original (durations, inter-arrivals, sizes).\n"
 	  "FILE and TRACE may be relative to the trace directory (--traces DIR,\n"
 	  "$HETLAB_TRACES, ../shared/traces)." },
+	{ "frag", cmd_frag,
+	  "hetlab frag [TRACE_DIR] [--policies LIST] [--seeds A-B] [--inflate 1.3] [--out frag.db] [--plot DIR]",
+	  "Runs the FGD paper's fragmentation experiment (openb GPU cluster, pods\n"
+	  "inflated to 1.3x capacity, shuffled, placed one at a time) for each policy\n"
+	  "and seed, writes frag.db and prints the allocation ratio at 100 % arrived\n"
+	  "beside the paper's. Also --nodes FILE, --pods FILE." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json]",
