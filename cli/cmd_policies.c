@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
+#include "policies/gpushare.h"
 #include "policies/policy.h"
 
 int cmd_policies(int argc, char **argv)
@@ -11,6 +12,7 @@ int cmd_policies(int argc, char **argv)
 		fprintf(stderr, "usage: hetlab policies\n");
 		return 2;
 	}
+	printf("Queue disciplines (hetlab run --policy P; parameters with --param NAME=VALUE):\n\n");
 	const struct policy_ops *const *all = policy_all();
 	for (int i = 0; all[i]; i++) {
 		printf("%-14s %s\n", all[i]->name, all[i]->summary);
@@ -19,5 +21,9 @@ int cmd_policies(int argc, char **argv)
 			printf("    %-18s default %-8g %s\n", p->name, p->def, p->doc);
 		}
 	}
+	printf("\nGPU-sharing placement scores (hetlab frag --policies LIST; docs/policies.md):\n\n");
+	for (int i = 0; gpushare_table[i]; i++)
+		printf("%-14s %s (%s)\n", gpushare_table[i]->name, gpushare_table[i]->summary,
+		       gpushare_table[i]->paper);
 	return 0;
 }

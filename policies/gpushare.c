@@ -413,18 +413,18 @@ static int fgd_score(const struct gs_node *n, const struct gs_req *r, const stru
 	return sigmoid100(before - frag_of(c, f, n->ngpu, cpu));
 }
 
-static const struct gpu_placement gp_random = { .name = "random", .paper = "Random",
+static const struct gpu_placement gp_random = { .name = "random", .summary = "a uniformly random node that fits, a random fitting GPU on it", .paper = "Random",
                                                 .score = random_score, .random_node = true };
-static const struct gpu_placement gp_dotprod = { .name = "dotprod", .paper = "DotProd",
+static const struct gpu_placement gp_dotprod = { .name = "dotprod", .summary = "Tetris dot product: the node with least left of what the pod asks", .paper = "DotProd",
                                                  .score = dotprod_score };
-static const struct gpu_placement gp_clustering = { .name = "clustering",
+static const struct gpu_placement gp_clustering = { .name = "clustering", .summary = "nodes already holding pods of the same GPU kind first",
                                                     .paper = "GpuClustering",
                                                     .score = clustering_score };
-static const struct gpu_placement gp_packing = { .name = "packing", .paper = "GpuPacking",
+static const struct gpu_placement gp_packing = { .name = "packing", .summary = "shared GPUs first, then free GPUs on used nodes, then idle nodes", .paper = "GpuPacking",
                                                  .score = packing_score };
-static const struct gpu_placement gp_bestfit = { .name = "bestfit", .paper = "BestFit",
+static const struct gpu_placement gp_bestfit = { .name = "bestfit", .summary = "the node left with the least free resources after placing", .paper = "BestFit",
                                                  .score = bestfit_score };
-static const struct gpu_placement gp_fgd = { .name = "fgd", .paper = "FGD", .score = fgd_score };
+static const struct gpu_placement gp_fgd = { .name = "fgd", .summary = "fragmentation gradient descent: the node and GPUs that least increase expected fragmentation", .paper = "FGD", .score = fgd_score };
 
 const struct gpu_placement *const gpushare_table[] = {
 	&gp_random, &gp_dotprod, &gp_clustering, &gp_packing, &gp_bestfit, &gp_fgd, NULL,

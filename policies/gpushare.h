@@ -73,6 +73,7 @@ struct gs_ctx {
 struct gpu_placement {
 	const char *name;       /* command-line name: "fgd" */
 	const char *paper;      /* the paper's name: "FGD" */
+	const char *summary;    /* one line for `hetlab policies` */
 	/* Called for each node that gs_fits the request. Returns 0..100 and
 	 * sets *gpus to the bit mask of the GPUs it would use (0 for a CPU-only
 	 * request). Reads n and r only; never NULL. */
