@@ -1,14 +1,19 @@
 /* hetlab catalog — lists the built-in hardware catalog (docs/catalog.md):
- * the names a scenario's node types use, with the figures the models read. */
+ * the names a scenario's node types use, with the figures the models read.
+ * --mig [CARD] lists the MIG geometry instead (docs/catalog.md "MIG
+ * geometry"): each MIG-capable card's GPU-instance profiles, and for one
+ * CARD its source and its number of full layouts. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "sim/mig.h"
+#include "traces/migload.h"
 #include "traces/scenario.h"
 
-#define CATALOG_USAGE "usage: hetlab catalog [--json]\n"
+#define CATALOG_USAGE "usage: hetlab catalog [--json] [--mig [CARD]]\n"
 
 static int print_json(const struct catalog *cat)
 {
@@ -35,17 +40,115 @@ static int print_json(const struct catalog *cat)
 	return rc;
 }
 
+static void starts_text(const struct mig_profile *p, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	for (int s = 0; s < MIG_SLICES_MAX && off < len; s++)
+		if (p->start_mask >> s & 1)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", s);
+}
+
+static json_t *mig_card_json(const struct mig_card *c, bool one)
+{
+	json_t *profiles = json_array();
+	for (int i = 0; i < c->nprofiles; i++) {
+		const struct mig_profile *p = &c->profiles[i];
+		json_t *starts = json_array();
+		for (int s = 0; s < MIG_SLICES_MAX; s++)
+			if (p->start_mask >> s & 1)
+				json_array_append_new(starts, json_integer(s));
+		json_array_append_new(profiles, json_pack("{s:s, s:i, s:i, s:f, s:i, s:o, s:b}",
+		    "name", p->name, "compute_slices", p->compute_slices, "memory_slices", p->memory_slices,
+		    "mem_gib", p->mem_gib, "max_instances", p->max_instances, "starts", starts,
+		    "media_ext", p->media_ext));
+	}
+	json_t *o = json_pack("{s:s, s:i, s:i, s:o, s:s}", "gpu", c->gpu, "compute_slices", c->compute_slices,
+	                      "memory_slices", c->memory_slices, "profiles", profiles, "source", c->source);
+	if (one) {
+		json_object_set_new(o, "full_layouts", json_integer(mig_enumerate(c, false, NULL, NULL)));
+		json_object_set_new(o, "full_layouts_with_media_ext", json_integer(mig_enumerate(c, true, NULL, NULL)));
+	}
+	return o;
+}
+
+static void mig_card_text(const struct mig_card *c, bool one)
+{
+	printf("%s (%d compute slices, %d memory slices)\n", c->gpu, c->compute_slices, c->memory_slices);
+	printf("  %-12s %7s %6s %7s %4s  %s\n", "profile", "compute", "memory", "mem GiB", "max", "starts");
+	for (int i = 0; i < c->nprofiles; i++) {
+		const struct mig_profile *p = &c->profiles[i];
+		char starts[32];
+		starts_text(p, starts, sizeof starts);
+		printf("  %-12s %7d %6d %7g %4d  %s\n", p->name, p->compute_slices, p->memory_slices,
+		       p->mem_gib, p->max_instances, starts);
+	}
+	if (one) {
+		printf("  full layouts: %ld (%ld counting the +me variants)\n", mig_enumerate(c, false, NULL, NULL),
+		       mig_enumerate(c, true, NULL, NULL));
+		printf("  source: %s\n", c->source);
+	}
+}
+
+/* hetlab catalog --mig [CARD] [--json] */
+static int print_mig(const char *only, bool as_json)
+{
+	static struct mig_geometry geo;   /* about 40 KB: kept off the stack */
+	char err[512];
+	if (mig_load_builtin(&geo, err, sizeof err)) {
+		fprintf(stderr, "hetlab catalog: %s\n", err);
+		return 1;
+	}
+	const struct mig_card *one = NULL;
+	if (only && !(one = mig_find_card(&geo, only))) {
+		char known[512] = "";
+		size_t off = 0;
+		for (int i = 0; i < geo.ncards && off < sizeof known; i++)
+			off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", i ? ", " : "", geo.cards[i].gpu);
+		fprintf(stderr, "hetlab catalog: --mig: no MIG geometry for \"%s\" (cards: %s)\n", only, known);
+		return 1;
+	}
+	if (as_json) {
+		json_t *cards = json_array();
+		for (int i = 0; i < geo.ncards; i++)
+			if (!one || one == &geo.cards[i])
+				json_array_append_new(cards, mig_card_json(&geo.cards[i], one != NULL));
+		json_t *root = json_pack("{s:o}", "mig", cards);
+		int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) == 0 ? 0 : 1;
+		putchar('\n');
+		json_decref(root);
+		return rc;
+	}
+	printf("MIG geometry: a profile takes its compute slices and consecutive memory slices\n"
+	       "from one of its starts (memory-slice positions)\n");
+	for (int i = 0; i < geo.ncards; i++)
+		if (!one || one == &geo.cards[i]) {
+			putchar('\n');
+			mig_card_text(&geo.cards[i], one != NULL);
+		}
+	printf("\nSources and layout rules: docs/catalog.md (MIG geometry)%s.\n",
+	       one ? "" : "; `hetlab catalog --mig CARD` adds a card's source and full-layout count");
+	return 0;
+}
+
 int cmd_catalog(int argc, char **argv)
 {
-	bool as_json = false;
+	bool as_json = false, mig = false;
+	const char *mig_card = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			as_json = true;
+		} else if (strcmp(argv[i], "--mig") == 0) {
+			mig = true;
+			if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				mig_card = argv[++i];
 		} else {
 			fprintf(stderr, "hetlab catalog: unknown argument '%s'\n" CATALOG_USAGE, argv[i]);
 			return 2;
 		}
 	}
+	if (mig)
+		return print_mig(mig_card, as_json);
 	struct catalog cat;
 	char err[512];
 	if (catalog_load_builtin(&cat, err, sizeof err)) {

@@ -51,10 +51,12 @@ static const struct subcmd cmds[] = {
 	  "beside the paper's. Also --nodes FILE, --pods FILE." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
-	{ "catalog", cmd_catalog, "hetlab catalog [--json]",
+	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",
 	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
 	  "scenario's node types use, with their memory, power, throughput and\n"
-	  "MIG support (sources in docs/catalog.md)." },
+	  "MIG support (sources in docs/catalog.md). --mig prints each MIG-capable\n"
+	  "card's profiles with their slices and valid start positions; with a CARD,\n"
+	  "also its number of valid full layouts." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },
 	{ "help", cmd_help, "hetlab help [COMMAND]", "Prints help for a command." },
 	{ NULL, NULL, NULL, NULL },

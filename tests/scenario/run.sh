@@ -182,7 +182,8 @@ if "$HETLAB" trace fit "$TMP/queues.swf" --by queue --out "$TMP/q.json" > /dev/n
 else
 	bad "trace fit --by queue"
 fi
-if "$HETLAB" catalog | grep -q "H100-SXM-80GB" && "$HETLAB" catalog --json | grep -q '"name": "Xeon-8480+"'; then
+if "$HETLAB" catalog | grep -q "H100-SXM-80GB" && "$HETLAB" catalog --json | grep -q '"name": "Xeon-8480+"' &&
+   "$HETLAB" catalog --mig A100-PCIE-40GB | grep -q "full layouts: 78"; then
 	ok "hetlab catalog lists the models (text and JSON)"
 else
 	bad "hetlab catalog"
