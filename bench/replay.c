@@ -113,6 +113,10 @@ static int load(const struct opts *o, struct scenario *sc, char *tpath, size_t t
 {
 	if (scenario_load(o->scenario, sc, err, errlen))
 		return -1;
+	if (sc->from_inventory && scenario_build_inventory(sc, traces_dir(o), err, errlen)) {
+		scenario_free(sc);
+		return -1;
+	}
 	if (sc->workload != SCN_TRACE) {
 		snprintf(err, errlen, "%s: the scenario has a synthetic workload; replay needs a trace",
 		         sc->file);

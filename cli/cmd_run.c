@@ -231,6 +231,8 @@ int cmd_run(int argc, char **argv)
 		sc.synth.class_scale[c] *= x;
 	}
 
+	if (sc.from_inventory && scenario_build_inventory(&sc, cli_traces_dir(traces), err, sizeof err))
+		goto out;
 	char tpath[PATH_MAX + 64] = "";
 	if (trace) {
 		snprintf(tpath, sizeof tpath, "%s", trace);

@@ -319,12 +319,15 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
+	"from_inventory",
 	"workload", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", NULL };
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", NULL };
 static const char *const rnode_keys[] = { "type", "count", NULL };
 static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL };
+static const char *const fi_keys[] = { "file", "format", "gpu_models", "mem_gib", "nodes_per_rack",
+	"rack_kw", NULL };
 static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", NULL };
 static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", "scale", "fitted_from",
 	"services", NULL };
@@ -822,6 +825,49 @@ int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t e
 	return rc;
 }
 
+/* "from_inventory": the settings and the mapping; the cluster is built by
+ * scenario_build_inventory. Mapped GPUs must be in the catalog by now. */
+static int load_inventory(struct jv *v, struct scenario *sc, const json_t *fi)
+{
+	const char *p = "$.from_inventory";
+	char fmt[16] = "", q[256];
+	long long npr = 32;
+	double mem_gib = 0;
+	sc->inv_rack_kw = 15;
+	inv_map_init(&sc->inv_map);
+	if (jv_object(v, fi, p, fi_keys) ||
+	    jv_str(v, fi, p, "file", true, sc->inv_file, sizeof sc->inv_file) ||
+	    jv_str(v, fi, p, "format", true, fmt, sizeof fmt) ||
+	    jv_num(v, fi, p, "mem_gib", false, 0.001, 1e9, &mem_gib) ||
+	    jv_int(v, fi, p, "nodes_per_rack", false, 1, INV_RACK_NODES_MAX, &npr) ||
+	    jv_num(v, fi, p, "rack_kw", false, 0.001, INV_RACK_KW_MAX, &sc->inv_rack_kw))
+		return -1;
+	if (inv_format_parse(fmt, &sc->inv_format))
+		return jv_fail(v, "$.from_inventory.format", "expected \"openb\", \"pai\" or \"spot\", got \"%s\"", fmt);
+	json_t *gm = json_object_get(fi, "gpu_models");
+	if (!gm)
+		return jv_fail(v, "$.from_inventory.gpu_models", "missing (expected an object of inventory model: catalog GPU)");
+	if (!json_is_object(gm))
+		return jv_fail(v, "$.from_inventory.gpu_models", "expected an object, got %s", jtype(gm));
+	const char *k;
+	json_t *e;
+	json_object_foreach(gm, k, e) {
+		char msg[384];
+		snprintf(q, sizeof q, "$.from_inventory.gpu_models.%s", k);
+		if (!json_is_string(e))
+			return jv_fail(v, q, "expected a catalog GPU name, got %s", jtype(e));
+		if (inv_map_add(&sc->inv_map, k, json_string_value(e), msg, sizeof msg))
+			return jv_fail(v, q, "%s", msg);
+		if (catalog_find_gpu(&sc->cl.cat, json_string_value(e)) < 0)
+			return jv_fail(v, q, "unknown catalog GPU \"%s\" (define it under $.catalog.gpus; "
+			               "docs/traces.md, Node inventories)", json_string_value(e));
+	}
+	sc->inv_map.mem_mib = (int64_t)llround(mem_gib * 1024);
+	sc->inv_nodes_per_rack = (int32_t)npr;
+	sc->from_inventory = true;
+	return 0;
+}
+
 static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 {
 	long long seed = 1;
@@ -867,8 +913,9 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		if (jv_object(v, cat, "$.catalog", ck) || catalog_merge(v, &sc->cl.cat, cat, "$.catalog"))
 			return -1;
 	}
-	json_t *types = jv_array(v, root, "$", "node_types", true), *e;
-	if (!types)
+	json_t *fi = json_object_get(root, "from_inventory");
+	json_t *types = jv_array(v, root, "$", "node_types", !fi), *e;
+	if (!types && (!fi || json_object_get(root, "node_types")))
 		return -1;
 	size_t i;
 	json_array_foreach(types, i, e) {
@@ -878,9 +925,12 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 			return -1;
 	}
 	json_t *racks = json_object_get(root, "racks"), *ft = json_object_get(root, "from_trace");
-	if ((racks != NULL) == (ft != NULL))
-		return jv_fail(v, "$", "expected exactly one of \"racks\" or \"from_trace\"");
-	if (racks) {
+	if ((racks != NULL) + (ft != NULL) + (fi != NULL) != 1)
+		return jv_fail(v, "$", "expected exactly one of \"racks\", \"from_trace\" or \"from_inventory\"");
+	if (fi) {
+		if (load_inventory(v, sc, fi))
+			return -1;
+	} else if (racks) {
 		if (!json_is_array(racks) || json_array_size(racks) == 0)
 			return jv_fail(v, "$.racks", "expected a non-empty array");
 		json_array_foreach(racks, i, e) {
@@ -947,7 +997,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 		goto fail;
 	if (load_root(&v, sc, root))
 		goto fail;
-	if (!sc->from_trace && cluster_finish(&sc->cl)) {
+	if (!sc->from_trace && !sc->from_inventory && cluster_finish(&sc->cl)) {
 		snprintf(err, errlen, "%s: out of memory", sc->file);
 		goto fail;
 	}
@@ -972,6 +1022,23 @@ void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char
 		snprintf(out, len, "%s", sc->trace);
 	else
 		snprintf(out, len, "%s/%s", sc->dir, sc->trace);
+}
+
+int scenario_build_inventory(struct scenario *sc, const char *traces_dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 64], msg[1024];
+	if (strncmp(sc->inv_file, "$TRACES/", 8) == 0)
+		snprintf(path, sizeof path, "%s/%s", traces_dir, sc->inv_file + 8);
+	else if (sc->inv_file[0] == '/')
+		snprintf(path, sizeof path, "%s", sc->inv_file);
+	else
+		snprintf(path, sizeof path, "%s/%s", sc->dir, sc->inv_file);
+	if (inventory_cluster_build(path, sc->inv_format, &sc->inv_map, sc->inv_nodes_per_rack,
+	                            sc->inv_rack_kw, &sc->cl, msg, sizeof msg)) {
+		snprintf(err, errlen, "%s: %s", sc->file, msg);
+		return -1;
+	}
+	return 0;
 }
 
 int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char *err, size_t errlen)

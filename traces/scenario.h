@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include "sim/cluster.h"
 #include "traces/trace.h"
+#include "traces/invcluster.h"
 
 #define SCN_MAX_PARAMS 16
 
@@ -46,7 +47,16 @@ struct scenario {
 	char ft_type[HL_NAME_MAX];
 	int32_t ft_nodes_per_rack;
 	double ft_rack_kw;
-	struct cluster cl;             /* catalog + types (+ racks/nodes unless from_trace) */
+	/* Cluster built from a node inventory instead of "racks"
+	 * (scenario_build_inventory, once the trace directory is known). */
+	bool from_inventory;
+	char inv_file[PATH_MAX];       /* as written; "$TRACES/..." is under the trace dir */
+	enum inv_format inv_format;
+	struct inv_map inv_map;
+	int32_t inv_nodes_per_rack;
+	double inv_rack_kw;
+	struct cluster cl;             /* catalog + types (+ racks/nodes unless from_trace
+	                                * or from_inventory) */
 };
 
 /* Loads `path` (NULL: the embedded default scenario). 0 or -1 with err. */
@@ -55,6 +65,9 @@ void scenario_free(struct scenario *sc);
 /* Resolves the trace path: "$TRACES/x" under traces_dir, else relative to
  * the scenario's directory. */
 void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char *out, size_t len);
+/* Builds the cluster of a "from_inventory" scenario from its node list;
+ * traces_dir is where "$TRACES/..." paths are looked up. */
+int scenario_build_inventory(struct scenario *sc, const char *traces_dir, char *err, size_t errlen);
 /* Sizes the cluster from an SWF header for "from_trace" scenarios. */
 int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char *err, size_t errlen);
 /* Loads a workload model file: a JSON object with the keys of a scenario's

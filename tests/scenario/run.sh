@@ -123,6 +123,16 @@ for pol in fcfs easy conservative; do
 	fi
 done
 
+# 3b. A cluster built from a real inventory: the openb GPU nodes replaying
+# the openb default pod list.
+db=$TMP/openb.db
+if "$HETLAB" run scenarios/openb.json --out "$db" --quiet; then
+	check_eq "openb: 1213 nodes, 6212 GPUs from the inventory" "$(q "$db" 'SELECT nodes, total_gpus FROM run')" "1213|6212"
+	invariants "openb easy" "$db" "$(q "$db" 'SELECT total_cores FROM run')"
+else
+	bad "openb: run"
+fi
+
 # 4. Bad input from the command line: clear errors, no output left behind.
 expect_fail() { # name expected-substring command...
 	name=$1; want=$2; shift 2
