@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis/recorder.h"
@@ -17,7 +18,8 @@
 
 #define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
               "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
-              "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n"
+              "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n" \
+              "       hetlab run [SCENARIO] --seeds A-B --out DIR [options]\n"
 
 struct progress {
 	struct timespec t0, last;
@@ -102,7 +104,8 @@ static int policy_params(const struct policy_ops *pol, const struct scenario *sc
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* One run: everything `hetlab run` does without --seeds. */
+static int run_single(int argc, char **argv)
 {
 	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
 	char **params = calloc((size_t)argc + 1, sizeof *params);
@@ -347,3 +350,82 @@ out:
 	free(cscales);
 	return rc;
 }
+
+/* --seeds A-B --out DIR: one run per seed, DIR/seed-N.db each, with the
+ * same scenario and options. The workload streams do not depend on the
+ * policy, so two directories made with different policies pair up by seed
+ * (common random numbers) for `hetlab compare`. */
+int cmd_run(int argc, char **argv)
+{
+	const char *seeds = NULL, *dir = NULL;
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--seeds") == 0)
+			seeds = argv[i + 1];
+		else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "-o") == 0)
+			dir = argv[i + 1];
+	}
+	if (argc > 1 && strcmp(argv[argc - 1], "--seeds") == 0) {
+		fprintf(stderr, "hetlab run: --seeds needs a value A-B\n" USAGE);
+		return 2;
+	}
+	if (!seeds)
+		return run_single(argc, argv);
+	long long lo, hi;
+	char *end;
+	errno = 0;
+	lo = strtoll(seeds, &end, 10);
+	if (errno || end == seeds || lo < 0 || (*end && *end != '-')) {
+		fprintf(stderr, "hetlab run: --seeds: expected A-B or N (non-negative integers), got '%s'\n", seeds);
+		return 2;
+	}
+	hi = lo;
+	if (*end == '-') {
+		const char *b = end + 1;
+		hi = strtoll(b, &end, 10);
+		if (errno || end == b || *end || hi < lo || hi - lo >= 100000) {
+			fprintf(stderr, "hetlab run: --seeds: expected A-B with A <= B (at most 100000 runs), got '%s'\n", seeds);
+			return 2;
+		}
+	}
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--seed") == 0) {
+			fprintf(stderr, "hetlab run: --seed and --seeds together: choose one\n" USAGE);
+			return 2;
+		}
+	if (!dir) {
+		fprintf(stderr, "hetlab run: --seeds needs --out DIR (one database per seed goes there)\n" USAGE);
+		return 2;
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "hetlab run: %s: cannot create the directory: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* argv without --seeds and --out, plus --seed N --out DIR/seed-N.db. */
+	char **av = calloc((size_t)argc + 8, sizeof *av);
+	if (!av)
+		return 1;
+	int n = 0, rc = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && (strcmp(argv[i], "--seeds") == 0 || strcmp(argv[i], "--out") == 0 ||
+		              strcmp(argv[i], "-o") == 0)) {
+			i++;
+			continue;
+		}
+		av[n++] = argv[i];
+	}
+	char seedbuf[32], path[PATH_MAX];
+	av[n] = (char *)"--seed";
+	av[n + 1] = seedbuf;
+	av[n + 2] = (char *)"--out";
+	av[n + 3] = path;
+	for (long long sd = lo; sd <= hi && rc == 0; sd++) {
+		snprintf(seedbuf, sizeof seedbuf, "%lld", sd);
+		snprintf(path, sizeof path, "%s/seed-%lld.db", dir, sd);
+		rc = run_single(n + 4, av);
+	}
+	free(av);
+	if (rc == 0)
+		printf("hetlab run: %lld runs (seeds %lld-%lld) in %s\n", hi - lo + 1, lo, hi, dir);
+	return rc;
+}
+

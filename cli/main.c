@@ -14,15 +14,17 @@ struct subcmd {
 
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
-	  "hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB] [--traces DIR] [--lenient] [--param K=V]\n"
-	  "             [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]",
+	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
+	  "             [--lenient] [--param K=V] [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]",
 	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
 	  "workload with a trace file (SWF, plain or .gz, or .jsonl). --param sets a\n"
 	  "policy parameter. A progress line is shown on a terminal for runs over a\n"
 	  "second. The --scale-* knobs grow a synthetic workload for planning: every\n"
 	  "arrival rate × X, GPU and core counts × X, or one class's rate × X\n"
-	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4)." },
+	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4). --seeds A-B --out DIR\n"
+	  "runs once per seed into DIR/seed-N.db: the same seed is the same workload\n"
+	  "under every policy, so two such directories pair up for `hetlab compare`." },
 	{ "report", cmd_report, "hetlab report RUN.DB [--format text|json]",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
 	  "bounded slowdown, per class." },

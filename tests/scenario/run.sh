@@ -123,6 +123,19 @@ for pol in fcfs easy conservative; do
 	fi
 done
 
+# 3a. Replications: --seeds writes one database per seed, and a seed gives the
+# same workload under every policy (common random numbers).
+if "$HETLAB" run --policy fcfs --seeds 4-6 --out "$TMP/crn-fcfs" --quiet &&
+   "$HETLAB" run --policy easy --seeds 4-6 --out "$TMP/crn-easy" --quiet &&
+   [ -f "$TMP/crn-fcfs/seed-4.db" ] && [ -f "$TMP/crn-fcfs/seed-6.db" ] && [ ! -f "$TMP/crn-fcfs/seed-7.db" ]; then
+	a=$(q "$TMP/crn-fcfs/seed-5.db" 'SELECT id, class, submit_us, req_cores, req_gpus, tenant FROM job ORDER BY id' | md5sum)
+	b=$(q "$TMP/crn-easy/seed-5.db" 'SELECT id, class, submit_us, req_cores, req_gpus, tenant FROM job ORDER BY id' | md5sum)
+	check_eq "--seeds: the same seed is the same workload under fcfs and easy" "$a" "$b"
+	check_eq "--seeds: each database records its seed" "$(q "$TMP/crn-easy/seed-6.db" 'SELECT seed, policy FROM run')" "6|easy"
+else
+	bad "run --seeds"
+fi
+
 # 3b. A cluster built from a real inventory: the openb GPU nodes replaying
 # the openb default pod list.
 db=$TMP/openb.db
