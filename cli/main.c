@@ -51,6 +51,13 @@ static const struct subcmd cmds[] = {
 	  "inflated to 1.3x capacity, shuffled, placed one at a time) for each policy\n"
 	  "and seed, writes frag.db and prints the allocation ratio at 100 % arrived\n"
 	  "beside the paper's. Also --nodes FILE, --pods FILE." },
+	{ "compare", cmd_compare, "hetlab compare DIR_A DIR_B [--metric M]... [--level L] [--format text|json|html] [--out FILE]",
+	  "Compares two policies run over the same seeds (hetlab run --seeds A-B\n"
+	  "--out DIR): pairs the runs by seed and gives, per metric, the mean\n"
+	  "difference B - A with a Student-t (or bootstrap, for skewed differences)\n"
+	  "interval, the Wilcoxon signed-rank p-value and a verdict (better, worse,\n"
+	  "no significant difference). --metric picks metrics (default all), --level\n"
+	  "the interval's level. See docs/compare.md." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",

@@ -1,0 +1,840 @@
+/* compare — policy A/B over seeds with paired intervals. See compare.h; the
+ * method is in docs/compare.md and the metric definitions in
+ * docs/results.md ("Report metrics"): keep the three in step. */
+#include "analysis/compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "analysis/recorder.h"
+#include "analysis/report.h"
+
+/* Bounded slowdown's threshold, as in report.c. */
+#define BSLD_TAU_S 10.0
+
+/* The per-class names follow enum job_class; test_compare checks them
+ * against job_class_name. */
+_Static_assert(JOB_NCLASS == 4, "add the new class's wait_<class> name below");
+static const char *const metric_names[COMPARE_NMETRIC] = {
+	"mean_wait", "p95_wait", "mean_jct", "mean_bsld",
+	"core_util", "gpu_util", "makespan", "killed",
+	"wait_training", "wait_inference", "wait_batch", "wait_dev",
+};
+
+const char *compare_metric_name(enum compare_metric m)
+{
+	return (int)m >= 0 && m < COMPARE_NMETRIC ? metric_names[m] : "?";
+}
+
+int compare_metric_parse(const char *name)
+{
+	for (int m = 0; m < COMPARE_NMETRIC; m++)
+		if (strcmp(name, metric_names[m]) == 0)
+			return m;
+	return -1;
+}
+
+int compare_metric_higher_better(enum compare_metric m)
+{
+	return m == COMPARE_CORE_UTIL || m == COMPARE_GPU_UTIL;
+}
+
+int compare_format_parse(const char *name)
+{
+	if (strcmp(name, "text") == 0)
+		return COMPARE_TEXT;
+	if (strcmp(name, "json") == 0)
+		return COMPARE_JSON;
+	if (strcmp(name, "html") == 0)
+		return COMPARE_HTML;
+	return -1;
+}
+
+const char *compare_verdict_name(enum compare_verdict v)
+{
+	switch (v) {
+	case COMPARE_NO_DIFF: return "no significant difference";
+	case COMPARE_BETTER: return "better";
+	case COMPARE_WORSE: return "worse";
+	case COMPARE_NA: break;
+	}
+	return "n/a";
+}
+
+const char *compare_method_name(enum compare_method m)
+{
+	return m == COMPARE_CI_T ? "t" : m == COMPARE_CI_BOOTSTRAP ? "bootstrap" : "-";
+}
+
+static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* Seeds are decimal text; all-digit seeds compare as numbers. */
+static int seed_cmp(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int da = la > 0 && strspn(a, "0123456789") == la;
+	int db = lb > 0 && strspn(b, "0123456789") == lb;
+	if (da && db && la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a, b);
+}
+
+/* ---- one run --------------------------------------------------------------- */
+
+static int run_fail_db(sqlite3 *db, const char *path, const char *what, char *err, size_t errlen)
+{
+	return failf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}
+
+static int run_check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	static const char *const tables[] = { "meta", "run", "job", NULL };
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return run_fail_db(db, path, "cannot read", err, errlen);
+	for (int i = 0; tables[i]; i++) {
+		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			if (rc == SQLITE_DONE)
+				return failf(err, errlen, "%s: not a hetlab results file (no table '%s')",
+				             path, tables[i]);
+			return run_fail_db(db, path, "cannot read", err, errlen);
+		}
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return run_fail_db(db, path, "reading meta", err, errlen);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE)
+			return failf(err, errlen, "%s: no schema_version in table meta", path);
+		return run_fail_db(db, path, "reading meta", err, errlen);
+	}
+	int64_t version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (version < 1)
+		return failf(err, errlen, "%s: bad schema_version in table meta", path);
+	if (version > RECORDER_SCHEMA_VERSION)
+		return failf(err, errlen, "%s: schema version %" PRId64 " is newer than this hetlab "
+		             "reads (%d); use a newer hetlab", path, version, RECORDER_SCHEMA_VERSION);
+	return 0;
+}
+
+static char *col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return strdup(t ? (const char *)t : "");
+}
+
+/* The metrics from the job rows; the formulas of docs/results.md. */
+struct acc {
+	double *wait;                  /* waits of started jobs */
+	size_t nwait, cap;
+	double wait_sum, jct_sum, bsld_sum, core_s, gpu_s;
+	int64_t njct, nbsld, killed;
+	double cls_wait_sum[JOB_NCLASS];
+	int64_t cls_started[JOB_NCLASS];
+	int64_t first_submit, last_end;
+};
+
+static int run_load_jobs(sqlite3 *db, struct compare_run *r, int64_t cores, int64_t gpus,
+                         char *err, size_t errlen)
+{
+	struct acc a = { .first_submit = INT64_MAX, .last_end = -1 };
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	if (sqlite3_prepare_v2(db, "SELECT class, state, submit_us, start_us, end_us, cores, gpus"
+	                       " FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return run_fail_db(db, r->path, "reading table job", err, errlen);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *cls_txt = sqlite3_column_text(st, 0);
+		const unsigned char *state = sqlite3_column_text(st, 1);
+		int cls = cls_txt ? job_class_parse((const char *)cls_txt) : -1;
+		int64_t submit = sqlite3_column_int64(st, 2);
+		int started = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		int ended = sqlite3_column_type(st, 4) != SQLITE_NULL;
+		int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+		if (state && strcmp((const char *)state, "killed") == 0)
+			a.killed++;
+		if (submit < a.first_submit)
+			a.first_submit = submit;
+		if (ended && end > a.last_end)
+			a.last_end = end;
+		if (started) {
+			double w = (double)(start - submit) / 1e6;
+			if (a.nwait == a.cap) {
+				size_t cap = a.cap ? a.cap * 2 : 1024;
+				double *p = realloc(a.wait, cap * sizeof *p);
+				if (!p) {
+					failf(err, errlen, "%s: out of memory", r->path);
+					goto out;
+				}
+				a.wait = p;
+				a.cap = cap;
+			}
+			a.wait[a.nwait++] = w;
+			a.wait_sum += w;
+			if (cls >= 0) {
+				a.cls_wait_sum[cls] += w;
+				a.cls_started[cls]++;
+			}
+		}
+		if (ended) {
+			a.jct_sum += (double)(end - submit) / 1e6;
+			a.njct++;
+			if (started) {
+				double w = (double)(start - submit) / 1e6, run = (double)(end - start) / 1e6;
+				a.core_s += (double)sqlite3_column_int64(st, 5) * run;
+				a.gpu_s += (double)sqlite3_column_int64(st, 6) * run;
+				a.bsld_sum += fmax((w + run) / fmax(run, BSLD_TAU_S), 1.0);
+				a.nbsld++;
+			}
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		run_fail_db(db, r->path, "reading table job", err, errlen);
+		goto out;
+	}
+	double ms = a.last_end >= 0 && a.first_submit != INT64_MAX
+	            ? (double)(a.last_end - a.first_submit) / 1e6 : NAN;
+	qsort(a.wait, a.nwait, sizeof *a.wait, cmp_double);
+	r->v[COMPARE_MEAN_WAIT] = a.nwait ? a.wait_sum / (double)a.nwait : NAN;
+	r->v[COMPARE_P95_WAIT] = report_percentile(a.wait, a.nwait, 0.95);
+	r->v[COMPARE_MEAN_JCT] = a.njct ? a.jct_sum / (double)a.njct : NAN;
+	r->v[COMPARE_MEAN_BSLD] = a.nbsld ? a.bsld_sum / (double)a.nbsld : NAN;
+	r->v[COMPARE_CORE_UTIL] = cores > 0 && ms > 0 ? a.core_s / ((double)cores * ms) : NAN;
+	r->v[COMPARE_GPU_UTIL] = gpus > 0 && ms > 0 ? a.gpu_s / ((double)gpus * ms) : NAN;
+	r->v[COMPARE_MAKESPAN] = ms;
+	r->v[COMPARE_KILLED] = (double)a.killed;
+	for (int c = 0; c < JOB_NCLASS; c++)
+		r->v[COMPARE_WAIT_CLASS + c] = a.cls_started[c]
+		                               ? a.cls_wait_sum[c] / (double)a.cls_started[c] : NAN;
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	free(a.wait);
+	return ret;
+}
+
+void compare_run_fini(struct compare_run *r)
+{
+	free(r->path);
+	free(r->seed);
+	free(r->policy);
+	free(r->scenario);
+	memset(r, 0, sizeof *r);
+}
+
+int compare_run_load(const char *path, struct compare_run *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	if (!(r->path = strdup(path))) {
+		failf(err, errlen, "%s: out of memory", path);
+		goto out_run;
+	}
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK) {
+		if (db)
+			run_fail_db(db, path, "cannot open", err, errlen);
+		else
+			failf(err, errlen, "%s: cannot open: %s", path, sqlite3_errstr(rc));
+		goto out_db;
+	}
+	if (run_check_schema(db, path, err, errlen) < 0)
+		goto out_db;
+	if (sqlite3_prepare_v2(db, "SELECT scenario, policy, seed, total_cores, total_gpus FROM run",
+	                       -1, &st, NULL) != SQLITE_OK) {
+		run_fail_db(db, path, "reading table run", err, errlen);
+		goto out_db;
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			failf(err, errlen, "%s: table run is empty", path);
+		else
+			run_fail_db(db, path, "reading table run", err, errlen);
+		goto out_st;
+	}
+	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+		failf(err, errlen, "%s: the run has no seed", path);
+		goto out_st;
+	}
+	r->scenario = col_strdup(st, 0);
+	r->policy = col_strdup(st, 1);
+	r->seed = col_strdup(st, 2);
+	int64_t cores = sqlite3_column_int64(st, 3), gpus = sqlite3_column_int64(st, 4);
+	if (!r->scenario || !r->policy || !r->seed) {
+		failf(err, errlen, "%s: out of memory", path);
+		goto out_st;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (run_load_jobs(db, r, cores, gpus, err, errlen) < 0)
+		goto out_db;
+	ret = 0;
+out_st:
+	sqlite3_finalize(st);
+out_db:
+	sqlite3_close(db);
+out_run:
+	if (ret < 0)
+		compare_run_fini(r);
+	return ret;
+}
+
+/* ---- one side ---------------------------------------------------------------- */
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int cmp_run(const void *x, const void *y)
+{
+	return seed_cmp(((const struct compare_run *)x)->seed, ((const struct compare_run *)y)->seed);
+}
+
+void compare_side_fini(struct compare_side *s)
+{
+	for (size_t i = 0; i < s->nrun; i++)
+		compare_run_fini(&s->run[i]);
+	free(s->run);
+	free(s->dir);
+	memset(s, 0, sizeof *s);
+}
+
+int compare_side_load(const char *dir, struct compare_side *s, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	char **names = NULL;
+	size_t nnames = 0, cap = 0;
+	int ret = -1;
+	DIR *d = opendir(dir);
+	if (!d)
+		return failf(err, errlen, "%s: cannot open the directory: %s", dir, strerror(errno));
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len <= 3 || strcmp(e->d_name + len - 3, ".db") != 0 || e->d_name[0] == '.')
+			continue;
+		if (nnames == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **p = realloc(names, cap * sizeof *p);
+			if (!p)
+				goto nomem;
+			names = p;
+		}
+		if (!(names[nnames] = strdup(e->d_name)))
+			goto nomem;
+		nnames++;
+	}
+	if (nnames == 0) {
+		failf(err, errlen, "%s: no run databases (*.db) in the directory", dir);
+		goto out_names;
+	}
+	qsort(names, nnames, sizeof *names, cmp_str);
+	if (!(s->dir = strdup(dir)) || !(s->run = calloc(nnames, sizeof *s->run)))
+		goto nomem;
+	for (size_t i = 0; i < nnames; i++) {
+		size_t plen = strlen(dir) + strlen(names[i]) + 2;
+		char *path = malloc(plen);
+		if (!path)
+			goto nomem;
+		snprintf(path, plen, "%s/%s", dir, names[i]);
+		int rc = compare_run_load(path, &s->run[s->nrun], err, errlen);
+		free(path);
+		if (rc < 0)
+			goto out_names;
+		s->nrun++;
+	}
+	qsort(s->run, s->nrun, sizeof *s->run, cmp_run);
+	for (size_t i = 1; i < s->nrun; i++)
+		if (seed_cmp(s->run[i - 1].seed, s->run[i].seed) == 0) {
+			failf(err, errlen, "%s and %s both hold seed %s", s->run[i - 1].path,
+			      s->run[i].path, s->run[i].seed);
+			goto out_names;
+		}
+	ret = 0;
+	goto out_names;
+nomem:
+	failf(err, errlen, "%s: out of memory", dir);
+out_names:
+	closedir(d);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	if (ret < 0)
+		compare_side_fini(s);
+	return ret;
+}
+
+/* ---- statistics -------------------------------------------------------------- */
+
+void compare_mean_sd(const double *d, size_t n, double *mean, double *sd)
+{
+	*mean = n ? gsl_stats_mean(d, 1, n) : NAN;
+	*sd = n > 1 ? gsl_stats_sd_m(d, 1, n, *mean) : NAN;
+}
+
+double compare_skewness(const double *d, size_t n)
+{
+	if (n < 2)
+		return 0;
+	double mean, sd;
+	compare_mean_sd(d, n, &mean, &sd);
+	if (!(sd > 0))
+		return 0;
+	return gsl_stats_skew_m_sd(d, 1, n, mean, sd);
+}
+
+int compare_t_interval(const double *d, size_t n, double level, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (n < 2 || !(level > 0 && level < 1))
+		return -1;
+	gsl_set_error_handler_off();
+	double mean, sd;
+	compare_mean_sd(d, n, &mean, &sd);
+	double t = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)(n - 1));
+	if (!isfinite(t))
+		return -1;
+	double half = t * sd / sqrt((double)n);
+	*lo = mean - half;
+	*hi = mean + half;
+	return 0;
+}
+
+int compare_bootstrap_interval(const double *d, size_t n, double level, size_t nboot,
+                               unsigned long seed, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (n < 1 || nboot < 1)
+		return -1;
+	double *means = malloc(nboot * sizeof *means);
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int ret = -1;
+	if (!means || !rng)
+		goto out;
+	gsl_rng_set(rng, seed);
+	for (size_t b = 0; b < nboot; b++) {
+		double sum = 0;
+		for (size_t i = 0; i < n; i++)
+			sum += d[gsl_rng_uniform_int(rng, n)];
+		means[b] = sum / (double)n;
+	}
+	qsort(means, nboot, sizeof *means, cmp_double);
+	*lo = report_percentile(means, nboot, 0.5 - level / 2);
+	*hi = report_percentile(means, nboot, 0.5 + level / 2);
+	ret = 0;
+out:
+	gsl_rng_free(rng);
+	free(means);
+	return ret;
+}
+
+struct absd {
+	double v;       /* |d_i| */
+	int pos;        /* d_i > 0 */
+};
+
+static int cmp_absd(const void *x, const void *y)
+{
+	return cmp_double(&((const struct absd *)x)->v, &((const struct absd *)y)->v);
+}
+
+double compare_wilcoxon(const double *d, size_t n, double *w_plus, size_t *nonzero, int *exact)
+{
+	double wp = 0, p = NAN;
+	size_t m = 0;
+	int ex = 1;
+	struct absd *x = malloc((n ? n : 1) * sizeof *x);
+	int *rank2 = malloc((n ? n : 1) * sizeof *rank2);   /* doubled midranks: integers */
+	double *count = NULL;
+	if (!x || !rank2)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != 0 && !isnan(d[i])) {
+			x[m].v = fabs(d[i]);
+			x[m].pos = d[i] > 0;
+			m++;
+		}
+	if (n == 0)
+		goto out;
+	if (m == 0) {
+		p = 1;
+		goto out;
+	}
+	qsort(x, m, sizeof *x, cmp_absd);
+	double tie_sum = 0;     /* sum of t^3 - t over the groups of ties */
+	int64_t w2 = 0;         /* 2 W+ */
+	for (size_t i = 0; i < m;) {
+		size_t j = i;
+		while (j + 1 < m && x[j + 1].v == x[i].v)
+			j++;
+		/* ranks i+1 .. j+1 share the midrank (i + j + 2) / 2 */
+		for (size_t k = i; k <= j; k++) {
+			rank2[k] = (int)(i + j + 2);
+			if (x[k].pos)
+				w2 += rank2[k];
+		}
+		double t = (double)(j - i + 1);
+		tie_sum += t * t * t - t;
+		i = j + 1;
+	}
+	wp = (double)w2 / 2;
+	double dm = (double)m;
+	if (m <= COMPARE_WILCOXON_EXACT_MAX) {
+		/* count[s]: sign patterns whose positive doubled ranks sum to s. */
+		size_t total2 = m * (m + 1);
+		if (!(count = calloc(total2 + 1, sizeof *count)))
+			goto out;
+		count[0] = 1;
+		for (size_t k = 0; k < m; k++)
+			for (size_t s = total2; s >= (size_t)rank2[k]; s--)
+				count[s] += count[s - (size_t)rank2[k]];
+		double le = 0, ge = 0;
+		for (size_t s = 0; s <= total2; s++) {
+			if ((int64_t)s <= w2)
+				le += count[s];
+			if ((int64_t)s >= w2)
+				ge += count[s];
+		}
+		double all = ldexp(1.0, (int)m);
+		p = fmin(1.0, 2 * fmin(le, ge) / all);
+	} else {
+		ex = 0;
+		double mu = dm * (dm + 1) / 4;
+		double var = dm * (dm + 1) * (2 * dm + 1) / 24 - tie_sum / 48;
+		if (!(var > 0)) {
+			p = 1;
+			goto out;
+		}
+		double z = fmax(fabs(wp - mu) - 0.5, 0) / sqrt(var);
+		p = fmin(1.0, 2 * gsl_cdf_ugaussian_Q(z));
+	}
+out:
+	free(count);
+	free(rank2);
+	free(x);
+	if (w_plus)
+		*w_plus = wp;
+	if (nonzero)
+		*nonzero = m;
+	if (exact)
+		*exact = ex;
+	return p;
+}
+
+enum compare_verdict compare_verdict_of(double lo, double hi, int higher_better)
+{
+	if (isnan(lo) || isnan(hi))
+		return COMPARE_NA;
+	if (lo > 0)
+		return higher_better ? COMPARE_BETTER : COMPARE_WORSE;
+	if (hi < 0)
+		return higher_better ? COMPARE_WORSE : COMPARE_BETTER;
+	return COMPARE_NO_DIFF;
+}
+
+int compare_stat_compute(struct compare_stat *st, enum compare_metric m, const double *a,
+                         const double *b, size_t n, double level)
+{
+	memset(st, 0, sizeof *st);
+	st->metric = m;
+	st->mean_a = st->mean_b = st->mean_diff = st->sd_diff = st->rel_change = NAN;
+	st->t_lo = st->t_hi = st->boot_lo = st->boot_hi = st->lo = st->hi = st->p = NAN;
+	st->method = COMPARE_CI_NONE;
+	st->verdict = COMPARE_NA;
+	double *d = malloc(3 * (n ? n : 1) * sizeof *d);
+	if (!d)
+		return -1;
+	double *pa = d + (n ? n : 1), *pb = pa + (n ? n : 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(a[i]) && isfinite(b[i])) {
+			pa[k] = a[i];
+			pb[k] = b[i];
+			d[k] = b[i] - a[i];
+			k++;
+		}
+	st->n = k;
+	int ret = 0;
+	if (k == 0)
+		goto out;
+	st->mean_a = gsl_stats_mean(pa, 1, k);
+	st->mean_b = gsl_stats_mean(pb, 1, k);
+	compare_mean_sd(d, k, &st->mean_diff, &st->sd_diff);
+	st->rel_change = st->mean_a != 0 ? st->mean_b / st->mean_a - 1 : NAN;
+	st->skewness = compare_skewness(d, k);
+	st->p = compare_wilcoxon(d, k, &st->w_plus, &st->w_n, &st->w_exact);
+	if (k < 2)
+		goto out;
+	compare_t_interval(d, k, level, &st->t_lo, &st->t_hi);
+	if (compare_bootstrap_interval(d, k, level, COMPARE_BOOT_N, COMPARE_BOOT_SEED,
+	                               &st->boot_lo, &st->boot_hi) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (fabs(st->skewness) > COMPARE_SKEW_LIMIT) {
+		st->method = COMPARE_CI_BOOTSTRAP;
+		st->lo = st->boot_lo;
+		st->hi = st->boot_hi;
+	} else {
+		st->method = COMPARE_CI_T;
+		st->lo = st->t_lo;
+		st->hi = st->t_hi;
+	}
+	st->verdict = compare_verdict_of(st->lo, st->hi, compare_metric_higher_better(m));
+out:
+	free(d);
+	return ret;
+}
+
+/* ---- comparison -------------------------------------------------------------- */
+
+static int add_warning(struct compare_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_warning(struct compare_result *res, const char *fmt, ...)
+{
+	char **w = realloc(res->warning, (res->nwarning + 1) * sizeof *w);
+	if (!w)
+		return -1;
+	res->warning = w;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vasprintf(&w[res->nwarning], fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	res->nwarning++;
+	return 0;
+}
+
+/* Seeds as "1-5,7,9-10" (numeric runs collapsed) into a malloc'd string. */
+char *compare_seed_list(const char *const *seed, size_t n)
+{
+	size_t cap = 64, len = 0;
+	char *out = malloc(cap);
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		char *end;
+		unsigned long long v = strtoull(seed[i], &end, 10);
+		int num = *seed[i] && !*end;
+		while (num && j + 1 < n) {
+			unsigned long long w = strtoull(seed[j + 1], &end, 10);
+			if (!*seed[j + 1] || *end || w != v + (j + 1 - i))
+				break;
+			j++;
+		}
+		char item[96];
+		int il = j > i ? snprintf(item, sizeof item, "%s%s-%s", i ? "," : "", seed[i], seed[j])
+		               : snprintf(item, sizeof item, "%s%s", i ? "," : "", seed[i]);
+		if (il < 0)
+			il = 0;
+		if (len + (size_t)il + 1 > cap) {
+			cap = (len + (size_t)il + 1) * 2;
+			char *p = realloc(out, cap);
+			if (!p) {
+				free(out);
+				return NULL;
+			}
+			out = p;
+		}
+		memcpy(out + len, item, (size_t)il + 1);
+		len += (size_t)il;
+		i = j + 1;
+	}
+	return out;
+}
+
+/* The side's policy, or "mixed" when its runs differ. */
+const char *compare_side_policy(const struct compare_side *s)
+{
+	if (s->nrun == 0)
+		return "-";
+	for (size_t i = 1; i < s->nrun; i++)
+		if (strcmp(s->run[i].policy, s->run[0].policy) != 0)
+			return "mixed";
+	return s->run[0].policy;
+}
+
+void compare_result_fini(struct compare_result *res)
+{
+	free(res->pair_seed);
+	free(res->only_a);
+	free(res->only_b);
+	free(res->stat);
+	for (size_t i = 0; i < res->nwarning; i++)
+		free(res->warning[i]);
+	free(res->warning);
+	memset(res, 0, sizeof *res);
+}
+
+int compare_build(const struct compare_side *a, const struct compare_side *b,
+                  const enum compare_metric *metrics, size_t nmetric, double level,
+                  struct compare_result *res, char *err, size_t errlen)
+{
+	memset(res, 0, sizeof *res);
+	res->a = a;
+	res->b = b;
+	res->level = level;
+	const struct compare_run **ra = NULL, **rb = NULL;
+	double *va = NULL, *vb = NULL;
+	char *list = NULL;
+	size_t na = a->nrun, nb = b->nrun, cap = na < nb ? na : nb;
+	ra = malloc((cap ? cap : 1) * sizeof *ra);
+	rb = malloc((cap ? cap : 1) * sizeof *rb);
+	va = malloc((cap ? cap : 1) * sizeof *va);
+	vb = malloc((cap ? cap : 1) * sizeof *vb);
+	res->pair_seed = malloc((cap ? cap : 1) * sizeof *res->pair_seed);
+	res->only_a = malloc((na ? na : 1) * sizeof *res->only_a);
+	res->only_b = malloc((nb ? nb : 1) * sizeof *res->only_b);
+	res->stat = calloc(COMPARE_NMETRIC + nmetric, sizeof *res->stat);
+	if (!ra || !rb || !va || !vb || !res->pair_seed || !res->only_a || !res->only_b || !res->stat)
+		goto nomem;
+
+	/* Both sides are sorted by seed: merge. */
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		int c = i == na ? 1 : j == nb ? -1 : seed_cmp(a->run[i].seed, b->run[j].seed);
+		if (c < 0) {
+			res->only_a[res->nonly_a++] = a->run[i++].seed;
+		} else if (c > 0) {
+			res->only_b[res->nonly_b++] = b->run[j++].seed;
+		} else {
+			ra[res->npair] = &a->run[i];
+			rb[res->npair] = &b->run[j];
+			res->pair_seed[res->npair++] = a->run[i].seed;
+			i++;
+			j++;
+		}
+	}
+	if (res->npair < 2) {
+		failf(err, errlen, "%s and %s have %zu seed%s in common; an interval needs at least 2 "
+		      "pairs (run both policies with the same --seeds)", a->dir, b->dir, res->npair,
+		      res->npair == 1 ? "" : "s");
+		goto fail;
+	}
+
+	if (res->nonly_a) {
+		if (!(list = compare_seed_list(res->only_a, res->nonly_a)) ||
+		    add_warning(res, "seeds only in A (left out): %s", list) < 0)
+			goto nomem;
+		free(list);
+		list = NULL;
+	}
+	if (res->nonly_b) {
+		if (!(list = compare_seed_list(res->only_b, res->nonly_b)) ||
+		    add_warning(res, "seeds only in B (left out): %s", list) < 0)
+			goto nomem;
+		free(list);
+		list = NULL;
+	}
+	for (size_t k = 0; k < res->npair; k++)
+		if (strcmp(ra[k]->scenario, rb[k]->scenario) != 0) {
+			if (add_warning(res, "seed %s ran scenario '%s' in A and '%s' in B: the pairs do "
+			                "not share their workloads", res->pair_seed[k], ra[k]->scenario,
+			                rb[k]->scenario) < 0)
+				goto nomem;
+			break;
+		}
+	if (strcmp(compare_side_policy(a), "mixed") == 0 &&
+	    add_warning(res, "the runs in A use different policies") < 0)
+		goto nomem;
+	if (strcmp(compare_side_policy(b), "mixed") == 0 &&
+	    add_warning(res, "the runs in B use different policies") < 0)
+		goto nomem;
+	if (res->npair < COMPARE_FEW_PAIRS &&
+	    add_warning(res, "only %zu pairs: the intervals are wide and the bootstrap's too narrow; "
+	                "use %d seeds or more (10 to 20 is better)", res->npair, COMPARE_FEW_PAIRS) < 0)
+		goto nomem;
+	/* The smallest two-sided p the signed-rank test can give with n pairs. */
+	double pmin = ldexp(2.0, -(int)(res->npair < 60 ? res->npair : 60));
+	if (pmin > 1 - level &&
+	    add_warning(res, "with %zu pairs the Wilcoxon test cannot go below p = %.4g, above the "
+	                "%.4g the %g %% level asks: it cannot show a difference", res->npair, pmin,
+	                1 - level, 100 * level) < 0)
+		goto nomem;
+
+	/* The metrics: those asked, else every one some paired run defines. */
+	enum compare_metric all[COMPARE_NMETRIC];
+	if (nmetric == 0) {
+		for (int m = 0; m < COMPARE_NMETRIC; m++) {
+			int defined = 0;
+			for (size_t k = 0; k < res->npair && !defined; k++)
+				defined = !isnan(ra[k]->v[m]) || !isnan(rb[k]->v[m]);
+			if (defined)
+				all[nmetric++] = (enum compare_metric)m;
+		}
+		metrics = all;
+	}
+	for (size_t s = 0; s < nmetric; s++) {
+		enum compare_metric m = metrics[s];
+		for (size_t k = 0; k < res->npair; k++) {
+			va[k] = ra[k]->v[m];
+			vb[k] = rb[k]->v[m];
+		}
+		if (compare_stat_compute(&res->stat[s], m, va, vb, res->npair, level) < 0)
+			goto nomem;
+		res->nstat++;
+		if (res->stat[s].n < 2 &&
+		    add_warning(res, "%s is defined in only %zu pair%s: no interval",
+		                compare_metric_name(m), res->stat[s].n, res->stat[s].n == 1 ? "" : "s") < 0)
+			goto nomem;
+	}
+	free(ra);
+	free(rb);
+	free(va);
+	free(vb);
+	return 0;
+nomem:
+	failf(err, errlen, "out of memory");
+fail:
+	free(list);
+	free(ra);
+	free(rb);
+	free(va);
+	free(vb);
+	compare_result_fini(res);
+	return -1;
+}
+
