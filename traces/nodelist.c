@@ -4,6 +4,7 @@
  * The PAI and spot files are CSV without quoting; each row is split at
  * commas and checked field by field, as in the openb reader. The openb
  * lists go through trace_openb_nodes_read and are converted. */
+#include "traces/csv.h"
 #include "traces/nodelist.h"
 
 #include <stdbool.h>
@@ -68,25 +69,6 @@ void inv_shapes_free(struct inv_shapes *s)
 
 /* ---- fields ------------------------------------------------------------------ */
 
-/* Splits line at commas into at most max fields; returns how many there are. */
-static int split(const char *line, const char **tok, size_t *len, int max)
-{
-	int n = 0;
-	for (const char *s = line;;) {
-		const char *e = strchr(s, ',');
-		if (!e)
-			e = s + strlen(s);
-		if (n < max) {
-			tok[n] = s;
-			len[n] = (size_t)(e - s);
-		}
-		n++;
-		if (!*e)
-			return n;
-		s = e + 1;
-	}
-}
-
 /* A plain integer in [lo, hi]. */
 static int scan_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -104,23 +86,6 @@ static int scan_int(const char *s, size_t n, int64_t lo, int64_t hi, int64_t *ou
 	return 0;
 }
 
-static bool word_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-' || c == '.';
-}
-
-/* 1 .. max-1 word characters (and ':' when colon). */
-static bool name_ok(const char *s, size_t n, size_t max, bool colon)
-{
-	if (n == 0 || n >= max)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!word_char(s[i]) && !(colon && s[i] == ':'))
-			return false;
-	return true;
-}
-
 static void copy_field(char *dst, const char *s, size_t n)
 {
 	memcpy(dst, s, n);
@@ -135,15 +100,10 @@ static void copy_field(char *dst, const char *s, size_t n)
 #define WANT_CORES "an integer in 1..1048576 (cores)"
 #define WANT_GPUS "an integer in 0..64"
 
-static const char *skip_bom(const char *line)
-{
-	return strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
-}
-
 /* When line is the header of another format: says which, in msg. */
 static bool other_header(const char *line, enum inv_format fmt, char *msg, size_t msglen)
 {
-	line = skip_bom(line);
+	line = csv_skip_bom(line);
 	enum inv_format is = INV_NFORMATS;
 	if (strcmp(line, OPENB_NODE_HEADER) == 0)
 		is = INV_OPENB;
@@ -165,7 +125,7 @@ static int check_header(const char *line, const char *want, const char *const *c
 {
 	if (other_header(line, fmt, msg, msglen))
 		return -1;
-	line = skip_bom(line);
+	line = csv_skip_bom(line);
 	if (strcmp(line, want) == 0)
 		return 0;
 	const char *s = line;
@@ -212,7 +172,7 @@ static int parse_pai(const char *line, struct inv_node *nd, char *msg, size_t ms
 {
 	const char *tok[MAX_COLS];
 	size_t len[MAX_COLS];
-	int n = split(line, tok, len, PAI_NCOLS);
+	int n = csv_split(line, tok, len, PAI_NCOLS);
 	if (field_count(n, PAI_NCOLS, pai_cols, msg, msglen))
 		return -1;
 	int64_t v;
@@ -222,12 +182,12 @@ static int parse_pai(const char *line, struct inv_node *nd, char *msg, size_t ms
 		size_t m = len[c];
 		switch (c) {
 		case PAI_MACHINE:
-			if (!name_ok(s, m, INV_NAME_MAX, true))
+			if (!csv_name_ok(s, m, INV_NAME_MAX, true))
 				return bad_field(c, pai_cols, WANT_NAME, s, m, msg, msglen);
 			copy_field(nd->name, s, m);
 			break;
 		case PAI_TYPE:
-			if (!name_ok(s, m, INV_MODEL_MAX, false))
+			if (!csv_name_ok(s, m, INV_MODEL_MAX, false))
 				return bad_field(c, pai_cols, WANT_MODEL " or CPU", s, m, msg, msglen);
 			cpu_only = m == strlen(PAI_CPU_TYPE) && memcmp(s, PAI_CPU_TYPE, m) == 0;
 			if (!cpu_only)
@@ -262,7 +222,7 @@ static int parse_spot(const char *line, struct inv_node *nd, char *msg, size_t m
 {
 	const char *tok[MAX_COLS];
 	size_t len[MAX_COLS];
-	int n = split(line, tok, len, SPOT_NCOLS);
+	int n = csv_split(line, tok, len, SPOT_NCOLS);
 	if (field_count(n, SPOT_NCOLS, spot_cols, msg, msglen))
 		return -1;
 	int64_t v;
@@ -271,7 +231,7 @@ static int parse_spot(const char *line, struct inv_node *nd, char *msg, size_t m
 		size_t m = len[c];
 		switch (c) {
 		case SPOT_MODEL:
-			if (m > 0 && !name_ok(s, m, INV_MODEL_MAX, false))
+			if (m > 0 && !csv_name_ok(s, m, INV_MODEL_MAX, false))
 				return bad_field(c, spot_cols, WANT_MODEL " or empty", s, m, msg, msglen);
 			copy_field(nd->model, s, m);
 			break;
@@ -293,7 +253,7 @@ static int parse_spot(const char *line, struct inv_node *nd, char *msg, size_t m
 			nd->cpu_cores = (int32_t)v;
 			break;
 		case SPOT_NAME:
-			if (!name_ok(s, m, INV_NAME_MAX, true))
+			if (!csv_name_ok(s, m, INV_NAME_MAX, true))
 				return bad_field(c, spot_cols, WANT_NAME, s, m, msg, msglen);
 			copy_field(nd->name, s, m);
 			break;
@@ -347,7 +307,7 @@ static int check_pai_sidecar(const char *path, char *err, size_t errlen)
 		if (!fgets(line, sizeof line, f))
 			line[0] = '\0';
 		line[strcspn(line, "\r\n")] = '\0';
-		const char *l = skip_bom(line);
+		const char *l = csv_skip_bom(line);
 		if (strcmp(l, INV_PAI_HEADER) != 0) {
 			snprintf(err, errlen, "%s:1: expected the PAI machine spec header %s, got '%.*s%s' "
 			         "(is %s a PAI machine spec?)", hp, INV_PAI_HEADER, SHOWN(l, strlen(l)),
@@ -480,9 +440,9 @@ int inv_nodes_read(const char *path, enum inv_format fmt, struct inv_nodes *out,
 			}
 			if (other_header(line, fmt, msg, sizeof msg))
 				goto bad;
-			if (strcmp(skip_bom(line), INV_PAI_HEADER) == 0)
+			if (strcmp(csv_skip_bom(line), INV_PAI_HEADER) == 0)
 				continue;
-			line = skip_bom(line);
+			line = csv_skip_bom(line);
 		}
 		if (!*line)
 			continue;

@@ -9,6 +9,7 @@
  * The released files hold integers only (milli-cores, MiB, whole seconds),
  * so every number must be a plain non-negative integer; times may also
  * carry a decimal fraction, which a re-export (12.0) tends to add. */
+#include "traces/csv.h"
 #include "traces/openb.h"
 
 #include <stdio.h>
@@ -56,26 +57,6 @@ const char *openb_phase_name(enum openb_phase p)
 
 /* ---- fields ----------------------------------------------------------------- */
 
-/* Splits line at commas into at most max fields; returns how many there are
- * (which may exceed max: the rest are not stored). */
-static int split(const char *line, const char **tok, size_t *len, int max)
-{
-	int n = 0;
-	for (const char *s = line;;) {
-		const char *e = strchr(s, ',');
-		if (!e)
-			e = s + strlen(s);
-		if (n < max) {
-			tok[n] = s;
-			len[n] = (size_t)(e - s);
-		}
-		n++;
-		if (!*e)
-			return n;
-		s = e + 1;
-	}
-}
-
 /* A plain non-negative integer of at most `max`. */
 static int scan_uint(const char *s, size_t n, int64_t max, int64_t *out)
 {
@@ -113,23 +94,6 @@ static int scan_secs(const char *s, size_t n, double *out)
 	return *out <= OPENB_MAX_TIME_S ? 0 : -1;
 }
 
-static bool word_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-' || c == '.';
-}
-
-/* 1 .. max-1 word characters (and ':' when colon). */
-static bool name_ok(const char *s, size_t n, size_t max, bool colon)
-{
-	if (n == 0 || n >= max)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!word_char(s[i]) && !(colon && s[i] == ':'))
-			return false;
-	return true;
-}
-
 /* gpu_spec: empty, or model names joined by '|'. */
 static bool spec_ok(const char *s, size_t n)
 {
@@ -138,7 +102,7 @@ static bool spec_ok(const char *s, size_t n)
 	for (size_t i = 0, start = 0; i <= n; i++) {
 		if (i < n && s[i] != '|')
 			continue;
-		if (n > 0 && !name_ok(s + start, i - start, OPENB_MODEL_MAX, false))
+		if (n > 0 && !csv_name_ok(s + start, i - start, OPENB_MODEL_MAX, false))
 			return false;
 		start = i + 1;
 	}
@@ -150,11 +114,6 @@ static bool spec_ok(const char *s, size_t n)
 
 /* ---- headers ---------------------------------------------------------------- */
 
-static const char *skip_bom(const char *line)
-{
-	return strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
-}
-
 enum openb_kind openb_sniff(const char *path)
 {
 	char err[256];
@@ -164,7 +123,7 @@ enum openb_kind openb_sniff(const char *path)
 	const char *line = linereader_next(lr, NULL);
 	enum openb_kind k = OPENB_NONE;
 	if (line) {
-		line = skip_bom(line);
+		line = csv_skip_bom(line);
 		if (strcmp(line, OPENB_POD_HEADER) == 0)
 			k = OPENB_PODS;
 		else if (strcmp(line, OPENB_POD_HEADER_UNTIMED) == 0)
@@ -181,7 +140,7 @@ enum openb_kind openb_sniff(const char *path)
 static int check_header(const char *line, const char *want, const char *const *cols, int ncols,
                         const char *what, char *msg, size_t msglen)
 {
-	line = skip_bom(line);
+	line = csv_skip_bom(line);
 	if (strcmp(line, want) == 0)
 		return 0;
 	if (strcmp(line, OPENB_POD_HEADER_UNTIMED) == 0) {
@@ -239,7 +198,7 @@ static int pod_field(int c, const char *s, size_t n, struct prow *r, const char 
 	switch (c) {
 	case P_NAME:
 		*want = "a name of 1 to 63 letters, digits, '_', '-', '.' or ':'";
-		return name_ok(s, n, OPENB_NAME_MAX, true) ? 0 : -1;
+		return csv_name_ok(s, n, OPENB_NAME_MAX, true) ? 0 : -1;
 	case P_CPU:
 		*want = "a non-negative integer (milli-cores, at most 10^12)";
 		return scan_uint(s, n, OPENB_MAX_REQ, &r->cpu_milli);
@@ -306,7 +265,7 @@ static int parse_pod(const char *line, struct prow *r, char *msg, size_t msglen)
 {
 	const char *tok[P_NCOLS];
 	size_t len[P_NCOLS];
-	int n = split(line, tok, len, P_NCOLS);
+	int n = csv_split(line, tok, len, P_NCOLS);
 	if (n > P_NCOLS) {
 		snprintf(msg, msglen, "expected %d comma-separated fields, got %d", P_NCOLS, n);
 		return -1;
@@ -576,7 +535,7 @@ static int parse_node(const char *line, struct openb_node *nd, char *msg, size_t
 {
 	const char *tok[N_NCOLS];
 	size_t len[N_NCOLS];
-	int n = split(line, tok, len, N_NCOLS);
+	int n = csv_split(line, tok, len, N_NCOLS);
 	if (n != N_NCOLS) {
 		if (n > N_NCOLS)
 			snprintf(msg, msglen, "expected %d comma-separated fields, got %d", N_NCOLS, n);
@@ -593,7 +552,7 @@ static int parse_node(const char *line, struct openb_node *nd, char *msg, size_t
 		switch (c) {
 		case N_SN:
 			want = "a name of 1 to 63 letters, digits, '_', '-', '.' or ':'";
-			if (!(bad = !name_ok(s, m, OPENB_NAME_MAX, true))) {
+			if (!(bad = !csv_name_ok(s, m, OPENB_NAME_MAX, true))) {
 				memcpy(nd->name, s, m);
 				nd->name[m] = '\0';
 			}
@@ -617,7 +576,7 @@ static int parse_node(const char *line, struct openb_node *nd, char *msg, size_t
 				bad = m != 0;
 			} else {
 				want = "a GPU model name (1 to 31 letters, digits, '_', '-' or '.')";
-				bad = !name_ok(s, m, OPENB_MODEL_MAX, false);
+				bad = !csv_name_ok(s, m, OPENB_MODEL_MAX, false);
 			}
 			if (!bad) {
 				memcpy(nd->model, s, m);
