@@ -125,8 +125,11 @@ static void put_title(FILE *f, const struct plot_series *s)
 	}
 }
 
-int plot_bars(const char *dir, const struct plot_fig *fig, int n, const char *const *labels,
-              int ns, const struct plot_series *s, char *err, size_t errlen)
+/* plot_bars and plot_stacked_bars: the same data file, clustered or
+ * stacked histograms. */
+static int bars_write(const char *dir, const struct plot_fig *fig, int n,
+                      const char *const *labels, int ns, const struct plot_series *s,
+                      bool stacked, char *err, size_t errlen)
 {
 	char path[4096];
 	if (!name_ok(fig->name) || ns < 1) {
@@ -155,14 +158,22 @@ int plot_bars(const char *dir, const struct plot_fig *fig, int n, const char *co
 	if (!(f = open_in(dir, fig->name, ".gp", path, sizeof path, err, errlen)))
 		return -1;
 	script_head(f, fig);
-	fputs("  set style data histograms\n"
-	      "  set style histogram clustered gap 1\n"
-	      "  set style fill solid 0.85 border -1\n"
-	      "  set boxwidth 0.9\n"
-	      "  set xtics nomirror\n", f);
+	fprintf(f, "  set style data histograms\n"
+	        "  set style histogram %s\n"
+	        "  set style fill solid 0.85 border -1\n"
+	        "  set boxwidth 0.9\n"
+	        "  set xtics nomirror\n", stacked ? "rowstacked" : "clustered gap 1");
+	/* Many categories (days of a long run): every k-th label, turned. */
+	int every = stacked && n > 24 ? (n + 23) / 24 : 1;
+	if (stacked && n > 12)
+		fputs("  set xtics rotate by -45\n", f);
 	if (!fig->logy)
 		fputs("  set yrange [0:*]\n", f);
-	fprintf(f, "  plot '%s.dat' using 2:xtic(1)", fig->name);
+	if (every > 1)
+		fprintf(f, "  plot '%s.dat' using 2:xtic(int($0) %% %d == 0 ? strcol(1) : '')",
+		        fig->name, every);
+	else
+		fprintf(f, "  plot '%s.dat' using 2:xtic(1)", fig->name);
 	put_title(f, &s[0]);
 	for (int k = 1; k < ns; k++) {
 		fprintf(f, ", '' using %d", k + 2);
@@ -171,6 +182,19 @@ int plot_bars(const char *dir, const struct plot_fig *fig, int n, const char *co
 	fputc('\n', f);
 	script_tail(f);
 	return close_checked(f, path, err, errlen);
+}
+
+int plot_bars(const char *dir, const struct plot_fig *fig, int n, const char *const *labels,
+              int ns, const struct plot_series *s, char *err, size_t errlen)
+{
+	return bars_write(dir, fig, n, labels, ns, s, false, err, errlen);
+}
+
+int plot_stacked_bars(const char *dir, const struct plot_fig *fig, int n,
+                      const char *const *labels, int ns, const struct plot_series *s,
+                      char *err, size_t errlen)
+{
+	return bars_write(dir, fig, n, labels, ns, s, true, err, errlen);
 }
 
 int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, int ns,

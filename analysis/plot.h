@@ -46,6 +46,11 @@ int plot_mkdir(const char *dir, char *err, size_t errlen);
  * (clustered when there are several). */
 int plot_bars(const char *dir, const struct plot_fig *f, int n, const char *const *labels,
               int ns, const struct plot_series *s, char *err, size_t errlen);
+/* The same data as plot_bars, the series stacked on each other in each
+ * category (series 0 at the bottom): shares of a total over time. */
+int plot_stacked_bars(const char *dir, const struct plot_fig *f, int n,
+                      const char *const *labels, int ns, const struct plot_series *s,
+                      char *err, size_t errlen);
 /* Curves y(x), one per series. PLOT_STEPS holds y[k] from x[k] to x[k+1]. */
 int plot_xy(const char *dir, const struct plot_fig *f, enum plot_style style, int ns,
             const struct plot_series *s, char *err, size_t errlen);

@@ -19,63 +19,6 @@
 /* Bounded slowdown's threshold: runs shorter than this count as this long. */
 #define BSLD_TAU_S 10.0
 
-struct run_row {
-	char *scenario, *policy, *seed, *version, *trace, *created, *policy_params;
-	bool seed_int;           /* seed fits an INTEGER (else its digits as TEXT) */
-	double wall_s;
-	int64_t events, passes, jobs, nodes, total_cores, total_gpus;
-	int64_t skipped_malformed, skipped_unusable, rejected;
-};
-
-/* A job row as the metrics need it; times -1 when NULL. */
-struct job_row {
-	int cls, state;          /* indexes in report.classes / report.states */
-	int64_t submit_us, start_us, end_us;
-	int64_t cores, gpus;
-};
-
-/* Distinct strings in order of first appearance, and a display order. */
-struct names {
-	char **v;
-	int64_t *count;
-	int *order;
-	int n, cap;
-};
-
-struct dist {
-	size_t n;
-	double mean, p50, p95, p99, max;   /* NaN when n is 0 */
-};
-
-struct group {
-	int64_t jobs, started, ended;
-	double core_s, gpu_s;              /* allocated device-seconds */
-	double core_util, gpu_util;        /* NaN when undefined */
-	struct dist wait, jct;
-	double bsld;                       /* mean bounded slowdown, NaN if none */
-};
-
-struct samples {
-	int64_t n;
-	double pending, running, core_share, gpu_share, power_w;
-};
-
-struct report {
-	const char *path;
-	sqlite3 *db;
-	int64_t schema_version;
-	struct run_row run;
-	struct job_row *rows;
-	size_t nrows;
-	struct names classes, states;
-	double makespan_s;                 /* NaN when no job ended */
-	struct group all, *per_class;
-	struct samples smp;
-	double *scratch;                   /* nrows values for the distributions */
-	char *err;
-	size_t errlen;
-};
-
 static int rep_failf(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int rep_failf(struct report *rp, const char *fmt, ...)
 {
@@ -100,6 +43,10 @@ int report_format_parse(const char *name)
 		return REPORT_TEXT;
 	if (strcmp(name, "json") == 0)
 		return REPORT_JSON;
+	if (strcmp(name, "markdown") == 0 || strcmp(name, "md") == 0)
+		return REPORT_MARKDOWN;
+	if (strcmp(name, "html") == 0)
+		return REPORT_HTML;
 	return -1;
 }
 
@@ -121,7 +68,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Sorts x in place and summarises it. */
-static void dist_of(struct dist *d, double *x, size_t n)
+static void dist_of(struct report_dist *d, double *x, size_t n)
 {
 	d->n = n;
 	if (n == 0) {
@@ -141,7 +88,7 @@ static void dist_of(struct dist *d, double *x, size_t n)
 
 /* ---- names --------------------------------------------------------------- */
 
-static void names_fini(struct names *nm)
+static void names_fini(struct report_names *nm)
 {
 	for (int i = 0; i < nm->n; i++)
 		free(nm->v[i]);
@@ -152,7 +99,7 @@ static void names_fini(struct names *nm)
 }
 
 /* Index of `s` in nm, added if new; -1 on ENOMEM. */
-static int names_index(struct names *nm, const char *s)
+static int names_index(struct report_names *nm, const char *s)
 {
 	for (int i = 0; i < nm->n; i++)
 		if (strcmp(nm->v[i], s) == 0)
@@ -178,7 +125,7 @@ static int names_index(struct names *nm, const char *s)
 /* Display order: the names a `rank` function knows in its order, then the
  * others alphabetically. */
 struct rank_ctx {
-	const struct names *nm;
+	const struct report_names *nm;
 	int (*rank)(const char *);
 };
 
@@ -196,7 +143,7 @@ static int rank_state(const char *s)
 	return JOB_NSTATE;
 }
 
-static int names_sort(struct names *nm, int (*rank)(const char *))
+static int names_sort(struct report_names *nm, int (*rank)(const char *))
 {
 	nm->order = malloc((size_t)(nm->n ? nm->n : 1) * sizeof *nm->order);
 	if (!nm->order)
@@ -286,7 +233,7 @@ static int load_run(struct report *rp)
 		return rc == SQLITE_DONE ? rep_failf(rp, "table run is empty")
 		                         : rep_fail_db(rp, "reading table run");
 	}
-	struct run_row *r = &rp->run;
+	struct report_run *r = &rp->run;
 	r->scenario = col_strdup(st, 0);
 	r->policy = col_strdup(st, 1);
 	r->seed = col_strdup(st, 2);
@@ -321,12 +268,12 @@ static int load_jobs(struct report *rp)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (rp->nrows == cap) {
 			cap = cap ? cap * 2 : 1024;
-			struct job_row *p = realloc(rp->rows, cap * sizeof *p);
+			struct report_job *p = realloc(rp->rows, cap * sizeof *p);
 			if (!p)
 				goto nomem;
 			rp->rows = p;
 		}
-		struct job_row *j = &rp->rows[rp->nrows];
+		struct report_job *j = &rp->rows[rp->nrows];
 		const unsigned char *cls = sqlite3_column_text(st, 0);
 		const unsigned char *state = sqlite3_column_text(st, 1);
 		j->cls = names_index(&rp->classes, cls ? (const char *)cls : "?");
@@ -365,7 +312,7 @@ static int load_samples(struct report *rp)
 		sqlite3_finalize(st);
 		return -1;
 	}
-	struct samples *s = &rp->smp;
+	struct report_samples *s = &rp->smp;
 	s->n = sqlite3_column_int64(st, 0);
 	double *dst[] = { &s->pending, &s->running, &s->core_share, &s->gpu_share, &s->power_w };
 	for (int i = 0; i < 5; i++)
@@ -378,14 +325,14 @@ static int load_samples(struct report *rp)
 /* ---- metrics ------------------------------------------------------------- */
 
 /* Metrics of the jobs of class `cls` (-1: all jobs). */
-static void group_compute(struct report *rp, struct group *g, int cls)
+static void group_compute(struct report *rp, struct report_group *g, int cls)
 {
 	memset(g, 0, sizeof *g);
 	double bsld_sum = 0;
 	int64_t nbsld = 0;
 	size_t nw = 0;
 	for (size_t i = 0; i < rp->nrows; i++) {
-		const struct job_row *j = &rp->rows[i];
+		const struct report_job *j = &rp->rows[i];
 		if (cls >= 0 && j->cls != cls)
 			continue;
 		g->jobs++;
@@ -398,7 +345,7 @@ static void group_compute(struct report *rp, struct group *g, int cls)
 
 	size_t nj = 0;
 	for (size_t i = 0; i < rp->nrows; i++) {
-		const struct job_row *j = &rp->rows[i];
+		const struct report_job *j = &rp->rows[i];
 		if ((cls >= 0 && j->cls != cls) || j->end_us < 0)
 			continue;
 		g->ended++;
@@ -424,7 +371,7 @@ static int compute(struct report *rp)
 {
 	int64_t first_submit = INT64_MAX, last_end = -1;
 	for (size_t i = 0; i < rp->nrows; i++) {
-		const struct job_row *j = &rp->rows[i];
+		const struct report_job *j = &rp->rows[i];
 		if (j->submit_us < first_submit)
 			first_submit = j->submit_us;
 		if (j->end_us > last_end)
@@ -483,7 +430,7 @@ static void print_duration(FILE *out, double s)
 	fprintf(out, "%02d:%02d:%02d)", (int)(t % 86400 / 3600), (int)(t % 3600 / 60), (int)(t % 60));
 }
 
-static void text_wait_row(FILE *out, const char *name, const struct group *g)
+static void text_wait_row(FILE *out, const char *name, const struct report_group *g)
 {
 	char b[5][32];
 	fprintf(out, "  %-14s %10" PRId64 " %10" PRId64 " %11s %11s %11s %11s %11s\n", name,
@@ -492,7 +439,7 @@ static void text_wait_row(FILE *out, const char *name, const struct group *g)
 	        fnum(b[4], 32, g->wait.max, 1));
 }
 
-static void text_done_row(FILE *out, const char *name, const struct group *g)
+static void text_done_row(FILE *out, const char *name, const struct report_group *g)
 {
 	char b[6][32];
 	fprintf(out, "  %-14s %10" PRId64 " %11s %11s %11s %10s %10s %10s\n", name, g->ended,
@@ -503,7 +450,7 @@ static void text_done_row(FILE *out, const char *name, const struct group *g)
 
 static void print_text(const struct report *rp, FILE *out)
 {
-	const struct run_row *r = &rp->run;
+	const struct report_run *r = &rp->run;
 	char b[2][32];
 	fprintf(out, "hetlab report: %s\n\n", rp->path);
 	fprintf(out, "  %-13s %s\n", "scenario", or_dash(r->scenario));
@@ -556,7 +503,7 @@ static void print_text(const struct report *rp, FILE *out)
 		text_done_row(out, rp->classes.v[i], &rp->per_class[i]);
 	}
 
-	const struct samples *s = &rp->smp;
+	const struct report_samples *s = &rp->smp;
 	if (s->n > 0) {
 		char c[5][32];
 		fprintf(out, "\n  %-13s %" PRId64 " rows, means: pending %s, running %s, core share %s,"
@@ -579,7 +526,7 @@ static json_t *jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *jdist(const struct dist *d, bool tail)
+static json_t *jdist(const struct report_dist *d, bool tail)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "n", json_integer((json_int_t)d->n));
@@ -593,7 +540,7 @@ static json_t *jdist(const struct dist *d, bool tail)
 	return o;
 }
 
-static json_t *jgroup(const struct group *g, const struct run_row *r)
+static json_t *jgroup(const struct report_group *g, const struct report_run *r)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "jobs", json_integer(g->jobs));
@@ -613,7 +560,7 @@ static json_t *jgroup(const struct group *g, const struct run_row *r)
 
 static json_t *json_report(const struct report *rp)
 {
-	const struct run_row *r = &rp->run;
+	const struct report_run *r = &rp->run;
 	json_t *root = json_object();
 	json_object_set_new(root, "file", json_string(rp->path));
 	json_object_set_new(root, "schema_version", json_integer(rp->schema_version));
@@ -662,7 +609,7 @@ static json_t *json_report(const struct report *rp)
 		}
 		json_object_set_new(root, "per_class", pc);
 	}
-	const struct samples *s = &rp->smp;
+	const struct report_samples *s = &rp->smp;
 	if (s->n > 0) {
 		json_t *so = json_object();
 		json_object_set_new(so, "rows", json_integer(s->n));
@@ -680,7 +627,7 @@ static json_t *json_report(const struct report *rp)
 
 static void report_fini(struct report *rp)
 {
-	struct run_row *r = &rp->run;
+	struct report_run *r = &rp->run;
 	free(r->scenario);
 	free(r->policy);
 	free(r->seed);
@@ -697,7 +644,15 @@ static void report_fini(struct report *rp)
 
 int report_print(const char *db, enum report_format fmt, FILE *out, char *err, size_t errlen)
 {
+	return report_write(db, fmt, out, NULL, 0, err, errlen);
+}
+
+int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, size_t warnlen,
+                 char *err, size_t errlen)
+{
 	struct report rp = { .path = db, .err = err, .errlen = errlen };
+	if (warn && warnlen)
+		warn[0] = '\0';
 	int ret = -1;
 	int rc = sqlite3_open_v2(db, &rp.db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
@@ -720,6 +675,11 @@ int report_print(const char *db, enum report_format fmt, FILE *out, char *err, s
 			rep_failf(&rp, "cannot write the JSON report");
 			goto out_db;
 		}
+	} else if (fmt == REPORT_MARKDOWN) {
+		report_doc_markdown(&rp, out);
+	} else if (fmt == REPORT_HTML) {
+		if (report_doc_html(&rp, out, warn, warnlen) < 0)
+			goto out_db;
 	} else {
 		print_text(&rp, out);
 	}

@@ -1,30 +1,41 @@
-/* hetlab report RUN.DB [--format text|json] — prints a run's summary. */
+/* hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE] —
+ * prints a run's summary. */
 #include "cli/cmd.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/frag.h"
 #include "analysis/report.h"
 
-static const char usage[] = "usage: hetlab report RUN.DB [--format text|json]\n";
+static const char usage[] =
+	"usage: hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE]\n";
 
 int cmd_report(int argc, char **argv)
 {
-	const char *db = NULL, *format = "text";
+	const char *db = NULL, *format = "text", *out_path = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
-		} else if (strcmp(a, "--format") == 0) {
+		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--out") == 0 ||
+		           strcmp(a, "-o") == 0) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "hetlab report: --format needs a value\n%s", usage);
+				fprintf(stderr, "hetlab report: %s needs a value\n%s", a, usage);
 				return 2;
 			}
-			format = argv[++i];
+			if (strcmp(a, "--format") == 0)
+				format = argv[++i];
+			else
+				out_path = argv[++i];
 		} else if (strncmp(a, "--format=", 9) == 0) {
 			format = a + 9;
+		} else if (strncmp(a, "--out=", 6) == 0) {
+			out_path = a + 6;
 		} else if (a[0] == '-' && a[1] != '\0') {
 			fprintf(stderr, "hetlab report: unknown option '%s'\n%s", a, usage);
 			return 2;
@@ -40,22 +51,61 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "hetlab report: no database given\n%s", usage);
 		return 2;
 	}
-	int fmt = report_format_parse(format);
-	if (fmt < 0) {
-		fprintf(stderr, "hetlab report: unknown format '%s' (text or json)\n%s", format, usage);
+	if (out_path && !*out_path) {
+		fprintf(stderr, "hetlab report: --out needs a file name\n%s", usage);
 		return 2;
 	}
-	char err[512];
-	if (frag_db_is(db) == 1) {      /* a `hetlab frag` database */
-		if (frag_report(db, fmt == REPORT_JSON, stdout, err, sizeof err) < 0) {
-			fprintf(stderr, "hetlab report: %s\n", err);
+	int fmt = report_format_parse(format);
+	if (fmt < 0) {
+		fprintf(stderr, "hetlab report: unknown format '%s' (text, json, markdown or html)\n%s",
+		        format, usage);
+		return 2;
+	}
+	char err[1024], warn[1024] = "";
+	bool frag = frag_db_is(db) == 1;        /* a `hetlab frag` database */
+	if (frag && fmt != REPORT_TEXT && fmt != REPORT_JSON) {
+		fprintf(stderr, "hetlab report: %s: a frag database is reported as text or json\n", db);
+		return 2;
+	}
+	/* With --out, the report goes to a temporary sibling renamed over FILE
+	 * at the end: never a half-written file. */
+	FILE *out = stdout;
+	char *tmp = NULL;
+	if (out_path) {
+		size_t len = strlen(out_path) + 32;
+		if (!(tmp = malloc(len))) {
+			fprintf(stderr, "hetlab report: out of memory\n");
 			return 1;
 		}
-		return 0;
+		snprintf(tmp, len, "%s.tmp-%ld", out_path, (long)getpid());
+		if (!(out = fopen(tmp, "w"))) {
+			fprintf(stderr, "hetlab report: %s: %s\n", out_path, strerror(errno));
+			free(tmp);
+			return 1;
+		}
 	}
-	if (report_print(db, (enum report_format)fmt, stdout, err, sizeof err) < 0) {
+	int rc = frag ? frag_report(db, fmt == REPORT_JSON, out, err, sizeof err)
+	              : report_write(db, (enum report_format)fmt, out, warn, sizeof warn, err,
+	                             sizeof err);
+	int ret = 0;
+	if (out_path) {
+		if (fclose(out) != 0 && rc == 0) {
+			snprintf(err, sizeof err, "%s: write error", out_path);
+			rc = -1;
+		}
+		if (rc == 0 && rename(tmp, out_path) != 0) {
+			snprintf(err, sizeof err, "%s: %s", out_path, strerror(errno));
+			rc = -1;
+		}
+		if (rc != 0)
+			remove(tmp);
+		free(tmp);
+	}
+	if (rc != 0) {
 		fprintf(stderr, "hetlab report: %s\n", err);
-		return 1;
+		ret = 1;
+	} else if (warn[0]) {
+		fprintf(stderr, "hetlab report: warning: %s\n", warn);
 	}
-	return 0;
+	return ret;
 }

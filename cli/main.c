@@ -25,9 +25,12 @@ static const struct subcmd cmds[] = {
 	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4). --seeds A-B --out DIR\n"
 	  "runs once per seed into DIR/seed-N.db: the same seed is the same workload\n"
 	  "under every policy, so two such directories pair up for `hetlab compare`." },
-	{ "report", cmd_report, "hetlab report RUN.DB [--format text|json]",
+	{ "report", cmd_report, "hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE]",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
-	  "bounded slowdown, per class." },
+	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
+	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
+	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
+	  "tables and a warning). --out writes FILE atomically." },
 	{ "trace", cmd_trace, "hetlab trace convert|inspect|fit|synth ...",
 	  "hetlab trace convert IN OUT.jsonl [--lenient]\n"
 	  "    converts SWF, JSON Lines or the Alibaba DLRM CSV to native JSON Lines.\n"
@@ -58,6 +61,12 @@ static const struct subcmd cmds[] = {
 	  "interval, the Wilcoxon signed-rank p-value and a verdict (better, worse,\n"
 	  "no significant difference). --metric picks metrics (default all), --level\n"
 	  "the interval's level. See docs/compare.md." },
+	{ "plot", cmd_plot, "hetlab plot RUN.DB -o DIR",
+	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
+	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
+	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time, the\n"
+	  "waiting-time CDF per class, modelled IT power over time and core-hours\n"
+	  "per tenant stacked over time. See docs/results.md." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",

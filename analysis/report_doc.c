@@ -1,0 +1,504 @@
+/* report_doc — the run report as a document: Markdown tables, or one
+ * self-contained HTML page with the figures inlined as SVG (see report.h).
+ *
+ * Both formats come from one walk over the report (doc_body) through a
+ * tiny writer (struct doc) that knows how each format spells a heading, a
+ * paragraph and a table. The HTML page needs no network and runs no script:
+ * its CSS is inline and each figure is gnuplot's SVG file copied into the
+ * page without its XML prolog and namespace declarations, its ids prefixed
+ * with the figure's name so that two figures' ids never clash. */
+#include "analysis/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/plot.h"
+#include "analysis/runplot.h"
+
+enum { CELL = 64, MAX_COLS = 9 };
+
+struct doc {
+	FILE *out;
+	bool html;
+};
+
+/* ---- escaping ------------------------------------------------------------ */
+
+static void put_html(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* Markdown table cell or text: a '|' would end the cell, a newline the row. */
+static void put_md(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void put_text(const struct doc *d, const char *s)
+{
+	if (d->html)
+		put_html(d->out, s);
+	else
+		put_md(d->out, s);
+}
+
+/* ---- the writer ---------------------------------------------------------- */
+
+static void doc_heading(const struct doc *d, int level, const char *text)
+{
+	if (d->html) {
+		fprintf(d->out, "<h%d>", level);
+		put_html(d->out, text);
+		fprintf(d->out, "</h%d>\n", level);
+	} else {
+		fprintf(d->out, "%.*s ", level, "######");
+		put_md(d->out, text);
+		fputs("\n\n", d->out);
+	}
+}
+
+static void doc_para(const struct doc *d, const char *text)
+{
+	fputs(d->html ? "<p>" : "", d->out);
+	put_text(d, text);
+	fputs(d->html ? "</p>\n" : "\n\n", d->out);
+}
+
+/* A table's header; `num` says which columns are numbers (right-aligned). */
+static void doc_table(const struct doc *d, int ncol, const char *const *head, const bool *num)
+{
+	if (d->html) {
+		fputs("<table>\n<tr>", d->out);
+		for (int i = 0; i < ncol; i++) {
+			fputs("<th>", d->out);
+			put_html(d->out, head[i]);
+			fputs("</th>", d->out);
+		}
+		fputs("</tr>\n", d->out);
+		return;
+	}
+	for (int i = 0; i < ncol; i++) {
+		fputs("| ", d->out);
+		put_md(d->out, head[i]);
+		fputc(' ', d->out);
+	}
+	fputs("|\n", d->out);
+	for (int i = 0; i < ncol; i++)
+		fputs(num && num[i] ? "| ---: " : "| --- ", d->out);
+	fputs("|\n", d->out);
+}
+
+static void doc_row(const struct doc *d, int ncol, const char *const *cell, const bool *num)
+{
+	if (d->html) {
+		fputs("<tr>", d->out);
+		for (int i = 0; i < ncol; i++) {
+			fputs(num && num[i] ? "<td class=\"num\">" : "<td>", d->out);
+			put_html(d->out, cell[i]);
+			fputs("</td>", d->out);
+		}
+		fputs("</tr>\n", d->out);
+		return;
+	}
+	for (int i = 0; i < ncol; i++) {
+		fputs("| ", d->out);
+		put_md(d->out, cell[i]);
+		fputc(' ', d->out);
+	}
+	fputs("|\n", d->out);
+}
+
+static void doc_table_end(const struct doc *d)
+{
+	fputs(d->html ? "</table>\n" : "\n", d->out);
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+static const char *fnum(char *buf, double v, int prec)
+{
+	if (isnan(v))
+		snprintf(buf, CELL, "-");
+	else
+		snprintf(buf, CELL, "%.*f", prec, v);
+	return buf;
+}
+
+static const char *fpct(char *buf, double share)
+{
+	if (isnan(share))
+		snprintf(buf, CELL, "-");
+	else
+		snprintf(buf, CELL, "%.2f %%", 100.0 * share);
+	return buf;
+}
+
+static const char *fint(char *buf, int64_t v)
+{
+	snprintf(buf, CELL, "%" PRId64, v);
+	return buf;
+}
+
+static const char *fdur(char *buf, double s)
+{
+	if (isnan(s)) {
+		snprintf(buf, CELL, "-");
+		return buf;
+	}
+	int64_t t = (int64_t)llround(s);
+	char days[24] = "";
+	if (t >= 86400)
+		snprintf(days, sizeof days, "%" PRId64 "d ", t / 86400);
+	snprintf(buf, CELL, "%.1f s (%s%02d:%02d:%02d)", s, days, (int)(t % 86400 / 3600),
+	         (int)(t % 3600 / 60), (int)(t % 60));
+	return buf;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+/* ---- the sections (the text report's, in its order) --------------------- */
+
+static void kv(const struct doc *d, const char *k, const char *v)
+{
+	const char *cell[2] = { k, v };
+	doc_row(d, 2, cell, NULL);
+}
+
+static void run_section(const struct doc *d, const struct report *rp)
+{
+	const struct report_run *r = &rp->run;
+	char b[512];
+	static const char *const head[] = { "run", "" };
+	doc_table(d, 2, head, NULL);
+	kv(d, "scenario", or_dash(r->scenario));
+	if (r->policy_params && r->policy_params[0])
+		snprintf(b, sizeof b, "%s (%s)", or_dash(r->policy), r->policy_params);
+	else
+		snprintf(b, sizeof b, "%s", or_dash(r->policy));
+	kv(d, "policy", b);
+	kv(d, "seed", or_dash(r->seed));
+	kv(d, "version", or_dash(r->version));
+	snprintf(b, sizeof b, "%s (skipped lines: %" PRId64 " malformed, %" PRId64 " unusable)",
+	         or_dash(r->trace), r->skipped_malformed, r->skipped_unusable);
+	kv(d, "trace", b);
+	snprintf(b, sizeof b, "%" PRId64 " nodes, %" PRId64 " cores, %" PRId64 " GPUs", r->nodes,
+	         r->total_cores, r->total_gpus);
+	kv(d, "cluster", b);
+	snprintf(b, sizeof b, "%.3f s, %" PRId64 " events, %" PRId64 " scheduling passes",
+	         r->wall_s, r->events, r->passes);
+	kv(d, "wall time", b);
+	kv(d, "created", or_dash(r->created));
+	doc_table_end(d);
+}
+
+static void jobs_section(const struct doc *d, const struct report *rp)
+{
+	char b[3][CELL];
+	static const bool num[] = { false, true };
+	doc_heading(d, 2, "Jobs");
+	static const char *const hs[] = { "state", "jobs" };
+	doc_table(d, 2, hs, num);
+	for (int k = 0; k < rp->states.n; k++) {
+		int i = rp->states.order[k];
+		const char *cell[2] = { rp->states.v[i], fint(b[0], rp->states.count[i]) };
+		doc_row(d, 2, cell, num);
+	}
+	const char *all[2] = { "all", fint(b[0], (int64_t)rp->nrows) };
+	doc_row(d, 2, all, num);
+	doc_table_end(d);
+	if (rp->run.rejected > 0) {
+		char p[160];
+		snprintf(p, sizeof p, "%" PRId64 " of the killed jobs were rejected at submit: larger "
+		         "than the cluster.", rp->run.rejected);
+		doc_para(d, p);
+	}
+	static const char *const hc[] = { "class", "jobs" };
+	doc_table(d, 2, hc, num);
+	for (int k = 0; k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		const char *cell[2] = { rp->classes.v[i], fint(b[0], rp->classes.count[i]) };
+		doc_row(d, 2, cell, num);
+	}
+	doc_table_end(d);
+	static const char *const hm[] = { "makespan", "core utilisation", "GPU utilisation" };
+	static const bool nm[] = { true, true, true };
+	doc_table(d, 3, hm, nm);
+	const char *cell[3] = { fdur(b[0], rp->makespan_s), fpct(b[1], rp->all.core_util),
+	                        fpct(b[2], rp->all.gpu_util) };
+	doc_row(d, 3, cell, nm);
+	doc_table_end(d);
+}
+
+static void wait_row(const struct doc *d, const char *name, const struct report_group *g,
+                     const bool *num)
+{
+	char b[7][CELL];
+	const char *cell[8] = { name, fint(b[0], g->jobs), fint(b[1], g->started),
+	                        fnum(b[2], g->wait.mean, 1), fnum(b[3], g->wait.p50, 1),
+	                        fnum(b[4], g->wait.p95, 1), fnum(b[5], g->wait.p99, 1),
+	                        fnum(b[6], g->wait.max, 1) };
+	doc_row(d, 8, cell, num);
+}
+
+static void done_row(const struct doc *d, const char *name, const struct report_group *g,
+                     const bool *num)
+{
+	char b[7][CELL];
+	const char *cell[8] = { name, fint(b[0], g->ended), fnum(b[1], g->jct.mean, 1),
+	                        fnum(b[2], g->jct.p50, 1), fnum(b[3], g->jct.p95, 1),
+	                        fnum(b[4], g->bsld, 2), fpct(b[5], g->core_util),
+	                        fpct(b[6], g->gpu_util) };
+	doc_row(d, 8, cell, num);
+}
+
+static void metric_sections(const struct doc *d, const struct report *rp)
+{
+	static const bool num[] = { false, true, true, true, true, true, true, true };
+	bool split = rp->classes.n > 1;
+	doc_heading(d, 2, "Waiting time (s)");
+	static const char *const hw[] = { "jobs of", "jobs", "started", "mean", "p50", "p95",
+	                                  "p99", "max" };
+	doc_table(d, 8, hw, num);
+	wait_row(d, "all", &rp->all, num);
+	for (int k = 0; split && k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		wait_row(d, rp->classes.v[i], &rp->per_class[i], num);
+	}
+	doc_table_end(d);
+	doc_heading(d, 2, "Completion (s)");
+	static const char *const hd[] = { "jobs of", "ended", "JCT mean", "p50", "p95",
+	                                  "bounded slowdown", "core util", "GPU util" };
+	doc_table(d, 8, hd, num);
+	done_row(d, "all", &rp->all, num);
+	for (int k = 0; split && k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		done_row(d, rp->classes.v[i], &rp->per_class[i], num);
+	}
+	doc_table_end(d);
+
+	const struct report_samples *s = &rp->smp;
+	if (s->n > 0) {
+		char b[6][CELL];
+		doc_heading(d, 2, "Monitoring samples (means)");
+		static const char *const hs[] = { "rows", "pending", "running", "core share",
+		                                  "GPU share", "IT power (W)" };
+		doc_table(d, 6, hs, num + 1);
+		const char *cell[6] = { fint(b[0], s->n), fnum(b[1], s->pending, 1),
+		                        fnum(b[2], s->running, 1), fpct(b[3], s->core_share),
+		                        fpct(b[4], s->gpu_share), fnum(b[5], s->power_w, 1) };
+		doc_row(d, 6, cell, num + 1);
+		doc_table_end(d);
+	}
+}
+
+static void doc_body(const struct doc *d, const struct report *rp)
+{
+	run_section(d, rp);
+	jobs_section(d, rp);
+	metric_sections(d, rp);
+}
+
+void report_doc_markdown(const struct report *rp, FILE *out)
+{
+	struct doc d = { .out = out, .html = false };
+	fputs("# hetlab report: ", out);
+	put_md(out, rp->path);
+	fputs("\n\n", out);
+	doc_body(&d, rp);
+	fputs("Undefined figures are shown as `-`. Definitions: docs/results.md "
+	      "(\"Report metrics\").\n", out);
+}
+
+/* ---- HTML ---------------------------------------------------------------- */
+
+static const char css[] =
+	"body { font-family: sans-serif; margin: 2em auto; max-width: 70em; color: #222; "
+	"padding: 0 1em; }\n"
+	"table { border-collapse: collapse; margin: 0.5em 0 1.2em; }\n"
+	"th, td { padding: 0.25em 0.7em; border: 1px solid #ccc; text-align: left; }\n"
+	"td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
+	"th { background: #f0f0f0; }\n"
+	"figure { margin: 1.5em 0; }\n"
+	"figure svg { width: 100%; height: auto; max-width: 1000px; display: block; }\n"
+	"figcaption { color: #444; font-size: 0.95em; }\n"
+	".warn { color: #9c5700; }\n"
+	".note { color: #555; }\n";
+
+static bool at_attr(const char *p, const char *start, const char *name)
+{
+	size_t n = strlen(name);
+	return p > start && (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t' || p[-1] == '\r') &&
+	       strncmp(p, name, n) == 0;
+}
+
+/* Copies gnuplot's SVG document into the page (see the head comment). */
+static void put_svg(FILE *out, const char *svg, const char *prefix)
+{
+	const char *p = strstr(svg, "<svg");
+	const char *start = p;
+	if (!p)
+		return;
+	const char *tag_end = strchr(p, '>');
+	while (*p) {
+		if (p < tag_end && at_attr(p, start, "xmlns")) {
+			/* xmlns="…" or xmlns:xlink="…": HTML knows both namespaces. */
+			const char *q = strpbrk(p, "'\"");
+			const char *e = q ? strchr(q + 1, *q) : NULL;
+			if (e) {
+				p = e + 1;
+				continue;
+			}
+		}
+		if (at_attr(p, start, "id='") || at_attr(p, start, "id=\"")) {
+			fprintf(out, "%.4s%s-", p, prefix);
+			p += 4;
+			continue;
+		}
+		if (strncmp(p, "href='#", 7) == 0 || strncmp(p, "href=\"#", 7) == 0) {
+			fprintf(out, "%.7s%s-", p, prefix);
+			p += 7;
+			continue;
+		}
+		if (strncmp(p, "url(#", 5) == 0) {
+			fprintf(out, "url(#%s-", prefix);
+			p += 5;
+			continue;
+		}
+		fputc(*p++, out);
+	}
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 131072;
+			char *p = realloc(buf, cap);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = p;
+		}
+		size_t got = fread(buf + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static void set_warn(char *warn, size_t warnlen, const char *msg)
+{
+	if (warn && warnlen)
+		snprintf(warn, warnlen, "%s", msg);
+}
+
+static void figures_section(const struct report *rp, FILE *out, char *warn, size_t warnlen)
+{
+	char dir[4096], err[1024], msg[1400];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof dir, "%s/hetlab-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fputs("<h2>Figures</h2>\n", out);
+	if (!mkdtemp(dir)) {
+		snprintf(msg, sizeof msg, "the figures could not be drawn: %s: %s", dir,
+		         strerror(errno));
+		goto no_figs;
+	}
+	struct runplot_set set;
+	int rc = runplot_draw(rp->path, dir, NULL, &set, err, sizeof err);
+	if (rc == PLOT_NOPROG)
+		snprintf(msg, sizeof msg, "the figures could not be drawn: gnuplot is not on PATH "
+		         "(Debian: apt-get install gnuplot-nox; scripts/deps.sh does it)");
+	else if (rc < 0)
+		snprintf(msg, sizeof msg, "the figures could not be drawn: %s", err);
+	if (rc < 0) {
+		runplot_remove(dir, &set);
+		rmdir(dir);
+		goto no_figs;
+	}
+	for (int i = 0; i < set.n; i++) {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s.svg", dir, set.fig[i].name);
+		char *svg = read_all(path);
+		fputs("<figure>\n", out);
+		if (svg && strstr(svg, "<svg")) {
+			put_svg(out, svg, set.fig[i].name);
+			fputc('\n', out);
+		} else {
+			snprintf(msg, sizeof msg, "%s: cannot read the figure", path);
+			set_warn(warn, warnlen, msg);
+			fputs("<p class=\"warn\">This figure could not be read.</p>\n", out);
+		}
+		free(svg);
+		fputs("<figcaption>", out);
+		put_html(out, set.fig[i].caption);
+		fputs("</figcaption>\n</figure>\n", out);
+	}
+	if (set.note[0]) {
+		fputs("<p class=\"note\">", out);
+		put_html(out, set.note);
+		fputs("</p>\n", out);
+	}
+	runplot_remove(dir, &set);
+	rmdir(dir);
+	return;
+no_figs:
+	set_warn(warn, warnlen, msg);
+	fputs("<p class=\"warn\">The tables above are complete, but ", out);
+	put_html(out, msg);
+	fputs(".</p>\n", out);
+}
+
+int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnlen)
+{
+	struct doc d = { .out = out, .html = true };
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hetlab "
+	      "report: ", out);
+	put_html(out, rp->path);
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>hetlab report: ", css);
+	put_html(out, rp->path);
+	fputs("</h1>\n", out);
+	doc_body(&d, rp);
+	fputs("<p class=\"note\">Undefined figures are shown as -. The metrics are defined in "
+	      "docs/results.md (Report metrics).</p>\n", out);
+	figures_section(rp, out, warn, warnlen);
+	fputs("</body>\n</html>\n", out);
+	return 0;
+}

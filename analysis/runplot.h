@@ -1,0 +1,52 @@
+/* runplot — the figures of one run, drawn from its results file (run.db).
+ *
+ * runplot_write() opens a run database read-only and writes, through
+ * analysis/plot, one figure per thing the database can show (NAME.dat and
+ * NAME.gp in DIR); runplot_draw() also runs gnuplot on them (NAME.png,
+ * NAME.svg). The figures, in this order, each written only when the
+ * database has the rows it needs:
+ *
+ *   utilisation  allocated cores and GPUs as shares of those in service, over
+ *                time (table sample)
+ *   queue        jobs pending and running over time (sample)
+ *   wait_cdf     the waiting time's empirical CDF per job class (job)
+ *   power        modelled IT power over time (sample.power_w); the racks'
+ *                power capacity is not in the database yet, so no cap line
+ *   tenants      allocated core-hours per tenant per day (per hour for runs
+ *                under two days), the 8 largest tenants and "other" stacked
+ *                (job)
+ *
+ * The temperature heat map of the issue is not drawn: the model produces no
+ * temperatures yet. docs/results.md lists the figures; keep it in step.
+ *
+ * Ownership: arguments are borrowed; the set is caller-owned storage.
+ * Errors: 0 on success; -1 with a message naming the file in err;
+ * runplot_draw returns PLOT_NOPROG (analysis/plot.h) when gnuplot is not on
+ * PATH, after the data and scripts are written. */
+#ifndef HL_RUNPLOT_H
+#define HL_RUNPLOT_H
+
+#include <stddef.h>
+
+enum { RUNPLOT_MAX_FIGS = 8 };
+
+struct runplot_set {
+	int n;                                  /* figures written */
+	struct {
+		char name[32];                  /* file stem in the folder */
+		char caption[256];              /* one sentence for a report */
+	} fig[RUNPLOT_MAX_FIGS];
+	char note[512];                         /* what could not be drawn and why ("" when none) */
+};
+
+/* Writes the figures' data and scripts into dir (created when missing). */
+int runplot_write(const char *db, const char *dir, struct runplot_set *set, char *err,
+                  size_t errlen);
+/* runplot_write, then gnuplot (prog; NULL: "gnuplot" from PATH) on the
+ * scripts. With no figure to draw it writes nothing more and returns 0. */
+int runplot_draw(const char *db, const char *dir, const char *prog, struct runplot_set *set,
+                 char *err, size_t errlen);
+/* Removes the files runplot wrote into dir for the set (.dat .gp .png .svg). */
+void runplot_remove(const char *dir, const struct runplot_set *set);
+
+#endif
