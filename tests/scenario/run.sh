@@ -211,6 +211,25 @@ if "$HETLAB" catalog | grep -q "H100-SXM-80GB" && "$HETLAB" catalog --json | gre
 else
 	bad "hetlab catalog"
 fi
+# The HTML report opens in a headless browser: every table and every inline
+# figure is in the page it renders (skipped where Chromium is absent).
+if "$HETLAB" report "$TMP/guian-easy.db" --format html --out "$TMP/report.html" 2>/dev/null; then
+	browser=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$browser" ]; then
+		echo "skip the HTML report in a browser: no chromium here (apt-get install chromium)"
+	else
+		dom=$(timeout 120 "$browser" --headless=new --no-sandbox --disable-gpu --dump-dom "file://$TMP/report.html" 2>/dev/null)
+		nsvg=$(printf '%s' "$dom" | grep -o '<svg' | wc -l)
+		ntab=$(printf '%s' "$dom" | grep -o '<table' | wc -l)
+		if [ "$nsvg" -ge 5 ] && [ "$ntab" -ge 5 ] && ! printf '%s' "$dom" | grep -q 'http[s]*://'; then
+			ok "the HTML report renders in headless Chromium ($ntab tables, $nsvg inline figures, no network)"
+		else
+			bad "HTML report in Chromium" "$ntab tables, $nsvg figures"
+		fi
+	fi
+else
+	bad "report --format html"
+fi
 expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
 
 echo
