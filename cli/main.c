@@ -67,6 +67,15 @@ static const struct subcmd cmds[] = {
 	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time, the\n"
 	  "waiting-time CDF per class, modelled IT power over time and core-hours\n"
 	  "per tenant stacked over time. See docs/results.md." },
+	{ "sweep", cmd_sweep, "hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]",
+	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
+	  "seeds and parameters (JSON paths into the scenario, such as\n"
+	  "$.racks[0].count or $.policy, each with a list of values). Every point of\n"
+	  "the Cartesian product gets OUT/point-<id>/scenario.json and one\n"
+	  "seed-<N>.db per seed, each from its own `hetlab run` process, -j at a\n"
+	  "time. Finished runs are skipped, so a re-run resumes. OUT/summary.db holds\n"
+	  "one row per run with every headline metric. --dry-run lists the points.\n"
+	  "See docs/sweep.md." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",
