@@ -16,6 +16,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_frag(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);

@@ -76,6 +76,12 @@ static const struct subcmd cmds[] = {
 	  "time. Finished runs are skipped, so a re-run resumes. OUT/summary.db holds\n"
 	  "one row per run with every headline metric. --dry-run lists the points.\n"
 	  "See docs/sweep.md." },
+	{ "plan", cmd_plan, "hetlab plan PLAN.json [-j N] [--out DIR] [--exhaustive] [--json]",
+	  "Searches for the cheapest cluster that meets targets: integer variables\n"
+	  "(JSON paths such as $.racks[0].count, each with a range and a capex per\n"
+	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
+	  "candidate with --exhaustive). Prints the candidates explored and the\n"
+	  "answer with its confidence. See docs/planning.md." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",

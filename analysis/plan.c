@@ -1,0 +1,442 @@
+/* plan — the cost model, the search and its output (see plan.h). */
+#include "analysis/plan.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "analysis/compare.h"
+
+void plan_spec_fini(struct plan_spec *s)
+{
+	for (size_t i = 0; i < s->nvar; i++)
+		free(s->var[i].path);
+	free(s->var);
+	free(s->target);
+	free(s->seed);
+	free(s->file);
+	free(s->scenario);
+	free(s->out);
+	memset(s, 0, sizeof *s);
+}
+
+static void cand_fini(struct plan_cand *c)
+{
+	free(c->x);
+	free(c->mean);
+	free(c->bound);
+	free(c->ok);
+}
+
+void plan_result_fini(struct plan_result *r)
+{
+	for (size_t i = 0; i < r->ncand; i++)
+		cand_fini(&r->cand[i]);
+	free(r->cand);
+	memset(r, 0, sizeof *r);
+	r->answer = -1;
+}
+
+double plan_capex(const struct plan_spec *s, const long *x)
+{
+	double c = 0;
+	for (size_t i = 0; i < s->nvar; i++)
+		c += s->var[i].cost * (double)x[i];
+	return c;
+}
+
+double plan_shortfall(const struct plan_target *t, double mean)
+{
+	if (isnan(mean))
+		return INFINITY;
+	double scale = fabs(t->bound) > 1e-9 ? fabs(t->bound) : 1e-9;
+	double d = t->is_max ? (mean - t->bound) / scale : (t->bound - mean) / scale;
+	return d > 0 ? d : 0;
+}
+
+static int meets(const struct plan_target *t, double v)
+{
+	return !isnan(v) && (t->is_max ? v <= t->bound : v >= t->bound);
+}
+
+char *plan_cand_name(const struct plan_spec *s, const long *x)
+{
+	size_t len = 8 + 21 * s->nvar;
+	char *n = malloc(len);
+	if (!n)
+		return NULL;
+	size_t off = (size_t)snprintf(n, len, "cand");
+	for (size_t i = 0; i < s->nvar; i++)
+		off += (size_t)snprintf(n + off, len - off, "-%ld", x[i]);
+	return n;
+}
+
+int plan_run_energy(const char *db, double makespan_s, double *kwh, char *err, size_t errlen)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	*kwh = 0;
+	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", db, h ? sqlite3_errmsg(h) : "out of memory");
+		goto close;
+	}
+	if (sqlite3_prepare_v2(h, "SELECT avg(power_w) FROM sample WHERE power_w IS NOT NULL", -1,
+	                       &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", db, sqlite3_errmsg(h));
+		goto close;
+	}
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL && isfinite(makespan_s))
+			*kwh = sqlite3_column_double(st, 0) * makespan_s / 3.6e6;
+		ret = 0;
+	} else {
+		snprintf(err, errlen, "%s: %s", db, sqlite3_errmsg(h));
+	}
+close:
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return ret;
+}
+
+/* ---- the search ------------------------------------------------------------------ */
+
+struct search {
+	const struct plan_spec *s;
+	plan_eval_fn eval;
+	void *ctx;
+	FILE *progress;
+	struct plan_result *r;
+	size_t cap;
+	char *err;
+	size_t errlen;
+};
+
+static long find(const struct search *k, const long *x)
+{
+	for (size_t i = 0; i < k->r->ncand; i++)
+		if (memcmp(k->r->cand[i].x, x, k->s->nvar * sizeof *x) == 0)
+			return (long)i;
+	return -1;
+}
+
+static void print_x(const struct plan_spec *s, const long *x, FILE *f)
+{
+	for (size_t i = 0; i < s->nvar; i++)
+		fprintf(f, "%s%s=%ld", i ? " " : "", s->var[i].path, x[i]);
+}
+
+/* The candidate at x, evaluated now unless it already was. Index, or -1. */
+static long evaluate(struct search *k, const long *x)
+{
+	const struct plan_spec *s = k->s;
+	long have = find(k, x);
+	if (have >= 0)
+		return have;
+	if (k->r->ncand == k->cap) {
+		size_t nc = k->cap ? 2 * k->cap : 16;
+		struct plan_cand *c = realloc(k->r->cand, nc * sizeof *c);
+		if (!c)
+			goto nomem;
+		k->r->cand = c;
+		k->cap = nc;
+	}
+	struct plan_cand *c = &k->r->cand[k->r->ncand];
+	memset(c, 0, sizeof *c);
+	double *val = calloc(s->nseed * s->ntarget + 1, sizeof *val);
+	double *en = calloc(s->nseed, sizeof *en);
+	double *col = calloc(s->nseed, sizeof *col);
+	c->x = malloc(s->nvar * sizeof *c->x + 1);
+	c->mean = calloc(s->ntarget + 1, sizeof *c->mean);
+	c->bound = calloc(s->ntarget + 1, sizeof *c->bound);
+	c->ok = calloc(s->ntarget + 1, sizeof *c->ok);
+	if (!val || !en || !col || !c->x || !c->mean || !c->bound || !c->ok) {
+		free(val);
+		free(en);
+		free(col);
+		cand_fini(c);
+		goto nomem;
+	}
+	memcpy(c->x, x, s->nvar * sizeof *x);
+	for (size_t i = 0; i < s->nseed * s->ntarget; i++)
+		val[i] = NAN;
+	if (k->eval(k->ctx, s, x, val, en, k->err, k->errlen) < 0) {
+		free(val);
+		free(en);
+		free(col);
+		cand_fini(c);
+		return -1;
+	}
+	c->capex = plan_capex(s, x);
+	for (size_t q = 0; q < s->nseed; q++)
+		c->energy_kwh += en[q] / (double)s->nseed;
+	c->cost = c->capex + s->energy_price_per_kwh * c->energy_kwh;
+	c->feasible = c->confident = 1;
+	for (size_t t = 0; t < s->ntarget; t++) {
+		size_t n = 0;
+		for (size_t q = 0; q < s->nseed; q++)
+			if (!isnan(val[q * s->ntarget + t]))
+				col[n++] = val[q * s->ntarget + t];
+		double mean = NAN, sd, lo = NAN, hi = NAN;
+		if (n > 0)
+			compare_mean_sd(col, n, &mean, &sd);
+		compare_t_interval(col, n, PLAN_LEVEL, &lo, &hi);
+		const struct plan_target *tg = &s->target[t];
+		c->mean[t] = mean;
+		c->bound[t] = tg->is_max ? hi : lo;
+		c->ok[t] = meets(tg, mean);
+		c->feasible &= c->ok[t];
+		c->confident &= meets(tg, c->bound[t]);
+		double v = plan_shortfall(tg, mean);
+		if (v > c->violation)
+			c->violation = v;
+	}
+	c->confident &= c->feasible;
+	c->order = k->r->ncand++;
+	free(val);
+	free(en);
+	free(col);
+	if (k->progress) {
+		fprintf(k->progress, "hetlab plan: candidate %zu: ", c->order);
+		print_x(s, x, k->progress);
+		fprintf(k->progress, ": cost %.0f, %s\n", c->cost, c->feasible ? "feasible" : "fails");
+	}
+	return (long)c->order;
+nomem:
+	snprintf(k->err, k->errlen, "out of memory");
+	return -1;
+}
+
+/* a - b for violations that may be +inf (inf - inf counts as no change). */
+static double gain(double a, double b)
+{
+	if (isinf(a) && isinf(b))
+		return 0;
+	return a - b;
+}
+
+static int greedy(struct search *k, long *x)
+{
+	const struct plan_spec *s = k->s;
+	for (size_t i = 0; i < s->nvar; i++)
+		x[i] = s->var[i].min;
+	long cur = evaluate(k, x);
+	if (cur < 0)
+		return -1;
+	/* Climb: single-step increases until feasible. */
+	while (!k->r->cand[cur].feasible) {
+		long best = -1, best_feas = -1, best_viol = -1;
+		double best_score = 0;
+		for (size_t i = 0; i < s->nvar; i++) {
+			if (x[i] >= s->var[i].max)
+				continue;
+			x[i]++;
+			long n = evaluate(k, x);
+			x[i]--;
+			if (n < 0)
+				return -1;
+			const struct plan_cand *c = &k->r->cand[n], *b = &k->r->cand[cur];
+			if (c->feasible && (best_feas < 0 || c->cost < k->r->cand[best_feas].cost))
+				best_feas = n;
+			double dc = c->cost - b->cost, g = gain(b->violation, c->violation);
+			double score = g / (dc > 1e-9 ? dc : 1e-9);
+			if (g > 0 && (best < 0 || score > best_score)) {
+				best = n;
+				best_score = score;
+			}
+			if (best_viol < 0 || c->violation < k->r->cand[best_viol].violation ||
+			    (c->violation == k->r->cand[best_viol].violation &&
+			     c->cost < k->r->cand[best_viol].cost))
+				best_viol = n;
+		}
+		long next = best_feas >= 0 ? best_feas : best >= 0 ? best : best_viol;
+		if (next < 0)
+			return 0;   /* every variable at its max, still infeasible */
+		cur = next;
+		memcpy(x, k->r->cand[cur].x, s->nvar * sizeof *x);
+	}
+	/* Trim: single-step decreases while a cheaper one stays feasible. */
+	for (;;) {
+		long best = -1;
+		for (size_t i = 0; i < s->nvar; i++) {
+			if (x[i] <= s->var[i].min)
+				continue;
+			x[i]--;
+			long n = evaluate(k, x);
+			x[i]++;
+			if (n < 0)
+				return -1;
+			const struct plan_cand *c = &k->r->cand[n];
+			if (c->feasible && c->cost < k->r->cand[cur].cost &&
+			    (best < 0 || c->cost < k->r->cand[best].cost))
+				best = n;
+		}
+		if (best < 0)
+			break;
+		cur = best;
+		memcpy(x, k->r->cand[cur].x, s->nvar * sizeof *x);
+	}
+	return 0;
+}
+
+static int exhaustive(struct search *k, long *x)
+{
+	const struct plan_spec *s = k->s;
+	for (size_t i = 0; i < s->nvar; i++)
+		x[i] = s->var[i].min;
+	for (;;) {
+		if (evaluate(k, x) < 0)
+			return -1;
+		size_t i = s->nvar;
+		while (i > 0 && x[i - 1] == s->var[i - 1].max) {
+			x[i - 1] = s->var[i - 1].min;
+			i--;
+		}
+		if (i == 0)
+			return 0;
+		x[i - 1]++;
+	}
+}
+
+int plan_search(const struct plan_spec *s, int exh, plan_eval_fn eval, void *ctx,
+                FILE *progress, struct plan_result *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->answer = -1;
+	r->exhaustive = exh;
+	struct search k = { .s = s, .eval = eval, .ctx = ctx, .progress = progress, .r = r,
+		.err = err, .errlen = errlen };
+	long *x = calloc(s->nvar + 1, sizeof *x);
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = exh ? exhaustive(&k, x) : greedy(&k, x);
+	free(x);
+	if (rc < 0)
+		return -1;
+	/* The answer: the cheapest feasible candidate evaluated (earliest on ties). */
+	for (size_t i = 0; i < r->ncand; i++)
+		if (r->cand[i].feasible && (r->answer < 0 || r->cand[i].cost < r->cand[r->answer].cost))
+			r->answer = (long)i;
+	return 0;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("null", f);
+}
+
+static void print_json(const struct plan_spec *s, const struct plan_result *r, FILE *f)
+{
+	fprintf(f, "{\"search\": \"%s\", \"level\": %g, \"vars\": [", r->exhaustive ? "exhaustive"
+	        : "greedy", PLAN_LEVEL);
+	for (size_t i = 0; i < s->nvar; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", s->var[i].path);
+	fputs("], \"candidates\": [", f);
+	for (size_t i = 0; i < r->ncand; i++) {
+		const struct plan_cand *c = &r->cand[i];
+		fprintf(f, "%s\n  {\"x\": [", i ? "," : "");
+		for (size_t v = 0; v < s->nvar; v++)
+			fprintf(f, "%s%ld", v ? ", " : "", c->x[v]);
+		fputs("], \"cost\": ", f);
+		json_num(f, c->cost);
+		fputs(", \"capex\": ", f);
+		json_num(f, c->capex);
+		fputs(", \"energy_kwh\": ", f);
+		json_num(f, c->energy_kwh);
+		fputs(", \"targets\": [", f);
+		for (size_t t = 0; t < s->ntarget; t++) {
+			fprintf(f, "%s{\"metric\": \"%s\", \"mean\": ", t ? ", " : "",
+			        compare_metric_name((enum compare_metric)s->target[t].metric));
+			json_num(f, c->mean[t]);
+			fputs(", \"bound\": ", f);
+			json_num(f, c->bound[t]);
+			fprintf(f, ", \"ok\": %s}", c->ok[t] ? "true" : "false");
+		}
+		fprintf(f, "], \"feasible\": %s, \"confident\": %s}", c->feasible ? "true" : "false",
+		        c->confident ? "true" : "false");
+	}
+	fprintf(f, "\n], \"answer\": ");
+	if (r->answer < 0)
+		fputs("null", f);
+	else
+		fprintf(f, "%ld", r->answer);
+	fputs("}\n", f);
+}
+
+int plan_print(const struct plan_spec *s, const struct plan_result *r, int json, FILE *f)
+{
+	if (json) {
+		print_json(s, r, f);
+		return ferror(f) ? -1 : 0;
+	}
+	fprintf(f, "%s search: %zu candidates evaluated, %zu seeds each; targets:",
+	        r->exhaustive ? "exhaustive" : "greedy", r->ncand, s->nseed);
+	for (size_t t = 0; t < s->ntarget; t++)
+		fprintf(f, "%s %s %s %g", t ? "," : "",
+		        compare_metric_name((enum compare_metric)s->target[t].metric),
+		        s->target[t].is_max ? "<=" : ">=", s->target[t].bound);
+	fprintf(f, "\n(mean over seeds, [%g%% t bound in the target's direction])\n\n",
+	        PLAN_LEVEL * 100);
+	fputs("   #", f);
+	for (size_t v = 0; v < s->nvar; v++)
+		fprintf(f, "    x%-2zu", v + 1);
+	fprintf(f, " %12s", "cost");
+	for (size_t t = 0; t < s->ntarget; t++)
+		fprintf(f, " %30s", compare_metric_name((enum compare_metric)s->target[t].metric));
+	fputs("  feasible\n", f);
+	for (size_t i = 0; i < r->ncand; i++) {
+		const struct plan_cand *c = &r->cand[i];
+		fprintf(f, "%4zu", i);
+		for (size_t v = 0; v < s->nvar; v++)
+			fprintf(f, " %6ld", c->x[v]);
+		fprintf(f, " %12.0f", c->cost);
+		for (size_t t = 0; t < s->ntarget; t++) {
+			char cell[64];
+			snprintf(cell, sizeof cell, "%.4g [%.4g] %s", c->mean[t], c->bound[t],
+			         c->ok[t] ? "ok" : "FAIL");
+			fprintf(f, " %30s", cell);
+		}
+		fprintf(f, "  %s%s\n", c->feasible ? "yes" : "no",
+		        (long)i == r->answer ? "  <- answer" : "");
+	}
+	fputs("\n", f);
+	for (size_t v = 0; v < s->nvar; v++)
+		fprintf(f, "x%zu = %s (%ld..%ld, %g each)\n", v + 1, s->var[v].path, s->var[v].min,
+		        s->var[v].max, s->var[v].cost);
+	if (r->answer < 0) {
+		fputs("answer: none: no candidate evaluated meets every target\n", f);
+		return ferror(f) ? -1 : 0;
+	}
+	const struct plan_cand *a = &r->cand[r->answer];
+	fputs("answer: ", f);
+	print_x(s, a->x, f);
+	fprintf(f, "\n  cost %.0f (capex %.0f", a->cost, a->capex);
+	if (s->energy_price_per_kwh > 0)
+		fprintf(f, " + energy %.1f kWh x %g", a->energy_kwh, s->energy_price_per_kwh);
+	fprintf(f, ")\n  %s", a->confident ? "confident: every target's " : "not confident: ");
+	if (a->confident)
+		fprintf(f, "%g%% t bound meets it too\n", PLAN_LEVEL * 100);
+	else {
+		int first = 1;
+		for (size_t t = 0; t < s->ntarget; t++)
+			if (!meets(&s->target[t], a->bound[t])) {
+				fprintf(f, "%s%s %s bound %.4g does not meet %g", first ? "" : "; ",
+				        compare_metric_name((enum compare_metric)s->target[t].metric),
+				        s->target[t].is_max ? "upper" : "lower", a->bound[t], s->target[t].bound);
+				first = 0;
+			}
+		fputs(" (more seeds would narrow the interval)\n", f);
+	}
+	return ferror(f) ? -1 : 0;
+}

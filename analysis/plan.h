@@ -1,0 +1,111 @@
+/* plan — a what-if search for the cheapest cluster that meets targets.
+ *
+ * `hetlab plan PLAN.json` varies a few integer scenario settings (node or
+ * rack counts, each a JSON path with a range and a capex per unit) and looks
+ * for the cheapest combination whose replicated runs meet every target (a
+ * metric of compare.h with a max or a min). This module holds the plan as
+ * plain data, the cost model, the search (greedy, or exhaustive over the
+ * box) and the printing of the frontier it explored. It does not run
+ * anything itself: each candidate is evaluated through a caller-supplied
+ * function (cli/cmd_plan.c runs `hetlab run` processes; the tests plug in a
+ * table), so the search is testable without a simulator. The loader is
+ * traces/planload.c. Method and format: docs/planning.md.
+ *
+ * Ownership: a spec owns its strings and arrays (plan_spec_fini); a result
+ * owns its candidates (plan_result_fini). Everything passed in is borrowed.
+ * sqlite3 handles never leave plan.c. */
+#ifndef HL_PLAN_H
+#define HL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The confidence level of the t interval reported for each target. */
+#define PLAN_LEVEL 0.95
+
+/* One integer decision variable. */
+struct plan_var {
+	char *path;             /* JSON path into the scenario, "$.racks[0].count" */
+	long min, max;          /* inclusive, 0 <= min <= max */
+	double cost;            /* capex per unit, >= 0 */
+};
+
+/* One target: the mean over seeds of `metric` must be <= bound (is_max) or
+ * >= bound. */
+struct plan_target {
+	int metric;             /* an enum compare_metric */
+	int is_max;
+	double bound;
+};
+
+struct plan_spec {
+	char *file;             /* the plan file as given (NULL in tests) */
+	char *scenario;         /* the base scenario text: fixed values applied,
+	                           relative file paths made absolute */
+	char *out;              /* the output directory, resolved */
+	struct plan_var *var;
+	size_t nvar;
+	struct plan_target *target;
+	size_t ntarget;
+	uint64_t *seed;
+	size_t nseed;
+	double energy_price_per_kwh;   /* 0: no energy cost */
+};
+
+/* What an evaluator returns for one candidate: per seed s, the value of
+ * target t in val[s * ntarget + t] (NaN when undefined) and the energy in
+ * energy_kwh[s] (0 when unknown). */
+typedef int (*plan_eval_fn)(void *ctx, const struct plan_spec *spec, const long *x, double *val,
+                            double *energy_kwh, char *err, size_t errlen);
+
+/* One evaluated candidate. */
+struct plan_cand {
+	long *x;                /* nvar values */
+	double capex;           /* sum cost_i x_i */
+	double energy_kwh;      /* mean over seeds */
+	double cost;            /* capex + energy_price x energy_kwh */
+	double *mean;           /* ntarget means over the seeds where defined (NaN: none) */
+	double *bound;          /* ntarget: the t-interval end in the target's direction
+	                           (the upper end for a max, the lower for a min); NaN with < 2 seeds */
+	int *ok;                /* ntarget: 1 when the mean meets the target */
+	int feasible;           /* every ok */
+	int confident;          /* feasible and every bound meets its target too */
+	double violation;       /* max over targets of the relative shortfall, 0 when feasible */
+	size_t order;           /* 0-based evaluation order */
+};
+
+struct plan_result {
+	struct plan_cand *cand;  /* every candidate evaluated, in evaluation order */
+	size_t ncand;
+	long answer;             /* index into cand of the answer, -1 when none is feasible */
+	int exhaustive;
+};
+
+void plan_spec_fini(struct plan_spec *s);
+void plan_result_fini(struct plan_result *r);
+
+/* sum cost_i x_i. */
+double plan_capex(const struct plan_spec *s, const long *x);
+/* The relative shortfall of one target: (mean - bound) / max(|bound|, 1e-9)
+ * for a max, the other way round for a min, clamped at 0; +inf for a NaN
+ * mean. */
+double plan_shortfall(const struct plan_target *t, double mean);
+
+/* Runs the search: greedy (docs/planning.md) or, with exhaustive, every
+ * candidate of the box. Each candidate is evaluated once (cached by value).
+ * `progress` (may be NULL) gets one line per evaluated candidate. 0, or -1
+ * with a message when an evaluation fails or memory runs out. */
+int plan_search(const struct plan_spec *s, int exhaustive, plan_eval_fn eval, void *ctx,
+                FILE *progress, struct plan_result *r, char *err, size_t errlen);
+
+/* The frontier and the answer as text (or JSON). 0, or -1 when the stream fails. */
+int plan_print(const struct plan_spec *s, const struct plan_result *r, int json, FILE *out);
+
+/* "cand-X1-X2-..." (caller frees; NULL on ENOMEM). */
+char *plan_cand_name(const struct plan_spec *s, const long *x);
+/* Mean IT power (sample.power_w) x makespan of a run database, in kWh; 0
+ * when the run has no power samples. 0, or -1 with a message. */
+int plan_run_energy(const char *db, double makespan_s, double *kwh, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,246 @@
+/* plan: the loader's errors, the cost model, and the greedy search against
+ * brute force on a table-driven fake evaluator. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/compare.h"
+#include "analysis/plan.h"
+#include "tests/testutil.h"
+#include "traces/planload.h"
+
+static int load_text(const char *text, struct plan_spec *s, char *err, size_t errlen)
+{
+	char *p = tu_write_tmp(".json", text);
+	int r = plan_load(p, "/tmp/unused-plan-out", s, err, errlen);
+	unlink(p);
+	free(p);
+	return r;
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+	struct plan_spec s;
+	char err[2048];
+	assert_int_equal(load_text(text, &s, err, sizeof err), -1);
+	if (!strstr(err, needle))
+		fail_msg("expected '%s' in: %s", needle, err);
+}
+
+#define VARS "\"vars\": [{\"path\": \"$.racks[0].count\", \"min\": 1, \"max\": 3, \"cost\": 10}]"
+#define TGT "\"targets\": [{\"metric\": \"p95_wait\", \"max\": 100}]"
+
+static void test_load_ok(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	int r = load_text("{\"seeds\": \"1-3\", " VARS ", " TGT ", \"energy_price_per_kwh\": 0.2,"
+	                  " \"fixed\": {\"$.workload.synthetic.scale.rate\": 1.4}}", &s, err,
+	                  sizeof err);
+	if (r)
+		fail_msg("%s", err);
+	assert_int_equal(s.nvar, 1);
+	assert_string_equal(s.var[0].path, "$.racks[0].count");
+	assert_int_equal(s.var[0].min, 1);
+	assert_int_equal(s.var[0].max, 3);
+	assert_int_equal(s.nseed, 3);
+	assert_int_equal(s.ntarget, 1);
+	assert_int_equal(s.target[0].metric, COMPARE_P95_WAIT);
+	assert_true(s.target[0].is_max);
+	assert_true(strstr(s.scenario, "1.4") != NULL);
+	long x = 2;
+	char *t;
+	assert_int_equal(plan_scenario_text(&s, &x, &t, err, sizeof err), 0);
+	assert_true(strstr(t, "\"count\":2") || strstr(t, "\"count\": 2"));
+	free(t);
+	plan_spec_fini(&s);
+}
+
+static void test_load_errors(void **state)
+{
+	(void)state;
+	expect_error("{" VARS ", " TGT "}", "\"seeds\" is required");
+	expect_error("{\"seeds\": \"1-2\", " TGT "}", "$.vars");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"nope\", \"max\": 1}]}",
+	             "$.targets[0]: \"metric\": unknown metric \"nope\"");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"gpu_util\"}]}",
+	             "$.targets[0]: expected exactly one of");
+	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].count\", \"min\": 3, "
+	             "\"max\": 1, \"cost\": 1}], " TGT "}", "$.vars[0]: \"max\" 1 is below \"min\" 3");
+	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[9].count\", \"min\": 1, "
+	             "\"max\": 2, \"cost\": 1}], " TGT "}", "$.vars[0]: $.racks[9].count");
+	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].cuont\", \"min\": 1, "
+	             "\"max\": 2, \"cost\": 1}], " TGT "}", "the scenario rejects it");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"extra\": 1}", "extra");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"scenario\": \"no-such.json\"}",
+	             "$.scenario");
+}
+
+/* ---- a fake evaluator: a table over a 4 x 4 box ---------------------------------- */
+
+/* wait[x1 - 1][x2 - 1]: decreasing in both variables, one target (max 100). */
+static const double fake_wait[4][4] = {
+	{ 900, 500, 300, 160 },
+	{ 600, 260, 140, 90 },
+	{ 350, 120, 80, 40 },
+	{ 200, 70, 30, 10 },
+};
+
+static int fake_eval(void *ctx, const struct plan_spec *s, const long *x, double *val,
+                     double *energy_kwh, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	int *calls = ctx;
+	(*calls)++;
+	for (size_t q = 0; q < s->nseed; q++) {
+		double w = fake_wait[x[0] - 1][x[1] - 1];
+		val[q * s->ntarget] = w + (q ? 5 : -5);   /* mean w, small spread */
+		energy_kwh[q] = 10.0 * (double)(x[0] + x[1]);
+	}
+	return 0;
+}
+
+static void fake_spec(struct plan_spec *s, double cost1, double cost2)
+{
+	memset(s, 0, sizeof *s);
+	s->nvar = 2;
+	s->var = calloc(2, sizeof *s->var);
+	s->var[0] = (struct plan_var){ .path = strdup("$.a"), .min = 1, .max = 4, .cost = cost1 };
+	s->var[1] = (struct plan_var){ .path = strdup("$.b"), .min = 1, .max = 4, .cost = cost2 };
+	s->ntarget = 1;
+	s->target = calloc(1, sizeof *s->target);
+	s->target[0] = (struct plan_target){ .metric = COMPARE_MEAN_WAIT, .is_max = 1, .bound = 100 };
+	s->nseed = 2;
+	s->seed = calloc(2, sizeof *s->seed);
+	s->seed[0] = 1;
+	s->seed[1] = 2;
+	s->energy_price_per_kwh = 0.5;
+}
+
+static void test_cost(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 100, 30);
+	long x[2] = { 2, 3 };
+	assert_float_equal(plan_capex(&s, x), 290, 1e-9);
+	assert_float_equal(plan_shortfall(&s.target[0], 150), 0.5, 1e-12);
+	assert_float_equal(plan_shortfall(&s.target[0], 50), 0, 0);
+	assert_true(isinf(plan_shortfall(&s.target[0], NAN)));
+	struct plan_target mn = { .metric = COMPARE_GPU_UTIL, .is_max = 0, .bound = 0.5 };
+	assert_float_equal(plan_shortfall(&mn, 0.4), 0.2, 1e-12);
+	char *n = plan_cand_name(&s, x);
+	assert_string_equal(n, "cand-2-3");
+	free(n);
+
+	/* The candidate's cost adds the energy: capex + 0.5 x 10 x (x1 + x2). */
+	struct plan_result r;
+	char err[256];
+	int calls = 0;
+	assert_int_equal(plan_search(&s, 1, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(r.ncand, 16);
+	assert_int_equal(calls, 16);
+	for (size_t i = 0; i < r.ncand; i++) {
+		const struct plan_cand *c = &r.cand[i];
+		double e = 10.0 * (double)(c->x[0] + c->x[1]);
+		assert_float_equal(c->cost, plan_capex(&s, c->x) + 0.5 * e, 1e-9);
+		assert_float_equal(c->mean[0], fake_wait[c->x[0] - 1][c->x[1] - 1], 1e-9);
+		assert_true(c->bound[0] > c->mean[0]);   /* the upper end for a max */
+	}
+	plan_result_fini(&r);
+	plan_spec_fini(&s);
+}
+
+/* The cheapest feasible cell by brute force over the table. */
+static void brute(const struct plan_spec *s, long *best)
+{
+	double bc = INFINITY;
+	for (long a = 1; a <= 4; a++)
+		for (long b = 1; b <= 4; b++) {
+			long x[2] = { a, b };
+			double c = plan_capex(s, x) + s->energy_price_per_kwh * 10.0 * (double)(a + b);
+			if (fake_wait[a - 1][b - 1] <= 100 && c < bc) {
+				bc = c;
+				best[0] = a;
+				best[1] = b;
+			}
+		}
+}
+
+static void test_greedy_matches_brute_force(void **state)
+{
+	(void)state;
+	/* Several price ratios move the optimum around the table. */
+	const double price[][2] = { { 100, 30 }, { 30, 100 }, { 100, 100 }, { 10, 200 },
+		{ 200, 10 }, { 100, 60 } };
+	for (size_t p = 0; p < sizeof price / sizeof price[0]; p++) {
+		struct plan_spec s;
+		fake_spec(&s, price[p][0], price[p][1]);
+		long want[2] = { 0, 0 };
+		brute(&s, want);
+		struct plan_result g, e;
+		char err[256];
+		int cg = 0, ce = 0;
+		assert_int_equal(plan_search(&s, 0, fake_eval, &cg, NULL, &g, err, sizeof err), 0);
+		assert_int_equal(plan_search(&s, 1, fake_eval, &ce, NULL, &e, err, sizeof err), 0);
+		assert_true(g.answer >= 0 && e.answer >= 0);
+		assert_int_equal(e.cand[e.answer].x[0], want[0]);
+		assert_int_equal(e.cand[e.answer].x[1], want[1]);
+		/* The same cost (several cells may tie, e.g. 4,2 / 3,3 / 2,4 at equal prices). */
+		if (fabs(g.cand[g.answer].cost - e.cand[e.answer].cost) > 1e-9)
+			fail_msg("prices %g/%g: greedy %ld,%ld, brute force %ld,%ld", price[p][0],
+			         price[p][1], g.cand[g.answer].x[0], g.cand[g.answer].x[1], want[0], want[1]);
+		assert_true(cg < 16);            /* fewer evaluations than the box */
+		assert_int_equal((size_t)cg, g.ncand);   /* each candidate evaluated once */
+		assert_true(g.cand[g.answer].feasible);
+		assert_int_equal(g.cand[g.answer].confident, g.cand[g.answer].bound[0] <= 100);
+		char *buf;
+		size_t len;
+		FILE *f = open_memstream(&buf, &len);
+		assert_int_equal(plan_print(&s, &g, 0, f), 0);
+		fclose(f);
+		assert_true(strstr(buf, "<- answer") && strstr(buf, "confident"));
+		free(buf);
+		plan_result_fini(&g);
+		plan_result_fini(&e);
+		plan_spec_fini(&s);
+	}
+}
+
+static void test_infeasible(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 1, 1);
+	s.target[0].bound = 5;   /* nothing in the table reaches it */
+	struct plan_result r;
+	char err[256];
+	int calls = 0;
+	assert_int_equal(plan_search(&s, 0, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(r.answer, -1);
+	/* The climb ends at the corner with every variable at its max. */
+	assert_int_equal(r.cand[r.ncand - 1].x[0] + r.cand[r.ncand - 1].x[1] >= 7, 1);
+	plan_result_fini(&r);
+	plan_spec_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_ok),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_greedy_matches_brute_force),
+		cmocka_unit_test(test_infeasible),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,343 @@
+/* planload — reading a plan file (see planload.h). */
+#include "traces/planload.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analysis/compare.h"
+#include "analysis/sweep.h"
+#include "traces/jv.h"
+#include "traces/scenario.h"
+#include "traces/sweepload.h"
+
+static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
+	"fixed", "energy_price_per_kwh", "targets", NULL };
+static const char *const var_keys[] = { "path", "min", "max", "cost", NULL };
+static const char *const target_keys[] = { "metric", "max", "min", NULL };
+
+/* dir/rel, or rel when it is absolute. */
+static char *join(const char *dir, const char *rel)
+{
+	char *s;
+	if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0)
+		s = strdup(rel);
+	else if (asprintf(&s, "%s/%s", dir, rel) < 0)
+		s = NULL;
+	return s;
+}
+
+/* Makes a relative file path at obj.key absolute against base. */
+static int absolutize(json_t *root, const char *obj, const char *key, const char *base)
+{
+	json_t *o = json_object_get(root, obj);
+	json_t *s = json_is_object(o) ? json_object_get(o, key) : NULL;
+	if (!json_is_string(s))
+		return 0;
+	const char *v = json_string_value(s);
+	if (v[0] == '/' || strncmp(v, "$TRACES/", 8) == 0 || !v[0])
+		return 0;
+	char *abs;
+	if (asprintf(&abs, "%s/%s", base, v) < 0)
+		return -1;
+	int r = json_object_set_new(o, key, json_string(abs));
+	free(abs);
+	return r;
+}
+
+/* Sets *text = doc with jpath = value (JSON text), replacing *text. */
+static int apply(struct jv *v, const char *where, char **text, const char *jpath,
+                 const char *value)
+{
+	char *next, label[512];
+	snprintf(label, sizeof label, "%s: %s", v->file, where);
+	if (sweep_apply(label, *text, jpath, value, &next, v->err, v->errlen) < 0) {
+		v->failed = true;
+		return -1;
+	}
+	free(*text);
+	*text = next;
+	return 0;
+}
+
+/* Loads text as a scenario through a temporary file. */
+static int check_scenario(struct jv *v, const char *where, const char *text)
+{
+	const char *td = getenv("TMPDIR");
+	char path[PATH_MAX], why[1024];
+	snprintf(path, sizeof path, "%s/hetlab-plan-XXXXXX", td && *td ? td : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return jv_fail(v, where, "cannot create a temporary file: %s", strerror(errno));
+	size_t n = strlen(text);
+	int bad = write(fd, text, n) != (ssize_t)n;
+	bad |= close(fd) != 0;
+	struct scenario sc;
+	int r = bad ? -1 : scenario_load(path, &sc, why, sizeof why);
+	if (!bad)
+		scenario_free(&sc);
+	unlink(path);
+	if (bad)
+		return jv_fail(v, where, "cannot write a temporary file");
+	if (r < 0)
+		return jv_fail(v, where, "the scenario rejects it: %s", why);
+	return 0;
+}
+
+static int load_vars(struct jv *v, json_t *arr, struct plan_spec *s)
+{
+	if (!arr)
+		return -1;
+	if (json_array_size(arr) == 0)
+		return jv_fail(v, "$.vars", "expected at least one variable");
+	size_t n = json_array_size(arr);
+	if (!(s->var = calloc(n, sizeof *s->var)))
+		return jv_fail(v, "$.vars", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char p[64], path[512];
+		json_t *o = json_array_get(arr, i);
+		long long mn = 0, mx = 0;
+		double cost = 0;
+		jv_idxpath(p, sizeof p, "$.vars", i);
+		if (jv_object(v, o, p, var_keys) || jv_str(v, o, p, "path", true, path, sizeof path) ||
+		    jv_int(v, o, p, "min", true, 0, 1000000, &mn) ||
+		    jv_int(v, o, p, "max", true, 0, 1000000, &mx) ||
+		    jv_num(v, o, p, "cost", true, 0, 1e15, &cost))
+			return -1;
+		if (path[0] != '$')
+			return jv_fail(v, p, "\"path\": expected a JSON path starting with $, got \"%s\"",
+			               path);
+		if (mx < mn)
+			return jv_fail(v, p, "\"max\" %lld is below \"min\" %lld", mx, mn);
+		for (size_t k = 0; k < s->nvar; k++)
+			if (strcmp(s->var[k].path, path) == 0)
+				return jv_fail(v, p, "the path %s is also $.vars[%zu]", path, k);
+		if (!(s->var[s->nvar].path = strdup(path)))
+			return jv_fail(v, p, "out of memory");
+		s->var[s->nvar].min = (long)mn;
+		s->var[s->nvar].max = (long)mx;
+		s->var[s->nvar].cost = cost;
+		s->nvar++;
+	}
+	return 0;
+}
+
+static int load_targets(struct jv *v, json_t *arr, struct plan_spec *s)
+{
+	if (!arr)
+		return -1;
+	if (json_array_size(arr) == 0)
+		return jv_fail(v, "$.targets", "expected at least one target");
+	size_t n = json_array_size(arr);
+	if (!(s->target = calloc(n, sizeof *s->target)))
+		return jv_fail(v, "$.targets", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char p[64], name[64];
+		json_t *o = json_array_get(arr, i);
+		jv_idxpath(p, sizeof p, "$.targets", i);
+		if (jv_object(v, o, p, target_keys) || jv_str(v, o, p, "metric", true, name, sizeof name))
+			return -1;
+		int m = compare_metric_parse(name);
+		if (m < 0)
+			return jv_fail(v, p, "\"metric\": unknown metric \"%s\" (expected a name of hetlab "
+			               "compare such as p95_wait, mean_wait, wait_training, gpu_util)", name);
+		bool hmax = json_object_get(o, "max") != NULL, hmin = json_object_get(o, "min") != NULL;
+		if (hmax == hmin)
+			return jv_fail(v, p, "expected exactly one of \"max\" and \"min\"");
+		struct plan_target *t = &s->target[s->ntarget];
+		t->metric = m;
+		t->is_max = hmax;
+		if (jv_num(v, o, p, hmax ? "max" : "min", true, -1e300, 1e300, &t->bound))
+			return -1;
+		s->ntarget++;
+	}
+	return 0;
+}
+
+static int load_seeds(struct jv *v, json_t *seeds, struct plan_spec *s)
+{
+	char msg[256];
+	if (!seeds)
+		return jv_fail(v, "$", "\"seeds\" is required (\"1-3\"; at least 2 seeds give an "
+		               "interval)");
+	if (!json_is_string(seeds))
+		return jv_fail(v, "$.seeds", "expected a string such as \"1-3\", got %s", jv_type(seeds));
+	if (sweep_parse_seeds(json_string_value(seeds), &s->seed, &s->nseed, msg, sizeof msg))
+		return jv_fail(v, "$.seeds", "%s", msg);
+	return 0;
+}
+
+int plan_load(const char *path, const char *out, struct plan_spec *s, char *err, size_t errlen)
+{
+	struct jv v = { .file = path, .err = err, .errlen = errlen };
+	json_error_t je;
+	json_t *root = NULL, *scn = NULL;
+	char *dir = NULL, *base = NULL, *scnfile = NULL;
+	int ret = -1;
+	memset(s, 0, sizeof *s);
+
+	const char *slash = strrchr(path, '/');
+	dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
+	if (!dir || !(s->file = strdup(path)))
+		goto nomem;
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!root) {
+		if (je.line <= 0)
+			snprintf(err, errlen, "%s: %s", path, je.text);
+		else
+			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		goto out;
+	}
+	if (jv_object(&v, root, "$", plan_keys))
+		goto out;
+	json_t *d = json_object_get(root, "description");
+	if (d && !json_is_string(d)) {
+		jv_fail(&v, "$.description", "expected a string, got %s", jv_type(d));
+		goto out;
+	}
+	char sbuf[PATH_MAX], obuf[PATH_MAX];
+	if (jv_str(&v, root, "$", "scenario", false, sbuf, sizeof sbuf) ||
+	    jv_str(&v, root, "$", "out", false, obuf, sizeof obuf) ||
+	    jv_num(&v, root, "$", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh) ||
+	    load_seeds(&v, json_object_get(root, "seeds"), s) ||
+	    load_vars(&v, jv_array(&v, root, "$", "vars", true), s) ||
+	    load_targets(&v, jv_array(&v, root, "$", "targets", true), s))
+		goto out;
+	if (!json_object_get(root, "out"))
+		snprintf(obuf, sizeof obuf, "plan-out");
+	if (!(s->out = out ? strdup(out) : join(dir, obuf)))
+		goto nomem;
+
+	/* The scenario and the directory its relative paths hang from. */
+	if (json_object_get(root, "scenario")) {
+		if (!sbuf[0]) {
+			jv_fail(&v, "$.scenario", "expected a file name, got \"\"");
+			goto out;
+		}
+		if (!(scnfile = join(dir, sbuf)))
+			goto nomem;
+		scn = json_load_file(scnfile, JSON_REJECT_DUPLICATES, &je);
+		if (!scn) {
+			jv_fail(&v, "$.scenario", "%s: %s", scnfile, je.text);
+			goto out;
+		}
+		const char *ss = strrchr(scnfile, '/');
+		char *sdir = ss ? strndup(scnfile, (size_t)(ss - scnfile + (ss == scnfile)))
+		                : strdup(".");
+		if (!sdir)
+			goto nomem;
+		base = realpath(sdir, NULL);
+		free(sdir);
+		if (!base) {
+			jv_fail(&v, "$.scenario", "%s: %s", scnfile, strerror(errno));
+			goto out;
+		}
+	} else {
+		scn = json_loads(scenario_default_text(), JSON_REJECT_DUPLICATES, &je);
+		if (!scn) {
+			snprintf(err, errlen, "the embedded scenario: %s", je.text);
+			goto out;
+		}
+		if (!(base = realpath(".", NULL)))
+			goto nomem;
+	}
+	if (!json_is_object(scn)) {
+		jv_fail(&v, "$.scenario", "not a JSON object");
+		goto out;
+	}
+	if (absolutize(scn, "workload", "trace", base) ||
+	    absolutize(scn, "from_inventory", "file", base) ||
+	    !(s->scenario = json_dumps(scn, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(15))))
+		goto nomem;
+
+	/* Fixed settings, applied in file order. */
+	json_t *fixed = json_object_get(root, "fixed");
+	if (fixed && !json_is_object(fixed)) {
+		jv_fail(&v, "$.fixed", "expected an object of \"$.path\": value, got %s", jv_type(fixed));
+		goto out;
+	}
+	const char *k;
+	json_t *val;
+	json_object_foreach(fixed, k, val) {
+		char where[300];
+		snprintf(where, sizeof where, "$.fixed[\"%s\"]", k);
+		char *vt = json_dumps(val, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
+		if (!vt)
+			goto nomem;
+		int r = apply(&v, where, &s->scenario, k, vt);
+		free(vt);
+		if (r)
+			goto out;
+	}
+	if (check_scenario(&v, json_object_get(root, "scenario") ? "$.scenario" : "$", s->scenario))
+		goto out;
+	/* Each variable at its min and its max must give a valid scenario. */
+	long *x = calloc(s->nvar, sizeof *x);
+	if (!x)
+		goto nomem;
+	for (size_t i = 0; i < s->nvar; i++)
+		x[i] = s->var[i].min;
+	for (int end = 0; end < 2; end++) {
+		for (size_t i = 0; i < s->nvar; i++)
+			x[i] = end ? s->var[i].max : s->var[i].min;
+		char *t, why[1024], where[64];
+		snprintf(where, sizeof where, "$.vars (every variable at its %s)", end ? "max" : "min");
+		if (plan_scenario_text(s, x, &t, why, sizeof why) < 0) {
+			snprintf(err, errlen, "%s: %s", path, why);
+			free(x);
+			goto out;
+		}
+		int r = check_scenario(&v, where, t);
+		free(t);
+		if (r) {
+			free(x);
+			goto out;
+		}
+	}
+	free(x);
+	ret = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+out:
+	free(dir);
+	free(base);
+	free(scnfile);
+	json_decref(scn);
+	json_decref(root);
+	if (ret)
+		plan_spec_fini(s);
+	return ret;
+}
+
+int plan_scenario_text(const struct plan_spec *s, const long *x, char **text, char *err,
+                       size_t errlen)
+{
+	char *cur = strdup(s->scenario);
+	*text = NULL;
+	if (!cur) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < s->nvar; i++) {
+		char val[32], where[64], *next;
+		snprintf(val, sizeof val, "%ld", x[i]);
+		snprintf(where, sizeof where, "$.vars[%zu]", i);
+		if (sweep_apply(where, cur, s->var[i].path, val, &next, err, errlen) < 0) {
+			free(cur);
+			return -1;
+		}
+		free(cur);
+		cur = next;
+	}
+	*text = cur;
+	return 0;
+}
