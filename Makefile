@@ -108,6 +108,11 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 	@UNIT_LABEL=shared-unit sh tests/run-unit.sh $(SHARED_BIN)
 	@sh tests/shared/run.sh $(HETLAB)
 
+# hetlab sweep --slurm against a real local Slurm cluster (tests/slurm/);
+# prints SKIP when Slurm cannot be installed or started.
+test-slurm: $(HETLAB)
+	@sh tests/slurm/run.sh $(HETLAB)
+
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
 

@@ -25,7 +25,11 @@
 #include "traces/scenario.h"
 #include "traces/sweepload.h"
 
-#define USAGE "usage: hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]\n"
+#define USAGE "usage: hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]\n" \
+	"       hetlab sweep SWEEP.json --point I [-j N] [--out DIR] [--traces DIR]\n" \
+	"       hetlab sweep SWEEP.json --merge [--out DIR]\n" \
+	"       hetlab sweep SWEEP.json --slurm [--partition P] [--max-parallel K] " \
+	"[--sbatch-arg ARG]... [--wait] [-j N] [--out DIR] [--traces DIR]\n"
 
 /* mkdir -p */
 static int make_dirs(const char *path)
@@ -130,16 +134,18 @@ static int check_point(const struct sweep_grid *g, size_t i, const char *path)
 
 /* Writes (or checks) each point's scenario.json and loads it once, so a
  * value the scenario rejects is reported before anything runs. */
-static int prepare_points(const struct sweep_grid *g)
+static int prepare_points(const struct sweep_grid *g, size_t only, bool write)
 {
 	for (size_t i = 0; i < g->npoint; i++) {
+		if (only != SIZE_MAX && i != only)
+			continue;
 		char *dir = sweep_point_dir(g, i), path[PATH_MAX + 32];
 		if (!dir) {
 			fprintf(stderr, "hetlab sweep: out of memory\n");
 			return -1;
 		}
 		snprintf(path, sizeof path, "%s/scenario.json", dir);
-		if (make_dirs(dir) < 0) {
+		if (write && make_dirs(dir) < 0) {
 			fprintf(stderr, "hetlab sweep: cannot create %s: %s\n", dir, strerror(errno));
 			free(dir);
 			return -1;
@@ -152,6 +158,10 @@ static int prepare_points(const struct sweep_grid *g)
 			        "or remove %s\n", g->file, path, i, g->out);
 			free(old);
 			return -1;
+		}
+		if (!write) {
+			free(old);
+			continue;
 		}
 		if (!old && write_atomic(path, g->point[i].scenario) < 0) {
 			fprintf(stderr, "hetlab sweep: cannot write %s: %s\n", path, strerror(errno));
@@ -224,6 +234,179 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
+/* ---- Slurm: one job array, one task per point ---------------------------------- */
+
+/* Appends 'text' shell-quoted to buf (single quotes). -1 when the text holds a
+ * single quote (refused) or buf is too small. */
+static int sh_quote(char *buf, size_t len, const char *text)
+{
+	if (strchr(text, '\'')) {
+		fprintf(stderr, "hetlab sweep: --slurm: refusing a path with a single quote: %s\n", text);
+		return -1;
+	}
+	size_t off = strlen(buf);
+	if (off + strlen(text) + 3 >= len) {
+		fprintf(stderr, "hetlab sweep: --slurm: path too long: %s\n", text);
+		return -1;
+	}
+	snprintf(buf + off, len - off, " '%s'", text);
+	return 0;
+}
+
+/* Runs argv (execvp, no shell) with stdout (and stderr too when `both`)
+ * read into out. The exit status, 127 when it could not run; -1 when fork
+ * or pipe fails. */
+static int run_capture(char *const *argv, bool both, char *out, size_t outlen)
+{
+	int fd[2];
+	out[0] = '\0';
+	if (pipe(fd) < 0)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		dup2(fd[1], 1);
+		if (both)
+			dup2(fd[1], 2);
+		close(fd[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "hetlab sweep: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd[1]);
+	size_t n = 0;
+	for (;;) {
+		char tmp[512];
+		ssize_t r = read(fd[0], tmp, sizeof tmp);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (ssize_t q = 0; q < r && n + 1 < outlen; q++)
+			out[n++] = tmp[q];
+	}
+	out[n] = '\0';
+	close(fd[0]);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+struct slurm_opts {
+	const char *partition;
+	long max_parallel;      /* 0 = no limit */
+	const char **extra;     /* --sbatch-arg values, in order */
+	size_t nextra;
+	bool wait;
+};
+
+/* Submits the grid as one job array; the job id into id. 0, or -1. */
+static int slurm_submit(const struct sweep_grid *g, const char *exe, const char *file,
+                        const char *traces, long par, const struct slurm_opts *so,
+                        char *id, size_t idlen)
+{
+	char *afile = realpath(file, NULL), *aout = realpath(g->out, NULL);
+	char *atr = traces ? realpath(traces, NULL) : NULL;
+	int rc = -1;
+	char wrap[4 * PATH_MAX + 256] = "exec", array[64], outopt[PATH_MAX + 64];
+	char part[256], ans[4096];
+	const char **av = NULL;
+	if (!afile || !aout || (traces && !atr)) {
+		fprintf(stderr, "hetlab sweep: --slurm: cannot resolve %s: %s\n",
+		        !afile ? file : !aout ? g->out : traces, strerror(errno));
+		goto out;
+	}
+	if (sh_quote(wrap, sizeof wrap, exe) < 0)
+		goto out;
+	strcat(wrap, " sweep");
+	if (sh_quote(wrap, sizeof wrap, afile) < 0)
+		goto out;
+	strcat(wrap, " --out");
+	if (sh_quote(wrap, sizeof wrap, aout) < 0)
+		goto out;
+	if (atr) {
+		strcat(wrap, " --traces");
+		if (sh_quote(wrap, sizeof wrap, atr) < 0)
+			goto out;
+	}
+	size_t off = strlen(wrap);
+	if (par > 1)
+		off += (size_t)snprintf(wrap + off, sizeof wrap - off, " -j %ld", par);
+	snprintf(wrap + off, sizeof wrap - off, " --point \"$SLURM_ARRAY_TASK_ID\"");
+	if (so->max_parallel > 0)
+		snprintf(array, sizeof array, "--array=0-%zu%%%ld", g->npoint - 1, so->max_parallel);
+	else
+		snprintf(array, sizeof array, "--array=0-%zu", g->npoint - 1);
+	snprintf(outopt, sizeof outopt, "--output=%s/slurm-%%A_%%a.out", aout);
+	if (so->partition)
+		snprintf(part, sizeof part, "--partition=%s", so->partition);
+	if (!(av = calloc(so->nextra + 12, sizeof *av))) {
+		fprintf(stderr, "hetlab sweep: out of memory\n");
+		goto out;
+	}
+	size_t n = 0;
+	av[n++] = "sbatch";
+	av[n++] = "--parsable";
+	av[n++] = "--job-name=hetlab-sweep";
+	av[n++] = array;
+	av[n++] = outopt;
+	if (so->partition)
+		av[n++] = part;
+	for (size_t k = 0; k < so->nextra; k++)
+		av[n++] = so->extra[k];
+	av[n++] = "--wrap";
+	av[n++] = wrap;
+	av[n] = NULL;
+	int st = run_capture((char *const *)av, false, ans, sizeof ans);
+	ans[strcspn(ans, ";\n")] = '\0';
+	if (st != 0 || !ans[0] || strspn(ans, "0123456789") != strlen(ans)) {
+		fprintf(stderr, "hetlab sweep: sbatch failed (%s%d)%s%s\n",
+		        st < 0 ? "fork: " : "exit status ", st < 0 ? errno : st, ans[0] ? ": " : "", ans);
+		goto out;
+	}
+	snprintf(id, idlen, "%s", ans);
+	rc = 0;
+out:
+	free(av);
+	free(afile);
+	free(aout);
+	free(atr);
+	return rc;
+}
+
+/* Polls `squeue -h -j ID` every second until the array is gone. 0, or -1
+ * when squeue keeps failing. */
+static int slurm_wait(const char *id)
+{
+	char *av[] = { (char *)"squeue", (char *)"-h", (char *)"-j", (char *)id, NULL };
+	char ans[8192];
+	int bad = 0;
+	for (;;) {
+		int st = run_capture(av, true, ans, sizeof ans);
+		if (st == 0 && ans[strspn(ans, " \t\n")] == '\0')
+			return 0;
+		if (st != 0 && strstr(ans, "Invalid job id"))
+			return 0;   /* already purged */
+		if (st != 0 && ++bad >= 30) {
+			fprintf(stderr, "hetlab sweep: squeue -j %s keeps failing: %s\n", id, ans);
+			return -1;
+		}
+		if (st == 0)
+			bad = 0;
+		struct timespec ts = { 1, 0 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void usage_err(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "hetlab sweep: ");
@@ -231,59 +414,120 @@ static void usage_err(const char *fmt, const char *arg)
 	fprintf(stderr, "\n" USAGE);
 }
 
+/* A non-negative integer option value in [lo, hi]; -1 when bad. */
+static long parse_num(const char *opt, const char *v, long lo, long hi)
+{
+	char *end;
+	if (!v) {
+		usage_err("%s needs a number", opt);
+		return -1;
+	}
+	errno = 0;
+	long x = strtol(v, &end, 10);
+	if (errno || *end || end == v || x < lo || x > hi) {
+		fprintf(stderr, "hetlab sweep: %s: expected an integer in [%ld, %ld], got '%s'\n" USAGE,
+		        opt, lo, hi, v);
+		return -1;
+	}
+	return x;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *traces = NULL;
-	long par = 1;
-	bool dry = false;
+	long par = 1, pointarg = -1;
+	bool dry = false, merge = false, slurm = false, slurm_only = false;
+	struct slurm_opts so = { 0 };
+	const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+	if (!extra) {
+		fprintf(stderr, "hetlab sweep: out of memory\n");
+		return 1;
+	}
+	so.extra = extra;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			printf(USAGE);
+			free(extra);
 			return 0;
 		} else if (strcmp(a, "--dry-run") == 0) {
 			dry = true;
+		} else if (strcmp(a, "--merge") == 0) {
+			merge = true;
+		} else if (strcmp(a, "--slurm") == 0) {
+			slurm = true;
+		} else if (strcmp(a, "--wait") == 0) {
+			so.wait = slurm_only = true;
+		} else if (strcmp(a, "--point") == 0) {
+			if ((pointarg = parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, LONG_MAX - 1)) < 0)
+				goto bad;
+		} else if (strcmp(a, "--max-parallel") == 0) {
+			if ((so.max_parallel = parse_num(a, i + 1 < argc ? argv[++i] : NULL, 1,
+			                                 1000000)) < 0)
+				goto bad;
+			slurm_only = true;
+		} else if (strcmp(a, "--partition") == 0 || strcmp(a, "--sbatch-arg") == 0) {
+			if (i + 1 >= argc) {
+				usage_err("%s needs a value", a);
+				goto bad;
+			}
+			if (a[2] == 'p')
+				so.partition = argv[++i];
+			else
+				extra[so.nextra++] = argv[++i];
+			slurm_only = true;
 		} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
 			const char *v = a[2] && a[1] == 'j' ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-			char *end;
-			if (!v) {
-				usage_err("%s needs a number", a);
-				return 2;
-			}
-			errno = 0;
-			par = strtol(v, &end, 10);
-			if (errno || *end || end == v || par < 1 || par > 1024) {
-				usage_err("-j: expected an integer in [1, 1024], got '%s'", v);
-				return 2;
-			}
+			if ((par = parse_num("-j", v, 1, 1024)) < 0)
+				goto bad;
 		} else if (strcmp(a, "--out") == 0 || strcmp(a, "--traces") == 0) {
 			if (i + 1 >= argc) {
 				usage_err("%s needs a value", a);
-				return 2;
+				goto bad;
 			}
 			*(a[2] == 'o' ? &out : &traces) = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			usage_err("unknown option '%s'", a);
-			return 2;
+			goto bad;
 		} else if (file) {
 			usage_err("one sweep file only (also got '%s')", a);
-			return 2;
+			goto bad;
 		} else {
 			file = a;
 		}
 	}
 	if (!file) {
 		usage_err("%s", "missing SWEEP.json");
-		return 2;
+		goto bad;
+	}
+	if (dry + merge + slurm + (pointarg >= 0) > 1) {
+		usage_err("%s", "--dry-run, --merge, --slurm and --point exclude each other");
+		goto bad;
+	}
+	if (slurm_only && !slurm) {
+		usage_err("%s", "--partition, --max-parallel, --sbatch-arg and --wait need --slurm");
+		goto bad;
 	}
 
 	char err[1024];
 	struct sweep_grid g;
 	if (sweep_load(file, out, &g, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab sweep: %s\n", err);
+		free(extra);
 		return 1;
 	}
 	int rc = 1;
+	size_t only = SIZE_MAX;
+	if (pointarg >= 0) {
+		if ((unsigned long)pointarg >= g.npoint) {
+			fprintf(stderr, "hetlab sweep: %s: --point %ld: the sweep has points 0 to %zu\n",
+			        file, pointarg, g.npoint - 1);
+			sweep_grid_fini(&g);
+			free(extra);
+			return 2;
+		}
+		only = (size_t)pointarg;
+	}
 	size_t nrun = g.npoint * g.nseed, ndone = 0, nq = 0, nfailed = 0;
 	struct sweep_result *res = calloc(nrun, sizeof *res);
 	bool *have = calloc(nrun, sizeof *have);
@@ -312,7 +556,7 @@ int cmd_sweep(int argc, char **argv)
 			if (sweep_result_load(j->db, i, g.seed[s], &res[k], lerr, sizeof lerr) == 0) {
 				have[k] = true;
 				ndone++;
-			} else {
+			} else if (only == SIZE_MAX || i == only) {
 				queue[nq++] = k;
 			}
 		}
@@ -334,12 +578,24 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 
-	if (make_dirs(g.out) < 0) {
-		fprintf(stderr, "hetlab sweep: cannot create %s: %s\n", g.out, strerror(errno));
-		goto out;
+	if (merge) {
+		struct stat sb;
+		if (stat(g.out, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+			fprintf(stderr, "hetlab sweep: --merge: %s: no such directory, nothing to merge\n",
+			        g.out);
+			goto out;
+		}
+		if (prepare_points(&g, SIZE_MAX, false) < 0)
+			goto out;
+		nq = 0;   /* nothing runs */
+	} else {
+		if (make_dirs(g.out) < 0) {
+			fprintf(stderr, "hetlab sweep: cannot create %s: %s\n", g.out, strerror(errno));
+			goto out;
+		}
+		if (prepare_points(&g, only, true) < 0)
+			goto out;
 	}
-	if (prepare_points(&g) < 0)
-		goto out;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n < 0) {
@@ -347,9 +603,34 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	exe[n] = '\0';
-	fprintf(stderr, "hetlab sweep: %s: %zu points x %zu seeds = %zu runs, %zu already done, "
-	        "running %zu, %ld at a time -> %s\n", file, g.npoint, g.nseed, nrun, ndone, nq, par,
-	        g.out);
+
+	if (slurm) {
+		char id[64];
+		if (slurm_submit(&g, exe, file, traces, par, &so, id, sizeof id) < 0)
+			goto out;
+		printf("hetlab sweep: %s: submitted job array %s: %zu points x %zu seeds = %zu runs, "
+		       "%zu already done -> %s\n", file, id, g.npoint, g.nseed, nrun, ndone, g.out);
+		if (!so.wait) {
+			printf("when it is done: hetlab sweep %s --out %s --merge\n", file, g.out);
+			rc = 0;
+			goto out;
+		}
+		fflush(stdout);
+		if (slurm_wait(id) < 0)
+			goto out;
+		fprintf(stderr, "hetlab sweep: job array %s is done, merging\n", id);
+		nq = 0;
+		merge = true;
+	} else if (!merge) {
+		if (only == SIZE_MAX)
+			fprintf(stderr, "hetlab sweep: %s: %zu points x %zu seeds = %zu runs, %zu already "
+			        "done, running %zu, %ld at a time -> %s\n", file, g.npoint, g.nseed, nrun,
+			        ndone, nq, par, g.out);
+		else
+			fprintf(stderr, "hetlab sweep: %s: point %zu of %zu: %zu seeds, %zu already done, "
+			        "running %zu, %ld at a time -> %s\n", file, only, g.npoint, g.nseed,
+			        g.nseed - nq, nq, par, g.out);
+	}
 
 	size_t next = 0, running = 0, finished = 0;
 	while (next < nq || running > 0) {
@@ -410,6 +691,34 @@ int cmd_sweep(int argc, char **argv)
 		        res[k].status == SWEEP_OK ? "ok" : res[k].note, since(&j->t0));
 	}
 
+	if (only != SIZE_MAX) {
+		/* One point of a distributed sweep: no summary (--merge writes it). */
+		fprintf(stderr, "hetlab sweep: %s: point %zu: %zu runs, %zu ok, %zu failed -> %s\n",
+		        file, only, g.nseed, g.nseed - nfailed, nfailed, g.out);
+		rc = nfailed ? 1 : 0;
+		goto out;
+	}
+	if (merge) {
+		/* Every run without a finished database is recorded as failed. */
+		for (size_t k = 0; k < nrun; k++) {
+			if (have[k])
+				continue;
+			char lerr[512], note[640];
+			if (sweep_result_load(jobs[k].db, jobs[k].point, jobs[k].seed, &res[k], lerr,
+			                      sizeof lerr) == 0) {
+				have[k] = true;   /* finished since the start (--slurm --wait) */
+				continue;
+			}
+			snprintf(note, sizeof note, "not finished: %s", lerr);
+			if (sweep_result_failed(&res[k], jobs[k].point, jobs[k].seed, -1, note) < 0) {
+				fprintf(stderr, "hetlab sweep: out of memory\n");
+				goto out;
+			}
+			have[k] = true;
+			nfailed++;
+		}
+	}
+
 	char created[32], sumpath[PATH_MAX + 16];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -439,5 +748,9 @@ out:
 	free(have);
 	free(res);
 	sweep_grid_fini(&g);
+	free(extra);
 	return rc;
+bad:
+	free(extra);
+	return 2;
 }
