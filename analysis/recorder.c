@@ -49,7 +49,11 @@ static const char schema_sql[] =
 	"CREATE TABLE sample("
 	" t_us INTEGER NOT NULL, cores_alloc INTEGER, cores_total INTEGER,"
 	" gpus_alloc INTEGER, gpus_total INTEGER, pending INTEGER, running INTEGER,"
-	" power_w REAL);\n";
+	" power_w REAL);\n"
+	"CREATE TABLE rack("
+	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, cap_w REAL, cooling TEXT, nodes INTEGER);\n"
+	"CREATE TABLE rack_sample("
+	" t_us INTEGER NOT NULL, rack INTEGER NOT NULL, power_w REAL);\n";
 
 static const char event_sql[] =
 	"INSERT INTO event(seq, t_us, kind, job, node, state, detail)"
@@ -63,6 +67,10 @@ static const char job_sql[] =
 static const char sample_sql[] =
 	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
 	" pending, running, power_w) VALUES(?,?,?,?,?,?,?,?)";
+static const char rack_sample_sql[] =
+	"INSERT INTO rack_sample(t_us, rack, power_w) VALUES(?,?,?)";
+static const char rack_sql[] =
+	"INSERT INTO rack(id, name, cap_w, cooling, nodes) VALUES(?,?,?,?,?)";
 static const char node_sql[] =
 	"INSERT INTO node(id, name, rack, type, cores, gpus, gpu_model, mem_mib)"
 	" VALUES(?,?,?,?,?,?,?,?)";
@@ -79,7 +87,7 @@ struct strbuf {
 
 struct recorder {
 	sqlite3 *db;
-	sqlite3_stmt *st_event, *st_job, *st_sample;
+	sqlite3_stmt *st_event, *st_job, *st_sample, *st_rack_sample;
 	char *path;             /* the final file */
 	char *tmp;              /* where it is written until recorder_finish */
 	int64_t seq;            /* last event row's seq */
@@ -405,6 +413,13 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 	sqlite3_bind_double(st, 8, smp->power_w);
 	if (step_insert(r, st, "writing a sample row") == 0)
 		r->nsamples++;
+	for (int32_t k = 0; k < smp->nracks && smp->rack_power_w && !r->failed; k++) {
+		sqlite3_stmt *rs = r->st_rack_sample;
+		sqlite3_bind_int64(rs, 1, smp->t);
+		sqlite3_bind_int(rs, 2, k);
+		sqlite3_bind_double(rs, 3, smp->rack_power_w[k]);
+		step_insert(r, rs, "writing a rack sample row");
+	}
 }
 
 /* ---- open / finish / abort ----------------------------------------------- */
@@ -424,7 +439,8 @@ static int rec_close(struct recorder *r)
 	sqlite3_finalize(r->st_event);
 	sqlite3_finalize(r->st_job);
 	sqlite3_finalize(r->st_sample);
-	r->st_event = r->st_job = r->st_sample = NULL;
+	sqlite3_finalize(r->st_rack_sample);
+	r->st_event = r->st_job = r->st_sample = r->st_rack_sample = NULL;
 	int rc = SQLITE_OK;
 	if (r->db) {
 		rc = sqlite3_close(r->db);
@@ -492,7 +508,8 @@ struct recorder *recorder_open(const char *path, char *err, size_t errlen)
 		goto fail_schema;
 	if (sqlite3_prepare_v3(r->db, event_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_event, NULL) ||
 	    sqlite3_prepare_v3(r->db, job_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_job, NULL) ||
-	    sqlite3_prepare_v3(r->db, sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_sample, NULL)) {
+	    sqlite3_prepare_v3(r->db, sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_sample, NULL) ||
+	    sqlite3_prepare_v3(r->db, rack_sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_rack_sample, NULL)) {
 		rec_fail_db(r, "preparing inserts");
 		goto fail_schema;
 	}
@@ -528,6 +545,21 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 		                         ? cl->cat.gpus[n->gpu_model].name : NULL);
 		sqlite3_bind_int64(st, 8, n->mem_mib);
 		step_insert(r, st, "writing a node row");
+	}
+	sqlite3_finalize(st);
+	if (r->failed || sqlite3_prepare_v2(r->db, rack_sql, -1, &st, NULL) != SQLITE_OK) {
+		if (!r->failed)
+			rec_fail_db(r, "preparing rack rows");
+		return;
+	}
+	for (int32_t k = 0; k < cl->nracks && !r->failed; k++) {
+		const struct rack *rk = &cl->racks[k];
+		sqlite3_bind_int(st, 1, k);
+		sqlite3_bind_text(st, 2, rk->name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 3, rk->cap_w);
+		sqlite3_bind_text(st, 4, rk->cooling == COOL_LIQUID ? "liquid" : "air", -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 5, rk->nnodes);
+		step_insert(r, st, "writing a rack row");
 	}
 	sqlite3_finalize(st);
 }

@@ -187,9 +187,8 @@ static int sample_figs(struct rp_ctx *c)
 		                       .extra = "set yrange [0:*]\nset xrange [0:*]\nset key below" };
 		if (plot_xy(c->dir, &fp, PLOT_LINES, 1, &sp, c->err, c->errlen) != 0)
 			goto out;
-		add_fig(c, "power", "Modelled IT power of the whole cluster, per monitoring sample. "
-		        "The racks' power capacities are not in the run database yet, so no cap "
-		        "line is drawn.");
+		add_fig(c, "power", "Modelled IT power of the whole cluster, per monitoring sample "
+		        "(each rack against its cap is in the rack power figure).");
 	}
 	ret = 0;
 	goto out;
@@ -204,6 +203,88 @@ out:
 	free(run.v);
 	free(pw.v);
 	free(pwt.v);
+	return ret;
+}
+
+/* ---- rack power against capacity ------------------------------------------ */
+
+enum { TOP_RACKS = 8 };
+
+/* Each rack's modelled power as a share of its capacity over time, for the
+ * racks that come closest to their cap, with the 90 % warning level and the
+ * cap marked. Skipped (with a note) when the file has no rack samples. */
+static int rack_fig(struct rp_ctx *c)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = -1, nr = 0;
+	struct vec t[TOP_RACKS] = { { 0 } }, y[TOP_RACKS] = { { 0 } };
+	int id[TOP_RACKS];
+	char names[TOP_RACKS][64];
+	double span = 0;
+	/* The racks with the highest peak share of their cap. */
+	if (sqlite3_prepare_v2(c->db,
+	        "SELECT r.id, r.name, max(s.power_w) / r.cap_w AS peak FROM rack r"
+	        " JOIN rack_sample s ON s.rack = r.id WHERE r.cap_w > 0"
+	        " GROUP BY r.id ORDER BY peak DESC, r.id LIMIT 8", -1, &st, NULL) != SQLITE_OK) {
+		add_note(c, "No rack power figure: the file has no rack tables (written by an older hetlab).");
+		sqlite3_finalize(st);
+		return 0;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW && nr < TOP_RACKS) {
+		id[nr] = sqlite3_column_int(st, 0);
+		snprintf(names[nr], sizeof names[nr], "%s", (const char *)sqlite3_column_text(st, 1));
+		nr++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (nr == 0)
+		return 0;
+	if (sqlite3_prepare_v2(c->db,
+	        "SELECT s.t_us, s.power_w / r.cap_w * 100 FROM rack_sample s JOIN rack r ON r.id = s.rack"
+	        " WHERE s.rack = ? ORDER BY s.t_us", -1, &st, NULL) != SQLITE_OK) {
+		fail_db(c, "reading rack samples");
+		return -1;
+	}
+	for (int k = 0; k < nr; k++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int(st, 1, id[k]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			double ts = (double)sqlite3_column_int64(st, 0) / 1e6;
+			if (vec_push(&t[k], ts) || vec_push(&y[k], sqlite3_column_double(st, 1)))
+				goto nomem;
+			if (ts > span)
+				span = ts;
+		}
+	}
+	struct tunit u = tunit_for(span);
+	struct plot_series s[TOP_RACKS];
+	for (int k = 0; k < nr; k++) {
+		for (int64_t i = 0; i < t[k].n; i++)
+			t[k].v[i] /= u.div_s;
+		s[k] = (struct plot_series){ .title = names[k], .n = t[k].n, .x = t[k].v, .y = y[k].v };
+	}
+	struct plot_fig f = { .name = "rack_power", .title = "Rack power against its capacity",
+	                      .xlabel = u.label, .ylabel = "modelled power (% of the rack's cap)",
+	                      .extra = "set yrange [0:*]\nset xrange [0:*]\nset key below\n"
+	                               "set arrow from graph 0, first 90 to graph 1, first 90 nohead dt 2\n"
+	                               "set arrow from graph 0, first 100 to graph 1, first 100 nohead lw 2\n"
+	                               "set label 'warning 90 %' at graph 0.01, first 92\n"
+	                               "set label 'cap' at graph 0.01, first 102" };
+	if (plot_xy(c->dir, &f, PLOT_STEPS, nr, s, c->err, c->errlen) != 0)
+		goto out;
+	add_fig(c, "rack_power", "Each rack's modelled IT power as a share of its capacity, per "
+	        "monitoring sample, for the racks that come closest to their cap (at most 8); the "
+	        "dashed line is the 90 % warning level, the thick one the cap.");
+	ret = 0;
+	goto out;
+nomem:
+	failf(c, "out of memory");
+out:
+	sqlite3_finalize(st);
+	for (int k = 0; k < TOP_RACKS; k++) {
+		free(t[k].v);
+		free(y[k].v);
+	}
 	return ret;
 }
 
@@ -455,7 +536,7 @@ int runplot_write(const char *db, const char *dir, struct runplot_set *set, char
 	}
 	if (check_db(&c) < 0 || plot_mkdir(dir, err, errlen) < 0)
 		goto out;
-	if (sample_figs(&c) < 0 || wait_cdf(&c) < 0 || tenant_figs(&c) < 0)
+	if (sample_figs(&c) < 0 || rack_fig(&c) < 0 || wait_cdf(&c) < 0 || tenant_figs(&c) < 0)
 		goto out;
 	add_note(&c, "No temperature heat map: the model does not produce temperatures yet.");
 	ret = 0;

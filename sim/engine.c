@@ -61,7 +61,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->cap_pending = njobs + 1;
 	s->pending = malloc((size_t)s->cap_pending * sizeof *s->pending);
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
-	if (!s->pending || !s->running || evq_init(&s->q, (size_t)njobs + 16))
+	s->rack_w = calloc((size_t)s->cl.nracks + 1, sizeof *s->rack_w);
+	if (!s->pending || !s->running || !s->rack_w || evq_init(&s->q, (size_t)njobs + 16))
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
@@ -85,6 +86,8 @@ void sim_fini(struct sim *s)
 	free(s->truth);
 	free(s->pending);
 	free(s->running);
+	free(s->rack_w);
+	s->rack_w = NULL;
 	evq_fini(&s->q);
 	s->jobs = NULL;
 	s->truth = NULL;
@@ -212,13 +215,19 @@ static void handle_sample(struct sim *s)
 		.pending = s->npending,
 		.running = s->nrunning,
 	};
+	for (int32_t k = 0; k < s->cl.nracks; k++)
+		s->rack_w[k] = 0;
 	if (s->probe && s->probe->node) {
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			struct probe_node pn;
-			if (s->probe->node(s->probe_ctx, s, i, &pn) == 0)
+			if (s->probe->node(s->probe_ctx, s, i, &pn) == 0) {
 				smp.power_w += pn.power_w;
+				s->rack_w[s->cl.nodes[i].rack] += pn.power_w;
+			}
 		}
 	}
+	smp.rack_power_w = s->rack_w;
+	smp.nracks = s->cl.nracks;
 	s->rec.sample(s->rec.ctx, &smp);
 next:
 	/* Sample on while anything can still happen: a job running, one yet to

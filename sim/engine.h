@@ -71,6 +71,8 @@ struct sim_sample {
 	int64_t gpus_alloc, gpus_total;
 	int32_t pending, running;
 	double power_w;         /* IT power from the probes */
+	const double *rack_power_w;   /* per rack (cl.racks order), nracks entries */
+	int32_t nracks;
 };
 
 struct sim_recorder {
@@ -115,6 +117,7 @@ struct sim {
 	const struct probe_ops *probe;
 	void *probe_ctx;
 	struct sim_recorder rec;
+	double *rack_w;              /* per-rack power of the sample being taken */
 	char err[512];
 };
 

@@ -118,6 +118,8 @@ for pol in fcfs easy conservative; do
 			UNION ALL SELECT end_us t, 0 o, -gpus d FROM job WHERE start_us IS NOT NULL))")
 		check_eq "guian $pol: GPUs within capacity" "$([ "$gpeak" -le "$(q "$db" 'SELECT total_gpus FROM run')" ] && echo yes)" yes
 		golden "guian-$pol" "$db"
+		check_eq "guian $pol: rack power sampled per rack" \
+			"$(q "$db" 'SELECT count(*) FROM rack')|$(q "$db" 'SELECT count(*) = 8 * (SELECT count(*) FROM sample) FROM rack_sample')|$(q "$db" 'SELECT abs(sum(r.power_w) - s.power_w) < 1e-6 * s.power_w FROM rack_sample r JOIN sample s ON s.t_us = r.t_us GROUP BY s.t_us ORDER BY s.t_us LIMIT 1')" "8|1|1"
 	else
 		bad "guian $pol: run"
 	fi
