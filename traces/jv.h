@@ -34,6 +34,9 @@ int jv_int(struct jv *v, const json_t *o, const char *path, const char *key, boo
 int jv_str(struct jv *v, const json_t *o, const char *path, const char *key, bool required,
            char *out, size_t len);
 int jv_bool(struct jv *v, const json_t *o, const char *path, const char *key, bool *out);
+/* Parses the JSON file at path (duplicate keys refused); NULL with
+ * "path:LINE:COL: message" (or "path: message") in err. */
+json_t *jv_load_file(const char *path, char *err, size_t errlen);
 /* The array at o.key, or NULL (absent, or not an array: then v has failed). */
 json_t *jv_array(struct jv *v, const json_t *o, const char *path, const char *key, bool required);
 

@@ -24,35 +24,6 @@ static const char *const plan_keys[] = { "description", "scenario", "seeds", "ou
 static const char *const var_keys[] = { "path", "min", "max", "cost", NULL };
 static const char *const target_keys[] = { "metric", "max", "min", NULL };
 
-/* dir/rel, or rel when it is absolute. */
-static char *join(const char *dir, const char *rel)
-{
-	char *s;
-	if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0)
-		s = strdup(rel);
-	else if (asprintf(&s, "%s/%s", dir, rel) < 0)
-		s = NULL;
-	return s;
-}
-
-/* Makes a relative file path at obj.key absolute against base. */
-static int absolutize(json_t *root, const char *obj, const char *key, const char *base)
-{
-	json_t *o = json_object_get(root, obj);
-	json_t *s = json_is_object(o) ? json_object_get(o, key) : NULL;
-	if (!json_is_string(s))
-		return 0;
-	const char *v = json_string_value(s);
-	if (v[0] == '/' || strncmp(v, "$TRACES/", 8) == 0 || !v[0])
-		return 0;
-	char *abs;
-	if (asprintf(&abs, "%s/%s", base, v) < 0)
-		return -1;
-	int r = json_object_set_new(o, key, json_string(abs));
-	free(abs);
-	return r;
-}
-
 /* Sets *text = doc with jpath = value (JSON text), replacing *text. */
 static int apply(struct jv *v, const char *where, char **text, const char *jpath,
                  const char *value)
@@ -188,14 +159,8 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 	dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
 	if (!dir || !(s->file = strdup(path)))
 		goto nomem;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			snprintf(err, errlen, "%s: %s", path, je.text);
-		else
-			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if (!(root = jv_load_file(path, err, errlen)))
 		goto out;
-	}
 	if (jv_object(&v, root, "$", plan_keys))
 		goto out;
 	json_t *d = json_object_get(root, "description");
@@ -213,7 +178,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		goto out;
 	if (!json_object_get(root, "out"))
 		snprintf(obuf, sizeof obuf, "plan-out");
-	if (!(s->out = out ? strdup(out) : join(dir, obuf)))
+	if (!(s->out = out ? strdup(out) : sweep_join(dir, obuf)))
 		goto nomem;
 
 	/* The scenario and the directory its relative paths hang from. */
@@ -222,7 +187,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 			jv_fail(&v, "$.scenario", "expected a file name, got \"\"");
 			goto out;
 		}
-		if (!(scnfile = join(dir, sbuf)))
+		if (!(scnfile = sweep_join(dir, sbuf)))
 			goto nomem;
 		scn = json_load_file(scnfile, JSON_REJECT_DUPLICATES, &je);
 		if (!scn) {
@@ -253,8 +218,8 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		jv_fail(&v, "$.scenario", "not a JSON object");
 		goto out;
 	}
-	if (absolutize(scn, "workload", "trace", base) ||
-	    absolutize(scn, "from_inventory", "file", base) ||
+	if (sweep_absolutize(scn, "workload", "trace", base) ||
+	    sweep_absolutize(scn, "from_inventory", "file", base) ||
 	    !(s->scenario = json_dumps(scn, JSON_SORT_KEYS | JSON_INDENT(1) | JSON_REAL_PRECISION(15))))
 		goto nomem;
 

@@ -447,7 +447,6 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 {
 	struct jv v = { .err = err, .errlen = errlen };
 	json_t *root = NULL;
-	json_error_t je;
 	memset(sc, 0, sizeof *sc);
 	cluster_init(&sc->cl);
 	if (path) {
@@ -457,14 +456,8 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 			snprintf(sc->dir, sizeof sc->dir, "%.*s", (int)(slash - path), path);
 		else
 			snprintf(sc->dir, sizeof sc->dir, ".");
-		root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-		if (!root) {
-			if (je.line <= 0)
-				snprintf(err, errlen, "%s: %s", path, je.text);
-			else
-				snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+		if (!(root = jv_load_file(path, err, errlen)))
 			goto fail;
-		}
 	} else {
 		snprintf(sc->file, sizeof sc->file, "scenarios/guian.json (embedded)");
 		snprintf(sc->dir, sizeof sc->dir, ".");

@@ -320,7 +320,7 @@ static const char *const sweep_keys[] = { "description", "scenario", "seeds", "o
 	NULL };
 
 /* dir/rel, or rel when it is absolute. */
-static char *join(const char *dir, const char *rel)
+char *sweep_join(const char *dir, const char *rel)
 {
 	char *s;
 	if (rel[0] == '/' || !dir[0] || strcmp(dir, ".") == 0)
@@ -331,7 +331,7 @@ static char *join(const char *dir, const char *rel)
 }
 
 /* Makes a relative file path at obj.key absolute against base. */
-static int absolutize(json_t *root, const char *obj, const char *key, const char *base)
+int sweep_absolutize(json_t *root, const char *obj, const char *key, const char *base)
 {
 	json_t *o = json_object_get(root, obj);
 	json_t *s = json_is_object(o) ? json_object_get(o, key) : NULL;
@@ -391,14 +391,8 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
 	if (!dir || !(g->file = strdup(path)))
 		goto nomem;
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			failf(err, errlen, "%s: %s", path, je.text);
-		else
-			failf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	if (!(root = jv_load_file(path, err, errlen)))
 		goto out;
-	}
 	if (jv_object(&v, root, "$", sweep_keys))
 		goto out;
 	json_t *d = json_object_get(root, "description");
@@ -425,7 +419,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 			jv_fail(&v, "$.scenario", "expected a file name, got \"\"");
 			goto out;
 		}
-		if (!(g->scenario = join(dir, sbuf)))
+		if (!(g->scenario = sweep_join(dir, sbuf)))
 			goto nomem;
 		scn = json_load_file(g->scenario, JSON_REJECT_DUPLICATES, &je);
 		if (!scn) {
@@ -461,7 +455,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 		      g->scenario ? g->scenario : "the scenario");
 		goto out;
 	}
-	if (!(g->out = out ? strdup(out) : join(dir, obuf)))
+	if (!(g->out = out ? strdup(out) : sweep_join(dir, obuf)))
 		goto nomem;
 
 	/* Parameters: check every path with every value against the scenario. */
@@ -540,8 +534,8 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 				goto out;
 			}
 		}
-		if (absolutize(doc, "workload", "trace", base) ||
-		    absolutize(doc, "from_inventory", "file", base) ||
+		if (sweep_absolutize(doc, "workload", "trace", base) ||
+		    sweep_absolutize(doc, "from_inventory", "file", base) ||
 		    !(g->point[i].scenario = dump_text(doc, true))) {
 			json_decref(doc);
 			goto nomem;

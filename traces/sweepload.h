@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "analysis/sweep.h"
 
 /* Loads `path` into g (caller-owned storage, emptied by sweep_grid_fini).
@@ -30,5 +32,11 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
  * 0, or -1 with a message. */
 int sweep_apply(const char *label, const char *doc, const char *jpath, const char *value,
                 char **out, char *err, size_t errlen);
+
+/* Shared with the plan loader: dir/rel (rel when absolute or dir is "."),
+ * malloc'd; and making a relative path at root.obj.key absolute against
+ * base (paths under $TRACES/ are left alone). */
+char *sweep_join(const char *dir, const char *rel);
+int sweep_absolutize(json_t *root, const char *obj, const char *key, const char *base);
 
 #endif

@@ -356,15 +356,9 @@ int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t e
 {
 	struct jv v = { .file = path, .err = err, .errlen = errlen };
 	struct catalog cat;
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			snprintf(err, errlen, "%s: %s", path, je.text);
-		else
-			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+	json_t *root = jv_load_file(path, err, errlen);
+	if (!root)
 		return -1;
-	}
 	int rc = -1;
 	if (catalog_load_builtin(&cat, err, errlen) == 0) {
 		rc = synth_load_json(&v, &cat, root, "$", out);
