@@ -1,6 +1,7 @@
 /* recorder — the SQLite results file. See recorder.h; the schema is
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
+#include "sim/mig.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -39,7 +40,8 @@ static const char schema_sql[] =
 	" walltime_s REAL, nodes INTEGER, cores INTEGER, gpus INTEGER,"
 	" mem_mib INTEGER, req_cores INTEGER, req_gpus INTEGER, node_list TEXT,"
 	" preemptions INTEGER,"
-	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER);\n"
+	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER,"
+	" reason TEXT, gpu_model TEXT, gpu_share TEXT);\n"
 	"CREATE TABLE event("
 	" seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
 	" job INTEGER, node INTEGER, state TEXT, detail TEXT);\n"
@@ -62,8 +64,8 @@ static const char job_sql[] =
 	"INSERT INTO job(id, trace_id, class, tenant, grp, queue, state,"
 	" submit_s, start_s, end_s, wait_s, run_s, walltime_s, nodes, cores, gpus,"
 	" mem_mib, req_cores, req_gpus, node_list, preemptions,"
-	" submit_us, start_us, end_us, walltime_us)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" submit_us, start_us, end_us, walltime_us, reason, gpu_model, gpu_share)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sample_sql[] =
 	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
 	" pending, running, power_w) VALUES(?,?,?,?,?,?,?,?)";
@@ -385,6 +387,17 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	bind_time_us(st, k++, j->start_us);
 	bind_time_us(st, k++, ended ? j->end_us : -1);
 	bind_time_us(st, k++, j->walltime_us);
+	bind_text_or_null(st, k++, j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
+	const struct node *n0 = parts ? &s->cl.nodes[parts[0].node] : NULL;
+	bind_text_or_null(st, k++, n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
+	char share[32] = "";
+	if (parts && parts[0].milli > 0)
+		snprintf(share, sizeof share, "%dm", parts[0].milli);
+	else if (parts && parts[0].mig_profile >= 0 && parts[0].gpus && s->cl.gpu &&
+	         __builtin_ctzll(parts[0].gpus) < n0->mig_cards && s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig)
+		snprintf(share, sizeof share, "%s",
+		         s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig->card->profiles[parts[0].mig_profile].name);
+	bind_text_or_null(st, k++, share[0] ? share : NULL);
 	assert(k - 1 == sqlite3_bind_parameter_count(st));
 	if (step_insert(r, st, "writing a job row") == 0)
 		r->njobs++;

@@ -2,7 +2,9 @@
  * the names a scenario's node types use, with the figures the models read.
  * --mig [CARD] lists the MIG geometry instead (docs/catalog.md "MIG
  * geometry"): each MIG-capable card's GPU-instance profiles, and for one
- * CARD its source and its number of full layouts. */
+ * CARD its source and its number of full layouts. --speed prints the GPUs'
+ * relative-speed table by job class and precision instead (docs/catalog.md
+ * "Speed table"); --json always carries it, as "speed" of each GPU. */
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,7 +15,51 @@
 #include "traces/migload.h"
 #include "traces/scenario.h"
 
-#define CATALOG_USAGE "usage: hetlab catalog [--json] [--mig [CARD]]\n"
+#define CATALOG_USAGE "usage: hetlab catalog [--json] [--speed | --mig [CARD]]\n"
+
+/* A GPU's speed table: {"training": {"fp16": x, "fp8": y, "fp32": z}, ...};
+ * null for a cell the catalog leaves out (rel_speed applies there). */
+static json_t *speed_json(const struct gpu_model *g)
+{
+	json_t *o = json_object();
+	for (int c = 0; c < JOB_NCLASS; c++) {
+		json_t *row = json_object();
+		for (int p = 0; p < PREC_N; p++)
+			json_object_set_new(row, precision_name((enum precision)p),
+			                    g->speed[c][p] > 0 ? json_real(g->speed[c][p]) : json_null());
+		json_object_set_new(o, job_class_name((enum job_class)c), row);
+	}
+	return o;
+}
+
+/* hetlab catalog --speed: models x class/precision. */
+static void print_speed(const struct catalog *cat)
+{
+	printf("GPU relative speed by job class and precision (A100-SXM-80GB = 1; \"-\": not given,\n"
+	       "rel_speed applies; on a card without FP8 an fp8 job runs in fp16)\n");
+	printf("  %-16s", "");
+	for (int c = 0; c < JOB_NCLASS; c++)   /* each class spans three 6-wide columns */
+		printf(c < JOB_NCLASS - 1 ? " %-17s" : " %s", job_class_name((enum job_class)c));
+	printf("\n  %-16s", "name");
+	for (int c = 0; c < JOB_NCLASS; c++)
+		for (int p = 0; p < PREC_N; p++)
+			printf(" %5s", precision_name((enum precision)p));
+	putchar('\n');
+	for (int i = 0; i < cat->ngpus; i++) {
+		const struct gpu_model *g = &cat->gpus[i];
+		printf("  %-16s", g->name);
+		for (int c = 0; c < JOB_NCLASS; c++)
+			for (int p = 0; p < PREC_N; p++) {
+				if (g->speed[c][p] > 0)
+					printf(" %5.3g", g->speed[c][p]);
+				else
+					printf(" %5s", "-");
+			}
+		putchar('\n');
+	}
+	printf("\nSources of every figure: docs/catalog.md (Speed table) and each entry's \"speed_source\"\n"
+	       "in scenarios/catalog/gpus.json.\n");
+}
 
 static int print_json(const struct catalog *cat)
 {
@@ -24,6 +70,7 @@ static int print_json(const struct catalog *cat)
 		    "name", g->name, "vendor_name", g->vendor_name, "mem_gib", (double)g->mem_mib / 1024,
 		    "tdp_w", g->tdp_w, "idle_w", g->idle_w, "fp16_tflops", g->fp16_tflops,
 		    "fp8_tflops", g->fp8_tflops, "rel_speed", g->rel_speed, "mig", g->mig, "source", g->source));
+		json_object_set_new(json_array_get(gpus, json_array_size(gpus) - 1), "speed", speed_json(g));
 	}
 	for (int i = 0; i < cat->ncpus; i++) {
 		const struct cpu_model *c = &cat->cpus[i];
@@ -133,11 +180,13 @@ static int print_mig(const char *only, bool as_json)
 
 int cmd_catalog(int argc, char **argv)
 {
-	bool as_json = false, mig = false;
+	bool as_json = false, mig = false, speed = false;
 	const char *mig_card = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			as_json = true;
+		} else if (strcmp(argv[i], "--speed") == 0) {
+			speed = true;
 		} else if (strcmp(argv[i], "--mig") == 0) {
 			mig = true;
 			if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
@@ -146,6 +195,10 @@ int cmd_catalog(int argc, char **argv)
 			fprintf(stderr, "hetlab catalog: unknown argument '%s'\n" CATALOG_USAGE, argv[i]);
 			return 2;
 		}
+	}
+	if (mig && speed) {
+		fprintf(stderr, "hetlab catalog: --speed and --mig are exclusive\n" CATALOG_USAGE);
+		return 2;
 	}
 	if (mig)
 		return print_mig(mig_card, as_json);
@@ -158,6 +211,8 @@ int cmd_catalog(int argc, char **argv)
 	int rc = 0;
 	if (as_json) {
 		rc = print_json(&cat);
+	} else if (speed) {
+		print_speed(&cat);
 	} else {
 		printf("GPUs (per card; FP16/FP8 dense tensor TFLOPS; speed relative to A100-SXM-80GB)\n");
 		printf("  %-16s %7s %7s %7s %8s %8s %6s %4s\n", "name", "mem GiB", "TDP W", "idle W",

@@ -1,8 +1,10 @@
-/* hetlab policies — lists the registered policies and their parameters. */
+/* hetlab policies — lists the registered policies and their parameters, the
+ * placement strategies, and the FGD-paper GPU-sharing scores. */
 #include <stdio.h>
 
 #include "cli/cmd.h"
 #include "policies/gpushare.h"
+#include "policies/placement.h"
 #include "policies/policy.h"
 
 int cmd_policies(int argc, char **argv)
@@ -21,6 +23,10 @@ int cmd_policies(int argc, char **argv)
 			printf("    %-18s default %-8g %s\n", p->name, p->def, p->doc);
 		}
 	}
+	printf("\nPlacement strategies (with any queue discipline; scenario \"placement\" or --placement S):\n\n");
+	const struct placement_ops *const *pl = placement_all();
+	for (int i = 0; pl[i]; i++)
+		printf("%-14s %s\n", pl[i]->name, pl[i]->summary);
 	printf("\nGPU-sharing placement scores (hetlab frag --policies LIST; docs/policies.md):\n\n");
 	for (int i = 0; gpushare_table[i]; i++)
 		printf("%-14s %s (%s)\n", gpushare_table[i]->name, gpushare_table[i]->summary,

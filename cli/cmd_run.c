@@ -19,6 +19,7 @@
 #define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
               "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
               "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n" \
+              "                  [--placement STRATEGY] [--label-blind]\n" \
               "       hetlab run [SCENARIO] --seeds A-B --out DIR [options]\n"
 
 struct progress {
@@ -108,6 +109,8 @@ static int policy_params(const struct policy_ops *pol, const struct scenario *sc
 static int run_single(int argc, char **argv)
 {
 	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
+	const char *placement = NULL;
+	bool label_blind = false;
 	char **params = calloc((size_t)argc + 1, sizeof *params);
 	char **cscales = calloc((size_t)argc + 1, sizeof *cscales);
 	int ncscales = 0;
@@ -136,6 +139,7 @@ static int run_single(int argc, char **argv)
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--lenient") == 0) { lenient = true; continue; }
 		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { quiet = true; continue; }
+		if (strcmp(a, "--label-blind") == 0) { label_blind = true; continue; }
 		if (a[0] == '-' && a[1]) {
 			if (!val) {
 				fprintf(stderr, "hetlab run: %s needs a value\n" USAGE, a);
@@ -145,6 +149,7 @@ static int run_single(int argc, char **argv)
 			}
 			i++;
 			if (strcmp(a, "--policy") == 0) policy = val;
+			else if (strcmp(a, "--placement") == 0) placement = val;
 			else if (strcmp(a, "--trace") == 0) trace = val;
 			else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) out = val;
 			else if (strcmp(a, "--traces") == 0) traces = val;
@@ -260,8 +265,21 @@ static int run_single(int argc, char **argv)
 	}
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
+	if (trace && sc.workload == SCN_SYNTH)
+		sc.speed_model = false;   /* a trace given on the command line replays as recorded */
+	if (cluster_bind_workload(&sc.cl, w.str, w.nstr, w.jobs, w.n, err, sizeof err)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s", tpath[0] ? tpath : sc.file, err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
+	if (placement)
+		snprintf(sc.place.strategy, sizeof sc.place.strategy, "%s", placement);
+	if (label_blind)
+		sc.place.label_blind = true;
 
-	struct policy_env env = { .cl = &sc.cl, .njobs = w.n };
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .placement = sc.place.strategy,
+	                          .label_blind = sc.place.label_blind, .seed = sc.seed };
 	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);
@@ -275,6 +293,7 @@ static int run_single(int argc, char **argv)
 		.sample_every_us = sc.sample_every_us,
 		.horizon_us = sc.horizon_us,
 		.keep_overruns = !sc.enforce_walltime,
+		.speed_model = sc.speed_model,
 		.progress = show_progress,
 		.progress_ctx = &prog,
 	};

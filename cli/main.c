@@ -15,7 +15,8 @@ struct subcmd {
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
 	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
-	  "             [--lenient] [--param K=V] [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]",
+	  "             [--lenient] [--param K=V] [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n"
+	  "             [--placement STRATEGY] [--label-blind]",
 	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
 	  "workload with a trace file (SWF, plain or .gz, or .jsonl). --param sets a\n"
@@ -84,7 +85,7 @@ static const struct subcmd cmds[] = {
 	  "answer with its confidence. See docs/planning.md." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
-	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--mig [CARD]]",
+	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--speed] [--mig [CARD]]",
 	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
 	  "scenario's node types use, with their memory, power, throughput and\n"
 	  "MIG support (sources in docs/catalog.md). --mig prints each MIG-capable\n"

@@ -20,7 +20,17 @@
  * core count, as classic conservative backfilling on a homogeneous machine
  * does: O(segments) per job instead of O(segments × nodes). At the first job
  * that is not, the pass starts over at the node level (the jobs it already
- * started stay started; the reservations are recomputed). */
+ * started stay started; the reservations are recomputed).
+ *
+ * Placement. Reservations in the future are first fit (place_first_fit);
+ * a job that starts now is placed by the placer (env->placement) on the
+ * per-node minimum of the segments it spans — no larger than the live
+ * state per node, card and NUMA domain, so valid now and delaying no
+ * earlier reservation (in counting mode, on the live state). Segment
+ * states keep NUMA free counts (nodefree_take / give); the minimum takes
+ * them per domain and caps cores at their sum. A segment's GPU count is
+ * of whole idle cards: shares and MIG instances do not move it. */
+#include "policies/placement.h"
 #include "policies/policy.h"
 
 #include <stdlib.h>
@@ -53,6 +63,7 @@ struct cons {
 	int32_t nsegs, cap_segs;
 	int32_t *ids;
 	bool count;               /* this pass keeps counts only (see above) */
+	struct placer pl;
 };
 
 static bool fungible(const struct job_req *r)
@@ -65,12 +76,15 @@ static void cons_fini(void *state);
 static int cons_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
 	size_t n = (size_t)env->cl->nnodes + 1;
 	struct cons *p = calloc(1, sizeof *p);
 	if (!p)
 		return -1;
+	if (placer_init(&p->pl, env->placement, env->label_blind, env->seed, env->cl, env->njobs,
+	                err, errlen)) {
+		cons_fini(p);
+		return -1;
+	}
 	p->max_test = (int32_t)cfg->v[P_MAX_JOB_TEST];
 	p->window_us = (simtime)cfg->v[P_WINDOW_MIN] * SIMTIME_MIN;
 	p->nnodes = env->cl->nnodes;
@@ -96,6 +110,7 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 static void cons_fini(void *state)
 {
 	struct cons *p = state;
+	placer_fini(&p->pl);
 	free(p->parts);
 	free(p->min);
 	free(p->states);
@@ -137,13 +152,19 @@ static int insert_seg(struct cons *p, int after, simtime t)
 	return pos;
 }
 
+/* Whole cards of a part (a share or MIG instance holds none). */
+static int whole_gpus(const struct alloc_part *p)
+{
+	return p->milli > 0 || p->mig_profile >= 0 ? 0 : hl_popcount64(p->gpus);
+}
+
 static void seg_take(struct cons *p, struct seg *s, const struct alloc_part *parts, int n)
 {
 	if (!p->count)
 		nodefree_take(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores -= parts[i].cores;
-		s->gpus -= hl_popcount64(parts[i].gpus);
+		s->gpus -= whole_gpus(&parts[i]);
 	}
 }
 
@@ -153,7 +174,7 @@ static void seg_give(struct cons *p, struct seg *s, const struct alloc_part *par
 		nodefree_give(st(p, s), parts, n);
 	for (int i = 0; i < n; i++) {
 		s->cores += parts[i].cores;
-		s->gpus += hl_popcount64(parts[i].gpus);
+		s->gpus += whole_gpus(&parts[i]);
 	}
 }
 
@@ -208,10 +229,11 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 			 * starts. A reservation is kept as one part of its cores. */
 			*at = k;
 			if (k > 0) {
-				p->parts[0] = (struct alloc_part){ .node = 0, .cores = j->req.cores };
+				p->parts[0] = (struct alloc_part){ .node = 0, .cores = j->req.cores,
+				                                     .mig_profile = -1, .mig_start = -1 };
 				return 1;
 			}
-			return place_first_fit(cl, cl->free, &j->req, p->parts);
+			return placer_place(&p->pl, cl, cl->free, j, p->parts);
 		}
 		memcpy(p->min, st(p, &p->segs[k]), (size_t)cl->nnodes * sizeof *p->min);
 		for (int s = k + 1; s <= last; s++) {
@@ -222,9 +244,18 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 				if (f[i].mem_mib < m->mem_mib) m->mem_mib = f[i].mem_mib;
 				m->gpu_free &= f[i].gpu_free;
 				m->gpus = hl_popcount64(m->gpu_free);
+				int32_t dsum = 0;
+				for (int d = 0; d < HL_NUMA_MAX; d++) {
+					if (f[i].numa_free[d] < m->numa_free[d])
+						m->numa_free[d] = f[i].numa_free[d];
+					dsum += m->numa_free[d];
+				}
+				if (dsum < m->cores)
+					m->cores = dsum;
 			}
 		}
-		int n = place_first_fit(cl, p->min, &j->req, p->parts);
+		int n = k == 0 ? placer_place(&p->pl, cl, p->min, j, p->parts)
+		               : place_first_fit(cl, p->min, &j->req, p->parts);
 		if (n) {
 			*at = k;
 			return n;
@@ -263,15 +294,25 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 			return -1;
 		for (int s = k; s <= last; s++)
 			seg_take(p, &p->segs[s], p->parts, n);
-		if (k == 0 && decide_start(out, j->id, p->parts, n))
-			return -1;
+		if (k == 0) {
+			if (decide_start(out, j->id, p->parts, n))
+				return -1;
+			placer_started(&p->pl, v, j, p->parts, n);
+		}
 	}
 	return 0;
+}
+
+static void cons_submit(void *state, const struct view *v, int32_t job)
+{
+	struct cons *p = state;
+	placer_submit(&p->pl, &v->jobs[job]);
 }
 
 static void cons_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct cons *p = state;
+	placer_sync(&p->pl, v);
 	p->count = true;
 	if (run_pass(p, v, out) == 1) {
 		p->count = false;
@@ -285,5 +326,6 @@ const struct policy_ops policy_conservative = {
 	.params = cons_params,
 	.init = cons_init,
 	.fini = cons_fini,
+	.submit = cons_submit,
 	.schedule = cons_schedule,
 };

@@ -24,7 +24,17 @@
  * min(F, S − h) cores. This is never stricter than the node-level rule and
  * costs O(running jobs) instead of O(nodes) a pass. A pass switches to the
  * node level for good at the first candidate (or head) that is not
- * fungible. */
+ * fungible.
+ *
+ * Placement. Reservations are first fit (place_first_fit) on the shadow
+ * state; every start is placed by the placer (env->placement): on the live
+ * free state when the job may use anything free (in order, ending by the
+ * shadow time, counting mode), on the extra state X otherwise — X is no
+ * larger than the live state per node, card and NUMA domain, so what fits
+ * X is valid now:
+ *   X.numa[d] = min(F.numa[d], S.numa[d] − R.numa[d]),
+ *   X.cores   = min(F.cores, S.cores − R.cores, Σ_d X.numa[d]). */
+#include "policies/placement.h"
 #include "policies/policy.h"
 
 #include <stdlib.h>
@@ -57,6 +67,7 @@ struct easy {
 	uint64_t ccached_epoch;
 	simtime ccached_shadow;
 	int64_t ccached_free;
+	struct placer pl;
 };
 
 static bool fungible(const struct job_req *r)
@@ -69,12 +80,15 @@ static void easy_fini(void *state);
 static int easy_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
 	size_t n = (size_t)env->cl->nnodes + 1;
 	struct easy *p = calloc(1, sizeof *p);
 	if (!p)
 		return -1;
+	if (placer_init(&p->pl, env->placement, env->label_blind, env->seed, env->cl, env->njobs,
+	                err, errlen)) {
+		easy_fini(p);
+		return -1;
+	}
 	p->max_test = (int32_t)cfg->v[P_MAX_JOB_TEST];
 	p->nnodes = env->cl->nnodes;
 	p->parts = calloc(n, sizeof *p->parts);
@@ -94,6 +108,7 @@ static int easy_init(void **state, const struct policy_env *env, const struct po
 static void easy_fini(void *state)
 {
 	struct easy *p = state;
+	placer_fini(&p->pl);
 	free(p->parts);
 	free(p->head);
 	free(p->shadow);
@@ -144,7 +159,19 @@ static void extra_node(struct easy *p, const struct cluster *cl, int i)
 	struct nodefree *x = &p->extra[i];
 	p->extra_cores -= x->cores;
 	p->extra_gpus -= x->gpus;
+	int32_t dsum = 0;
+	for (int d = 0; d < HL_NUMA_MAX; d++) {
+		int32_t a = f->numa_free[d], b = s->numa_free[d] - r->numa_cores[d];
+		x->numa_free[d] = a < b ? a : b;
+		if (x->numa_free[d] < 0)
+			x->numa_free[d] = 0;
+		dsum += x->numa_free[d];
+	}
 	x->cores = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
+	if (dsum < x->cores)
+		x->cores = dsum;
+	if (x->cores < 0)
+		x->cores = 0;
 	x->mem_mib = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
 	x->gpu_free = f->gpu_free & ~r->gpus;
 	x->gpus = hl_popcount64(x->gpu_free);
@@ -191,6 +218,12 @@ static void reserve_count(struct easy *p, const struct view *v, const struct job
 	*sfree = cores;
 }
 
+static void easy_submit(void *state, const struct view *v, int32_t job)
+{
+	struct easy *p = state;
+	placer_submit(&p->pl, &v->jobs[job]);
+}
+
 static void easy_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct easy *p = state;
@@ -198,18 +231,21 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 	int32_t i = 0;
 	const struct job *head = NULL;
 
+	placer_sync(&p->pl, v);
+
 	for (; i < v->npending; i++) {
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
 		int n = place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req)
-		        ? place_first_fit(cl, cl->free, &j->req, p->parts) : 0;
+		        ? placer_place(&p->pl, cl, cl->free, j, p->parts) : 0;
 		if (!n) {
 			head = j;
 			break;
 		}
 		if (decide_start(out, j->id, p->parts, n))
 			return;
+		placer_started(&p->pl, v, j, p->parts, n);
 	}
 	if (!head || (cl->free_cores == 0 && cl->free_gpus == 0))
 		return;
@@ -258,19 +294,19 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 		bool simple = fungible(&j->req);
 		int n;
 		if (before) {
-			n = place_first_fit(cl, cl->free, &j->req, p->parts);
+			n = placer_place(&p->pl, cl, cl->free, j, p->parts);
 		} else if (simple && j->req.cores >= smallest_failed) {
 			continue;
 		} else if (mode == COUNT) {
 			int64_t extra = sfree - head->req.cores;
 			if (cl->free_cores < extra)
 				extra = cl->free_cores;
-			n = j->req.cores <= extra ? place_first_fit(cl, cl->free, &j->req, p->parts) : 0;
+			n = j->req.cores <= extra ? placer_place(&p->pl, cl, cl->free, j, p->parts) : 0;
 			if (!n)
 				smallest_failed = j->req.cores;
 		} else {
 			n = place_aggregate_ok(cl, p->extra_cores, p->extra_gpus, &j->req)
-			    ? place_first_fit(cl, p->extra, &j->req, p->parts) : 0;
+			    ? placer_place(&p->pl, cl, p->extra, j, p->parts) : 0;
 			if (!n && simple)
 				smallest_failed = j->req.cores;
 		}
@@ -278,6 +314,7 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 			continue;
 		if (decide_start(out, j->id, p->parts, n))
 			return;
+		placer_started(&p->pl, v, j, p->parts, n);
 		if (mode == COUNT) {
 			if (!before)
 				sfree -= j->req.cores;
@@ -298,5 +335,6 @@ const struct policy_ops policy_easy = {
 	.params = easy_params,
 	.init = easy_init,
 	.fini = easy_fini,
+	.submit = easy_submit,
 	.schedule = easy_schedule,
 };

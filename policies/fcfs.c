@@ -1,22 +1,29 @@
 /* fcfs — first come, first served: start jobs in submit order while they
- * fit; the first that does not fit blocks everything behind it. */
+ * fit; the first that does not fit blocks everything behind it. Where a job
+ * goes is the placer's choice (env->placement, first fit by default). */
+#include "policies/placement.h"
 #include "policies/policy.h"
 
 #include <stdlib.h>
 
 struct fcfs {
 	struct alloc_part *parts;
+	struct placer pl;
 };
+
+static void fcfs_fini(void *state);
 
 static int fcfs_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                      char *err, size_t errlen)
 {
 	(void)cfg;
-	(void)err;
-	(void)errlen;
 	struct fcfs *p = calloc(1, sizeof *p);
-	if (!p || !(p->parts = calloc((size_t)env->cl->nnodes + 1, sizeof *p->parts))) {
-		free(p);
+	if (!p)
+		return -1;
+	if (placer_init(&p->pl, env->placement, env->label_blind, env->seed, env->cl, env->njobs,
+	                err, errlen) ||
+	    !(p->parts = calloc((size_t)env->cl->nnodes + 1, sizeof *p->parts))) {
+		fcfs_fini(p);
 		return -1;
 	}
 	*state = p;
@@ -26,23 +33,32 @@ static int fcfs_init(void **state, const struct policy_env *env, const struct po
 static void fcfs_fini(void *state)
 {
 	struct fcfs *p = state;
+	placer_fini(&p->pl);
 	free(p->parts);
 	free(p);
+}
+
+static void fcfs_submit(void *state, const struct view *v, int32_t job)
+{
+	struct fcfs *p = state;
+	placer_submit(&p->pl, &v->jobs[job]);
 }
 
 static void fcfs_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct fcfs *p = state;
 	const struct cluster *cl = v->cl;
+	placer_sync(&p->pl, v);
 	for (int32_t i = 0; i < v->npending; i++) {
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
 		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
 			return;
-		int n = place_first_fit(cl, cl->free, &j->req, p->parts);
+		int n = placer_place(&p->pl, cl, cl->free, j, p->parts);
 		if (n == 0 || decide_start(out, j->id, p->parts, n))
 			return;
+		placer_started(&p->pl, v, j, p->parts, n);
 	}
 }
 
@@ -51,5 +67,6 @@ const struct policy_ops policy_fcfs = {
 	.summary = "first come, first served; the queue head blocks the rest",
 	.init = fcfs_init,
 	.fini = fcfs_fini,
+	.submit = fcfs_submit,
 	.schedule = fcfs_schedule,
 };

@@ -15,7 +15,9 @@
 #ifndef HL_POLICY_H
 #define HL_POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "sim/engine.h"
 #include "sim/view.h"
 
@@ -35,6 +37,9 @@ struct policy_cfg {
 struct policy_env {
 	const struct cluster *cl;      /* labels and capacity; do not keep pointers to free state */
 	int32_t njobs;                 /* upper bound on jobs in the run (sizing hint) */
+	const char *placement;         /* placement strategy name; NULL or "" = first-fit */
+	bool label_blind;              /* placement ignores the GPU memory jobs need */
+	uint64_t seed;                 /* the run's seed (for strategies that randomise) */
 };
 
 struct policy_ops {
@@ -71,17 +76,45 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
 
 /* Shared building blocks (policies/place.c). */
 
-/* First-fit placement of request r on free state f, in node order. Fills
- * out[] (room for cl->nnodes parts) and returns the part count, or 0 when
- * it does not fit. */
+/* First-fit placement of request r on free state f, in node order (the
+ * reservations of easy and conservative; starts go through a placer,
+ * policies/placement.h). A GPU gang takes the first nodes of the (GPU
+ * model, plane) group of the lowest-numbered fitting node whose group has
+ * enough; a time-sliced share takes, on a scratch state, an idle card of
+ * f's gpu_free first, else a live card with room (cluster_share_fits); a
+ * MIG request the first card cluster_mig_pick accepts. Fills out[] (room
+ * for cl->nnodes parts) and returns the part count, or 0 when it does not
+ * fit. */
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out);
-/* Cheap necessary condition on aggregate free cores/GPUs. */
+/* Fills one node's part of request r on `node` (nf: that node's free
+ * state): `cores` cores (a gang: r->cores) with their memory, the cards in
+ * `gpus`, the NUMA split (cluster_numa_split), milli = r->gpu_milli for a
+ * time-sliced share, and mig_prof / mig_start for a MIG instance (-1 when
+ * not MIG). 0, or -1 when the cores cannot be split over the node's NUMA
+ * domains. */
+int place_part(const struct cluster *cl, const struct nodefree *nf, int node,
+               const struct job_req *r, int32_t cores, uint64_t gpus, int mig_prof,
+               int mig_start, struct alloc_part *out);
+/* Cores a spread request (nodes == 0) may take on a node with free state
+ * nf: free cores, limited by memory per core and, when NUMA-local, by the
+ * largest free domain. */
+int32_t place_spread_cores(const struct cluster *cl, const struct nodefree *nf, int node,
+                           const struct job_req *r, int32_t want);
+/* (GPU model, plane) group of node i, numbered 0 .. (ngpus+1)(nplanes+1)-1;
+ * a CPU node's model counts as -1. */
+static inline int32_t place_group(const struct cluster *cl, int node)
+{
+	const struct node *n = &cl->nodes[node];
+	return (n->gpu_model + 1) * (cl->nplanes + 1) + (n->plane + 1);
+}
+/* Cheap necessary condition on aggregate free cores/GPUs (free_gpus counts
+ * whole idle cards: a share or MIG instance needs none of them). */
 static inline int place_aggregate_ok(const struct cluster *cl, int64_t free_cores,
                                      int64_t free_gpus, const struct job_req *r)
 {
 	(void)cl;
-	return job_req_cores(r) <= free_cores && job_req_gpus(r) <= free_gpus;
+	return job_req_cores(r) <= free_cores && (job_req_shared(r) ? 0 : job_req_gpus(r)) <= free_gpus;
 }
 /* Sorts running job ids by expected end (walltime estimate), ties by id. */
 void sort_by_expected_end(const struct job *jobs, int32_t *ids, int32_t n);

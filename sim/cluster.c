@@ -1,6 +1,10 @@
 /* cluster — building the node arrays, free-capacity bookkeeping, allocation
  * checks and the part pool. See cluster.h. */
 #include "sim/cluster.h"
+#include "sim/label.h"
+#include "sim/mig.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +41,13 @@ static int32_t cap_of(int32_t n)
 void cluster_init(struct cluster *cl)
 {
 	memset(cl, 0, sizeof *cl);
+	cl->share = (struct share_cfg){
+		.limit = 10, .admit = 1.0, .switch_cost = 0.02,
+		.mig_create_us = 5 * SIMTIME_SEC, .mig_reslice_us = 60 * SIMTIME_SEC,
+	};
+	cl->net = (struct net_cfg){ .spine = { [PLANE_IB] = 0.05, [PLANE_ROCE] = 0.10, [PLANE_ETH] = 0.30 },
+	                            .mixed = 0.50 };
+	cl->oom_after_us = 60 * SIMTIME_SEC;
 }
 
 void catalog_fini(struct catalog *cat)
@@ -46,15 +57,55 @@ void catalog_fini(struct catalog *cat)
 	memset(cat, 0, sizeof *cat);
 }
 
+static void free_labels_buf(char **b)
+{
+	free(*b);
+	*b = NULL;
+}
+
+static void free_dynamic(struct cluster *cl)
+{
+	if (cl->gpu)
+		for (int32_t i = 0; i < cl->ngpu_all; i++)
+			free(cl->gpu[i].mig);
+	free(cl->gpu);
+	free(cl->free);
+	free(cl->svc);
+	cl->gpu = NULL;
+	cl->free = NULL;
+	cl->svc = NULL;
+}
+
+static void free_selectors(struct cluster *cl)
+{
+	for (int32_t i = 0; i < cl->nsel; i++)
+		sel_free(cl->sel[i]);
+	free(cl->sel);
+	free(cl->selmask);
+	free(cl->selscore);
+	cl->sel = NULL;
+	cl->selmask = NULL;
+	cl->selscore = NULL;
+	cl->nsel = 0;
+}
+
 void cluster_fini(struct cluster *cl)
 {
 	catalog_fini(&cl->cat);
+	for (int32_t i = 0; i < cl->ntypes; i++)
+		free_labels_buf(&cl->types[i].labels);
+	for (int32_t i = 0; i < cl->nracks; i++)
+		free_labels_buf(&cl->racks[i].labels);
 	free(cl->types);
 	free(cl->racks);
 	free(cl->nodes);
 	free(cl->planes);
-	free(cl->free);
-	free(cl->svc);
+	free(cl->leaves);
+	free(cl->pools);
+	free(cl->mig);
+	free_dynamic(cl);
+	free_selectors(cl);
+	labels_free(cl->labels);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }
@@ -78,9 +129,36 @@ int catalog_find_cpu(const struct catalog *cat, const char *name)
 int cluster_plane_index(const struct cluster *cl, const char *name)
 {
 	for (int i = 0; i < cl->nplanes; i++)
-		if (strcmp(cl->planes[i], name) == 0)
+		if (strcmp(cl->planes[i].name, name) == 0)
 			return i;
 	return -1;
+}
+
+int cluster_pool_index(const struct cluster *cl, const char *name)
+{
+	for (int i = 0; i < cl->npools; i++)
+		if (strcmp(cl->pools[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* A plane's kind and speed from its name: "ib400", "roce25", "eth10";
+ * anything else counts as Ethernet of unknown speed. */
+static void plane_from_name(struct plane *pl, const char *name)
+{
+	snprintf(pl->name, sizeof pl->name, "%s", name);
+	const char *d = name;
+	if (strncmp(name, "ib", 2) == 0) {
+		pl->kind = PLANE_IB;
+		d += 2;
+	} else if (strncmp(name, "roce", 4) == 0) {
+		pl->kind = PLANE_ROCE;
+		d += 4;
+	} else {
+		pl->kind = PLANE_ETH;
+		d += strncmp(name, "eth", 3) == 0 ? 3 : strlen(name);
+	}
+	pl->gbps = atof(d);
 }
 
 int cluster_add_type(struct cluster *cl, const struct node_type *t)
@@ -93,9 +171,21 @@ int cluster_add_type(struct cluster *cl, const struct node_type *t)
 		int32_t pcap = cap_of(cl->nplanes);
 		if (grow((void **)&cl->planes, &pcap, cl->nplanes + 1, sizeof *cl->planes))
 			return -1;
-		snprintf(cl->planes[cl->nplanes++], HL_NAME_MAX, "%s", t->plane);
+		plane_from_name(&cl->planes[cl->nplanes++], t->plane);
 	}
 	return cl->ntypes++;
+}
+
+static int leaf_index(struct cluster *cl, const char *name)
+{
+	for (int i = 0; i < cl->nleaves; i++)
+		if (strcmp(cl->leaves[i], name) == 0)
+			return i;
+	int32_t cap = cap_of(cl->nleaves);
+	if (grow((void **)&cl->leaves, &cap, cl->nleaves + 1, sizeof *cl->leaves))
+		return -1;
+	snprintf(cl->leaves[cl->nleaves], HL_NAME_MAX, "%s", name);
+	return cl->nleaves++;
 }
 
 int cluster_add_rack(struct cluster *cl, const char *name, double cap_w, int cooling)
@@ -104,12 +194,37 @@ int cluster_add_rack(struct cluster *cl, const char *name, double cap_w, int coo
 	if (grow((void **)&cl->racks, &cap, cl->nracks + 1, sizeof *cl->racks))
 		return -1;
 	struct rack *r = &cl->racks[cl->nracks];
+	memset(r, 0, sizeof *r);
 	snprintf(r->name, sizeof r->name, "%s", name);
 	r->cap_w = cap_w;
 	r->cooling = cooling;
 	r->first_node = cl->nnodes;
 	r->nnodes = 0;
+	if ((r->leaf = leaf_index(cl, name)) < 0)
+		return -1;
 	return cl->nracks++;
+}
+
+int cluster_set_leaf(struct cluster *cl, int rack, const char *leaf)
+{
+	int k = leaf_index(cl, leaf);
+	if (k < 0)
+		return -1;
+	cl->racks[rack].leaf = k;
+	for (int32_t i = 0; i < cl->racks[rack].nnodes; i++)
+		cl->nodes[cl->racks[rack].first_node + i].leaf = k;
+	return k;
+}
+
+int cluster_add_pool(struct cluster *cl, const struct storage_pool *p)
+{
+	if (cl->npools >= HL_POOLS_MAX)
+		return -1;
+	int32_t cap = cap_of(cl->npools);
+	if (grow((void **)&cl->pools, &cap, cl->npools + 1, sizeof *cl->pools))
+		return -1;
+	cl->pools[cl->npools] = *p;
+	return cl->npools++;
 }
 
 int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
@@ -136,59 +251,411 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 		n->mem_mib = t->mem_mib;
 		n->plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
 		n->cooling = r->cooling;
+		n->numa = t->numa > 0 ? t->numa : (t->sockets > 0 ? t->sockets : 1);
+		if (n->numa > HL_NUMA_MAX)
+			n->numa = HL_NUMA_MAX;
+		if (n->numa > n->cores && n->cores > 0)
+			n->numa = n->cores;
+		if (n->numa < 1)
+			n->numa = 1;
+		n->leaf = r->leaf;
+		n->pools = t->pools;
+		n->mig_cards = t->mig_cards < t->gpus ? t->mig_cards : t->gpus;
+		if (t->cpu_model >= 0) {
+			n->avx512 = cl->cat.cpus[t->cpu_model].avx512;
+			n->amx = cl->cat.cpus[t->cpu_model].amx;
+		}
 		cl->nnodes++;
 		r->nnodes++;
 	}
 	return 0;
 }
 
-int cluster_finish(struct cluster *cl)
+static void numa_init(const struct node *n, struct nodefree *f)
 {
-	free(cl->free);
-	free(cl->svc);
+	memset(f->numa_free, 0, sizeof f->numa_free);
+	for (int d = 0; d < n->numa; d++)
+		f->numa_free[d] = n->cores / n->numa + (d < n->cores % n->numa);
+}
+
+static int setup_mig(struct cluster *cl, int32_t node, char *err, size_t errlen)
+{
+	struct node *n = &cl->nodes[node];
+	const struct node_type *t = &cl->types[n->type];
+	if (n->mig_cards == 0)
+		return 0;
+	const char *gname = cl->cat.gpus[n->gpu_model].name;
+	const struct mig_card *card = cl->mig ? mig_find_card(cl->mig, gname) : NULL;
+	if (!cl->cat.gpus[n->gpu_model].mig || !card) {
+		snprintf(err, errlen, "node type \"%s\": GPU %s has no MIG geometry (see docs/catalog.md)",
+		         t->name, gname);
+		return -1;
+	}
+	for (int g = 0; g < n->mig_cards; g++) {
+		struct mig_layout *l = malloc(sizeof *l);
+		if (!l) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		mig_layout_init(l, card, cl->share.mig_reslice_us);
+		cl->gpu[n->gpu0 + g].mig = l;
+		for (int k = 0; k < t->mig_nlayout; k++) {
+			int prof = t->mig_layout[k];
+			int st = mig_first_fit(l, prof);
+			if (st < 0 || mig_place(l, prof, st) < 0) {
+				snprintf(err, errlen, "node type \"%s\": MIG layout does not fit a %s card at %s",
+				         t->name, gname, card->profiles[prof].name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int cluster_finish(struct cluster *cl, char *err, size_t errlen)
+{
+	free_dynamic(cl);
+	if (cl->share.limit <= 0)
+		cl->share.limit = 10;
+	if (cl->share.limit > HL_SHARE_MAX)
+		cl->share.limit = HL_SHARE_MAX;
+	if (cl->share.admit <= 0)
+		cl->share.admit = 1;
+	cl->ngpu_all = 0;
+	for (int i = 0; i < cl->nnodes; i++) {
+		cl->nodes[i].gpu0 = cl->ngpu_all;
+		cl->ngpu_all += cl->nodes[i].ngpus;
+	}
 	cl->free = calloc((size_t)cl->nnodes + 1, sizeof *cl->free);
 	cl->svc = calloc((size_t)cl->nnodes + 1, 1);
-	if (!cl->free || !cl->svc)
+	cl->gpu = calloc((size_t)cl->ngpu_all + 1, sizeof *cl->gpu);
+	if (!cl->free || !cl->svc || !cl->gpu) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
 	cl->total_cores = cl->total_gpus = 0;
+	cl->free_gpus = cl->gpus_busy = cl->milli_used = 0;
 	for (int i = 0; i < cl->nnodes; i++) {
 		const struct node *n = &cl->nodes[i];
 		struct nodefree *f = &cl->free[i];
 		f->cores = n->cores;
-		f->gpus = n->ngpus;
 		f->mem_mib = n->mem_mib;
 		f->gpu_free = n->ngpus >= 64 ? ~0ull : ((1ull << n->ngpus) - 1);
+		f->gpu_free &= ~(n->mig_cards >= 64 ? ~0ull : ((1ull << n->mig_cards) - 1));
+		f->gpus = hl_popcount64(f->gpu_free);
+		numa_init(n, f);
 		cl->svc[i] = NODE_UP;
 		cl->total_cores += n->cores;
 		cl->total_gpus += n->ngpus;
+		cl->free_gpus += f->gpus;
+		if (setup_mig(cl, i, err, errlen))
+			return -1;
+	}
+	for (int p = 0; p < cl->npools; p++) {
+		cl->pools[p].used_gib = 0;
+		cl->pools[p].resv_mbps = 0;
+		cl->pools[p].njobs = 0;
 	}
 	cl->free_cores = cl->total_cores;
-	cl->free_gpus = cl->total_gpus;
+	return cluster_label_nodes(cl, err, errlen);
+}
+
+/* ---- binding a workload's names ---- */
+
+static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
+{
+	char why[256];
+	struct selector *S = sel_compile(text, why, sizeof why);
+	if (!S) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	struct selector **ns = realloc(cl->sel, (size_t)(cl->nsel + 1) * sizeof *ns);
+	if (!ns) {
+		sel_free(S);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cl->sel = ns;
+	cl->sel[cl->nsel] = S;
+	return cl->nsel++;
+}
+
+static int eval_selectors(struct cluster *cl)
+{
+	size_t words = ((size_t)cl->nnodes + 63) / 64;
+	free(cl->selmask);
+	free(cl->selscore);
+	cl->selmask = calloc((size_t)cl->nsel * words + 1, sizeof *cl->selmask);
+	cl->selscore = calloc((size_t)cl->nsel * (size_t)cl->nnodes + 1, 1);
+	if (!cl->selmask || !cl->selscore)
+		return -1;
+	for (int32_t k = 0; k < cl->nsel; k++)
+		for (int32_t i = 0; i < cl->nnodes; i++) {
+			if (sel_match(cl->sel[k], cl->labels, i))
+				cl->selmask[(size_t)k * words + (size_t)i / 64] |= 1ull << (i % 64);
+			int sc = sel_score(cl->sel[k], cl->labels, i);
+			cl->selscore[(size_t)k * (size_t)cl->nnodes + (size_t)i] = (uint8_t)(sc > 255 ? 255 : sc);
+		}
 	return 0;
 }
 
-static bool gpu_model_ok(const struct cluster *cl, const struct node *n, const struct job_req *r)
+int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
+                          struct job *jobs, int32_t njobs, char *err, size_t errlen)
 {
+	int32_t *selmap = NULL;
+	int rc = -1;
+	free_selectors(cl);
+	if (nstrs > 0 && !(selmap = malloc((size_t)nstrs * sizeof *selmap))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int32_t i = 0; i < nstrs; i++)
+		selmap[i] = -1;
+	for (int32_t j = 0; j < njobs; j++) {
+		struct job_req *r = &jobs[j].req;
+		int16_t *sels[2] = { &r->sel_req, &r->sel_pref };
+		for (int k = 0; k < 2; k++) {
+			int s1 = *sels[k];
+			if (s1 <= 0)
+				continue;
+			if (s1 > nstrs) {
+				snprintf(err, errlen, "job %lld: label expression %d out of range", (long long)jobs[j].trace_id, s1);
+				goto out;
+			}
+			if (selmap[s1 - 1] < 0) {
+				char why[300];
+				if ((selmap[s1 - 1] = add_selector(cl, strs[s1 - 1], why, sizeof why)) < 0) {
+					snprintf(err, errlen, "job %lld: label expression \"%s\": %s",
+					         (long long)jobs[j].trace_id, strs[s1 - 1], why);
+					goto out;
+				}
+			}
+			*sels[k] = (int16_t)(selmap[s1 - 1] + 1);
+		}
+		if (r->plane > 0) {
+			if (r->plane > nstrs) {
+				snprintf(err, errlen, "job %lld: plane name out of range", (long long)jobs[j].trace_id);
+				goto out;
+			}
+			int pl = cluster_plane_index(cl, strs[r->plane - 1]);
+			r->plane = (int16_t)(pl >= 0 ? pl + 1 : INT16_MAX);   /* unknown: never fits */
+		}
+		if (r->pool > 0) {
+			int po = r->pool <= nstrs ? cluster_pool_index(cl, strs[r->pool - 1]) : -1;
+			if (po < 0) {
+				char known[512] = "";
+				size_t off = 0;
+				for (int i = 0; i < cl->npools && off < sizeof known; i++)
+					off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", i ? ", " : "", cl->pools[i].name);
+				snprintf(err, errlen, "job %lld: storage pool \"%s\" is not in the scenario (it has: %s)",
+				         (long long)jobs[j].trace_id, r->pool <= nstrs ? strs[r->pool - 1] : "?",
+				         known[0] ? known : "none");
+				goto out;
+			}
+			r->pool = (int16_t)(po + 1);
+		}
+	}
+	if (eval_selectors(cl)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(selmap);
+	return rc;
+}
+
+/* ---- fitting ---- */
+
+static const struct gpu_model *node_gpu(const struct cluster *cl, const struct node *n)
+{
+	return n->gpu_model >= 0 ? &cl->cat.gpus[n->gpu_model] : NULL;
+}
+
+bool cluster_node_suits(const struct cluster *cl, int node, const struct job_req *r, unsigned how)
+{
+	const struct node *n = &cl->nodes[node];
+	if (r->sel_req > 0 && !cluster_sel_match(cl, r->sel_req, node))
+		return false;
+	if (r->plane > 0 && n->plane != r->plane - 1)
+		return false;
+	if (((r->flags & REQ_AVX512) && !n->avx512) || ((r->flags & REQ_AMX) && !n->amx))
+		return false;
+	if (r->pool > 0) {
+		const struct storage_pool *p = &cl->pools[r->pool - 1];
+		if (!((n->pools >> (r->pool - 1)) & 1u))
+			return false;
+		if (p->exclusive_class >= 0 && p->exclusive_class != r->cls)
+			return false;
+	}
+	if (r->nodes > 0 && (n->cores < r->cores || n->mem_mib < r->mem_mib))
+		return false;   /* a spread request's sizes are totals */
 	if (r->gpus == 0)
 		return true;
-	if (n->gpu_model < 0 || n->ngpus < r->gpus)
+	const struct gpu_model *g = node_gpu(cl, n);
+	if (!g || n->ngpus < r->gpus)
 		return false;
 	if (r->gpu_models && !((r->gpu_models >> n->gpu_model) & 1u))
 		return false;
-	if (r->gpu_mem_mib > cl->cat.gpus[n->gpu_model].mem_mib)
+	if ((r->flags & REQ_FP8) && !(g->fp8_tflops > 0))
+		return false;
+	if (r->mig_g > 0) {
+		if (n->mig_cards == 0)
+			return false;
+	} else if (n->ngpus - n->mig_cards < r->gpus)
+		return false;
+	if (!(how & FIT_IGNORE_GPU_MEM) && r->gpu_mem_mib > 0 && r->mig_g == 0 && r->gpu_mem_mib > g->mem_mib)
 		return false;
 	return true;
+}
+
+static bool numa_fits(const struct node *n, const struct nodefree *f, int32_t cores)
+{
+	for (int d = 0; d < n->numa; d++)
+		if (f->numa_free[d] >= cores)
+			return true;
+	return false;
+}
+
+bool cluster_share_fits(const struct cluster *cl, int node, int g, const struct job_req *r,
+                        bool mem_aware)
+{
+	const struct node *n = &cl->nodes[node];
+	if (g < n->mig_cards || g >= n->ngpus)
+		return false;
+	const struct gpustate *gs = &cl->gpu[n->gpu0 + g];
+	bool idle = (cl->free[node].gpu_free >> g) & 1u;
+	if (!idle && gs->nshare == 0)
+		return false;   /* a whole-card job has it */
+	if (gs->nshare >= cl->share.limit)
+		return false;
+	if (gs->milli_used + r->gpu_milli > (int64_t)llround(cl->share.admit * HL_MILLI))
+		return false;
+	if (mem_aware && r->gpu_mem_mib > 0 && gs->mem_need_mib + r->gpu_mem_mib > n->gpu_mem_mib)
+		return false;
+	return true;
+}
+
+/* Can profile prof start at st on card l if the idle card were emptied? */
+static bool mig_fits_empty(const struct mig_card *c, int prof, int st)
+{
+	const struct mig_profile *p = &c->profiles[prof];
+	return st >= 0 && st < MIG_SLICES_MAX && ((p->start_mask >> st) & 1u) &&
+	       st + p->memory_slices <= c->memory_slices && p->compute_slices <= c->compute_slices;
+}
+
+static int mig_lowest_start(const struct mig_card *c, int prof)
+{
+	for (int st = 0; st < c->memory_slices; st++)
+		if (mig_fits_empty(c, prof, st))
+			return st;
+	return -1;
+}
+
+static int mig_free_instance(const struct mig_layout *l, int prof)
+{
+	for (int i = 0; i < MIG_SLICES_MAX; i++)
+		if (l->inst[i].profile == prof && !l->inst[i].busy)
+			return i;
+	return -1;
+}
+
+int cluster_mig_pick(const struct cluster *cl, int node, int g, const struct job_req *r,
+                     bool mem_aware, int *profile, int *start)
+{
+	const struct node *n = &cl->nodes[node];
+	if (g >= n->mig_cards || r->mig_g <= 0)
+		return -1;
+	const struct mig_layout *l = cl->gpu[n->gpu0 + g].mig;
+	const struct mig_card *c = l->card;
+	int cand[MIG_PROFILES_MAX], nc = 0;
+	/* Profiles with the compute slices asked, by memory: all of them when
+	 * blind (it takes the smallest), those with enough memory when aware. */
+	for (int p = 0; p < c->nprofiles; p++) {
+		const struct mig_profile *mp = &c->profiles[p];
+		if (mp->compute_slices != r->mig_g || mp->media_ext)
+			continue;
+		if (mem_aware && r->gpu_mem_mib > 0 && (int64_t)(mp->mem_gib * 1024) < r->gpu_mem_mib)
+			continue;
+		int k = nc++;
+		while (k > 0 && c->profiles[cand[k - 1]].mem_gib > mp->mem_gib) {
+			cand[k] = cand[k - 1];
+			k--;
+		}
+		cand[k] = p;
+	}
+	if (nc == 0)
+		return -1;
+	if (!mem_aware)
+		nc = 1;
+	for (int k = 0; k < nc; k++) {
+		int i = mig_free_instance(l, cand[k]);
+		if (i >= 0) {
+			*profile = cand[k];
+			*start = l->inst[i].start;
+			return 0;
+		}
+	}
+	for (int k = 0; k < nc; k++) {
+		int st = mig_first_fit(l, cand[k]);
+		if (st >= 0) {
+			*profile = cand[k];
+			*start = st;
+			return 1;
+		}
+	}
+	if (!mig_idle(l))
+		return -1;
+	for (int k = 0; k < nc; k++) {
+		int st = mig_lowest_start(c, cand[k]);
+		if (st >= 0) {
+			*profile = cand[k];
+			*start = st;
+			return 2;
+		}
+	}
+	return -1;
+}
+
+bool cluster_node_fits_ex(const struct cluster *cl, const struct nodefree *f, int node,
+                          const struct job_req *r, unsigned how)
+{
+	const struct node *n = &cl->nodes[node];
+	if (cl->svc[node] != NODE_UP)
+		return false;
+	if (f->cores < r->cores || f->mem_mib < r->mem_mib)
+		return false;
+	if ((r->flags & REQ_NUMA_LOCAL) && r->cores > 0 && !numa_fits(n, f, r->cores))
+		return false;
+	if (!cluster_node_suits(cl, node, r, how))
+		return false;
+	if (r->gpus == 0)
+		return true;
+	bool aware = !(how & FIT_IGNORE_GPU_MEM);
+	if (r->mig_g > 0) {
+		int prof, st;
+		for (int g = 0; g < n->mig_cards; g++)
+			if (cluster_mig_pick(cl, node, g, r, aware, &prof, &st) >= 0)
+				return true;
+		return false;
+	}
+	if (r->gpu_milli > 0) {
+		/* Sharing is judged on the live cards; a scratch state (a
+		 * policy's estimate of the future) also offers its idle ones. */
+		for (int g = n->mig_cards; g < n->ngpus; g++)
+			if (cluster_share_fits(cl, node, g, r, aware) ||
+			    (f != &cl->free[node] && ((f->gpu_free >> g) & 1u)))
+				return true;
+		return false;
+	}
+	return f->gpus >= r->gpus;
 }
 
 bool cluster_node_fits(const struct cluster *cl, const struct nodefree *f, int node,
                        const struct job_req *r)
 {
-	const struct node *n = &cl->nodes[node];
-	if (cl->svc[node] != NODE_UP)
-		return false;
-	if (f->cores < r->cores || f->gpus < r->gpus || f->mem_mib < r->mem_mib)
-		return false;
-	return gpu_model_ok(cl, n, r);
+	return cluster_node_fits_ex(cl, f, node, r, 0);
 }
 
 bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
@@ -196,11 +663,11 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 	if (r->nodes == 0) {
 		if (r->gpus)
 			return false;
-		if (r->mem_mib == 0)
-			return r->cores <= cl->total_cores;
 		int64_t cores = 0;
 		for (int i = 0; i < cl->nnodes; i++) {
 			const struct node *n = &cl->nodes[i];
+			if (!cluster_node_suits(cl, i, r, 0))
+				continue;
 			int64_t c = n->cores;
 			if (r->mem_mib > 0 && n->mem_mib / r->mem_mib < c)
 				c = n->mem_mib / r->mem_mib;
@@ -208,34 +675,147 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 		}
 		return cores >= r->cores;
 	}
+	if (r->gpu_milli > 0 && (r->gpus != 1 || r->nodes != 1 || r->gpu_milli > HL_MILLI * cl->share.admit))
+		return false;
+	if (r->mig_g > 0 && (r->gpus != 1 || r->nodes != 1))
+		return false;
 	int ok = 0;
 	for (int i = 0; i < cl->nnodes && ok < r->nodes; i++) {
 		const struct node *n = &cl->nodes[i];
-		if (n->cores >= r->cores && n->mem_mib >= r->mem_mib && gpu_model_ok(cl, n, r))
-			ok++;
+		if (!cluster_node_suits(cl, i, r, 0))
+			continue;
+		if ((r->flags & REQ_NUMA_LOCAL) && r->cores > (n->cores + n->numa - 1) / n->numa)
+			continue;
+		if (r->mig_g > 0) {
+			/* some profile of that size on this card with the memory */
+			const struct mig_layout *l = cl->gpu[n->gpu0].mig;
+			bool any = false;
+			for (int p = 0; l && p < l->card->nprofiles && !any; p++) {
+				const struct mig_profile *mp = &l->card->profiles[p];
+				any = mp->compute_slices == r->mig_g && !mp->media_ext &&
+				      (int64_t)(mp->mem_gib * 1024) >= r->gpu_mem_mib;
+			}
+			if (!any)
+				continue;
+		}
+		ok++;
 	}
 	return ok >= r->nodes;
+}
+
+int cluster_numa_split(const struct cluster *cl, const struct nodefree *f, int node,
+                       int32_t cores, bool local, int32_t *out)
+{
+	const struct node *n = &cl->nodes[node];
+	memset(out, 0, HL_NUMA_MAX * sizeof *out);
+	if (cores <= 0)
+		return 0;
+	if (local) {
+		int best = -1;
+		for (int d = 0; d < n->numa; d++)
+			if (f->numa_free[d] >= cores && (best < 0 || f->numa_free[d] < f->numa_free[best]))
+				best = d;
+		if (best < 0)
+			return -1;
+		out[best] = cores;
+		return 0;
+	}
+	int32_t left = cores;
+	for (int d = 0; d < n->numa && left > 0; d++) {
+		int32_t c = f->numa_free[d] < left ? f->numa_free[d] : left;
+		out[d] = c;
+		left -= c;
+	}
+	return left == 0 ? 0 : -1;
+}
+
+int64_t cluster_part_gpu_mem(const struct cluster *cl, const struct alloc_part *p)
+{
+	const struct node *n = &cl->nodes[p->node];
+	if (p->mig_profile >= 0 && n->mig_cards > 0) {
+		const struct mig_card *c = cl->gpu[n->gpu0].mig->card;
+		return (int64_t)(c->profiles[p->mig_profile].mem_gib * 1024);
+	}
+	return n->gpu_mem_mib;
+}
+
+double cluster_gpu_speed(const struct cluster *cl, int node, int cls, int prec)
+{
+	const struct node *n = &cl->nodes[node];
+	if (n->gpu_model < 0)
+		return 1.0;
+	const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
+	if ((unsigned)cls < JOB_NCLASS && (unsigned)prec < PREC_N && g->speed[cls][prec] > 0)
+		return g->speed[cls][prec];
+	return g->rel_speed > 0 ? g->rel_speed : 1.0;
+}
+
+/* ---- checking and taking ---- */
+
+#define CHECK(cond, ...) do { if (!(cond)) { snprintf(err, errlen, __VA_ARGS__); return -1; } } while (0)
+
+static int check_numa(const struct node *n, const struct nodefree *nf, const struct job_req *r,
+                      const struct alloc_part *p, char *err, size_t errlen)
+{
+	int64_t sum = 0;
+	int used = 0;
+	for (int d = 0; d < HL_NUMA_MAX; d++) {
+		CHECK(p->numa_cores[d] >= 0, "node %s: negative cores on NUMA domain %d", n->name, d);
+		if (p->numa_cores[d] == 0)
+			continue;
+		CHECK(d < n->numa, "node %s has no NUMA domain %d", n->name, d);
+		CHECK(p->numa_cores[d] <= nf->numa_free[d], "node %s NUMA domain %d over-allocated: %d cores asked, %d free",
+		      n->name, d, p->numa_cores[d], nf->numa_free[d]);
+		sum += p->numa_cores[d];
+		used++;
+	}
+	CHECK(sum == p->cores, "node %s: NUMA split of %lld cores for a part of %d cores", n->name, (long long)sum, p->cores);
+	CHECK(!(r->flags & REQ_NUMA_LOCAL) || used <= 1, "node %s: cores from %d NUMA domains for a NUMA-local request",
+	      n->name, used);
+	return 0;
+}
+
+static int check_mig(const struct cluster *cl, const struct node *n, const struct job_req *r,
+                     const struct alloc_part *p, int g, char *err, size_t errlen)
+{
+	CHECK(g < n->mig_cards, "node %s GPU %d is not in MIG mode", n->name, g);
+	const struct mig_layout *l = cl->gpu[n->gpu0 + g].mig;
+	const struct mig_card *c = l->card;
+	CHECK(p->mig_profile >= 0 && p->mig_profile < c->nprofiles, "node %s GPU %d: no MIG profile %d",
+	      n->name, g, p->mig_profile);
+	const struct mig_profile *mp = &c->profiles[p->mig_profile];
+	CHECK(mp->compute_slices == r->mig_g, "node %s GPU %d: profile %s has %d compute slices, the job asks %d",
+	      n->name, g, mp->name, mp->compute_slices, r->mig_g);
+	int inst = l->owner[(int)p->mig_start >= 0 && p->mig_start < MIG_SLICES_MAX ? p->mig_start : 0];
+	if (p->mig_start >= 0 && p->mig_start < MIG_SLICES_MAX && inst >= 0 &&
+	    l->inst[inst].profile == p->mig_profile && l->inst[inst].start == p->mig_start) {
+		CHECK(!l->inst[inst].busy, "node %s GPU %d: MIG instance %s@%d is busy", n->name, g, mp->name, p->mig_start);
+		return 0;
+	}
+	int why = mig_can_place(l, p->mig_profile, p->mig_start);
+	if (why == MIG_OK)
+		return 0;
+	CHECK(mig_idle(l), "node %s GPU %d: cannot place %s@%d (%s) and the card is busy, so it cannot be re-sliced",
+	      n->name, g, mp->name, p->mig_start, mig_strerror(why));
+	CHECK(mig_fits_empty(c, p->mig_profile, p->mig_start), "node %s GPU %d: %s cannot start at slice %d",
+	      n->name, g, mp->name, p->mig_start);
+	return 0;
 }
 
 int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
                         const struct job_req *r, const struct alloc_part *parts,
                         int nparts, char *err, size_t errlen)
 {
-	int64_t cores = 0;
-	if (nparts <= 0) {
-		snprintf(err, errlen, "empty allocation");
-		return -1;
-	}
-	if (r->nodes > 0 && nparts != r->nodes) {
-		snprintf(err, errlen, "gang of %d nodes given %d nodes", r->nodes, nparts);
-		return -1;
-	}
+	int64_t cores = 0, io_need = 0;
+	int model = -1;
+	CHECK(nparts > 0, "empty allocation");
+	CHECK(r->nodes <= 0 || nparts == r->nodes, "gang of %d nodes given %d nodes", r->nodes, nparts);
+	bool shared = job_req_shared(r);
+	CHECK(!shared || (r->nodes == 1 && r->gpus == 1), "a GPU share is asked with %d nodes of %d GPUs (expected 1 and 1)",
+	      r->nodes, r->gpus);
 	for (int i = 0; i < nparts; i++) {
 		const struct alloc_part *p = &parts[i];
-		if (p->node < 0 || p->node >= cl->nnodes) {
-			snprintf(err, errlen, "no node %d", p->node);
-			return -1;
-		}
+		CHECK(p->node >= 0 && p->node < cl->nnodes, "no node %d", p->node);
 		const struct node *n = &cl->nodes[p->node];
 		const struct nodefree *nf = &f[p->node];
 		if (i > 0 && parts[i - 1].node >= p->node) {
@@ -243,67 +823,88 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
 			         : "parts not in increasing node order at node %s", n->name);
 			return -1;
 		}
-		if (cl->svc[p->node] != NODE_UP) {
-			snprintf(err, errlen, "node %s is not up", n->name);
+		CHECK(cl->svc[p->node] == NODE_UP, "node %s is not up", n->name);
+		CHECK(p->cores > 0 || p->gpus != 0, "node %s given nothing", n->name);
+		CHECK(p->cores >= 0 && p->mem_mib >= 0, "node %s given a negative amount", n->name);
+		CHECK(p->cores <= nf->cores && p->mem_mib <= nf->mem_mib,
+		      "node %s over-allocated: %d cores / %lld MiB asked, %d / %lld free",
+		      n->name, p->cores, (long long)p->mem_mib, nf->cores, (long long)nf->mem_mib);
+		CHECK(n->ngpus >= 64 || (p->gpus >> n->ngpus) == 0, "node %s has no GPU %#llx", n->name,
+		      (unsigned long long)p->gpus);
+		if (check_numa(n, nf, r, p, err, errlen))
 			return -1;
-		}
-		if (p->cores <= 0 && p->gpus == 0) {
-			snprintf(err, errlen, "node %s given nothing", n->name);
-			return -1;
-		}
-		if (p->cores < 0 || p->mem_mib < 0) {
-			snprintf(err, errlen, "node %s given a negative amount", n->name);
-			return -1;
-		}
-		if (p->cores > nf->cores || p->mem_mib > nf->mem_mib) {
-			snprintf(err, errlen, "node %s over-allocated: %d cores / %lld MiB asked, %d / %lld free",
-			         n->name, p->cores, (long long)p->mem_mib, nf->cores, (long long)nf->mem_mib);
-			return -1;
-		}
-		if ((p->gpus & ~nf->gpu_free) != 0) {
-			snprintf(err, errlen, "node %s: GPUs %#llx asked, only %#llx free", n->name,
-			         (unsigned long long)p->gpus, (unsigned long long)nf->gpu_free);
-			return -1;
-		}
+		CHECK(cluster_node_suits(cl, p->node, r, FIT_IGNORE_GPU_MEM),
+		      "node %s does not meet the job's requirements (labels, GPU model, FP8, ISA, plane or pool)", n->name);
 		if (r->nodes > 0) {
-			if (p->cores != r->cores || hl_popcount64(p->gpus) != r->gpus || p->mem_mib != r->mem_mib) {
-				snprintf(err, errlen, "node %s given %d cores, %d GPUs, %lld MiB; the request is %d, %d, %lld per node",
-				         n->name, p->cores, hl_popcount64(p->gpus), (long long)p->mem_mib,
-				         r->cores, r->gpus, (long long)r->mem_mib);
-				return -1;
-			}
-			if (!gpu_model_ok(cl, n, r)) {
-				snprintf(err, errlen, "node %s does not have the GPU model or memory the job requires", n->name);
-				return -1;
+			CHECK(p->cores == r->cores && hl_popcount64(p->gpus) == r->gpus && p->mem_mib == r->mem_mib,
+			      "node %s given %d cores, %d GPUs, %lld MiB; the request is %d, %d, %lld per node",
+			      n->name, p->cores, hl_popcount64(p->gpus), (long long)p->mem_mib,
+			      r->cores, r->gpus, (long long)r->mem_mib);
+			if (r->gpus > 0) {
+				CHECK(model < 0 || model == n->gpu_model, "gang mixes GPU models (%s and %s)",
+				      cl->cat.gpus[model].name, cl->cat.gpus[n->gpu_model].name);
+				model = n->gpu_model;
 			}
 		} else {
-			if (p->gpus) {
-				snprintf(err, errlen, "node %s given GPUs for a CPU-only request", n->name);
+			CHECK(p->gpus == 0, "node %s given GPUs for a CPU-only request", n->name);
+			CHECK(p->mem_mib == (int64_t)p->cores * r->mem_mib, "node %s given %lld MiB for %d cores at %lld MiB per core",
+			      n->name, (long long)p->mem_mib, p->cores, (long long)r->mem_mib);
+		}
+		if (r->gpu_milli > 0) {
+			int g = __builtin_ctzll(p->gpus);
+			CHECK(p->milli == r->gpu_milli, "node %s: share of %d milli-GPU given for a request of %d",
+			      n->name, p->milli, r->gpu_milli);
+			CHECK(cluster_share_fits(cl, p->node, g, r, false),
+			      "node %s GPU %d cannot take a %d milli-GPU share (MIG mode, a whole-card job, %d sharers or %d milli in use)",
+			      n->name, g, r->gpu_milli, cl->gpu[n->gpu0 + g].nshare, cl->gpu[n->gpu0 + g].milli_used);
+		} else if (r->mig_g > 0) {
+			if (check_mig(cl, n, r, p, __builtin_ctzll(p->gpus), err, errlen))
 				return -1;
-			}
-			if (p->mem_mib != (int64_t)p->cores * r->mem_mib) {
-				snprintf(err, errlen, "node %s given %lld MiB for %d cores at %lld MiB per core",
-				         n->name, (long long)p->mem_mib, p->cores, (long long)r->mem_mib);
-				return -1;
-			}
+		} else {
+			CHECK(p->milli == 0 && p->mig_profile < 0, "node %s: a share given for a whole-card request", n->name);
+			CHECK((p->gpus & ~nf->gpu_free) == 0, "node %s: GPUs %#llx asked, only %#llx free", n->name,
+			      (unsigned long long)p->gpus, (unsigned long long)nf->gpu_free);
 		}
 		cores += p->cores;
 	}
-	if (r->nodes == 0 && cores != r->cores) {
-		snprintf(err, errlen, "%lld cores given, %d requested", (long long)cores, r->cores);
-		return -1;
+	CHECK(r->nodes != 0 || cores == r->cores, "%lld cores given, %d requested", (long long)cores, r->cores);
+	if (r->pool > 0) {
+		const struct storage_pool *po = &cl->pools[r->pool - 1];
+		io_need = r->io_mbps;
+		CHECK(po->used_gib + r->storage_gib <= po->cap_gib, "pool %s full: %lld GiB asked, %lld free", po->name,
+		      (long long)r->storage_gib, (long long)(po->cap_gib - po->used_gib));
+		CHECK(po->resv_mbps + (double)io_need <= po->admit * po->bw_mbps + 1e-9,
+		      "pool %s: %lld MB/s asked, %.0f of %.0f admitted in use", po->name, (long long)io_need,
+		      po->resv_mbps, po->admit * po->bw_mbps);
 	}
 	return 0;
+}
+#undef CHECK
+
+static void take_common(struct nodefree *nf, const struct alloc_part *p)
+{
+	nf->cores -= p->cores;
+	nf->mem_mib -= p->mem_mib;
+	for (int d = 0; d < HL_NUMA_MAX; d++)
+		nf->numa_free[d] -= p->numa_cores[d];
+}
+
+static void give_common(struct nodefree *nf, const struct alloc_part *p)
+{
+	nf->cores += p->cores;
+	nf->mem_mib += p->mem_mib;
+	for (int d = 0; d < HL_NUMA_MAX; d++)
+		nf->numa_free[d] += p->numa_cores[d];
 }
 
 void nodefree_take(struct nodefree *f, const struct alloc_part *parts, int nparts)
 {
 	for (int i = 0; i < nparts; i++) {
 		struct nodefree *nf = &f[parts[i].node];
-		nf->cores -= parts[i].cores;
-		nf->mem_mib -= parts[i].mem_mib;
-		nf->gpus -= hl_popcount64(parts[i].gpus);
-		nf->gpu_free &= ~parts[i].gpus;
+		take_common(nf, &parts[i]);
+		uint64_t gone = nf->gpu_free & parts[i].gpus;
+		nf->gpus -= hl_popcount64(gone);
+		nf->gpu_free &= ~gone;
 	}
 }
 
@@ -311,28 +912,150 @@ void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int npart
 {
 	for (int i = 0; i < nparts; i++) {
 		struct nodefree *nf = &f[parts[i].node];
-		nf->cores += parts[i].cores;
-		nf->mem_mib += parts[i].mem_mib;
-		nf->gpus += hl_popcount64(parts[i].gpus);
+		give_common(nf, &parts[i]);
+		if (parts[i].milli > 0 || parts[i].mig_profile >= 0)
+			continue;   /* a share: the card may still hold others */
+		nf->gpus += hl_popcount64(parts[i].gpus & ~nf->gpu_free);
 		nf->gpu_free |= parts[i].gpus;
 	}
 }
 
-void cluster_take(struct cluster *cl, const struct alloc_part *parts, int nparts)
+static void sharer_add(struct gpustate *gs, int32_t job)
 {
-	nodefree_take(cl->free, parts, nparts);
-	for (int i = 0; i < nparts; i++) {
-		cl->free_cores -= parts[i].cores;
-		cl->free_gpus -= hl_popcount64(parts[i].gpus);
-	}
+	if (gs->nshare < HL_SHARE_MAX)
+		gs->sharer[gs->nshare] = job;
+	gs->nshare++;
 }
 
-void cluster_give(struct cluster *cl, const struct alloc_part *parts, int nparts)
+static void sharer_del(struct gpustate *gs, int32_t job)
 {
-	nodefree_give(cl->free, parts, nparts);
+	for (int k = 0; k < gs->nshare && k < HL_SHARE_MAX; k++)
+		if (gs->sharer[k] == job) {
+			gs->sharer[k] = gs->sharer[gs->nshare - 1];
+			break;
+		}
+	gs->nshare--;
+}
+
+/* Makes the MIG instance of part p exist (creating or re-slicing) and
+ * marks it busy; returns the set-up time. */
+static simtime mig_take(struct cluster *cl, struct mig_layout *l, const struct alloc_part *p)
+{
+	int inst = l->owner[(int)p->mig_start];
+	simtime cost = 0;
+	if (!(inst >= 0 && l->inst[inst].profile == p->mig_profile && l->inst[inst].start == p->mig_start)) {
+		if (mig_can_place(l, p->mig_profile, p->mig_start) == MIG_OK) {
+			cost = cl->share.mig_create_us;
+		} else {
+			/* Re-slice the idle card: drop what is in the way, then all. */
+			for (int i = 0; i < MIG_SLICES_MAX; i++)
+				if (l->inst[i].profile >= 0) {
+					int st = l->inst[i].start;
+					int len = l->card->profiles[l->inst[i].profile].memory_slices;
+					int len2 = l->card->profiles[p->mig_profile].memory_slices;
+					if (st < p->mig_start + len2 && p->mig_start < st + len)
+						mig_remove(l, i);
+				}
+			if (mig_can_place(l, p->mig_profile, p->mig_start) != MIG_OK)
+				for (int i = 0; i < MIG_SLICES_MAX; i++)
+					if (l->inst[i].profile >= 0)
+						mig_remove(l, i);
+			cost = l->reslice_us;
+		}
+		inst = mig_place(l, p->mig_profile, p->mig_start);
+	}
+	if (inst >= 0)
+		mig_set_busy(l, inst, true);
+	return cost;
+}
+
+simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
+                     const struct alloc_part *parts, int nparts)
+{
+	simtime delay = 0;
 	for (int i = 0; i < nparts; i++) {
-		cl->free_cores += parts[i].cores;
-		cl->free_gpus += hl_popcount64(parts[i].gpus);
+		const struct alloc_part *p = &parts[i];
+		const struct node *n = &cl->nodes[p->node];
+		struct nodefree *nf = &cl->free[p->node];
+		take_common(nf, p);
+		cl->free_cores -= p->cores;
+		if (p->milli > 0 || p->mig_profile >= 0) {
+			int g = __builtin_ctzll(p->gpus);
+			struct gpustate *gs = &cl->gpu[n->gpu0 + g];
+			if (gs->nshare == 0)
+				cl->gpus_busy++;
+			if ((nf->gpu_free >> g) & 1u) {
+				nf->gpu_free &= ~(1ull << g);
+				nf->gpus--;
+				cl->free_gpus--;
+			}
+			sharer_add(gs, job);
+			gs->milli_used += p->milli;
+			cl->milli_used += p->milli;
+			gs->mem_need_mib += r->gpu_mem_mib;
+			if (p->mig_profile >= 0 && gs->mig) {
+				simtime c = mig_take(cl, gs->mig, p);
+				delay = c > delay ? c : delay;
+			}
+		} else {
+			int k = hl_popcount64(p->gpus);
+			nf->gpu_free &= ~p->gpus;
+			nf->gpus -= k;
+			cl->free_gpus -= k;
+			cl->gpus_busy += k;
+		}
+	}
+	if (r->pool > 0) {
+		struct storage_pool *po = &cl->pools[r->pool - 1];
+		po->used_gib += r->storage_gib;
+		po->resv_mbps += r->io_mbps;
+		po->njobs++;
+	}
+	return delay;
+}
+
+void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
+                  const struct alloc_part *parts, int nparts)
+{
+	for (int i = 0; i < nparts; i++) {
+		const struct alloc_part *p = &parts[i];
+		const struct node *n = &cl->nodes[p->node];
+		struct nodefree *nf = &cl->free[p->node];
+		give_common(nf, p);
+		cl->free_cores += p->cores;
+		if (p->milli > 0 || p->mig_profile >= 0) {
+			int g = __builtin_ctzll(p->gpus);
+			struct gpustate *gs = &cl->gpu[n->gpu0 + g];
+			sharer_del(gs, job);
+			gs->milli_used -= p->milli;
+			cl->milli_used -= p->milli;
+			gs->mem_need_mib -= r->gpu_mem_mib;
+			if (gs->mig) {
+				int inst = gs->mig->owner[(int)p->mig_start];
+				if (inst >= 0)
+					mig_set_busy(gs->mig, inst, false);
+			}
+			if (gs->nshare == 0) {
+				cl->gpus_busy--;
+				if (!gs->mig) {
+					nf->gpu_free |= 1ull << g;
+					nf->gpus++;
+					cl->free_gpus++;
+				}
+			}
+		} else {
+			int k = hl_popcount64(p->gpus);
+			nf->gpu_free |= p->gpus;
+			nf->gpus += k;
+			cl->free_gpus += k;
+			cl->gpus_busy -= k;
+		}
+	}
+	if (r->pool > 0) {
+		struct storage_pool *po = &cl->pools[r->pool - 1];
+		po->used_gib -= r->storage_gib;
+		po->resv_mbps -= r->io_mbps;
+		po->njobs--;
 	}
 }
 

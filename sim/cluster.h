@@ -23,6 +23,15 @@
 
 #define HL_NAME_MAX 48
 #define HL_MAX_GPUS_PER_NODE 64   /* one bit each in nodefree.gpu_free */
+#define HL_NUMA_MAX 8             /* NUMA domains per node */
+#define HL_POOLS_MAX 32           /* storage pools (one bit each in node.pools) */
+#define HL_SHARE_MAX 32           /* most jobs time-sharing one GPU */
+#define HL_MILLI 1000             /* milli-GPUs of one GPU */
+
+struct labels;                    /* sim/label.h */
+struct selector;
+struct mig_geometry;              /* sim/mig.h */
+struct mig_layout;
 
 struct gpu_model {
 	char name[HL_NAME_MAX];     /* catalog key, e.g. "H100-SXM-80GB" */
@@ -32,6 +41,9 @@ struct gpu_model {
 	double fp16_tflops;         /* dense FP16 tensor */
 	double fp8_tflops;          /* dense FP8 tensor; 0 = no FP8 */
 	double rel_speed;           /* throughput relative to the reference device (A100-80GB = 1) */
+	/* Relative throughput by job class and precision (reference device = 1);
+	 * 0 where the catalog gives none: rel_speed is used then. */
+	double speed[JOB_NCLASS][PREC_N];
 	bool mig;
 	char source[160];
 };
@@ -63,10 +75,41 @@ struct node_type {
 	int32_t gpus;
 	int32_t cpu_model;      /* catalog index, -1 for a generic core */
 	int32_t sockets;
-	int32_t cores;          /* total usable cores */
+	int32_t cores;          /* total usable (physical) cores */
+	int32_t numa;           /* NUMA domains (default: sockets); cores split evenly */
 	int64_t mem_mib;
 	char plane[HL_NAME_MAX];   /* network plane, e.g. "ib400"; "" none */
 	double base_w;          /* fans, memory, NICs, disks */
+	uint32_t pools;         /* bit p: storage pool p is reachable */
+	int32_t mig_cards;      /* the first mig_cards GPUs run in MIG mode */
+	int32_t mig_nlayout;    /* their initial layout: profile indices on the card */
+	int8_t mig_layout[8];
+	char *labels;           /* free-form "k=v\0k=v\0\0" (owned), or NULL */
+};
+
+enum plane_kind { PLANE_IB, PLANE_ROCE, PLANE_ETH, PLANE_NKIND };
+
+struct plane {
+	char name[HL_NAME_MAX];   /* "ib400" */
+	int32_t kind;             /* enum plane_kind, from the name's prefix */
+	double gbps;              /* from the name's digits (0 unknown) */
+};
+
+enum pool_kind { POOL_NVME, POOL_HDD, POOL_BACKUP, POOL_NKIND };
+
+/* A storage pool: capacity and bandwidth shared by the jobs that use it. */
+struct storage_pool {
+	char name[HL_NAME_MAX];
+	int32_t kind;             /* enum pool_kind */
+	int32_t exclusive_class;  /* only jobs of this class may use it; -1 any */
+	int64_t cap_gib;
+	double bw_mbps;           /* aggregate bandwidth, MB/s */
+	double admit;             /* reservations admitted up to admit × bw (≥ 1: oversubscription) */
+	double io_fraction;       /* share of a job's time that is I/O bound (slowdown model) */
+	/* dynamic */
+	int64_t used_gib;
+	double resv_mbps;
+	int32_t njobs;
 };
 
 struct rack {
@@ -74,6 +117,8 @@ struct rack {
 	double cap_w;
 	int32_t cooling;        /* enum cooling */
 	int32_t first_node, nnodes;
+	int32_t leaf;           /* leaf switch index (cluster.leaves) */
+	char *labels;           /* free-form, as node_type.labels */
 };
 
 /* Static labels of one node, copied from its type. */
@@ -86,22 +131,65 @@ struct node {
 	int64_t mem_mib;
 	int32_t plane;          /* index in cluster.planes, -1 none */
 	int32_t cooling;
+	int32_t numa;           /* NUMA domains */
+	int32_t leaf;           /* leaf switch (the rack's) */
+	uint32_t pools;         /* reachable storage pools */
+	int32_t gpu0;           /* its first GPU in cluster.gpu */
+	int32_t mig_cards;      /* GPUs 0 .. mig_cards-1 run in MIG mode */
+	bool avx512, amx;
 };
 
-/* Free capacity of one node. */
+/* Free capacity of one node. gpu_free holds the GPUs that are wholly idle
+ * and not in MIG mode; shared and MIG cards are tracked per GPU in the
+ * cluster's gpu array. */
 struct nodefree {
 	int32_t cores;
-	int32_t gpus;
+	int32_t gpus;           /* popcount of gpu_free */
 	int64_t mem_mib;
-	uint64_t gpu_free;      /* bit g set: GPU g of the node is free */
+	uint64_t gpu_free;      /* bit g set: GPU g of the node is whole and idle */
+	int32_t numa_free[HL_NUMA_MAX];   /* free cores per NUMA domain */
 };
 
-/* One node's share of an allocation. */
+/* One node's share of an allocation. For a shared request (gpu_milli or
+ * mig_g), gpus has the one card and milli / mig_profile+mig_start say which
+ * share of it. numa_cores says which NUMA domains the cores come from
+ * (sums to cores; policies fill it with cluster_numa_split). */
 struct alloc_part {
 	int32_t node;
 	int32_t cores;
 	int64_t mem_mib;
 	uint64_t gpus;          /* bit g: GPU g of the node */
+	int32_t numa_cores[HL_NUMA_MAX];
+	int32_t milli;          /* time-sliced share of the card, 0 for whole cards / MIG */
+	int8_t mig_profile;     /* profile index on the card, -1 when not MIG */
+	int8_t mig_start;       /* memory slice it starts at */
+	int16_t pad_;
+};
+
+/* Dynamic state of one GPU (cluster.gpu, indexed by node.gpu0 + g). */
+struct gpustate {
+	int32_t milli_used;     /* time-sliced: summed shares */
+	int32_t nshare;         /* jobs on it (shared or MIG) */
+	int64_t mem_need_mib;   /* summed memory needs of its jobs */
+	int32_t sharer[HL_SHARE_MAX];   /* job ids time-sharing it */
+	struct mig_layout *mig; /* MIG mode: its layout (owned by the cluster); NULL otherwise */
+};
+
+/* Limits of GPU sharing (scenario "gpu_sharing"). */
+struct share_cfg {
+	int32_t limit;          /* most jobs on one time-sliced card (default 10) */
+	double admit;           /* summed milli admitted up to admit × 1000 (default 1) */
+	double switch_cost;     /* speed lost per extra sharer (default 0.02) */
+	simtime mig_create_us;  /* creating a MIG instance in free slices */
+	simtime mig_reslice_us; /* re-slicing an idle card */
+};
+
+/* Communication penalty of a gang (scenario "network"): a gang whose nodes
+ * span leaf switches runs at 1 / (1 + spine[kind]) of its speed, one that
+ * mixes planes at 1 / (1 + mixed). docs/models.md has the sources. */
+struct net_cfg {
+	double spine[PLANE_NKIND];
+	double mixed;
 };
 
 /* Blocks of 2^k parts, addressed by offset so the pool can grow. */
@@ -119,13 +207,30 @@ struct cluster {
 	int32_t nracks;
 	struct node *nodes;
 	int32_t nnodes;
-	char (*planes)[HL_NAME_MAX];
+	struct plane *planes;
 	int32_t nplanes;
+	char (*leaves)[HL_NAME_MAX];
+	int32_t nleaves;
+	struct storage_pool *pools;
+	int32_t npools;
+	struct mig_geometry *mig;      /* owned; NULL when no node runs MIG */
+	struct share_cfg share;
+	struct net_cfg net;
+	simtime oom_after_us;          /* a job without the GPU memory it needs fails this long after start */
+	struct labels *labels;         /* every node's labels (cluster_label_nodes) */
+	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
+	int32_t nsel;
+	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */
+	uint8_t *selscore;             /* nsel × nnodes: terms of sel[k] the node meets */
+	int32_t ngpu_all;              /* GPUs in the cluster (gpu array length) */
 	/* dynamic */
+	struct gpustate *gpu;
 	struct nodefree *free;
 	uint8_t *svc;           /* enum node_svc per node */
 	int64_t total_cores, total_gpus;
-	int64_t free_cores, free_gpus;
+	int64_t free_cores, free_gpus;   /* free_gpus: whole idle non-MIG cards */
+	int64_t gpus_busy;               /* cards holding any job (whole, shared or MIG) */
+	int64_t milli_used;              /* milli-GPUs held by time-sliced shares */
 	struct partpool pool;
 };
 
@@ -137,29 +242,97 @@ int catalog_find_cpu(const struct catalog *cat, const char *name);
 
 /* Building (scenario loader). Each returns the new index or -1 on ENOMEM. */
 int cluster_add_type(struct cluster *cl, const struct node_type *t);
+/* A rack is its own leaf switch (named after it) until cluster_set_leaf. */
 int cluster_add_rack(struct cluster *cl, const char *name, double cap_w, int cooling);
+int cluster_set_leaf(struct cluster *cl, int rack, const char *leaf);
+int cluster_add_pool(struct cluster *cl, const struct storage_pool *p);
+int cluster_pool_index(const struct cluster *cl, const char *name);
 /* Appends `count` nodes of `type` to `rack` (racks are filled in order:
  * nodes of one rack are contiguous). Names are "<rack>-n<k>". */
 int cluster_add_nodes(struct cluster *cl, int rack, int type, int count);
-/* Sizes free-capacity arrays once all nodes are added. */
-int cluster_finish(struct cluster *cl);
+/* Sizes free-capacity arrays once all nodes are added, sets up MIG
+ * layouts (cl->mig must be set when a type has mig_cards) and derives
+ * every node's labels. 0, or -1 with a message in err. */
+int cluster_finish(struct cluster *cl, char *err, size_t errlen);
 int cluster_plane_index(const struct cluster *cl, const char *name);
+/* Derives each node's labels (docs/labels.md) into cl->labels:
+ * from the catalog, its type, its rack, pools, and the free-form labels of
+ * type and rack. Called by cluster_finish. (sim/nodelabels.c) */
+int cluster_label_nodes(struct cluster *cl, char *err, size_t errlen);
 
-/* Can `node` with free state `f` give one node's share of a gang request? */
+/* Binds a workload's string table to the cluster: each request's sel_req /
+ * sel_pref (label expressions), plane and pool refer to strs[] (index + 1)
+ * and are rewritten to the cluster's selector, plane and pool indexes
+ * (index + 1). An expression that does not parse, or a pool the cluster does
+ * not have, is an error naming the job's trace id. A plane the cluster does
+ * not have leaves the job unable to run (it is rejected at submit). */
+int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
+                          struct job *jobs, int32_t njobs, char *err, size_t errlen);
+
+static inline bool cluster_sel_match(const struct cluster *cl, int sel1, int node)
+{
+	if (sel1 <= 0)
+		return true;
+	size_t words = ((size_t)cl->nnodes + 63) / 64;
+	return (cl->selmask[(size_t)(sel1 - 1) * words + (size_t)node / 64] >> (node % 64)) & 1u;
+}
+static inline int cluster_sel_score(const struct cluster *cl, int sel1, int node)
+{
+	return sel1 <= 0 ? 0 : cl->selscore[(size_t)(sel1 - 1) * (size_t)cl->nnodes + (size_t)node];
+}
+
+/* What cluster_node_fits_ex may leave out (a label-blind placement). */
+enum { FIT_IGNORE_GPU_MEM = 1u << 0 };
+
+/* Can `node` with free state `f` give one node's share of a gang request?
+ * Checks every hard constraint (labels, models, FP8, ISA, plane, pool,
+ * NUMA) and the GPU memory the job needs; for a shared request it reads
+ * the live per-GPU state (cl->gpu) whatever f is. */
 bool cluster_node_fits(const struct cluster *cl, const struct nodefree *f, int node,
                        const struct job_req *r);
+bool cluster_node_fits_ex(const struct cluster *cl, const struct nodefree *f, int node,
+                          const struct job_req *r, unsigned how);
+/* The node's static suitability for r, ignoring what is free: labels,
+ * models, FP8, ISA, plane, pool reach and class, sizes. */
+bool cluster_node_suits(const struct cluster *cl, int node, const struct job_req *r, unsigned how);
 /* Does a request fit the empty cluster at all (so it can ever run)? */
 bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r);
 
-/* Checks that `parts` satisfy request `r` and fit the free state `f`.
- * Parts must be in strictly increasing node order (which also rules out a
- * node given twice in O(n)).
+/* Splits `cores` of node over its NUMA domains in free state f: all in one
+ * domain (the one with the fewest free cores that still fits, ties lowest)
+ * when local, else lowest
+ * domains first. Fills out[HL_NUMA_MAX]; 0, or -1 when they do not fit. */
+int cluster_numa_split(const struct cluster *cl, const struct nodefree *f, int node,
+                       int32_t cores, bool local, int32_t *out);
+/* Can GPU g of node (live state) take a time-sliced share for r?
+ * mem_aware: also require the summed memory needs to fit the card. */
+bool cluster_share_fits(const struct cluster *cl, int node, int g, const struct job_req *r,
+                        bool mem_aware);
+/* A MIG instance for r on GPU g of node (live state): sets *profile and
+ * *start and returns what it costs — 0 a free instance exists, 1 an
+ * instance is created in free slices, 2 the idle card is re-sliced — or -1
+ * when the card cannot host it. mem_aware: only profiles with the memory
+ * the job needs (else the smallest with mig_g compute slices). */
+int cluster_mig_pick(const struct cluster *cl, int node, int g, const struct job_req *r,
+                     bool mem_aware, int *profile, int *start);
+/* Memory (MiB) a part gives the job on each of its GPUs: the card's, or
+ * the MIG instance's. */
+int64_t cluster_part_gpu_mem(const struct cluster *cl, const struct alloc_part *p);
+
+/* Relative speed of a job of class cls in precision prec on a node's GPU
+ * (1 for CPU-only nodes): the catalog's speed table, else rel_speed. */
+double cluster_gpu_speed(const struct cluster *cl, int node, int cls, int prec);
+
+/* Checks that `parts` satisfy request `r` and fit the free state `f` (and,
+ * for shares, MIG and pools, the live state). Parts must be in strictly
+ * increasing node order (which also rules out a node given twice in O(n)).
  * 0 if so; else -1 with the reason in err. */
 int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
                         const struct job_req *r, const struct alloc_part *parts,
                         int nparts, char *err, size_t errlen);
-/* Takes / gives back an allocation in free state `f` (which may be the
- * cluster's own `free` or a policy's scratch copy). */
+/* Takes / gives back an allocation in a free state `f` that is a policy's
+ * scratch copy: whole cards and cores. A shared part takes its card out of
+ * gpu_free and gives nothing back (an estimate that errs late). */
 void nodefree_take(struct nodefree *f, const struct alloc_part *parts, int nparts);
 void nodefree_give(struct nodefree *f, const struct alloc_part *parts, int nparts);
 
@@ -173,10 +346,14 @@ static inline int hl_popcount64(uint64_t x)
 	return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Takes / gives back an allocation in the cluster's own free state,
- * keeping the free totals. */
-void cluster_take(struct cluster *cl, const struct alloc_part *parts, int nparts);
-void cluster_give(struct cluster *cl, const struct alloc_part *parts, int nparts);
+/* Takes / gives back job `job`'s allocation in the cluster's own (live)
+ * state: free capacity and totals, shared cards, MIG instances, pools.
+ * cluster_take returns the set-up delay before the job computes (MIG
+ * instance creation or re-slice), 0 otherwise. */
+simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
+                     const struct alloc_part *parts, int nparts);
+void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
+                  const struct alloc_part *parts, int nparts);
 
 /* Part pool: a block able to hold n parts; returns its offset or UINT32_MAX. */
 uint32_t partpool_get(struct partpool *pp, int n);

@@ -2,6 +2,7 @@
  * See engine.h for the model and view.h for the policy's side. */
 #include "sim/engine.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +63,13 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->pending = malloc((size_t)s->cap_pending * sizeof *s->pending);
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
 	s->rack_w = calloc((size_t)s->cl.nracks + 1, sizeof *s->rack_w);
-	if (!s->pending || !s->running || !s->rack_w || evq_init(&s->q, (size_t)njobs + 16))
+	s->run = calloc((size_t)njobs + 1, sizeof *s->run);
+	if (!s->pending || !s->running || !s->rack_w || !s->run || evq_init(&s->q, (size_t)njobs + 16))
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
 		s->jobs[i].run_idx = -1;
+		s->jobs[i].req.cls = s->jobs[i].cls;
 	}
 	if (njobs > 0 && evq_push(&s->q, jobs[0].submit_us, SIM_EV_SUBMIT, 0, 0, 0))
 		goto fail_alloc;
@@ -87,7 +90,9 @@ void sim_fini(struct sim *s)
 	free(s->pending);
 	free(s->running);
 	free(s->rack_w);
+	free(s->run);
 	s->rack_w = NULL;
+	s->run = NULL;
 	evq_fini(&s->q);
 	s->jobs = NULL;
 	s->truth = NULL;
@@ -138,6 +143,161 @@ static void finish_hook(struct sim *s, int32_t job)
 	}
 }
 
+/* ---- speed ---- */
+
+double sim_job_speed(const struct sim *s, int32_t id)
+{
+	const struct job *j = &s->jobs[id];
+	const struct cluster *cl = &s->cl;
+	if (!s->cfg.speed_model || j->nparts == 0)
+		return 1.0;
+	const struct alloc_part *p = &cl->pool.p[j->parts];
+	double v = j->req.gpus > 0 ? cluster_gpu_speed(cl, p[0].node, j->cls, j->req.precision) : 1.0;
+	for (int i = 0; i < j->nparts; i++) {
+		if (p[i].milli <= 0)
+			continue;
+		const struct node *n = &cl->nodes[p[i].node];
+		const struct gpustate *gs = &cl->gpu[n->gpu0 + __builtin_ctzll(p[i].gpus)];
+		if (gs->milli_used > HL_MILLI)
+			v *= (double)HL_MILLI / gs->milli_used;
+		if (gs->nshare > 1) {
+			double f = 1.0 - cl->share.switch_cost * (gs->nshare - 1);
+			v *= f < 0.1 ? 0.1 : f;
+		}
+	}
+	if (j->nparts > 1 && j->req.gpus > 0) {
+		bool leaves = false, planes = false;
+		const struct node *n0 = &cl->nodes[p[0].node];
+		for (int i = 1; i < j->nparts; i++) {
+			const struct node *n = &cl->nodes[p[i].node];
+			leaves |= n->leaf != n0->leaf;
+			planes |= n->plane != n0->plane;
+		}
+		if (planes)
+			v /= 1.0 + cl->net.mixed;
+		else if (leaves)
+			v /= 1.0 + cl->net.spine[n0->plane >= 0 ? cl->planes[n0->plane].kind : PLANE_ETH];
+	}
+	if (j->req.pool > 0 && j->req.io_mbps > 0) {
+		const struct storage_pool *po = &cl->pools[j->req.pool - 1];
+		if (po->bw_mbps > 0 && po->resv_mbps > po->bw_mbps)
+			v /= (1.0 - po->io_fraction) + po->io_fraction * po->resv_mbps / po->bw_mbps;
+	}
+	return v;
+}
+
+/* Pushes the end of running job id from its progress state. */
+static int push_end(struct sim *s, int32_t id)
+{
+	struct job *j = &s->jobs[id];
+	const struct jobrun *r = &s->run[id];
+	double left = r->work_us / r->rate;
+	simtime end = r->since + (left > 4e18 ? (simtime)4e18 : (simtime)ceil(left - 1e-6));
+	enum job_state st = s->truth[id].fails ? JOB_FAILED : JOB_DONE;
+	enum end_reason why = s->truth[id].fails ? END_TRACE_FAIL : END_NONE;
+	if (j->walltime_us != SIMTIME_INF && !s->cfg.keep_overruns) {
+		simtime wall = j->start_us + (j->walltime_us < 1 ? 1 : j->walltime_us);
+		if (end > wall) {
+			end = wall;
+			st = JOB_KILLED;
+			why = END_WALLTIME;
+		}
+	}
+	if (end <= s->now)
+		end = s->now + 1;
+	return sim_push(s, end, SIM_EV_END, id, j->ver, SIM_END_ARG(st, why));
+}
+
+/* Does job id lack the GPU memory it needs where it was placed? */
+static bool job_oom(const struct sim *s, int32_t id)
+{
+	const struct job *j = &s->jobs[id];
+	const struct cluster *cl = &s->cl;
+	if (j->req.gpu_mem_mib <= 0 || j->req.gpus == 0)
+		return false;
+	for (int i = 0; i < j->nparts; i++) {
+		const struct alloc_part *p = &cl->pool.p[j->parts + (uint32_t)i];
+		const struct node *n = &cl->nodes[p->node];
+		if (p->milli > 0) {
+			const struct gpustate *gs = &cl->gpu[n->gpu0 + __builtin_ctzll(p->gpus)];
+			if (gs->mem_need_mib > n->gpu_mem_mib)
+				return true;   /* the card's sharers together need more than it has */
+		} else if (j->req.gpu_mem_mib > cluster_part_gpu_mem(cl, p)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int sim_job_begin(struct sim *s, int32_t id)
+{
+	struct jobrun *r = &s->run[id];
+	const struct job *j = &s->jobs[id];
+	if (job_oom(s, id)) {
+		/* It allocates, then dies: it holds its resources until then. */
+		r->rate = 0;
+		simtime after = s->cl.oom_after_us < 1 ? 1 : s->cl.oom_after_us;
+		return sim_push(s, r->since + after, SIM_EV_END, id, j->ver, SIM_END_ARG(JOB_FAILED, END_OOM));
+	}
+	r->work_us = s->truth[id].run_us < 1 ? 1.0 : (double)s->truth[id].run_us;
+	r->rate = sim_job_speed(s, id);
+	return push_end(s, id);
+}
+
+int sim_job_retime(struct sim *s, int32_t id)
+{
+	struct jobrun *r = &s->run[id];
+	if (r->rate <= 0)
+		return 0;   /* not progressing (failing with OOM) */
+	double rate = sim_job_speed(s, id);
+	if (rate == r->rate)
+		return 0;
+	if (s->now > r->since) {
+		r->work_us -= (double)(s->now - r->since) * r->rate;
+		if (r->work_us < 0)
+			r->work_us = 0;
+		r->since = s->now;
+	}
+	r->rate = rate;
+	s->jobs[id].ver++;
+	return push_end(s, id);
+}
+
+/* After job `id` started or ended with `parts`: the jobs whose speed may
+ * have changed — those time-sharing its cards, and those on its storage
+ * pool when the pool is (or was) oversubscribed; io_delta is the change of
+ * the pool's reservation. */
+static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part *parts, int nparts,
+                             double io_delta)
+{
+	const struct cluster *cl = &s->cl;
+	const struct job *j = &s->jobs[id];
+	if (!s->cfg.speed_model)
+		return 0;
+	for (int i = 0; i < nparts; i++) {
+		if (parts[i].milli <= 0)
+			continue;
+		const struct gpustate *gs = &cl->gpu[cl->nodes[parts[i].node].gpu0 + __builtin_ctzll(parts[i].gpus)];
+		int32_t ids[HL_SHARE_MAX];
+		int n = gs->nshare < HL_SHARE_MAX ? gs->nshare : HL_SHARE_MAX;
+		memcpy(ids, gs->sharer, (size_t)n * sizeof *ids);
+		for (int k = 0; k < n; k++)
+			if (ids[k] != id && sim_job_retime(s, ids[k]))
+				return -1;
+	}
+	if (j->req.pool > 0 && j->req.io_mbps > 0) {
+		const struct storage_pool *po = &cl->pools[j->req.pool - 1];
+		double before = po->resv_mbps - io_delta;
+		if (po->resv_mbps > po->bw_mbps || before > po->bw_mbps)
+			for (int32_t k = 0; k < s->nrunning; k++) {
+				int32_t o = s->running[k];
+				if (o != id && s->jobs[o].req.pool == j->req.pool && sim_job_retime(s, o))
+					return -1;
+			}
+	}
+	return 0;
+}
+
 /* Every job ends exactly once; the allocation goes back after the recorder
  * has seen it. */
 int sim_job_end(struct sim *s, int32_t id, enum job_state st)
@@ -150,11 +310,15 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
 	j->end_us = s->now;
 	j->ver++;
-	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st, NULL);
+	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
+	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
 	if (s->rec.job_end)
 		s->rec.job_end(s->rec.ctx, s, j);
-	cluster_give(&s->cl, &s->cl.pool.p[j->parts], j->nparts);
+	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
 	s->alloc_epoch++;
+	s->run[id].rate = 0;
+	if (retime_neighbours(s, id, &s->cl.pool.p[j->parts], j->nparts, -(double)j->req.io_mbps))
+		return -1;
 	partpool_put(&s->cl.pool, j->parts, j->nparts);
 	j->nparts = 0;
 	int32_t k = j->run_idx;
@@ -176,6 +340,7 @@ static void submit_one(struct sim *s, int32_t id)
 	rec_event(s, REC_SUBMIT, id, -1, JOB_PENDING, NULL);
 	if (!cluster_can_ever_fit(&s->cl, &j->req)) {
 		job_set_state(j, JOB_KILLED);
+		j->reason = END_REJECTED;
 		j->end_us = s->now;
 		rec_event(s, REC_END, id, -1, JOB_KILLED, "request exceeds the cluster");
 		if (s->rec.job_end)
@@ -211,7 +376,7 @@ static void handle_sample(struct sim *s)
 		.cores_total = s->cl.total_cores,
 		.cores_alloc = s->cl.total_cores - s->cl.free_cores,
 		.gpus_total = s->cl.total_gpus,
-		.gpus_alloc = s->cl.total_gpus - s->cl.free_gpus,
+		.gpus_alloc = s->cl.gpus_busy,
 		.pending = s->npending,
 		.running = s->nrunning,
 	};
@@ -245,7 +410,8 @@ static void handle(struct sim *s, const struct ev *e)
 	case SIM_EV_END:
 		if (e->ver != s->jobs[e->id].ver)
 			break;   /* stale: the job was stopped or rescheduled */
-		sim_job_end(s, e->id, (enum job_state)e->arg);
+		s->jobs[e->id].reason = (uint8_t)(e->arg >> 8);
+		sim_job_end(s, e->id, (enum job_state)(e->arg & 0xff));
 		break;
 	case SIM_EV_SAMPLE:
 		handle_sample(s);
@@ -306,12 +472,13 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	if (off == UINT32_MAX)
 		return fail(s, "out of memory growing the allocation pool");
 	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
-	cluster_take(&s->cl, parts, nparts);
+	simtime setup = cluster_take(&s->cl, id, &j->req, parts, nparts);
 	s->alloc_epoch++;
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
 	j->nparts = nparts;
 	j->start_us = s->now;
+	s->run[id] = (struct jobrun){ .since = s->now + setup };
 	j->run_idx = s->nrunning;
 	s->running[s->nrunning++] = id;
 	s->ndecisions++;
@@ -322,6 +489,8 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	if (s->exec->start(s->exec_ctx, s, id))
 		return fail(s, "executor '%s' could not start job %d: %s", s->exec->name, id,
 		            s->err[0] ? s->err : "error");
+	if (retime_neighbours(s, id, &s->cl.pool.p[off], nparts, (double)j->req.io_mbps))
+		return -1;
 	return 0;
 }
 

@@ -90,8 +90,19 @@ struct sim_cfg {
 	simtime sample_every_us;     /* 0: no samples */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
 	bool keep_overruns;          /* don't kill jobs at their walltime (sites that did not enforce it) */
+	/* Runtimes are work on the reference device: a job's speed is its
+	 * device's (catalog speed table) times the sharing, network and storage
+	 * factors (docs/models.md). false: runtimes are replayed as recorded. */
+	bool speed_model;
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
+};
+
+/* A running job's progress (engine-owned, parallel to the job table). */
+struct jobrun {
+	double work_us;              /* work left, in reference-device microseconds */
+	double rate;                 /* reference microseconds done per microsecond */
+	simtime since;               /* work_us is as of this time (or set-up ends then) */
 };
 
 struct sim {
@@ -99,6 +110,7 @@ struct sim {
 	struct cluster cl;
 	struct job *jobs;
 	struct job_truth *truth;
+	struct jobrun *run;
 	int32_t njobs;
 	int32_t next_submit;         /* next job (by submit order) not yet submitted */
 	struct evq q;
@@ -139,6 +151,17 @@ int sim_step(struct sim *s);
 int sim_push(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg);
 /* Ends a running job in final state `st`: frees its allocation, records it. */
 int sim_job_end(struct sim *s, int32_t job, enum job_state st);
+
+/* The speed of running job id now (docs/models.md "Speed"). */
+double sim_job_speed(const struct sim *s, int32_t id);
+/* Starts the modelled progress of job id (its set-up delay was set by decide_start) and
+ * pushes its end: done (or failed per its truth) when its work is done,
+ * killed at its walltime, or failed with OOM when its GPU lacks memory. */
+int sim_job_begin(struct sim *s, int32_t id);
+/* Re-times running job id after its speed may have changed. */
+int sim_job_retime(struct sim *s, int32_t id);
+/* END events carry the final state and the reason: */
+#define SIM_END_ARG(state, reason) ((int32_t)(state) | ((int32_t)(reason) << 8))
 
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
 enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE };

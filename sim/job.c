@@ -15,6 +15,35 @@ static const char *const class_names[JOB_NCLASS] = {
 	[JOB_BATCH] = "batch",       [JOB_DEV] = "dev",
 };
 
+static const char *const prec_names[PREC_N] = {
+	[PREC_FP16] = "fp16", [PREC_FP8] = "fp8", [PREC_FP32] = "fp32",
+};
+
+static const char *const reason_names[END_NREASON] = {
+	[END_NONE] = "", [END_TRACE_FAIL] = "trace", [END_WALLTIME] = "walltime",
+	[END_OOM] = "oom", [END_REJECTED] = "rejected", [END_CANCELLED] = "cancelled",
+};
+
+const char *precision_name(enum precision p)
+{
+	return (unsigned)p < PREC_N ? prec_names[p] : "?";
+}
+
+int precision_parse(const char *name)
+{
+	for (int i = 0; i < PREC_N; i++)
+		if (strcmp(prec_names[i], name) == 0)
+			return i;
+	if (strcmp(name, "bf16") == 0)
+		return PREC_FP16;   /* same tensor-core rate */
+	return -1;
+}
+
+const char *end_reason_name(enum end_reason r)
+{
+	return (unsigned)r < END_NREASON ? reason_names[r] : "?";
+}
+
 #define B(s) (1u << (s))
 /* allowed[from] is the set of states `from` may move to. */
 static const unsigned allowed[JOB_NSTATE] = {

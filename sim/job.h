@@ -36,21 +36,68 @@ enum job_state {
 	JOB_NSTATE
 };
 
+/* Precision a job computes in (selects the speed table's column). */
+enum precision { PREC_FP16, PREC_FP8, PREC_FP32, PREC_N };
+const char *precision_name(enum precision p);
+int precision_parse(const char *name);   /* -1 when unknown */
+
+/* Hard requirements beyond the counts (bits of job_req.flags). */
+enum req_flag {
+	REQ_FP8 = 1u << 0,          /* the GPU must have FP8 tensor cores */
+	REQ_NUMA_LOCAL = 1u << 1,   /* each node's cores from one NUMA domain */
+	REQ_AVX512 = 1u << 2,       /* the CPU must have AVX-512 */
+	REQ_AMX = 1u << 3,          /* the CPU must have AMX */
+};
+
+/* Why a job ended the way it did (job.reason). */
+enum end_reason {
+	END_NONE,          /* not ended, or ended as the trace says (done) */
+	END_TRACE_FAIL,    /* the trace (or the generator) says it failed */
+	END_WALLTIME,      /* killed at its walltime */
+	END_OOM,           /* its GPU (share, MIG instance) had less memory than it needs */
+	END_REJECTED,      /* could never fit the cluster; killed at submit */
+	END_CANCELLED,     /* stopped by an executor/operator */
+	END_NREASON
+};
+const char *end_reason_name(enum end_reason r);
+
 /* What a job asks for. Two shapes:
  * - gang (nodes > 0): exactly `nodes` nodes, each with `cores` cores,
- *   `gpus` whole GPUs and `mem_mib` memory;
+ *   `gpus` GPUs and `mem_mib` memory; with gpu_milli or mig_g set the job
+ *   takes a share of one GPU (nodes == 1, gpus == 1);
  * - spread (nodes == 0): `cores` cores in total on any nodes, as many per
  *   node as fit (SWF jobs: processors are cores); gpus must be 0 and
- *   mem_mib is per core. */
+ *   mem_mib is per core.
+ * Label and name references (sel_req, sel_pref, plane, pool) index the
+ * workload's string table while the trace is read and the cluster's
+ * tables once the run is set up (cluster_bind_workload). They are stored
+ * as index + 1 so that a zeroed request asks for nothing: 0 = none. */
 struct job_req {
 	int32_t nodes;
 	int32_t cores;
-	int32_t gpus;          /* whole GPUs per node */
-	int32_t reserved_;
+	int32_t gpus;          /* GPUs per node */
+	int32_t gpu_milli;     /* 1..1000: a time-sliced share of one GPU; 0 = whole cards */
 	int64_t mem_mib;       /* per node (gang) or per core (spread); 0 = none */
-	int64_t gpu_mem_mib;   /* minimum memory of each GPU; 0 = any */
+	int64_t gpu_mem_mib;   /* memory the job needs on each GPU / share / MIG instance;
+	                          0 = any. Not enforced by the engine: too little → OOM */
 	uint64_t gpu_models;   /* bit i allows catalog GPU model i; 0 = any */
+	int16_t sel_req;       /* required label expression + 1; 0 none */
+	int16_t sel_pref;      /* preferred label expression + 1; 0 none */
+	int16_t plane;         /* required network plane + 1; 0 any */
+	int16_t pool;          /* storage pool + 1; 0 none */
+	int8_t mig_g;          /* a MIG instance of this many compute slices (1..7); 0 none */
+	uint8_t flags;         /* enum req_flag */
+	uint8_t precision;     /* enum precision */
+	uint8_t cls;           /* the job's class, copied by the engine (class-exclusive pools) */
+	int32_t io_mbps;       /* storage bandwidth reserved on `pool` while running */
+	int64_t storage_gib;   /* capacity taken on `pool` while running */
 };
+
+/* True when the request takes a share of one GPU rather than whole cards. */
+static inline bool job_req_shared(const struct job_req *r)
+{
+	return r->gpu_milli > 0 || r->mig_g > 0;
+}
 
 struct job {
 	int32_t id;            /* index in the job table */
@@ -61,6 +108,8 @@ struct job {
 	uint8_t cls;           /* enum job_class */
 	uint8_t state;         /* enum job_state */
 	uint16_t preemptions;
+	uint8_t reason;        /* enum end_reason, once final */
+	uint8_t pad_[3];
 	uint32_t ver;          /* bumped when events pushed for this job become stale */
 	simtime submit_us;
 	simtime walltime_us;   /* the user's estimate and kill limit; SIMTIME_INF when none */

@@ -1,8 +1,26 @@
 /* probe_sim — modelled node readings. Power follows the linear model
  * P = base + Σ_devices idle + u × (TDP − idle), with u the allocated share
- * of the device (whole GPUs; a CPU socket's share of allocated cores).
+ * of the device (a whole GPU 1; a time-sliced card its summed shares, at
+ * most 1; a MIG card its busy compute slices over 7; a CPU socket its share
+ * of allocated cores).
  * Temperature is the cooling's inlet until the thermal model lands. */
 #include "sim/engine.h"
+#include "sim/mig.h"
+
+static double gpu_util(const struct cluster *cl, const struct node *n, const struct nodefree *f, int g)
+{
+	const struct gpustate *gs = &cl->gpu[n->gpu0 + g];
+	if (gs->mig) {
+		int busy = 0;
+		for (int i = 0; i < MIG_SLICES_MAX; i++)
+			if (gs->mig->inst[i].profile >= 0 && gs->mig->inst[i].busy)
+				busy += gs->mig->card->profiles[gs->mig->inst[i].profile].compute_slices;
+		return (double)busy / gs->mig->card->compute_slices;
+	}
+	if (gs->nshare > 0)
+		return gs->milli_used >= HL_MILLI ? 1.0 : gs->milli_used / (double)HL_MILLI;
+	return ((f->gpu_free >> g) & 1u) ? 0.0 : 1.0;
+}
 
 static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_node *out)
 {
@@ -14,7 +32,9 @@ static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_nod
 	double p = t->base_w, used = 0, total = 0;
 	if (n->gpu_model >= 0 && n->ngpus > 0) {
 		const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
-		int busy = n->ngpus - f->gpus;
+		double busy = 0;
+		for (int k = 0; k < n->ngpus; k++)
+			busy += gpu_util(cl, n, f, k);
 		p += n->ngpus * g->idle_w + busy * (g->tdp_w - g->idle_w);
 		used += busy;
 		total += n->ngpus;

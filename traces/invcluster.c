@@ -237,8 +237,11 @@ int inventory_cluster_add(const struct inv_nodes *l, const char *path, const str
 			i = j;
 		}
 	}
-	if (cluster_finish(cl))
-		goto nomem;
+	char why[256];
+	if (cluster_finish(cl, why, sizeof why)) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto fail;
+	}
 	inv_shapes_free(&sh);
 	return 0;
 

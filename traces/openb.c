@@ -5,6 +5,9 @@
  * at a time, validated field by field and become jobs (pods) or node
  * records; the per-pod extras go to a parallel array that is permuted with
  * the jobs when they are sorted by submit time, as in the DLRM reader.
+ * A pod sharing one GPU (0 < gpu_milli < 1000) becomes a time-sliced share
+ * request (job_req.gpu_milli); `hetlab frag` reads the pod lists on its own
+ * path (analysis/frag.c), which this does not change.
  *
  * The released files hold integers only (milli-cores, MiB, whole seconds),
  * so every number must be a plain non-negative integer; times may also
@@ -381,6 +384,9 @@ static int pod_to_job(const struct prow *r, struct job *j, struct job_truth *t)
 	j->req.cores = (int32_t)((r->cpu_milli + OPENB_MILLI - 1) / OPENB_MILLI);
 	j->req.gpus = (int32_t)r->ngpu;
 	j->req.mem_mib = r->mem_mib;
+	/* A pod sharing its one GPU asks for that share of it, time-sliced. */
+	if (r->ngpu == 1 && r->milli > 0 && r->milli < OPENB_MILLI)
+		j->req.gpu_milli = (int32_t)r->milli;
 	memset(t, 0, sizeof *t);
 	/* Without a deletion time: fixed up once the end is known. */
 	t->run_us = r->t[P_DELETE] >= 0 ? simtime_from_s(r->t[P_DELETE]) - create_us : 0;

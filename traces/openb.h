@@ -7,9 +7,10 @@
  * one GPU (gpu_milli < 1000, the GPU-sharing pods), optionally restricted
  * to some GPU models, and says when it was created, scheduled and deleted
  * and in which phase it was last seen. trace_openb_pods_read makes one job
- * per pod that a replay can use (a one-node gang) and keeps what the job
- * model has no field for yet — the GPU share, the gpu_spec text, QoS,
- * phase, scheduling time — in a struct openb_pods beside it, one entry per
+ * per pod that a replay can use (a one-node gang; a share of one GPU is
+ * job_req.gpu_milli) and keeps what the job model has no field for — the
+ * gpu_spec text, QoS, phase, scheduling time — in a struct openb_pods
+ * beside it, one entry per
  * job in job order. Pending pods were never scheduled: they are counted
  * and skipped. docs/traces.md gives the whole mapping.
  *

@@ -2,7 +2,9 @@
  * docs/scenario.md for the format. */
 #include "traces/scenario.h"
 #include "traces/jv.h"
+#include "traces/speedload.h"
 #include "traces/synthload.h"
+#include "traces/scnres.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -17,7 +19,7 @@ const char *scenario_default_text(void) { return hl_embed_guian; }
 /* ---- catalog ---- */
 
 static const char *const gpu_keys[] = { "name", "vendor_name", "mem_gib", "tdp_w", "idle_w",
-	"fp16_tflops", "fp8_tflops", "rel_speed", "mig", "source", NULL };
+	"fp16_tflops", "fp8_tflops", "rel_speed", "mig", "source", "speed", "speed_source", NULL };
 static const char *const cpu_keys[] = { "name", "vendor_name", "cores", "threads", "base_ghz",
 	"tdp_w", "idle_w", "avx512", "amx", "source", NULL };
 
@@ -42,7 +44,7 @@ static int load_gpu(struct jv *v, const json_t *o, const char *p, struct gpu_mod
 	if (g->idle_w > g->tdp_w)
 		return jv_fail(v, p, "idle_w %g exceeds tdp_w %g", g->idle_w, g->tdp_w);
 	g->mem_mib = (int64_t)llround(mem * 1024);
-	return 0;
+	return catalog_speed_load(v, o, p, g);
 }
 
 static int load_cpu(struct jv *v, const json_t *o, const char *p, struct cpu_model *c)
@@ -165,16 +167,18 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory",
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement",
 	"workload", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
-	"mem_gib", "plane", "base_w", NULL };
-static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", NULL };
+	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
+static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", "leaf",
+	"labels", NULL };
 static const char *const rnode_keys[] = { "type", "count", NULL };
 static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL };
 static const char *const fi_keys[] = { "file", "format", "gpu_models", "mem_gib", "nodes_per_rack",
 	"rack_kw", NULL };
-static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", NULL };
+static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", "runtime",
+	NULL };
 static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const char *p)
 {
 	struct node_type t;
@@ -221,8 +225,10 @@ static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	t.cores = (int32_t)cores;
 	t.mem_mib = (int64_t)llround(mem * 1024);
 	t.base_w = base;
-	if (cluster_add_type(cl, &t) < 0)
-		return jv_fail(v, p, "out of memory");
+	if (scnres_load_type(v, cl, o, p, &t) || cluster_add_type(cl, &t) < 0) {
+		free(t.labels);
+		return v->failed ? -1 : jv_fail(v, p, "out of memory");
+	}
 	return 0;
 }
 
@@ -266,6 +272,8 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 		int rk = cluster_add_rack(cl, rname, kw * 1000, cool);
 		if (rk < 0)
 			return jv_fail(v, p, "out of memory");
+		if (scnres_load_rack(v, cl, o, p, rk))
+			return -1;
 		size_t i;
 		json_array_foreach(nodes, i, e) {
 			char tname[HL_NAME_MAX];
@@ -293,8 +301,15 @@ static int load_workload(struct jv *v, struct scenario *sc, const json_t *o)
 	    jv_bool(v, o, p, "lenient", &sc->lenient))
 		return -1;
 	sc->enforce_walltime = true;
-	if (jv_bool(v, o, p, "enforce_walltime", &sc->enforce_walltime))
+	char rt[16] = "";
+	if (jv_bool(v, o, p, "enforce_walltime", &sc->enforce_walltime) ||
+	    jv_str(v, o, p, "runtime", false, rt, sizeof rt))
 		return -1;
+	if (rt[0] && strcmp(rt, "reference") != 0 && strcmp(rt, "recorded") != 0)
+		return jv_fail(v, "$.workload.runtime", "expected \"reference\" or \"recorded\", got \"%s\"", rt);
+	/* Synthetic work is for the reference device; a trace's runtimes were
+	 * recorded on its own machines, so they replay as they are by default. */
+	sc->speed_model = rt[0] ? strcmp(rt, "reference") == 0 : json_object_get(o, "synthetic") != NULL;
 	json_t *syn = json_object_get(o, "synthetic");
 	if ((syn != NULL) == (sc->trace[0] != 0))
 		return jv_fail(v, p, "expected exactly one of \"trace\" or \"synthetic\"");
@@ -386,6 +401,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		}
 	}
 
+	if (scnres_load_top(v, &sc->cl, root, &sc->place))
+		return -1;
 	json_t *cat = json_object_get(root, "catalog");
 	if (cat) {
 		static const char *const ck[] = { "gpus", "cpus", NULL };
@@ -469,9 +486,12 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 		goto fail;
 	if (load_root(&v, sc, root))
 		goto fail;
-	if (!sc->from_trace && !sc->from_inventory && cluster_finish(&sc->cl)) {
-		snprintf(err, errlen, "%s: out of memory", sc->file);
-		goto fail;
+	if (!sc->from_trace && !sc->from_inventory) {
+		char why[256];
+		if (cluster_finish(&sc->cl, why, sizeof why)) {
+			snprintf(err, errlen, "%s: %s", sc->file, why);
+			goto fail;
+		}
 	}
 	json_decref(root);
 	return 0;
@@ -557,9 +577,7 @@ int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char
 		}
 		left -= n;
 	}
-	if (cluster_finish(&sc->cl)) {
-		snprintf(err, errlen, "out of memory");
+	if (cluster_finish(&sc->cl, err, errlen))
 		return -1;
-	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "sim/cluster.h"
 #include "traces/trace.h"
 #include "traces/invcluster.h"
+#include "traces/scnres.h"
 
 #define SCN_MAX_PARAMS 16
 
@@ -41,6 +42,8 @@ struct scenario {
 	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
 	bool lenient;
 	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
+	bool speed_model;              /* runtimes are reference-device work ("runtime") */
+	struct scn_place place;        /* placement strategy and label-blindness */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */
 	bool from_trace;

@@ -5,8 +5,13 @@
  * seed and the class index, so adding or changing one class leaves the jobs
  * of the others unchanged, and the workload of a seed is the same whatever
  * the policy. Per job the draws come in a fixed order: inter-arrival time,
- * duration (and its resamples), GPU count, failure, tenant. */
+ * duration (and its resamples), GPU count, failure, tenant, then — only for
+ * the knobs a class sets — MIG, time-sliced share and FP8. A knob that is
+ * off draws nothing, so a configuration without it generates exactly the
+ * jobs it did before the knob existed. Label expressions, plane and pool
+ * names go into the workload's string table (workload_intern). */
 #include "traces/trace.h"
+#include "sim/label.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -23,6 +28,10 @@
 #define SYNTH_MAX_DUR_S 1e9
 #define SYNTH_MAX_WALL_FACTOR 1000.0
 #define SYNTH_MAX_GPUS 1000000
+#define SYNTH_MIG_MAX 7             /* compute slices of the largest MIG instance */
+#define SYNTH_MILLI 1000            /* gpu_milli of a whole GPU */
+#define SYNTH_MAX_IO_MBPS 1e9
+#define SYNTH_MAX_GIB 1e9
 /* Draws above dur_max_s before giving up and clamping to it. */
 enum { SYNTH_MAX_RESAMPLE = 1000 };
 
@@ -88,13 +97,13 @@ void synth_cfg_init(struct synth_cfg *c)
 
 /* Checks a [value, probability] mix; *sum gets the probabilities' sum. */
 static int check_mix(const char *n, const char *key, int nmix, const int32_t *val,
-                     const double *p, int32_t minval, char *err, size_t errlen)
+                     const double *p, int32_t minval, int32_t maxval, char *err, size_t errlen)
 {
 	double sum = 0;
 	for (int i = 0; i < nmix; i++) {
-		if (val[i] < minval || val[i] > SYNTH_MAX_GPUS)
+		if (val[i] < minval || val[i] > maxval)
 			return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s[%d]: expected a value in [%d, %d], got %d",
-			             n, key, i, (int)minval, SYNTH_MAX_GPUS, (int)val[i]);
+			             n, key, i, (int)minval, (int)maxval, (int)val[i]);
 		if (!isfinite(p[i]) || p[i] < 0 || p[i] > 1)
 			return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s[%d]: expected a probability in [0, 1], "
 			             "got %g", n, key, i, p[i]);
@@ -153,7 +162,7 @@ static int check_shape(const struct synth_class *k, const char *n, char *err, si
 	if (k->ncpu_mix < 0 || k->ncpu_mix > SYNTH_MIX_MAX)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.cpu_mix: expected at most %d [cores, p] pairs",
 		             n, SYNTH_MIX_MAX);
-	if (check_mix(n, "cpu_mix", k->ncpu_mix, k->cpu_mix, k->cpu_mix_p, 1, err, errlen))
+	if (check_mix(n, "cpu_mix", k->ncpu_mix, k->cpu_mix, k->cpu_mix_p, 1, SYNTH_MAX_GPUS, err, errlen))
 		return -1;
 	if (k->ntenants > SYNTH_TENANTS_MAX) {
 		for (int i = 0; i < SYNTH_TENANTS_MAX; i++)
@@ -168,6 +177,68 @@ static int check_shape(const struct synth_class *k, const char *n, char *err, si
 	if (!isfinite(k->ckpt_every_s) || k->ckpt_every_s < 0 || k->ckpt_every_s > SYNTH_MAX_DUR_S)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.ckpt_every_s: expected seconds >= 0, got %g",
 		             n, k->ckpt_every_s);
+	return 0;
+}
+
+/* A label expression of a class or service (at JSON path jp) compiles. */
+static int check_expr(const char *text, size_t size, const char *jp, char *err, size_t errlen)
+{
+	if (!memchr(text, '\0', size))
+		return cfail(err, errlen, "%s: longer than %zu characters", jp, size - 1);
+	if (!*text)
+		return 0;
+	char msg[200];
+	struct selector *S = sel_compile(text, msg, sizeof msg);
+	if (!S)
+		return cfail(err, errlen, "%s: bad label expression '%.60s': %s", jp, text, msg);
+	sel_free(S);
+	return 0;
+}
+
+/* The shared-GPU and placement knobs of an enabled class. */
+static int check_req_knobs(const struct synth_class *k, const char *n, char *err, size_t errlen)
+{
+	const char *p = "$.workload.synthetic.classes";
+	char jp[160];
+	if (!isfinite(k->mig_p) || k->mig_p < 0 || k->mig_p > 1)
+		return cfail(err, errlen, "%s.%s.mig.p: expected a probability in [0, 1], got %g", p, n, k->mig_p);
+	if (k->nmig < 0 || k->nmig > SYNTH_MIX_MAX || (k->mig_p > 0 && k->nmig == 0))
+		return cfail(err, errlen, "%s.%s.mig.mix: expected 1 to %d [compute slices, p] pairs, got %d",
+		             p, n, SYNTH_MIX_MAX, (int)k->nmig);
+	if (check_mix(n, "mig.mix", k->nmig, k->mig_mix, k->mig_mix_p, 1, SYNTH_MIG_MAX, err, errlen))
+		return -1;
+	if (!isfinite(k->share_p) || k->share_p < 0 || k->share_p > 1)
+		return cfail(err, errlen, "%s.%s.share.p: expected a probability in [0, 1], got %g", p, n,
+		             k->share_p);
+	if (k->nshare < 0 || k->nshare > SYNTH_MIX_MAX || (k->share_p > 0 && k->nshare == 0))
+		return cfail(err, errlen, "%s.%s.share.milli: expected 1 to %d [gpu_milli, p] pairs, got %d",
+		             p, n, SYNTH_MIX_MAX, (int)k->nshare);
+	if (check_mix(n, "share.milli", k->nshare, k->share_mix, k->share_mix_p, 1, SYNTH_MILLI, err, errlen))
+		return -1;
+	if (!isfinite(k->fp8_p) || k->fp8_p < 0 || k->fp8_p > 1)
+		return cfail(err, errlen, "%s.%s.fp8_p: expected a probability in [0, 1], got %g", p, n, k->fp8_p);
+	if (k->precision < 0 || k->precision >= PREC_N)
+		return cfail(err, errlen, "%s.%s.precision: unknown precision %d", p, n, (int)k->precision);
+	if (k->flags & ~(uint32_t)(REQ_NUMA_LOCAL | REQ_AVX512 | REQ_AMX))
+		return cfail(err, errlen, "%s.%s: flags 0x%x: only numa_local and isa are class-wide "
+		             "(FP8 is fp8_p)", p, n, (unsigned)k->flags);
+	snprintf(jp, sizeof jp, "%s.%s.require", p, n);
+	if (check_expr(k->require, sizeof k->require, jp, err, errlen))
+		return -1;
+	snprintf(jp, sizeof jp, "%s.%s.prefer", p, n);
+	if (check_expr(k->prefer, sizeof k->prefer, jp, err, errlen))
+		return -1;
+	if (!memchr(k->plane, '\0', sizeof k->plane) || !memchr(k->pool, '\0', sizeof k->pool))
+		return cfail(err, errlen, "%s.%s: plane and pool names are at most %d characters", p, n,
+		             SYNTH_NAME_MAX - 1);
+	if (k->io_mbps < 0 || k->io_mbps > SYNTH_MAX_IO_MBPS)
+		return cfail(err, errlen, "%s.%s.io_mbps: expected MB/s >= 0, got %d", p, n, (int)k->io_mbps);
+	if (k->storage_gib < 0 || k->storage_gib > SYNTH_MAX_GIB)
+		return cfail(err, errlen, "%s.%s.storage_gib: expected GiB >= 0, got %lld", p, n,
+		             (long long)k->storage_gib);
+	if ((k->io_mbps > 0 || k->storage_gib > 0) && !k->pool[0])
+		return cfail(err, errlen, "%s.%s.%s: storage bandwidth and capacity are taken on a pool: "
+		             "give pool too", p, n, k->io_mbps > 0 ? "io_mbps" : "storage_gib");
 	return 0;
 }
 
@@ -203,7 +274,7 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	if (k->nmix < 1 || k->nmix > SYNTH_MIX_MAX)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.mix: expected 1 to %d [gpus, p] pairs, got %d",
 		             n, SYNTH_MIX_MAX, (int)k->nmix);
-	if (check_mix(n, "mix", k->nmix, k->mix_gpus, k->mix_p, 0, err, errlen))
+	if (check_mix(n, "mix", k->nmix, k->mix_gpus, k->mix_p, 0, SYNTH_MAX_GPUS, err, errlen))
 		return -1;
 	bool cpu_only = false, gpu = false;
 	for (int i = 0; i < k->nmix; i++)
@@ -235,7 +306,7 @@ static int check_class(const struct synth_cfg *cfg, int c, char *err, size_t err
 	if (k->ntenants < 1)
 		return cfail(err, errlen, "$.workload.synthetic.classes.%s.tenants: expected >= 1, got %d",
 		             n, (int)k->ntenants);
-	return 0;
+	return check_req_knobs(k, n, err, errlen);
 }
 
 static int check_cfg(const struct synth_cfg *cfg, char *err, size_t errlen)
@@ -374,9 +445,57 @@ static void shape(struct job_req *q, const struct synth_cfg *cfg,
 	q->gpu_models = k->gpu_models;
 }
 
+/* A class's or service's strings, interned: index + 1, 0 none. */
+struct refs {
+	int16_t sel_req, sel_pref, plane, pool;
+};
+
+/* s interned into w (*out = index + 1), or *out = 0 when s is empty. */
+static int intern(struct workload *w, const char *s, int16_t *out, char *err, size_t errlen)
+{
+	*out = 0;
+	if (!*s)
+		return 0;
+	int k = workload_intern(w, s);
+	if (k < 0)
+		return cfail(err, errlen, "out of memory (string table)");
+	*out = (int16_t)(k + 1);
+	return 0;
+}
+
+static int intern_refs(struct workload *w, const char *req, const char *pref, const char *plane,
+                       const char *pool, struct refs *x, char *err, size_t errlen)
+{
+	return intern(w, req, &x->sel_req, err, errlen) || intern(w, pref, &x->sel_pref, err, errlen) ||
+	       intern(w, plane, &x->plane, err, errlen) || intern(w, pool, &x->pool, err, errlen) ? -1 : 0;
+}
+
+/* The class's knobs beyond counts (see trace.h), applied to a shaped
+ * request; the draws come from the class's stream after the job's others,
+ * and only for the knobs that are on. */
+static void apply_knobs(struct job_req *q, gsl_rng *r, const struct synth_class *k,
+                        const struct refs *x)
+{
+	bool one_gpu = q->nodes == 1 && q->gpus == 1;
+	if (one_gpu && k->mig_p > 0 && gsl_rng_uniform(r) < k->mig_p)
+		q->mig_g = (int8_t)draw_mix(r, k->nmig, k->mig_mix, k->mig_mix_p);
+	if (one_gpu && !q->mig_g && k->share_p > 0 && gsl_rng_uniform(r) < k->share_p)
+		q->gpu_milli = draw_mix(r, k->nshare, k->share_mix, k->share_mix_p);
+	if (q->gpus > 0 && k->fp8_p > 0 && gsl_rng_uniform(r) < k->fp8_p)
+		q->flags |= REQ_FP8;
+	q->precision = (uint8_t)k->precision;
+	q->flags |= (uint8_t)k->flags;
+	q->sel_req = x->sel_req;
+	q->sel_pref = x->sel_pref;
+	q->plane = x->plane;
+	q->pool = x->pool;
+	q->io_mbps = k->io_mbps;
+	q->storage_gib = k->storage_gib;
+}
+
 /* Appends one job arriving at t_s. */
-static int add_job(struct workload *w, gsl_rng *r, const struct synth_cfg *cfg, int c, double t_s,
-                   char *err, size_t errlen)
+static int add_job(struct workload *w, gsl_rng *r, const struct synth_cfg *cfg, int c,
+                   const struct refs *x, double t_s, char *err, size_t errlen)
 {
 	const struct synth_class *k = &cfg->cls[c];
 	double d_s = draw_duration_s(r, k);
@@ -396,6 +515,7 @@ static int add_job(struct workload *w, gsl_rng *r, const struct synth_cfg *cfg, 
 	j.tenant = tenant;
 	j.ckpt_every_us = simtime_from_s(k->ckpt_every_s);
 	shape(&j.req, cfg, k, g, cores);
+	apply_knobs(&j.req, r, k, x);
 	double wall_min = ceil(ceil(d_s * k->walltime_factor) / 60.0);
 	j.walltime_us = (simtime)wall_min * SIMTIME_MIN;
 	t.run_us = simtime_from_s(d_s);
@@ -423,6 +543,9 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 		if (prof[h] > peak)
 			peak = prof[h];
 	}
+	struct refs x;
+	if (intern_refs(w, k->require, k->prefer, k->plane, k->pool, &x, err, errlen))
+		return -1;
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!r)
 		return cfail(err, errlen, "out of memory (RNG)");
@@ -440,7 +563,7 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 			if (gsl_rng_uniform(r) * peak >= prof[h])
 				continue;   /* thinned */
 		}
-		if ((rc = add_job(w, r, cfg, c, t_s, err, errlen)) != 0)
+		if ((rc = add_job(w, r, cfg, c, &x, t_s, err, errlen)) != 0)
 			break;
 		if (k->burst_p > 0 && gsl_rng_uniform(r) < k->burst_p) {
 			/* Extra jobs: geometric on {0, 1, …} with mean burst_mean. */
@@ -448,7 +571,7 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 			for (unsigned b = 1; b <= extra && rc == 0; b++) {
 				double tb = t_s + b * k->burst_gap_s;
 				if (tb < end_s)
-					rc = add_job(w, r, cfg, c, tb, err, errlen);
+					rc = add_job(w, r, cfg, c, &x, tb, err, errlen);
 			}
 			if (rc)
 				break;
@@ -484,7 +607,23 @@ static int check_service(const struct synth_service *v, int i, char *err, size_t
 	    v->mem_mib < 0 || v->gpu_mem_mib < 0)
 		return cfail(err, errlen, "%s[%d]: a replica needs cores or GPUs (GPUs at most 64), and no negative amount",
 		             p, i);
-	return 0;
+	if (v->mig_g < 0 || v->mig_g > SYNTH_MIG_MAX)
+		return cfail(err, errlen, "%s[%d].mig: expected compute slices in 1..%d, got %d", p, i,
+		             SYNTH_MIG_MAX, (int)v->mig_g);
+	if (v->gpu_milli < 0 || v->gpu_milli > SYNTH_MILLI)
+		return cfail(err, errlen, "%s[%d].gpu_milli: expected 1..%d, got %d", p, i, SYNTH_MILLI,
+		             (int)v->gpu_milli);
+	if (v->mig_g && v->gpu_milli)
+		return cfail(err, errlen, "%s[%d]: mig and gpu_milli exclude each other", p, i);
+	if ((v->mig_g || v->gpu_milli) && v->gpus != 1)
+		return cfail(err, errlen, "%s[%d].%s: a share of one GPU needs gpus 1, got %d", p, i,
+		             v->mig_g ? "mig" : "gpu_milli", (int)v->gpus);
+	char jp[160];
+	snprintf(jp, sizeof jp, "%s[%d].require", p, i);
+	if (check_expr(v->require, sizeof v->require, jp, err, errlen))
+		return -1;
+	snprintf(jp, sizeof jp, "%s[%d].prefer", p, i);
+	return check_expr(v->prefer, sizeof v->prefer, jp, err, errlen);
 }
 
 /* One service's replicas, from its own RNG stream (so that adding a
@@ -495,6 +634,9 @@ static int gen_service(const struct synth_cfg *cfg, int i, uint64_t seed, struct
 {
 	const struct synth_service *v = &cfg->svc[i];
 	double scale = cfg->scale_rate * cfg->class_scale[JOB_INFERENCE];
+	struct refs x;
+	if (intern_refs(w, v->require, v->prefer, "", "", &x, err, errlen))
+		return -1;
 	int32_t *live = malloc(((size_t)v->max_replicas + 1) * sizeof *live);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	int rc = 0, n = 0;
@@ -537,6 +679,10 @@ static int gen_service(const struct synth_cfg *cfg, int i, uint64_t seed, struct
 			j.req.mem_mib = v->mem_mib;
 			j.req.gpu_mem_mib = v->gpu_mem_mib;
 			j.req.gpu_models = v->gpus ? v->gpu_models : 0;
+			j.req.mig_g = (int8_t)v->mig_g;
+			j.req.gpu_milli = v->gpu_milli;
+			j.req.sel_req = x.sel_req;
+			j.req.sel_pref = x.sel_pref;
 			if (workload_add(w, &j, &tr) != 0) {
 				rc = cfail(err, errlen, "out of memory after %d jobs", w->n);
 				break;

@@ -7,19 +7,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/label.h"
 #include "traces/scenario.h"
 
 static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", "scale", "fitted_from",
 	"services", NULL };
 static const char *const svc_keys[] = { "name", "count", "peak_rps", "trough_rps", "peak_hour",
 	"weekend_factor", "noise_sigma", "rps_per_replica", "step_s", "min_replicas", "max_replicas",
-	"gpus", "cores", "mem_gib", "gpu_mem_gib", "gpu_models", "tenant", NULL };
+	"gpus", "cores", "mem_gib", "gpu_mem_gib", "gpu_models", "tenant", "mig", "gpu_milli", "require",
+	"prefer", NULL };
 static const char *const scale_keys[] = { "rate", "size", "classes", NULL };
 static const char *const cls_keys[] = { "rate_per_h", "profile", "profile_daily", "profile_weekly",
 	"burst_p", "burst_mean", "burst_gap_s", "dur_dist", "dur_median_s", "dur_sigma", "dur_shape",
 	"dur_scale_s", "dur_quantiles_s", "dur_max_s", "walltime_factor", "mix", "cpu_mix", "spread",
 	"cores_per_gpu", "cpu_cores", "mem_per_gpu_gib", "gpu_mem_gib", "gpu_models", "fail_p",
-	"tenants", "tenant_weights", "ckpt_every_s", NULL };
+	"tenants", "tenant_weights", "ckpt_every_s", "mig", "share", "precision", "fp8_p", "numa_local",
+	"isa", "require", "prefer", "plane", "pool", "io_mbps", "storage_gib", NULL };
+static const char *const mig_keys[] = { "p", "mix", NULL };
+static const char *const share_keys[] = { "p", "milli", NULL };
 
 /* An array of n numbers ≥ 0 at o.key into out (absent: *got = 0). */
 static int load_numbers(struct jv *v, const json_t *o, const char *p, const char *key,
@@ -72,6 +77,121 @@ static int load_mix(struct jv *v, const json_t *o, const char *p, const char *ke
 	*n = (int32_t)json_array_size(mix);
 	if (sum < 0.999 || sum > 1.001)
 		return jv_fail(v, q, "probabilities sum to %g, expected 1", sum);
+	return 0;
+}
+
+/* A label expression at o.key into out (absent: ""), checked by compiling it. */
+static int load_expr(struct jv *v, const json_t *o, const char *p, const char *key, char *out,
+                     size_t len)
+{
+	char q[256], msg[200];
+	if (jv_str(v, o, p, key, false, out, len))
+		return -1;
+	if (!*out)
+		return 0;
+	struct selector *S = sel_compile(out, msg, sizeof msg);
+	if (!S) {
+		jv_subpath(q, sizeof q, p, key);
+		return jv_fail(v, q, "bad label expression \"%.60s\": %s", out, msg);
+	}
+	sel_free(S);
+	return 0;
+}
+
+/* A plane or pool name at o.key (absent: ""); present, it must not be empty. */
+static int load_name(struct jv *v, const json_t *o, const char *p, const char *key, char *out,
+                     size_t len)
+{
+	char q[256];
+	if (jv_str(v, o, p, key, false, out, len))
+		return -1;
+	if (json_object_get(o, key) && !*out) {
+		jv_subpath(q, sizeof q, p, key);
+		return jv_fail(v, q, "expected a non-empty name");
+	}
+	return 0;
+}
+
+/* "mig" / "share": {"p": P, "<mkey>": [[value, prob], ...]} with values in
+ * [1, maxval]. Absent: p stays 0 and *n 0. */
+static int load_share(struct jv *v, const json_t *o, const char *p, const char *key,
+                      const char *const *keys, const char *mkey, int32_t maxval, double *prob,
+                      int32_t *val, double *valp, int32_t *n)
+{
+	char q[256], q2[300];
+	const json_t *s = json_object_get(o, key);
+	if (!s)
+		return 0;
+	jv_subpath(q, sizeof q, p, key);
+	if (jv_object(v, s, q, keys) || jv_num(v, s, q, "p", true, 0, 1, prob) ||
+	    load_mix(v, s, q, mkey, true, 1, val, valp, n))
+		return -1;
+	for (int i = 0; i < *n; i++)
+		if (val[i] > maxval) {
+			jv_subpath(q2, sizeof q2, q, mkey);
+			jv_idxpath(q, sizeof q, q2, (size_t)i);
+			return jv_fail(v, q, "expected a value in [1, %d], got %d", (int)maxval, (int)val[i]);
+		}
+	return 0;
+}
+
+/* A job's precision, NUMA and ISA requirements, label expressions, plane,
+ * pool and storage (the keys after "ckpt_every_s" in cls_keys). */
+static int load_req_knobs(struct jv *v, const json_t *o, const char *p, struct synth_class *c)
+{
+	char q[256], q2[300], prec[16] = "";
+	bool numa = false;
+	double io = 0, gib = 0;
+	if (load_share(v, o, p, "mig", mig_keys, "mix", 7, &c->mig_p, c->mig_mix, c->mig_mix_p,
+	               &c->nmig) ||
+	    load_share(v, o, p, "share", share_keys, "milli", 1000, &c->share_p, c->share_mix,
+	               c->share_mix_p, &c->nshare) ||
+	    jv_str(v, o, p, "precision", false, prec, sizeof prec) ||
+	    jv_num(v, o, p, "fp8_p", false, 0, 1, &c->fp8_p) ||
+	    jv_bool(v, o, p, "numa_local", &numa) ||
+	    load_expr(v, o, p, "require", c->require, sizeof c->require) ||
+	    load_expr(v, o, p, "prefer", c->prefer, sizeof c->prefer) ||
+	    load_name(v, o, p, "plane", c->plane, sizeof c->plane) ||
+	    load_name(v, o, p, "pool", c->pool, sizeof c->pool) ||
+	    jv_num(v, o, p, "io_mbps", false, 0, 1e9, &io) ||
+	    jv_num(v, o, p, "storage_gib", false, 0, 1e9, &gib))
+		return -1;
+	if (prec[0]) {
+		int k = precision_parse(prec);
+		if (k < 0) {
+			jv_subpath(q, sizeof q, p, "precision");
+			return jv_fail(v, q, "expected fp16, bf16, fp8 or fp32, got \"%s\"", prec);
+		}
+		c->precision = k;
+	}
+	if (numa)
+		c->flags |= REQ_NUMA_LOCAL;
+	json_t *isa = jv_array(v, o, p, "isa", false), *e;
+	if (v->failed)
+		return -1;
+	if (isa) {
+		size_t i;
+		jv_subpath(q, sizeof q, p, "isa");
+		json_array_foreach(isa, i, e) {
+			const char *s = json_is_string(e) ? json_string_value(e) : "";
+			if (strcmp(s, "avx512") == 0) {
+				c->flags |= REQ_AVX512;
+			} else if (strcmp(s, "amx") == 0) {
+				c->flags |= REQ_AMX;
+			} else {
+				jv_idxpath(q2, sizeof q2, q, i);
+				return jv_fail(v, q2, "expected \"avx512\" or \"amx\", got %s%s%s",
+				               json_is_string(e) ? "\"" : "", json_is_string(e) ? s : jv_type(e),
+				               json_is_string(e) ? "\"" : "");
+			}
+		}
+	}
+	c->io_mbps = (int32_t)ceil(io);
+	c->storage_gib = (int64_t)ceil(gib);
+	if ((c->io_mbps > 0 || c->storage_gib > 0) && !c->pool[0]) {
+		jv_subpath(q, sizeof q, p, c->io_mbps > 0 ? "io_mbps" : "storage_gib");
+		return jv_fail(v, q, "storage bandwidth and capacity are taken on a pool: give \"pool\" too");
+	}
 	return 0;
 }
 
@@ -193,6 +313,33 @@ static int load_class(struct jv *v, const struct catalog *cat, const json_t *o, 
 	if (load_mix(v, o, p, "mix", true, 0, c->mix_gpus, c->mix_p, &c->nmix) ||
 	    load_mix(v, o, p, "cpu_mix", false, 1, c->cpu_mix, c->cpu_mix_p, &c->ncpu_mix))
 		return -1;
+	return load_req_knobs(v, o, p, c);
+}
+
+/* A service's "mig": compute slices 1..7 as a number, or a MIG profile such
+ * as "3g" or "3g.40gb" (its leading digits). */
+static int load_svc_mig(struct jv *v, const json_t *o, const char *p, int32_t *out)
+{
+	char q[256];
+	const json_t *m = json_object_get(o, "mig");
+	if (!m)
+		return 0;
+	jv_subpath(q, sizeof q, p, "mig");
+	long long g = 0;
+	if (json_is_integer(m)) {
+		g = json_integer_value(m);
+	} else if (json_is_string(m)) {
+		const char *s = json_string_value(m);
+		size_t n = 0;
+		while (n < 3 && s[n] >= '0' && s[n] <= '9')
+			g = g * 10 + (s[n++] - '0');
+		if (n == 0 || s[n] != 'g' || (s[n + 1] != '\0' && s[n + 1] != '.'))
+			g = 0;
+	}
+	if (g < 1 || g > 7)
+		return jv_fail(v, q, "expected compute slices 1..7 as a number, or a MIG profile such as "
+		               "\"3g\" or \"3g.40gb\"");
+	*out = (int32_t)g;
 	return 0;
 }
 
@@ -202,7 +349,7 @@ static int load_service(struct jv *v, const struct catalog *cat, const json_t *o
 {
 	struct synth_service s;
 	char name[40] = "", q[256];
-	long long count = 1, minr = 1, maxr = 1000, gpus = 1, cores = 4, tenant = -1;
+	long long count = 1, minr = 1, maxr = 1000, gpus = 1, cores = 4, tenant = -1, milli = 0;
 	double mem = 0, gmem = 0;
 	memset(&s, 0, sizeof s);
 	s.peak_hour = 20;
@@ -224,8 +371,21 @@ static int load_service(struct jv *v, const struct catalog *cat, const json_t *o
 	    jv_int(v, o, p, "cores", false, 0, 1 << 20, &cores) ||
 	    jv_num(v, o, p, "mem_gib", false, 0, 1e6, &mem) ||
 	    jv_num(v, o, p, "gpu_mem_gib", false, 0, 1e4, &gmem) ||
-	    jv_int(v, o, p, "tenant", false, -1, 1 << 20, &tenant))
+	    jv_int(v, o, p, "tenant", false, -1, 1 << 20, &tenant) ||
+	    jv_int(v, o, p, "gpu_milli", false, 1, 1000, &milli) ||
+	    load_svc_mig(v, o, p, &s.mig_g) ||
+	    load_expr(v, o, p, "require", s.require, sizeof s.require) ||
+	    load_expr(v, o, p, "prefer", s.prefer, sizeof s.prefer))
 		return -1;
+	s.gpu_milli = (int32_t)milli;
+	if (s.mig_g && s.gpu_milli) {
+		jv_subpath(q, sizeof q, p, "gpu_milli");
+		return jv_fail(v, q, "a MIG instance (mig) and a time-sliced share exclude each other");
+	}
+	if ((s.mig_g || s.gpu_milli) && gpus != 1) {
+		jv_subpath(q, sizeof q, p, s.mig_g ? "mig" : "gpu_milli");
+		return jv_fail(v, q, "a share of one GPU needs gpus 1, got %lld", gpus);
+	}
 	if (s.trough_rps > s.peak_rps) {
 		jv_subpath(q, sizeof q, p, "trough_rps");
 		return jv_fail(v, q, "%g is above peak_rps %g", s.trough_rps, s.peak_rps);

@@ -26,12 +26,19 @@ struct workload {
 	 * or processor count, which SWF allows but a replay cannot use). */
 	int64_t skipped_malformed, skipped_unusable;
 	int64_t lines;
+	/* Strings the requests refer to — label expressions, plane and pool
+	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
+	 * index + 1 into str until cluster_bind_workload rewrites them. */
+	char **str;
+	int32_t nstr, capstr;
 };
 
 void workload_init(struct workload *w);
 void workload_free(struct workload *w);
 /* Appends a copy; the job's id is set to its index. -1 on ENOMEM. */
 int workload_add(struct workload *w, const struct job *j, const struct job_truth *t);
+/* Index of s in w->str, added when new (compared by content); -1 on ENOMEM. */
+int workload_intern(struct workload *w, const char *s);
 /* Stable sort by submit time; ids renumbered to indexes. */
 void workload_sort(struct workload *w);
 
@@ -59,6 +66,8 @@ int trace_jsonl_write(const char *path, const struct workload *w, char *err, siz
 #define SYNTH_EMP_MAX 101
 #define SYNTH_TENANTS_MAX 256
 #define SYNTH_HOURS 168             /* hours in a week; hour 0 is Monday 00:00 */
+#define SYNTH_EXPR_MAX 256          /* longest label expression + 1 */
+#define SYNTH_NAME_MAX 48           /* longest plane or pool name + 1 */
 
 enum synth_dist { SYNTH_LOGNORMAL, SYNTH_WEIBULL, SYNTH_GAMMA, SYNTH_EMPIRICAL, SYNTH_NDIST };
 const char *synth_dist_name(enum synth_dist d);
@@ -98,6 +107,26 @@ struct synth_class {
 	int32_t ntenants;           /* tenants 0 .. ntenants-1, drawn by weight */
 	double tenant_w[SYNTH_TENANTS_MAX];   /* all zero: uniform */
 	double ckpt_every_s;        /* checkpoint interval of the class's jobs; 0 = none */
+	/* Shared GPUs and placement constraints (docs/workloads.md "Requests
+	 * beyond counts"). Every one is off when zero or empty, and a knob
+	 * that is off draws no variates. */
+	double mig_p;               /* a 1-GPU job becomes a MIG request with this probability */
+	int32_t nmig;               /* its compute slices (1..7): values and probabilities */
+	int32_t mig_mix[SYNTH_MIX_MAX];
+	double mig_mix_p[SYNTH_MIX_MAX];
+	double share_p;             /* a 1-GPU non-MIG job becomes a time-sliced share */
+	int32_t nshare;             /* its gpu_milli (1..1000): values and probabilities */
+	int32_t share_mix[SYNTH_MIX_MAX];
+	double share_mix_p[SYNTH_MIX_MAX];
+	double fp8_p;               /* probability a GPU job requires FP8 (REQ_FP8) */
+	int32_t precision;          /* enum precision of every job (0 = fp16) */
+	uint32_t flags;             /* REQ_NUMA_LOCAL | REQ_AVX512 | REQ_AMX on every job */
+	char require[SYNTH_EXPR_MAX];   /* required label expression; "" none */
+	char prefer[SYNTH_EXPR_MAX];    /* preferred label expression; "" none */
+	char plane[SYNTH_NAME_MAX];     /* required network plane; "" any */
+	char pool[SYNTH_NAME_MAX];      /* storage pool; "" none */
+	int32_t io_mbps;            /* bandwidth reserved on pool while running */
+	int64_t storage_gib;        /* capacity taken on pool while running */
 };
 /* A synthetic inference service: a diurnal request-rate curve and a replica
  * model. Every step_s the rate is
@@ -121,6 +150,10 @@ struct synth_service {
 	int64_t mem_mib, gpu_mem_mib;
 	uint64_t gpu_models;          /* allowed GPU models (catalog bits); 0 any */
 	int32_t tenant;
+	int32_t mig_g;                /* a MIG instance of this many compute slices (gpus 1); 0 none */
+	int32_t gpu_milli;            /* a time-sliced share of one GPU (gpus 1); 0 whole cards */
+	char require[SYNTH_EXPR_MAX]; /* required / preferred label expressions; "" none */
+	char prefer[SYNTH_EXPR_MAX];
 };
 
 struct synth_cfg {

@@ -18,7 +18,30 @@ void workload_free(struct workload *w)
 {
 	free(w->jobs);
 	free(w->truth);
+	for (int32_t i = 0; i < w->nstr; i++)
+		free(w->str[i]);
+	free(w->str);
 	workload_init(w);
+}
+
+int workload_intern(struct workload *w, const char *s)
+{
+	for (int32_t i = 0; i < w->nstr; i++)
+		if (strcmp(w->str[i], s) == 0)
+			return i;
+	if (w->nstr >= 32000)
+		return -1;   /* job_req keeps index + 1 in an int16_t */
+	if (w->nstr == w->capstr) {
+		int32_t ncap = w->capstr ? w->capstr * 2 : 8;
+		char **np = realloc(w->str, (size_t)ncap * sizeof *np);
+		if (!np)
+			return -1;
+		w->str = np;
+		w->capstr = ncap;
+	}
+	if (!(w->str[w->nstr] = strdup(s)))
+		return -1;
+	return w->nstr++;
 }
 
 static int grow(struct workload *w)

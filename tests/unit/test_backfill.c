@@ -24,7 +24,8 @@ static void small_cluster(struct cluster *cl, int n, int cores)
 	assert_int_equal(cluster_add_type(cl, &t), 0);
 	assert_int_equal(cluster_add_rack(cl, "r", 15000, COOL_AIR), 0);
 	assert_int_equal(cluster_add_nodes(cl, 0, 0, n), 0);
-	assert_int_equal(cluster_finish(cl), 0);
+	char err[256];
+	assert_int_equal(cluster_finish(cl, err, sizeof err), 0);
 }
 
 /* Runs the jobs under `policy` and fills start[] (seconds). Returns sim_run's status. */
@@ -262,7 +263,7 @@ static void bad_schedule(void *st, const struct view *v, struct decide *out)
 {
 	(void)st;
 	for (int i = 0; i < v->npending; i++) {
-		struct alloc_part p = { .node = 0, .cores = 1 };
+		struct alloc_part p = { .node = 0, .cores = 1, .numa_cores = { 1 }, .mig_profile = -1, .mig_start = -1 };
 		if (decide_start(out, v->pending[i], &p, 1))
 			return;
 	}
@@ -287,7 +288,7 @@ static void twice_schedule(void *st, const struct view *v, struct decide *out)
 	(void)st;
 	if (v->npending == 0)
 		return;
-	struct alloc_part p = { .node = 0, .cores = 1 };
+	struct alloc_part p = { .node = 0, .cores = 1, .numa_cores = { 1 }, .mig_profile = -1, .mig_start = -1 };
 	if (decide_start(out, v->pending[0], &p, 1))
 		return;
 	p.node = 1;

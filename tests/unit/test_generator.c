@@ -1,11 +1,13 @@
 /* The synthetic generator's arrival shaping, duration families, size
- * mixes and planning knobs, each against what it should produce. */
+ * mixes, planning knobs and request knobs (MIG, shares, FP8, placement),
+ * each against what it should produce. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -225,6 +227,190 @@ static void test_sizes_and_knobs(void **state)
 	workload_free(&w);
 }
 
+/* A GPU class for the sharing knobs: 60 % one-GPU jobs, 20 % two GPUs,
+ * 10 % a gang of 16, 10 % CPU-only. */
+static struct synth_cfg share_class(void)
+{
+	struct synth_cfg c = one_class(100, 40);   /* about 96,000 jobs */
+	struct synth_class *k = &c.cls[JOB_TRAINING];
+	*k = c.cls[JOB_BATCH];
+	c.cls[JOB_BATCH].rate_per_h = 0;
+	k->nmix = 4;
+	k->mix_gpus[0] = 1;
+	k->mix_p[0] = 0.6;
+	k->mix_gpus[1] = 2;
+	k->mix_p[1] = 0.2;
+	k->mix_gpus[2] = 16;
+	k->mix_p[2] = 0.1;
+	k->mix_gpus[3] = 0;
+	k->mix_p[3] = 0.1;
+	k->cores_per_gpu = 4;
+	return c;
+}
+
+/* MIG and time-sliced shares: with p = 1 every one-GPU job is a MIG
+ * request and no other job is; the slice and milli mixes and the
+ * probabilities come out as asked over many jobs. */
+static void test_mig_and_share(void **state)
+{
+	(void)state;
+	struct synth_cfg c = share_class();
+	struct synth_class *k = &c.cls[JOB_TRAINING];
+	k->mig_p = 1;
+	k->nmig = 3;
+	k->mig_mix[0] = 1;
+	k->mig_mix_p[0] = 0.5;
+	k->mig_mix[1] = 3;
+	k->mig_mix_p[1] = 0.3;
+	k->mig_mix[2] = 7;
+	k->mig_mix_p[2] = 0.2;
+	k->share_p = 1;   /* no one-GPU job is left for it */
+	k->nshare = 1;
+	k->share_mix[0] = 500;
+	k->share_mix_p[0] = 1;
+	struct workload w;
+	gen(&c, 4, &w);
+	int64_t one = 0, by_g[8] = { 0 };
+	for (int32_t i = 0; i < w.n; i++) {
+		const struct job_req *r = &w.jobs[i].req;
+		assert_int_equal(r->gpu_milli, 0);
+		if (r->nodes == 1 && r->gpus == 1) {
+			one++;
+			assert_true(r->mig_g == 1 || r->mig_g == 3 || r->mig_g == 7);
+			by_g[r->mig_g]++;
+			assert_true(job_req_shared(r));
+		} else {
+			assert_int_equal(r->mig_g, 0);
+		}
+	}
+	assert_true(fabs((double)one / w.n - 0.6) < 0.01);
+	assert_true(fabs((double)by_g[1] / one - 0.5) < 0.01);
+	assert_true(fabs((double)by_g[3] / one - 0.3) < 0.01);
+	assert_true(fabs((double)by_g[7] / one - 0.2) < 0.01);
+	workload_free(&w);
+
+	/* MIG with p 0.3, a time-sliced share with p 0.5 of the rest: of the
+	 * one-GPU jobs 30 % MIG, 35 % shares (250 or 100 milli at 3:1), 35 %
+	 * whole cards. */
+	k->mig_p = 0.3;
+	k->share_p = 0.5;
+	k->nshare = 2;
+	k->share_mix[0] = 250;
+	k->share_mix_p[0] = 0.75;
+	k->share_mix[1] = 100;
+	k->share_mix_p[1] = 0.25;
+	gen(&c, 4, &w);
+	int64_t mig = 0, shr = 0, m250 = 0, whole = 0;
+	one = 0;
+	for (int32_t i = 0; i < w.n; i++) {
+		const struct job_req *r = &w.jobs[i].req;
+		if (!(r->nodes == 1 && r->gpus == 1)) {
+			assert_false(job_req_shared(r));
+			continue;
+		}
+		one++;
+		assert_false(r->mig_g && r->gpu_milli);
+		mig += r->mig_g > 0;
+		shr += r->gpu_milli > 0;
+		m250 += r->gpu_milli == 250;
+		whole += !job_req_shared(r);
+		assert_true(r->gpu_milli == 0 || r->gpu_milli == 250 || r->gpu_milli == 100);
+	}
+	assert_true(fabs((double)mig / one - 0.3) < 0.01);
+	assert_true(fabs((double)shr / one - 0.35) < 0.01);
+	assert_true(fabs((double)whole / one - 0.35) < 0.01);
+	assert_true(fabs((double)m250 / shr - 0.75) < 0.015);
+	workload_free(&w);
+
+	/* Services: a MIG slice or a share of one GPU, and their expressions. */
+	synth_cfg_init(&c);
+	c.days = 2;
+	c.nservices = 2;
+	for (int i = 0; i < 2; i++) {
+		struct synth_service *v = &c.svc[i];
+		snprintf(v->name, sizeof v->name, "svc%d", i);
+		v->peak_rps = v->trough_rps = 100;
+		v->rps_per_replica = 50;
+		v->step_s = 3600;
+		v->max_replicas = 10;
+		v->gpus = 1;
+		v->cores = 2;
+	}
+	c.svc[0].mig_g = 2;
+	snprintf(c.svc[0].require, sizeof c.svc[0].require, "gpu.mig");
+	c.svc[1].gpu_milli = 300;
+	snprintf(c.svc[1].prefer, sizeof c.svc[1].prefer, "rack in (r1, r2)");
+	gen(&c, 1, &w);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.nstr, 2);
+	for (int32_t i = 0; i < w.n; i++) {
+		const struct job_req *r = &w.jobs[i].req;
+		if (w.jobs[i].group == 0) {
+			assert_int_equal(r->mig_g, 2);
+			assert_int_equal(r->gpu_milli, 0);
+			assert_string_equal(w.str[r->sel_req - 1], "gpu.mig");
+			assert_int_equal(r->sel_pref, 0);
+		} else {
+			assert_int_equal(r->mig_g, 0);
+			assert_int_equal(r->gpu_milli, 300);
+			assert_int_equal(r->sel_req, 0);
+			assert_string_equal(w.str[r->sel_pref - 1], "rack in (r1, r2)");
+		}
+	}
+	workload_free(&w);
+}
+
+/* FP8 by probability on GPU jobs only; precision, NUMA, ISA, expressions,
+ * plane, pool and storage on every job, the strings interned once. */
+static void test_request_knobs(void **state)
+{
+	(void)state;
+	struct synth_cfg c = share_class();
+	struct synth_class *k = &c.cls[JOB_TRAINING];
+	k->fp8_p = 0.25;
+	k->precision = PREC_FP8;
+	k->flags = REQ_NUMA_LOCAL | REQ_AMX;
+	snprintf(k->require, sizeof k->require, "gpu.fp8, node.numa>=2");
+	snprintf(k->prefer, sizeof k->prefer, "rack=r7");
+	snprintf(k->plane, sizeof k->plane, "ib400");
+	snprintf(k->pool, sizeof k->pool, "nvme");
+	k->io_mbps = 800;
+	k->storage_gib = 200;
+	/* A second class naming the same pool shares its string. */
+	c.cls[JOB_DEV] = *k;
+	c.cls[JOB_DEV].rate_per_h = 1;
+	c.cls[JOB_DEV].fp8_p = 0;
+	c.cls[JOB_DEV].prefer[0] = '\0';
+	snprintf(c.cls[JOB_DEV].plane, sizeof c.cls[JOB_DEV].plane, "roce100");
+	struct workload w;
+	gen(&c, 11, &w);
+	assert_int_equal(w.nstr, 5);
+	int64_t gpu = 0, fp8 = 0;
+	for (int32_t i = 0; i < w.n; i++) {
+		const struct job_req *r = &w.jobs[i].req;
+		bool dev = w.jobs[i].cls == JOB_DEV;
+		assert_int_equal(r->precision, PREC_FP8);
+		assert_int_equal(r->flags & ~REQ_FP8, REQ_NUMA_LOCAL | REQ_AMX);
+		assert_string_equal(w.str[r->sel_req - 1], "gpu.fp8, node.numa>=2");
+		if (dev)
+			assert_int_equal(r->sel_pref, 0);
+		else
+			assert_string_equal(w.str[r->sel_pref - 1], "rack=r7");
+		assert_string_equal(w.str[r->plane - 1], dev ? "roce100" : "ib400");
+		assert_string_equal(w.str[r->pool - 1], "nvme");
+		assert_int_equal(r->io_mbps, 800);
+		assert_int_equal(r->storage_gib, 200);
+		if (dev || r->gpus == 0) {
+			assert_false(r->flags & REQ_FP8);
+			continue;
+		}
+		gpu++;
+		fp8 += (r->flags & REQ_FP8) != 0;
+	}
+	assert_true(fabs((double)fp8 / gpu - 0.25) < 0.01);
+	workload_free(&w);
+}
+
 /* A service's replicas follow its diurnal curve: at every step the live
  * replica count is ⌈r(t) / rps_per_replica⌉ clamped to [min, max]. */
 static void test_service_replicas(void **state)
@@ -281,6 +467,8 @@ int main(void)
 		cmocka_unit_test(test_bursts),
 		cmocka_unit_test(test_sizes_and_knobs),
 		cmocka_unit_test(test_service_replicas),
+		cmocka_unit_test(test_mig_and_share),
+		cmocka_unit_test(test_request_knobs),
 	};
 	return cmocka_run_group_tests_name("generator", tests, NULL, NULL);
 }

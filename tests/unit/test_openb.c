@@ -126,6 +126,11 @@ static void check_small(const struct workload *w, const struct openb_pods *x)
 		assert_int_equal(j->req.mem_mib, want[i].mem_mib);
 		assert_int_equal(j->req.gpu_mem_mib, 0);
 		assert_int_equal(j->req.gpu_models, 0);
+		/* A pod sharing its one GPU asks for that share, time-sliced. */
+		assert_int_equal(j->req.gpu_milli,
+		                 want[i].milli > 0 && want[i].milli < OPENB_MILLI ? want[i].milli : 0);
+		assert_int_equal(j->req.mig_g, 0);
+		assert_int_equal(job_req_shared(&j->req), want[i].milli > 0 && want[i].milli < OPENB_MILLI);
 		assert_int_equal(j->submit_us, want[i].submit_us);
 		assert_true(j->walltime_us == SIMTIME_INF);
 		assert_int_equal(j->ckpt_every_us, 0);
@@ -479,7 +484,7 @@ static void test_default_list(void **state)
 	assert_int_equal(x.n, w.n);
 	assert_int_equal(x.end_us, 12902960 * SIMTIME_SEC);
 	assert_int_equal(x.at_end, 34);
-	int64_t cls[JOB_NCLASS] = { 0 }, fails = 0, shared = 0, milli = 0;
+	int64_t cls[JOB_NCLASS] = { 0 }, fails = 0, shared = 0, milli = 0, req_shared = 0, req_milli = 0;
 	for (int32_t i = 0; i < w.n; i++) {
 		cls[w.jobs[i].cls]++;
 		fails += w.truth[i].fails;
@@ -489,6 +494,12 @@ static void test_default_list(void **state)
 		assert_true(w.truth[i].run_us >= 0);
 		assert_true(w.jobs[i].submit_us + w.truth[i].run_us <= x.end_us);
 		assert_true(x.pod[i].gpu_milli == 0 || w.jobs[i].req.gpus >= 1);
+		/* The share is on the request itself, and only a one-GPU pod's. */
+		const struct job_req *r = &w.jobs[i].req;
+		req_shared += r->gpu_milli > 0;
+		req_milli += r->gpu_milli > 0 ? r->gpu_milli : (int64_t)r->gpus * OPENB_MILLI;
+		assert_true(r->gpu_milli == 0 || (r->gpus == 1 && r->nodes == 1 &&
+		                                  r->gpu_milli == x.pod[i].gpu_milli));
 		if (i > 0)
 			assert_true(w.jobs[i].submit_us >= w.jobs[i - 1].submit_us);
 	}
@@ -498,6 +509,8 @@ static void test_default_list(void **state)
 	assert_int_equal(fails, 1870);
 	assert_int_equal(milli, 5484930);
 	assert_int_equal(shared, 2573);                 /* of the 3078, the rest Pending */
+	assert_int_equal(req_shared, 2573);
+	assert_int_equal(req_milli, milli);             /* the requests ask for what the pods did */
 	/* trace_id is the N of openb-pod-N; the first row is openb-pod-0000. */
 	assert_int_equal(w.jobs[0].trace_id, 0);
 	assert_int_equal(w.jobs[0].submit_us, 0);

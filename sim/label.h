@@ -1,0 +1,65 @@
+/* label — node labels and the label expressions jobs select nodes with.
+ *
+ * Every node carries key=value labels (strings; a value that parses as a
+ * number also compares numerically; a value with commas is a list, as
+ * "gpu.mig_profiles=1g.10gb,2g.20gb,..."). They are derived from the
+ * catalog, the node type, the rack and the pools (sim/nodelabels.c) plus
+ * free-form site labels from the scenario. Keys are interned once in a
+ * dictionary shared by all nodes.
+ *
+ * A label expression is a conjunction of terms separated by commas, in
+ * the spirit of Kubernetes node affinity and Slurm --constraint
+ * (docs/labels.md):
+ *     key = v   key == v   key != v          equality (any list element)
+ *     key in (a, b, c)    key notin (a, b)   set membership
+ *     key >= n   key > n   key <= n   key < n   numeric comparison
+ *     key                 !key               the key exists / does not
+ * Keys are [A-Za-z0-9_.-/]+; values are bare words of [A-Za-z0-9_.+:/-]
+ * or double-quoted strings. A required expression must hold on every node
+ * a job gets; a preferred one scores each node by the number of its terms
+ * the node meets.
+ *
+ * Ownership: a struct labels owns its strings; a struct selector owns its
+ * compiled terms. Matching allocates nothing. */
+#ifndef HL_LABEL_H
+#define HL_LABEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct labels;
+struct selector;
+
+#define LABEL_KEY_MAX 128   /* bytes of a key */
+
+/* Is key a valid key: 1 to LABEL_KEY_MAX characters of [A-Za-z0-9_.-/]?
+ * (Lets a caller tell a bad key from ENOMEM when labels_set fails.) */
+bool labels_key_valid(const char *key);
+
+/* An empty store for nnodes nodes; NULL on ENOMEM. */
+struct labels *labels_new(int32_t nnodes);
+void labels_free(struct labels *L);
+/* Room for more nodes (nodes joining at run time). 0 or -1. */
+int labels_grow(struct labels *L, int32_t nnodes);
+/* Sets key=val on node, replacing an earlier value of key. 0, or -1 when
+ * out of memory or the key is not a valid key (see above). */
+int labels_set(struct labels *L, int32_t node, const char *key, const char *val);
+/* The value of key on node, or NULL. */
+const char *labels_get(const struct labels *L, int32_t node, const char *key);
+/* A node's labels, in the order they were first set: count, then i-th. */
+int labels_count(const struct labels *L, int32_t node);
+void labels_at(const struct labels *L, int32_t node, int i, const char **key, const char **val);
+
+/* Compiles an expression; NULL with a message naming the column and what
+ * was expected on a syntax error (or ENOMEM). An empty expression (only
+ * blanks) compiles to one that every node meets. */
+struct selector *sel_compile(const char *text, char *err, size_t errlen);
+void sel_free(struct selector *S);
+int sel_nterms(const struct selector *S);
+/* Every term holds on node. */
+bool sel_match(const struct selector *S, const struct labels *L, int32_t node);
+/* How many terms hold on node. */
+int sel_score(const struct selector *S, const struct labels *L, int32_t node);
+
+#endif
