@@ -197,6 +197,39 @@ else
 fi
 d=$(awk '$1 == "sizes" && NF == 5 { print $4 }' "$TMP/synth.txt" | head -1)
 if awk -v d="$d" 'BEGIN { exit !(d != "" && d < 0.05) }'; then ok "synth: sizes match the log (KS D $d)"; else bad "synth: sizes KS D" "$d"; fi
+# 3c. Label-blind placement pays for it: the same workload, placed by first
+# fit knowing the GPU memory jobs need, and blind to it.
+oom=$DIR/data/oom.json
+if "$HETLAB" run "$oom" --out "$TMP/oom-aware.db" --quiet &&
+   "$HETLAB" run "$oom" --label-blind --out "$TMP/oom-blind.db" --quiet; then
+	na=$(q "$TMP/oom-aware.db" "SELECT count(*) FROM job WHERE reason = 'oom'")
+	nb=$(q "$TMP/oom-blind.db" "SELECT count(*) FROM job WHERE reason = 'oom' AND state = 'failed'")
+	check_eq "label-aware placement: no OOM failures" "$na" 0
+	if [ "$nb" -gt 0 ]; then ok "label-blind placement: $nb OOM failures"; else bad "label-blind placement: no OOM failures"; fi
+	check_eq "label-blind: every OOM is a 40 GB job on a 24 GB card, failed 60 s after start" \
+		"$(q "$TMP/oom-blind.db" "SELECT count(*) FROM job WHERE reason = 'oom' AND (gpu_model <> 'RTX4090-24GB' OR abs(run_s - 60) > 1e-6)")" 0
+	check_eq "label-blind: the OOM shows in the event log" \
+		"$(q "$TMP/oom-blind.db" "SELECT count(*) FROM event WHERE kind = 'end' AND detail = 'oom'")" "$nb"
+	check_eq "same workload both ways" \
+		"$(q "$TMP/oom-aware.db" 'SELECT count(*), sum(req_gpus) FROM job')" "$(q "$TMP/oom-blind.db" 'SELECT count(*), sum(req_gpus) FROM job')"
+else
+	bad "oom scenario: run"
+fi
+
+# 3d. Heterogeneous devices: MIG instances and time-sliced shares in the
+# hetero scenario, under every placement strategy.
+for pl in first-fit best-fit fgd topology; do
+	db=$TMP/hetero-$pl.db
+	if "$HETLAB" run scenarios/hetero.json --placement $pl --out "$db" --quiet; then
+		invariants "hetero $pl" "$db" "$(q "$db" 'SELECT total_cores FROM run')"
+		check_eq "hetero $pl: MIG and shared jobs ran, no OOM" \
+			"$(q "$db" "SELECT count(*) > 0 FROM job WHERE gpu_share LIKE '%g.%gb'")|$(q "$db" "SELECT count(*) > 0 FROM job WHERE gpu_share LIKE '%m'")|$(q "$db" "SELECT count(*) FROM job WHERE reason = 'oom'")" "1|1|0"
+	else
+		bad "hetero $pl: run"
+	fi
+done
+golden "hetero-topology" "$TMP/hetero-topology.db"
+
 printf '; MaxProcs: 4\n' > "$TMP/queues.swf"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	printf '%d %d 0 %d 1 -1 -1 1 600 -1 1 1 1 -1 %d -1 -1 -1\n' $i $((i * 100)) $((i * 7 + 30)) $((i % 2 + 1)) >> "$TMP/queues.swf"
