@@ -27,6 +27,18 @@ int place_part(const struct cluster *cl, const struct nodefree *nf, int node,
                const struct job_req *r, int32_t cores, uint64_t gpus, int mig_prof,
                int mig_start, struct alloc_part *out)
 {
+	if (cl->nodes[node].numa == 1 && nf->numa_free[0] >= cores) {
+		/* One NUMA domain (every trace-sized node): no split to compute. */
+		*out = (struct alloc_part){
+			.node = node, .cores = cores,
+			.mem_mib = r->nodes > 0 ? r->mem_mib : (int64_t)cores * r->mem_mib,
+			.gpus = gpus, .numa_cores = { (int16_t)cores },
+			.milli = r->gpu_milli > 0 ? r->gpu_milli : 0,
+			.mig_profile = (int8_t)(mig_prof >= 0 ? mig_prof : -1),
+			.mig_start = (int8_t)(mig_prof >= 0 ? mig_start : -1),
+		};
+		return 0;
+	}
 	*out = (struct alloc_part){
 		.node = node, .cores = cores,
 		.mem_mib = r->nodes > 0 ? r->mem_mib : (int64_t)cores * r->mem_mib,
@@ -46,6 +58,8 @@ int32_t place_spread_cores(const struct cluster *cl, const struct nodefree *nf, 
 	if (r->mem_mib > 0 && nf->mem_mib / r->mem_mib < c)
 		c = (int32_t)(nf->mem_mib / r->mem_mib);
 	int32_t dmax = 0, dsum = 0;
+	if (n->numa == 1)
+		return c < nf->numa_free[0] ? (c > 0 ? c : 0) : nf->numa_free[0];
 	for (int d = 0; d < n->numa && d < HL_NUMA_MAX; d++) {
 		dsum += nf->numa_free[d];
 		dmax = nf->numa_free[d] > dmax ? nf->numa_free[d] : dmax;
@@ -162,9 +176,29 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 		return n == r->nodes ? n : 0;
 	}
 	int32_t left = r->cores;
+	bool plain = cluster_req_plain(r);
 	for (int i = 0; i < cl->nnodes && left > 0; i++) {
-		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || !cluster_node_suits(cl, i, r, 0))
+		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || (!plain && !cluster_node_suits(cl, i, r, 0)))
 			continue;
+		if (plain && cl->nodes[i].numa == 1) {
+			/* Every SWF job on a trace-sized cluster: cores and memory, one domain. */
+			int32_t c = f[i].cores < left ? f[i].cores : left;
+			if (c > f[i].numa_free[0])
+				c = f[i].numa_free[0];
+			if (r->mem_mib > 0 && f[i].mem_mib / r->mem_mib < c)
+				c = (int32_t)(f[i].mem_mib / r->mem_mib);
+			if (c <= 0)
+				continue;
+			struct alloc_part *o = &out[n++];
+			memset(o, 0, sizeof *o);
+			o->node = i;
+			o->cores = c;
+			o->mem_mib = (int64_t)c * r->mem_mib;
+			o->mig_profile = o->mig_start = -1;
+			o->numa_cores[0] = (int16_t)c;
+			left -= c;
+			continue;
+		}
 		int32_t c = place_spread_cores(cl, &f[i], i, r, left);
 		if (c <= 0 || place_part(cl, &f[i], i, r, c, 0, -1, -1, &out[n]))
 			continue;

@@ -587,7 +587,7 @@ static bool node_ok(const struct placer *pl, const struct cluster *cl, const str
 {
 	if (!cluster_node_fits_ex(cl, &f[i], i, r, pl->how))
 		return false;
-	int32_t split[HL_NUMA_MAX];
+	int16_t split[HL_NUMA_MAX];
 	return cluster_numa_split(cl, &f[i], i, r->cores, (r->flags & REQ_NUMA_LOCAL) != 0, split) == 0;
 }
 
@@ -702,6 +702,8 @@ static int place_spread(struct placer *pl, const struct cluster *cl, const struc
 {
 	const struct job_req *r = &j->req;
 	bool ranked = pl->ops->node_score || r->sel_pref > 0;   /* else node order is rank order */
+	if (!ranked)
+		return place_first_fit(cl, f, r, out);   /* the same result, without the bookkeeping */
 	int32_t nc = 0;
 	int64_t have = 0;
 	for (int i = 0; i < cl->nnodes && (ranked || have < r->cores); i++) {
@@ -730,7 +732,8 @@ static int place_spread(struct placer *pl, const struct cluster *cl, const struc
 	}
 	if (left > 0)
 		return 0;
-	sort_idx(pl, pl->pick, np, by_node);
+	if (ranked)
+		sort_idx(pl, pl->pick, np, by_node);   /* else already in node order */
 	for (int32_t k = 0; k < np; k++) {
 		const struct place_cand *pc = &pl->cand[pl->pick[k]];
 		if (place_part(cl, &f[pc->node], pc->node, r, pc->cores, 0, -1, -1, &out[k]))

@@ -252,6 +252,8 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 		n->plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
 		n->cooling = r->cooling;
 		n->numa = t->numa > 0 ? t->numa : (t->sockets > 0 ? t->sockets : 1);
+		while (n->numa < HL_NUMA_MAX && (n->cores + n->numa - 1) / n->numa > HL_NUMA_CORES_MAX)
+			n->numa++;   /* a domain's cores must fit alloc_part.numa_cores */
 		if (n->numa > HL_NUMA_MAX)
 			n->numa = HL_NUMA_MAX;
 		if (n->numa > n->cores && n->cores > 0)
@@ -476,6 +478,8 @@ static const struct gpu_model *node_gpu(const struct cluster *cl, const struct n
 bool cluster_node_suits(const struct cluster *cl, int node, const struct job_req *r, unsigned how)
 {
 	const struct node *n = &cl->nodes[node];
+	if (cluster_req_plain(r))   /* the common case of CPU traces: sizes only */
+		return r->nodes == 0 || (n->cores >= r->cores && n->mem_mib >= r->mem_mib);
 	if (r->sel_req > 0 && !cluster_sel_match(cl, r->sel_req, node))
 		return false;
 	if (r->plane > 0 && n->plane != r->plane - 1)
@@ -663,6 +667,8 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 	if (r->nodes == 0) {
 		if (r->gpus)
 			return false;
+		if (r->mem_mib == 0 && cluster_req_plain(r))
+			return r->cores <= cl->total_cores;
 		int64_t cores = 0;
 		for (int i = 0; i < cl->nnodes; i++) {
 			const struct node *n = &cl->nodes[i];
@@ -704,7 +710,7 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r)
 }
 
 int cluster_numa_split(const struct cluster *cl, const struct nodefree *f, int node,
-                       int32_t cores, bool local, int32_t *out)
+                       int32_t cores, bool local, int16_t *out)
 {
 	const struct node *n = &cl->nodes[node];
 	memset(out, 0, HL_NUMA_MAX * sizeof *out);
@@ -717,13 +723,13 @@ int cluster_numa_split(const struct cluster *cl, const struct nodefree *f, int n
 				best = d;
 		if (best < 0)
 			return -1;
-		out[best] = cores;
+		out[best] = (int16_t)cores;
 		return 0;
 	}
 	int32_t left = cores;
 	for (int d = 0; d < n->numa && left > 0; d++) {
 		int32_t c = f->numa_free[d] < left ? f->numa_free[d] : left;
-		out[d] = c;
+		out[d] = (int16_t)c;
 		left -= c;
 	}
 	return left == 0 ? 0 : -1;
@@ -759,6 +765,14 @@ static int check_numa(const struct node *n, const struct nodefree *nf, const str
 {
 	int64_t sum = 0;
 	int used = 0;
+	if (n->numa == 1 && p->numa_cores[0] == p->cores && p->cores <= nf->numa_free[0]) {
+		/* The common single-domain part: the rest must be empty. */
+		int32_t rest = 0;
+		for (int d = 1; d < HL_NUMA_MAX; d++)
+			rest |= p->numa_cores[d];
+		if (rest == 0)
+			return 0;
+	}
 	for (int d = 0; d < HL_NUMA_MAX; d++) {
 		CHECK(p->numa_cores[d] >= 0, "node %s: negative cores on NUMA domain %d", n->name, d);
 		if (p->numa_cores[d] == 0)
@@ -802,10 +816,49 @@ static int check_mig(const struct cluster *cl, const struct node *n, const struc
 	return 0;
 }
 
+/* Do domains 1.. of a part hold no cores? (two loads instead of a loop) */
+static inline bool numa_rest_empty(const struct alloc_part *p)
+{
+	int16_t d[HL_NUMA_MAX];
+	uint64_t w[2];
+	_Static_assert(sizeof d == sizeof w, "numa_cores is 16 bytes");
+	memcpy(d, p->numa_cores, sizeof d);
+	d[0] = 0;
+	memcpy(w, d, sizeof w);
+	return (w[0] | w[1]) == 0;
+}
+
+/* The whole check for a plain spread request (every SWF job), in one lean
+ * loop; false sends the caller to the full check, which says what is wrong. */
+static bool spread_plain_ok(const struct cluster *cl, const struct nodefree *f, const struct job_req *r,
+                            const struct alloc_part *parts, int nparts)
+{
+	int64_t cores = 0;
+	int32_t prev = -1;
+	for (int i = 0; i < nparts; i++) {
+		const struct alloc_part *p = &parts[i];
+		if (p->node <= prev || p->node >= cl->nnodes)
+			return false;
+		prev = p->node;
+		const struct node *n = &cl->nodes[p->node];
+		const struct nodefree *nf = &f[p->node];
+		if (cl->svc[p->node] != NODE_UP || p->cores <= 0 || p->cores > nf->cores || p->gpus || p->milli ||
+		    p->mig_profile >= 0 || p->mem_mib != (int64_t)p->cores * r->mem_mib || p->mem_mib > nf->mem_mib)
+			return false;
+		if (n->numa != 1 || p->numa_cores[0] != p->cores || p->cores > nf->numa_free[0] ||
+		    !numa_rest_empty(p))
+			return false;
+		cores += p->cores;
+	}
+	return cores == r->cores;
+}
+
 int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
                         const struct job_req *r, const struct alloc_part *parts,
                         int nparts, char *err, size_t errlen)
 {
+	if (r->nodes == 0 && cluster_req_plain(r) && nparts > 0 && spread_plain_ok(cl, f, r, parts, nparts))
+		return 0;
 	int64_t cores = 0, io_need = 0;
 	int model = -1;
 	CHECK(nparts > 0, "empty allocation");
@@ -977,8 +1030,13 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 		const struct alloc_part *p = &parts[i];
 		const struct node *n = &cl->nodes[p->node];
 		struct nodefree *nf = &cl->free[p->node];
-		take_common(nf, p);
+		nf->cores -= p->cores;
+		nf->mem_mib -= p->mem_mib;
+		for (int d = 0; d < n->numa; d++)   /* validated: nothing beyond n->numa */
+			nf->numa_free[d] -= p->numa_cores[d];
 		cl->free_cores -= p->cores;
+		if (p->gpus == 0)
+			continue;
 		if (p->milli > 0 || p->mig_profile >= 0) {
 			int g = __builtin_ctzll(p->gpus);
 			struct gpustate *gs = &cl->gpu[n->gpu0 + g];
@@ -1021,8 +1079,13 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 		const struct alloc_part *p = &parts[i];
 		const struct node *n = &cl->nodes[p->node];
 		struct nodefree *nf = &cl->free[p->node];
-		give_common(nf, p);
+		nf->cores += p->cores;
+		nf->mem_mib += p->mem_mib;
+		for (int d = 0; d < n->numa; d++)
+			nf->numa_free[d] += p->numa_cores[d];
 		cl->free_cores += p->cores;
+		if (p->gpus == 0)
+			continue;
 		if (p->milli > 0 || p->mig_profile >= 0) {
 			int g = __builtin_ctzll(p->gpus);
 			struct gpustate *gs = &cl->gpu[n->gpu0 + g];

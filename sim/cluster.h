@@ -24,6 +24,7 @@
 #define HL_NAME_MAX 48
 #define HL_MAX_GPUS_PER_NODE 64   /* one bit each in nodefree.gpu_free */
 #define HL_NUMA_MAX 8             /* NUMA domains per node */
+#define HL_NUMA_CORES_MAX 32767   /* cores per NUMA domain (alloc_part.numa_cores is int16_t) */
 #define HL_POOLS_MAX 32           /* storage pools (one bit each in node.pools) */
 #define HL_SHARE_MAX 32           /* most jobs time-sharing one GPU */
 #define HL_MILLI 1000             /* milli-GPUs of one GPU */
@@ -147,7 +148,7 @@ struct nodefree {
 	int32_t gpus;           /* popcount of gpu_free */
 	int64_t mem_mib;
 	uint64_t gpu_free;      /* bit g set: GPU g of the node is whole and idle */
-	int32_t numa_free[HL_NUMA_MAX];   /* free cores per NUMA domain */
+	int16_t numa_free[HL_NUMA_MAX];   /* free cores per NUMA domain (≤ HL_NUMA_CORES_MAX) */
 };
 
 /* One node's share of an allocation. For a shared request (gpu_milli or
@@ -159,11 +160,11 @@ struct alloc_part {
 	int32_t cores;
 	int64_t mem_mib;
 	uint64_t gpus;          /* bit g: GPU g of the node */
-	int32_t numa_cores[HL_NUMA_MAX];
 	int32_t milli;          /* time-sliced share of the card, 0 for whole cards / MIG */
 	int8_t mig_profile;     /* profile index on the card, -1 when not MIG */
 	int8_t mig_start;       /* memory slice it starts at */
 	int16_t pad_;
+	int16_t numa_cores[HL_NUMA_MAX];   /* ≤ HL_NUMA_CORES_MAX each */
 };
 
 /* Dynamic state of one GPU (cluster.gpu, indexed by node.gpu0 + g). */
@@ -281,6 +282,12 @@ static inline int cluster_sel_score(const struct cluster *cl, int sel1, int node
 	return sel1 <= 0 ? 0 : cl->selscore[(size_t)(sel1 - 1) * (size_t)cl->nnodes + (size_t)node];
 }
 
+/* Does r ask for nothing beyond counts of cores and memory (every SWF job)? */
+static inline bool cluster_req_plain(const struct job_req *r)
+{
+	return r->gpus == 0 && r->sel_req == 0 && r->plane == 0 && r->flags == 0 && r->pool == 0;
+}
+
 /* What cluster_node_fits_ex may leave out (a label-blind placement). */
 enum { FIT_IGNORE_GPU_MEM = 1u << 0 };
 
@@ -303,7 +310,7 @@ bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r);
  * when local, else lowest
  * domains first. Fills out[HL_NUMA_MAX]; 0, or -1 when they do not fit. */
 int cluster_numa_split(const struct cluster *cl, const struct nodefree *f, int node,
-                       int32_t cores, bool local, int32_t *out);
+                       int32_t cores, bool local, int16_t *out);
 /* Can GPU g of node (live state) take a time-sliced share for r?
  * mem_aware: also require the summed memory needs to fit the card. */
 bool cluster_share_fits(const struct cluster *cl, int node, int g, const struct job_req *r,

@@ -192,7 +192,7 @@ static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	    jv_int(v, o, p, "gpus", false, 0, HL_MAX_GPUS_PER_NODE, &gpus) ||
 	    jv_str(v, o, p, "cpu", false, cpu, sizeof cpu) ||
 	    jv_int(v, o, p, "sockets", false, 1, 64, &sockets) ||
-	    jv_int(v, o, p, "cores", false, 1, 1 << 20, &cores) ||
+	    jv_int(v, o, p, "cores", false, 1, HL_NUMA_MAX * HL_NUMA_CORES_MAX, &cores) ||
 	    jv_num(v, o, p, "mem_gib", true, 0, 1e9, &mem) ||
 	    jv_str(v, o, p, "plane", false, t.plane, sizeof t.plane) ||
 	    jv_num(v, o, p, "base_w", false, 0, 1e6, &base))
