@@ -176,8 +176,7 @@ static int run_load_jobs(sqlite3 *db, struct compare_run *r, int64_t cores, int6
 	struct acc a = { .first_submit = INT64_MAX, .last_end = -1 };
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
-	if (sqlite3_prepare_v2(db, "SELECT class, state, submit_us, start_us, end_us, cores, gpus"
-	                       " FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	if (report_prepare_jobs(db, &st) != SQLITE_OK)
 		return run_fail_db(db, r->path, "reading table job", err, errlen);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -219,7 +218,7 @@ static int run_load_jobs(sqlite3 *db, struct compare_run *r, int64_t cores, int6
 			if (started) {
 				double w = (double)(start - submit) / 1e6, run = (double)(end - start) / 1e6;
 				a.core_s += (double)sqlite3_column_int64(st, 5) * run;
-				a.gpu_s += (double)sqlite3_column_int64(st, 6) * run;
+				a.gpu_s += sqlite3_column_double(st, 6) * run;
 				a.bsld_sum += fmax((w + run) / fmax(run, BSLD_TAU_S), 1.0);
 				a.nbsld++;
 			}

@@ -32,7 +32,7 @@ static const char schema_sql[] =
 	" wall_s REAL, events INTEGER, passes INTEGER, jobs INTEGER,"
 	" nodes INTEGER, total_cores INTEGER, total_gpus INTEGER,"
 	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT,"
-	" policy_params TEXT, rejected INTEGER);\n"
+	" policy_params TEXT, rejected INTEGER, placement TEXT);\n"
 	"CREATE TABLE job("
 	" id INTEGER PRIMARY KEY, trace_id INTEGER, class TEXT, tenant INTEGER,"
 	" grp INTEGER, queue INTEGER, state TEXT,"
@@ -79,8 +79,8 @@ static const char node_sql[] =
 static const char run_sql[] =
 	"INSERT INTO run(scenario, policy, seed, version, trace, wall_s, events,"
 	" passes, jobs, nodes, total_cores, total_gpus, skipped_malformed,"
-	" skipped_unusable, created, policy_params, rejected)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" skipped_unusable, created, policy_params, rejected, placement)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 struct strbuf {
 	char *p;
@@ -648,6 +648,7 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	sqlite3_bind_text(st, 15, created, -1, SQLITE_TRANSIENT);
 	bind_text_or_null(st, 16, ri->policy_params);
 	sqlite3_bind_int64(st, 17, ri->rejected);
+	bind_text_or_null(st, 18, ri->placement);
 	int rc = step_insert(r, st, "writing the run row");
 	sqlite3_finalize(st);
 	return rc;

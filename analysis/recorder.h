@@ -42,6 +42,7 @@ struct run_info {
 	int64_t total_cores, total_gpus;
 	const char *policy_params;   /* "name=value ..." as the run used them */
 	int64_t rejected;            /* jobs killed at submit: larger than the cluster */
+	const char *placement;       /* "best-fit", "first-fit (label-blind)", ... */
 };
 
 /* Creates PATH's temporary sibling, the schema, and opens the transaction.

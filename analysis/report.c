@@ -218,6 +218,32 @@ static int check_schema(struct report *rp)
 	return 0;
 }
 
+/* Columns later than the first files: the placement and end reasons.
+ * A file without them reads as before (nothing shown). */
+static void load_extras(struct report *rp)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db, "SELECT placement FROM run", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		rp->run.placement = col_strdup(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(rp->db, "SELECT reason, count(*) FROM job WHERE reason IS NOT NULL"
+	                       " GROUP BY reason ORDER BY count(*) DESC, reason", -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return;
+	}
+	char buf[512] = "";
+	size_t off = 0;
+	while (sqlite3_step(st) == SQLITE_ROW && off < sizeof buf)
+		off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s %lld", off ? ", " : "",
+		                        (const char *)sqlite3_column_text(st, 0),
+		                        (long long)sqlite3_column_int64(st, 1));
+	sqlite3_finalize(st);
+	if (buf[0])
+		rp->run.reasons = strdup(buf);
+}
+
 static int load_run(struct report *rp)
 {
 	sqlite3_stmt *st = NULL;
@@ -253,15 +279,31 @@ static int load_run(struct report *rp)
 	r->policy_params = col_strdup(st, 15);
 	r->rejected = sqlite3_column_int64(st, 16);
 	sqlite3_finalize(st);
+	load_extras(rp);
 	return 0;
+}
+
+int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st)
+{
+	/* GPUs in card equivalents: a time-sliced share "250m" counts 0.25, a
+	 * MIG instance "3g.40gb" 3/7 of its card. Files without gpu_share
+	 * (before shares existed) take the plain count. */
+	if (sqlite3_prepare_v2(db,
+	                       "SELECT class, state, submit_us, start_us, end_us, cores,"
+	                       " CASE WHEN gpu_share LIKE '%m' THEN gpus * CAST(rtrim(gpu_share, 'm') AS REAL) / 1000"
+	                       " WHEN gpu_share LIKE '%g.%' THEN gpus * CAST(substr(gpu_share, 1, instr(gpu_share, 'g') - 1) AS REAL) / 7"
+	                       " ELSE gpus END FROM job ORDER BY id", -1, st, NULL) == SQLITE_OK)
+		return SQLITE_OK;
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return sqlite3_prepare_v2(db, "SELECT class, state, submit_us, start_us, end_us, cores, gpus"
+	                          " FROM job ORDER BY id", -1, st, NULL);
 }
 
 static int load_jobs(struct report *rp)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(rp->db,
-	                       "SELECT class, state, submit_us, start_us, end_us, cores, gpus"
-	                       " FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	if (report_prepare_jobs(rp->db, &st) != SQLITE_OK)
 		return rep_fail_db(rp, "reading table job");
 	size_t cap = 0;
 	int rc;
@@ -286,7 +328,7 @@ static int load_jobs(struct report *rp)
 		j->start_us = col_time(st, 3);
 		j->end_us = col_time(st, 4);
 		j->cores = sqlite3_column_int64(st, 5);
-		j->gpus = sqlite3_column_int64(st, 6);
+		j->gpus = sqlite3_column_double(st, 6);
 		rp->nrows++;
 	}
 	sqlite3_finalize(st);
@@ -458,6 +500,8 @@ static void print_text(const struct report *rp, FILE *out)
 		fprintf(out, "  %-13s %s (%s)\n", "policy", or_dash(r->policy), r->policy_params);
 	else
 		fprintf(out, "  %-13s %s\n", "policy", or_dash(r->policy));
+	if (r->placement)
+		fprintf(out, "  %-13s %s\n", "placement", r->placement);
 	fprintf(out, "  %-13s %s\n", "seed", or_dash(r->seed));
 	fprintf(out, "  %-13s %s\n", "version", or_dash(r->version));
 	fprintf(out, "  %-13s %s (skipped lines: %" PRId64 " malformed, %" PRId64 " unusable)\n",
@@ -475,6 +519,8 @@ static void print_text(const struct report *rp, FILE *out)
 	}
 	if (r->rejected > 0)
 		fprintf(out, " (%" PRId64 " of the killed rejected at submit: larger than the cluster)", r->rejected);
+	if (r->reasons)
+		fprintf(out, "\n  %-13s %s", "reasons", r->reasons);
 	fprintf(out, "\n  %-13s", "classes");
 	for (int k = 0; k < rp->classes.n; k++) {
 		int i = rp->classes.order[k];
@@ -570,6 +616,8 @@ static json_t *json_report(const struct report *rp)
 	json_object_set_new(run, "policy", jstr(r->policy));
 	json_object_set_new(run, "policy_params", jstr(r->policy_params));
 	json_object_set_new(run, "rejected", json_integer(r->rejected));
+	json_object_set_new(run, "placement", jstr(r->placement));
+	json_object_set_new(run, "end_reasons", jstr(r->reasons));
 	/* A seed of 2^63 or more is kept as a string of digits. */
 	json_object_set_new(run, "seed", r->seed_int ? json_integer(strtoll(r->seed, NULL, 10))
 	                                             : jstr(r->seed));
@@ -634,6 +682,8 @@ static void report_fini(struct report *rp)
 	free(r->version);
 	free(r->trace);
 	free(r->policy_params);
+	free(r->placement);
+	free(r->reasons);
 	free(r->created);
 	free(rp->rows);
 	free(rp->scratch);

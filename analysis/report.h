@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sqlite3.h>
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML };
 
@@ -40,6 +41,8 @@ double report_percentile(const double *x, size_t n, double p);
 
 struct report_run {
 	char *scenario, *policy, *seed, *version, *trace, *created, *policy_params;
+	char *placement;         /* NULL in files written before placements existed */
+	char *reasons;           /* "oom 12, walltime 3" — why jobs failed or were killed; NULL none */
 	bool seed_int;           /* seed fits an INTEGER (else its digits as TEXT) */
 	double wall_s;
 	int64_t events, passes, jobs, nodes, total_cores, total_gpus;
@@ -50,7 +53,8 @@ struct report_run {
 struct report_job {
 	int cls, state;          /* indexes in report.classes / report.states */
 	int64_t submit_us, start_us, end_us;
-	int64_t cores, gpus;
+	int64_t cores;
+	double gpus;             /* card equivalents (a 250m share is 0.25) */
 };
 
 /* Distinct strings in order of first appearance, and a display order. */
@@ -100,5 +104,10 @@ void report_doc_markdown(const struct report *rp, FILE *out);
 /* -1 with a message in rp->err when the page cannot be made; a missing
  * gnuplot is a warning in warn, not an error. */
 int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnlen);
+
+/* Prepares the job query every reader of run.db shares: class, state,
+ * submit_us, start_us, end_us, cores, GPUs in card equivalents (column 6,
+ * REAL), ordered by id. An SQLite result code. */
+int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st);
 
 #endif

@@ -199,6 +199,8 @@ static void run_section(const struct doc *d, const struct report *rp)
 	else
 		snprintf(b, sizeof b, "%s", or_dash(r->policy));
 	kv(d, "policy", b);
+	if (r->placement)
+		kv(d, "placement", r->placement);
 	kv(d, "seed", or_dash(r->seed));
 	kv(d, "version", or_dash(r->version));
 	snprintf(b, sizeof b, "%s (skipped lines: %" PRId64 " malformed, %" PRId64 " unusable)",
@@ -211,6 +213,8 @@ static void run_section(const struct doc *d, const struct report *rp)
 	         r->wall_s, r->events, r->passes);
 	kv(d, "wall time", b);
 	kv(d, "created", or_dash(r->created));
+	if (r->reasons)
+		kv(d, "end reasons", r->reasons);
 	doc_table_end(d);
 }
 

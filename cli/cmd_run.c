@@ -335,8 +335,11 @@ static int run_single(int argc, char **argv)
 	if (s.nrejected > 0)
 		fprintf(stderr, "hetlab run: warning: %d of %d jobs were rejected at submit: each asks "
 		        "for more than the whole cluster has (they count as killed)\n", s.nrejected, njobs);
+	char placement_desc[96];
+	snprintf(placement_desc, sizeof placement_desc, "%s%s",
+	         sc.place.strategy[0] ? sc.place.strategy : "first-fit", sc.place.label_blind ? " (label-blind)" : "");
 	struct run_info ri = {
-		.policy_params = pp, .rejected = s.nrejected,
+		.policy_params = pp, .rejected = s.nrejected, .placement = placement_desc,
 		.scenario = sc.name, .policy = pol->name, .version = HETLAB_VERSION,
 		.trace = tpath[0] ? tpath : "synthetic", .seed = sc.seed,
 		.skipped_malformed = skipped_malformed, .skipped_unusable = skipped_unusable,
