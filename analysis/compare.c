@@ -170,6 +170,24 @@ struct acc {
 	int64_t first_submit, last_end;
 };
 
+/* A side is a queue discipline and a placement: "easy, placement topology"
+ * when the run placed by anything but first fit (files from before
+ * placements existed have no such column and keep the policy alone). */
+static void with_placement(sqlite3 *db, char **policy)
+{
+	sqlite3_stmt *st = NULL;
+	if (*policy && sqlite3_prepare_v2(db, "SELECT placement FROM run", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT) {
+		const char *pl = (const char *)sqlite3_column_text(st, 0);
+		char *both;
+		if (strcmp(pl, "first-fit") != 0 && asprintf(&both, "%s, placement %s", *policy, pl) >= 0) {
+			free(*policy);
+			*policy = both;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
 static int run_load_jobs(sqlite3 *db, struct compare_run *r, int64_t cores, int64_t gpus,
                          char *err, size_t errlen)
 {
@@ -298,6 +316,7 @@ int compare_run_load(const char *path, struct compare_run *r, char *err, size_t 
 	r->scenario = col_strdup(st, 0);
 	r->policy = col_strdup(st, 1);
 	r->seed = col_strdup(st, 2);
+	with_placement(db, &r->policy);
 	int64_t cores = sqlite3_column_int64(st, 3), gpus = sqlite3_column_int64(st, 4);
 	if (!r->scenario || !r->policy || !r->seed) {
 		failf(err, errlen, "%s: out of memory", path);
