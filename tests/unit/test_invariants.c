@@ -258,7 +258,8 @@ static void run_one(const char *policy, const char *placement, bool blind, uint6
 	for (int i = 0; i < n; i++)
 		random_job(&jobs[i], &truth[i], i, 2);
 	/* Pools are named in the workload's string table: nvme = 1, hdd = 2. */
-	char *strs[2] = { "nvme", "hdd" };
+	char nvme[] = "nvme", hdd[] = "hdd";
+	char *strs[2] = { nvme, hdd };
 	if (cluster_bind_workload(&sc.cl, strs, 2, jobs, n, err, sizeof err))
 		fail_msg("%s", err);
 	const struct policy_ops *pol = policy_find(policy);
