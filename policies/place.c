@@ -12,7 +12,7 @@
  * beyond that it groups by model only. */
 #define PLACE_GROUPS_MAX 4096
 
-static uint64_t pick_gpus(uint64_t free_mask, int n)
+uint64_t place_pick_gpus(uint64_t free_mask, int n)
 {
 	uint64_t m = 0;
 	for (int g = 0; g < 64 && n > 0; g++)
@@ -139,7 +139,7 @@ static int first_fit_gang(const struct cluster *cl, const struct nodefree *f,
 			for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
 				if (group_of(cl, i, by_model) != want || !cluster_node_fits(cl, &f[i], i, r))
 					continue;
-				if (place_part(cl, &f[i], i, r, r->cores, pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
+				if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
 					continue;
 				n++;
 			}
@@ -169,7 +169,7 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 		for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
 			if (!cluster_node_fits(cl, &f[i], i, r))
 				continue;
-			if (place_part(cl, &f[i], i, r, r->cores, pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
+			if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
 				continue;
 			n++;
 		}

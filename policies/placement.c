@@ -601,17 +601,6 @@ static void rate_node(const struct placer *pl, const struct cluster *cl, const s
 		pl->ops->node_score(pl, cl, &f[i], i, j, t, c->key);
 }
 
-static uint64_t low_gpus(uint64_t free_mask, int n)
-{
-	uint64_t m = 0;
-	for (int g = 0; g < 64 && n > 0; g++)
-		if ((free_mask >> g) & 1u) {
-			m |= 1ull << g;
-			n--;
-		}
-	return m;
-}
-
 /* A time-sliced share: the best (node, card). */
 static int place_share(struct placer *pl, const struct cluster *cl, const struct nodefree *f,
                        const struct job *j, struct alloc_part *out)
@@ -836,7 +825,7 @@ static int place_gang(struct placer *pl, const struct cluster *cl, const struct 
 	}
 	for (int32_t k = 0; k < r->nodes; k++) {
 		int i = pl->cand[pl->pick[k]].node;
-		if (place_part(cl, &f[i], i, r, r->cores, low_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[k]))
+		if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[k]))
 			return 0;
 	}
 	return r->nodes;

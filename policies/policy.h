@@ -116,6 +116,8 @@ static inline int place_aggregate_ok(const struct cluster *cl, int64_t free_core
 	(void)cl;
 	return job_req_cores(r) <= free_cores && (job_req_shared(r) ? 0 : job_req_gpus(r)) <= free_gpus;
 }
+/* The n lowest set bits of free_mask (a node's lowest free GPUs). */
+uint64_t place_pick_gpus(uint64_t free_mask, int n);
 /* Sorts running job ids by expected end (walltime estimate), ties by id. */
 void sort_by_expected_end(const struct job *jobs, int32_t *ids, int32_t n);
 
