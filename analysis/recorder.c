@@ -41,7 +41,8 @@ static const char schema_sql[] =
 	" mem_mib INTEGER, req_cores INTEGER, req_gpus INTEGER, node_list TEXT,"
 	" preemptions INTEGER,"
 	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER,"
-	" reason TEXT, gpu_model TEXT, gpu_share TEXT);\n"
+	" reason TEXT, gpu_model TEXT, gpu_share TEXT,"
+	" gpu_s REAL, core_s REAL, lost_gpu_s REAL, ckpt_s REAL, held_s REAL, hold_why TEXT, restarts INTEGER);\n"
 	"CREATE TABLE event("
 	" seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
 	" job INTEGER, node INTEGER, state TEXT, detail TEXT);\n"
@@ -64,8 +65,9 @@ static const char job_sql[] =
 	"INSERT INTO job(id, trace_id, class, tenant, grp, queue, state,"
 	" submit_s, start_s, end_s, wait_s, run_s, walltime_s, nodes, cores, gpus,"
 	" mem_mib, req_cores, req_gpus, node_list, preemptions,"
-	" submit_us, start_us, end_us, walltime_us, reason, gpu_model, gpu_share)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" submit_us, start_us, end_us, walltime_us, reason, gpu_model, gpu_share,"
+	" gpu_s, core_s, lost_gpu_s, ckpt_s, held_s, hold_why, restarts)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sample_sql[] =
 	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
 	" pending, running, power_w) VALUES(?,?,?,?,?,?,?,?)";
@@ -398,6 +400,14 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 		snprintf(share, sizeof share, "%s",
 		         s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig->card->profiles[parts[0].mig_profile].name);
 	bind_text_or_null(st, k++, share[0] ? share : NULL);
+	sqlite3_bind_double(st, k++, j->gpu_s);
+	sqlite3_bind_double(st, k++, j->core_s);
+	sqlite3_bind_double(st, k++, j->lost_gpu_s);
+	sqlite3_bind_double(st, k++, j->ckpt_s);
+	simtime held = j->held_us + (j->hold_since >= 0 ? s->now - j->hold_since : 0);
+	sqlite3_bind_double(st, k++, simtime_to_s(held));
+	bind_text_or_null(st, k++, j->hold_why == HOLD_QUOTA ? "quota" : NULL);
+	sqlite3_bind_int(st, k++, j->restarts);
 	assert(k - 1 == sqlite3_bind_parameter_count(st));
 	if (step_insert(r, st, "writing a job row") == 0)
 		r->njobs++;

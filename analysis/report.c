@@ -2,6 +2,7 @@
  * formulas are in docs/results.md, keep the two in step. */
 #include "analysis/report.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -340,6 +341,67 @@ nomem:
 	return rep_failf(rp, "out of memory");
 }
 
+/* The job columns later than the first files (struct report_job): a
+ * second query in the same id order, with NULL in place of each column
+ * the file lacks, so that an older file reads as before. */
+static int load_job_extras(struct report *rp)
+{
+	static const struct { const char *col; unsigned bit; } cols[] = {
+		{ "tenant", REPORT_HAVE_TENANT },
+		{ "grp", REPORT_HAVE_GRP },
+		{ "preemptions", REPORT_HAVE_PREEMPTIONS },
+		{ "gpu_s", REPORT_HAVE_GPU_S },
+		{ "lost_gpu_s", REPORT_HAVE_LOST_GPU_S },
+		{ "ckpt_s", REPORT_HAVE_CKPT_S },
+		{ "held_s", REPORT_HAVE_HELD_S },
+		{ "hold_why", REPORT_HAVE_HOLD_WHY },
+		{ NULL, 0 },
+	};
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db, "PRAGMA table_info(job)", -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table job");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		for (int k = 0; name && cols[k].col; k++)
+			if (strcmp(name, cols[k].col) == 0)
+				rp->have |= cols[k].bit;
+	}
+	sqlite3_finalize(st);
+
+	char sql[256] = "SELECT ";
+	size_t off = strlen(sql);
+	for (int k = 0; cols[k].col; k++)
+		off += (size_t)snprintf(sql + off, sizeof sql - off, "%s%s", k ? ", " : "",
+		                        rp->have & cols[k].bit ? cols[k].col : "NULL");
+	snprintf(sql + off, sizeof sql - off, " FROM job ORDER BY id");
+	assert(off < sizeof sql - 32);
+	if (sqlite3_prepare_v2(rp->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table job");
+	size_t i = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && i < rp->nrows) {
+		struct report_job *j = &rp->rows[i++];
+		bool null[8];
+		for (int k = 0; k < 8; k++)
+			null[k] = sqlite3_column_type(st, k) == SQLITE_NULL;
+		j->tenant = null[0] ? -1 : sqlite3_column_int64(st, 0);
+		j->grp = null[1] ? -1 : sqlite3_column_int64(st, 1);
+		j->preemptions = null[2] ? 0 : sqlite3_column_int64(st, 2);
+		j->gpu_s = null[3] ? NAN : sqlite3_column_double(st, 3);
+		j->lost_gpu_s = null[4] ? 0 : sqlite3_column_double(st, 4);
+		j->ckpt_s = null[5] ? 0 : sqlite3_column_double(st, 5);
+		j->held_s = null[6] ? 0 : sqlite3_column_double(st, 6);
+		const unsigned char *why = sqlite3_column_text(st, 7);
+		j->quota_hold = why && strcmp((const char *)why, "quota") == 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return rep_fail_db(rp, "reading table job");
+	if (rc == SQLITE_ROW || i != rp->nrows)
+		return rep_failf(rp, "table job changed while it was read");
+	return 0;
+}
+
 static int load_samples(struct report *rp)
 {
 	sqlite3_stmt *st = NULL;
@@ -366,18 +428,22 @@ static int load_samples(struct report *rp)
 
 /* ---- metrics ------------------------------------------------------------- */
 
-/* Metrics of the jobs of class `cls` (-1: all jobs). */
-static void group_compute(struct report *rp, struct report_group *g, int cls)
+/* Metrics of the jobs rows[idx[0 .. n-1]] (idx ascending: sums in row
+ * order). */
+static void group_compute(struct report *rp, struct report_group *g, const size_t *idx, size_t n)
 {
 	memset(g, 0, sizeof *g);
 	double bsld_sum = 0;
 	int64_t nbsld = 0;
 	size_t nw = 0;
-	for (size_t i = 0; i < rp->nrows; i++) {
-		const struct report_job *j = &rp->rows[i];
-		if (cls >= 0 && j->cls != cls)
-			continue;
+	for (size_t k = 0; k < n; k++) {
+		const struct report_job *j = &rp->rows[idx[k]];
 		g->jobs++;
+		g->preemptions += j->preemptions;
+		g->quota_holds += j->quota_hold;
+		g->lost_gpu_s += j->lost_gpu_s;
+		g->ckpt_s += j->ckpt_s;
+		g->held_s += j->held_s;
 		if (j->start_us < 0)
 			continue;
 		g->started++;
@@ -386,9 +452,9 @@ static void group_compute(struct report *rp, struct report_group *g, int cls)
 	dist_of(&g->wait, rp->scratch, nw);
 
 	size_t nj = 0;
-	for (size_t i = 0; i < rp->nrows; i++) {
-		const struct report_job *j = &rp->rows[i];
-		if ((cls >= 0 && j->cls != cls) || j->end_us < 0)
+	for (size_t k = 0; k < n; k++) {
+		const struct report_job *j = &rp->rows[idx[k]];
+		if (j->end_us < 0)
 			continue;
 		g->ended++;
 		rp->scratch[nj++] = (double)(j->end_us - j->submit_us) / 1e6;
@@ -409,26 +475,193 @@ static void group_compute(struct report *rp, struct report_group *g, int cls)
 	g->gpu_util = rp->run.total_gpus > 0 && ms > 0 ? g->gpu_s / ((double)rp->run.total_gpus * ms) : NAN;
 }
 
+/* Rows sorted by a key, then a time, then their index. */
+struct keyed {
+	int64_t key, t_us;
+	size_t i;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->t_us != y->t_us)
+		return x->t_us < y->t_us ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The number of distinct keys of sorted k[0 .. n-1]. */
+static int count_keys(const struct keyed *k, size_t n)
+{
+	int m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += i == 0 || k[i].key != k[i - 1].key;
+	return m;
+}
+
+static int compute_tenants(struct report *rp)
+{
+	size_t n = rp->nrows;
+	if (!(rp->have & REPORT_HAVE_TENANT) || n == 0)
+		return 0;
+	struct keyed *k = malloc(n * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct keyed){ .key = rp->rows[i].tenant, .i = i };
+	qsort(k, n, sizeof *k, cmp_keyed);
+	int m = count_keys(k, n);
+	rp->tenants = malloc((size_t)m * sizeof *rp->tenants);
+	rp->per_tenant = calloc((size_t)m, sizeof *rp->per_tenant);
+	if (!rp->tenants || !rp->per_tenant) {
+		free(k);
+		return -1;
+	}
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && k[hi].key == k[lo].key; hi++)
+			rp->idx[hi - lo] = k[hi].i;
+		rp->tenants[rp->ntenants] = k[lo].key;
+		group_compute(rp, &rp->per_tenant[rp->ntenants++], rp->idx, hi - lo);
+	}
+	free(k);
+	return 0;
+}
+
+/* One service from its replicas r[0 .. n-1] in submit order. A replica
+ * waits over [submit, start); one that never started over [submit, end),
+ * or up to `last_us` (the file's latest time) when it never ended. The
+ * sweep adds up the union of these intervals: the time during which at
+ * least one replica was missing. */
+static void service_compute(const struct report *rp, struct report_service *sv,
+                            const struct keyed *r, size_t n, int64_t last_us)
+{
+	int64_t viol_us = 0, cur_lo = 0, cur_hi = 0;
+	bool open = false;                /* [cur_lo, cur_hi) is the current run of waits */
+	double delay_sum = 0;
+	sv->grp = r[0].key;
+	sv->replicas = (int64_t)n;
+	sv->delay_max_s = NAN;
+	for (size_t k = 0; k < n; k++) {
+		const struct report_job *j = &rp->rows[r[k].i];
+		int64_t lo = j->submit_us;
+		int64_t hi = j->start_us >= 0 ? j->start_us : j->end_us >= 0 ? j->end_us : last_us;
+		if (j->start_us >= 0) {
+			double d = (double)(j->start_us - j->submit_us) / 1e6;
+			sv->started++;
+			delay_sum += d;
+			if (isnan(sv->delay_max_s) || d > sv->delay_max_s)
+				sv->delay_max_s = d;
+		}
+		if (hi <= lo)
+			continue;
+		if (!open || lo > cur_hi) {   /* a gap: close the current run */
+			if (open)
+				viol_us += cur_hi - cur_lo;
+			cur_lo = lo;
+			cur_hi = hi;
+			open = true;
+		} else if (hi > cur_hi) {
+			cur_hi = hi;
+		}
+	}
+	if (open)
+		viol_us += cur_hi - cur_lo;
+	sv->slo_violation_s = (double)viol_us / 1e6;
+	sv->delay_mean_s = sv->started ? delay_sum / (double)sv->started : NAN;
+}
+
+static int compute_services(struct report *rp, int inference, int64_t last_us)
+{
+	size_t n = 0;
+	if (inference < 0 || !(rp->have & REPORT_HAVE_GRP))
+		return 0;
+	struct keyed *k = malloc((rp->nrows ? rp->nrows : 1) * sizeof *k);
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct report_job *j = &rp->rows[i];
+		if (j->cls == inference && j->grp >= 0)
+			k[n++] = (struct keyed){ .key = j->grp, .t_us = j->submit_us, .i = i };
+	}
+	qsort(k, n, sizeof *k, cmp_keyed);
+	int m = count_keys(k, n);
+	rp->services = calloc((size_t)(m ? m : 1), sizeof *rp->services);
+	if (!rp->services) {
+		free(k);
+		return -1;
+	}
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo; hi < n && k[hi].key == k[lo].key; hi++)
+			;
+		service_compute(rp, &rp->services[rp->nservices++], k + lo, hi - lo, last_us);
+	}
+	free(k);
+	return 0;
+}
+
+/* GPU-seconds of the inference class and of the others: the recorded
+ * gpu_s (every run) where the file has it, else gpus × run of the last
+ * run, as the GPU utilisation counts them. */
+static void compute_gpu_split(struct report *rp, int inference)
+{
+	struct report_gpu_split *sp = &rp->gpu_split;
+	sp->all_runs = rp->have & REPORT_HAVE_GPU_S;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct report_job *j = &rp->rows[i];
+		double s = j->gpu_s;
+		if (isnan(s))
+			s = j->start_us >= 0 && j->end_us >= 0
+			    ? j->gpus * (double)(j->end_us - j->start_us) / 1e6 : 0;
+		if (j->cls == inference)
+			sp->inference_s += s;
+		else
+			sp->shared_s += s;
+	}
+	double cap = (double)rp->run.total_gpus * rp->makespan_s;
+	sp->inference_util = rp->run.total_gpus > 0 && rp->makespan_s > 0 ? sp->inference_s / cap : NAN;
+	sp->shared_util = rp->run.total_gpus > 0 && rp->makespan_s > 0 ? sp->shared_s / cap : NAN;
+}
+
 static int compute(struct report *rp)
 {
-	int64_t first_submit = INT64_MAX, last_end = -1;
+	int64_t first_submit = INT64_MAX, last_end = -1, last_us = 0;
 	for (size_t i = 0; i < rp->nrows; i++) {
 		const struct report_job *j = &rp->rows[i];
 		if (j->submit_us < first_submit)
 			first_submit = j->submit_us;
 		if (j->end_us > last_end)
 			last_end = j->end_us;
+		int64_t t = j->end_us > j->start_us ? j->end_us : j->start_us;
+		t = t > j->submit_us ? t : j->submit_us;
+		last_us = t > last_us ? t : last_us;
+		rp->any_lost |= j->preemptions > 0 || j->lost_gpu_s > 0 || j->ckpt_s > 0;
+		rp->any_hold |= j->quota_hold || j->held_s > 0;
 	}
 	rp->makespan_s = last_end >= 0 && first_submit != INT64_MAX
 	                 ? (double)(last_end - first_submit) / 1e6 : NAN;
-	rp->scratch = malloc((rp->nrows ? rp->nrows : 1) * sizeof *rp->scratch);
+	size_t n = rp->nrows ? rp->nrows : 1;
+	rp->scratch = malloc(n * sizeof *rp->scratch);
+	rp->idx = malloc(n * sizeof *rp->idx);
 	rp->per_class = calloc((size_t)(rp->classes.n ? rp->classes.n : 1), sizeof *rp->per_class);
-	if (!rp->scratch || !rp->per_class)
+	if (!rp->scratch || !rp->idx || !rp->per_class)
 		return rep_failf(rp, "out of memory");
-	group_compute(rp, &rp->all, -1);
-	for (int c = 0; c < rp->classes.n; c++)
-		group_compute(rp, &rp->per_class[c], c);
-	if (names_sort(&rp->classes, rank_class) < 0 || names_sort(&rp->states, rank_state) < 0)
+	for (size_t i = 0; i < rp->nrows; i++)
+		rp->idx[i] = i;
+	group_compute(rp, &rp->all, rp->idx, rp->nrows);
+	int inference = -1;
+	for (int c = 0; c < rp->classes.n; c++) {
+		size_t m = 0;
+		for (size_t i = 0; i < rp->nrows; i++)
+			if (rp->rows[i].cls == c)
+				rp->idx[m++] = i;
+		group_compute(rp, &rp->per_class[c], rp->idx, m);
+		if (strcmp(rp->classes.v[c], job_class_name(JOB_INFERENCE)) == 0)
+			inference = c;
+	}
+	compute_gpu_split(rp, inference);
+	if (compute_tenants(rp) < 0 || compute_services(rp, inference, last_us) < 0 ||
+	    names_sort(&rp->classes, rank_class) < 0 || names_sort(&rp->states, rank_state) < 0)
 		return rep_failf(rp, "out of memory");
 	return 0;
 }
@@ -488,6 +721,85 @@ static void text_done_row(FILE *out, const char *name, const struct report_group
 	        fnum(b[0], 32, g->jct.mean, 1), fnum(b[1], 32, g->jct.p50, 1),
 	        fnum(b[2], 32, g->jct.p95, 1), fnum(b[3], 32, g->bsld, 2),
 	        fpct(b[4], 32, g->core_util), fpct(b[5], 32, g->gpu_util));
+}
+
+/* The lost-work columns when the run has any preemption, lost work or
+ * checkpoint time; the hold columns when it has any hold. */
+static void text_lost_head(FILE *out, const struct report *rp)
+{
+	if (rp->any_lost)
+		fprintf(out, " %8s %11s %8s", "preempt", "lost GPU-h", "ckpt h");
+	if (rp->any_hold)
+		fprintf(out, " %11s %8s", "quota holds", "held h");
+	fputc('\n', out);
+}
+
+static void text_lost_cells(FILE *out, const struct report *rp, const struct report_group *g)
+{
+	char b[3][32];
+	if (rp->any_lost)
+		fprintf(out, " %8" PRId64 " %11s %8s", g->preemptions,
+		        fnum(b[0], 32, g->lost_gpu_s / 3600, 2), fnum(b[1], 32, g->ckpt_s / 3600, 2));
+	if (rp->any_hold)
+		fprintf(out, " %11" PRId64 " %8s", g->quota_holds, fnum(b[2], 32, g->held_s / 3600, 2));
+	fputc('\n', out);
+}
+
+static void text_tenant_row(FILE *out, const struct report *rp, int64_t tenant,
+                            const struct report_group *g)
+{
+	char b[6][32];
+	fprintf(out, "  %-14" PRId64 " %8" PRId64 " %10s %9s %9s %9s %10s %7s", tenant, g->jobs,
+	        fnum(b[0], 32, g->wait.mean, 1), fnum(b[1], 32, g->wait.p50, 1),
+	        fnum(b[2], 32, g->wait.p95, 1), fnum(b[3], 32, g->wait.p99, 1),
+	        fnum(b[4], 32, g->jct.mean, 1), fnum(b[5], 32, g->bsld, 2));
+	text_lost_cells(out, rp, g);
+}
+
+/* The sections after the samples: lost work and holds per class, the
+ * tenants, the inference services, reserved and shared GPU use. */
+static void print_text_org(const struct report *rp, FILE *out)
+{
+	if (rp->any_lost || rp->any_hold) {
+		fprintf(out, "\n  %-14s %8s", "lost and held", "jobs");
+		text_lost_head(out, rp);
+		fprintf(out, "  %-14s %8" PRId64, "all", rp->all.jobs);
+		text_lost_cells(out, rp, &rp->all);
+		for (int k = 0; rp->classes.n > 1 && k < rp->classes.n; k++) {
+			int i = rp->classes.order[k];
+			fprintf(out, "  %-14s %8" PRId64, rp->classes.v[i], rp->per_class[i].jobs);
+			text_lost_cells(out, rp, &rp->per_class[i]);
+		}
+	}
+	if (rp->ntenants > 0) {
+		fprintf(out, "\n  %-14s %8s %10s %9s %9s %9s %10s %7s", "by tenant (s)", "jobs",
+		        "wait mean", "p50", "p95", "p99", "JCT mean", "bsld");
+		text_lost_head(out, rp);
+		for (int t = 0; t < rp->ntenants; t++)
+			text_tenant_row(out, rp, rp->tenants[t], &rp->per_tenant[t]);
+	}
+	if (rp->nservices > 0) {
+		fprintf(out, "\n  %-14s %8s %8s %14s %14s %14s\n", "service (s)", "replicas",
+		        "started", "SLO violation", "delay mean", "delay max");
+		for (int k = 0; k < rp->nservices; k++) {
+			const struct report_service *sv = &rp->services[k];
+			char b[3][32];
+			fprintf(out, "  %-14" PRId64 " %8" PRId64 " %8" PRId64 " %14s %14s %14s\n", sv->grp,
+			        sv->replicas, sv->started, fnum(b[0], 32, sv->slo_violation_s, 1),
+			        fnum(b[1], 32, sv->delay_mean_s, 1), fnum(b[2], 32, sv->delay_max_s, 1));
+		}
+	}
+	const struct report_gpu_split *sp = &rp->gpu_split;
+	if (!isnan(sp->inference_util)) {
+		char b[4][32];
+		fprintf(out, "\n  %-24s %10s %12s\n", "GPU use", "GPU-hours", "utilisation");
+		fprintf(out, "  %-24s %10s %12s\n", "inference (reserved)",
+		        fnum(b[0], 32, sp->inference_s / 3600, 2), fpct(b[1], 32, sp->inference_util));
+		fprintf(out, "  %-24s %10s %12s\n", "offline + dev (shared)",
+		        fnum(b[2], 32, sp->shared_s / 3600, 2), fpct(b[3], 32, sp->shared_util));
+		if (!sp->all_runs)
+			fprintf(out, "  (the last run of each job only: this file records no gpu_s)\n");
+	}
 }
 
 static void print_text(const struct report *rp, FILE *out)
@@ -558,6 +870,7 @@ static void print_text(const struct report *rp, FILE *out)
 		        fpct(c[2], 32, s->core_share), fpct(c[3], 32, s->gpu_share),
 		        fnum(c[4], 32, s->power_w, 1));
 	}
+	print_text_org(rp, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -586,8 +899,20 @@ static json_t *jdist(const struct report_dist *d, bool tail)
 	return o;
 }
 
-static json_t *jgroup(const struct report_group *g, const struct report_run *r)
+/* An integer, or null when the file lacks the column it comes from. */
+static json_t *jcount(const struct report *rp, unsigned have, int64_t v)
 {
+	return rp->have & have ? json_integer(v) : json_null();
+}
+
+static json_t *jhours(const struct report *rp, unsigned have, double s)
+{
+	return rp->have & have ? jreal(s / 3600) : json_null();
+}
+
+static json_t *jgroup(const struct report_group *g, const struct report *rp)
+{
+	const struct report_run *r = &rp->run;
 	json_t *o = json_object();
 	json_object_set_new(o, "jobs", json_integer(g->jobs));
 	json_object_set_new(o, "started", json_integer(g->started));
@@ -601,7 +926,49 @@ static json_t *jgroup(const struct report_group *g, const struct report_run *r)
 	json_object_set_new(o, "wait_s", jdist(&g->wait, true));
 	json_object_set_new(o, "jct_s", jdist(&g->jct, false));
 	json_object_set_new(o, "bounded_slowdown", jreal(g->bsld));
+	json_object_set_new(o, "preemptions", jcount(rp, REPORT_HAVE_PREEMPTIONS, g->preemptions));
+	json_object_set_new(o, "lost_gpu_hours", jhours(rp, REPORT_HAVE_LOST_GPU_S, g->lost_gpu_s));
+	json_object_set_new(o, "checkpoint_hours", jhours(rp, REPORT_HAVE_CKPT_S, g->ckpt_s));
+	json_object_set_new(o, "quota_holds", jcount(rp, REPORT_HAVE_HOLD_WHY, g->quota_holds));
+	json_object_set_new(o, "held_hours", jhours(rp, REPORT_HAVE_HELD_S, g->held_s));
 	return o;
+}
+
+/* by_tenant, services and gpu_util_split. */
+static void json_org(const struct report *rp, json_t *root)
+{
+	char key[24];
+	json_t *bt = json_object();
+	for (int t = 0; t < rp->ntenants; t++) {
+		snprintf(key, sizeof key, "%" PRId64, rp->tenants[t]);
+		json_object_set_new(bt, key, jgroup(&rp->per_tenant[t], rp));
+	}
+	json_object_set_new(root, "by_tenant", bt);
+	json_t *svs = json_object();
+	for (int k = 0; k < rp->nservices; k++) {
+		const struct report_service *sv = &rp->services[k];
+		json_t *o = json_object();
+		json_object_set_new(o, "replicas", json_integer(sv->replicas));
+		json_object_set_new(o, "started", json_integer(sv->started));
+		json_object_set_new(o, "slo_violation_s", jreal(sv->slo_violation_s));
+		json_object_set_new(o, "scale_up_delay_mean_s", jreal(sv->delay_mean_s));
+		json_object_set_new(o, "scale_up_delay_max_s", jreal(sv->delay_max_s));
+		snprintf(key, sizeof key, "%" PRId64, sv->grp);
+		json_object_set_new(svs, key, o);
+	}
+	json_object_set_new(root, "services", svs);
+	if (rp->run.total_gpus > 0) {
+		const struct report_gpu_split *sp = &rp->gpu_split;
+		json_t *o = json_object(), *a = json_object(), *b = json_object();
+		json_object_set_new(a, "gpu_seconds", jreal(sp->inference_s));
+		json_object_set_new(a, "utilisation", jreal(sp->inference_util));
+		json_object_set_new(b, "gpu_seconds", jreal(sp->shared_s));
+		json_object_set_new(b, "utilisation", jreal(sp->shared_util));
+		json_object_set_new(o, "inference_reserved", a);
+		json_object_set_new(o, "offline_dev_shared", b);
+		json_object_set_new(o, "all_runs", json_boolean(sp->all_runs));
+		json_object_set_new(root, "gpu_util_split", o);
+	}
 }
 
 static json_t *json_report(const struct report *rp)
@@ -648,12 +1015,12 @@ static json_t *json_report(const struct report *rp)
 	}
 	json_object_set_new(root, "classes", classes);
 	json_object_set_new(root, "makespan_s", jreal(rp->makespan_s));
-	json_object_set_new(root, "all", jgroup(&rp->all, r));
+	json_object_set_new(root, "all", jgroup(&rp->all, rp));
 	if (rp->classes.n > 1) {
 		json_t *pc = json_object();
 		for (int k = 0; k < rp->classes.n; k++) {
 			int i = rp->classes.order[k];
-			json_object_set_new(pc, rp->classes.v[i], jgroup(&rp->per_class[i], r));
+			json_object_set_new(pc, rp->classes.v[i], jgroup(&rp->per_class[i], rp));
 		}
 		json_object_set_new(root, "per_class", pc);
 	}
@@ -668,6 +1035,7 @@ static json_t *json_report(const struct report *rp)
 		json_object_set_new(so, "mean_power_w", jreal(s->power_w));
 		json_object_set_new(root, "samples", so);
 	}
+	json_org(rp, root);
 	return root;
 }
 
@@ -687,7 +1055,11 @@ static void report_fini(struct report *rp)
 	free(r->created);
 	free(rp->rows);
 	free(rp->scratch);
+	free(rp->idx);
 	free(rp->per_class);
+	free(rp->tenants);
+	free(rp->per_tenant);
+	free(rp->services);
 	names_fini(&rp->classes);
 	names_fini(&rp->states);
 }
@@ -713,7 +1085,7 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
 		goto out_db;
 	}
 	if (check_schema(&rp) < 0 || load_run(&rp) < 0 || load_jobs(&rp) < 0 ||
-	    load_samples(&rp) < 0 || compute(&rp) < 0)
+	    load_job_extras(&rp) < 0 || load_samples(&rp) < 0 || compute(&rp) < 0)
 		goto out_db;
 
 	if (fmt == REPORT_JSON) {

@@ -3,11 +3,14 @@
  * report_print() opens a run.db written by the recorder read-only, checks
  * that it is a results file of a schema version it understands, computes
  * the metrics (run information, final states, makespan, utilisation,
- * waiting time, job completion time and bounded slowdown, overall and per
- * job class, and the means of the monitoring samples) and prints them as
- * aligned text for a person, as JSON for a program, or as a document:
- * Markdown tables, or one self-contained HTML page with the run's figures
- * (analysis/runplot) inlined as SVG (analysis/report_doc.c). The formulas are in
+ * waiting time, job completion time and bounded slowdown, overall, per
+ * job class and per tenant; work lost to preemption, checkpoint and held
+ * time; the inference services' replica delays and SLO violation time;
+ * the GPU use of reserved and shared capacity; and the means of the
+ * monitoring samples) and prints them as aligned text for a person, as
+ * JSON for a program, or as a document: Markdown tables, or one
+ * self-contained HTML page with the run's figures (analysis/runplot)
+ * inlined as SVG (analysis/report_doc.c). The formulas are in
  * docs/results.md ("Report metrics"); percentiles interpolate linearly
  * between order statistics.
  *
@@ -49,12 +52,32 @@ struct report_run {
 	int64_t skipped_malformed, skipped_unusable, rejected;
 };
 
-/* A job row as the metrics need it; times -1 when NULL. */
+/* A job row as the metrics need it; times -1 when NULL. The fields after
+ * `gpus` come from job columns later than the first files: a column the
+ * file lacks (see report.have) reads as tenant/grp -1, counts and
+ * seconds 0, gpu_s NaN. */
 struct report_job {
 	int cls, state;          /* indexes in report.classes / report.states */
 	int64_t submit_us, start_us, end_us;
 	int64_t cores;
 	double gpus;             /* card equivalents (a 250m share is 0.25) */
+	int64_t tenant, grp;     /* -1 when NULL; grp is the service of a replica */
+	int64_t preemptions;
+	double gpu_s;            /* GPU-seconds held, all runs; NaN when not recorded */
+	double lost_gpu_s, ckpt_s, held_s;
+	bool quota_hold;         /* hold_why = 'quota' */
+};
+
+/* Which of the later job columns the file has (report.have). */
+enum {
+	REPORT_HAVE_TENANT = 1 << 0,
+	REPORT_HAVE_GRP = 1 << 1,
+	REPORT_HAVE_PREEMPTIONS = 1 << 2,
+	REPORT_HAVE_GPU_S = 1 << 3,
+	REPORT_HAVE_LOST_GPU_S = 1 << 4,
+	REPORT_HAVE_CKPT_S = 1 << 5,
+	REPORT_HAVE_HELD_S = 1 << 6,
+	REPORT_HAVE_HOLD_WHY = 1 << 7,
 };
 
 /* Distinct strings in order of first appearance, and a display order. */
@@ -76,6 +99,25 @@ struct report_group {
 	double core_util, gpu_util;        /* NaN when undefined */
 	struct report_dist wait, jct;
 	double bsld;                       /* mean bounded slowdown, NaN if none */
+	/* Sums over the group's jobs (0 when the file lacks the column). */
+	int64_t preemptions, quota_holds;
+	double lost_gpu_s, ckpt_s, held_s;
+};
+
+/* One inference service: its replicas are the inference jobs whose grp
+ * is the service's index. */
+struct report_service {
+	int64_t grp, replicas, started;
+	double slo_violation_s;            /* measure of the union of the replicas' waits */
+	double delay_mean_s, delay_max_s;  /* over started replicas; NaN when none */
+};
+
+/* GPU-seconds of class inference (reserved capacity) and of the other
+ * classes (shared), over total_gpus × makespan. */
+struct report_gpu_split {
+	double inference_s, shared_s;
+	double inference_util, shared_util;  /* NaN when undefined */
+	bool all_runs;                       /* gpu_s recorded: every run counts */
 };
 
 struct report_samples {
@@ -93,8 +135,18 @@ struct report {
 	struct report_names classes, states;
 	double makespan_s;                 /* NaN when no job ended */
 	struct report_group all, *per_class;
+	int64_t *tenants;                  /* distinct tenants, ascending */
+	struct report_group *per_tenant;   /* in the order of tenants */
+	int ntenants;
+	struct report_service *services;   /* by service index */
+	int nservices;
+	struct report_gpu_split gpu_split;
+	unsigned have;                     /* REPORT_HAVE_* */
+	bool any_lost;                     /* a preemption, lost work or checkpoint time */
+	bool any_hold;                     /* a quota hold or held time */
 	struct report_samples smp;
 	double *scratch;                   /* nrows values for the distributions */
+	size_t *idx;                       /* nrows row indexes: the group being computed */
 	char *err;
 	size_t errlen;
 };

@@ -19,7 +19,7 @@
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
 
-enum { CELL = 64, MAX_COLS = 9 };
+enum { CELL = 64, MAX_COLS = 14 };
 
 struct doc {
 	FILE *out;
@@ -318,11 +318,135 @@ static void metric_sections(const struct doc *d, const struct report *rp)
 	}
 }
 
+/* Appends the lost-work columns (when the run has any preemption, lost
+ * work or checkpoint time) and the hold columns (when it has any hold)
+ * to a header; returns the new count. */
+static int lost_head(const struct report *rp, const char **head, bool *num, int n)
+{
+	static const char *const lost[] = { "preemptions", "lost GPU-hours", "checkpoint hours" };
+	static const char *const hold[] = { "quota holds", "held hours" };
+	for (int i = 0; rp->any_lost && i < 3; i++, n++) {
+		head[n] = lost[i];
+		num[n] = true;
+	}
+	for (int i = 0; rp->any_hold && i < 2; i++, n++) {
+		head[n] = hold[i];
+		num[n] = true;
+	}
+	return n;
+}
+
+/* The same columns' cells of group g, formatted into b[0 .. 4]. */
+static int lost_cells(const struct report *rp, const struct report_group *g, const char **cell,
+                      char (*b)[CELL], int n)
+{
+	if (rp->any_lost) {
+		cell[n++] = fint(b[0], g->preemptions);
+		cell[n++] = fnum(b[1], g->lost_gpu_s / 3600, 2);
+		cell[n++] = fnum(b[2], g->ckpt_s / 3600, 2);
+	}
+	if (rp->any_hold) {
+		cell[n++] = fint(b[3], g->quota_holds);
+		cell[n++] = fnum(b[4], g->held_s / 3600, 2);
+	}
+	return n;
+}
+
+static void lost_row(const struct doc *d, const struct report *rp, const char *name,
+                     const struct report_group *g, const bool *num)
+{
+	char b[6][CELL];
+	const char *cell[MAX_COLS] = { name, fint(b[5], g->jobs) };
+	int n = lost_cells(rp, g, cell, b, 2);
+	doc_row(d, n, cell, num);
+}
+
+static void tenant_row(const struct doc *d, const struct report *rp, int64_t tenant,
+                       const struct report_group *g, const bool *num)
+{
+	char b[13][CELL];
+	const char *cell[MAX_COLS] = { fint(b[5], tenant), fint(b[6], g->jobs),
+	                               fnum(b[7], g->wait.mean, 1), fnum(b[8], g->wait.p50, 1),
+	                               fnum(b[9], g->wait.p95, 1), fnum(b[10], g->wait.p99, 1),
+	                               fnum(b[11], g->jct.mean, 1), fnum(b[12], g->bsld, 2) };
+	int n = lost_cells(rp, g, cell, b, 8);
+	doc_row(d, n, cell, num);
+}
+
+/* The sections after the text report's first ones, in its order: lost
+ * work and holds per class, the tenants, the inference services,
+ * reserved and shared GPU use. */
+static void org_sections(const struct doc *d, const struct report *rp)
+{
+	const char *head[MAX_COLS];
+	bool num[MAX_COLS];
+	for (int i = 0; i < MAX_COLS; i++)
+		num[i] = i > 0;
+	if (rp->any_lost || rp->any_hold) {
+		doc_heading(d, 2, "Lost work and holds");
+		head[0] = "jobs of";
+		head[1] = "jobs";
+		int n = lost_head(rp, head, num, 2);
+		doc_table(d, n, head, num);
+		lost_row(d, rp, "all", &rp->all, num);
+		for (int k = 0; rp->classes.n > 1 && k < rp->classes.n; k++) {
+			int i = rp->classes.order[k];
+			lost_row(d, rp, rp->classes.v[i], &rp->per_class[i], num);
+		}
+		doc_table_end(d);
+	}
+	if (rp->ntenants > 0) {
+		static const char *const ht[] = { "tenant", "jobs", "wait mean (s)", "p50", "p95",
+		                                  "p99", "JCT mean (s)", "bounded slowdown" };
+		doc_heading(d, 2, "Per tenant");
+		memcpy(head, ht, sizeof ht);
+		int n = lost_head(rp, head, num, 8);
+		doc_table(d, n, head, num);
+		for (int t = 0; t < rp->ntenants; t++)
+			tenant_row(d, rp, rp->tenants[t], &rp->per_tenant[t], num);
+		doc_table_end(d);
+	}
+	if (rp->nservices > 0) {
+		static const char *const hs[] = { "service", "replicas", "started",
+		                                  "SLO violation (s)", "scale-up delay mean (s)",
+		                                  "max delay (s)" };
+		doc_heading(d, 2, "Inference services");
+		doc_table(d, 6, hs, num);
+		for (int k = 0; k < rp->nservices; k++) {
+			const struct report_service *sv = &rp->services[k];
+			char b[6][CELL];
+			const char *cell[6] = { fint(b[0], sv->grp), fint(b[1], sv->replicas),
+			                        fint(b[2], sv->started), fnum(b[3], sv->slo_violation_s, 1),
+			                        fnum(b[4], sv->delay_mean_s, 1),
+			                        fnum(b[5], sv->delay_max_s, 1) };
+			doc_row(d, 6, cell, num);
+		}
+		doc_table_end(d);
+	}
+	const struct report_gpu_split *sp = &rp->gpu_split;
+	if (!isnan(sp->inference_util)) {
+		static const char *const hg[] = { "GPU capacity", "GPU-hours", "utilisation" };
+		char b[4][CELL];
+		doc_heading(d, 2, "GPU use: reserved and shared");
+		doc_table(d, 3, hg, num);
+		const char *ci[3] = { "inference (reserved)", fnum(b[0], sp->inference_s / 3600, 2),
+		                      fpct(b[1], sp->inference_util) };
+		doc_row(d, 3, ci, num);
+		const char *cs[3] = { "offline + dev (shared)", fnum(b[2], sp->shared_s / 3600, 2),
+		                      fpct(b[3], sp->shared_util) };
+		doc_row(d, 3, cs, num);
+		doc_table_end(d);
+		if (!sp->all_runs)
+			doc_para(d, "The last run of each job only: this file records no gpu_s.");
+	}
+}
+
 static void doc_body(const struct doc *d, const struct report *rp)
 {
 	run_section(d, rp);
 	jobs_section(d, rp);
 	metric_sections(d, rp);
+	org_sections(d, rp);
 }
 
 void report_doc_markdown(const struct report *rp, FILE *out)

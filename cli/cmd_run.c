@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "analysis/recorder.h"
+#include "analysis/notify.h"
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -278,14 +279,6 @@ static int run_single(int argc, char **argv)
 	if (label_blind)
 		sc.place.label_blind = true;
 
-	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .placement = sc.place.strategy,
-	                          .label_blind = sc.place.label_blind, .seed = sc.seed };
-	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
-		if (!err[0])
-			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);
-		goto out;
-	}
-
 	struct progress prog = { .tty = !quiet && isatty(2) };
 	clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 	prog.last = prog.t0;
@@ -294,9 +287,21 @@ static int run_single(int argc, char **argv)
 		.horizon_us = sc.horizon_us,
 		.keep_overruns = !sc.enforce_walltime,
 		.speed_model = sc.speed_model,
+		.org = &sc.org,
 		.progress = show_progress,
 		.progress_ctx = &prog,
 	};
+	memcpy(scfg.ckpt, sc.ckpt, sizeof scfg.ckpt);
+
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .placement = sc.place.strategy,
+	                          .label_blind = sc.place.label_blind, .seed = sc.seed,
+	                          .org = &sc.org, .sim = &scfg, .tiered = sc.tiered };
+	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
+		if (!err[0])
+			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);
+		goto out;
+	}
+
 	int32_t njobs = w.n;
 	int64_t skipped_malformed = w.skipped_malformed, skipped_unusable = w.skipped_unusable;
 	struct job *jobs = w.jobs;
@@ -318,6 +323,9 @@ static int run_single(int argc, char **argv)
 	if (!(rec = recorder_open(out, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);
+	struct notifier nt = { .argv = sc.notify.argv, .log = sc.notify.log, .out = stderr };
+	if (sc.notify.log || sc.notify.argv)
+		notify_attach(&nt, &s);
 
 	if (sim_run(&s)) {
 		if (prog.shown)
@@ -345,6 +353,9 @@ static int run_single(int argc, char **argv)
 		.skipped_malformed = skipped_malformed, .skipped_unusable = skipped_unusable,
 		.nnodes = nnodes, .total_cores = cores, .total_gpus = gpus,
 	};
+	if (nt.failed)
+		fprintf(stderr, "hetlab run: warning: %ld of %ld notify commands failed (first: %s)\n",
+		        nt.failed, nt.fired, nt.first_error);
 	int r = recorder_finish(rec, &ri, wall, s.nevents, s.npasses, err, sizeof err);
 	rec = NULL;
 	if (r)

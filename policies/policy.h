@@ -23,6 +23,8 @@
 
 #define POLICY_MAX_PARAMS 16
 
+struct tiered_cfg;
+
 struct policy_param {
 	const char *name;
 	double def, min, max;
@@ -40,6 +42,9 @@ struct policy_env {
 	const char *placement;         /* placement strategy name; NULL or "" = first-fit */
 	bool label_blind;              /* placement ignores the GPU memory jobs need */
 	uint64_t seed;                 /* the run's seed (for strategies that randomise) */
+	const struct org *org;         /* tenants, projects, shares, quotas; NULL = none */
+	const struct sim_cfg *sim;     /* the engine's settings (checkpoint grace per class, ...) */
+	const struct tiered_cfg *tiered;   /* the scenario's "tiered" block (policies/tiered.h); NULL none */
 };
 
 struct policy_ops {

@@ -1,6 +1,7 @@
 /* engine — the event loop, decision validation and job bookkeeping.
  * See engine.h for the model and view.h for the policy's side. */
 #include "sim/engine.h"
+#include "sim/mig.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -16,7 +17,7 @@ struct decide {
 static const char *const rec_names[REC_NKIND] = {
 	[REC_SUBMIT] = "submit", [REC_START] = "start", [REC_END] = "end",
 	[REC_HOLD] = "hold", [REC_RELEASE] = "release", [REC_PREEMPT] = "preempt",
-	[REC_SAMPLE_MARK] = "sample",
+	[REC_SAMPLE_MARK] = "sample", [REC_REQUEUE] = "requeue",
 };
 
 const char *rec_kind_name(enum rec_kind k)
@@ -70,7 +71,13 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 		s->jobs[i].id = i;
 		s->jobs[i].run_idx = -1;
 		s->jobs[i].req.cls = s->jobs[i].cls;
+		if (s->jobs[i].ckpt_every_us == 0 && s->jobs[i].cls < JOB_NCLASS)
+			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
+		s->run[i].stop_at = -1;
 	}
+	for (int32_t k = 0; cfg->org && k < cfg->org->napprove; k++)
+		if (evq_push(&s->q, cfg->org->approve[k].at_us, SIM_EV_APPROVE, -1, 0, k))
+			goto fail_alloc;
 	if (njobs > 0 && evq_push(&s->q, jobs[0].submit_us, SIM_EV_SUBMIT, 0, 0, 0))
 		goto fail_alloc;
 	if (cfg->sample_every_us > 0 && njobs > 0 &&
@@ -186,6 +193,84 @@ double sim_job_speed(const struct sim *s, int32_t id)
 	return v;
 }
 
+/* The job's checkpoint interval (reference work) and cost (wall time). */
+static void ckpt_of(const struct sim *s, const struct job *j, double *every, double *cost)
+{
+	*every = (double)j->ckpt_every_us;
+	*cost = (double)s->cfg.ckpt[j->cls].cost_us;
+}
+
+/* Sets the job's rate from its device speed and checkpoint pauses: with an
+ * interval I of work and a cost c of wall time per checkpoint, a device
+ * rate r gives r · I / (I + r · c), and a share r·c / (I + r·c) of the wall
+ * time goes to writing checkpoints (the pauses spread evenly: a fluid
+ * approximation, docs/models.md). */
+static void set_rate(struct sim *s, int32_t id)
+{
+	struct jobrun *r = &s->run[id];
+	double every, cost;
+	ckpt_of(s, &s->jobs[id], &every, &cost);
+	r->dev_rate = sim_job_speed(s, id);
+	r->rate = r->dev_rate;
+	r->ckfrac = 0;
+	if (every > 0 && cost > 0) {
+		double w = r->dev_rate * cost;
+		r->rate = r->dev_rate * every / (every + w);
+		r->ckfrac = w / (every + w);
+	}
+}
+
+/* Brings job id's progress (and checkpoint time) up to now. */
+static void advance(struct sim *s, int32_t id)
+{
+	struct jobrun *r = &s->run[id];
+	if (r->rate <= 0 || s->now <= r->since)
+		return;
+	double dt = (double)(s->now - r->since);
+	r->work_us -= dt * r->rate;
+	if (r->work_us < 0)
+		r->work_us = 0;
+	s->jobs[id].ckpt_s += dt / 1e6 * r->ckfrac;
+	r->since = s->now;
+}
+
+/* GPUs a part holds in card equivalents: a share its milli, a MIG
+ * instance its compute slices over the card's. */
+static double part_gpu_eq(const struct cluster *cl, const struct alloc_part *p)
+{
+	if (!p->gpus)
+		return 0;
+	if (p->milli > 0)
+		return p->milli / (double)HL_MILLI;
+	const struct node *n = &cl->nodes[p->node];
+	if (p->mig_profile >= 0 && cl->gpu && cl->gpu[n->gpu0 + __builtin_ctzll(p->gpus)].mig) {
+		const struct mig_card *c = cl->gpu[n->gpu0 + __builtin_ctzll(p->gpus)].mig->card;
+		return (double)c->profiles[p->mig_profile].compute_slices / c->compute_slices;
+	}
+	return hl_popcount64(p->gpus);
+}
+
+static double job_gpu_eq(const struct sim *s, const struct job *j)
+{
+	double g = 0;
+	for (int i = 0; i < j->nparts; i++)
+		g += part_gpu_eq(&s->cl, &s->cl.pool.p[j->parts + (uint32_t)i]);
+	return g;
+}
+
+/* Adds the run segment that ends now to the job's usage. */
+static void account_segment(struct sim *s, struct job *j)
+{
+	if (j->start_us < 0 || j->nparts == 0)
+		return;
+	double secs = simtime_to_s(s->now - j->start_us);
+	int64_t cores = 0;
+	for (int i = 0; i < j->nparts; i++)
+		cores += s->cl.pool.p[j->parts + (uint32_t)i].cores;
+	j->gpu_s += job_gpu_eq(s, j) * secs;
+	j->core_s += (double)cores * secs;
+}
+
 /* Pushes the end of running job id from its progress state. */
 static int push_end(struct sim *s, int32_t id)
 {
@@ -239,8 +324,11 @@ int sim_job_begin(struct sim *s, int32_t id)
 		simtime after = s->cl.oom_after_us < 1 ? 1 : s->cl.oom_after_us;
 		return sim_push(s, r->since + after, SIM_EV_END, id, j->ver, SIM_END_ARG(JOB_FAILED, END_OOM));
 	}
-	r->work_us = s->truth[id].run_us < 1 ? 1.0 : (double)s->truth[id].run_us;
-	r->rate = sim_job_speed(s, id);
+	double total = s->truth[id].run_us < 1 ? 1.0 : (double)s->truth[id].run_us;
+	r->work_us = total - r->saved_us;   /* a requeued job resumes from its checkpoint */
+	if (r->work_us < 1)
+		r->work_us = 1;
+	set_rate(s, id);
 	return push_end(s, id);
 }
 
@@ -248,17 +336,12 @@ int sim_job_retime(struct sim *s, int32_t id)
 {
 	struct jobrun *r = &s->run[id];
 	if (r->rate <= 0)
-		return 0;   /* not progressing (failing with OOM) */
-	double rate = sim_job_speed(s, id);
-	if (rate == r->rate)
+		return 0;   /* not progressing (failing with OOM, or writing its last checkpoint) */
+	double old = r->rate;
+	advance(s, id);
+	set_rate(s, id);
+	if (r->rate == old)
 		return 0;
-	if (s->now > r->since) {
-		r->work_us -= (double)(s->now - r->since) * r->rate;
-		if (r->work_us < 0)
-			r->work_us = 0;
-		r->since = s->now;
-	}
-	r->rate = rate;
 	s->jobs[id].ver++;
 	return push_end(s, id);
 }
@@ -300,20 +383,10 @@ static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part 
 
 /* Every job ends exactly once; the allocation goes back after the recorder
  * has seen it. */
-int sim_job_end(struct sim *s, int32_t id, enum job_state st)
+/* Gives a running job's allocation back and takes it off the running list. */
+static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
-	if (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING)
-		return fail(s, "job %d ends in state %s at t=%lld us", id,
-		            job_state_name((enum job_state)j->state), (long long)s->now);
-	if (job_set_state(j, st))
-		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
-	j->end_us = s->now;
-	j->ver++;
-	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
-	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
-	if (s->rec.job_end)
-		s->rec.job_end(s->rec.ctx, s, j);
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
 	s->alloc_epoch++;
 	s->run[id].rate = 0;
@@ -326,10 +399,129 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	s->running[k] = last;
 	s->jobs[last].run_idx = k;
 	j->run_idx = -1;
-	s->nfinished++;
 	s->dirty = true;
+	return 0;
+}
+
+int sim_job_end(struct sim *s, int32_t id, enum job_state st)
+{
+	struct job *j = &s->jobs[id];
+	if (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING)
+		return fail(s, "job %d ends in state %s at t=%lld us", id,
+		            job_state_name((enum job_state)j->state), (long long)s->now);
+	advance(s, id);
+	if (job_set_state(j, st))
+		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
+	j->end_us = s->now;
+	j->ver++;
+	j->signalled_us = -1;
+	s->run[id].stop_at = -1;
+	account_segment(s, j);
+	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
+	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
+	if (s->rec.job_end)
+		s->rec.job_end(s->rec.ctx, s, j);
+	if (release_alloc(s, id))
+		return -1;
+	s->nfinished++;
 	finish_hook(s, id);
 	return 0;
+}
+
+/* Puts job id into the pending list at its place by submit time (the list
+ * is in submit order; a requeued or released job keeps its submit time). */
+static void pending_insert(struct sim *s, int32_t id)
+{
+	int32_t lo = 0, hi = s->npending;
+	const struct job *j = &s->jobs[id];
+	while (lo < hi) {
+		int32_t mid = (lo + hi) / 2;
+		const struct job *m = &s->jobs[s->pending[mid]];
+		if (m->submit_us < j->submit_us || (m->submit_us == j->submit_us && m->id < j->id))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&s->pending[lo + 1], &s->pending[lo], (size_t)(s->npending - lo) * sizeof *s->pending);
+	s->pending[lo] = id;
+	s->npending++;
+	s->dirty = true;
+}
+
+/* The end of a preempted job's grace (or of its last checkpoint): it stops,
+ * its resources are freed, and it is requeued with the work it saved. */
+static int stop_preempted(struct sim *s, int32_t id)
+{
+	struct job *j = &s->jobs[id];
+	struct jobrun *r = &s->run[id];
+	double every, cost;
+	ckpt_of(s, j, &every, &cost);
+	advance(s, id);
+	double total = s->truth[id].run_us < 1 ? 1.0 : (double)s->truth[id].run_us;
+	double done = total - r->work_us;
+	double saved = r->saved_us;
+	if (r->ckpt_on_signal)
+		saved = done;                               /* the checkpoint written on the signal */
+	else if (every > 0 && floor(done / every) * every > saved)
+		saved = floor(done / every) * every;        /* the last periodic checkpoint */
+	double lost = done > saved ? done - saved : 0;
+	if (lost > 0 && r->dev_rate > 0)
+		j->lost_gpu_s += lost / r->dev_rate / 1e6 * job_gpu_eq(s, j);
+	account_segment(s, j);
+	r->saved_us = saved;
+	r->stop_at = -1;
+	r->ckpt_on_signal = false;
+	j->signalled_us = -1;
+	j->ver++;
+	char detail[96];
+	snprintf(detail, sizeof detail, "lost %.1f s of work, resumes at %.1f of %.1f s",
+	         lost / 1e6, saved / 1e6, total / 1e6);
+	int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
+	if (release_alloc(s, id))
+		return -1;
+	job_set_state(j, JOB_PREEMPTED);
+	job_set_state(j, JOB_PENDING);
+	rec_event(s, REC_REQUEUE, id, node, JOB_PENDING, detail);
+	pending_insert(s, id);
+	return 0;
+}
+
+int decide_preempt(struct decide *d, int32_t id, const char *reason)
+{
+	struct sim *s = d->s;
+	if (s->failed)
+		return -1;
+	if (id < 0 || id >= s->njobs || s->jobs[id].state != JOB_RUNNING)
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: preemption of job %d, which is not running%s",
+		            s->sched.name ? s->sched.name : "?", simtime_to_s(s->now), id,
+		            id >= 0 && id < s->njobs && s->jobs[id].state == JOB_CHECKPOINTING ? " (already signalled)" : "");
+	struct job *j = &s->jobs[id];
+	struct jobrun *r = &s->run[id];
+	const struct ckpt_cfg *cc = &s->cfg.ckpt[j->cls];
+	double every, cost;
+	ckpt_of(s, j, &every, &cost);
+	advance(s, id);
+	job_set_state(j, JOB_CHECKPOINTING);
+	j->signalled_us = s->now;
+	j->preemptions++;
+	rec_event(s, REC_PREEMPT, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, JOB_CHECKPOINTING, reason);
+	simtime after;
+	if (every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
+		/* Time to write a checkpoint on the signal: nothing is lost; it
+		 * stops once written. */
+		r->ckpt_on_signal = true;
+		r->rate = 0;
+		j->ckpt_s += simtime_to_s(cc->cost_us);
+		j->ver++;   /* no progress now: its end event is void */
+		after = cc->cost_us;
+	} else {
+		/* It runs on until the kill; what it did since its last
+		 * checkpoint is lost (it may still finish in time). */
+		after = cc->grace_us;
+	}
+	r->stop_at = s->now + (after < 1 ? 1 : after);
+	s->alloc_epoch++;   /* what a policy computed about the future changed */
+	return sim_push(s, r->stop_at, SIM_EV_STOP, id, 0, 0);
 }
 
 /* Rejects at submit a job that could not run even on the empty cluster, as
@@ -401,6 +593,8 @@ next:
 		sim_push(s, s->now + s->cfg.sample_every_us, SIM_EV_SAMPLE, -1, 0, 0);
 }
 
+static void approve_tenant(struct sim *s, int32_t tenant, const char *detail);
+
 static void handle(struct sim *s, const struct ev *e)
 {
 	switch (e->kind) {
@@ -418,6 +612,13 @@ static void handle(struct sim *s, const struct ev *e)
 		break;
 	case SIM_EV_WAKE:
 		s->dirty = true;
+		break;
+	case SIM_EV_STOP:
+		if (s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t)
+			stop_preempted(s, e->id);
+		break;
+	case SIM_EV_APPROVE:
+		approve_tenant(s, s->cfg.org->approve[e->arg].tenant, "approved");
 		break;
 	default:
 		fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
@@ -477,8 +678,13 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
 	j->nparts = nparts;
+	if (j->start_us >= 0) {
+		/* A requeued job starts again: it loads its checkpoint first. */
+		j->restarts++;
+		setup += s->cfg.ckpt[j->cls].restart_us;
+	}
 	j->start_us = s->now;
-	s->run[id] = (struct jobrun){ .since = s->now + setup };
+	s->run[id] = (struct jobrun){ .since = s->now + setup, .saved_us = s->run[id].saved_us, .stop_at = -1 };
 	j->run_idx = s->nrunning;
 	s->running[s->nrunning++] = id;
 	s->ndecisions++;
@@ -494,6 +700,29 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	return 0;
 }
 
+static void release_one(struct sim *s, int32_t id, const char *detail)
+{
+	struct job *j = &s->jobs[id];
+	job_set_state(j, JOB_PENDING);
+	if (j->hold_since >= 0)
+		j->held_us += s->now - j->hold_since;
+	j->hold_since = -1;
+	rec_event(s, REC_RELEASE, id, -1, JOB_PENDING, detail);
+	pending_insert(s, id);
+}
+
+/* Releases tenant's jobs held for quota and marks them approved. */
+static void approve_tenant(struct sim *s, int32_t tenant, const char *detail)
+{
+	for (int32_t i = 0; i < s->next_submit; i++) {
+		struct job *j = &s->jobs[i];
+		if (j->tenant == tenant && j->state == JOB_HELD && j->hold_why == HOLD_QUOTA) {
+			j->approved = 1;
+			release_one(s, i, detail);
+		}
+	}
+}
+
 int decide_hold(struct decide *d, int32_t id, const char *reason)
 {
 	struct sim *s = d->s;
@@ -502,8 +731,35 @@ int decide_hold(struct decide *d, int32_t id, const char *reason)
 	if (id < 0 || id >= s->njobs || s->jobs[id].state != JOB_PENDING)
 		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: hold of job %d, which is not pending",
 		            s->sched.name ? s->sched.name : "?", simtime_to_s(s->now), id);
-	job_set_state(&s->jobs[id], JOB_HELD);
+	struct job *j = &s->jobs[id];
+	job_set_state(j, JOB_HELD);
+	j->hold_since = s->now;
+	j->hold_why = reason && strcmp(reason, "quota") == 0 ? HOLD_QUOTA : HOLD_OTHER;
 	rec_event(s, REC_HOLD, id, -1, JOB_HELD, reason);
+	const struct org_tenant *t = org_tenant(s->cfg.org, j->tenant);
+	if (j->hold_why == HOLD_QUOTA && t && t->auto_approve) {
+		/* The pending list is being walked by the policy: the job goes
+		 * back as approved and is picked up at the next pass. */
+		j->approved = 1;
+		job_set_state(j, JOB_PENDING);
+		j->hold_since = -1;
+		rec_event(s, REC_RELEASE, id, -1, JOB_PENDING, "auto-approved");
+		s->dirty = true;
+		sim_push(s, s->now + 1, SIM_EV_WAKE, -1, 0, 0);
+	}
+	return 0;
+}
+
+int decide_release(struct decide *d, int32_t id)
+{
+	struct sim *s = d->s;
+	if (s->failed)
+		return -1;
+	if (id < 0 || id >= s->njobs || s->jobs[id].state != JOB_HELD)
+		return fail(s, "policy '%s' made an invalid decision at t=%.6f s: release of job %d, which is not held",
+		            s->sched.name ? s->sched.name : "?", simtime_to_s(s->now), id);
+	release_one(s, id, "released");
+	view_fill(s, d->v);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "sim/cluster.h"
 #include "sim/evq.h"
 #include "sim/job.h"
+#include "sim/org.h"
 #include "sim/view.h"
 
 struct sim;
@@ -61,7 +62,9 @@ struct probe_ops {
 /* What the engine reports, in time order. */
 enum rec_kind {
 	REC_SUBMIT, REC_START, REC_END, REC_HOLD, REC_RELEASE, REC_PREEMPT,
-	REC_SAMPLE_MARK, REC_NKIND
+	REC_SAMPLE_MARK,
+	REC_REQUEUE,        /* a preempted job stopped and went back to pending (detail: lost work) */
+	REC_NKIND
 };
 const char *rec_kind_name(enum rec_kind k);
 
@@ -86,6 +89,14 @@ struct sim_recorder {
 	void (*sample)(void *ctx, const struct sim_sample *smp);
 };
 
+/* Checkpointing of a job class (scenario "checkpoint"). */
+struct ckpt_cfg {
+	simtime every_us;            /* default interval in reference work for jobs that set none; 0 none */
+	simtime cost_us;             /* wall time to write one checkpoint */
+	simtime restart_us;          /* wall time to load it and resume after a requeue */
+	simtime grace_us;            /* from the preemption signal to the kill */
+};
+
 struct sim_cfg {
 	simtime sample_every_us;     /* 0: no samples */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
@@ -94,6 +105,8 @@ struct sim_cfg {
 	 * device's (catalog speed table) times the sharing, network and storage
 	 * factors (docs/models.md). false: runtimes are replayed as recorded. */
 	bool speed_model;
+	struct ckpt_cfg ckpt[JOB_NCLASS];
+	const struct org *org;       /* tenants, quotas and approvals; NULL = none (borrowed) */
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
 };
@@ -101,8 +114,13 @@ struct sim_cfg {
 /* A running job's progress (engine-owned, parallel to the job table). */
 struct jobrun {
 	double work_us;              /* work left, in reference-device microseconds */
-	double rate;                 /* reference microseconds done per microsecond */
+	double rate;                 /* reference microseconds done per microsecond (checkpoint pauses included) */
 	simtime since;               /* work_us is as of this time (or set-up ends then) */
+	double saved_us;             /* work saved by the last checkpoint (survives a requeue) */
+	double ckfrac;               /* share of wall time spent writing checkpoints now */
+	double dev_rate;             /* the rate before checkpoint pauses (converts lost work to time) */
+	simtime stop_at;             /* preempted: when the engine stops it (-1 none) */
+	bool ckpt_on_signal;         /* preempted: writing a final checkpoint (no progress) */
 };
 
 struct sim {
@@ -164,7 +182,7 @@ int sim_job_retime(struct sim *s, int32_t id);
 #define SIM_END_ARG(state, reason) ((int32_t)(state) | ((int32_t)(reason) << 8))
 
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
-enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE };
+enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

@@ -122,4 +122,6 @@ void job_init(struct job *j, int32_t id, simtime submit_us)
 	j->end_us = -1;
 	j->run_idx = -1;
 	j->pending_idx = -1;
+	j->hold_since = -1;
+	j->signalled_us = -1;
 }

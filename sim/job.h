@@ -115,7 +115,18 @@ struct job {
 	simtime walltime_us;   /* the user's estimate and kill limit; SIMTIME_INF when none */
 	simtime start_us;      /* -1 until started */
 	simtime end_us;        /* -1 until ended */
-	simtime ckpt_every_us; /* the job checkpoints this often (0: never) */
+	simtime ckpt_every_us; /* the job checkpoints after this much work (reference µs; 0: never) */
+	/* Accounting the engine keeps, observable by policies: */
+	double gpu_s;          /* GPU-seconds held so far, all runs (a share counts its fraction) */
+	double core_s;         /* core-seconds held so far */
+	double lost_gpu_s;     /* GPU-seconds of work lost to preemption (redone later) */
+	double ckpt_s;         /* seconds spent writing checkpoints */
+	simtime held_us;       /* time spent held */
+	simtime hold_since;    /* when the current hold began, -1 when not held */
+	simtime signalled_us;  /* when it was asked to checkpoint and stop (preempted), -1 otherwise */
+	uint8_t hold_why;      /* enum hold_reason of the current or last hold */
+	uint8_t approved;      /* 1 once a quota hold was approved: not held for quota again */
+	uint16_t restarts;     /* times it was requeued and started again */
 	struct job_req req;
 	/* Allocation while running: nparts entries at offset `parts` of the
 	 * cluster's part pool (struct alloc_part, see cluster.h). */
@@ -124,6 +135,10 @@ struct job {
 	int32_t run_idx;       /* position in the engine's running list, -1 otherwise */
 	int32_t pending_idx;   /* reserved for the engine's queue bookkeeping */
 };
+
+/* Why a job is held (decide_hold's reason names it; "quota" holds are the
+ * ones org approvals release). */
+enum hold_reason { HOLD_OTHER, HOLD_QUOTA, HOLD_NREASON };
 
 /* Hidden from policies: the job's real behaviour. */
 struct job_truth {

@@ -38,8 +38,21 @@ struct decide;   /* owned by the engine */
 
 /* Starts `job` on `parts` (copied). 0 on success, -1 on an invalid decision. */
 int decide_start(struct decide *d, int32_t job, const struct alloc_part *parts, int nparts);
-/* Puts a pending job on hold with a reason (recorded). */
+/* Puts a pending job on hold with a reason (recorded). The reason "quota"
+ * makes it a quota hold (HOLD_QUOTA): the org's approval events release it
+ * (marking it approved), at once when its tenant auto-approves. */
 int decide_hold(struct decide *d, int32_t job, const char *reason);
+/* Releases a held job back to pending. */
+int decide_release(struct decide *d, int32_t job);
+/* Preempts a running job (reason recorded): the engine signals it to
+ * checkpoint (state checkpointing, job.signalled_us = now) and, after its
+ * class's grace time or once its checkpoint is written, stops it, frees its
+ * resources and requeues it as pending; it resumes from its last
+ * checkpoint (docs/models.md "Preemption and checkpoints"). Until then its
+ * resources stay taken: a policy sees the victim in state checkpointing and
+ * should not preempt more for the same need. Only a running job (not one
+ * already signalled) may be preempted. */
+int decide_preempt(struct decide *d, int32_t job, const char *reason);
 
 /* Expected end of a running job from what a policy may know: its start plus
  * its walltime estimate (SIMTIME_INF when it has none). */

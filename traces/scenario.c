@@ -5,6 +5,7 @@
 #include "traces/speedload.h"
 #include "traces/synthload.h"
 #include "traces/scnres.h"
+#include "traces/orgload.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -167,7 +168,7 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement",
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events",
 	"workload", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
@@ -401,7 +402,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		}
 	}
 
-	if (scnres_load_top(v, &sc->cl, root, &sc->place))
+	if (scnres_load_top(v, &sc->cl, root, &sc->place) || scnres_load_ckpt(v, &sc->cl, root, sc->ckpt) ||
+	    scnres_load_notify(v, root, &sc->notify))
 		return -1;
 	json_t *cat = json_object_get(root, "catalog");
 	if (cat) {
@@ -409,6 +411,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		if (jv_object(v, cat, "$.catalog", ck) || catalog_merge(v, &sc->cl.cat, cat, "$.catalog"))
 			return -1;
 	}
+	if (org_load(v, &sc->cl.cat, root, &sc->org))
+		return -1;
 	json_t *fi = json_object_get(root, "from_inventory");
 	json_t *types = jv_array(v, root, "$", "node_types", !fi), *e;
 	if (!types && (!fi || json_object_get(root, "node_types")))
@@ -466,6 +470,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	json_t *root = NULL;
 	memset(sc, 0, sizeof *sc);
 	cluster_init(&sc->cl);
+	org_init(&sc->org);
 	if (path) {
 		snprintf(sc->file, sizeof sc->file, "%s", path);
 		const char *slash = strrchr(path, '/');
@@ -504,6 +509,8 @@ fail:
 void scenario_free(struct scenario *sc)
 {
 	cluster_fini(&sc->cl);
+	scnres_notify_free(&sc->notify);
+	org_fini(&sc->org);
 }
 
 void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char *out, size_t len)

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include "sim/cluster.h"
+#include "sim/engine.h"
 #include "traces/trace.h"
 #include "traces/invcluster.h"
 #include "traces/scnres.h"
@@ -44,6 +45,10 @@ struct scenario {
 	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
 	bool speed_model;              /* runtimes are reference-device work ("runtime") */
 	struct scn_place place;        /* placement strategy and label-blindness */
+	struct ckpt_cfg ckpt[JOB_NCLASS];   /* "checkpoint": per class */
+	struct org org;                /* "org" and its "events" (traces/orgload.c) */
+	struct scn_notify notify;      /* "notify": the preemption hook */
+	struct tiered_cfg *tiered;     /* "tiered" (traces/tieredload.c); NULL when absent */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */
 	bool from_trace;

@@ -1,5 +1,6 @@
 /* scnres — heterogeneous-resource blocks of a scenario. See scnres.h. */
 #include "traces/scnres.h"
+#include "sim/engine.h"
 #include "sim/mig.h"
 #include "traces/migload.h"
 
@@ -16,6 +17,7 @@ static const char *const net_keys[] = { "spine_penalty", "mixed_penalty", NULL }
 static const char *const spine_keys[] = { "ib", "roce", "eth", NULL };
 static const char *const place_keys[] = { "strategy", "label_blind", NULL };
 static const char *const mig_keys[] = { "cards", "layout", NULL };
+static const char *const ckpt_keys[] = { "every_s", "cost_s", "size_gib", "pool", "restart_s", "grace_s", NULL };
 
 static int load_pool(struct jv *v, struct cluster *cl, const json_t *o, const char *p)
 {
@@ -276,4 +278,95 @@ int scnres_load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	if (leaf[0] && cluster_set_leaf(cl, rk, leaf) < 0)
 		return jv_fail(v, path, "out of memory");
 	return load_labels(v, o, path, &cl->racks[rk].labels);
+}
+
+int scnres_load_ckpt(struct jv *v, const struct cluster *cl, const json_t *root, struct ckpt_cfg *out)
+{
+	/* Defaults: a grace of 60 s (Slurm GraceTime is per partition/QOS; a
+	 * minute lets a small checkpoint finish), no periodic checkpoints. */
+	for (int c = 0; c < JOB_NCLASS; c++)
+		out[c] = (struct ckpt_cfg){ .grace_us = 60 * SIMTIME_SEC };
+	json_t *o = json_object_get(root, "checkpoint");
+	if (!o)
+		return 0;
+	const char *p = "$.checkpoint";
+	if (!json_is_object(o))
+		return jv_fail(v, p, "expected an object of job class: settings, got %s", jv_type(o));
+	const char *k;
+	json_t *e;
+	json_object_foreach(o, k, e) {
+		char q[128];
+		snprintf(q, sizeof q, "%s.%s", p, k);
+		int c = job_class_parse(k);
+		if (c < 0)
+			return jv_fail(v, q, "unknown job class \"%s\" (expected training, inference, batch or dev)", k);
+		if (!json_is_object(e))
+			return jv_fail(v, q, "expected an object, got %s", jv_type(e));
+		double every = 0, cost = -1, size = 0, restart = 0, grace = 60;
+		char pool[HL_NAME_MAX] = "";
+		if (jv_object(v, e, q, ckpt_keys) ||
+		    jv_num(v, e, q, "every_s", false, 0, 1e9, &every) ||
+		    jv_num(v, e, q, "cost_s", false, 0, 1e7, &cost) ||
+		    jv_num(v, e, q, "size_gib", false, 0, 1e9, &size) ||
+		    jv_str(v, e, q, "pool", false, pool, sizeof pool) ||
+		    jv_num(v, e, q, "restart_s", false, 0, 1e7, &restart) ||
+		    jv_num(v, e, q, "grace_s", false, 0, 1e7, &grace))
+			return -1;
+		if (cost >= 0 && (size > 0 || pool[0]))
+			return jv_fail(v, q, "give either \"cost_s\" or \"size_gib\" with \"pool\", not both");
+		if (cost < 0 && size > 0) {
+			int pi = pool[0] ? cluster_pool_index(cl, pool) : -1;
+			if (pi < 0)
+				return jv_fail(v, q, "\"size_gib\" needs \"pool\", a storage pool of $.storage_pools%s%s%s",
+				               pool[0] ? " (not \"" : "", pool, pool[0] ? "\")" : "");
+			/* Written at the pool's full bandwidth: GiB → MB / (MB/s). */
+			cost = size * 1073.741824 / cl->pools[pi].bw_mbps;
+		}
+		out[c].every_us = simtime_from_s(every);
+		out[c].cost_us = simtime_from_s(cost > 0 ? cost : 0);
+		out[c].restart_us = simtime_from_s(restart);
+		out[c].grace_us = simtime_from_s(grace);
+	}
+	return 0;
+}
+
+int scnres_load_notify(struct jv *v, const json_t *root, struct scn_notify *n)
+{
+	static const char *const keys[] = { "log", "command", NULL };
+	const char *p = "$.notify";
+	json_t *o = json_object_get(root, "notify");
+	memset(n, 0, sizeof *n);
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return jv_fail(v, p, "expected {\"log\": true, \"command\": [\"prog\", ...]}, got %s", jv_type(o));
+	if (jv_object(v, o, p, keys) || jv_bool(v, o, p, "log", &n->log))
+		return -1;
+	json_t *cmd = jv_array(v, o, p, "command", false), *e;
+	if (v->failed)
+		return -1;
+	if (!cmd)
+		return 0;
+	size_t i, len = json_array_size(cmd);
+	if (len == 0 || len > 32)
+		return jv_fail(v, "$.notify.command", "expected 1 to 32 strings (program and arguments), got %zu", len);
+	if (!(n->argv = calloc(len + 1, sizeof *n->argv)))
+		return jv_fail(v, p, "out of memory");
+	json_array_foreach(cmd, i, e) {
+		char q[64];
+		jv_idxpath(q, sizeof q, "$.notify.command", i);
+		if (!json_is_string(e) || !json_string_value(e)[0])
+			return jv_fail(v, q, "expected a non-empty string, got %s", jv_type(e));
+		if (!(n->argv[i] = strdup(json_string_value(e))))
+			return jv_fail(v, p, "out of memory");
+	}
+	return 0;
+}
+
+void scnres_notify_free(struct scn_notify *n)
+{
+	for (size_t i = 0; n->argv && n->argv[i]; i++)
+		free(n->argv[i]);
+	free(n->argv);
+	n->argv = NULL;
 }

@@ -13,6 +13,15 @@
 #include "sim/cluster.h"
 #include "traces/jv.h"
 
+struct scn_notify {
+	bool log;                     /* a line on stderr per preemption */
+	char **argv;                  /* command run per preemption, NULL-terminated (owned); NULL none */
+};
+
+/* "notify": {"log": true, "command": ["prog", "arg", ...]}. Frees with scnres_notify_free. */
+int scnres_load_notify(struct jv *v, const json_t *root, struct scn_notify *n);
+void scnres_notify_free(struct scn_notify *n);
+
 struct scn_place {
 	char strategy[HL_NAME_MAX];   /* "" = first-fit */
 	bool label_blind;             /* ignore the GPU memory jobs need */
@@ -21,6 +30,12 @@ struct scn_place {
 /* Top-level blocks, each optional: "storage_pools", "gpu_sharing",
  * "network", "oom_after_s", "placement". */
 int scnres_load_top(struct jv *v, struct cluster *cl, const json_t *root, struct scn_place *pl);
+/* The optional top-level "checkpoint" block: per job class, the interval
+ * (every_s, reference work), the cost of one checkpoint (cost_s, or
+ * size_gib written to pool at its bandwidth), restart_s and grace_s.
+ * Call after the pools are loaded. */
+struct ckpt_cfg;
+int scnres_load_ckpt(struct jv *v, const struct cluster *cl, const json_t *root, struct ckpt_cfg *out);
 /* Keys of one node type beyond the basics: "numa", "storage", "mig",
  * "labels". Loads the MIG geometry into cl->mig when first needed. */
 int scnres_load_type(struct jv *v, struct cluster *cl, const json_t *o, const char *path,

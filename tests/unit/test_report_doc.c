@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
 #include <sqlite3.h>
 
 #include "analysis/plot.h"
@@ -78,6 +80,110 @@ static char *report_string(const char *db, enum report_format fmt, char *warn, s
 		fail_msg("report_write: %s", err);
 	fclose(f);
 	return buf;
+}
+
+/* The later job columns: preemption, checkpoints, quota holds and
+ * inference services. Nine jobs on 8 GPUs (times in s; gpu_s counts every
+ * run, lost and ckpt are GPU-seconds and seconds):
+ *
+ *   id class     tenant grp state  submit start  end    gpus gpu_s  preempt lost ckpt held hold_why
+ *   1  training  1      -1  done   0      3600   10800  2    21600  2       3600 1800 0    -
+ *   2  batch     1      -1  done   1000   1000   2000   0    0      0       0    0    0    -
+ *   3  dev       2      -1  done   0      7200   9000   1    1800   0       0    0    5400 quota
+ *   4  batch     2      -1  killed 2000   -      2500   0    0      0       0    0    500  quota
+ *   5  inference 3      0   done   0      10     14400  1    14390  0
+ *   6  inference 3      0   done   5      20     14400  1    14380  0
+ *   7  inference 3      0   done   100    130    7300   1    7170   0
+ *   8  inference 3      1   killed 1000   -      1600   0    0      0
+ *   9  inference 10     -1  done   0      0      3600   1    3600   0
+ *
+ * Makespan 14400 s. Tenants in index order 1, 2, 3, 10 (10 after 3):
+ *   1: waits 3600, 0: mean 1800, p50 1800, p95 3420, p99 3564; JCTs
+ *      10800, 1000: mean 5900; bsld (1.5 + 1) / 2 = 1.25; 2 preemptions,
+ *      1.00 lost GPU-h, 0.50 checkpoint h, no hold.
+ *   2: waits 7200 (job 4 never started); JCTs 9000, 500: mean 4750; bsld
+ *      9000 / 1800 = 5; 2 quota holds, (5400 + 500) / 3600 = 1.64 h held.
+ *   3: waits 10, 15, 30: mean 18.3, p50 15, p95 28.5, p99 29.7; JCTs
+ *      14400, 14395, 7200, 600: mean 9148.75.
+ * Services: 0 has replicas waiting over [0,10), [5,20) and [100,130):
+ * the union is [0,20) and [100,130), 50 s; delays 10, 15, 30: mean
+ * 18.33, max 30. Service 1's one replica never started and was killed
+ * at 1600: it waited [1000,1600), 600 s, and has no delay. Job 9 is an
+ * inference job but no service's replica (grp -1).
+ * GPU use over 8 x 14400 = 115200 GPU-s: inference 14390 + 14380 + 7170
+ * + 3600 = 39540 (10.98 h, 34.32 %); the others 21600 + 1800 = 23400
+ * (6.50 h, 20.31 %). The last-run GPU utilisation stays as it was:
+ * (2 x 7200 + 1800 + 14390 + 14380 + 7170 + 3600) / 115200 = 48.39 %. */
+static char *make_org_db(void)
+{
+	char *path = tu_tmpath(".db");
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec(db, "CREATE TABLE meta(key TEXT, value TEXT);"
+	         "CREATE TABLE run(scenario TEXT, policy TEXT, seed, version TEXT, trace TEXT,"
+	         " wall_s REAL, events INTEGER, passes INTEGER, jobs INTEGER, nodes INTEGER,"
+	         " total_cores INTEGER, total_gpus INTEGER, skipped_malformed INTEGER,"
+	         " skipped_unusable INTEGER, created TEXT, policy_params TEXT, rejected INTEGER);"
+	         "CREATE TABLE job(id INTEGER PRIMARY KEY, class TEXT, tenant INTEGER, grp INTEGER,"
+	         " state TEXT, submit_us INTEGER, start_us INTEGER, end_us INTEGER, cores INTEGER,"
+	         " gpus INTEGER, preemptions INTEGER, gpu_s REAL, core_s REAL, lost_gpu_s REAL,"
+	         " ckpt_s REAL, held_s REAL, hold_why TEXT, restarts INTEGER);"
+	         "CREATE TABLE event(seq INTEGER PRIMARY KEY, t_us INTEGER, kind TEXT, job INTEGER,"
+	         " node INTEGER, state TEXT, detail TEXT);"
+	         "CREATE TABLE sample(t_us INTEGER, cores_alloc INTEGER, cores_total INTEGER,"
+	         " gpus_alloc INTEGER, gpus_total INTEGER, pending INTEGER, running INTEGER,"
+	         " power_w REAL);"
+	         "INSERT INTO meta VALUES ('schema_version', '1');"
+	         "INSERT INTO run VALUES ('org', 'easy', 1, '0.1.0', 'synthetic', 0.5, 10,"
+	         " 5, 9, 2, 16, 8, 0, 0, '2025-01-01T00:00:00Z', '', 0);"
+	         "INSERT INTO job(id, class, tenant, grp, state, submit_us, start_us, end_us, cores,"
+	         " gpus, preemptions, gpu_s, core_s, lost_gpu_s, ckpt_s, held_s, hold_why, restarts)"
+	         " VALUES (1, 'training', 1, -1, 'done', 0, 3600e6, 10800e6, 4, 2, 2, 21600, 43200,"
+	         "  3600, 1800, 0, NULL, 2),"
+	         " (2, 'batch', 1, -1, 'done', 1000e6, 1000e6, 2000e6, 2, 0, 0, 0, 2000, 0, 0, 0,"
+	         "  NULL, 0),"
+	         " (3, 'dev', 2, -1, 'done', 0, 7200e6, 9000e6, 1, 1, 0, 1800, 1800, 0, 0, 5400,"
+	         "  'quota', 0),"
+	         " (4, 'batch', 2, -1, 'killed', 2000e6, NULL, 2500e6, 0, 0, 0, 0, 0, 0, 0, 500,"
+	         "  'quota', 0),"
+	         " (5, 'inference', 3, 0, 'done', 0, 10e6, 14400e6, 1, 1, 0, 14390, 14390, 0, 0, 0,"
+	         "  NULL, 0),"
+	         " (6, 'inference', 3, 0, 'done', 5e6, 20e6, 14400e6, 1, 1, 0, 14380, 14380, 0, 0,"
+	         "  0, NULL, 0),"
+	         " (7, 'inference', 3, 0, 'done', 100e6, 130e6, 7300e6, 1, 1, 0, 7170, 7170, 0, 0,"
+	         "  0, NULL, 0),"
+	         " (8, 'inference', 3, 1, 'killed', 1000e6, NULL, 1600e6, 0, 0, 0, 0, 0, 0, 0, 0,"
+	         "  NULL, 0),"
+	         " (9, 'inference', 10, -1, 'done', 0, 0, 3600e6, 1, 1, 0, 3600, 3600, 0, 0, 0,"
+	         "  NULL, 0);"
+	         "INSERT INTO event(t_us, kind, job, detail) VALUES (1800e6, 'preempt', 1, 'priority'),"
+	         " (1800e6, 'requeue', 1, '3600 GPU-s');");
+	sqlite3_close(db);
+	return path;
+}
+
+/* The number at a path of object keys ("by_tenant.1.wait_s.p95"). */
+static json_t *jget(json_t *root, const char *dotted)
+{
+	char key[128];
+	snprintf(key, sizeof key, "%s", dotted);
+	json_t *v = root;
+	for (char *save = NULL, *k = strtok_r(key, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+		v = json_object_get(v, k);
+		if (!v)
+			fail_msg("no %s in the report", dotted);
+	}
+	return v;
+}
+
+static void assert_jnear(json_t *root, const char *dotted, double want)
+{
+	json_t *v = jget(root, dotted);
+	if (!json_is_number(v))
+		fail_msg("%s is not a number", dotted);
+	double got = json_number_value(v);
+	if (fabs(got - want) > 1e-9 * fmax(1.0, fabs(want)))
+		fail_msg("%s: got %.12g, want %.12g", dotted, got, want);
 }
 
 static int count(const char *s, const char *what)
@@ -277,6 +383,188 @@ static void test_plot_files(void **state)
 	free(db);
 }
 
+static json_t *report_json(const char *db)
+{
+	char *buf = report_string(db, REPORT_JSON, NULL, 0);
+	json_error_t je;
+	json_t *root = json_loads(buf, 0, &je);
+	if (!root)
+		fail_msg("report JSON: %s at line %d", je.text, je.line);
+	free(buf);
+	return root;
+}
+
+static void test_org_markdown(void **state)
+{
+	(void)state;
+	char *db = make_org_db();
+	char *md = report_string(db, REPORT_MARKDOWN, NULL, 0);
+	/* The existing figures are as they were: last runs only. */
+	assert_non_null(strstr(md, "| 14400.0 s (04:00:00) | 31.31 % | 48.39 % |\n"));
+	/* Lost work and holds per class. */
+	assert_non_null(strstr(md, "## Lost work and holds\n"));
+	assert_non_null(strstr(md, "| jobs of | jobs | preemptions | lost GPU-hours | checkpoint hours"
+	                           " | quota holds | held hours |"));
+	assert_non_null(strstr(md, "| all | 9 | 2 | 1.00 | 0.50 | 2 | 1.64 |"));
+	assert_non_null(strstr(md, "| training | 1 | 2 | 1.00 | 0.50 | 0 | 0.00 |"));
+	assert_non_null(strstr(md, "| batch | 2 | 0 | 0.00 | 0.00 | 1 | 0.14 |"));
+	/* Tenants by index: 10 after 3. */
+	const char *t1 = strstr(md, "| 1 | 2 | 1800.0 | 1800.0 | 3420.0 | 3564.0 | 5900.0 | 1.25 |"
+	                            " 2 | 1.00 | 0.50 | 0 | 0.00 |");
+	const char *t2 = strstr(md, "| 2 | 2 | 7200.0 | 7200.0 | 7200.0 | 7200.0 | 4750.0 | 5.00 |"
+	                            " 0 | 0.00 | 0.00 | 2 | 1.64 |");
+	const char *t3 = strstr(md, "| 3 | 4 | 18.3 | 15.0 | 28.5 | 29.7 | 9148.8 |");
+	const char *t10 = strstr(md, "| 10 | 1 | 0.0 | 0.0 | 0.0 | 0.0 | 3600.0 | 1.00 |");
+	assert_true(t1 && t2 && t3 && t10);
+	assert_true(t1 < t2 && t2 < t3 && t3 < t10);
+	/* Services. */
+	assert_non_null(strstr(md, "| 0 | 3 | 3 | 50.0 | 18.3 | 30.0 |"));
+	assert_non_null(strstr(md, "| 1 | 1 | 0 | 600.0 | - | - |"));
+	/* Reserved and shared GPU use, every run counted. */
+	assert_non_null(strstr(md, "| inference (reserved) | 10.98 | 34.32 % |"));
+	assert_non_null(strstr(md, "| offline + dev (shared) | 6.50 | 20.31 % |"));
+	assert_null(strstr(md, "records no gpu_s"));
+	free(md);
+
+	char *txt = report_string(db, REPORT_TEXT, NULL, 0);
+	assert_non_null(strstr(txt, "  utilisation   cores "));
+	assert_non_null(strstr(txt, "by tenant (s)"));
+	assert_non_null(strstr(txt, "  2                     2     7200.0    7200.0    7200.0    7200.0"
+	                            "     4750.0    5.00        0        0.00     0.00           2     1.64\n"));
+	assert_non_null(strstr(txt, "  1                     1        0          600.0              -"
+	                            "              -\n"));
+	assert_non_null(strstr(txt, "  inference (reserved)          10.98      34.32 %\n"));
+	free(txt);
+	unlink(db);
+	free(db);
+}
+
+static void test_org_json(void **state)
+{
+	(void)state;
+	char *db = make_org_db();
+	json_t *root = report_json(db);
+	assert_jnear(root, "all.preemptions", 2);
+	assert_jnear(root, "all.lost_gpu_hours", 1);
+	assert_jnear(root, "all.checkpoint_hours", 0.5);
+	assert_jnear(root, "all.quota_holds", 2);
+	assert_jnear(root, "all.held_hours", 5900.0 / 3600);
+	assert_jnear(root, "per_class.dev.held_hours", 1.5);
+	/* by_tenant: keys in index order. */
+	json_t *bt = jget(root, "by_tenant");
+	const char *want[] = { "1", "2", "3", "10" };
+	void *it = json_object_iter(bt);
+	for (int i = 0; i < 4; i++, it = json_object_iter_next(bt, it)) {
+		assert_non_null(it);
+		assert_string_equal(json_object_iter_key(it), want[i]);
+	}
+	assert_null(it);
+	assert_jnear(root, "by_tenant.1.jobs", 2);
+	assert_jnear(root, "by_tenant.1.wait_s.mean", 1800);
+	assert_jnear(root, "by_tenant.1.wait_s.p95", 3420);
+	assert_jnear(root, "by_tenant.1.wait_s.p99", 3564);
+	assert_jnear(root, "by_tenant.1.jct_s.mean", 5900);
+	assert_jnear(root, "by_tenant.1.bounded_slowdown", 1.25);
+	assert_jnear(root, "by_tenant.1.preemptions", 2);
+	assert_jnear(root, "by_tenant.1.lost_gpu_hours", 1);
+	assert_jnear(root, "by_tenant.2.wait_s.n", 1);
+	assert_jnear(root, "by_tenant.2.jct_s.mean", 4750);
+	assert_jnear(root, "by_tenant.2.bounded_slowdown", 5);
+	assert_jnear(root, "by_tenant.2.quota_holds", 2);
+	assert_jnear(root, "by_tenant.3.wait_s.mean", 55.0 / 3);
+	assert_jnear(root, "by_tenant.3.wait_s.p50", 15);
+	assert_jnear(root, "by_tenant.3.wait_s.p95", 28.5);
+	assert_jnear(root, "by_tenant.3.jct_s.mean", 9148.75);
+	assert_jnear(root, "by_tenant.3.bounded_slowdown",
+	             (14400.0 / 14390 + 14395.0 / 14380 + 7200.0 / 7170) / 3);
+	/* services */
+	assert_jnear(root, "services.0.replicas", 3);
+	assert_jnear(root, "services.0.started", 3);
+	assert_jnear(root, "services.0.slo_violation_s", 50);
+	assert_jnear(root, "services.0.scale_up_delay_mean_s", 55.0 / 3);
+	assert_jnear(root, "services.0.scale_up_delay_max_s", 30);
+	assert_jnear(root, "services.1.replicas", 1);
+	assert_jnear(root, "services.1.started", 0);
+	assert_jnear(root, "services.1.slo_violation_s", 600);
+	assert_true(json_is_null(jget(root, "services.1.scale_up_delay_mean_s")));
+	assert_int_equal(json_object_size(jget(root, "services")), 2);
+	/* reserved and shared GPU use */
+	assert_jnear(root, "gpu_util_split.inference_reserved.gpu_seconds", 39540);
+	assert_jnear(root, "gpu_util_split.inference_reserved.utilisation", 39540.0 / 115200);
+	assert_jnear(root, "gpu_util_split.offline_dev_shared.gpu_seconds", 23400);
+	assert_jnear(root, "gpu_util_split.offline_dev_shared.utilisation", 23400.0 / 115200);
+	assert_true(json_is_true(jget(root, "gpu_util_split.all_runs")));
+	assert_jnear(root, "all.gpu_utilisation", 55740.0 / 115200);   /* unchanged */
+	json_decref(root);
+	unlink(db);
+	free(db);
+}
+
+/* The sweep over the replicas' waits: overlapping, nested, touching and
+ * disjoint intervals, and a replica still pending when the file ends. */
+static void test_slo_sweep(void **state)
+{
+	(void)state;
+	char *db = make_org_db();
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	/* Service 2: [0,100) [10,20) nested, [100,150) touching, [300,310)
+	 * disjoint, [400, 14400) pending to the file's last time (the
+	 * 14400 s end of jobs 5 and 6): 150 + 10 + 14000 = 14160 s. */
+	exec(h, "INSERT INTO job(id, class, tenant, grp, state, submit_us, start_us, end_us,"
+	        " cores, gpus) VALUES"
+	        " (20, 'inference', 4, 2, 'done', 0, 100e6, 200e6, 1, 1),"
+	        " (21, 'inference', 4, 2, 'done', 10e6, 20e6, 200e6, 1, 1),"
+	        " (22, 'inference', 4, 2, 'done', 100e6, 150e6, 200e6, 1, 1),"
+	        " (23, 'inference', 4, 2, 'done', 300e6, 310e6, 400e6, 1, 1),"
+	        " (24, 'inference', 4, 2, 'pending', 400e6, NULL, NULL, 0, 0);");
+	sqlite3_close(h);
+	json_t *root = report_json(db);
+	assert_jnear(root, "services.2.replicas", 5);
+	assert_jnear(root, "services.2.started", 4);
+	assert_jnear(root, "services.2.slo_violation_s", 14160);
+	assert_jnear(root, "services.2.scale_up_delay_mean_s", (100 + 10 + 50 + 10) / 4.0);
+	assert_jnear(root, "services.2.scale_up_delay_max_s", 100);
+	assert_jnear(root, "services.0.slo_violation_s", 50);        /* the others unchanged */
+	json_decref(root);
+	unlink(db);
+	free(db);
+}
+
+/* A file from before the later columns (make_db: no grp, preemptions,
+ * gpu_s, …) still reports: tenants from `tenant`, no lost-work or hold
+ * columns, no services, and the GPU split from the last runs. */
+static void test_org_old_file(void **state)
+{
+	(void)state;
+	char *db = make_db();
+	char *md = report_string(db, REPORT_MARKDOWN, NULL, 0);
+	assert_null(strstr(md, "Lost work"));
+	assert_null(strstr(md, "preemptions"));
+	assert_null(strstr(md, "Inference services"));
+	assert_non_null(strstr(md, "| tenant | jobs | wait mean (s) | p50 | p95 | p99 | JCT mean (s) |"
+	                           " bounded slowdown |\n"));
+	/* tenant 1: waits 0, 100; JCTs 100, 200; bsld (1 + 200 / 100) / 2 */
+	assert_non_null(strstr(md, "| 1 | 2 | 50.0 | 50.0 | 95.0 | 99.0 | 150.0 | 1.50 |\n"));
+	/* tenant 2: wait 30; JCTs 35, 0; bsld 35 / 10 */
+	assert_non_null(strstr(md, "| 2 | 2 | 30.0 | 30.0 | 30.0 | 30.0 | 17.5 | 3.50 |\n"));
+	/* 300 GPU-s of training over 2 GPUs x 250 s */
+	assert_non_null(strstr(md, "| inference (reserved) | 0.00 | 0.00 % |"));
+	assert_non_null(strstr(md, "| offline + dev (shared) | 0.08 | 60.00 % |"));
+	assert_non_null(strstr(md, "records no gpu_s"));
+	free(md);
+	json_t *root = report_json(db);
+	assert_jnear(root, "by_tenant.2.wait_s.mean", 30);
+	assert_true(json_is_null(jget(root, "by_tenant.2.preemptions")));
+	assert_true(json_is_null(jget(root, "all.lost_gpu_hours")));
+	assert_int_equal(json_object_size(jget(root, "services")), 0);
+	assert_true(json_is_false(jget(root, "gpu_util_split.all_runs")));
+	assert_jnear(root, "gpu_util_split.offline_dev_shared.utilisation", 0.6);
+	json_decref(root);
+	unlink(db);
+	free(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +572,10 @@ int main(void)
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_html_no_gnuplot),
 		cmocka_unit_test(test_plot_files),
+		cmocka_unit_test(test_org_markdown),
+		cmocka_unit_test(test_org_json),
+		cmocka_unit_test(test_slo_sweep),
+		cmocka_unit_test(test_org_old_file),
 	};
 	return cmocka_run_group_tests_name("report_doc", tests, NULL, NULL);
 }
