@@ -10,6 +10,7 @@
 
 #include "analysis/recorder.h"
 #include "analysis/notify.h"
+#include "traces/tieredload.h"
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -271,6 +272,12 @@ static int run_single(int argc, char **argv)
 	if (cluster_bind_workload(&sc.cl, w.str, w.nstr, w.jobs, w.n, err, sizeof err)) {
 		char msg[sizeof err];
 		snprintf(msg, sizeof msg, "%s: %s", tpath[0] ? tpath : sc.file, err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
+	if (sc.tiered && tiered_bind(sc.tiered, &sc.cl, err, sizeof err)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s", sc.file, err);
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}

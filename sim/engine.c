@@ -486,6 +486,14 @@ static int stop_preempted(struct sim *s, int32_t id)
 	return 0;
 }
 
+int decide_wake(struct decide *d, simtime at)
+{
+	struct sim *s = d->s;
+	if (s->failed)
+		return -1;
+	return sim_push(s, at > s->now ? at : s->now + 1, SIM_EV_WAKE, -1, 0, 0);
+}
+
 int decide_preempt(struct decide *d, int32_t id, const char *reason)
 {
 	struct sim *s = d->s;

@@ -13,6 +13,7 @@
 #define HL_ORG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "sim/simtime.h"
 

@@ -53,6 +53,10 @@ int decide_release(struct decide *d, int32_t job);
  * should not preempt more for the same need. Only a running job (not one
  * already signalled) may be preempted. */
 int decide_preempt(struct decide *d, int32_t job, const char *reason);
+/* Asks for a scheduling pass at time `at` (later than now) even if nothing
+ * else happens then: for a policy waiting on time alone (an exemption or a
+ * quota window running out). */
+int decide_wake(struct decide *d, simtime at);
 
 /* Expected end of a running job from what a policy may know: its start plus
  * its walltime estimate (SIMTIME_INF when it has none). */

@@ -6,6 +6,7 @@
 #include "traces/synthload.h"
 #include "traces/scnres.h"
 #include "traces/orgload.h"
+#include "traces/tieredload.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -168,7 +169,7 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events",
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered",
 	"workload", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
@@ -413,6 +414,13 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 	}
 	if (org_load(v, &sc->cl.cat, root, &sc->org))
 		return -1;
+	if (json_object_get(root, "tiered")) {
+		if (!(sc->tiered = malloc(sizeof *sc->tiered)))
+			return jv_fail(v, "$.tiered", "out of memory");
+		tiered_cfg_init(sc->tiered);
+		if (tiered_load(v, &sc->cl.cat, root, sc->tiered))
+			return -1;
+	}
 	json_t *fi = json_object_get(root, "from_inventory");
 	json_t *types = jv_array(v, root, "$", "node_types", !fi), *e;
 	if (!types && (!fi || json_object_get(root, "node_types")))
@@ -511,6 +519,11 @@ void scenario_free(struct scenario *sc)
 	cluster_fini(&sc->cl);
 	scnres_notify_free(&sc->notify);
 	org_fini(&sc->org);
+	if (sc->tiered) {
+		tiered_cfg_fini(sc->tiered);
+		free(sc->tiered);
+		sc->tiered = NULL;
+	}
 }
 
 void scenario_trace_path(const struct scenario *sc, const char *traces_dir, char *out, size_t len)
