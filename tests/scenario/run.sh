@@ -230,6 +230,38 @@ for pl in first-fit best-fit fgd topology; do
 done
 golden "hetero-topology" "$TMP/hetero-topology.db"
 
+# 3e. The tiered policy on the default cluster with twice its training load,
+# against fcfs and easy on the same seeds: the inference service barely
+# waits, GPUs stay busy, every preempted job finishes, and lost work stays
+# within what checkpointing allows.
+slo() { "$HETLAB" report "$1" --format json | python3 -c 'import json,sys; s=json.load(sys.stdin)["services"]; print(int(sum(v["slo_violation_s"] for v in s.values())))'; }
+gutil() { q "$1" "SELECT printf('%d', 1000 * avg(1.0 * gpus_alloc / gpus_total)) FROM sample WHERE t_us < 7 * 86400e6"; }
+for seed in 1 2; do
+	for pol in fcfs easy tiered; do
+		"$HETLAB" run --policy $pol --seed $seed --scale-class training=2 --out "$TMP/tier-$pol-$seed.db" --quiet ||
+			bad "tiered comparison: $pol seed $seed run"
+	done
+	t=$TMP/tier-tiered-$seed.db
+	st=$(slo "$t"); se=$(slo "$TMP/tier-easy-$seed.db"); sf=$(slo "$TMP/tier-fcfs-$seed.db")
+	if [ "$st" -le 120 ] && [ "$st" -le "$se" ] && [ "$st" -le "$sf" ]; then
+		ok "tiered seed $seed: service SLO violation ${st} s (easy ${se} s, fcfs ${sf} s)"
+	else
+		bad "tiered seed $seed: SLO violation" "tiered $st s, easy $se s, fcfs $sf s"
+	fi
+	ut=$(gutil "$t"); ue=$(gutil "$TMP/tier-easy-$seed.db")
+	if [ $((ue - ut)) -le 100 ]; then
+		ok "tiered seed $seed: GPU share over the week $ut per mille (easy $ue)"
+	else
+		bad "tiered seed $seed: GPU share" "tiered $ut, easy $ue per mille"
+	fi
+	check_eq "tiered seed $seed: every job ends, every preempted job finishes" \
+		"$(q "$t" "SELECT count(*) FROM job WHERE state NOT IN ('done', 'failed', 'killed') OR (preemptions > 0 AND state = 'killed' AND reason IS NOT 'walltime')")" 0
+	check_eq "tiered seed $seed: lost work within the checkpoint intervals" \
+		"$(q "$t" "SELECT count(*) FROM job WHERE lost_gpu_s > preemptions * req_gpus * CASE class WHEN 'training' THEN 2 * 3600 WHEN 'batch' THEN 2 * 1800 ELSE 28800 END + 1e-6")" 0
+	check_eq "tiered seed $seed: a preempt event for each preemption, a requeue for each" \
+		"$(q "$t" "SELECT (SELECT count(*) FROM event WHERE kind = 'preempt') = sum(preemptions) AND (SELECT count(*) FROM event WHERE kind = 'requeue') <= sum(preemptions) FROM job")" 1
+done
+
 printf '; MaxProcs: 4\n' > "$TMP/queues.swf"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	printf '%d %d 0 %d 1 -1 -1 1 600 -1 1 1 1 -1 %d -1 -1 -1\n' $i $((i * 100)) $((i * 7 + 30)) $((i % 2 + 1)) >> "$TMP/queues.swf"
