@@ -262,6 +262,20 @@ for seed in 1 2; do
 		"$(q "$t" "SELECT (SELECT count(*) FROM event WHERE kind = 'preempt') = sum(preemptions) AND (SELECT count(*) FROM event WHERE kind = 'requeue') <= sum(preemptions) FROM job")" 1
 done
 
+# 3f. The preemption hook: a log line and a command (argv, no shell of ours)
+# per preemption, with the event, time, job and reason.
+sed 's|"sample_interval_s": 600,|"sample_interval_s": 600, "notify": { "log": true, "command": ["sh", "-c", "echo \\"$*\\" >> '"$TMP"'/notify.log", "hook"] },|' \
+	scenarios/guian.json > "$TMP/notify.json"
+if "$HETLAB" run "$TMP/notify.json" --policy tiered --seed 2 --scale-class training=2 --out "$TMP/notify.db" --quiet 2> "$TMP/notify.err"; then
+	np=$(q "$TMP/notify.db" "SELECT count(*) FROM event WHERE kind = 'preempt'")
+	first=$(q "$TMP/notify.db" "SELECT printf('preempt %.6f %d %s', e.t_us / 1e6, j.trace_id, e.detail) FROM event e JOIN job j ON j.id = e.job WHERE e.kind = 'preempt' ORDER BY e.seq LIMIT 1")
+	check_eq "notify: the command ran once per preemption with its arguments" \
+		"$(wc -l < "$TMP/notify.log" | tr -d ' ')|$(head -n 1 "$TMP/notify.log")" "$np|$first"
+	check_eq "notify: one log line per preemption" "$(grep -c 'preempted job' "$TMP/notify.err")" "$np"
+else
+	bad "notify: run" "$(cat "$TMP/notify.err")"
+fi
+
 printf '; MaxProcs: 4\n' > "$TMP/queues.swf"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	printf '%d %d 0 %d 1 -1 -1 1 600 -1 1 1 1 -1 %d -1 -1 -1\n' $i $((i * 100)) $((i * 7 + 30)) $((i % 2 + 1)) >> "$TMP/queues.swf"
