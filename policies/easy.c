@@ -154,27 +154,10 @@ static int find_shadow(struct easy *p, const struct view *v, const struct job *h
 
 static void extra_node(struct easy *p, const struct cluster *cl, int i)
 {
-	const struct nodefree *f = &cl->free[i], *s = &p->shadow[i];
-	const struct alloc_part *r = &p->need[i];
 	struct nodefree *x = &p->extra[i];
 	p->extra_cores -= x->cores;
 	p->extra_gpus -= x->gpus;
-	int32_t dsum = 0;
-	for (int d = 0; d < HL_NUMA_MAX; d++) {
-		int32_t a = f->numa_free[d], b = s->numa_free[d] - r->numa_cores[d];
-		x->numa_free[d] = a < b ? a : b;
-		if (x->numa_free[d] < 0)
-			x->numa_free[d] = 0;
-		dsum += x->numa_free[d];
-	}
-	x->cores = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
-	if (dsum < x->cores)
-		x->cores = dsum;
-	if (x->cores < 0)
-		x->cores = 0;
-	x->mem_mib = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
-	x->gpu_free = f->gpu_free & ~r->gpus;
-	x->gpus = hl_popcount64(x->gpu_free);
+	nodefree_extra(&cl->free[i], &p->shadow[i], &p->need[i], x);
 	p->extra_cores += x->cores;
 	p->extra_gpus += x->gpus;
 }

@@ -222,3 +222,20 @@ void sort_by_expected_end(const struct job *jobs, int32_t *ids, int32_t n)
 {
 	qsort_r(ids, (size_t)n, sizeof *ids, cmp_end, (void *)jobs);
 }
+
+void nodefree_extra(const struct nodefree *f, const struct nodefree *s, const struct alloc_part *r,
+                    struct nodefree *x)
+{
+	int32_t dsum = 0;
+	for (int d = 0; d < HL_NUMA_MAX; d++) {
+		int32_t a = f->numa_free[d], b = s->numa_free[d] - r->numa_cores[d];
+		x->numa_free[d] = (int16_t)(a < b ? (a > 0 ? a : 0) : (b > 0 ? b : 0));
+		dsum += x->numa_free[d];
+	}
+	int32_t c = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
+	x->cores = c < 0 ? 0 : c > dsum ? dsum : c;
+	int64_t mem = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
+	x->mem_mib = mem < 0 ? 0 : mem;
+	x->gpu_free = f->gpu_free & ~r->gpus;
+	x->gpus = hl_popcount64(x->gpu_free);
+}

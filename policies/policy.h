@@ -123,6 +123,12 @@ static inline int place_aggregate_ok(const struct cluster *cl, int64_t free_core
 }
 /* The n lowest set bits of free_mask (a node's lowest free GPUs). */
 uint64_t place_pick_gpus(uint64_t free_mask, int n);
+/* The extra free state of one node around a reservation (EASY's
+ * X = min(F, S − R)): what is free now (f) and also at the shadow time
+ * (s) once the head's reserved part (r) is taken, per NUMA domain, cores,
+ * memory; GPUs free now and not reserved. Never negative. */
+void nodefree_extra(const struct nodefree *f, const struct nodefree *s, const struct alloc_part *r,
+                    struct nodefree *x);
 /* Sorts running job ids by expected end (walltime estimate), ties by id. */
 void sort_by_expected_end(const struct job *jobs, int32_t *ids, int32_t n);
 

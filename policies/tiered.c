@@ -844,23 +844,10 @@ static int inference_pass(struct tiered *t, const struct view *v, struct decide 
 
 static void extra_node(struct tiered *t, int32_t i)
 {
-	const struct nodefree *f = &t->F[i], *s = &t->shadow[i];
-	const struct alloc_part *r = &t->need[i];
 	struct nodefree *x = &t->extra[i];
 	t->extra_cores -= x->cores;
 	t->extra_gpus -= x->gpus;
-	int32_t dsum = 0;
-	for (int d = 0; d < HL_NUMA_MAX; d++) {
-		int32_t a = f->numa_free[d], b = s->numa_free[d] - r->numa_cores[d];
-		x->numa_free[d] = (int16_t)(a < b ? (a > 0 ? a : 0) : (b > 0 ? b : 0));
-		dsum += x->numa_free[d];
-	}
-	int32_t c = f->cores < s->cores - r->cores ? f->cores : s->cores - r->cores;
-	x->cores = c < 0 ? 0 : c > dsum ? dsum : c;
-	int64_t mem = f->mem_mib < s->mem_mib - r->mem_mib ? f->mem_mib : s->mem_mib - r->mem_mib;
-	x->mem_mib = mem < 0 ? 0 : mem;
-	x->gpu_free = f->gpu_free & ~r->gpus;
-	x->gpus = hl_popcount64(x->gpu_free);
+	nodefree_extra(&t->F[i], &t->shadow[i], &t->need[i], x);
 	t->extra_cores += x->cores;
 	t->extra_gpus += x->gpus;
 }
