@@ -250,25 +250,26 @@ static double part_gpu_eq(const struct cluster *cl, const struct alloc_part *p)
 	return hl_popcount64(p->gpus);
 }
 
+/* GPUs a running job holds in card equivalents: its request's whole cards,
+ * or the fraction of one card its share or MIG instance is. */
 static double job_gpu_eq(const struct sim *s, const struct job *j)
 {
-	double g = 0;
-	for (int i = 0; i < j->nparts; i++)
-		g += part_gpu_eq(&s->cl, &s->cl.pool.p[j->parts + (uint32_t)i]);
-	return g;
+	if (j->req.gpus == 0 || j->nparts == 0)
+		return 0;
+	if (job_req_shared(&j->req))
+		return part_gpu_eq(&s->cl, &s->cl.pool.p[j->parts]);
+	return (double)job_req_gpus(&j->req);
 }
 
-/* Adds the run segment that ends now to the job's usage. */
+/* Adds the run segment that ends now to the job's usage. The allocation
+ * always matches the request, so the request gives the totals. */
 static void account_segment(struct sim *s, struct job *j)
 {
 	if (j->start_us < 0 || j->nparts == 0)
 		return;
 	double secs = simtime_to_s(s->now - j->start_us);
-	int64_t cores = 0;
-	for (int i = 0; i < j->nparts; i++)
-		cores += s->cl.pool.p[j->parts + (uint32_t)i].cores;
 	j->gpu_s += job_gpu_eq(s, j) * secs;
-	j->core_s += (double)cores * secs;
+	j->core_s += (double)job_req_cores(&j->req) * secs;
 }
 
 /* Pushes the end of running job id from its progress state. */
