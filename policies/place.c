@@ -4,6 +4,7 @@
  * easy and conservative keep it for their reservations, which are
  * estimates on scratch free states. */
 #include "policies/policy.h"
+#include "sim/power.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,8 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 	int32_t left = r->cores;
 	bool plain = cluster_req_plain(r);
 	for (int i = 0; i < cl->nnodes && left > 0; i++) {
-		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || (!plain && !cluster_node_suits(cl, i, r, 0)))
+		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || (!plain && !cluster_node_suits(cl, i, r, 0)) ||
+		    (cl->pw && power_node_blocked(cl, i)))
 			continue;
 		if (plain && cl->nodes[i].numa == 1) {
 			/* Every SWF job on a trace-sized cluster: cores and memory, one domain. */

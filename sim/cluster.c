@@ -3,6 +3,7 @@
 #include "sim/cluster.h"
 #include "sim/label.h"
 #include "sim/mig.h"
+#include "sim/power.h"
 
 #include <math.h>
 
@@ -106,6 +107,7 @@ void cluster_fini(struct cluster *cl)
 	free_dynamic(cl);
 	free_selectors(cl);
 	labels_free(cl->labels);
+	power_fini(cl);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }
@@ -628,6 +630,8 @@ bool cluster_node_fits_ex(const struct cluster *cl, const struct nodefree *f, in
 	const struct node *n = &cl->nodes[node];
 	if (cl->svc[node] != NODE_UP)
 		return false;
+	if (cl->pw && power_node_blocked(cl, node))
+		return false;   /* hot, or its rack at its power warning */
 	if (f->cores < r->cores || f->mem_mib < r->mem_mib)
 		return false;
 	if ((r->flags & REQ_NUMA_LOCAL) && r->cores > 0 && !numa_fits(n, f, r->cores))
@@ -837,7 +841,7 @@ static bool spread_plain_ok(const struct cluster *cl, const struct nodefree *f, 
 	int32_t prev = -1;
 	for (int i = 0; i < nparts; i++) {
 		const struct alloc_part *p = &parts[i];
-		if (p->node <= prev || p->node >= cl->nnodes)
+		if (p->node <= prev || p->node >= cl->nnodes || (cl->pw && power_node_blocked(cl, p->node)))
 			return false;
 		prev = p->node;
 		const struct node *n = &cl->nodes[p->node];
@@ -877,6 +881,9 @@ int cluster_check_alloc(const struct cluster *cl, const struct nodefree *f,
 			return -1;
 		}
 		CHECK(cl->svc[p->node] == NODE_UP, "node %s is not up", n->name);
+		CHECK(!cl->pw || !power_node_blocked(cl, p->node), "node %s takes no new work (%s)", n->name,
+		      cl->pw && (cl->pw->node[p->node].flags & PW_NODE_HOT) ? "above its warning temperature"
+		                                                             : "its rack is at its power warning");
 		CHECK(p->cores > 0 || p->gpus != 0, "node %s given nothing", n->name);
 		CHECK(p->cores >= 0 && p->mem_mib >= 0, "node %s given a negative amount", n->name);
 		CHECK(p->cores <= nf->cores && p->mem_mib <= nf->mem_mib,

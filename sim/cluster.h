@@ -30,6 +30,7 @@
 #define HL_MILLI 1000             /* milli-GPUs of one GPU */
 
 struct labels;                    /* sim/label.h */
+struct power_state;               /* sim/power.h */
 struct selector;
 struct mig_geometry;              /* sim/mig.h */
 struct mig_layout;
@@ -219,6 +220,7 @@ struct cluster {
 	struct net_cfg net;
 	simtime oom_after_us;          /* a job without the GPU memory it needs fails this long after start */
 	struct labels *labels;         /* every node's labels (cluster_label_nodes) */
+	struct power_state *pw;        /* power, thermal, facility (sim/power.h); NULL when off */
 	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
 	int32_t nsel;
 	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */

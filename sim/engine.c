@@ -2,6 +2,7 @@
  * See engine.h for the model and view.h for the policy's side. */
 #include "sim/engine.h"
 #include "sim/mig.h"
+#include "sim/power.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -75,6 +76,9 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
 		s->run[i].stop_at = -1;
 	}
+	for (int32_t k = 0; s->cl.pw && k < cfg->nenv; k++)
+		if (evq_push(&s->q, cfg->env[k].at_us, SIM_EV_ENV, -1, 0, k))
+			goto fail_alloc;
 	for (int32_t k = 0; cfg->org && k < cfg->org->napprove; k++)
 		if (evq_push(&s->q, cfg->org->approve[k].at_us, SIM_EV_APPROVE, -1, 0, k))
 			goto fail_alloc;
@@ -156,9 +160,17 @@ double sim_job_speed(const struct sim *s, int32_t id)
 {
 	const struct job *j = &s->jobs[id];
 	const struct cluster *cl = &s->cl;
-	if (!s->cfg.speed_model || j->nparts == 0)
+	if (j->nparts == 0)
 		return 1.0;
 	const struct alloc_part *p = &cl->pool.p[j->parts];
+	double pf = 1.0;   /* power limits (capping or heat) slow its GPUs, whatever the runtimes are */
+	if (cl->pw && j->req.gpus > 0)
+		for (int i = 0; i < j->nparts; i++) {
+			double f = power_speed_factor(cl, p[i].node);
+			pf = f < pf ? f : pf;
+		}
+	if (!s->cfg.speed_model)
+		return pf;
 	double v = j->req.gpus > 0 ? cluster_gpu_speed(cl, p[0].node, j->cls, j->req.precision) : 1.0;
 	for (int i = 0; i < j->nparts; i++) {
 		if (p[i].milli <= 0)
@@ -190,7 +202,209 @@ double sim_job_speed(const struct sim *s, int32_t id)
 		if (po->bw_mbps > 0 && po->resv_mbps > po->bw_mbps)
 			v /= (1.0 - po->io_fraction) + po->io_fraction * po->resv_mbps / po->bw_mbps;
 	}
-	return v;
+	return v * pf;
+}
+
+/* ---- power (sim/power.h) ---- */
+
+static double part_gpu_eq(const struct cluster *cl, const struct alloc_part *p);
+
+/* The active power of running job id: its cards' share of their power
+ * above idle at their limit, and its cores' share of the sockets'. */
+static double job_active_w(const struct sim *s, const struct job *j)
+{
+	const struct cluster *cl = &s->cl;
+	double w = 0;
+	for (int i = 0; i < j->nparts; i++) {
+		const struct alloc_part *p = &cl->pool.p[j->parts + (uint32_t)i];
+		w += part_gpu_eq(cl, p) * power_gpu_active_w(cl, p->node) +
+		     p->cores * power_cpu_active_w_per_core(cl, p->node);
+	}
+	return w;
+}
+
+/* Integrates job id's energy and its cost up to now. */
+static void job_energy_advance(struct sim *s, int32_t id)
+{
+	struct jobrun *r = &s->run[id];
+	struct job *j = &s->jobs[id];
+	if (!s->cl.pw || s->now <= r->power_since)
+		return;
+	j->energy_j += r->power_w * simtime_to_s(s->now - r->power_since);
+	j->energy_cost += r->power_w * power_price_integral(&s->cl.pw->cfg, r->power_since, s->now) / 3.6e6;
+	r->power_since = s->now;
+}
+
+static void pw_schedule_crossing(struct sim *s, int32_t node)
+{
+	struct node_power *np = &s->cl.pw->node[node];
+	np->ver++;
+	simtime t = power_next_crossing(&s->cl, node, s->now);
+	if (t != SIMTIME_INF)
+		sim_push(s, t, SIM_EV_THERMAL, node, np->ver, 0);
+}
+
+/* A rack's warning (with hysteresis), over-cap state and controller. */
+static void pw_rack_check(struct sim *s, int32_t rack)
+{
+	struct power_state *pw = s->cl.pw;
+	struct rack_power *rp = &pw->rack[rack];
+	bool was_warn = rp->flags & PW_RACK_WARN;
+	if (rp->power_w > pw->cfg.warn_frac * rp->cap_w)
+		rp->flags |= PW_RACK_WARN;
+	else if (was_warn && rp->power_w < pw->cfg.resume_frac * rp->cap_w) {
+		rp->flags &= (uint8_t)~PW_RACK_WARN;
+		s->dirty = true;   /* it takes work again */
+	}
+	if (rp->power_w > rp->cap_w + 1e-9)
+		rp->flags |= PW_RACK_OVER;
+	else
+		rp->flags &= (uint8_t)~PW_RACK_OVER;
+	if (rp->power_w > rp->peak_w)
+		rp->peak_w = rp->power_w;
+	if (!rp->react_pending && ((rp->flags & PW_RACK_OVER) || rp->throttle < 1)) {
+		rp->react_pending = true;
+		sim_push(s, s->now + (pw->cfg.react_us < 1 ? 1 : pw->cfg.react_us), SIM_EV_CAP, rack, 0, 0);
+	}
+}
+
+/* Node `node`'s allocation or limit changed: integrate up to now at the
+ * old power, then take the new one. */
+static void pw_node_changed(struct sim *s, int32_t node)
+{
+	struct cluster *cl = &s->cl;
+	struct power_state *pw = cl->pw;
+	int32_t rack = cl->nodes[node].rack;
+	power_advance_rack(cl, rack, s->now);
+	power_advance_node(cl, node, s->now);
+	double p = power_node_w(cl, node);
+	pw->rack[rack].power_w += p - pw->node[node].power_w;
+	pw->node[node].power_w = p;
+	pw_rack_check(s, rack);
+	pw_schedule_crossing(s, node);
+}
+
+static void pw_parts_changed(struct sim *s, const struct alloc_part *parts, int n)
+{
+	for (int i = 0; i < n; i++)
+		pw_node_changed(s, parts[i].node);
+}
+
+/* Sets a node's GPU power limit: the jobs on it change power and speed. */
+static int pw_set_limit(struct sim *s, int32_t node, double lim)
+{
+	struct cluster *cl = &s->cl;
+	if (cl->pw->node[node].limit == lim)
+		return 0;
+	/* Energy and progress so far at the old limit. */
+	power_advance_rack(cl, cl->nodes[node].rack, s->now);
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		int32_t id = s->running[k];
+		const struct job *j = &s->jobs[id];
+		for (int i = 0; i < j->nparts; i++)
+			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
+				job_energy_advance(s, id);
+				break;
+			}
+	}
+	cl->pw->node[node].limit = lim;
+	pw_node_changed(s, node);
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		int32_t id = s->running[k];
+		const struct job *j = &s->jobs[id];
+		for (int i = 0; i < j->nparts; i++)
+			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
+				s->run[id].power_w = job_active_w(s, j);
+				if (sim_job_retime(s, id))
+					return -1;
+				break;
+			}
+	}
+	return 0;
+}
+
+/* A node reached a temperature threshold. */
+static void pw_thermal(struct sim *s, int32_t node)
+{
+	struct cluster *cl = &s->cl;
+	struct node_power *np = &cl->pw->node[node];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	power_advance_rack(cl, cl->nodes[node].rack, s->now);
+	power_advance_node(cl, node, s->now);
+	const double eps = 1e-6;
+	uint8_t old = np->flags;
+	if (np->temp_c >= c->throttle_c - eps)
+		np->flags |= PW_NODE_THROTTLED | PW_NODE_HOT;
+	else if (np->temp_c >= c->warn_c - eps)
+		np->flags |= PW_NODE_HOT;
+	if ((old & (PW_NODE_HOT | PW_NODE_THROTTLED)) && np->temp_c <= c->resume_c + eps)
+		np->flags &= (uint8_t)~(PW_NODE_HOT | PW_NODE_THROTTLED);
+	if ((old ^ np->flags) & PW_NODE_HOT)
+		s->dirty = true;
+	if ((old ^ np->flags) & PW_NODE_THROTTLED)
+		pw_set_limit(s, node, power_node_limit(cl, node));
+	pw_schedule_crossing(s, node);
+}
+
+/* The capping controller of a rack acts. */
+static void pw_cap(struct sim *s, int32_t rack)
+{
+	struct cluster *cl = &s->cl;
+	struct rack_power *rp = &cl->pw->rack[rack];
+	rp->react_pending = false;
+	power_advance_rack(cl, rack, s->now);
+	double target = power_rack_target(cl, rack);
+	if (target != rp->throttle) {
+		rp->throttle = target;
+		const struct rack *r = &cl->racks[rack];
+		for (int32_t i = r->first_node; i < r->first_node + r->nnodes; i++)
+			if (pw_set_limit(s, i, power_node_limit(cl, i)))
+				return;
+	}
+	/* Nothing more to do until the rack's load changes: a node change
+	 * calls pw_rack_check, which brings the controller back. */
+}
+
+/* An environment event of the scenario. */
+static void pw_env(struct sim *s, const struct env_event *e)
+{
+	struct cluster *cl = &s->cl;
+	struct power_state *pw = cl->pw;
+	if (e->kind == ENV_RACK_CAP) {
+		power_advance_rack(cl, e->target, s->now);
+		pw->rack[e->target].cap_w = e->value;
+		pw_rack_check(s, e->target);
+		return;
+	}
+	for (int32_t r = 0; r < cl->nracks; r++)
+		if (cl->racks[r].cooling == e->target)
+			power_advance_rack(cl, r, s->now);
+	for (int32_t i = 0; i < cl->nnodes; i++)
+		if (cl->nodes[i].cooling == e->target)
+			power_advance_node(cl, i, s->now);
+	if (e->kind == ENV_INLET)
+		pw->cfg.cool[e->target].inlet_c = e->value;
+	else
+		pw->cfg.cool[e->target].rise_c *= e->value;
+	for (int32_t i = 0; i < cl->nnodes; i++)
+		if (cl->nodes[i].cooling == e->target)
+			pw_schedule_crossing(s, i);
+}
+
+/* Brings every integral up to the end of the run. */
+static void pw_finish(struct sim *s)
+{
+	struct cluster *cl = &s->cl;
+	struct power_state *pw = cl->pw;
+	for (int32_t r = 0; r < cl->nracks; r++)
+		power_advance_rack(cl, r, s->now);
+	pw->idle_energy_j = 0;
+	for (int32_t i = 0; i < cl->nnodes; i++) {
+		power_advance_node(cl, i, s->now);
+		pw->idle_energy_j += power_node_idle_w(cl, i) * simtime_to_s(s->now);
+	}
+	for (int32_t k = 0; k < s->nrunning; k++)
+		job_energy_advance(s, s->running[k]);
 }
 
 /* The job's checkpoint interval (reference work) and cost (wall time). */
@@ -389,6 +603,8 @@ static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
+	if (s->cl.pw)
+		pw_parts_changed(s, &s->cl.pool.p[j->parts], j->nparts);
 	s->alloc_epoch++;
 	s->run[id].rate = 0;
 	if (retime_neighbours(s, id, &s->cl.pool.p[j->parts], j->nparts, -(double)j->req.io_mbps))
@@ -411,6 +627,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 		return fail(s, "job %d ends in state %s at t=%lld us", id,
 		            job_state_name((enum job_state)j->state), (long long)s->now);
 	advance(s, id);
+	job_energy_advance(s, id);
 	if (job_set_state(j, st))
 		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
 	j->end_us = s->now;
@@ -458,6 +675,7 @@ static int stop_preempted(struct sim *s, int32_t id)
 	double every, cost;
 	ckpt_of(s, j, &every, &cost);
 	advance(s, id);
+	job_energy_advance(s, id);
 	double total = s->truth[id].run_us < 1 ? 1.0 : (double)s->truth[id].run_us;
 	double done = total - r->work_us;
 	double saved = r->saved_us;
@@ -629,6 +847,18 @@ static void handle(struct sim *s, const struct ev *e)
 	case SIM_EV_APPROVE:
 		approve_tenant(s, s->cfg.org->approve[e->arg].tenant, "approved");
 		break;
+	case SIM_EV_THERMAL:
+		if (s->cl.pw && e->ver == s->cl.pw->node[e->id].ver)
+			pw_thermal(s, e->id);
+		break;
+	case SIM_EV_CAP:
+		if (s->cl.pw)
+			pw_cap(s, e->id);
+		break;
+	case SIM_EV_ENV:
+		if (s->cl.pw)
+			pw_env(s, &s->cfg.env[e->arg]);
+		break;
 	default:
 		fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
 	}
@@ -694,6 +924,11 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	}
 	j->start_us = s->now;
 	s->run[id] = (struct jobrun){ .since = s->now + setup, .saved_us = s->run[id].saved_us, .stop_at = -1 };
+	if (s->cl.pw) {
+		pw_parts_changed(s, parts, nparts);
+		s->run[id].power_w = job_active_w(s, j);
+		s->run[id].power_since = s->now;
+	}
 	j->run_idx = s->nrunning;
 	s->running[s->nrunning++] = id;
 	s->ndecisions++;
@@ -807,6 +1042,8 @@ int sim_run(struct sim *s)
 		;
 	if (r < 0)
 		return -1;
+	if (s->cl.pw)
+		pw_finish(s);
 	/* Jobs still pending or running at the horizon are reported as they
 	 * are; jobs not yet submitted were never part of the run. */
 	for (int32_t i = 0; i < s->next_submit && s->rec.job_end; i++)

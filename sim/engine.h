@@ -107,11 +107,15 @@ struct sim_cfg {
 	bool speed_model;
 	struct ckpt_cfg ckpt[JOB_NCLASS];
 	const struct org *org;       /* tenants, quotas and approvals; NULL = none (borrowed) */
+	const struct env_event *env; /* environment events (rack cap, inlet, cooling), time order; borrowed */
+	int32_t nenv;
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
 };
 
 /* A running job's progress (engine-owned, parallel to the job table). */
+struct env_event;
+
 struct jobrun {
 	double work_us;              /* work left, in reference-device microseconds */
 	double rate;                 /* reference microseconds done per microsecond (checkpoint pauses included) */
@@ -121,6 +125,8 @@ struct jobrun {
 	double dev_rate;             /* the rate before checkpoint pauses (converts lost work to time) */
 	simtime stop_at;             /* preempted: when the engine stops it (-1 none) */
 	bool ckpt_on_signal;         /* preempted: writing a final checkpoint (no progress) */
+	double power_w;              /* active power of its devices now (power model on) */
+	simtime power_since;         /* energy integrated up to here */
 };
 
 struct sim {
@@ -182,7 +188,8 @@ int sim_job_retime(struct sim *s, int32_t id);
 #define SIM_END_ARG(state, reason) ((int32_t)(state) | ((int32_t)(reason) << 8))
 
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
-enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE };
+enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE,
+       SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

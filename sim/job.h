@@ -121,6 +121,8 @@ struct job {
 	double core_s;         /* core-seconds held so far */
 	double lost_gpu_s;     /* GPU-seconds of work lost to preemption (redone later) */
 	double ckpt_s;         /* seconds spent writing checkpoints */
+	double energy_j;       /* IT energy of its devices' active power (power model on) */
+	double energy_cost;    /* that energy priced by the site's tariff when used */
 	simtime held_us;       /* time spent held */
 	simtime hold_since;    /* when the current hold began, -1 when not held */
 	simtime signalled_us;  /* when it was asked to checkpoint and stop (preempted), -1 otherwise */

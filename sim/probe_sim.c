@@ -6,6 +6,9 @@
  * Temperature is the cooling's inlet until the thermal model lands. */
 #include "sim/engine.h"
 #include "sim/mig.h"
+#include "sim/power.h"
+
+#include <math.h>
 
 static double gpu_util(const struct cluster *cl, const struct node *n, const struct nodefree *f, int g)
 {
@@ -30,6 +33,17 @@ static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_nod
 	const struct node_type *t = &cl->types[n->type];
 	const struct nodefree *f = &cl->free[id];
 	double p = t->base_w, used = 0, total = 0;
+	if (cl->pw) {
+		/* The power model keeps the node's power and temperature. */
+		const struct node_power *np = &cl->pw->node[id];
+		const struct cooling_cfg *c = &cl->pw->cfg.cool[n->cooling];
+		double ss = power_node_steady_c(cl, id, np->power_w);
+		out->power_w = np->power_w;
+		out->temp_c = ss + (np->temp_c - ss) * exp(-simtime_to_s(s->now - np->at) / c->tau_s);
+		out->util = n->ngpus > 0 ? power_busy_gpus(cl, id) / n->ngpus
+		                         : n->cores > 0 ? (double)(n->cores - f->cores) / n->cores : 0;
+		return 0;
+	}
 	if (n->gpu_model >= 0 && n->ngpus > 0) {
 		const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
 		double busy = 0;
