@@ -2,10 +2,12 @@
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
 #include "sim/mig.h"
+#include "sim/power.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,7 +34,9 @@ static const char schema_sql[] =
 	" wall_s REAL, events INTEGER, passes INTEGER, jobs INTEGER,"
 	" nodes INTEGER, total_cores INTEGER, total_gpus INTEGER,"
 	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT,"
-	" policy_params TEXT, rejected INTEGER, placement TEXT);\n"
+	" policy_params TEXT, rejected INTEGER, placement TEXT,"
+	" it_energy_kwh REAL, facility_energy_kwh REAL, idle_energy_kwh REAL,"
+	" energy_cost REAL, carbon_kg REAL);\n"
 	"CREATE TABLE job("
 	" id INTEGER PRIMARY KEY, trace_id INTEGER, class TEXT, tenant INTEGER,"
 	" grp INTEGER, queue INTEGER, state TEXT,"
@@ -42,7 +46,8 @@ static const char schema_sql[] =
 	" preemptions INTEGER,"
 	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER,"
 	" reason TEXT, gpu_model TEXT, gpu_share TEXT,"
-	" gpu_s REAL, core_s REAL, lost_gpu_s REAL, ckpt_s REAL, held_s REAL, hold_why TEXT, restarts INTEGER);\n"
+	" gpu_s REAL, core_s REAL, lost_gpu_s REAL, ckpt_s REAL, held_s REAL, hold_why TEXT, restarts INTEGER,"
+	" energy_j REAL, energy_cost REAL);\n"
 	"CREATE TABLE event("
 	" seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
 	" job INTEGER, node INTEGER, state TEXT, detail TEXT);\n"
@@ -52,11 +57,14 @@ static const char schema_sql[] =
 	"CREATE TABLE sample("
 	" t_us INTEGER NOT NULL, cores_alloc INTEGER, cores_total INTEGER,"
 	" gpus_alloc INTEGER, gpus_total INTEGER, pending INTEGER, running INTEGER,"
-	" power_w REAL);\n"
+	" power_w REAL, facility_w REAL, outside_c REAL);\n"
 	"CREATE TABLE rack("
-	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, cap_w REAL, cooling TEXT, nodes INTEGER);\n"
+	" id INTEGER PRIMARY KEY, name TEXT NOT NULL, cap_w REAL, cooling TEXT, nodes INTEGER,"
+	" peak_w REAL, warn_s REAL, over_s REAL, throttled_gpu_h REAL, energy_kwh REAL,"
+	" facility_kwh REAL, cost REAL);\n"
 	"CREATE TABLE rack_sample("
-	" t_us INTEGER NOT NULL, rack INTEGER NOT NULL, power_w REAL);\n";
+	" t_us INTEGER NOT NULL, rack INTEGER NOT NULL, power_w REAL, cap_w REAL, warn INTEGER,"
+	" throttle REAL, temp_p50 REAL, temp_p95 REAL, temp_max REAL);\n";
 
 static const char event_sql[] =
 	"INSERT INTO event(seq, t_us, kind, job, node, state, detail)"
@@ -66,13 +74,18 @@ static const char job_sql[] =
 	" submit_s, start_s, end_s, wait_s, run_s, walltime_s, nodes, cores, gpus,"
 	" mem_mib, req_cores, req_gpus, node_list, preemptions,"
 	" submit_us, start_us, end_us, walltime_us, reason, gpu_model, gpu_share,"
-	" gpu_s, core_s, lost_gpu_s, ckpt_s, held_s, hold_why, restarts)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" gpu_s, core_s, lost_gpu_s, ckpt_s, held_s, hold_why, restarts, energy_j, energy_cost)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 static const char sample_sql[] =
 	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
-	" pending, running, power_w) VALUES(?,?,?,?,?,?,?,?)";
+	" pending, running, power_w, facility_w, outside_c) VALUES(?,?,?,?,?,?,?,?,?,?)";
 static const char rack_sample_sql[] =
-	"INSERT INTO rack_sample(t_us, rack, power_w) VALUES(?,?,?)";
+	"INSERT INTO rack_sample(t_us, rack, power_w, cap_w, warn, throttle, temp_p50, temp_p95,"
+	" temp_max) VALUES(?,?,?,?,?,?,?,?,?)";
+/* The power model's totals per rack, known only when the run has ended. */
+static const char rack_end_sql[] =
+	"UPDATE rack SET peak_w = ?, warn_s = ?, over_s = ?, throttled_gpu_h = ?, energy_kwh = ?,"
+	" facility_kwh = ?, cost = ? WHERE id = ?";
 static const char rack_sql[] =
 	"INSERT INTO rack(id, name, cap_w, cooling, nodes) VALUES(?,?,?,?,?)";
 static const char node_sql[] =
@@ -81,8 +94,9 @@ static const char node_sql[] =
 static const char run_sql[] =
 	"INSERT INTO run(scenario, policy, seed, version, trace, wall_s, events,"
 	" passes, jobs, nodes, total_cores, total_gpus, skipped_malformed,"
-	" skipped_unusable, created, policy_params, rejected, placement)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" skipped_unusable, created, policy_params, rejected, placement, it_energy_kwh,"
+	" facility_energy_kwh, idle_energy_kwh, energy_cost, carbon_kg)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
 struct strbuf {
 	char *p;
@@ -99,6 +113,8 @@ struct recorder {
 	struct strbuf nodes;    /* node_list scratch, reused */
 	struct nsplit *split;   /* each node's name split once, at attach */
 	int32_t nsplit;
+	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
+	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
 	bool failed;
 	char err[512];
 };
@@ -169,6 +185,15 @@ static void bind_time_s(sqlite3_stmt *st, int i, simtime t)
 		sqlite3_bind_null(st, i);
 	else
 		sqlite3_bind_double(st, i, simtime_to_s(t));
+}
+
+/* v when `on` (the power model ran), else NULL. */
+static void bind_real_if(sqlite3_stmt *st, int i, bool on, double v)
+{
+	if (on)
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
 }
 
 static const char *state_text(int state)
@@ -408,6 +433,8 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	sqlite3_bind_double(st, k++, simtime_to_s(held));
 	bind_text_or_null(st, k++, j->hold_why == HOLD_QUOTA ? "quota" : NULL);
 	sqlite3_bind_int(st, k++, j->restarts);
+	bind_real_if(st, k++, s->cl.pw != NULL, j->energy_j);
+	bind_real_if(st, k++, s->cl.pw != NULL, j->energy_cost);
 	assert(k - 1 == sqlite3_bind_parameter_count(st));
 	if (step_insert(r, st, "writing a job row") == 0)
 		r->njobs++;
@@ -420,11 +447,70 @@ static void hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 		write_job(r, s, j);
 }
 
+/* ---- the power model's figures (sim/power.h) ------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* p-quantile of sorted x[0 .. n-1], n > 0, interpolated between order
+ * statistics as the report's percentiles are. */
+static double quantile(const double *x, int32_t n, double p)
+{
+	double h = (double)(n - 1) * p;
+	int32_t lo = (int32_t)floor(h);
+	if (lo + 1 >= n)
+		return x[n - 1];
+	return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+/* Facility power at t: each rack's IT power times its cooling's PUE at
+ * the outside temperature then. */
+static double facility_w_at(const struct cluster *cl, double outside_c)
+{
+	double w = 0;
+	for (int32_t k = 0; k < cl->nracks; k++)
+		w += cl->pw->rack[k].power_w * power_pue(&cl->pw->cfg, cl->racks[k].cooling, outside_c);
+	return w;
+}
+
+/* rack_sample's power-model columns (4 .. 9) for rack k at t; NULL
+ * without the model. */
+static void bind_rack_power(struct recorder *r, sqlite3_stmt *st, int32_t k, simtime t)
+{
+	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
+	if (!cl || !cl->pw || k >= cl->nracks) {
+		for (int i = 4; i <= 9; i++)
+			sqlite3_bind_null(st, i);
+		return;
+	}
+	const struct rack_power *rp = &cl->pw->rack[k];
+	sqlite3_bind_double(st, 4, rp->cap_w);
+	sqlite3_bind_int(st, 5, (rp->flags & PW_RACK_WARN) != 0);
+	sqlite3_bind_double(st, 6, rp->throttle);
+	const struct rack *rk = &cl->racks[k];
+	int32_t n = 0;
+	for (int32_t i = rk->first_node; r->temps && i < rk->first_node + rk->nnodes && i < cl->nnodes; i++)
+		r->temps[n++] = power_node_temp_at(cl, i, t);
+	if (n == 0) {
+		for (int i = 7; i <= 9; i++)
+			sqlite3_bind_null(st, i);
+		return;
+	}
+	qsort(r->temps, (size_t)n, sizeof *r->temps, cmp_double);
+	sqlite3_bind_double(st, 7, quantile(r->temps, n, 0.50));
+	sqlite3_bind_double(st, 8, quantile(r->temps, n, 0.95));
+	sqlite3_bind_double(st, 9, r->temps[n - 1]);
+}
+
 static void hook_sample(void *ctx, const struct sim_sample *smp)
 {
 	struct recorder *r = ctx;
 	if (r->failed)
 		return;
+	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
 	sqlite3_stmt *st = r->st_sample;
 	sqlite3_bind_int64(st, 1, smp->t);
 	sqlite3_bind_int64(st, 2, smp->cores_alloc);
@@ -434,6 +520,14 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 	sqlite3_bind_int(st, 6, smp->pending);
 	sqlite3_bind_int(st, 7, smp->running);
 	sqlite3_bind_double(st, 8, smp->power_w);
+	if (cl && cl->pw) {
+		double out_c = power_outside_c(&cl->pw->cfg, smp->t);
+		sqlite3_bind_double(st, 9, facility_w_at(cl, out_c));
+		sqlite3_bind_double(st, 10, out_c);
+	} else {
+		sqlite3_bind_null(st, 9);
+		sqlite3_bind_null(st, 10);
+	}
 	if (step_insert(r, st, "writing a sample row") == 0)
 		r->nsamples++;
 	for (int32_t k = 0; k < smp->nracks && smp->rack_power_w && !r->failed; k++) {
@@ -441,6 +535,7 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 		sqlite3_bind_int64(rs, 1, smp->t);
 		sqlite3_bind_int(rs, 2, k);
 		sqlite3_bind_double(rs, 3, smp->rack_power_w[k]);
+		bind_rack_power(r, rs, k, smp->t);
 		step_insert(r, rs, "writing a rack sample row");
 	}
 }
@@ -451,6 +546,7 @@ static void rec_free(struct recorder *r)
 {
 	free(r->nodes.p);
 	free(r->split);
+	free(r->temps);
 	free(r->tmp);
 	free(r->path);
 	free(r);
@@ -599,6 +695,14 @@ void recorder_attach(struct recorder *r, struct sim *s)
 			r->split[i].plen = name_split(s->cl.nodes[i].name, &r->split[i].num);
 		r->nsplit = s->cl.nnodes;
 	}
+	r->sim = s;
+	/* The sample hook's scratch: the largest rack's nodes. */
+	int32_t most = 1;
+	for (int32_t k = 0; k < s->cl.nracks; k++)
+		most = s->cl.racks[k].nnodes > most ? s->cl.racks[k].nnodes : most;
+	free(r->temps);
+	if (!(r->temps = malloc((size_t)most * sizeof *r->temps)))
+		rec_failf(r, "out of memory");
 	if (!r->failed)
 		write_nodes(r, &s->cl);
 	const struct sim_recorder hooks = {
@@ -659,9 +763,49 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	bind_text_or_null(st, 16, ri->policy_params);
 	sqlite3_bind_int64(st, 17, ri->rejected);
 	bind_text_or_null(st, 18, ri->placement);
+	/* The power model's totals; NULL when it was off (carbon_kg also when
+	 * the site tracks no carbon intensity). */
+	const struct power_state *pw = r->sim ? r->sim->cl.pw : NULL;
+	bool carbon = false;
+	for (int h = 0; pw && h < 24; h++)
+		carbon |= pw->cfg.site.carbon_g_kwh[h] != 0;
+	bind_real_if(st, 19, pw != NULL, pw ? pw->it_energy_j / 3.6e6 : 0);
+	bind_real_if(st, 20, pw != NULL, pw ? pw->facility_energy_j / 3.6e6 : 0);
+	bind_real_if(st, 21, pw != NULL, pw ? pw->idle_energy_j / 3.6e6 : 0);
+	bind_real_if(st, 22, pw != NULL, pw ? pw->cost : 0);
+	bind_real_if(st, 23, carbon, pw ? pw->carbon_g / 1000 : 0);
+	assert(sqlite3_bind_parameter_count(st) == 23);
 	int rc = step_insert(r, st, "writing the run row");
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The `rack` rows' power-model columns, from the totals the run ended
+ * with (left NULL when the model was off). */
+static int write_rack_totals(struct recorder *r)
+{
+	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
+	if (!cl || !cl->pw || cl->nracks == 0)
+		return 0;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(r->db, rack_end_sql, -1, &st, NULL) != SQLITE_OK) {
+		rec_fail_db(r, "preparing the rack totals");
+		return -1;
+	}
+	for (int32_t k = 0; k < cl->nracks && !r->failed; k++) {
+		const struct rack_power *rp = &cl->pw->rack[k];
+		sqlite3_bind_double(st, 1, rp->peak_w);
+		sqlite3_bind_double(st, 2, simtime_to_s(rp->warn_us));
+		sqlite3_bind_double(st, 3, simtime_to_s(rp->over_us));
+		sqlite3_bind_double(st, 4, rp->throttled_dev_s / 3600);
+		sqlite3_bind_double(st, 5, rp->energy_j / 3.6e6);
+		sqlite3_bind_double(st, 6, rp->facility_j / 3.6e6);
+		sqlite3_bind_double(st, 7, rp->cost);
+		sqlite3_bind_int(st, 8, k);
+		step_insert(r, st, "writing the rack totals");
+	}
+	sqlite3_finalize(st);
+	return r->failed ? -1 : 0;
 }
 
 int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s,
@@ -670,7 +814,7 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
 	assert(r && ri);
 	if (r->failed)
 		goto fail;
-	if (write_run(r, ri, wall_s, events, passes) < 0)
+	if (write_rack_totals(r) < 0 || write_run(r, ri, wall_s, events, passes) < 0)
 		goto fail;
 	/* Built once at the end: cheaper than maintaining it row by row. */
 	if (exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)

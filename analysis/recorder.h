@@ -3,8 +3,12 @@
  * The recorder is the engine's struct sim_recorder: recorder_attach()
  * installs its hooks, and every event, ended job and monitoring sample the
  * engine reports becomes one row of the `event`, `job` or `sample` table
- * (the cluster's nodes are written to `node` when it is attached)
- * (docs/results.md describes every table and column). Rows go through
+ * (the cluster's nodes and racks are written to `node` and `rack` when it
+ * is attached) (docs/results.md describes every table and column). When the
+ * run has the power model (s->cl.pw), the sample hook also reads each
+ * rack's cap, warning, throttle and node temperatures from it, and
+ * recorder_finish() adds its energy, cost and carbon totals to `rack` and
+ * `run`; without it those columns are NULL. Rows go through
  * prepared statements that are prepared once, inside one transaction, into
  * a temporary sibling of the output ("PATH.tmp-PID") opened with the journal
  * and syncs off: recorder_finish() writes the `run` row, commits and renames
@@ -18,7 +22,8 @@
  * Ownership: the recorder owns its SQLite handle and statements (they never
  * leave analysis/); recorder_finish() and recorder_abort() free it, whatever
  * they return. The struct sim it is attached to stays the caller's and must
- * outlive the run; strings in struct run_info are borrowed. */
+ * outlive recorder_finish() (which reads its power totals); strings in
+ * struct run_info are borrowed. */
 #ifndef HL_RECORDER_H
 #define HL_RECORDER_H
 
@@ -49,7 +54,8 @@ struct run_info {
  * NULL with a message naming the file in err on failure. */
 struct recorder *recorder_open(const char *path, char *err, size_t errlen);
 /* Installs the recorder's hooks in `s` (sim_set_recorder, ctx = r) and
- * writes the `node` table from s->cl, which must be complete by then. */
+ * writes the `node` and `rack` tables from s->cl, which must be complete
+ * by then (cl.pw too, when the run has the power model). Keeps s. */
 void recorder_attach(struct recorder *r, struct sim *s);
 /* Writes the run row, commits, closes and renames the file over PATH.
  * 0 on success; -1 with the reason in err (the temporary file is removed).

@@ -355,6 +355,8 @@ static int load_job_extras(struct report *rp)
 		{ "ckpt_s", REPORT_HAVE_CKPT_S },
 		{ "held_s", REPORT_HAVE_HELD_S },
 		{ "hold_why", REPORT_HAVE_HOLD_WHY },
+		{ "energy_j", REPORT_HAVE_ENERGY },
+		{ "energy_cost", REPORT_HAVE_ENERGY },
 		{ NULL, 0 },
 	};
 	sqlite3_stmt *st = NULL;
@@ -381,8 +383,8 @@ static int load_job_extras(struct report *rp)
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && i < rp->nrows) {
 		struct report_job *j = &rp->rows[i++];
-		bool null[8];
-		for (int k = 0; k < 8; k++)
+		bool null[10];
+		for (int k = 0; k < 10; k++)
 			null[k] = sqlite3_column_type(st, k) == SQLITE_NULL;
 		j->tenant = null[0] ? -1 : sqlite3_column_int64(st, 0);
 		j->grp = null[1] ? -1 : sqlite3_column_int64(st, 1);
@@ -393,6 +395,8 @@ static int load_job_extras(struct report *rp)
 		j->held_s = null[6] ? 0 : sqlite3_column_double(st, 6);
 		const unsigned char *why = sqlite3_column_text(st, 7);
 		j->quota_hold = why && strcmp((const char *)why, "quota") == 0;
+		j->energy_kwh = null[8] ? 0 : sqlite3_column_double(st, 8) / 3.6e6;
+		j->energy_cost = null[9] ? 0 : sqlite3_column_double(st, 9);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -426,6 +430,110 @@ static int load_samples(struct report *rp)
 	return 0;
 }
 
+/* True when table `table` has column `col`. */
+static bool has_column(sqlite3 *db, const char *table, const char *col)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+	sqlite3_stmt *st = NULL;
+	bool found = false;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		while (!found && sqlite3_step(st) == SQLITE_ROW) {
+			const unsigned char *name = sqlite3_column_text(st, 1);
+			found = name && strcmp((const char *)name, col) == 0;
+		}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static double col_real_or_nan(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* "PREFIXcol, …" for the NULL-terminated cols of table, NULL in place of
+ * each one the file lacks (a reader of older files). */
+static void select_list(sqlite3 *db, const char *table, const char *prefix,
+                        const char *const *cols, char *out, size_t len)
+{
+	size_t off = 0;
+	out[0] = '\0';
+	for (int k = 0; cols[k] && off < len; k++)
+		off += (size_t)snprintf(out + off, len - off, "%s%s%s", k ? ", " : "",
+		                        has_column(db, table, cols[k]) ? prefix : "",
+		                        has_column(db, table, cols[k]) ? cols[k] : "NULL");
+}
+
+/* The power model's totals (run) and racks (rack, rack_sample). A file
+ * without the columns, or a run without the model (NULL), has no power
+ * section. */
+static int load_power(struct report *rp)
+{
+	struct report_power *pw = &rp->power;
+	if (!has_column(rp->db, "run", "it_energy_kwh"))
+		return 0;
+	static const char *const run_cols[] = { "it_energy_kwh", "facility_energy_kwh",
+		                                        "idle_energy_kwh", "energy_cost", "carbon_kg", NULL };
+	static const char *const rack_cols[] = { "name", "cap_w", "peak_w", "warn_s", "over_s",
+		                                 "throttled_gpu_h", "energy_kwh", "facility_kwh", "cost",
+		                                 NULL };
+	char list[320], sql[640];
+	select_list(rp->db, "run", "", run_cols, list, sizeof list);
+	snprintf(sql, sizeof sql, "SELECT %s FROM run", list);
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(rp->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table run");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		pw->on = true;
+		pw->it_kwh = sqlite3_column_double(st, 0);
+		pw->facility_kwh = col_real_or_nan(st, 1);
+		pw->idle_kwh = col_real_or_nan(st, 2);
+		pw->cost = col_real_or_nan(st, 3);
+		pw->carbon_kg = col_real_or_nan(st, 4);
+		pw->pue = pw->it_kwh > 0 ? pw->facility_kwh / pw->it_kwh : NAN;
+		pw->idle_share = pw->it_kwh > 0 ? pw->idle_kwh / pw->it_kwh : NAN;
+	}
+	sqlite3_finalize(st);
+	if (!pw->on || !has_column(rp->db, "rack", "peak_w"))
+		return 0;
+	/* The hottest sampled node per rack: one pass over rack_sample. */
+	select_list(rp->db, "rack", "r.", rack_cols, list, sizeof list);
+	if (has_column(rp->db, "rack_sample", "temp_max"))
+		snprintf(sql, sizeof sql, "SELECT %s, t.temp_max FROM rack r LEFT JOIN (SELECT rack,"
+		         " max(temp_max) AS temp_max FROM rack_sample GROUP BY rack) t ON t.rack = r.id"
+		         " ORDER BY r.id", list);
+	else
+		snprintf(sql, sizeof sql, "SELECT %s, NULL FROM rack r ORDER BY r.id", list);
+	if (sqlite3_prepare_v2(rp->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return rep_fail_db(rp, "reading table rack");
+	int rc, cap = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (pw->nracks == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct report_rack_power *p = realloc(pw->racks, (size_t)cap * sizeof *p);
+			if (!p)
+				goto nomem;
+			pw->racks = p;
+		}
+		struct report_rack_power *k = &pw->racks[pw->nracks];
+		const unsigned char *name = sqlite3_column_text(st, 0);
+		if (!(k->name = strdup(name ? (const char *)name : "?")))
+			goto nomem;
+		pw->nracks++;
+		double *dst[] = { &k->cap_w, &k->peak_w, &k->warn_s, &k->over_s, &k->throttled_gpu_h,
+		                  &k->energy_kwh, &k->facility_kwh, &k->cost, &k->temp_max_c };
+		for (int i = 0; i < 9; i++)
+			*dst[i] = col_real_or_nan(st, i + 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rep_fail_db(rp, "reading table rack");
+	return 0;
+nomem:
+	sqlite3_finalize(st);
+	return rep_failf(rp, "out of memory");
+}
+
 /* ---- metrics ------------------------------------------------------------- */
 
 /* Metrics of the jobs rows[idx[0 .. n-1]] (idx ascending: sums in row
@@ -444,6 +552,8 @@ static void group_compute(struct report *rp, struct report_group *g, const size_
 		g->lost_gpu_s += j->lost_gpu_s;
 		g->ckpt_s += j->ckpt_s;
 		g->held_s += j->held_s;
+		g->energy_kwh += j->energy_kwh;
+		g->energy_cost += j->energy_cost;
 		if (j->start_us < 0)
 			continue;
 		g->started++;
@@ -660,6 +770,7 @@ static int compute(struct report *rp)
 			inference = c;
 	}
 	compute_gpu_split(rp, inference);
+	rp->power.jobs_cost = rp->all.energy_cost;
 	if (compute_tenants(rp) < 0 || compute_services(rp, inference, last_us) < 0 ||
 	    names_sort(&rp->classes, rank_class) < 0 || names_sort(&rp->states, rank_state) < 0)
 		return rep_failf(rp, "out of memory");
@@ -802,6 +913,65 @@ static void print_text_org(const struct report *rp, FILE *out)
 	}
 }
 
+static double share_of(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
+/* A row of the energy tables; jobs < 0 leaves its cell empty. */
+static void text_energy_row(FILE *out, const char *name, int64_t jobs, double kwh, double cost)
+{
+	char b[3][32] = { "" };
+	if (jobs >= 0)
+		snprintf(b[0], 32, "%" PRId64, jobs);
+	fprintf(out, "  %-14s %8s %12s %12s\n", name, b[0], fnum(b[1], 32, kwh, 2),
+	        fnum(b[2], 32, cost, 2));
+}
+
+/* The power model's section: totals, racks, energy per tenant and class. */
+static void print_text_power(const struct report *rp, FILE *out)
+{
+	const struct report_power *pw = &rp->power;
+	if (!pw->on)
+		return;
+	char b[9][32];
+	fprintf(out, "\n  %-13s IT energy %s kWh, facility %s kWh (PUE %s), idle %s of IT\n", "power",
+	        fnum(b[0], 32, pw->it_kwh, 2), fnum(b[1], 32, pw->facility_kwh, 2),
+	        fnum(b[2], 32, pw->pue, 3), fpct(b[3], 32, pw->idle_share));
+	if (isnan(pw->carbon_kg))
+		snprintf(b[5], 32, "not tracked");
+	else
+		snprintf(b[5], 32, "%.1f kg", pw->carbon_kg);
+	fprintf(out, "  %-13s energy cost %s, carbon %s\n", "", fnum(b[4], 32, pw->cost, 2), b[5]);
+	if (pw->nracks > 0)
+		fprintf(out, "\n  %-14s %9s %9s %9s %9s %9s %10s %11s %10s\n", "rack (power)", "cap kW",
+		        "peak kW", "peak/cap", "warn min", "over min", "thr GPU-h", "energy kWh",
+		        "max temp C");
+	for (int k = 0; k < pw->nracks; k++) {
+		const struct report_rack_power *r = &pw->racks[k];
+		fprintf(out, "  %-14s %9s %9s %9s %9s %9s %10s %11s %10s\n", r->name,
+		        fnum(b[0], 32, r->cap_w / 1000, 2), fnum(b[1], 32, r->peak_w / 1000, 2),
+		        fpct(b[2], 32, share_of(r->peak_w, r->cap_w)), fnum(b[3], 32, r->warn_s / 60, 1),
+		        fnum(b[4], 32, r->over_s / 60, 1), fnum(b[5], 32, r->throttled_gpu_h, 2),
+		        fnum(b[6], 32, r->energy_kwh, 2), fnum(b[7], 32, r->temp_max_c, 1));
+	}
+	if (!(rp->have & REPORT_HAVE_ENERGY))
+		return;
+	fprintf(out, "\n  %-14s %8s %12s %12s\n", "energy/tenant", "jobs", "kWh", "cost");
+	for (int t = 0; t < rp->ntenants; t++) {
+		snprintf(b[8], 32, "%" PRId64, rp->tenants[t]);
+		text_energy_row(out, b[8], rp->per_tenant[t].jobs, rp->per_tenant[t].energy_kwh,
+		                rp->per_tenant[t].energy_cost);
+	}
+	text_energy_row(out, "no job (idle)", -1, pw->idle_kwh, pw->cost - pw->jobs_cost);
+	fprintf(out, "\n  %-14s %8s %12s %12s\n", "energy/class", "jobs", "kWh", "cost");
+	for (int k = 0; k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		text_energy_row(out, rp->classes.v[i], rp->per_class[i].jobs,
+		                rp->per_class[i].energy_kwh, rp->per_class[i].energy_cost);
+	}
+}
+
 static void print_text(const struct report *rp, FILE *out)
 {
 	const struct report_run *r = &rp->run;
@@ -871,6 +1041,7 @@ static void print_text(const struct report *rp, FILE *out)
 		        fnum(c[4], 32, s->power_w, 1));
 	}
 	print_text_org(rp, out);
+	print_text_power(rp, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -971,6 +1142,67 @@ static void json_org(const struct report *rp, json_t *root)
 	}
 }
 
+static json_t *jenergy(int64_t jobs, double kwh, double cost)
+{
+	json_t *o = json_object();
+	if (jobs >= 0)
+		json_object_set_new(o, "jobs", json_integer(jobs));
+	json_object_set_new(o, "energy_kwh", jreal(kwh));
+	json_object_set_new(o, "energy_cost", jreal(cost));
+	return o;
+}
+
+/* "power": the power model's section (only when the run had it). */
+static void json_power(const struct report *rp, json_t *root)
+{
+	const struct report_power *pw = &rp->power;
+	if (!pw->on)
+		return;
+	json_t *o = json_object();
+	json_object_set_new(o, "it_energy_kwh", jreal(pw->it_kwh));
+	json_object_set_new(o, "facility_energy_kwh", jreal(pw->facility_kwh));
+	json_object_set_new(o, "pue", jreal(pw->pue));
+	json_object_set_new(o, "idle_energy_kwh", jreal(pw->idle_kwh));
+	json_object_set_new(o, "idle_energy_share", jreal(pw->idle_share));
+	json_object_set_new(o, "energy_cost", jreal(pw->cost));
+	json_object_set_new(o, "carbon_kg", jreal(pw->carbon_kg));
+	json_t *racks = json_object();
+	for (int k = 0; k < pw->nracks; k++) {
+		const struct report_rack_power *r = &pw->racks[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "cap_kw", jreal(r->cap_w / 1000));
+		json_object_set_new(x, "peak_kw", jreal(r->peak_w / 1000));
+		json_object_set_new(x, "peak_cap_share", jreal(share_of(r->peak_w, r->cap_w)));
+		json_object_set_new(x, "warn_minutes", jreal(r->warn_s / 60));
+		json_object_set_new(x, "over_minutes", jreal(r->over_s / 60));
+		json_object_set_new(x, "throttled_gpu_hours", jreal(r->throttled_gpu_h));
+		json_object_set_new(x, "energy_kwh", jreal(r->energy_kwh));
+		json_object_set_new(x, "facility_kwh", jreal(r->facility_kwh));
+		json_object_set_new(x, "cost", jreal(r->cost));
+		json_object_set_new(x, "temp_max_c", jreal(r->temp_max_c));
+		json_object_set_new(racks, r->name, x);
+	}
+	json_object_set_new(o, "racks", racks);
+	if (rp->have & REPORT_HAVE_ENERGY) {
+		char key[24];
+		json_t *bt = json_object(), *bc = json_object();
+		for (int t = 0; t < rp->ntenants; t++) {
+			const struct report_group *g = &rp->per_tenant[t];
+			snprintf(key, sizeof key, "%" PRId64, rp->tenants[t]);
+			json_object_set_new(bt, key, jenergy(g->jobs, g->energy_kwh, g->energy_cost));
+		}
+		for (int k = 0; k < rp->classes.n; k++) {
+			int i = rp->classes.order[k];
+			const struct report_group *g = &rp->per_class[i];
+			json_object_set_new(bc, rp->classes.v[i], jenergy(g->jobs, g->energy_kwh, g->energy_cost));
+		}
+		json_object_set_new(o, "by_tenant", bt);
+		json_object_set_new(o, "by_class", bc);
+		json_object_set_new(o, "idle", jenergy(-1, pw->idle_kwh, pw->cost - pw->jobs_cost));
+	}
+	json_object_set_new(root, "power", o);
+}
+
 static json_t *json_report(const struct report *rp)
 {
 	const struct report_run *r = &rp->run;
@@ -1036,6 +1268,7 @@ static json_t *json_report(const struct report *rp)
 		json_object_set_new(root, "samples", so);
 	}
 	json_org(rp, root);
+	json_power(rp, root);
 	return root;
 }
 
@@ -1060,6 +1293,9 @@ static void report_fini(struct report *rp)
 	free(rp->tenants);
 	free(rp->per_tenant);
 	free(rp->services);
+	for (int k = 0; k < rp->power.nracks; k++)
+		free(rp->power.racks[k].name);
+	free(rp->power.racks);
 	names_fini(&rp->classes);
 	names_fini(&rp->states);
 }
@@ -1085,7 +1321,8 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
 		goto out_db;
 	}
 	if (check_schema(&rp) < 0 || load_run(&rp) < 0 || load_jobs(&rp) < 0 ||
-	    load_job_extras(&rp) < 0 || load_samples(&rp) < 0 || compute(&rp) < 0)
+	    load_job_extras(&rp) < 0 || load_samples(&rp) < 0 || load_power(&rp) < 0 ||
+	    compute(&rp) < 0)
 		goto out_db;
 
 	if (fmt == REPORT_JSON) {

@@ -6,8 +6,10 @@
  * waiting time, job completion time and bounded slowdown, overall, per
  * job class and per tenant; work lost to preemption, checkpoint and held
  * time; the inference services' replica delays and SLO violation time;
- * the GPU use of reserved and shared capacity; and the means of the
- * monitoring samples) and prints them as aligned text for a person, as
+ * the GPU use of reserved and shared capacity; the means of the
+ * monitoring samples; and, for a run with the power model, its energy,
+ * PUE, cost and carbon, each rack's peak against its cap, and the energy
+ * cost per tenant and class) and prints them as aligned text for a person, as
  * JSON for a program, or as a document: Markdown tables, or one
  * self-contained HTML page with the run's figures (analysis/runplot)
  * inlined as SVG (analysis/report_doc.c). The formulas are in
@@ -65,6 +67,7 @@ struct report_job {
 	int64_t preemptions;
 	double gpu_s;            /* GPU-seconds held, all runs; NaN when not recorded */
 	double lost_gpu_s, ckpt_s, held_s;
+	double energy_kwh, energy_cost;   /* 0 when NULL (no power model) */
 	bool quota_hold;         /* hold_why = 'quota' */
 };
 
@@ -78,6 +81,7 @@ enum {
 	REPORT_HAVE_CKPT_S = 1 << 5,
 	REPORT_HAVE_HELD_S = 1 << 6,
 	REPORT_HAVE_HOLD_WHY = 1 << 7,
+	REPORT_HAVE_ENERGY = 1 << 8,      /* energy_j and energy_cost */
 };
 
 /* Distinct strings in order of first appearance, and a display order. */
@@ -102,6 +106,7 @@ struct report_group {
 	/* Sums over the group's jobs (0 when the file lacks the column). */
 	int64_t preemptions, quota_holds;
 	double lost_gpu_s, ckpt_s, held_s;
+	double energy_kwh, energy_cost;    /* its jobs' energy (power model on) */
 };
 
 /* One inference service: its replicas are the inference jobs whose grp
@@ -125,6 +130,24 @@ struct report_samples {
 	double pending, running, core_share, gpu_share, power_w;
 };
 
+/* One rack's power-model totals (table rack) and its hottest sampled node. */
+struct report_rack_power {
+	char *name;
+	double cap_w, peak_w, warn_s, over_s, throttled_gpu_h, energy_kwh, facility_kwh, cost;
+	double temp_max_c;                 /* max of rack_sample.temp_max; NaN when none */
+};
+
+/* The power section: present (on) when run.it_energy_kwh is not NULL. */
+struct report_power {
+	bool on;
+	double it_kwh, facility_kwh, idle_kwh, cost;
+	double carbon_kg;                  /* NaN when the site tracks none */
+	double pue, idle_share;            /* facility / IT, idle / IT; NaN when IT is 0 */
+	double jobs_cost;                  /* Σ job.energy_cost: idle's cost is cost − this */
+	struct report_rack_power *racks;   /* by rack id */
+	int nracks;
+};
+
 struct report {
 	const char *path;
 	struct sqlite3 *db;
@@ -145,6 +168,7 @@ struct report {
 	bool any_lost;                     /* a preemption, lost work or checkpoint time */
 	bool any_hold;                     /* a quota hold or held time */
 	struct report_samples smp;
+	struct report_power power;
 	double *scratch;                   /* nrows values for the distributions */
 	size_t *idx;                       /* nrows row indexes: the group being computed */
 	char *err;

@@ -441,12 +441,78 @@ static void org_sections(const struct doc *d, const struct report *rp)
 	}
 }
 
+static void energy_row(const struct doc *d, const char *name, const char *jobs, double kwh,
+                       double cost, const bool *num)
+{
+	char b[2][CELL];
+	const char *cell[4] = { name, jobs, fnum(b[0], kwh, 2), fnum(b[1], cost, 2) };
+	doc_row(d, 4, cell, num);
+}
+
+/* The power model's section (the text report's last): totals, racks, and
+ * the energy per tenant and class. */
+static void power_sections(const struct doc *d, const struct report *rp)
+{
+	const struct report_power *pw = &rp->power;
+	if (!pw->on)
+		return;
+	static const bool num[] = { false, true, true, true, true, true, true, true, true };
+	char b[9][CELL];
+	doc_heading(d, 2, "Power and energy");
+	static const char *const ht[] = { "IT energy (kWh)", "facility energy (kWh)", "PUE",
+	                                  "idle energy share", "energy cost", "carbon (kg)" };
+	doc_table(d, 6, ht, num + 1);
+	const char *tot[6] = { fnum(b[0], pw->it_kwh, 2), fnum(b[1], pw->facility_kwh, 2),
+	                       fnum(b[2], pw->pue, 3), fpct(b[3], pw->idle_share),
+	                       fnum(b[4], pw->cost, 2), fnum(b[5], pw->carbon_kg, 1) };
+	doc_row(d, 6, tot, num + 1);
+	doc_table_end(d);
+	if (pw->nracks > 0) {
+		static const char *const hr[] = { "rack", "cap (kW)", "peak (kW)", "peak / cap",
+		                                  "minutes in warning", "minutes over cap",
+		                                  "throttled GPU-hours", "energy (kWh)",
+		                                  "hottest node (°C)" };
+		doc_table(d, 9, hr, num);
+		for (int k = 0; k < pw->nracks; k++) {
+			const struct report_rack_power *r = &pw->racks[k];
+			const char *cell[9] = { r->name, fnum(b[0], r->cap_w / 1000, 2),
+			                        fnum(b[1], r->peak_w / 1000, 2),
+			                        fpct(b[2], r->cap_w > 0 ? r->peak_w / r->cap_w : NAN),
+			                        fnum(b[3], r->warn_s / 60, 1), fnum(b[4], r->over_s / 60, 1),
+			                        fnum(b[5], r->throttled_gpu_h, 2),
+			                        fnum(b[6], r->energy_kwh, 2), fnum(b[7], r->temp_max_c, 1) };
+			doc_row(d, 9, cell, num);
+		}
+		doc_table_end(d);
+	}
+	if (!(rp->have & REPORT_HAVE_ENERGY))
+		return;
+	static const char *const he[] = { "tenant", "jobs", "energy (kWh)", "energy cost" };
+	doc_heading(d, 3, "Energy per tenant");
+	doc_table(d, 4, he, num);
+	for (int t = 0; t < rp->ntenants; t++)
+		energy_row(d, fint(b[0], rp->tenants[t]), fint(b[1], rp->per_tenant[t].jobs),
+		           rp->per_tenant[t].energy_kwh, rp->per_tenant[t].energy_cost, num);
+	energy_row(d, "no job (idle)", "", pw->idle_kwh, pw->cost - pw->jobs_cost, num);
+	doc_table_end(d);
+	static const char *const hc[] = { "class", "jobs", "energy (kWh)", "energy cost" };
+	doc_heading(d, 3, "Energy per class");
+	doc_table(d, 4, hc, num);
+	for (int k = 0; k < rp->classes.n; k++) {
+		int i = rp->classes.order[k];
+		energy_row(d, rp->classes.v[i], fint(b[0], rp->per_class[i].jobs),
+		           rp->per_class[i].energy_kwh, rp->per_class[i].energy_cost, num);
+	}
+	doc_table_end(d);
+}
+
 static void doc_body(const struct doc *d, const struct report *rp)
 {
 	run_section(d, rp);
 	jobs_section(d, rp);
 	metric_sections(d, rp);
 	org_sections(d, rp);
+	power_sections(d, rp);
 }
 
 void report_doc_markdown(const struct report *rp, FILE *out)

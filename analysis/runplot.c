@@ -1,6 +1,7 @@
 /* runplot — a run's figures from its results file (see runplot.h). */
 #include "analysis/runplot.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -92,6 +93,22 @@ static struct tunit tunit_for(double span_s)
 	if (span_s > 3 * 86400.0)
 		return (struct tunit){ 86400.0, "simulated time since the start (days)" };
 	return (struct tunit){ 3600.0, "simulated time since the start (hours)" };
+}
+
+/* True when table `table` has column `col` (false when it has no such table). */
+static bool has_column(sqlite3 *db, const char *table, const char *col)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+	sqlite3_stmt *st = NULL;
+	bool found = false;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
+		while (!found && sqlite3_step(st) == SQLITE_ROW) {
+			const unsigned char *name = sqlite3_column_text(st, 1);
+			found = name && strcmp((const char *)name, col) == 0;
+		}
+	sqlite3_finalize(st);
+	return found;
 }
 
 static int check_db(struct rp_ctx *c)
@@ -208,6 +225,53 @@ out:
 
 /* ---- rack power against capacity ------------------------------------------ */
 
+/* Restyles series nr .. 2 nr - 1 of DIR/NAME.gp (written by plot_xy with
+ * PLOT_STEPS) as thin dashed steps in the colour of series k - nr: plot_xy
+ * draws every series alike, and `set linetype` in the script's extra
+ * commands would outlive it in the one gnuplot process that draws every
+ * figure. A clause not found (another plot_xy layout) stays as it was. */
+static int dash_caps(struct rp_ctx *c, const char *name, int nr)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.gp", c->dir, name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return failf(c, "%s: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[4096];
+	size_t got;
+	while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, got, m);
+	bool bad = ferror(f);
+	fclose(f);
+	if (!m || fclose(m) != 0 || bad) {
+		free(buf);
+		return failf(c, "%s: cannot read the script", path);
+	}
+	if (!(f = fopen(path, "wb"))) {
+		free(buf);
+		return failf(c, "%s: %s", path, strerror(errno));
+	}
+	const char *p = buf;
+	for (int k = nr; k < 2 * nr; k++) {
+		char from[160];
+		snprintf(from, sizeof from, "'%s.dat' index %d using 1:2 with steps lw 2", name, k);
+		const char *q = strstr(p, from);
+		if (!q)
+			continue;
+		fwrite(p, 1, (size_t)(q - p), f);
+		fprintf(f, "'%s.dat' index %d using 1:2 with steps lt %d lw 1 dt 2", name, k, k - nr + 1);
+		p = q + strlen(from);
+	}
+	fputs(p, f);
+	free(buf);
+	if (fclose(f) != 0)
+		return failf(c, "%s: cannot write: %s", path, strerror(errno));
+	return 0;
+}
+
 enum { TOP_RACKS = 8 };
 
 /* Each rack's modelled power as a share of its capacity over time, for the
@@ -218,6 +282,7 @@ static int rack_fig(struct rp_ctx *c)
 	sqlite3_stmt *st = NULL;
 	int ret = -1, nr = 0;
 	struct vec t[TOP_RACKS] = { { 0 } }, y[TOP_RACKS] = { { 0 } };
+	struct vec ct[TOP_RACKS] = { { 0 } }, cy[TOP_RACKS] = { { 0 } };   /* the caps */
 	int id[TOP_RACKS];
 	char names[TOP_RACKS][64];
 	double span = 0;
@@ -239,12 +304,17 @@ static int rack_fig(struct rp_ctx *c)
 	st = NULL;
 	if (nr == 0)
 		return 0;
-	if (sqlite3_prepare_v2(c->db,
-	        "SELECT s.t_us, s.power_w / r.cap_w * 100 FROM rack_sample s JOIN rack r ON r.id = s.rack"
-	        " WHERE s.rack = ? ORDER BY s.t_us", -1, &st, NULL) != SQLITE_OK) {
+	/* The cap each sample saw (power model on), on the same scale. */
+	bool caps = has_column(c->db, "rack_sample", "cap_w");
+	if (sqlite3_prepare_v2(c->db, caps
+	        ? "SELECT s.t_us, s.power_w / r.cap_w * 100, s.cap_w / r.cap_w * 100 FROM rack_sample s"
+	          " JOIN rack r ON r.id = s.rack WHERE s.rack = ? ORDER BY s.t_us"
+	        : "SELECT s.t_us, s.power_w / r.cap_w * 100, NULL FROM rack_sample s"
+	          " JOIN rack r ON r.id = s.rack WHERE s.rack = ? ORDER BY s.t_us", -1, &st, NULL) != SQLITE_OK) {
 		fail_db(c, "reading rack samples");
 		return -1;
 	}
+	int ncap = 0;
 	for (int k = 0; k < nr; k++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int(st, 1, id[k]);
@@ -252,16 +322,25 @@ static int rack_fig(struct rp_ctx *c)
 			double ts = (double)sqlite3_column_int64(st, 0) / 1e6;
 			if (vec_push(&t[k], ts) || vec_push(&y[k], sqlite3_column_double(st, 1)))
 				goto nomem;
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+			    (vec_push(&ct[k], ts) || vec_push(&cy[k], sqlite3_column_double(st, 2))))
+				goto nomem;
 			if (ts > span)
 				span = ts;
 		}
+		ncap += ct[k].n > 0;
 	}
 	struct tunit u = tunit_for(span);
-	struct plot_series s[TOP_RACKS];
+	struct plot_series s[2 * TOP_RACKS];
 	for (int k = 0; k < nr; k++) {
 		for (int64_t i = 0; i < t[k].n; i++)
 			t[k].v[i] /= u.div_s;
+		for (int64_t i = 0; i < ct[k].n; i++)
+			ct[k].v[i] /= u.div_s;
 		s[k] = (struct plot_series){ .title = names[k], .n = t[k].n, .x = t[k].v, .y = y[k].v };
+		/* Every rack gets a cap series (empty without the model) so that
+		 * cap series nr + k is rack k's. */
+		s[nr + k] = (struct plot_series){ .n = ct[k].n, .x = ct[k].v, .y = cy[k].v };
 	}
 	struct plot_fig f = { .name = "rack_power", .title = "Rack power against its capacity",
 	                      .xlabel = u.label, .ylabel = "modelled power (% of the rack's cap)",
@@ -270,11 +349,20 @@ static int rack_fig(struct rp_ctx *c)
 	                               "set arrow from graph 0, first 100 to graph 1, first 100 nohead lw 2\n"
 	                               "set label 'warning 90 %' at graph 0.01, first 92\n"
 	                               "set label 'cap' at graph 0.01, first 102" };
-	if (plot_xy(c->dir, &f, PLOT_STEPS, nr, s, c->err, c->errlen) != 0)
+	bool draw_caps = ncap == nr;
+	if (plot_xy(c->dir, &f, PLOT_STEPS, draw_caps ? 2 * nr : nr, s, c->err, c->errlen) != 0)
 		goto out;
-	add_fig(c, "rack_power", "Each rack's modelled IT power as a share of its capacity, per "
-	        "monitoring sample, for the racks that come closest to their cap (at most 8); the "
-	        "dashed line is the 90 % warning level, the thick one the cap.");
+	if (draw_caps && dash_caps(c, "rack_power", nr) != 0)
+		goto out;
+	add_fig(c, "rack_power", draw_caps
+	        ? "Each rack's modelled IT power as a share of its capacity, per monitoring sample, "
+	          "for the racks that come closest to their cap (at most 8); the dashed line is the "
+	          "90 % warning level, the thick one the cap, and each rack's own cap as the power "
+	          "model saw it (changed by environment events) is the thin dashed step line in its "
+	          "colour."
+	        : "Each rack's modelled IT power as a share of its capacity, per monitoring sample, "
+	          "for the racks that come closest to their cap (at most 8); the dashed line is the "
+	          "90 % warning level, the thick one the cap.");
 	ret = 0;
 	goto out;
 nomem:
@@ -284,7 +372,220 @@ out:
 	for (int k = 0; k < TOP_RACKS; k++) {
 		free(t[k].v);
 		free(y[k].v);
+		free(ct[k].v);
+		free(cy[k].v);
 	}
+	return ret;
+}
+
+/* ---- node temperature heat map -------------------------------------------- */
+
+enum { TEMP_MAX_COLS = 720, TEMP_MAX_YTICS = 40, PNG_W = 1000, PNG_H = 600 };
+
+/* A gnuplot single-quoted string ('' is a quote; control characters become spaces). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("''", f);
+		else
+			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+static FILE *open_fig(struct rp_ctx *c, const char *name, const char *ext, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s%s", c->dir, name, ext);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		failf(c, "cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_fig(struct rp_ctx *c, FILE *f, const char *path)
+{
+	bool bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		return failf(c, "cannot write %s", path);
+	return 0;
+}
+
+/* The hottest node of each rack (rack_sample.temp_max) over time, as an
+ * image: one row per rack (rack id order, the first at the top), one
+ * column per sample, or per group of consecutive samples (their maximum)
+ * when there are more than TEMP_MAX_COLS. The samples are evenly spaced,
+ * as the engine takes them, so the columns are too. The .dat is a gnuplot
+ * matrix; the script's terminals are those of analysis/plot. */
+static int temp_fig(struct rp_ctx *c)
+{
+	static const char no_map[] = "No temperature heat map: the file has no node temperatures "
+	                             "(a run without the power model, or an older hetlab).";
+	if (!has_column(c->db, "rack_sample", "temp_max")) {
+		add_note(c, no_map);
+		return 0;
+	}
+	sqlite3_stmt *st = NULL;
+	int ret = -1, nr = 0;
+	char (*names)[64] = NULL;
+	int *row_of = NULL;           /* rack id -> row, -1 when it has no temperature */
+	double *cell = NULL;
+	int64_t nt = 0, maxid = -1;
+	double t0 = 0, t1 = 0;
+	if (sqlite3_prepare_v2(c->db, "SELECT count(DISTINCT t_us), min(t_us), max(t_us), max(rack)"
+	                       " FROM rack_sample WHERE temp_max IS NOT NULL", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		fail_db(c, "reading rack samples");
+		goto out;
+	}
+	nt = sqlite3_column_int64(st, 0);
+	t0 = (double)sqlite3_column_int64(st, 1) / 1e6;
+	t1 = (double)sqlite3_column_int64(st, 2) / 1e6;
+	maxid = sqlite3_column_int64(st, 3);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (nt < 2 || maxid < 0 || maxid > 1000000) {
+		add_note(c, nt < 2 ? "No temperature heat map: fewer than two samples with node "
+		                     "temperatures." : no_map);
+		ret = 0;
+		goto out;
+	}
+	/* The racks that have temperatures, in id order. */
+	if (!(row_of = malloc((size_t)(maxid + 1) * sizeof *row_of)) ||
+	    !(names = calloc((size_t)maxid + 1, sizeof *names)))
+		goto nomem;
+	for (int64_t i = 0; i <= maxid; i++)
+		row_of[i] = -1;
+	if (sqlite3_prepare_v2(c->db, "SELECT r.id, r.name FROM rack r WHERE r.id IN (SELECT DISTINCT"
+	                       " rack FROM rack_sample WHERE temp_max IS NOT NULL) ORDER BY r.id", -1,
+	                       &st, NULL) != SQLITE_OK) {
+		fail_db(c, "reading table rack");
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const unsigned char *name = sqlite3_column_text(st, 1);
+		if (id < 0 || id > maxid)
+			continue;
+		snprintf(names[nr], sizeof names[nr], "%s", name ? (const char *)name : "?");
+		row_of[id] = nr++;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (nr == 0) {
+		add_note(c, no_map);
+		ret = 0;
+		goto out;
+	}
+	int64_t group = (nt + TEMP_MAX_COLS - 1) / TEMP_MAX_COLS;
+	int64_t ncol = (nt + group - 1) / group;
+	if (!(cell = malloc((size_t)nr * (size_t)ncol * sizeof *cell)))
+		goto nomem;
+	for (int64_t i = 0; i < (int64_t)nr * ncol; i++)
+		cell[i] = NAN;
+	if (sqlite3_prepare_v2(c->db, "SELECT t_us, rack, temp_max FROM rack_sample WHERE temp_max"
+	                       " IS NOT NULL ORDER BY t_us", -1, &st, NULL) != SQLITE_OK) {
+		fail_db(c, "reading rack samples");
+		goto out;
+	}
+	int64_t ti = -1, last_t = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0), id = sqlite3_column_int64(st, 1);
+		if (ti < 0 || t != last_t) {
+			ti++;
+			last_t = t;
+		}
+		if (id < 0 || id > maxid || row_of[id] < 0 || ti >= nt)
+			continue;
+		double *v = &cell[(size_t)row_of[id] * (size_t)ncol + (size_t)(ti / group)];
+		double x = sqlite3_column_double(st, 2);
+		if (isnan(*v) || x > *v)
+			*v = x;
+	}
+	if (rc != SQLITE_DONE) {
+		fail_db(c, "reading rack samples");
+		goto out;
+	}
+
+	char path[4200];
+	FILE *f = open_fig(c, "node_temp", ".dat", path, sizeof path);
+	if (!f)
+		goto out;
+	fprintf(f, "# node_temp: the hottest node of each rack (°C); one row per rack (");
+	for (int k = 0; k < nr; k++)
+		fprintf(f, "%s%s", k ? " " : "", names[k]);
+	fprintf(f, "), one column per %" PRId64 " sample(s)\n", group);
+	/* One rack: its row twice, each half as tall (an image needs two rows). */
+	for (int k = 0; k < (nr == 1 ? 2 : nr); k++) {
+		const double *row = cell + (size_t)(nr == 1 ? 0 : k) * (size_t)ncol;
+		for (int64_t j = 0; j < ncol; j++) {
+			if (isnan(row[j]))
+				fprintf(f, "%sNaN", j ? " " : "");
+			else
+				fprintf(f, "%s%.3f", j ? " " : "", row[j]);
+		}
+		fputc('\n', f);
+	}
+	if (close_fig(c, f, path) != 0)
+		goto out;
+
+	struct tunit u = tunit_for(t1);
+	double step = (t1 - t0) / (double)(nt - 1) / u.div_s;       /* between samples */
+	double dx = step * (double)group;
+	double x0 = t0 / u.div_s + step * (double)(group - 1) / 2;  /* column 0's centre */
+	if (!(f = open_fig(c, "node_temp", ".gp", path, sizeof path)))
+		goto out;
+	fprintf(f, "# node_temp — written by hetlab; redraw with: gnuplot node_temp.gp (in this folder)\n"
+	        "reset\nset encoding utf8\n"
+	        "set title 'Hottest node temperature per rack'\nset xlabel ");
+	gp_str(f, u.label);
+	fprintf(f, "\nset ylabel 'rack'\nset cblabel 'hottest node of the rack (°C)'\n"
+	        "set palette defined (0 '#313695', 0.25 '#74add1', 0.5 '#ffffbf', 0.75 '#f46d43',"
+	        " 1 '#a50026')\n"
+	        "set xrange [%.10g:%.10g]\nset yrange [%d.5:-0.5]\nset tics out\nunset key\n",
+	        x0 - dx / 2, x0 + dx * ((double)ncol - 0.5), nr - 1);
+	int every = (nr + TEMP_MAX_YTICS - 1) / TEMP_MAX_YTICS;
+	fputs("set ytics (", f);
+	for (int k = 0, first = 1; k < nr; k += every, first = 0) {
+		fputs(first ? "" : ", ", f);
+		gp_str(f, names[k]);
+		fprintf(f, " %d", k);
+	}
+	fprintf(f, ")\n"
+	        "do for [fmt in \"png svg\"] {\n"
+	        "  if (fmt eq \"png\") {\n"
+	        "    if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+	        "      set terminal pngcairo size %d,%d font \"DejaVu Sans,11\" noenhanced\n"
+	        "    } else {\n"
+	        "      set terminal png size %d,%d noenhanced\n"
+	        "    }\n"
+	        "  } else {\n"
+	        "    set terminal svg size %d,%d dynamic font \"DejaVu Sans,11\" noenhanced\n"
+	        "  }\n"
+	        "  set output 'node_temp.'.fmt\n"
+	        "  plot 'node_temp.dat' matrix using (%.10g + $1 * %.10g):($2 * %g + %g):3 with image\n"
+	        "  unset output\n}\n",
+	        PNG_W, PNG_H, PNG_W, PNG_H, PNG_W, PNG_H, x0, dx, nr == 1 ? 0.5 : 1.0,
+	        nr == 1 ? -0.25 : 0.0);
+	if (close_fig(c, f, path) != 0)
+		goto out;
+	char cap[256];
+	snprintf(cap, sizeof cap, "The hottest node of each rack over time, in °C (%s); the power "
+	         "model's node temperatures at each monitoring sample%s.",
+	         nr == 1 ? "one rack" : "one row per rack",
+	         group > 1 ? ", the maximum over consecutive samples per column" : "");
+	add_fig(c, "node_temp", cap);
+	ret = 0;
+	goto out;
+nomem:
+	failf(c, "out of memory");
+out:
+	sqlite3_finalize(st);
+	free(names);
+	free(row_of);
+	free(cell);
 	return ret;
 }
 
@@ -536,9 +837,9 @@ int runplot_write(const char *db, const char *dir, struct runplot_set *set, char
 	}
 	if (check_db(&c) < 0 || plot_mkdir(dir, err, errlen) < 0)
 		goto out;
-	if (sample_figs(&c) < 0 || rack_fig(&c) < 0 || wait_cdf(&c) < 0 || tenant_figs(&c) < 0)
+	if (sample_figs(&c) < 0 || rack_fig(&c) < 0 || temp_fig(&c) < 0 || wait_cdf(&c) < 0 ||
+	    tenant_figs(&c) < 0)
 		goto out;
-	add_note(&c, "No temperature heat map: the model does not produce temperatures yet.");
 	ret = 0;
 out:
 	sqlite3_close(c.db);

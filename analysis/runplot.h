@@ -9,15 +9,18 @@
  *   utilisation  allocated cores and GPUs as shares of those in service, over
  *                time (table sample)
  *   queue        jobs pending and running over time (sample)
+ *   power        modelled IT power over time (sample.power_w)
+ *   rack_power   each rack's power as a share of its cap, the 8 racks closest
+ *                to it, with each rack's cap over time dashed in its colour
+ *                when the power model recorded it (rack, rack_sample)
+ *   node_temp    a heat map of the hottest node of each rack over time (one
+ *                row per rack; rack_sample.temp_max, power model runs only)
  *   wait_cdf     the waiting time's empirical CDF per job class (job)
- *   power        modelled IT power over time (sample.power_w); the racks'
- *                power capacity is not in the database yet, so no cap line
  *   tenants      allocated core-hours per tenant per day (per hour for runs
  *                under two days), the 8 largest tenants and "other" stacked
  *                (job)
  *
- * The temperature heat map of the issue is not drawn: the model produces no
- * temperatures yet. docs/results.md lists the figures; keep it in step.
+ * docs/results.md lists the figures; keep it in step.
  *
  * Ownership: arguments are borrowed; the set is caller-owned storage.
  * Errors: 0 on success; -1 with a message naming the file in err;

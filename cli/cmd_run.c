@@ -281,6 +281,10 @@ static int run_single(int argc, char **argv)
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
+	if (sc.power.enabled && power_init(&sc.cl, &sc.power)) {
+		snprintf(err, sizeof err, "out of memory setting up the power model");
+		goto out;
+	}
 	if (placement)
 		snprintf(sc.place.strategy, sizeof sc.place.strategy, "%s", placement);
 	if (label_blind)
@@ -295,6 +299,8 @@ static int run_single(int argc, char **argv)
 		.keep_overruns = !sc.enforce_walltime,
 		.speed_model = sc.speed_model,
 		.org = &sc.org,
+		.env = sc.env,
+		.nenv = sc.nenv,
 		.progress = show_progress,
 		.progress_ctx = &prog,
 	};

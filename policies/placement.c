@@ -3,8 +3,10 @@
  * strategies"; the gpushare scores (dot-product and gpu-clustering for
  * shares, fgd's fragmentation) are called, not copied. */
 #include "policies/placement.h"
+#include "sim/power.h"
 #include "policies/policy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +376,80 @@ static void fgd_card(const struct placer *pl, const struct cluster *cl, const st
 	key[0] = before - gs_frag(&gn, &pl->typ);
 }
 
+/* Power: where a job's heat is best taken away. Long full-load training
+ * goes to liquid-cooled racks, light inference and CPU-only work to
+ * air-cooled ones; then the rack with the most power headroom, the coolest
+ * node, best fit (docs/policies.md "power"). key[0] = tier × POWER_TIER +
+ * headroom (W); key[1] = −(temperature in 0.1 °C steps, then what is left). */
+#define POWER_TIER 1e10           /* a tier outweighs any headroom */
+#define POWER_ROOM_MAX 1e9        /* headroom is clamped to ± this many W */
+#define POWER_LONG_US (4 * SIMTIME_HOUR)
+#define POWER_BIG_GPUS 8
+
+/* The cooling a job belongs on: COOL_LIQUID for long or large training,
+ * COOL_AIR for light inference and CPU-only work, -1 for no preference. */
+static int power_wants(const struct job *j)
+{
+	const struct job_req *r = &j->req;
+	bool shared = job_req_shared(r);
+	if (j->cls == JOB_TRAINING && !shared && r->gpus > 0 &&
+	    (j->walltime_us >= POWER_LONG_US || job_req_gpus(r) >= POWER_BIG_GPUS))
+		return COOL_LIQUID;   /* no walltime (SIMTIME_INF) counts as long */
+	if (r->gpus == 0 || (j->cls == JOB_INFERENCE && (shared || job_req_gpus(r) <= 1)))
+		return COOL_AIR;
+	return -1;
+}
+
+static double power_key0(const struct cluster *cl, int node, const struct job *j)
+{
+	const struct node *n = &cl->nodes[node];
+	const struct rack *rk = &cl->racks[n->rack];
+	int want = power_wants(j);
+	double tier = want < 0 || rk->cooling == want ? 2 : 1, room = rk->cap_w;
+	const struct power_state *pw = cl->pw;
+	if (pw) {
+		const struct rack_power *rp = &pw->rack[n->rack];
+		const struct node_power *np = &pw->node[node];
+		/* cluster_node_fits refuses hot nodes and racks in warning; a
+		 * rack over its cap or throttled, or a node below its full
+		 * power limit, would slow the job: last. */
+		if ((rp->flags & (PW_RACK_WARN | PW_RACK_OVER)) || (np->flags & (PW_NODE_HOT | PW_NODE_THROTTLED)) ||
+		    rp->throttle < 1 || np->limit < 1)
+			tier = 0;
+		room = pw->cfg.warn_frac * rp->cap_w - rp->power_w;
+	}
+	if (room > POWER_ROOM_MAX)
+		room = POWER_ROOM_MAX;
+	if (room < -POWER_ROOM_MAX)
+		room = -POWER_ROOM_MAX;
+	return tier * POWER_TIER + room;
+}
+
+/* The node's last modelled temperature in 0.1 °C steps (0 without the
+ * power model). */
+static double power_temp_q(const struct cluster *cl, int node)
+{
+	return cl->pw ? round(cl->pw->node[node].temp_c * 10) : 0;
+}
+
+static void power_node(const struct placer *pl, const struct cluster *cl, const struct nodefree *nf,
+                       int node, const struct job *j, const struct place_take *t, double key[2])
+{
+	(void)pl;
+	key[0] = power_key0(cl, node, j);
+	key[1] = -(power_temp_q(cl, node) * 4 + leftover(cl, nf, node, t));   /* L < 4 */
+}
+
+static void power_card(const struct placer *pl, const struct cluster *cl, const struct nodefree *nf,
+                       int node, int g, const struct job *j, double key[2])
+{
+	(void)pl;
+	struct place_take t = share_take(cl, nf, node, g, j);
+	double milli_left = card_free(cl, nf, node, g) - j->req.gpu_milli;   /* 0 .. 1000 */
+	key[0] = power_key0(cl, node, j);
+	key[1] = -((power_temp_q(cl, node) * (HL_MILLI + 1) + milli_left) * 4 + leftover(cl, nf, node, &t));
+}
+
 static int topo_gang(struct placer *pl, const struct cluster *cl, const struct job *j, int32_t *pick);
 
 /* ---- the table ----------------------------------------------------------------------- */
@@ -424,10 +500,16 @@ static const struct placement_ops pl_topology = {
 	.summary = "gangs on one GPU model and plane, on as few leaf switches as possible; else best fit",
 	.node_score = bestfit_node, .card_score = bestfit_card, .gang = topo_gang,
 };
+static const struct placement_ops pl_power = {
+	.name = "power",
+	.summary = "long training on liquid-cooled racks, light inference and CPU jobs on air; most rack "
+	           "power headroom, coolest node, then best fit",
+	.node_score = power_node, .card_score = power_card,
+};
 
 static const struct placement_ops *const placements[] = {
 	&pl_first_fit, &pl_best_fit, &pl_worst_fit, &pl_random, &pl_dot,
-	&pl_packing, &pl_clustering, &pl_fgd, &pl_topology, NULL,
+	&pl_packing, &pl_clustering, &pl_fgd, &pl_topology, &pl_power, NULL,
 };
 
 const struct placement_ops *const *placement_all(void)
@@ -696,7 +778,8 @@ static int place_spread(struct placer *pl, const struct cluster *cl, const struc
 	int32_t nc = 0;
 	int64_t have = 0;
 	for (int i = 0; i < cl->nnodes && (ranked || have < r->cores); i++) {
-		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || !cluster_node_suits(cl, i, r, pl->how))
+		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || !cluster_node_suits(cl, i, r, pl->how) ||
+		    (cl->pw && power_node_blocked(cl, i)))
 			continue;
 		int32_t c = place_spread_cores(cl, &f[i], i, r, r->cores);
 		if (c <= 0)

@@ -175,6 +175,16 @@ double power_node_steady_c(const struct cluster *cl, int node, double power_w)
 	return c->inlet_c + c->rise_c * power_w / power_node_max_w(cl, node);
 }
 
+double power_node_temp_at(const struct cluster *cl, int node, simtime t)
+{
+	const struct node_power *np = &cl->pw->node[node];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	double ss = power_node_steady_c(cl, node, np->power_w);
+	if (t <= np->at || !(c->tau_s > 0))
+		return np->temp_c;
+	return ss + (np->temp_c - ss) * exp(-simtime_to_s(t - np->at) / c->tau_s);
+}
+
 void power_advance_node(struct cluster *cl, int node, simtime now)
 {
 	struct node_power *np = &cl->pw->node[node];

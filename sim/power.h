@@ -126,6 +126,9 @@ double power_gpu_active_w(const struct cluster *cl, int node);   /* one busy car
 double power_cpu_active_w_per_core(const struct cluster *cl, int node);
 double power_busy_gpus(const struct cluster *cl, int node);
 double power_node_steady_c(const struct cluster *cl, int node, double power_w);
+/* Its temperature at time t ≥ its last change, without moving the model
+ * (probes and the recorder read it). */
+double power_node_temp_at(const struct cluster *cl, int node, simtime t);
 /* Moves a node's temperature and energy to now at its current power. */
 void power_advance_node(struct cluster *cl, int node, simtime now);
 /* When its temperature will next cross a threshold that changes its

@@ -8,7 +8,6 @@
 #include "sim/mig.h"
 #include "sim/power.h"
 
-#include <math.h>
 
 static double gpu_util(const struct cluster *cl, const struct node *n, const struct nodefree *f, int g)
 {
@@ -35,11 +34,8 @@ static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_nod
 	double p = t->base_w, used = 0, total = 0;
 	if (cl->pw) {
 		/* The power model keeps the node's power and temperature. */
-		const struct node_power *np = &cl->pw->node[id];
-		const struct cooling_cfg *c = &cl->pw->cfg.cool[n->cooling];
-		double ss = power_node_steady_c(cl, id, np->power_w);
-		out->power_w = np->power_w;
-		out->temp_c = ss + (np->temp_c - ss) * exp(-simtime_to_s(s->now - np->at) / c->tau_s);
+		out->power_w = cl->pw->node[id].power_w;
+		out->temp_c = power_node_temp_at(cl, id, s->now);
 		out->util = n->ngpus > 0 ? power_busy_gpus(cl, id) / n->ngpus
 		                         : n->cores > 0 ? (double)(n->cores - f->cores) / n->cores : 0;
 		return 0;

@@ -20,7 +20,9 @@ static const char *const quota_keys[] = { "gpu_hours", "core_hours", "storage_gi
 	"window_days", NULL };
 /* "at" and one event kind; other kinds are added here. */
 static const char *const event_keys[] = { "at", "approve", NULL };
-static const char *const event_kinds = "approve";
+/* Environment events (traces/powerload.c reads them): skipped here. */
+static const char *const env_kinds[] = { "rack_cap_kw", "inlet_c", "cooling_r_factor", NULL };
+static const char *const event_kinds = "approve, rack_cap_kw, inlet_c, cooling_r_factor";
 
 /* o.key, when present, must be a number in (0, max]. */
 static int pos_num(struct jv *v, const json_t *o, const char *path, const char *key, double max,
@@ -265,6 +267,11 @@ static int load_events(struct jv *v, const json_t *root, struct org *o)
 	json_array_foreach(ev, i, e) {
 		char p[64], q[96];
 		jv_idxpath(p, sizeof p, "$.events", i);
+		bool env = false;
+		for (int k = 0; env_kinds[k] && !env; k++)
+			env = json_object_get(e, env_kinds[k]) != NULL;   /* NULL for a non-object */
+		if (env)
+			continue;   /* an environment event: traces/powerload.c reads it */
 		if (jv_object(v, e, p, event_keys))
 			goto fail;
 		json_t *at = json_object_get(e, "at");

@@ -7,6 +7,7 @@
 #include "traces/scnres.h"
 #include "traces/orgload.h"
 #include "traces/tieredload.h"
+#include "traces/powerload.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -169,7 +170,7 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered",
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "power",
 	"workload", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
@@ -412,7 +413,7 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		if (jv_object(v, cat, "$.catalog", ck) || catalog_merge(v, &sc->cl.cat, cat, "$.catalog"))
 			return -1;
 	}
-	if (org_load(v, &sc->cl.cat, root, &sc->org))
+	if (org_load(v, &sc->cl.cat, root, &sc->org) || power_load(v, root, &sc->power))
 		return -1;
 	if (json_object_get(root, "tiered")) {
 		if (!(sc->tiered = malloc(sizeof *sc->tiered)))
@@ -447,6 +448,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 			if (load_rack(v, &sc->cl, e, p))
 				return -1;
 		}
+		if (power_events_load(v, &sc->cl, root, &sc->env, &sc->nenv))
+			return -1;
 		if (sc->cl.nnodes == 0)
 			return jv_fail(v, "$.racks", "no nodes");
 	} else {
@@ -479,6 +482,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	memset(sc, 0, sizeof *sc);
 	cluster_init(&sc->cl);
 	org_init(&sc->org);
+	power_cfg_defaults(&sc->power);
 	if (path) {
 		snprintf(sc->file, sizeof sc->file, "%s", path);
 		const char *slash = strrchr(path, '/');
@@ -519,6 +523,8 @@ void scenario_free(struct scenario *sc)
 	cluster_fini(&sc->cl);
 	scnres_notify_free(&sc->notify);
 	org_fini(&sc->org);
+	free(sc->env);
+	sc->env = NULL;
 	if (sc->tiered) {
 		tiered_cfg_fini(sc->tiered);
 		free(sc->tiered);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include "sim/cluster.h"
 #include "sim/engine.h"
+#include "sim/power.h"
 #include "traces/trace.h"
 #include "traces/invcluster.h"
 #include "traces/scnres.h"
@@ -48,6 +49,9 @@ struct scenario {
 	struct ckpt_cfg ckpt[JOB_NCLASS];   /* "checkpoint": per class */
 	struct org org;                /* "org" and its "events" (traces/orgload.c) */
 	struct scn_notify notify;      /* "notify": the preemption hook */
+	struct power_cfg power;        /* "power" (traces/powerload.c); power.enabled when present */
+	struct env_event *env;         /* environment "events" (owned), time order */
+	int32_t nenv;
 	struct tiered_cfg *tiered;     /* "tiered" (traces/tieredload.c); NULL when absent */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */

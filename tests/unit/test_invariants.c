@@ -293,7 +293,7 @@ static void run_one(const char *policy, const char *placement, bool blind, uint6
 }
 
 static const char *const placements[] = { "first-fit", "best-fit", "worst-fit", "random", "dot-product",
-	"gpu-packing", "gpu-clustering", "fgd", "topology", NULL };
+	"gpu-packing", "gpu-clustering", "fgd", "topology", "power", NULL };
 
 static void test_invariants_all(void **state)
 {

@@ -250,7 +250,7 @@ static void test_event_errors(void **state)
 	snprintf(text, sizeof text, "{%s, \"events\": [{\"approve\": \"t0\"}]}", org);
 	expect(text, "$.events[0].at: missing", NULL);
 	snprintf(text, sizeof text, "{%s, \"events\": [{\"at\": \"1h\"}]}", org);
-	expect(text, "$.events[0]: expected an event kind besides \"at\" (one of: approve)", NULL);
+	expect(text, "$.events[0]: expected an event kind besides \"at\" (one of: approve, rack_cap_kw, inlet_c, cooling_r_factor)", NULL);
 	snprintf(text, sizeof text, "{%s, \"events\": [{\"at\": \"1h\", \"approve\": 0}]}", org);
 	expect(text, "$.events[0].approve: expected a tenant name (a string), got an integer", NULL);
 	snprintf(text, sizeof text, "{%s, \"events\": [{\"at\": 1, \"approve\": \"t0\"}, {\"at\": \"1h\", \"approve\": \"t2\"}]}", org);

@@ -14,6 +14,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 #include "sim/mig.h"
+#include "sim/power.h"
 #include "traces/migload.h"
 #include "traces/scenario.h"
 
@@ -575,6 +576,178 @@ static void test_clustering_sync(void **st)
 	fx_close(&fx);
 }
 
+/* ---- power ---- */
+
+/* Nodes of the power cluster, all H100 ×8 on ib400 (so any node fits any
+ * job and only the strategy chooses):
+ *   0-1 rack "air"  (air, 30 kW)    2-3 rack "liq" (liquid, 40 kW)
+ *   4-5 rack "liq2" (liquid, 60 kW) */
+enum { P_AIR = 0, P_LIQ = 2, P_LIQ2 = 4, P_NNODES = 6 };
+
+static void build_power(struct cluster *cl)
+{
+	char err[512];
+	cluster_init(cl);
+	assert_int_equal(catalog_load_builtin(&cl->cat, err, sizeof err), 0);
+	int h100 = add_type(cl, "h100", "H100-SXM-80GB", 8, "ib400", 2, 0);
+	static const struct { const char *name; double cap_w; int cooling; } racks[3] = {
+		{ "air", 30000, COOL_AIR }, { "liq", 40000, COOL_LIQUID }, { "liq2", 60000, COOL_LIQUID },
+	};
+	for (int k = 0; k < 3; k++) {
+		int r = cluster_add_rack(cl, racks[k].name, racks[k].cap_w, racks[k].cooling);
+		assert_true(r >= 0);
+		assert_int_equal(cluster_add_nodes(cl, r, h100, 2), 0);
+	}
+	if (cluster_finish(cl, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(cl->nnodes, P_NNODES);
+}
+
+static struct job pjob(int id, int cls, int nodes, int cores, int gpus, double walltime_h)
+{
+	struct job j = job(id, nodes, cores, gpus);
+	j.cls = (uint8_t)cls;
+	j.walltime_us = walltime_h > 0 ? simtime_from_s(walltime_h * 3600) : SIMTIME_INF;
+	return j;
+}
+
+/* The node the power strategy gives a one-node job (checked as the engine does). */
+static int ppl(struct fixture *fx, const struct job *j)
+{
+	assert_int_equal(place(fx, j, false), 1);
+	return fx->parts[0].node;
+}
+
+/* Takes `gpus` cards and `cores` cores of node i as job `id`. */
+static void busy_node(struct fixture *fx, int id, int i, int cores, int gpus)
+{
+	struct job b = job(id, 1, cores, gpus);
+	struct alloc_part p;
+	assert_int_equal(place_part(&fx->cl, &fx->cl.free[i], i, &b.req, cores,
+	                            place_pick_gpus(fx->cl.free[i].gpu_free, gpus), -1, -1, &p), 0);
+	cluster_take(&fx->cl, id, &b.req, &p, 1);
+}
+
+/* Without the power model: by cooling, then rack cap, then best fit. */
+static void test_power_no_model(void **st)
+{
+	(void)st;
+	struct fixture fx;
+	memset(&fx, 0, sizeof fx);
+	build_power(&fx.cl);
+	setup_placer(&fx, "power", false, 1);
+	assert_null(fx.cl.pw);
+	/* Long or large training: liquid, the highest cap first. */
+	struct job big = pjob(0, JOB_TRAINING, 1, 8, 8, 1);
+	struct job longer = pjob(1, JOB_TRAINING, 1, 8, 2, 5);
+	struct job nowall = pjob(2, JOB_TRAINING, 1, 8, 1, 0);
+	assert_int_equal(ppl(&fx, &big), P_LIQ2);
+	assert_int_equal(ppl(&fx, &longer), P_LIQ2);
+	assert_int_equal(ppl(&fx, &nowall), P_LIQ2);
+	/* Light inference and CPU-only jobs: air. */
+	struct job inf1 = pjob(3, JOB_INFERENCE, 1, 4, 1, 1), inf_share = pjob(4, JOB_INFERENCE, 1, 2, 1, 1);
+	inf_share.req.gpu_milli = 300;
+	struct job cpu = pjob(5, JOB_BATCH, 1, 8, 0, 1), spread = pjob(6, JOB_BATCH, 0, 100, 0, 1);
+	spread.req.mem_mib = 1024;
+	assert_int_equal(ppl(&fx, &inf1), P_AIR);
+	assert_int_equal(ppl(&fx, &inf_share), P_AIR);
+	assert_int_equal(ppl(&fx, &cpu), P_AIR);
+	assert_int_equal(place(&fx, &spread, false), 2);   /* 64 + 36 cores on the two air nodes */
+	assert_int_equal(fx.parts[0].node, P_AIR);
+	assert_int_equal(fx.parts[1].node, P_AIR + 1);
+	/* Neither: short training of a few GPUs, inference of several GPUs
+	 * (a short training share too): no cooling preference, the highest cap. */
+	struct job short2 = pjob(7, JOB_TRAINING, 1, 8, 2, 1), inf4 = pjob(8, JOB_INFERENCE, 1, 8, 4, 1);
+	struct job tshare = pjob(9, JOB_TRAINING, 1, 2, 1, 10);
+	tshare.req.gpu_milli = 500;
+	assert_int_equal(ppl(&fx, &short2), P_LIQ2);
+	assert_int_equal(ppl(&fx, &inf4), P_LIQ2);
+	assert_int_equal(ppl(&fx, &tshare), P_LIQ2);
+	/* Within a rack: best fit. */
+	busy_node(&fx, 100, P_AIR + 1, 8, 4);
+	busy_node(&fx, 101, P_LIQ2 + 1, 8, 4);
+	assert_int_equal(ppl(&fx, &inf1), P_AIR + 1);
+	assert_int_equal(ppl(&fx, &longer), P_LIQ2 + 1);
+	/* A share packs onto a card already shared in its rack. */
+	assert_int_equal(place(&fx, &inf_share, true), 1);
+	int n0 = fx.parts[0].node;
+	uint64_t g0 = fx.parts[0].gpus;
+	assert_int_equal(ppl(&fx, &inf_share), n0);
+	assert_true(fx.parts[0].gpus == g0);
+	fx_close(&fx);
+}
+
+/* With the power model: blocked nodes and racks skipped, then headroom,
+ * then the coolest node, then best fit. */
+static void test_power_model(void **st)
+{
+	(void)st;
+	struct fixture fx;
+	memset(&fx, 0, sizeof fx);
+	build_power(&fx.cl);
+	struct power_cfg cfg;
+	power_cfg_defaults(&cfg);
+	cfg.enabled = true;
+	assert_int_equal(power_init(&fx.cl, &cfg), 0);
+	setup_placer(&fx, "power", false, 1);
+	struct power_state *pw = fx.cl.pw;
+	struct job big = pjob(0, JOB_TRAINING, 1, 8, 8, 0), inf1 = pjob(1, JOB_INFERENCE, 1, 4, 1, 1);
+	struct job cpu = pjob(2, JOB_DEV, 0, 80, 0, 1);
+	cpu.req.mem_mib = 1024;
+	/* Idle: the liquid rack with the most headroom (60 kW), air for inference. */
+	assert_int_equal(ppl(&fx, &big), P_LIQ2);
+	assert_int_equal(ppl(&fx, &inf1), P_AIR);
+	/* liq2 drawing 50 kW has 4 kW of headroom before its warning: liq. */
+	pw->rack[2].power_w = 50000;
+	assert_int_equal(ppl(&fx, &big), P_LIQ);
+	/* The cooler node of liq, whatever the fit ... */
+	pw->node[P_LIQ].temp_c = 50;
+	pw->node[P_LIQ + 1].temp_c = 40;
+	busy_node(&fx, 100, P_LIQ, 8, 0);
+	assert_int_equal(ppl(&fx, &big), P_LIQ + 1);
+	/* ... but within 0.1 °C the better fit. */
+	pw->node[P_LIQ].temp_c = 40.02;
+	assert_int_equal(ppl(&fx, &big), P_LIQ);
+	/* A hot node is skipped (cluster_node_fits), so is a rack in warning. */
+	pw->node[P_LIQ].flags = PW_NODE_HOT;
+	assert_int_equal(ppl(&fx, &big), P_LIQ + 1);
+	pw->rack[1].flags = PW_RACK_WARN;
+	assert_int_equal(ppl(&fx, &big), P_LIQ2);
+	pw->rack[2].flags = PW_RACK_WARN | PW_RACK_OVER;
+	assert_int_equal(ppl(&fx, &big), P_AIR);   /* no liquid rack takes work: air */
+	/* A throttled rack (not in warning) comes after every other. */
+	pw->rack[1].flags = pw->rack[2].flags = 0;
+	pw->node[P_LIQ].flags = 0;
+	pw->rack[1].throttle = 0.7;
+	assert_int_equal(ppl(&fx, &big), P_LIQ2);
+	pw->rack[1].throttle = 1;
+	/* Inference avoids a throttled node of the air rack. */
+	pw->node[P_AIR].flags = PW_NODE_THROTTLED;
+	pw->node[P_AIR].limit = 0.6;
+	assert_int_equal(ppl(&fx, &inf1), P_AIR + 1);
+	pw->node[P_AIR].flags = 0;
+	pw->node[P_AIR].limit = 1;
+	/* Spread CPU work: never a hot node (the engine would refuse it). */
+	pw->node[P_AIR].flags = PW_NODE_HOT;
+	int n = place(&fx, &cpu, false);
+	assert_int_equal(n, 2);
+	for (int q = 0; q < n; q++)
+		assert_int_not_equal(fx.parts[q].node, P_AIR);
+	assert_int_equal(fx.parts[0].node, P_AIR + 1);   /* air first */
+	/* Every strategy keeps off blocked nodes on spread requests. */
+	const struct placement_ops *const *all = placement_all();
+	for (int s = 0; all[s]; s++) {
+		struct placer pl;
+		assert_int_equal(placer_init(&pl, all[s]->name, false, 3, &fx.cl, 10, NULL, 0), 0);
+		n = placer_place(&pl, &fx.cl, fx.cl.free, &cpu, fx.parts);
+		assert_true(n > 0);
+		for (int q = 0; q < n; q++)
+			assert_int_not_equal(fx.parts[q].node, P_AIR);
+		placer_fini(&pl);
+	}
+	fx_close(&fx);   /* cluster_fini frees cl->pw */
+}
+
 static void test_unknown_name(void **st)
 {
 	(void)st;
@@ -605,6 +778,8 @@ int main(void)
 		cmocka_unit_test(test_random_deterministic),
 		cmocka_unit_test(test_clustering_sync),
 		cmocka_unit_test(test_unknown_name),
+		cmocka_unit_test(test_power_no_model),
+		cmocka_unit_test(test_power_model),
 	};
 	return cmocka_run_group_tests_name("placement", tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "analysis/recorder.h"
 #include "analysis/report.h"
 #include "sim/engine.h"
+#include "sim/power.h"
 #include "tests/testutil.h"
 
 #ifdef HL_TEST_STUB_ENGINE
@@ -734,6 +735,204 @@ static void test_report_errors(void **state)
 	free(newer);
 }
 
+/* ---- the power model's columns ------------------------------------------ */
+
+/* The standard run on two racks with the power model's state set by hand:
+ * r1 = nodes 0-4 (air, cap 10 kW), r2 = nodes 5-7 (liquid, cap 20 kW);
+ * every node of one type whose full power is its base, 1000 W. */
+struct pw_fixture {
+	struct fixture fx;
+	struct node_type type;
+	struct rack racks[2];
+	struct power_state pw;
+	struct node_power np[8];
+	struct rack_power rp[2];
+};
+
+static void pw_fx_init(struct pw_fixture *p, bool power_on)
+{
+	memset(p, 0, sizeof *p);
+	fx_standard(&p->fx);
+	struct cluster *cl = &p->fx.s.cl;
+	p->type = (struct node_type){ .name = "t", .gpu_model = -1, .cpu_model = -1, .base_w = 1000 };
+	cl->types = &p->type;
+	cl->ntypes = 1;
+	p->racks[0] = (struct rack){ .name = "r1", .cap_w = 10000, .cooling = COOL_AIR, .first_node = 0, .nnodes = 5 };
+	p->racks[1] = (struct rack){ .name = "r2", .cap_w = 20000, .cooling = COOL_LIQUID, .first_node = 5, .nnodes = 3 };
+	cl->racks = p->racks;
+	cl->nracks = 2;
+	for (int i = 0; i < 8; i++) {
+		p->fx.nodes[i].rack = i < 5 ? 0 : 1;
+		p->fx.nodes[i].cooling = i < 5 ? COOL_AIR : COOL_LIQUID;
+		p->fx.nodes[i].gpu_model = -1;
+		p->fx.nodes[i].cpu_model = -1;
+	}
+	if (!power_on)
+		return;
+	struct power_state *pw = &p->pw;
+	power_cfg_defaults(&pw->cfg);
+	pw->cfg.enabled = true;
+	/* Outside: 20 ± 5 °C, warmest at noon. PUE: air 1.2 + 0.05 per °C over
+	 * 18 °C, liquid 1.1 flat. Liquid: inlet 30 °C, 40 °C rise at full power,
+	 * τ 100 s. */
+	pw->cfg.site.mean_c = 20;
+	pw->cfg.site.amplitude_c = 5;
+	pw->cfg.site.peak_hour = 12;
+	pw->cfg.cool[COOL_AIR].pue_base = 1.2;
+	pw->cfg.cool[COOL_AIR].pue_slope = 0.05;
+	pw->cfg.cool[COOL_AIR].pue_knee_c = 18;
+	pw->cfg.cool[COOL_LIQUID].pue_base = 1.1;
+	pw->cfg.cool[COOL_LIQUID].pue_slope = 0;
+	pw->cfg.cool[COOL_LIQUID].inlet_c = 30;
+	pw->cfg.cool[COOL_LIQUID].rise_c = 40;
+	pw->cfg.cool[COOL_LIQUID].tau_s = 100;
+	pw->node = p->np;
+	pw->rack = p->rp;
+	cl->pw = pw;
+	/* At 12 h: r1's nodes at 50 .. 90 °C as of now; r2's at 40 and 45 °C
+	 * as of now, and node 7 at 30 °C 100 s ago, running at 500 W since. */
+	static const double temp[8] = { 50, 60, 70, 80, 90, 40, 45, 30 };
+	for (int i = 0; i < 8; i++) {
+		p->np[i] = (struct node_power){ .power_w = i == 7 ? 500 : 800, .temp_c = temp[i],
+		                                 .at = S(12 * 3600), .limit = 1 };
+	}
+	p->np[7].at = S(12 * 3600 - 100);
+	p->rp[0] = (struct rack_power){ .power_w = 4000, .cap_w = 8000, .throttle = 0.7,
+	                                .flags = PW_RACK_WARN | PW_RACK_OVER, .peak_w = 9500,
+	                                .energy_j = 3.6e7, .facility_j = 5.4e7, .cost = 4.5,
+	                                .carbon_g = 6000, .warn_us = S(90), .over_us = S(30),
+	                                .throttled_dev_s = 7200 };
+	p->rp[1] = (struct rack_power){ .power_w = 6000, .cap_w = 20000, .throttle = 1,
+	                                .peak_w = 7000, .energy_j = 3.6e7, .facility_j = 3.96e7,
+	                                .cost = 3.5, .carbon_g = 4000 };
+	pw->it_energy_j = 7.2e7;
+	pw->facility_energy_j = 9.36e7;
+	pw->idle_energy_j = 1.8e7;
+	pw->cost = 8;
+	pw->carbon_g = 10000;
+	p->fx.jobs[0].energy_j = 3.6e6;
+	p->fx.jobs[0].energy_cost = 0.25;
+}
+
+/* Plays the standard run into path with two samples, at 12 h and 18 h. */
+static void pw_write(struct pw_fixture *p, const char *path)
+{
+	char err[512];
+	struct recorder *r = recorder_open(path, err, sizeof err);
+	assert_non_null(r);
+	recorder_attach(r, &p->fx.s);
+	for (int i = 0; i < 5; i++)
+		fx_play(&p->fx, &p->fx.jobs[i]);
+	double rack_w[2] = { 4000, 6000 };
+	struct sim_sample a = { .t = S(12 * 3600), .cores_total = 10, .power_w = 10000,
+	                        .rack_power_w = rack_w, .nracks = 2 };
+	struct sim_sample b = a;
+	b.t = S(18 * 3600);
+	p->fx.s.rec.sample(p->fx.s.rec.ctx, &a);
+	p->fx.s.rec.sample(p->fx.s.rec.ctx, &b);
+	assert_int_equal(recorder_finish(r, &run_info_fx, 0, 0, 0, err, sizeof err), 0);
+}
+
+static void assert_real(sqlite3 *db, const char *sql, double want)
+{
+	double got = q_real(db, sql);
+	if (fabs(got - want) > 1e-9 * fmax(1.0, fabs(want)))
+		fail_msg("%s: got %.12g, want %.12g", sql, got, want);
+}
+
+static void test_power_columns(void **state)
+{
+	(void)state;
+	char *path = tu_tmpath(".db");
+	struct pw_fixture *p = calloc(1, sizeof *p);
+	pw_fx_init(p, true);
+	pw_write(p, path);
+	sqlite3 *db = db_open(path);
+	/* 12 h: outside 20 + 5 cos 0 = 25 °C; PUE air 1.2 + 0.05 × 7 = 1.55,
+	 * liquid 1.1: facility 4000 × 1.55 + 6000 × 1.1 = 12800 W. 18 h:
+	 * 20 + 5 cos(π/2) = 20 °C; air 1.3: 5200 + 6600 = 11800 W. */
+	assert_real(db, "SELECT outside_c FROM sample WHERE t_us = 43200000000", 25);
+	assert_real(db, "SELECT facility_w FROM sample WHERE t_us = 43200000000", 12800);
+	assert_real(db, "SELECT outside_c FROM sample WHERE t_us = 64800000000", 20);
+	assert_real(db, "SELECT facility_w FROM sample WHERE t_us = 64800000000", 11800);
+	/* r1 at 12 h: temperatures 50 60 70 80 90: p50 70, p95 (h = 3.8) 88. */
+	char *d = q_dump(db, "SELECT rack, power_w, cap_w, warn, throttle, temp_p50, temp_p95,"
+	                     " temp_max FROM rack_sample WHERE t_us = 43200000000 AND rack = 0");
+	assert_string_equal(d, "0|4000.0|8000.0|1|0.7|70.0|88.0|90.0|\n");
+	free(d);
+	/* r2: node 7 heads for 30 + 40 × 500 / 1000 = 50 °C from 30 °C, τ 100 s:
+	 * 50 − 20 / e after 100 s; sorted 40, 42.64, 45. */
+	double t7 = 50 - 20 * exp(-1);
+	assert_real(db, "SELECT temp_p50 FROM rack_sample WHERE t_us = 43200000000 AND rack = 1", t7);
+	assert_real(db, "SELECT temp_p95 FROM rack_sample WHERE t_us = 43200000000 AND rack = 1",
+	            t7 + 0.9 * (45 - t7));
+	assert_real(db, "SELECT temp_max FROM rack_sample WHERE t_us = 43200000000 AND rack = 1", 45);
+	assert_int_equal(q_int(db, "SELECT warn FROM rack_sample WHERE rack = 1 LIMIT 1"), 0);
+	/* 6 h (216 τ) later every node has settled: nodes 5 and 6 at
+	 * 30 + 40 × 0.8 = 62 °C, node 7 at 50 °C. Air: inlet 25 °C, rise 58 °C:
+	 * r1's nodes at 25 + 58 × 0.8 = 71.4 °C (the default τ 300 s: 72 τ). */
+	assert_real(db, "SELECT temp_max FROM rack_sample WHERE t_us = 64800000000 AND rack = 1", 62);
+	assert_real(db, "SELECT temp_p50 FROM rack_sample WHERE t_us = 64800000000 AND rack = 1", 62);
+	assert_real(db, "SELECT temp_max FROM rack_sample WHERE t_us = 64800000000 AND rack = 0", 71.4);
+	/* rack totals at finish */
+	d = q_dump(db, "SELECT name, cap_w, peak_w, warn_s, over_s, throttled_gpu_h, energy_kwh,"
+	               " facility_kwh, cost FROM rack ORDER BY id");
+	assert_string_equal(d, "r1|10000.0|9500.0|90.0|30.0|2.0|10.0|15.0|4.5|\n"
+	                       "r2|20000.0|7000.0|0.0|0.0|0.0|10.0|11.0|3.5|\n");
+	free(d);
+	d = q_dump(db, "SELECT it_energy_kwh, facility_energy_kwh, idle_energy_kwh, energy_cost,"
+	               " carbon_kg FROM run");
+	assert_string_equal(d, "20.0|26.0|5.0|8.0|10.0|\n");
+	free(d);
+	d = q_dump(db, "SELECT id, energy_j, energy_cost FROM job WHERE id < 2 ORDER BY id");
+	assert_string_equal(d, "0|3600000.0|0.25|\n1|0.0|0.0|\n");
+	free(d);
+	sqlite3_close(db);
+	/* The report reads them back: PUE 26 / 20. */
+	json_t *root = report_json(path);
+	assert_near(root, "power.pue", 1.3);
+	assert_near(root, "power.racks.r1.peak_cap_share", 0.95);
+	assert_near(root, "power.racks.r2.temp_max_c", 62);
+	json_decref(root);
+	unlink(path);
+
+	/* A site that tracks no carbon: carbon_kg is NULL. */
+	pw_fx_init(p, true);
+	memset(p->pw.cfg.site.carbon_g_kwh, 0, sizeof p->pw.cfg.site.carbon_g_kwh);
+	pw_write(p, path);
+	db = db_open(path);
+	assert_true(q_null(db, "SELECT carbon_kg FROM run"));
+	assert_false(q_null(db, "SELECT energy_cost FROM run"));
+	sqlite3_close(db);
+	unlink(path);
+
+	/* Without the power model: the same tables, every new column NULL. */
+	pw_fx_init(p, false);
+	pw_write(p, path);
+	db = db_open(path);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM rack_sample"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM rack_sample WHERE cap_w IS NULL AND warn IS NULL"
+	                           " AND throttle IS NULL AND temp_p50 IS NULL AND temp_p95 IS NULL"
+	                           " AND temp_max IS NULL"), 4);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM sample WHERE facility_w IS NULL"
+	                           " AND outside_c IS NULL"), 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM job WHERE energy_j IS NULL"
+	                           " AND energy_cost IS NULL"), 5);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM rack WHERE peak_w IS NULL AND warn_s IS NULL"
+	                           " AND over_s IS NULL AND throttled_gpu_h IS NULL AND energy_kwh IS NULL"
+	                           " AND facility_kwh IS NULL AND cost IS NULL"), 2);
+	assert_int_equal(q_int(db, "SELECT count(*) FROM run WHERE it_energy_kwh IS NULL AND"
+	                           " facility_energy_kwh IS NULL AND idle_energy_kwh IS NULL AND"
+	                           " energy_cost IS NULL AND carbon_kg IS NULL"), 1);
+	sqlite3_close(db);
+	root = report_json(path);
+	assert_null(json_object_get(root, "power"));
+	json_decref(root);
+	unlink(path);
+	free(p);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +949,7 @@ int main(void)
 		cmocka_unit_test(test_report_one_class),
 		cmocka_unit_test(test_report_empty),
 		cmocka_unit_test(test_report_errors),
+		cmocka_unit_test(test_power_columns),
 	};
 	return cmocka_run_group_tests_name("recorder", tests, NULL, NULL);
 }
