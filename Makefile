@@ -6,7 +6,7 @@
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS     = gsl sqlite3 jansson zlib
+PKGS     = gsl sqlite3 jansson zlib libcrypto
 CC      ?= cc
 OPT     ?= -O2 -g
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings

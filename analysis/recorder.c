@@ -1,6 +1,7 @@
 /* recorder — the SQLite results file. See recorder.h; the schema is
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
+#include "analysis/audit.h"
 #include "sim/mig.h"
 #include "sim/power.h"
 
@@ -115,6 +116,7 @@ struct recorder {
 	int32_t nsplit;
 	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
 	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
+	struct audit_writer *audit;   /* the `audit` table's hash chain (analysis/audit.h) */
 	bool failed;
 	char err[512];
 };
@@ -351,7 +353,9 @@ static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, in
 		sqlite3_bind_text(st, 7, detail, (int)strnlen(detail, DETAIL_MAX), SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 7);
-	step_insert(r, st, "writing an event row");
+	if (step_insert(r, st, "writing an event row") == 0 &&
+	    audit_writer_event(r->audit, r->sim, t, kind, job, node, detail) < 0)
+		rec_failf(r, "%s", audit_writer_error(r->audit));
 }
 
 static void write_job(struct recorder *r, const struct sim *s, const struct job *j)
@@ -560,6 +564,8 @@ static int rec_close(struct recorder *r)
 	sqlite3_finalize(r->st_sample);
 	sqlite3_finalize(r->st_rack_sample);
 	r->st_event = r->st_job = r->st_sample = r->st_rack_sample = NULL;
+	audit_writer_free(r->audit);
+	r->audit = NULL;
 	int rc = SQLITE_OK;
 	if (r->db) {
 		rc = sqlite3_close(r->db);
@@ -630,6 +636,11 @@ struct recorder *recorder_open(const char *path, char *err, size_t errlen)
 	    sqlite3_prepare_v3(r->db, sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_sample, NULL) ||
 	    sqlite3_prepare_v3(r->db, rack_sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_rack_sample, NULL)) {
 		rec_fail_db(r, "preparing inserts");
+		goto fail_schema;
+	}
+	char aerr[512];
+	if (!(r->audit = audit_writer_new(r->db, aerr, sizeof aerr))) {
+		rec_failf(r, "%s", aerr);
 		goto fail_schema;
 	}
 	return r;
@@ -712,6 +723,27 @@ void recorder_attach(struct recorder *r, struct sim *s)
 		.sample = hook_sample,
 	};
 	sim_set_recorder(s, &hooks);
+}
+
+int recorder_set_billing(struct recorder *r, const char *json_text)
+{
+	if (!json_text)
+		return 0;
+	if (r->failed)
+		return -1;
+	if (exec_sql(r, "CREATE TABLE IF NOT EXISTS billing(config TEXT); DELETE FROM billing;",
+	             "creating table billing") < 0)
+		return -1;
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT INTO billing(config) VALUES(?)", -1, &st, NULL) != SQLITE_OK) {
+		rec_fail_db(r, "preparing the billing row");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, json_text, -1, SQLITE_TRANSIENT);
+	int rc = step_insert(r, st, "writing the billing row");
+	sqlite3_finalize(st);
+	return rc;
 }
 
 const char *recorder_error(const struct recorder *r)
@@ -816,6 +848,10 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
 		goto fail;
 	if (write_rack_totals(r) < 0 || write_run(r, ri, wall_s, events, passes) < 0)
 		goto fail;
+	if (audit_writer_finish(r->audit) < 0) {
+		rec_failf(r, "%s", audit_writer_error(r->audit));
+		goto fail;
+	}
 	/* Built once at the end: cheaper than maintaining it row by row. */
 	if (exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
 		goto fail;

@@ -64,6 +64,14 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
                     uint64_t events, uint64_t passes, char *err, size_t errlen);
 /* Closes, removes the temporary file and frees r. NULL is a no-op. */
 void recorder_abort(struct recorder *r);
+/* Stores the run's billing configuration (the scenario's "billing" block
+ * as traces/billload.c normalised it) as the one row of table
+ * `billing(config TEXT)`, replacing an earlier one; `hetlab bill` reads
+ * it (docs/billing.md). Call it between recorder_open and
+ * recorder_finish. NULL json_text is a no-op (no table: `hetlab bill`
+ * then uses its default price list). 0, or -1 with the error kept (as
+ * recorder_error gives it, and recorder_finish then fails). */
+int recorder_set_billing(struct recorder *r, const char *json_text);
 /* The first error seen so far, or NULL. */
 const char *recorder_error(const struct recorder *r);
 

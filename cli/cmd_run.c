@@ -11,6 +11,7 @@
 #include "analysis/recorder.h"
 #include "analysis/notify.h"
 #include "traces/tieredload.h"
+#include "policies/health.h"
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -129,6 +130,7 @@ static int run_single(int argc, char **argv)
 	struct policy_cfg cfg;
 	void *pstate = NULL;
 	bool have_sc = false, have_sim = false;
+	struct sim_health hmon = { 0 };
 
 	workload_init(&w);
 	if (!params || !cscales) {
@@ -301,6 +303,8 @@ static int run_single(int argc, char **argv)
 		.org = &sc.org,
 		.env = sc.env,
 		.nenv = sc.nenv,
+		.fault = sc.faults ? &sc.fault : NULL,
+		.seed = sc.seed,
 		.progress = show_progress,
 		.progress_ctx = &prog,
 	};
@@ -332,10 +336,18 @@ static int run_single(int argc, char **argv)
 	struct sim_sched sched;
 	policy_to_sched(pol, pstate, &sched);
 	sim_set_sched(&s, &sched);
+	if (sc.faults && sc.fault.health.enabled) {
+		if (health_init(&hmon, &sc.fault.health)) {
+			snprintf(err, sizeof err, "out of memory setting up the health monitor");
+			goto out;
+		}
+		sim_set_health(&s, &hmon);
+	}
 
 	if (!(rec = recorder_open(out, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);
+	recorder_set_billing(rec, sc.billing_json);
 	struct notifier nt = { .argv = sc.notify.argv, .log = sc.notify.log, .out = stderr };
 	if (sc.notify.log || sc.notify.argv)
 		notify_attach(&nt, &s);
@@ -387,6 +399,7 @@ out:
 		recorder_abort(rec);
 	if (pstate && pol && pol->fini)
 		pol->fini(pstate);
+	health_fini(&hmon);
 	if (have_sim)
 		sim_fini(&s);
 	if (have_sc)

@@ -5,12 +5,18 @@
 
 #include "cli/cmd.h"
 
+/* cli/cmd_bill.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_bill(int argc, char **argv);
+
 struct subcmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
 	const char *help;
 };
+
+/* cli/cmd_audit.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_audit(int argc, char **argv);
 
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
@@ -32,6 +38,13 @@ static const struct subcmd cmds[] = {
 	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
 	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
 	  "tables and a warning). --out writes FILE atomically." },
+	{ "bill", cmd_bill, "hetlab bill RUN.DB [--period month|week|day] [--format text|json|csv] [--records]",
+	  "Invoices per tenant and billing period from a run database, priced by\n"
+	  "the scenario's \"billing\" block (or a default price list when the file\n"
+	  "has none): GPU by model, MIG and share pricing, cores, memory, energy;\n"
+	  "reserved and elastic plans; a reconciliation footer (exit 1 when it\n"
+	  "does not reconcile). --records lists the usage records instead. See\n"
+	  "docs/billing.md." },
 	{ "trace", cmd_trace, "hetlab trace convert|inspect|fit|synth ...",
 	  "hetlab trace convert IN OUT.jsonl [--lenient]\n"
 	  "    converts SWF, JSON Lines or the Alibaba DLRM CSV to native JSON Lines.\n"
@@ -91,6 +104,19 @@ static const struct subcmd cmds[] = {
 	  "MIG support (sources in docs/catalog.md). --mig prints each MIG-capable\n"
 	  "card's profiles with their slices and valid start positions; with a CARD,\n"
 	  "also its number of valid full layouts." },
+	{ "audit", cmd_audit, "hetlab audit verify|prune|export RUN.DB ...",
+	  "hetlab audit verify [--archive FILE.jsonl.gz]... RUN.DB\n"
+	  "    recomputes the results file's hash-chained audit log (from the first\n"
+	  "    record, or from the anchor a prune sealed; with --archive, across the\n"
+	  "    archives and the database as one chain) and prints OK with the count,\n"
+	  "    or the first broken record's seq and what is wrong (exit status 1).\n"
+	  "hetlab audit prune RUN.DB [--older-than DAYS | --before DAYS] [--archive FILE.jsonl.gz]\n"
+	  "    moves the records older than DAYS (default 190, never under 183) before\n"
+	  "    the newest, in simulated time, to a gzip JSON Lines archive and seals an\n"
+	  "    anchor so that verify continues from it.\n"
+	  "hetlab audit export RUN.DB [--out FILE.jsonl]\n"
+	  "    writes the records as JSON Lines (stdout by default) for a mirror.\n"
+	  "See docs/audit.md." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },
 	{ "help", cmd_help, "hetlab help [COMMAND]", "Prints help for a command." },
 	{ NULL, NULL, NULL, NULL },

@@ -4,6 +4,7 @@
 #include "sim/label.h"
 #include "sim/mig.h"
 #include "sim/power.h"
+#include "sim/fault.h"
 
 #include <math.h>
 
@@ -573,6 +574,8 @@ int cluster_mig_pick(const struct cluster *cl, int node, int g, const struct job
 	const struct node *n = &cl->nodes[node];
 	if (g >= n->mig_cards || r->mig_g <= 0)
 		return -1;
+	if (cl->health && cl->health[node].gpu_speed[g] <= 0)
+		return -1;   /* fallen off the bus */
 	const struct mig_layout *l = cl->gpu[n->gpu0 + g].mig;
 	const struct mig_card *c = l->card;
 	int cand[MIG_PROFILES_MAX], nc = 0;
@@ -1114,11 +1117,16 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 				}
 			}
 		} else {
-			int k = hl_popcount64(p->gpus);
-			nf->gpu_free |= p->gpus;
+			uint64_t back = p->gpus;
+			if (cl->health)   /* a card that fell off the bus stays out until repaired */
+				for (uint64_t m = back; m; m &= m - 1)
+					if (cl->health[p->node].gpu_speed[__builtin_ctzll(m)] <= 0)
+						back &= ~(1ull << __builtin_ctzll(m));
+			int k = hl_popcount64(back);
+			nf->gpu_free |= back;
 			nf->gpus += k;
 			cl->free_gpus += k;
-			cl->gpus_busy -= k;
+			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
 	}
 	if (r->pool > 0) {

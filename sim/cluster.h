@@ -31,6 +31,7 @@
 
 struct labels;                    /* sim/label.h */
 struct power_state;               /* sim/power.h */
+struct node_health;               /* sim/fault.h */
 struct selector;
 struct mig_geometry;              /* sim/mig.h */
 struct mig_layout;
@@ -69,7 +70,7 @@ struct catalog {
 
 enum cooling { COOL_AIR, COOL_LIQUID, COOL_N };
 
-enum node_svc { NODE_UP, NODE_DRAINING, NODE_DRAINED, NODE_DOWN };
+enum node_svc { NODE_UP, NODE_DRAINING, NODE_DRAINED, NODE_DOWN, NODE_ABSENT };
 
 struct node_type {
 	char name[HL_NAME_MAX];
@@ -221,6 +222,7 @@ struct cluster {
 	simtime oom_after_us;          /* a job without the GPU memory it needs fails this long after start */
 	struct labels *labels;         /* every node's labels (cluster_label_nodes) */
 	struct power_state *pw;        /* power, thermal, facility (sim/power.h); NULL when off */
+	struct node_health *health;    /* per node (sim/fault.h); NULL when faults are off */
 	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
 	int32_t nsel;
 	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */

@@ -3,6 +3,10 @@
 #include "sim/engine.h"
 #include "sim/mig.h"
 #include "sim/power.h"
+#include "sim/fault.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +23,8 @@ static const char *const rec_names[REC_NKIND] = {
 	[REC_SUBMIT] = "submit", [REC_START] = "start", [REC_END] = "end",
 	[REC_HOLD] = "hold", [REC_RELEASE] = "release", [REC_PREEMPT] = "preempt",
 	[REC_SAMPLE_MARK] = "sample", [REC_REQUEUE] = "requeue",
+	[REC_DRAIN] = "drain", [REC_RESUME] = "resume", [REC_FAULT] = "fault", [REC_REPAIR] = "repair",
+	[REC_JOIN] = "join", [REC_LEAVE] = "leave",
 };
 
 const char *rec_kind_name(enum rec_kind k)
@@ -44,6 +50,8 @@ static int fail(struct sim *s, const char *fmt, ...)
 	}
 	return -1;
 }
+
+static int faults_init(struct sim *s);
 
 int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
              struct job *jobs, struct job_truth *truth, int32_t njobs)
@@ -76,6 +84,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
 		s->run[i].stop_at = -1;
 	}
+	if (cfg->fault && faults_init(s))
+		goto fail_alloc;
 	for (int32_t k = 0; s->cl.pw && k < cfg->nenv; k++)
 		if (evq_push(&s->q, cfg->env[k].at_us, SIM_EV_ENV, -1, 0, k))
 			goto fail_alloc;
@@ -102,6 +112,9 @@ void sim_fini(struct sim *s)
 	free(s->running);
 	free(s->rack_w);
 	free(s->run);
+	for (int k = 0; k < 8; k++)
+		if (s->fault_rng[k])
+			gsl_rng_free(s->fault_rng[k]);
 	s->rack_w = NULL;
 	s->run = NULL;
 	evq_fini(&s->q);
@@ -111,6 +124,7 @@ void sim_fini(struct sim *s)
 }
 
 void sim_set_sched(struct sim *s, const struct sim_sched *sched) { s->sched = *sched; }
+void sim_set_health(struct sim *s, const struct sim_health *h) { s->health = *h; }
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec) { s->rec = *rec; }
 
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx)
@@ -169,6 +183,23 @@ double sim_job_speed(const struct sim *s, int32_t id)
 			double f = power_speed_factor(cl, p[i].node);
 			pf = f < pf ? f : pf;
 		}
+	if (cl->health && j->req.gpus > 0) {
+		/* A degraded card slows the job to its speed; a lossy link slows a
+		 * gang by 1 / (1 + 20 × loss) (retransmissions; an estimate). */
+		double loss = 0;
+		for (int i = 0; i < j->nparts; i++) {
+			const struct node_health *h = &cl->health[p[i].node];
+			for (uint64_t m = p[i].gpus; m; m &= m - 1) {
+				double g = h->gpu_speed[__builtin_ctzll(m)];
+				pf = g < pf ? g : pf;
+			}
+			loss = h->nic_loss > loss ? h->nic_loss : loss;
+		}
+		if (j->nparts > 1 && loss > 0)
+			pf /= 1.0 + 20.0 * loss;
+		if (pf <= 0)
+			pf = 1e-9;   /* a card gone: the job is about to be stopped */
+	}
 	if (!s->cfg.speed_model)
 		return pf;
 	double v = j->req.gpus > 0 ? cluster_gpu_speed(cl, p[0].node, j->cls, j->req.precision) : 1.0;
@@ -599,10 +630,17 @@ static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part 
 /* Every job ends exactly once; the allocation goes back after the recorder
  * has seen it. */
 /* Gives a running job's allocation back and takes it off the running list. */
+static void node_emptied(struct sim *s, int32_t node);
+
 static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
+	for (int i = 0; i < j->nparts; i++) {
+		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
+		if (s->cl.svc[n] == NODE_DRAINING && s->cl.free[n].cores == s->cl.nodes[n].cores)
+			node_emptied(s, n);
+	}
 	if (s->cl.pw)
 		pw_parts_changed(s, &s->cl.pool.p[j->parts], j->nparts);
 	s->alloc_epoch++;
@@ -635,6 +673,11 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	j->signalled_us = -1;
 	s->run[id].stop_at = -1;
 	account_segment(s, j);
+	if (st == JOB_FAILED && s->cl.health)
+		for (int i = 0; i < j->nparts; i++) {
+			struct node_health *h = &s->cl.health[s->cl.pool.p[j->parts + (uint32_t)i].node];
+			h->job_fail_at[h->job_fails++ % HEALTH_RING] = s->now;
+		}
 	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
 	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
 	if (s->rec.job_end)
@@ -668,7 +711,16 @@ static void pending_insert(struct sim *s, int32_t id)
 
 /* The end of a preempted job's grace (or of its last checkpoint): it stops,
  * its resources are freed, and it is requeued with the work it saved. */
+static int requeue_job(struct sim *s, int32_t id, const char *why);
+
 static int stop_preempted(struct sim *s, int32_t id)
+{
+	return requeue_job(s, id, NULL);
+}
+
+/* Stops running job id and requeues it with the work its checkpoint
+ * saved; why (NULL: a preemption) goes into the event's detail. */
+static int requeue_job(struct sim *s, int32_t id, const char *why)
 {
 	struct job *j = &s->jobs[id];
 	struct jobrun *r = &s->run[id];
@@ -692,9 +744,9 @@ static int stop_preempted(struct sim *s, int32_t id)
 	r->ckpt_on_signal = false;
 	j->signalled_us = -1;
 	j->ver++;
-	char detail[96];
-	snprintf(detail, sizeof detail, "lost %.1f s of work, resumes at %.1f of %.1f s",
-	         lost / 1e6, saved / 1e6, total / 1e6);
+	char detail[160];
+	snprintf(detail, sizeof detail, "%s%slost %.1f s of work, resumes at %.1f of %.1f s",
+	         why ? why : "", why ? ": " : "", lost / 1e6, saved / 1e6, total / 1e6);
 	int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
 	if (release_alloc(s, id))
 		return -1;
@@ -702,6 +754,315 @@ static int stop_preempted(struct sim *s, int32_t id)
 	job_set_state(j, JOB_PENDING);
 	rec_event(s, REC_REQUEUE, id, node, JOB_PENDING, detail);
 	pending_insert(s, id);
+	return 0;
+}
+
+
+/* ---- faults, drains, joins (sim/fault.h) ---- */
+
+static bool job_uses(const struct sim *s, const struct job *j, int32_t node, int gpu)
+{
+	for (int i = 0; i < j->nparts; i++) {
+		const struct alloc_part *p = &s->cl.pool.p[j->parts + (uint32_t)i];
+		if (p->node == node && (gpu < 0 || ((p->gpus >> gpu) & 1u)))
+			return true;
+	}
+	return false;
+}
+
+/* The jobs on a failed node (or GPU) fail or move, by the scenario's
+ * migration scope. */
+static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
+{
+	int scope = s->cfg.fault ? s->cfg.fault->migrate : MIGRATE_NONE;
+	/* Downwards: removing job k moves the last (already seen) into k. */
+	for (int32_t k = s->nrunning - 1; k >= 0; k--) {
+		if (k >= s->nrunning)
+			continue;
+		int32_t id = s->running[k];
+		struct job *j = &s->jobs[id];
+		if (!job_uses(s, j, node, gpu))
+			continue;
+		bool move = scope == MIGRATE_ALL || (scope == MIGRATE_CHECKPOINTED && j->ckpt_every_us > 0);
+		if (move) {
+			if (requeue_job(s, id, why))
+				return -1;
+		} else {
+			advance(s, id);
+			j->reason = END_NODE_FAIL;
+			if (sim_job_end(s, id, JOB_FAILED))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int retime_node(struct sim *s, int32_t node)
+{
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		int32_t id = s->running[k];
+		if (job_uses(s, &s->jobs[id], node, -1) && sim_job_retime(s, id))
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds (present = true) or removes a node's capacity from the totals. */
+static void node_presence(struct sim *s, int32_t node, bool present)
+{
+	struct cluster *cl = &s->cl;
+	int64_t sign = present ? 1 : -1;
+	cl->total_cores += sign * cl->nodes[node].cores;
+	cl->free_cores += sign * cl->free[node].cores;
+	cl->total_gpus += sign * cl->nodes[node].ngpus;
+	cl->free_gpus += sign * cl->free[node].gpus;
+}
+
+static void node_emptied(struct sim *s, int32_t node)
+{
+	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
+	if (h && strcmp(h->drain_reason, "leave") == 0) {
+		s->cl.svc[node] = NODE_ABSENT;
+		node_presence(s, node, false);
+		rec_event(s, REC_LEAVE, -1, node, 0, NULL);
+		return;
+	}
+	s->cl.svc[node] = NODE_DRAINED;
+}
+
+static void fault_schedule(struct sim *s, int32_t node, int kind)
+{
+	const struct fault_proc *fp = &s->cfg.fault->proc[kind];
+	gsl_rng *r = s->fault_rng[kind];
+	if (fp->dist == FDIST_NONE || !r || s->nfinished >= s->njobs)
+		return;   /* no failures once every job has ended: the run is over */
+	double dt = fp->dist == FDIST_EXP ? gsl_ran_exponential(r, fp->mtbf_s)
+	                                  : gsl_ran_weibull(r, fp->scale_s, fp->shape);
+	simtime at = s->now + simtime_from_s(dt < 1e-6 ? 1e-6 : dt);
+	int32_t gpu = s->cl.nodes[node].ngpus > 0 ? (int32_t)gsl_rng_uniform_int(r, (unsigned long)s->cl.nodes[node].ngpus) : 0;
+	sim_push(s, at, SIM_EV_FAULT, node, 0, kind | (gpu << 8));
+}
+
+/* A card is back: whole-card pools get it again (MIG cards are not pooled). */
+static void gpu_back(struct sim *s, int32_t node, int g)
+{
+	struct cluster *cl = &s->cl;
+	const struct node *n = &cl->nodes[node];
+	if (g < n->mig_cards || g >= n->ngpus || ((cl->free[node].gpu_free >> g) & 1u) || cl->gpu[n->gpu0 + g].nshare)
+		return;
+	cl->free[node].gpu_free |= 1ull << g;
+	cl->free[node].gpus++;
+	if (cl->svc[node] != NODE_ABSENT)
+		cl->free_gpus++;
+}
+
+static int apply_fault(struct sim *s, int32_t node, int kind, int gpu, double value, double repair_s)
+{
+	struct cluster *cl = &s->cl;
+	struct node_health *h = &cl->health[node];
+	const struct node *n = &cl->nodes[node];
+	if (cl->svc[node] == NODE_ABSENT || (kind == FAULT_NODE_CRASH && cl->svc[node] == NODE_DOWN))
+		return 0;
+	if (gpu >= n->ngpus)
+		gpu = n->ngpus ? 0 : -1;
+	char detail[96];
+	if (gpu >= 0 && (kind == FAULT_GPU_XID || kind == FAULT_GPU_DEGRADE))
+		snprintf(detail, sizeof detail, "%s gpu %d", fault_kind_name(kind), gpu);
+	else
+		snprintf(detail, sizeof detail, "%s", fault_kind_name(kind));
+	rec_event(s, REC_FAULT, -1, node, 0, detail);
+	switch (kind) {
+	case FAULT_NODE_CRASH:
+		h->crash_at[h->crashes++ % HEALTH_RING] = s->now;
+		if (fault_hit_jobs(s, node, -1, "node crash"))
+			return -1;
+		if (cl->svc[node] == NODE_UP || cl->svc[node] == NODE_DRAINING || cl->svc[node] == NODE_DRAINED)
+			cl->svc[node] = NODE_DOWN;
+		h->down_until = s->now + simtime_from_s(repair_s);
+		break;
+	case FAULT_GPU_XID:
+		if (gpu < 0)
+			return 0;
+		h->gpu_speed[gpu] = 0;
+		if (fault_hit_jobs(s, node, gpu, "GPU fell off the bus"))
+			return -1;
+		if ((cl->free[node].gpu_free >> gpu) & 1u) {
+			cl->free[node].gpu_free &= ~(1ull << gpu);
+			cl->free[node].gpus--;
+			cl->free_gpus--;
+		}
+		break;
+	case FAULT_GPU_DEGRADE:
+		if (gpu < 0)
+			return 0;
+		h->gpu_speed[gpu] = value;
+		break;
+	case FAULT_NIC:
+		h->nic_loss = value;
+		break;
+	case FAULT_SMART:
+		h->smart = true;
+		break;
+	case FAULT_DRIVER:
+		h->driver_drift = true;
+		break;
+	}
+	if (retime_node(s, node))
+		return -1;
+	s->dirty = true;
+	return sim_push(s, s->now + simtime_from_s(repair_s < 1e-6 ? 1e-6 : repair_s), SIM_EV_REPAIR, node, 0,
+	                kind | ((gpu < 0 ? 0 : gpu) << 8));
+}
+
+static int repair(struct sim *s, int32_t node, int kind, int gpu)
+{
+	struct cluster *cl = &s->cl;
+	struct node_health *h = &cl->health[node];
+	switch (kind) {
+	case FAULT_NODE_CRASH:
+		if (cl->svc[node] == NODE_DOWN)
+			cl->svc[node] = h->drained_since >= 0 ? NODE_DRAINED : NODE_UP;
+		h->down_until = -1;
+		break;
+	case FAULT_GPU_XID:
+		h->gpu_speed[gpu] = 1;
+		gpu_back(s, node, gpu);
+		break;
+	case FAULT_GPU_DEGRADE:
+		h->gpu_speed[gpu] = 1;
+		break;
+	case FAULT_NIC:
+		h->nic_loss = 0;
+		break;
+	case FAULT_SMART:
+		h->smart = false;
+		break;
+	case FAULT_DRIVER:
+		h->driver_drift = false;
+		break;
+	}
+	rec_event(s, REC_REPAIR, -1, node, 0, fault_kind_name(kind));
+	s->dirty = true;
+	if (retime_node(s, node))
+		return -1;
+	if (cl->svc[node] != NODE_ABSENT)
+		fault_schedule(s, node, kind);   /* its next failure, from now */
+	return 0;
+}
+
+static int fault_event(struct sim *s, const struct fault_event *e)
+{
+	struct cluster *cl = &s->cl;
+	switch (e->kind) {
+	case FEV_FAULT: {
+		double rep = e->repair_s >= 0 ? e->repair_s : s->cfg.fault->proc[e->fault].repair_s;
+		return apply_fault(s, e->node, e->fault, e->gpu < 0 ? 0 : e->gpu, e->value, rep);
+	}
+	case FEV_JOIN:
+		if (cl->svc[e->node] != NODE_ABSENT)
+			return 0;
+		cl->svc[e->node] = NODE_UP;
+		node_presence(s, e->node, true);
+		rec_event(s, REC_JOIN, -1, e->node, 0, cl->types[cl->nodes[e->node].type].name);
+		s->dirty = true;
+		for (int k = 0; k < FAULT_NKIND; k++)
+			fault_schedule(s, e->node, k);
+		return 0;
+	case FEV_LEAVE: {
+		struct node_health *h = &cl->health[e->node];
+		if (cl->svc[e->node] == NODE_ABSENT)
+			return 0;
+		snprintf(h->drain_reason, sizeof h->drain_reason, "leave");
+		h->drained_since = s->now;
+		rec_event(s, REC_DRAIN, -1, e->node, 0, "leave (decommission)");
+		if (cl->free[e->node].cores == cl->nodes[e->node].cores) {
+			if (cl->svc[e->node] == NODE_UP || cl->svc[e->node] == NODE_DRAINED)
+				node_emptied(s, e->node);
+			else
+				cl->svc[e->node] = NODE_DRAINING;
+		} else {
+			cl->svc[e->node] = NODE_DRAINING;
+		}
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Sets up the failure processes, injected events and absent nodes. */
+static int faults_init(struct sim *s)
+{
+	struct cluster *cl = &s->cl;
+	const struct fault_cfg *fc = s->cfg.fault;
+	if (!cl->health && !(cl->health = calloc((size_t)cl->nnodes + 1, sizeof *cl->health)))
+		return -1;
+	for (int32_t i = 0; i < cl->nnodes; i++) {
+		struct node_health *h = &cl->health[i];
+		for (int g = 0; g < 64; g++)
+			h->gpu_speed[g] = 1;
+		h->down_until = -1;
+		h->drained_since = -1;
+	}
+	for (int32_t k = 0; k < fc->nev; k++)
+		if (fc->ev[k].kind == FEV_JOIN && cl->svc[fc->ev[k].node] != NODE_ABSENT) {
+			cl->svc[fc->ev[k].node] = NODE_ABSENT;
+			node_presence(s, fc->ev[k].node, false);
+		}
+	for (int k = 0; k < FAULT_NKIND && k < 8; k++) {
+		if (fc->proc[k].dist == FDIST_NONE)
+			continue;
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!r)
+			return -1;
+		gsl_rng_set(r, (unsigned long)(s->cfg.seed * 1000003u + 7919u * (uint64_t)(k + 1)));
+		s->fault_rng[k] = r;
+		for (int32_t i = 0; i < cl->nnodes; i++)
+			if (cl->svc[i] != NODE_ABSENT)
+				fault_schedule(s, i, k);
+	}
+	for (int32_t k = 0; k < fc->nev; k++)
+		if (sim_push(s, fc->ev[k].at_us, SIM_EV_FEVENT, -1, 0, k))
+			return -1;
+	return 0;
+}
+
+int decide_drain(struct decide *d, int32_t node, const char *reason)
+{
+	struct sim *s = d->s;
+	struct cluster *cl = &s->cl;
+	if (s->failed)
+		return -1;
+	if (node < 0 || node >= cl->nnodes || !cl->health || (cl->svc[node] != NODE_UP && cl->svc[node] != NODE_DOWN))
+		return fail(s, "health monitor made an invalid decision at t=%.6f s: drain of node %d, which is not up",
+		            simtime_to_s(s->now), node);
+	struct node_health *h = &cl->health[node];
+	snprintf(h->drain_reason, sizeof h->drain_reason, "%s", reason ? reason : "");
+	h->drained_since = s->now;
+	if (cl->svc[node] == NODE_UP)
+		cl->svc[node] = cl->free[node].cores == cl->nodes[node].cores ? NODE_DRAINED : NODE_DRAINING;
+	rec_event(s, REC_DRAIN, -1, node, 0, reason);
+	return 0;
+}
+
+int decide_resume(struct decide *d, int32_t node)
+{
+	struct sim *s = d->s;
+	struct cluster *cl = &s->cl;
+	if (s->failed)
+		return -1;
+	if (node < 0 || node >= cl->nnodes || !cl->health ||
+	    (cl->svc[node] != NODE_DRAINED && cl->svc[node] != NODE_DRAINING && cl->svc[node] != NODE_DOWN))
+		return fail(s, "health monitor made an invalid decision at t=%.6f s: resume of node %d, which is not drained",
+		            simtime_to_s(s->now), node);
+	struct node_health *h = &cl->health[node];
+	if (strcmp(h->drain_reason, "leave") == 0)
+		return 0;   /* leaving for good */
+	h->drained_since = -1;
+	h->drain_reason[0] = 0;
+	if (cl->svc[node] != NODE_DOWN)
+		cl->svc[node] = NODE_UP;
+	rec_event(s, REC_RESUME, -1, node, 0, NULL);
+	s->dirty = true;
 	return 0;
 }
 
@@ -859,6 +1220,19 @@ static void handle(struct sim *s, const struct ev *e)
 		if (s->cl.pw)
 			pw_env(s, &s->cfg.env[e->arg]);
 		break;
+	case SIM_EV_FAULT:
+		if (s->cl.health)
+			apply_fault(s, e->id, e->arg & 0xff, e->arg >> 8, s->cfg.fault->proc[e->arg & 0xff].value,
+			            s->cfg.fault->proc[e->arg & 0xff].repair_s);
+		break;
+	case SIM_EV_REPAIR:
+		if (s->cl.health)
+			repair(s, e->id, e->arg & 0xff, e->arg >> 8);
+		break;
+	case SIM_EV_FEVENT:
+		if (s->cl.health)
+			fault_event(s, &s->cfg.fault->ev[e->arg]);
+		break;
 	default:
 		fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
 	}
@@ -883,7 +1257,9 @@ static void pass(struct sim *s)
 	s->dirty = false;
 	s->last_pass = s->now;
 	s->npasses++;
-	if (s->sched.schedule)
+	if (s->health.check)
+		s->health.check(s->health.state, &v, &d);
+	if (s->sched.schedule && !s->failed)
 		s->sched.schedule(s->sched.state, &v, &d);
 	compact_pending(s);
 }
@@ -1012,6 +1388,8 @@ int sim_step(struct sim *s)
 	const struct ev *top = evq_peek(&s->q);
 	if (s->failed)
 		return -1;
+	if (s->cfg.fault && s->nfinished >= s->njobs && s->njobs > 0)
+		return 0;   /* every job has ended: failures and repairs alone do not go on */
 	if (!top)
 		return s->q.oom ? fail(s, "out of memory in the event queue") : 0;
 	if (top->t > s->cfg.horizon_us)

@@ -64,6 +64,9 @@ enum rec_kind {
 	REC_SUBMIT, REC_START, REC_END, REC_HOLD, REC_RELEASE, REC_PREEMPT,
 	REC_SAMPLE_MARK,
 	REC_REQUEUE,        /* a preempted job stopped and went back to pending (detail: lost work) */
+	REC_DRAIN, REC_RESUME,   /* a node drained (detail: reason, actor) / back in service */
+	REC_FAULT, REC_REPAIR,   /* a fault hit a node (detail: kind) / it was repaired */
+	REC_JOIN, REC_LEAVE,     /* a node joined / left the cluster */
 	REC_NKIND
 };
 const char *rec_kind_name(enum rec_kind k);
@@ -108,6 +111,8 @@ struct sim_cfg {
 	struct ckpt_cfg ckpt[JOB_NCLASS];
 	const struct org *org;       /* tenants, quotas and approvals; NULL = none (borrowed) */
 	const struct env_event *env; /* environment events (rack cap, inlet, cooling), time order; borrowed */
+	const struct fault_cfg *fault;   /* failures, health thresholds, joins (sim/fault.h); NULL none */
+	uint64_t seed;               /* seeds the failure processes' RNG streams */
 	int32_t nenv;
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
@@ -115,6 +120,7 @@ struct sim_cfg {
 
 /* A running job's progress (engine-owned, parallel to the job table). */
 struct env_event;
+struct fault_cfg;
 
 struct jobrun {
 	double work_us;              /* work left, in reference-device microseconds */
@@ -127,6 +133,14 @@ struct jobrun {
 	bool ckpt_on_signal;         /* preempted: writing a final checkpoint (no progress) */
 	double power_w;              /* active power of its devices now (power model on) */
 	simtime power_since;         /* energy integrated up to here */
+};
+
+/* The health monitor, installed like the scheduler (policies/health.c): a
+ * pass calls it before the policy; it acts through decide_drain and
+ * decide_resume. */
+struct sim_health {
+	void *state;
+	void (*check)(void *state, const struct view *v, struct decide *out);
 };
 
 struct sim {
@@ -148,6 +162,8 @@ struct sim {
 	int32_t nfinished;
 	int32_t nrejected;           /* killed at submit: larger than the cluster */
 	struct sim_sched sched;
+	struct sim_health health;
+	void *fault_rng[8];          /* gsl_rng per fault kind (FAULT_NKIND ≤ 8) */
 	const struct executor_ops *exec;
 	void *exec_ctx;
 	const struct probe_ops *probe;
@@ -163,6 +179,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
              struct job *jobs, struct job_truth *truth, int32_t njobs);
 void sim_fini(struct sim *s);
 void sim_set_sched(struct sim *s, const struct sim_sched *sched);
+void sim_set_health(struct sim *s, const struct sim_health *h);
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec);
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
 void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx);
@@ -189,7 +206,7 @@ int sim_job_retime(struct sim *s, int32_t id);
 
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
 enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE,
-       SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV };
+       SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV, SIM_EV_FAULT, SIM_EV_REPAIR, SIM_EV_FEVENT };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

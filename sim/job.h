@@ -57,6 +57,7 @@ enum end_reason {
 	END_OOM,           /* its GPU (share, MIG instance) had less memory than it needs */
 	END_REJECTED,      /* could never fit the cluster; killed at submit */
 	END_CANCELLED,     /* stopped by an executor/operator */
+	END_NODE_FAIL,     /* its node crashed or its GPU fell off the bus, and it could not move */
 	END_NREASON
 };
 const char *end_reason_name(enum end_reason r);

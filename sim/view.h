@@ -57,6 +57,11 @@ int decide_preempt(struct decide *d, int32_t job, const char *reason);
  * else happens then: for a policy waiting on time alone (an exemption or a
  * quota window running out). */
 int decide_wake(struct decide *d, simtime at);
+/* Drains a node (reason recorded): it finishes its running jobs, takes no
+ * new ones (state draining, then drained once empty), until resumed. */
+int decide_drain(struct decide *d, int32_t node, const char *reason);
+/* Puts a drained or draining node back in service. */
+int decide_resume(struct decide *d, int32_t node);
 
 /* Expected end of a running job from what a policy may know: its start plus
  * its walltime estimate (SIMTIME_INF when it has none). */

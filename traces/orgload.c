@@ -20,8 +20,10 @@ static const char *const quota_keys[] = { "gpu_hours", "core_hours", "storage_gi
 	"window_days", NULL };
 /* "at" and one event kind; other kinds are added here. */
 static const char *const event_keys[] = { "at", "approve", NULL };
-/* Environment events (traces/powerload.c reads them): skipped here. */
-static const char *const env_kinds[] = { "rack_cap_kw", "inlet_c", "cooling_r_factor", NULL };
+/* Kinds other loaders read, skipped here: environment events
+ * (traces/powerload.c) and faults, joins and leaves (traces/faultload.c). */
+static const char *const other_kinds[] = { "rack_cap_kw", "inlet_c", "cooling_r_factor", "fail", "node_join",
+	"node_leave", NULL };
 static const char *const event_kinds = "approve, rack_cap_kw, inlet_c, cooling_r_factor";
 
 /* o.key, when present, must be a number in (0, max]. */
@@ -267,11 +269,11 @@ static int load_events(struct jv *v, const json_t *root, struct org *o)
 	json_array_foreach(ev, i, e) {
 		char p[64], q[96];
 		jv_idxpath(p, sizeof p, "$.events", i);
-		bool env = false;
-		for (int k = 0; env_kinds[k] && !env; k++)
-			env = json_object_get(e, env_kinds[k]) != NULL;   /* NULL for a non-object */
-		if (env)
-			continue;   /* an environment event: traces/powerload.c reads it */
+		bool other = false;
+		for (int k = 0; other_kinds[k] && !other; k++)
+			other = json_object_get(e, other_kinds[k]) != NULL;   /* NULL for a non-object */
+		if (other)
+			continue;   /* another loader's event (traces/powerload.c, traces/faultload.c) */
 		if (jv_object(v, e, p, event_keys))
 			goto fail;
 		json_t *at = json_object_get(e, "at");

@@ -8,6 +8,8 @@
 #include "traces/orgload.h"
 #include "traces/tieredload.h"
 #include "traces/powerload.h"
+#include "traces/billload.h"
+#include "traces/faultload.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -170,8 +172,8 @@ out:
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "power",
-	"workload", NULL };
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "power", "failures", "health",
+	"workload", "billing", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", "leaf",
@@ -448,8 +450,10 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 			if (load_rack(v, &sc->cl, e, p))
 				return -1;
 		}
-		if (power_events_load(v, &sc->cl, root, &sc->env, &sc->nenv))
+		if (power_events_load(v, &sc->cl, root, &sc->env, &sc->nenv) ||
+		    fault_load(v, &sc->cl, root, &sc->fault))
 			return -1;
+		sc->faults = sc->fault.nev > 0 || sc->fault.health.enabled || json_object_get(root, "failures");
 		if (sc->cl.nnodes == 0)
 			return jv_fail(v, "$.racks", "no nodes");
 	} else {
@@ -465,6 +469,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		sc->ft_nodes_per_rack = (int32_t)npr;
 		sc->from_trace = true;
 	}
+	if (bill_load(v, &sc->cl, &sc->org, root, &sc->billing_json))
+		return -1;
 	json_t *wl = json_object_get(root, "workload");
 	if (!wl)
 		return jv_fail(v, "$", "missing key \"workload\"");
@@ -483,6 +489,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 	cluster_init(&sc->cl);
 	org_init(&sc->org);
 	power_cfg_defaults(&sc->power);
+	fault_cfg_init(&sc->fault);
 	if (path) {
 		snprintf(sc->file, sizeof sc->file, "%s", path);
 		const char *slash = strrchr(path, '/');
@@ -525,6 +532,9 @@ void scenario_free(struct scenario *sc)
 	org_fini(&sc->org);
 	free(sc->env);
 	sc->env = NULL;
+	free(sc->billing_json);
+	sc->billing_json = NULL;
+	fault_cfg_fini(&sc->fault);
 	if (sc->tiered) {
 		tiered_cfg_fini(sc->tiered);
 		free(sc->tiered);

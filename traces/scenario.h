@@ -16,6 +16,7 @@
 #include "sim/cluster.h"
 #include "sim/engine.h"
 #include "sim/power.h"
+#include "sim/fault.h"
 #include "traces/trace.h"
 #include "traces/invcluster.h"
 #include "traces/scnres.h"
@@ -51,8 +52,12 @@ struct scenario {
 	struct scn_notify notify;      /* "notify": the preemption hook */
 	struct power_cfg power;        /* "power" (traces/powerload.c); power.enabled when present */
 	struct env_event *env;         /* environment "events" (owned), time order */
+	struct fault_cfg fault;        /* "failures", "health", fault and join "events" */
+	bool faults;                   /* any of them present: the engine models faults */
 	int32_t nenv;
 	struct tiered_cfg *tiered;     /* "tiered" (traces/tieredload.c); NULL when absent */
+	char *billing_json;            /* "billing" normalised by traces/billload.c (owned), for
+	                                * recorder_set_billing; NULL when absent */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */
 	bool from_trace;
