@@ -109,6 +109,7 @@ void cluster_fini(struct cluster *cl)
 	free_selectors(cl);
 	labels_free(cl->labels);
 	power_fini(cl);
+	free(cl->health);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }
