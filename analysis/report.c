@@ -534,6 +534,279 @@ nomem:
 	return rep_failf(rp, "out of memory");
 }
 
+/* ---- operations ---------------------------------------------------------- */
+
+/* The node-hours sweep's state of one node (times in µs, -1 when closed). */
+struct ops_node {
+	int64_t id;
+	bool present;
+	int64_t present_since, down_since, drain_since, unavail_since;
+	int drain;                         /* index in ops->drains of the open drain */
+};
+
+static int cmp_ops_node(const void *a, const void *b)
+{
+	int64_t x = ((const struct ops_node *)a)->id, y = ((const struct ops_node *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int cmp_ops_kind(const void *a, const void *b)
+{
+	return strcmp(((const struct report_ops_kind *)a)->name,
+	              ((const struct report_ops_kind *)b)->name);
+}
+
+/* Index of `name` in the list, added if new; -1 on ENOMEM. */
+static int ops_kind_index(struct report_ops_kind **v, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*v)[i].name, name) == 0)
+			return i;
+	struct report_ops_kind *p = realloc(*v, (size_t)(*n + 1) * sizeof *p);
+	if (!p)
+		return -1;
+	*v = p;
+	if (!(p[*n].name = strdup(name)))
+		return -1;
+	p[*n].n = 0;
+	p[*n].node_s = 0;
+	return (*n)++;
+}
+
+static void ops_kinds_free(struct report_ops_kind *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+static struct ops_node *ops_find(struct ops_node *nd, size_t n, int64_t id)
+{
+	struct ops_node key = { .id = id };
+	return bsearch(&key, nd, n, sizeof *nd, cmp_ops_node);
+}
+
+/* Opens or closes the node's unavailable interval after a change of its
+ * down or drained interval: unavailable is their union. */
+static void ops_unavail(struct report_ops *ops, struct ops_node *x, int64_t t)
+{
+	bool out = x->down_since >= 0 || x->drain_since >= 0;
+	if (out && x->unavail_since < 0)
+		x->unavail_since = t;
+	else if (!out && x->unavail_since >= 0) {
+		ops->unavail_s += (double)(t - x->unavail_since) / 1e6;
+		x->unavail_since = -1;
+	}
+}
+
+static void ops_close_down(struct report_ops *ops, struct ops_node *x, int64_t t)
+{
+	if (x->down_since < 0)
+		return;
+	ops->down_s += (double)(t - x->down_since) / 1e6;
+	x->down_since = -1;
+	ops_unavail(ops, x, t);
+}
+
+static void ops_close_drain(struct report_ops *ops, struct ops_node *x, int64_t t)
+{
+	if (x->drain_since < 0)
+		return;
+	double s = (double)(t - x->drain_since) / 1e6;
+	ops->drained_s += s;
+	ops->drains[x->drain].node_s += s;
+	x->drain_since = -1;
+	ops_unavail(ops, x, t);
+}
+
+/* Ends the node's presence (a leave, or the end of the run), closing its
+ * down and drained intervals first. */
+static void ops_close_presence(struct report_ops *ops, struct ops_node *x, int64_t t)
+{
+	ops_close_down(ops, x, t);
+	ops_close_drain(ops, x, t);
+	if (x->present)
+		ops->present_s += (double)(t - x->present_since) / 1e6;
+	x->present = false;
+}
+
+/* One event of the sweep, in time order; x is its node (NULL when none). */
+static int ops_event(struct report_ops *ops, struct ops_node *x, int64_t t, const char *kind,
+                     const char *detail)
+{
+	if (strcmp(kind, "fault") == 0) {
+		char first[64];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(detail, " "), detail);
+		int k = ops_kind_index(&ops->faults, &ops->nfaults, first[0] ? first : "-");
+		if (k < 0)
+			return -1;
+		ops->faults[k].n++;
+		if (x && x->present && x->down_since < 0 && strcmp(detail, "node_crash") == 0) {
+			x->down_since = t;
+			ops_unavail(ops, x, t);
+		}
+	} else if (strcmp(kind, "repair") == 0) {
+		if (x && strcmp(detail, "node_crash") == 0)
+			ops_close_down(ops, x, t);
+	} else if (strcmp(kind, "drain") == 0) {
+		int k = ops_kind_index(&ops->drains, &ops->ndrains, detail[0] ? detail : "-");
+		if (k < 0)
+			return -1;
+		ops->drains[k].n++;
+		if (x && x->present && x->drain_since < 0) {   /* a second drain keeps the first */
+			x->drain_since = t;
+			x->drain = k;
+			ops_unavail(ops, x, t);
+		}
+	} else if (strcmp(kind, "resume") == 0) {
+		if (x)
+			ops_close_drain(ops, x, t);
+	} else if (strcmp(kind, "join") == 0) {
+		ops->joined++;
+		if (x && !x->present) {
+			x->present = true;
+			x->present_since = t;
+		}
+	} else if (strcmp(kind, "leave") == 0) {
+		ops->left++;
+		if (x)
+			ops_close_presence(ops, x, t);
+	} else {                                            /* a requeue after a fault */
+		ops->migrations++;
+		const char *p = strstr(detail, "lost ");
+		if (p)
+			ops->migration_lost_s += strtod(p + 5, NULL);
+	}
+	return 0;
+}
+
+#define OPS_KINDS "('fault', 'repair', 'drain', 'resume', 'join', 'leave')"
+#define OPS_REQUEUE "(kind = 'requeue' AND (detail GLOB 'node crash*' OR detail GLOB 'GPU fell off the bus*'))"
+
+/* The operations section (struct report_ops): a sweep over the file's
+ * operations events, in time order, per node. */
+static int load_ops(struct report *rp)
+{
+	struct report_ops *ops = &rp->ops;
+	ops->availability = NAN;
+	ops->node_fail_jobs = -1;
+	if (!has_column(rp->db, "event", "kind") || !has_column(rp->db, "event", "detail") ||
+	    !has_column(rp->db, "event", "node") || !has_column(rp->db, "event", "t_us"))
+		return 0;
+	sqlite3_stmt *st = NULL;
+	struct ops_node *nd = NULL;
+	size_t nn = 0, cap = 0;
+	int64_t end_us = 0;
+	int rc;
+	if (sqlite3_prepare_v2(rp->db, "SELECT count(*) FROM event WHERE kind IN " OPS_KINDS
+	                       " OR " OPS_REQUEUE, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		goto fail_db;
+	ops->on = sqlite3_column_int64(st, 0) > 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!ops->on)
+		return 0;
+
+	/* The nodes: those of table node and any an event names. */
+	bool have_node = has_column(rp->db, "node", "id");
+	if (sqlite3_prepare_v2(rp->db, have_node
+	                       ? "SELECT id FROM node UNION SELECT node FROM event WHERE node IS NOT NULL ORDER BY 1"
+	                       : "SELECT DISTINCT node FROM event WHERE node IS NOT NULL ORDER BY 1",
+	                       -1, &st, NULL) != SQLITE_OK)
+		goto fail_db;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct ops_node *p = realloc(nd, cap * sizeof *p);
+			if (!p)
+				goto nomem;
+			nd = p;
+		}
+		nd[nn++] = (struct ops_node){ .id = sqlite3_column_int64(st, 0), .present = true,
+		                              .down_since = -1, .drain_since = -1, .unavail_since = -1 };
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_db;
+	sqlite3_finalize(st);
+	st = NULL;
+	ops->nodes = (int64_t)nn;
+
+	/* The end of the run: the file's last event. */
+	if (sqlite3_prepare_v2(rp->db, "SELECT max(t_us) FROM event", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		goto fail_db;
+	end_us = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+
+	/* A node whose first join or leave is a join was absent until then. */
+	if (sqlite3_prepare_v2(rp->db, "SELECT node FROM event e WHERE kind = 'join' AND node IS NOT NULL"
+	                       " AND NOT EXISTS (SELECT 1 FROM event f WHERE f.node = e.node AND"
+	                       " f.kind IN ('join', 'leave') AND (f.t_us < e.t_us OR"
+	                       " (f.t_us = e.t_us AND f.seq < e.seq)))", -1, &st, NULL) != SQLITE_OK)
+		goto fail_db;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct ops_node *x = ops_find(nd, nn, sqlite3_column_int64(st, 0));
+		if (x)
+			x->present = false;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_db;
+	sqlite3_finalize(st);
+	st = NULL;
+
+	if (sqlite3_prepare_v2(rp->db, "SELECT t_us, kind, node, detail FROM event WHERE kind IN "
+	                       OPS_KINDS " OR " OPS_REQUEUE " ORDER BY t_us, seq", -1, &st, NULL) != SQLITE_OK)
+		goto fail_db;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *kind = sqlite3_column_text(st, 1);
+		const unsigned char *detail = sqlite3_column_text(st, 3);
+		struct ops_node *x = sqlite3_column_type(st, 2) == SQLITE_NULL
+		                     ? NULL : ops_find(nd, nn, sqlite3_column_int64(st, 2));
+		if (ops_event(ops, x, sqlite3_column_int64(st, 0), kind ? (const char *)kind : "",
+		              detail ? (const char *)detail : "") < 0)
+			goto nomem;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_db;
+	sqlite3_finalize(st);
+	st = NULL;
+	for (size_t i = 0; i < nn; i++)
+		ops_close_presence(ops, &nd[i], end_us);
+	ops->availability = ops->present_s > 0 ? 1 - ops->unavail_s / ops->present_s : NAN;
+	free(nd);
+	nd = NULL;
+	if (ops->nfaults > 1)
+		qsort(ops->faults, (size_t)ops->nfaults, sizeof *ops->faults, cmp_ops_kind);
+	if (ops->ndrains > 1)
+		qsort(ops->drains, (size_t)ops->ndrains, sizeof *ops->drains, cmp_ops_kind);
+
+	if (has_column(rp->db, "job", "reason")) {
+		if (sqlite3_prepare_v2(rp->db, "SELECT count(*) FROM job WHERE reason = 'node_fail'",
+		                       -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+			goto fail_db;
+		ops->node_fail_jobs = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	if (sqlite3_prepare_v2(rp->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND"
+	                       " name = 'billing'", -1, &st, NULL) != SQLITE_OK)
+		goto fail_db;
+	ops->billing = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return 0;
+fail_db:
+	rep_fail_db(rp, "reading table event");
+	sqlite3_finalize(st);
+	free(nd);
+	return -1;
+nomem:
+	sqlite3_finalize(st);
+	free(nd);
+	return rep_failf(rp, "out of memory");
+}
+
 /* ---- metrics ------------------------------------------------------------- */
 
 /* Metrics of the jobs rows[idx[0 .. n-1]] (idx ascending: sums in row
@@ -972,6 +1245,36 @@ static void print_text_power(const struct report *rp, FILE *out)
 	}
 }
 
+/* The operations section (the text report's last). */
+static void print_text_ops(const struct report *rp, FILE *out)
+{
+	const struct report_ops *ops = &rp->ops;
+	if (!ops->on)
+		return;
+	char b[5][32];
+	fprintf(out, "\n  %-13s failures:", "operations");
+	for (int k = 0; k < ops->nfaults; k++)
+		fprintf(out, "%s %s %" PRId64, k ? "," : "", ops->faults[k].name, ops->faults[k].n);
+	if (ops->nfaults == 0)
+		fputs(" none", out);
+	fprintf(out, "\n  %-13s node availability %s of %s node-hours present (%" PRId64 " nodes;"
+	        " down %s, drained %s)\n", "", fpct(b[0], 32, ops->availability),
+	        fnum(b[1], 32, ops->present_s / 3600, 2), ops->nodes,
+	        fnum(b[2], 32, ops->down_s / 3600, 2), fnum(b[3], 32, ops->drained_s / 3600, 2));
+	fprintf(out, "  %-13s %" PRId64 " jobs migrated by faults, %s hours of work lost", "",
+	        ops->migrations, fnum(b[4], 32, ops->migration_lost_s / 3600, 2));
+	if (ops->node_fail_jobs >= 0)
+		fprintf(out, "; %" PRId64 " jobs failed (node_fail)", ops->node_fail_jobs);
+	fprintf(out, "\n  %-13s nodes joined %" PRId64 ", left %" PRId64 "\n", "", ops->joined, ops->left);
+	if (ops->ndrains > 0)
+		fprintf(out, "\n  %-28s %8s %12s\n", "drained (reason)", "drains", "node-hours");
+	for (int k = 0; k < ops->ndrains; k++)
+		fprintf(out, "  %-28s %8" PRId64 " %12s\n", ops->drains[k].name, ops->drains[k].n,
+		        fnum(b[0], 32, ops->drains[k].node_s / 3600, 2));
+	if (ops->billing)
+		fprintf(out, "  (invoices: hetlab bill)\n");
+}
+
 static void print_text(const struct report *rp, FILE *out)
 {
 	const struct report_run *r = &rp->run;
@@ -1042,6 +1345,7 @@ static void print_text(const struct report *rp, FILE *out)
 	}
 	print_text_org(rp, out);
 	print_text_power(rp, out);
+	print_text_ops(rp, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -1203,6 +1507,41 @@ static void json_power(const struct report *rp, json_t *root)
 	json_object_set_new(root, "power", o);
 }
 
+/* "operations": failures, availability, drains, migrations (only when
+ * the file has operations events). */
+static void json_ops(const struct report *rp, json_t *root)
+{
+	const struct report_ops *ops = &rp->ops;
+	if (!ops->on)
+		return;
+	json_t *o = json_object(), *f = json_object(), *d = json_object();
+	for (int k = 0; k < ops->nfaults; k++)
+		json_object_set_new(f, ops->faults[k].name, json_integer(ops->faults[k].n));
+	json_object_set_new(o, "failures", f);
+	json_object_set_new(o, "nodes", json_integer(ops->nodes));
+	json_object_set_new(o, "node_hours_present", jreal(ops->present_s / 3600));
+	json_object_set_new(o, "node_hours_down", jreal(ops->down_s / 3600));
+	json_object_set_new(o, "node_hours_drained", jreal(ops->drained_s / 3600));
+	json_object_set_new(o, "node_hours_unavailable", jreal(ops->unavail_s / 3600));
+	json_object_set_new(o, "node_availability", jreal(ops->availability));
+	for (int k = 0; k < ops->ndrains; k++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "drains", json_integer(ops->drains[k].n));
+		json_object_set_new(x, "node_hours", jreal(ops->drains[k].node_s / 3600));
+		json_object_set_new(d, ops->drains[k].name, x);
+	}
+	json_object_set_new(o, "drained_by_reason", d);
+	json_object_set_new(o, "fault_migrations", json_integer(ops->migrations));
+	json_object_set_new(o, "fault_lost_work_hours", jreal(ops->migration_lost_s / 3600));
+	json_object_set_new(o, "node_fail_jobs", ops->node_fail_jobs >= 0
+	                                         ? json_integer(ops->node_fail_jobs) : json_null());
+	json_object_set_new(o, "nodes_joined", json_integer(ops->joined));
+	json_object_set_new(o, "nodes_left", json_integer(ops->left));
+	if (ops->billing)
+		json_object_set_new(o, "note", json_string("invoices: hetlab bill"));
+	json_object_set_new(root, "operations", o);
+}
+
 static json_t *json_report(const struct report *rp)
 {
 	const struct report_run *r = &rp->run;
@@ -1269,6 +1608,7 @@ static json_t *json_report(const struct report *rp)
 	}
 	json_org(rp, root);
 	json_power(rp, root);
+	json_ops(rp, root);
 	return root;
 }
 
@@ -1296,6 +1636,8 @@ static void report_fini(struct report *rp)
 	for (int k = 0; k < rp->power.nracks; k++)
 		free(rp->power.racks[k].name);
 	free(rp->power.racks);
+	ops_kinds_free(rp->ops.faults, rp->ops.nfaults);
+	ops_kinds_free(rp->ops.drains, rp->ops.ndrains);
 	names_fini(&rp->classes);
 	names_fini(&rp->states);
 }
@@ -1322,7 +1664,7 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
 	}
 	if (check_schema(&rp) < 0 || load_run(&rp) < 0 || load_jobs(&rp) < 0 ||
 	    load_job_extras(&rp) < 0 || load_samples(&rp) < 0 || load_power(&rp) < 0 ||
-	    compute(&rp) < 0)
+	    load_ops(&rp) < 0 || compute(&rp) < 0)
 		goto out_db;
 
 	if (fmt == REPORT_JSON) {

@@ -9,12 +9,13 @@
  * the GPU use of reserved and shared capacity; the means of the
  * monitoring samples; and, for a run with the power model, its energy,
  * PUE, cost and carbon, each rack's peak against its cap, and the energy
- * cost per tenant and class) and prints them as aligned text for a person, as
- * JSON for a program, or as a document: Markdown tables, or one
- * self-contained HTML page with the run's figures (analysis/runplot)
- * inlined as SVG (analysis/report_doc.c). The formulas are in
- * docs/results.md ("Report metrics"); percentiles interpolate linearly
- * between order statistics.
+ * cost per tenant and class; for a run with failures, drains or nodes
+ * joining and leaving, the operations figures) and prints them as
+ * aligned text for a person, as JSON for a program, or as a document:
+ * Markdown tables, or one self-contained HTML page with the run's
+ * figures (analysis/runplot) inlined as SVG (analysis/report_doc.c).
+ * The formulas are in docs/results.md ("Report metrics"); percentiles
+ * interpolate linearly between order statistics.
  *
  * Ownership: the caller's strings and stream are borrowed; the report
  * holds nothing once it returns. */
@@ -148,6 +149,30 @@ struct report_power {
 	int nracks;
 };
 
+/* A kind of failure or a drain reason, and its counts. */
+struct report_ops_kind {
+	char *name;
+	int64_t n;                         /* fault events, or drains */
+	double node_s;                     /* drained node-seconds (drain reasons only) */
+};
+
+/* The operations section (docs/results.md, "Operations"): present (on)
+ * when the event table has a fault, repair, drain, resume, join or leave
+ * event, or a requeue for a fault. Kinds and reasons sorted by name. */
+struct report_ops {
+	bool on;
+	bool billing;                      /* the file has a billing table */
+	struct report_ops_kind *faults, *drains;
+	int nfaults, ndrains;
+	int64_t nodes;
+	double present_s, down_s, drained_s, unavail_s;  /* node-seconds */
+	double availability;               /* 1 − unavail / present; NaN when none present */
+	int64_t migrations;                /* requeues after a node crash or a lost GPU */
+	double migration_lost_s;           /* Σ their "lost X s" */
+	int64_t node_fail_jobs;            /* job.reason = 'node_fail'; -1 without the column */
+	int64_t joined, left;
+};
+
 struct report {
 	const char *path;
 	struct sqlite3 *db;
@@ -169,6 +194,7 @@ struct report {
 	bool any_hold;                     /* a quota hold or held time */
 	struct report_samples smp;
 	struct report_power power;
+	struct report_ops ops;
 	double *scratch;                   /* nrows values for the distributions */
 	size_t *idx;                       /* nrows row indexes: the group being computed */
 	char *err;

@@ -506,6 +506,55 @@ static void power_sections(const struct doc *d, const struct report *rp)
 	doc_table_end(d);
 }
 
+/* The operations section (the text report's last): failures by kind,
+ * node availability, drained node-hours by reason, migrations. */
+static void ops_sections(const struct doc *d, const struct report *rp)
+{
+	const struct report_ops *ops = &rp->ops;
+	if (!ops->on)
+		return;
+	static const bool num[] = { false, true, true, true, true, true, true };
+	char b[6][CELL];
+	doc_heading(d, 2, "Operations");
+	if (ops->nfaults > 0) {
+		static const char *const hf[] = { "failure", "faults" };
+		doc_table(d, 2, hf, num);
+		for (int k = 0; k < ops->nfaults; k++) {
+			const char *cell[2] = { ops->faults[k].name, fint(b[0], ops->faults[k].n) };
+			doc_row(d, 2, cell, num);
+		}
+		doc_table_end(d);
+	}
+	static const char *const ha[] = { "nodes", "node-hours present", "down", "drained",
+	                                  "node availability" };
+	doc_table(d, 5, ha, num + 1);
+	const char *ca[5] = { fint(b[0], ops->nodes), fnum(b[1], ops->present_s / 3600, 2),
+	                      fnum(b[2], ops->down_s / 3600, 2), fnum(b[3], ops->drained_s / 3600, 2),
+	                      fpct(b[4], ops->availability) };
+	doc_row(d, 5, ca, num + 1);
+	doc_table_end(d);
+	if (ops->ndrains > 0) {
+		static const char *const hd[] = { "drained (reason)", "drains", "node-hours" };
+		doc_table(d, 3, hd, num);
+		for (int k = 0; k < ops->ndrains; k++) {
+			const char *cell[3] = { ops->drains[k].name, fint(b[0], ops->drains[k].n),
+			                        fnum(b[1], ops->drains[k].node_s / 3600, 2) };
+			doc_row(d, 3, cell, num);
+		}
+		doc_table_end(d);
+	}
+	static const char *const hm[] = { "jobs migrated by faults", "work lost (hours)",
+	                                  "jobs failed (node_fail)", "nodes joined", "nodes left" };
+	doc_table(d, 5, hm, num + 1);
+	const char *cm[5] = { fint(b[0], ops->migrations), fnum(b[1], ops->migration_lost_s / 3600, 2),
+	                      ops->node_fail_jobs >= 0 ? fint(b[2], ops->node_fail_jobs) : "-",
+	                      fint(b[3], ops->joined), fint(b[4], ops->left) };
+	doc_row(d, 5, cm, num + 1);
+	doc_table_end(d);
+	if (ops->billing)
+		doc_para(d, "invoices: hetlab bill");
+}
+
 static void doc_body(const struct doc *d, const struct report *rp)
 {
 	run_section(d, rp);
@@ -513,6 +562,7 @@ static void doc_body(const struct doc *d, const struct report *rp)
 	metric_sections(d, rp);
 	org_sections(d, rp);
 	power_sections(d, rp);
+	ops_sections(d, rp);
 }
 
 void report_doc_markdown(const struct report *rp, FILE *out)

@@ -523,9 +523,10 @@ static void test_load_good(void **state)
 	assert_string_equal(c.tenant[9].name, "t9");
 	bill_config_fini(&c);
 	scenario_free(&sc);
-	/* Without the block: no text. */
+	/* The default scenario carries a block: its text is kept. */
 	assert_int_equal(scenario_load(NULL, &sc, err, sizeof err), 0);
-	assert_null(sc.billing_json);
+	assert_non_null(sc.billing_json);
+	assert_non_null(strstr(sc.billing_json, "\"reserved\""));
 	scenario_free(&sc);
 }
 

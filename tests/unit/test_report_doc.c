@@ -844,6 +844,153 @@ static void test_power_one_rack(void **state)
 	free(db);
 }
 
+/* make_db's run with operations events (times in hours; the run ends at
+ * 10 h, its last event). Nodes 0, 1, 2 in table node, 3 only in events.
+ *   1    fault node 0 node_crash; requeue of job 1 "node crash: lost 1800.0 s"
+ *   2    fault node 1 "gpu_xid gpu 1"; requeue of job 4 "GPU fell off the bus:
+ *        lost 900.0 s"; requeue of job 2 "priority: lost 100.0 s" (not a fault's)
+ *   3    repair node 0 node_crash (down 1–3: 2 h); repair node 1 gpu_xid
+ *   4    join node 3 (absent before: present 4–10, 6 h)
+ *   5    drain node 1 "xid storm"
+ *   5.5  fault node 1 node_crash (down while drained)
+ *   6    fault node 2 "gpu_degrade gpu 2"
+ *   6.5  repair node 1 node_crash (down 1 h)
+ *   7    resume node 1 (drained 5–7: 2 h); drain node 2 "leave (decommission)"
+ *   8    leave node 2 (drained 7–8: 1 h; present 0–8, 8 h)
+ *   9    drain node 3 "xid storm" (never resumed: 9–10, 1 h)
+ *   10   end of job 4
+ * Failures gpu_degrade 1, gpu_xid 1, node_crash 2. Present 10 + 10 + 8 + 6
+ * = 34 node-h; down 3, drained 4 (xid storm 2 drains 3 h, leave 1 drain
+ * 1 h); unavailable, their union: node 0 2, node 1 [5,7] ∪ [5.5,6.5] = 2,
+ * node 2 1, node 3 1 = 6, so availability 1 − 6/34 = 82.35 %. Migrations
+ * 2, lost (1800 + 900) / 3600 = 0.75 h; node_fail jobs 1 (job 4); joined
+ * 1, left 1. */
+static char *make_ops_db(bool billing)
+{
+	char *path = make_db();
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	exec(db, "DROP TABLE event;"
+	         "CREATE TABLE event(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
+	         " job INTEGER, node INTEGER, state TEXT, detail TEXT);"
+	         "INSERT INTO node VALUES (2, 'r1-n2', 'r1');"
+	         "ALTER TABLE job ADD COLUMN reason TEXT;"
+	         "UPDATE job SET reason = 'node_fail' WHERE id = 4;"
+	         "UPDATE job SET reason = 'user' WHERE id = 3;"
+	         "INSERT INTO event(t_us, kind, job, node, detail) VALUES"
+	         " (3600e6, 'fault', NULL, 0, 'node_crash'),"
+	         " (3600e6, 'requeue', 1, 0, 'node crash: lost 1800.0 s of work, resumes at 0.0 of 3600.0 s'),"
+	         " (7200e6, 'fault', NULL, 1, 'gpu_xid gpu 1'),"
+	         " (7200e6, 'requeue', 4, 1, 'GPU fell off the bus: lost 900.0 s of work, resumes at 60.0 of 100.0 s'),"
+	         " (7200e6, 'requeue', 2, 1, 'priority: lost 100.0 s of work, resumes at 0.0 of 5.0 s'),"
+	         " (10800e6, 'repair', NULL, 0, 'node_crash'),"
+	         " (10800e6, 'repair', NULL, 1, 'gpu_xid'),"
+	         " (14400e6, 'join', NULL, 3, 'a100'),"
+	         " (18000e6, 'drain', NULL, 1, 'xid storm'),"
+	         " (19800e6, 'fault', NULL, 1, 'node_crash'),"
+	         " (21600e6, 'fault', NULL, 2, 'gpu_degrade gpu 2'),"
+	         " (23400e6, 'repair', NULL, 1, 'node_crash'),"
+	         " (25200e6, 'resume', NULL, 1, NULL),"
+	         " (25200e6, 'drain', NULL, 2, 'leave (decommission)'),"
+	         " (28800e6, 'leave', NULL, 2, NULL),"
+	         " (32400e6, 'drain', NULL, 3, 'xid storm'),"
+	         " (36000e6, 'end', 4, 1, NULL);");
+	if (billing)
+		exec(db, "CREATE TABLE billing(config TEXT);");
+	sqlite3_close(db);
+	return path;
+}
+
+static void test_ops_json(void **state)
+{
+	(void)state;
+	char *db = make_ops_db(false);
+	json_t *root = report_json(db);
+	assert_jnear(root, "operations.failures.node_crash", 2);
+	assert_jnear(root, "operations.failures.gpu_xid", 1);
+	assert_jnear(root, "operations.failures.gpu_degrade", 1);
+	assert_int_equal(json_object_size(jget(root, "operations.failures")), 3);
+	assert_jnear(root, "operations.nodes", 4);
+	assert_jnear(root, "operations.node_hours_present", 34);
+	assert_jnear(root, "operations.node_hours_down", 3);
+	assert_jnear(root, "operations.node_hours_drained", 4);
+	assert_jnear(root, "operations.node_hours_unavailable", 6);
+	assert_jnear(root, "operations.node_availability", 1 - 6.0 / 34);
+	assert_jnear(root, "operations.drained_by_reason.xid storm.drains", 2);
+	assert_jnear(root, "operations.drained_by_reason.xid storm.node_hours", 3);
+	assert_jnear(root, "operations.drained_by_reason.leave (decommission).node_hours", 1);
+	assert_jnear(root, "operations.fault_migrations", 2);
+	assert_jnear(root, "operations.fault_lost_work_hours", 0.75);
+	assert_jnear(root, "operations.node_fail_jobs", 1);
+	assert_jnear(root, "operations.nodes_joined", 1);
+	assert_jnear(root, "operations.nodes_left", 1);
+	assert_null(json_object_get(jget(root, "operations"), "note"));
+	/* The other figures are as they were. */
+	assert_jnear(root, "all.gpu_utilisation", 0.6);
+	json_decref(root);
+	unlink(db);
+	free(db);
+}
+
+static void test_ops_text_markdown(void **state)
+{
+	(void)state;
+	char *db = make_ops_db(true);
+	char *md = report_string(db, REPORT_MARKDOWN, NULL, 0);
+	assert_non_null(strstr(md, "## Operations\n"));
+	assert_non_null(strstr(md, "| gpu_degrade | 1 |\n| gpu_xid | 1 |\n| node_crash | 2 |\n"));
+	assert_non_null(strstr(md, "| 4 | 34.00 | 3.00 | 4.00 | 82.35 % |\n"));
+	assert_non_null(strstr(md, "| leave (decommission) | 1 | 1.00 |\n| xid storm | 2 | 3.00 |\n"));
+	assert_non_null(strstr(md, "| 2 | 0.75 | 1 | 1 | 1 |\n"));
+	assert_non_null(strstr(md, "invoices: hetlab bill\n"));
+	assert_non_null(strstr(md, "| 250.0 s (00:04:10) | 56.40 % | 60.00 % |"));
+	free(md);
+
+	char *txt = report_string(db, REPORT_TEXT, NULL, 0);
+	assert_non_null(strstr(txt, "  operations    failures: gpu_degrade 1, gpu_xid 1, node_crash 2\n"
+	                            "                node availability 82.35 % of 34.00 node-hours present"
+	                            " (4 nodes; down 3.00, drained 4.00)\n"
+	                            "                2 jobs migrated by faults, 0.75 hours of work lost;"
+	                            " 1 jobs failed (node_fail)\n"
+	                            "                nodes joined 1, left 1\n"));
+	assert_non_null(strstr(txt, "  xid storm                           2         3.00\n"));
+	assert_non_null(strstr(txt, "  (invoices: hetlab bill)\n"));
+	free(txt);
+
+	json_t *root = report_json(db);
+	json_t *note = jget(root, "operations.note");
+	assert_string_equal(json_string_value(note), "invoices: hetlab bill");
+	json_decref(root);
+	char *html = report_string(db, REPORT_HTML, NULL, 0);
+	assert_non_null(strstr(html, "<h2>Operations</h2>"));
+	assert_int_equal(count(html, "<table>"), count(html, "</table>"));
+	free(html);
+	unlink(db);
+	free(db);
+}
+
+/* Files without operations events: an event table of one column
+ * (make_db), and one with only a preemption's requeue (make_org_db). */
+static void test_ops_none(void **state)
+{
+	(void)state;
+	char *dbs[2] = { make_db(), make_org_db() };
+	for (int k = 0; k < 2; k++) {
+		char *md = report_string(dbs[k], REPORT_MARKDOWN, NULL, 0);
+		assert_null(strstr(md, "Operations"));
+		free(md);
+		char *txt = report_string(dbs[k], REPORT_TEXT, NULL, 0);
+		assert_null(strstr(txt, "operations"));
+		assert_null(strstr(txt, "failures:"));
+		free(txt);
+		json_t *root = report_json(dbs[k]);
+		assert_null(json_object_get(root, "operations"));
+		json_decref(root);
+		unlink(dbs[k]);
+		free(dbs[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -860,6 +1007,9 @@ int main(void)
 		cmocka_unit_test(test_power_old_file),
 		cmocka_unit_test(test_power_plots),
 		cmocka_unit_test(test_power_one_rack),
+		cmocka_unit_test(test_ops_json),
+		cmocka_unit_test(test_ops_text_markdown),
+		cmocka_unit_test(test_ops_none),
 	};
 	return cmocka_run_group_tests_name("report_doc", tests, NULL, NULL);
 }
