@@ -2,6 +2,7 @@
  * rules are in docs/billing.md, keep the two in step. */
 #include "analysis/bill.h"
 
+#include "analysis/report.h"
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
@@ -135,17 +136,7 @@ static int has_table(sqlite3 *db, const char *name)
 
 static bool has_column(sqlite3 *db, const char *table, const char *col)
 {
-	char sql[96];
-	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
-	sqlite3_stmt *st = NULL;
-	bool found = false;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
-		while (!found && sqlite3_step(st) == SQLITE_ROW) {
-			const unsigned char *name = sqlite3_column_text(st, 1);
-			found = name && strcmp((const char *)name, col) == 0;
-		}
-	sqlite3_finalize(st);
-	return found;
+	return report_has_column(db, table, col);
 }
 
 int bill_read_config(const char *path, char **text, char *err, size_t errlen)

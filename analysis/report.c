@@ -430,8 +430,7 @@ static int load_samples(struct report *rp)
 	return 0;
 }
 
-/* True when table `table` has column `col`. */
-static bool has_column(sqlite3 *db, const char *table, const char *col)
+bool report_has_column(sqlite3 *db, const char *table, const char *col)
 {
 	char sql[96];
 	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
@@ -444,6 +443,11 @@ static bool has_column(sqlite3 *db, const char *table, const char *col)
 		}
 	sqlite3_finalize(st);
 	return found;
+}
+
+static bool has_column(sqlite3 *db, const char *table, const char *col)
+{
+	return report_has_column(db, table, col);
 }
 
 static double col_real_or_nan(sqlite3_stmt *st, int i)

@@ -211,5 +211,8 @@ int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnl
  * submit_us, start_us, end_us, cores, GPUs in card equivalents (column 6,
  * REAL), ordered by id. An SQLite result code. */
 int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st);
+/* True when table `table` of db has column `col` (false when it has no
+ * such table): how readers tolerate files older than a column. */
+bool report_has_column(sqlite3 *db, const char *table, const char *col);
 
 #endif

@@ -1,6 +1,7 @@
 /* runplot — a run's figures from its results file (see runplot.h). */
 #include "analysis/runplot.h"
 
+#include "analysis/report.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -95,20 +96,9 @@ static struct tunit tunit_for(double span_s)
 	return (struct tunit){ 3600.0, "simulated time since the start (hours)" };
 }
 
-/* True when table `table` has column `col` (false when it has no such table). */
 static bool has_column(sqlite3 *db, const char *table, const char *col)
 {
-	char sql[96];
-	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
-	sqlite3_stmt *st = NULL;
-	bool found = false;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK)
-		while (!found && sqlite3_step(st) == SQLITE_ROW) {
-			const unsigned char *name = sqlite3_column_text(st, 1);
-			found = name && strcmp((const char *)name, col) == 0;
-		}
-	sqlite3_finalize(st);
-	return found;
+	return report_has_column(db, table, col);
 }
 
 static int check_db(struct rp_ctx *c)
