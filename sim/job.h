@@ -117,6 +117,14 @@ struct job {
 	simtime start_us;      /* -1 until started */
 	simtime end_us;        /* -1 until ended */
 	simtime ckpt_every_us; /* the job checkpoints after this much work (reference µs; 0: never) */
+	struct job_req req;
+	/* Allocation while running: nparts entries at offset `parts` of the
+	 * cluster's part pool (struct alloc_part, see cluster.h). */
+	int32_t nparts;
+	uint32_t parts;
+	int32_t run_idx;       /* position in the engine's running list, -1 otherwise */
+	int32_t pending_idx;   /* reserved for the engine's queue bookkeeping */
+	/* (Last: what a scheduling pass reads is in the first two cache lines.) */
 	/* Accounting the engine keeps, observable by policies: */
 	double gpu_s;          /* GPU-seconds held so far, all runs (a share counts its fraction) */
 	double core_s;         /* core-seconds held so far */
@@ -130,13 +138,6 @@ struct job {
 	uint8_t hold_why;      /* enum hold_reason of the current or last hold */
 	uint8_t approved;      /* 1 once a quota hold was approved: not held for quota again */
 	uint16_t restarts;     /* times it was requeued and started again */
-	struct job_req req;
-	/* Allocation while running: nparts entries at offset `parts` of the
-	 * cluster's part pool (struct alloc_part, see cluster.h). */
-	int32_t nparts;
-	uint32_t parts;
-	int32_t run_idx;       /* position in the engine's running list, -1 otherwise */
-	int32_t pending_idx;   /* reserved for the engine's queue bookkeeping */
 };
 
 /* Why a job is held (decide_hold's reason names it; "quota" holds are the
