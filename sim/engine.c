@@ -632,13 +632,28 @@ static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part 
 /* Gives a running job's allocation back and takes it off the running list. */
 static void node_emptied(struct sim *s, int32_t node);
 
+/* Does any running job but `except` hold a part on node? (Only asked for
+ * draining nodes, so the scan is rare.) */
+static bool node_has_jobs(const struct sim *s, int32_t node, int32_t except)
+{
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		const struct job *j = &s->jobs[s->running[k]];
+		if (j->id == except)
+			continue;
+		for (int i = 0; i < j->nparts; i++)
+			if (s->cl.pool.p[j->parts + (uint32_t)i].node == node)
+				return true;
+	}
+	return false;
+}
+
 static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
 	for (int i = 0; i < j->nparts; i++) {
 		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
-		if (s->cl.svc[n] == NODE_DRAINING && s->cl.free[n].cores == s->cl.nodes[n].cores)
+		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id))
 			node_emptied(s, n);
 	}
 	if (s->cl.pw)
@@ -975,14 +990,10 @@ static int fault_event(struct sim *s, const struct fault_event *e)
 		snprintf(h->drain_reason, sizeof h->drain_reason, "leave");
 		h->drained_since = s->now;
 		rec_event(s, REC_DRAIN, -1, e->node, 0, "leave (decommission)");
-		if (cl->free[e->node].cores == cl->nodes[e->node].cores) {
-			if (cl->svc[e->node] == NODE_UP || cl->svc[e->node] == NODE_DRAINED)
-				node_emptied(s, e->node);
-			else
-				cl->svc[e->node] = NODE_DRAINING;
-		} else {
+		if (!node_has_jobs(s, e->node, -1) && cl->svc[e->node] != NODE_DOWN)
+			node_emptied(s, e->node);
+		else if (cl->svc[e->node] != NODE_DOWN)
 			cl->svc[e->node] = NODE_DRAINING;
-		}
 		return 0;
 	}
 	}
@@ -1039,7 +1050,7 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 	snprintf(h->drain_reason, sizeof h->drain_reason, "%s", reason ? reason : "");
 	h->drained_since = s->now;
 	if (cl->svc[node] == NODE_UP)
-		cl->svc[node] = cl->free[node].cores == cl->nodes[node].cores ? NODE_DRAINED : NODE_DRAINING;
+		cl->svc[node] = node_has_jobs(s, node, -1) ? NODE_DRAINING : NODE_DRAINED;
 	rec_event(s, REC_DRAIN, -1, node, 0, reason);
 	return 0;
 }
