@@ -18,6 +18,9 @@ struct subcmd {
 /* cli/cmd_audit.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_audit(int argc, char **argv);
 
+/* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_probe(int argc, char **argv);
+
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
 	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
@@ -117,6 +120,16 @@ static const struct subcmd cmds[] = {
 	  "hetlab audit export RUN.DB [--out FILE.jsonl]\n"
 	  "    writes the records as JSON Lines (stdout by default) for a mirror.\n"
 	  "See docs/audit.md." },
+	{ "probe", cmd_probe, "hetlab probe [--sysfs-root DIR] [--disk PATH] [--json] [--interval-ms N]",
+	  "Prints what this host exposes to live mode, to check a node before it\n"
+	  "joins: labels (CPU cores, memory, NICs, InfiniBand/RoCE ports with rate\n"
+	  "and link layer, GPUs through NVML) and readings (CPU utilisation and RAPL\n"
+	  "power over --interval-ms, default 200; hwmon temperatures; NIC and IB\n"
+	  "error counters; disk free of --disk, default the root). Reads /proc and\n"
+	  "/sys below --sysfs-root (default /). NVML is loaded at run time from\n"
+	  "$HETLAB_NVML_LIB, else libnvidia-ml.so.1; without it, no GPUs. Invalid\n"
+	  "readings are listed as problems; the exit status is 0 when the probe ran.\n"
+	  "See docs/live.md." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },
 	{ "help", cmd_help, "hetlab help [COMMAND]", "Prints help for a command." },
 	{ NULL, NULL, NULL, NULL },
