@@ -134,10 +134,6 @@ static int has_table(sqlite3 *db, const char *name)
 	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
-static bool has_column(sqlite3 *db, const char *table, const char *col)
-{
-	return report_has_column(db, table, col);
-}
 
 int bill_read_config(const char *path, char **text, char *err, size_t errlen)
 {
@@ -547,7 +543,7 @@ int bill_compute(struct bill *b, const char *path, const struct bill_config *cfg
 	size_t off = (size_t)snprintf(sql, sizeof sql, "SELECT ");
 	for (int k = 0; job_cols[k]; k++)
 		off += (size_t)snprintf(sql + off, sizeof sql - off, "%s%s", k ? ", " : "",
-		                        has_column(db, "job", job_cols[k]) ? job_cols[k] : "NULL");
+		                        report_has_column(db, "job", job_cols[k]) ? job_cols[k] : "NULL");
 	snprintf(sql + off, sizeof sql - off, " FROM job ORDER BY id");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		failf(err, errlen, path, "reading table job: %s", sqlite3_errmsg(db));

@@ -445,10 +445,6 @@ bool report_has_column(sqlite3 *db, const char *table, const char *col)
 	return found;
 }
 
-static bool has_column(sqlite3 *db, const char *table, const char *col)
-{
-	return report_has_column(db, table, col);
-}
 
 static double col_real_or_nan(sqlite3_stmt *st, int i)
 {
@@ -464,8 +460,8 @@ static void select_list(sqlite3 *db, const char *table, const char *prefix,
 	out[0] = '\0';
 	for (int k = 0; cols[k] && off < len; k++)
 		off += (size_t)snprintf(out + off, len - off, "%s%s%s", k ? ", " : "",
-		                        has_column(db, table, cols[k]) ? prefix : "",
-		                        has_column(db, table, cols[k]) ? cols[k] : "NULL");
+		                        report_has_column(db, table, cols[k]) ? prefix : "",
+		                        report_has_column(db, table, cols[k]) ? cols[k] : "NULL");
 }
 
 /* The power model's totals (run) and racks (rack, rack_sample). A file
@@ -474,7 +470,7 @@ static void select_list(sqlite3 *db, const char *table, const char *prefix,
 static int load_power(struct report *rp)
 {
 	struct report_power *pw = &rp->power;
-	if (!has_column(rp->db, "run", "it_energy_kwh"))
+	if (!report_has_column(rp->db, "run", "it_energy_kwh"))
 		return 0;
 	static const char *const run_cols[] = { "it_energy_kwh", "facility_energy_kwh",
 		                                        "idle_energy_kwh", "energy_cost", "carbon_kg", NULL };
@@ -498,11 +494,11 @@ static int load_power(struct report *rp)
 		pw->idle_share = pw->it_kwh > 0 ? pw->idle_kwh / pw->it_kwh : NAN;
 	}
 	sqlite3_finalize(st);
-	if (!pw->on || !has_column(rp->db, "rack", "peak_w"))
+	if (!pw->on || !report_has_column(rp->db, "rack", "peak_w"))
 		return 0;
 	/* The hottest sampled node per rack: one pass over rack_sample. */
 	select_list(rp->db, "rack", "r.", rack_cols, list, sizeof list);
-	if (has_column(rp->db, "rack_sample", "temp_max"))
+	if (report_has_column(rp->db, "rack_sample", "temp_max"))
 		snprintf(sql, sizeof sql, "SELECT %s, t.temp_max FROM rack r LEFT JOIN (SELECT rack,"
 		         " max(temp_max) AS temp_max FROM rack_sample GROUP BY rack) t ON t.rack = r.id"
 		         " ORDER BY r.id", list);
@@ -694,8 +690,8 @@ static int load_ops(struct report *rp)
 	struct report_ops *ops = &rp->ops;
 	ops->availability = NAN;
 	ops->node_fail_jobs = -1;
-	if (!has_column(rp->db, "event", "kind") || !has_column(rp->db, "event", "detail") ||
-	    !has_column(rp->db, "event", "node") || !has_column(rp->db, "event", "t_us"))
+	if (!report_has_column(rp->db, "event", "kind") || !report_has_column(rp->db, "event", "detail") ||
+	    !report_has_column(rp->db, "event", "node") || !report_has_column(rp->db, "event", "t_us"))
 		return 0;
 	sqlite3_stmt *st = NULL;
 	struct ops_node *nd = NULL;
@@ -713,7 +709,7 @@ static int load_ops(struct report *rp)
 		return 0;
 
 	/* The nodes: those of table node and any an event names. */
-	bool have_node = has_column(rp->db, "node", "id");
+	bool have_node = report_has_column(rp->db, "node", "id");
 	if (sqlite3_prepare_v2(rp->db, have_node
 	                       ? "SELECT id FROM node UNION SELECT node FROM event WHERE node IS NOT NULL ORDER BY 1"
 	                       : "SELECT DISTINCT node FROM event WHERE node IS NOT NULL ORDER BY 1",
@@ -786,7 +782,7 @@ static int load_ops(struct report *rp)
 	if (ops->ndrains > 1)
 		qsort(ops->drains, (size_t)ops->ndrains, sizeof *ops->drains, cmp_ops_kind);
 
-	if (has_column(rp->db, "job", "reason")) {
+	if (report_has_column(rp->db, "job", "reason")) {
 		if (sqlite3_prepare_v2(rp->db, "SELECT count(*) FROM job WHERE reason = 'node_fail'",
 		                       -1, &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
 			goto fail_db;

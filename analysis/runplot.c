@@ -96,10 +96,6 @@ static struct tunit tunit_for(double span_s)
 	return (struct tunit){ 3600.0, "simulated time since the start (hours)" };
 }
 
-static bool has_column(sqlite3 *db, const char *table, const char *col)
-{
-	return report_has_column(db, table, col);
-}
 
 static int check_db(struct rp_ctx *c)
 {
@@ -295,7 +291,7 @@ static int rack_fig(struct rp_ctx *c)
 	if (nr == 0)
 		return 0;
 	/* The cap each sample saw (power model on), on the same scale. */
-	bool caps = has_column(c->db, "rack_sample", "cap_w");
+	bool caps = report_has_column(c->db, "rack_sample", "cap_w");
 	if (sqlite3_prepare_v2(c->db, caps
 	        ? "SELECT s.t_us, s.power_w / r.cap_w * 100, s.cap_w / r.cap_w * 100 FROM rack_sample s"
 	          " JOIN rack r ON r.id = s.rack WHERE s.rack = ? ORDER BY s.t_us"
@@ -412,7 +408,7 @@ static int temp_fig(struct rp_ctx *c)
 {
 	static const char no_map[] = "No temperature heat map: the file has no node temperatures "
 	                             "(a run without the power model, or an older hetlab).";
-	if (!has_column(c->db, "rack_sample", "temp_max")) {
+	if (!report_has_column(c->db, "rack_sample", "temp_max")) {
 		add_note(c, no_map);
 		return 0;
 	}
