@@ -258,6 +258,11 @@ static int run_single(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (!tpath[0] && !sc.has_workload) {
+		snprintf(err, sizeof err, "%s: $: missing key \"workload\" (a scenario without one is for `hetlab live`; "
+		         "give --trace FILE to run it on a trace)", sc.file);
+		goto out;
+	}
 	if (tpath[0]) {
 		if (read_trace(tpath, lenient || sc.lenient, &w, err, sizeof err))
 			goto out;

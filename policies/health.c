@@ -9,7 +9,8 @@
  *   - it crashed flaps times within flap_window (flapping),
  *   - one of its GPUs runs below min_gpu_speed (degraded or fallen off),
  *   - its NIC loses more than max_nic_loss of its packets,
- *   - its disk reports a SMART warning (when smart is on).
+ *   - its disk reports a SMART warning (when smart is on),
+ *   - (live mode) its reading is hot (sim_cfg.hot_c).
  * A drained node that is up again, with none of these holding, is resumed;
  * the windows are sliding, so the monitor asks for a pass when the oldest
  * event in a window leaves it. */
@@ -66,6 +67,10 @@ static const char *why_unhealthy(const struct health_cfg *c, const struct cluste
 	}
 	if (c->smart && h->smart) {
 		snprintf(buf, len, "SMART warning");
+		return buf;
+	}
+	if (h->hot) {
+		snprintf(buf, len, "hot: %.0f C", h->temp_c);
 		return buf;
 	}
 	return NULL;

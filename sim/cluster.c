@@ -406,18 +406,9 @@ static int eval_selectors(struct cluster *cl)
 	return 0;
 }
 
-int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
-                          struct job *jobs, int32_t njobs, char *err, size_t errlen)
+int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int32_t *selmap,
+                      struct job *jobs, int32_t njobs, char *err, size_t errlen)
 {
-	int32_t *selmap = NULL;
-	int rc = -1;
-	free_selectors(cl);
-	if (nstrs > 0 && !(selmap = malloc((size_t)nstrs * sizeof *selmap))) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int32_t i = 0; i < nstrs; i++)
-		selmap[i] = -1;
 	for (int32_t j = 0; j < njobs; j++) {
 		struct job_req *r = &jobs[j].req;
 		int16_t *sels[2] = { &r->sel_req, &r->sel_pref };
@@ -427,14 +418,14 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
 				continue;
 			if (s1 > nstrs) {
 				snprintf(err, errlen, "job %lld: label expression %d out of range", (long long)jobs[j].trace_id, s1);
-				goto out;
+				return -1;
 			}
 			if (selmap[s1 - 1] < 0) {
 				char why[300];
 				if ((selmap[s1 - 1] = add_selector(cl, strs[s1 - 1], why, sizeof why)) < 0) {
 					snprintf(err, errlen, "job %lld: label expression \"%s\": %s",
 					         (long long)jobs[j].trace_id, strs[s1 - 1], why);
-					goto out;
+					return -1;
 				}
 			}
 			*sels[k] = (int16_t)(selmap[s1 - 1] + 1);
@@ -442,7 +433,7 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
 		if (r->plane > 0) {
 			if (r->plane > nstrs) {
 				snprintf(err, errlen, "job %lld: plane name out of range", (long long)jobs[j].trace_id);
-				goto out;
+				return -1;
 			}
 			int pl = cluster_plane_index(cl, strs[r->plane - 1]);
 			r->plane = (int16_t)(pl >= 0 ? pl + 1 : INT16_MAX);   /* unknown: never fits */
@@ -457,17 +448,30 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
 				snprintf(err, errlen, "job %lld: storage pool \"%s\" is not in the scenario (it has: %s)",
 				         (long long)jobs[j].trace_id, r->pool <= nstrs ? strs[r->pool - 1] : "?",
 				         known[0] ? known : "none");
-				goto out;
+				return -1;
 			}
 			r->pool = (int16_t)(po + 1);
 		}
 	}
 	if (eval_selectors(cl)) {
 		snprintf(err, errlen, "out of memory");
-		goto out;
+		return -1;
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
+                          struct job *jobs, int32_t njobs, char *err, size_t errlen)
+{
+	int32_t *selmap = NULL;
+	free_selectors(cl);
+	if (nstrs > 0 && !(selmap = malloc((size_t)nstrs * sizeof *selmap))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int32_t i = 0; i < nstrs; i++)
+		selmap[i] = -1;
+	int rc = cluster_bind_more(cl, strs, nstrs, selmap, jobs, njobs, err, errlen);
 	free(selmap);
 	return rc;
 }

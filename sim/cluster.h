@@ -273,6 +273,11 @@ int cluster_label_nodes(struct cluster *cl, char *err, size_t errlen);
  * not have leaves the job unable to run (it is rejected at submit). */
 int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
                           struct job *jobs, int32_t njobs, char *err, size_t errlen);
+/* The same for jobs that arrive later (live mode), keeping the selectors
+ * bound so far: selmap[k] is the selector compiled for strs[k] (-1 none
+ * yet; nstrs entries, updated). */
+int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int32_t *selmap,
+                      struct job *jobs, int32_t njobs, char *err, size_t errlen);
 
 static inline bool cluster_sel_match(const struct cluster *cl, int sel1, int node)
 {

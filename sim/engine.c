@@ -70,6 +70,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	 * every job pending, every job running, one end event per job plus
 	 * the arrival and sampling events. */
 	s->cap_pending = njobs + 1;
+	s->cap_jobs = njobs + 1;
 	s->pending = malloc((size_t)s->cap_pending * sizeof *s->pending);
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
 	s->rack_w = calloc((size_t)s->cl.nracks + 1, sizeof *s->rack_w);
@@ -84,6 +85,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
 		s->run[i].stop_at = -1;
 	}
+	if (cfg->live && !(s->rd = calloc((size_t)s->cl.nnodes + 1, sizeof *s->rd)))
+		goto fail_alloc;
 	if (cfg->fault && faults_init(s))
 		goto fail_alloc;
 	for (int32_t k = 0; s->cl.pw && k < cfg->nenv; k++)
@@ -94,7 +97,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			goto fail_alloc;
 	if (njobs > 0 && evq_push(&s->q, jobs[0].submit_us, SIM_EV_SUBMIT, 0, 0, 0))
 		goto fail_alloc;
-	if (cfg->sample_every_us > 0 && njobs > 0 &&
+	if (cfg->sample_every_us > 0 && (njobs > 0 || cfg->live) &&
 	    evq_push(&s->q, 0, SIM_EV_SAMPLE, -1, 0, 0))
 		goto fail_alloc;
 	return 0;
@@ -112,6 +115,9 @@ void sim_fini(struct sim *s)
 	free(s->running);
 	free(s->rack_w);
 	free(s->run);
+	free(s->rd);
+	free(s->inj);
+	s->rd = s->inj = NULL;
 	for (int k = 0; k < 8; k++)
 		if (s->fault_rng[k])
 			gsl_rng_free(s->fault_rng[k]);
@@ -144,6 +150,102 @@ int sim_push(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t ver, 
 	if (evq_push(&s->q, t, kind, id, ver, arg))
 		return fail(s, "out of memory growing the event queue");
 	return 0;
+}
+
+simtime sim_next_time(struct sim *s)
+{
+	const struct ev *top = evq_peek(&s->q);
+	return top ? top->t : SIMTIME_INF;
+}
+
+/* ---- live mode: jobs that arrive, and what the world did ---- */
+
+static int grow_jobs(struct sim *s, int32_t need)
+{
+	if (need <= s->cap_jobs)
+		return 0;
+	int32_t cap = s->cap_jobs > 32 ? s->cap_jobs : 32;
+	while (cap < need)
+		cap *= 2;
+	struct job *jobs = realloc(s->jobs, (size_t)cap * sizeof *jobs);
+	if (jobs)
+		s->jobs = jobs;
+	struct job_truth *truth = realloc(s->truth, (size_t)cap * sizeof *truth);
+	if (truth)
+		s->truth = truth;
+	struct jobrun *run = realloc(s->run, (size_t)cap * sizeof *run);
+	if (run)
+		s->run = run;
+	int32_t *pend = realloc(s->pending, (size_t)cap * sizeof *pend);
+	if (pend)
+		s->pending = pend;
+	int32_t *runl = realloc(s->running, (size_t)cap * sizeof *runl);
+	if (runl)
+		s->running = runl;
+	if (!jobs || !truth || !run || !pend || !runl)
+		return -1;
+	s->cap_jobs = s->cap_pending = cap;
+	return 0;
+}
+
+int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t)
+{
+	int32_t id = s->njobs;
+	if (grow_jobs(s, id + 2))
+		return -1;
+	struct job *nj = &s->jobs[id];
+	*nj = *j;
+	s->truth[id] = t ? *t : (struct job_truth){ 0 };
+	nj->id = id;
+	nj->run_idx = -1;
+	nj->req.cls = nj->cls;
+	if (nj->submit_us < s->now)
+		nj->submit_us = s->now;
+	if (id > 0 && nj->submit_us < s->jobs[id - 1].submit_us)
+		nj->submit_us = s->jobs[id - 1].submit_us;
+	if (nj->ckpt_every_us == 0 && nj->cls < JOB_NCLASS)
+		nj->ckpt_every_us = s->cfg.ckpt[nj->cls].every_us;
+	s->run[id] = (struct jobrun){ .stop_at = -1 };
+	s->njobs++;
+	/* The submit chain (handle_submit) picks it up; start it when idle. */
+	if (s->next_submit == id && sim_push(s, nj->submit_us, SIM_EV_SUBMIT, id, 0, 0))
+		return -1;
+	return id;
+}
+
+int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
+                   enum end_reason reason)
+{
+	return sim_push(s, t, SIM_EV_XEND, id, attempt, SIM_END_ARG(st, reason));
+}
+
+int sim_inject_cancel(struct sim *s, simtime t, int32_t id)
+{
+	return sim_push(s, t, SIM_EV_CANCEL, id, 0, 0);
+}
+
+int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r)
+{
+	if (node < 0 || node >= s->cl.nnodes)
+		return 0;
+	if (s->ninj == s->capinj) {
+		int32_t cap = s->capinj ? 2 * s->capinj : 64;
+		struct sim_reading *n = realloc(s->inj, (size_t)cap * sizeof *n);
+		if (!n)
+			return fail(s, "out of memory keeping readings");
+		s->inj = n;
+		s->capinj = cap;
+	}
+	s->inj[s->ninj] = *r;
+	return sim_push(s, t, SIM_EV_PROBE, node, 0, s->ninj++);
+}
+
+/* Live: tells the executor to stop job id (its failure is not the run's:
+ * the job may already be gone). */
+static void exec_stop_live(struct sim *s, int32_t id, enum exec_stop how)
+{
+	if (s->cfg.live && s->exec->stop)
+		s->exec->stop(s->exec_ctx, s, id, how);
 }
 
 static void view_fill(const struct sim *s, struct view *v)
@@ -740,6 +842,22 @@ static int requeue_job(struct sim *s, int32_t id, const char *why)
 	struct job *j = &s->jobs[id];
 	struct jobrun *r = &s->run[id];
 	double every, cost;
+	if (s->cfg.live) {
+		/* Live: the job saved what its own checkpoint saved; we cannot
+		 * know how much work that was. */
+		account_segment(s, j);
+		r->stop_at = -1;
+		j->signalled_us = -1;
+		j->ver++;
+		int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
+		if (release_alloc(s, id))
+			return -1;
+		job_set_state(j, JOB_PREEMPTED);
+		job_set_state(j, JOB_PENDING);
+		rec_event(s, REC_REQUEUE, id, node, JOB_PENDING, why ? why : "requeued after its grace");
+		pending_insert(s, id);
+		return 0;
+	}
 	ckpt_of(s, j, &every, &cost);
 	advance(s, id);
 	job_energy_advance(s, id);
@@ -799,6 +917,7 @@ static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 		if (!job_uses(s, j, node, gpu))
 			continue;
 		bool move = scope == MIGRATE_ALL || (scope == MIGRATE_CHECKPOINTED && j->ckpt_every_us > 0);
+		exec_stop_live(s, id, move ? EXEC_STOP_PREEMPT : EXEC_STOP_KILL);
 		if (move) {
 			if (requeue_job(s, id, why))
 				return -1;
@@ -1052,6 +1171,8 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 	if (cl->svc[node] == NODE_UP)
 		cl->svc[node] = node_has_jobs(s, node, -1) ? NODE_DRAINING : NODE_DRAINED;
 	rec_event(s, REC_DRAIN, -1, node, 0, reason);
+	if (s->cfg.live && s->exec->node_state)
+		s->exec->node_state(s->exec_ctx, s, node, true, reason ? reason : "");
 	return 0;
 }
 
@@ -1073,6 +1194,8 @@ int decide_resume(struct decide *d, int32_t node)
 	if (cl->svc[node] != NODE_DOWN)
 		cl->svc[node] = NODE_UP;
 	rec_event(s, REC_RESUME, -1, node, 0, NULL);
+	if (s->cfg.live && s->exec->node_state)
+		s->exec->node_state(s->exec_ctx, s, node, false, NULL);
 	s->dirty = true;
 	return 0;
 }
@@ -1105,7 +1228,13 @@ int decide_preempt(struct decide *d, int32_t id, const char *reason)
 	j->preemptions++;
 	rec_event(s, REC_PREEMPT, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, JOB_CHECKPOINTING, reason);
 	simtime after;
-	if (every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
+	if (s->cfg.live) {
+		/* The job is told to checkpoint; it is stopped at the end of its
+		 * grace unless it exits first (SIM_EV_XEND requeues it then). */
+		if (s->exec->signal)
+			s->exec->signal(s->exec_ctx, s, id);
+		after = cc->grace_us;
+	} else if (every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
 		/* Time to write a checkpoint on the signal: nothing is lost; it
 		 * stops once written. */
 		r->ckpt_on_signal = true;
@@ -1176,7 +1305,10 @@ static void handle_sample(struct sim *s)
 	if (s->probe && s->probe->node) {
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			struct probe_node pn;
-			if (s->probe->node(s->probe_ctx, s, i, &pn) == 0) {
+			if (s->rd && s->rd[i].ok && isfinite(s->rd[i].power_w)) {
+				smp.power_w += s->rd[i].power_w;
+				s->rack_w[s->cl.nodes[i].rack] += s->rd[i].power_w;
+			} else if (s->probe->node(s->probe_ctx, s, i, &pn) == 0) {
 				smp.power_w += pn.power_w;
 				s->rack_w[s->cl.nodes[i].rack] += pn.power_w;
 			}
@@ -1188,11 +1320,102 @@ static void handle_sample(struct sim *s)
 next:
 	/* Sample on while anything can still happen: a job running, one yet to
 	 * arrive, or another event due. Held jobs alone change nothing. */
-	if (s->nfinished < s->njobs && (s->nrunning > 0 || s->next_submit < s->njobs || evq_len(&s->q) > 0))
+	if (s->cfg.live ||
+	    (s->nfinished < s->njobs && (s->nrunning > 0 || s->next_submit < s->njobs || evq_len(&s->q) > 0)))
 		sim_push(s, s->now + s->cfg.sample_every_us, SIM_EV_SAMPLE, -1, 0, 0);
 }
 
 static void approve_tenant(struct sim *s, int32_t tenant, const char *detail);
+
+/* Live: job id's attempt exited. A job signalled for preemption that
+ * exits before its grace ends has checkpointed: it is requeued. */
+static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_state st, enum end_reason why)
+{
+	if (id < 0 || id >= s->njobs)
+		return;
+	struct job *j = &s->jobs[id];
+	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
+		return;   /* stale: it ended or was requeued already */
+	if (j->state == JOB_CHECKPOINTING) {
+		exec_stop_live(s, id, EXEC_STOP_PREEMPT);
+		requeue_job(s, id, "exited after the preemption signal");
+		return;
+	}
+	j->reason = (uint8_t)why;
+	sim_job_end(s, id, st);
+}
+
+/* Live: an operator cancelled job id. */
+static void live_cancel(struct sim *s, int32_t id)
+{
+	if (id < 0 || id >= s->njobs || id >= s->next_submit)
+		return;
+	struct job *j = &s->jobs[id];
+	switch (j->state) {
+	case JOB_RUNNING:
+	case JOB_CHECKPOINTING:
+		exec_stop_live(s, id, EXEC_STOP_KILL);
+		j->reason = END_CANCELLED;
+		sim_job_end(s, id, JOB_KILLED);
+		return;
+	case JOB_PENDING:
+	case JOB_HELD:
+		for (int32_t k = 0; k < s->npending; k++)
+			if (s->pending[k] == id) {
+				memmove(&s->pending[k], &s->pending[k + 1], (size_t)(s->npending - k - 1) * sizeof *s->pending);
+				s->npending--;
+				break;
+			}
+		if (j->hold_since >= 0)
+			j->held_us += s->now - j->hold_since;
+		j->hold_since = -1;
+		job_set_state(j, JOB_KILLED);
+		j->reason = END_CANCELLED;
+		j->end_us = s->now;
+		rec_event(s, REC_END, id, -1, JOB_KILLED, "cancelled");
+		if (s->rec.job_end)
+			s->rec.job_end(s->rec.ctx, s, j);
+		s->nfinished++;
+		s->dirty = true;
+		finish_hook(s, id);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Live: a node's reading. GPU errors count as a GPU falling off the bus
+ * (the health monitor drains the node); a hot node is drained until it
+ * cools. */
+static void live_reading(struct sim *s, int32_t node, const struct sim_reading *r)
+{
+	if (!s->rd)
+		return;
+	s->rd[node] = *r;
+	s->rd[node].at = s->now;
+	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
+	if (!h || !r->ok)
+		return;
+	if (r->gpu_errors > 0) {
+		double rep = s->cfg.xid_repair_s > 0 ? s->cfg.xid_repair_s : 86400;
+		apply_fault(s, node, FAULT_GPU_XID, r->bad_gpu >= 0 ? r->bad_gpu : 0, 0, rep);
+	}
+	if (s->cfg.hot_c > 0 && isfinite(r->temp_c)) {
+		char d[48];
+		if (!h->hot && r->temp_c >= s->cfg.hot_c) {
+			h->hot = true;
+			h->temp_c = r->temp_c;
+			snprintf(d, sizeof d, "hot %.0f C", r->temp_c);
+			rec_event(s, REC_FAULT, -1, node, 0, d);
+			s->dirty = true;
+		} else if (h->hot && r->temp_c < (s->cfg.cool_c > 0 ? s->cfg.cool_c : s->cfg.hot_c - 5)) {
+			h->hot = false;
+			snprintf(d, sizeof d, "cooled %.0f C", r->temp_c);
+			rec_event(s, REC_REPAIR, -1, node, 0, d);
+			s->dirty = true;
+		}
+	}
+}
 
 static void handle(struct sim *s, const struct ev *e)
 {
@@ -1203,6 +1426,7 @@ static void handle(struct sim *s, const struct ev *e)
 	case SIM_EV_END:
 		if (e->ver != s->jobs[e->id].ver)
 			break;   /* stale: the job was stopped or rescheduled */
+		exec_stop_live(s, e->id, EXEC_STOP_KILL);   /* live: its walltime */
 		s->jobs[e->id].reason = (uint8_t)(e->arg >> 8);
 		sim_job_end(s, e->id, (enum job_state)(e->arg & 0xff));
 		break;
@@ -1213,8 +1437,21 @@ static void handle(struct sim *s, const struct ev *e)
 		s->dirty = true;
 		break;
 	case SIM_EV_STOP:
-		if (s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t)
+		if (s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t) {
+			exec_stop_live(s, e->id, EXEC_STOP_PREEMPT);
 			stop_preempted(s, e->id);
+		}
+		break;
+	case SIM_EV_XEND:
+		live_exited(s, e->id, e->ver, (enum job_state)(e->arg & 0xff), (enum end_reason)(e->arg >> 8));
+		break;
+	case SIM_EV_CANCEL:
+		live_cancel(s, e->id);
+		break;
+	case SIM_EV_PROBE:
+		live_reading(s, e->id, &s->inj[e->arg]);
+		if (++s->injdone == s->ninj)
+			s->ninj = s->injdone = 0;
 		break;
 	case SIM_EV_APPROVE:
 		approve_tenant(s, s->cfg.org->approve[e->arg].tenant, "approved");
@@ -1326,6 +1563,10 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	if (s->exec->start(s->exec_ctx, s, id))
 		return fail(s, "executor '%s' could not start job %d: %s", s->exec->name, id,
 		            s->err[0] ? s->err : "error");
+	if (s->cfg.live && j->walltime_us != SIMTIME_INF && !s->cfg.keep_overruns &&
+	    sim_push(s, s->now + (j->walltime_us < 1 ? 1 : j->walltime_us), SIM_EV_END, id, j->ver,
+	             SIM_END_ARG(JOB_KILLED, END_WALLTIME)))
+		return -1;
 	if (retime_neighbours(s, id, &s->cl.pool.p[off], nparts, (double)j->req.io_mbps))
 		return -1;
 	return 0;
@@ -1399,7 +1640,7 @@ int sim_step(struct sim *s)
 	const struct ev *top = evq_peek(&s->q);
 	if (s->failed)
 		return -1;
-	if (s->cfg.fault && s->nfinished >= s->njobs && s->njobs > 0)
+	if (s->cfg.fault && !s->cfg.live && s->nfinished >= s->njobs && s->njobs > 0)
 		return 0;   /* every job has ended: failures and repairs alone do not go on */
 	if (!top)
 		return s->q.oom ? fail(s, "out of memory in the event queue") : 0;

@@ -44,7 +44,16 @@ enum exec_stop { EXEC_STOP_KILL, EXEC_STOP_PREEMPT };
 struct executor_ops {
 	const char *name;
 	int (*start)(void *ctx, struct sim *s, int32_t job);
+	/* KILL: the job ends now (walltime, cancel, a fault). PREEMPT: the
+	 * end of a preempted job's grace, or it exited after the signal: stop
+	 * it so that it can start again later. Live executors must accept
+	 * either for a job that has already exited. */
 	int (*stop)(void *ctx, struct sim *s, int32_t job, enum exec_stop how);
+	/* Live only (NULL in simulation): the checkpoint signal of a
+	 * preemption, and a node drained (drain true, with the reason) or
+	 * resumed. */
+	int (*signal)(void *ctx, struct sim *s, int32_t job);
+	int (*node_state)(void *ctx, struct sim *s, int32_t node, bool drain, const char *reason);
 };
 
 /* Readings of a node's environment. Modelled in simulation (probe_sim.c),
@@ -53,6 +62,17 @@ struct probe_node {
 	double power_w;
 	double temp_c;
 	double util;            /* allocated fraction of the node's cores/GPUs */
+};
+
+/* A node's reading in live mode (and in its replay): what a probe saw,
+ * injected as an event (sim_inject_reading) so that a replay of the
+ * recording sees the same readings at the same times. NaN: unknown. */
+struct sim_reading {
+	double power_w, temp_c, util;
+	int32_t gpu_errors;     /* new health events (XID, uncorrected ECC) since the last reading */
+	int16_t bad_gpu;        /* the GPU they hit (-1: the node / unknown) */
+	bool ok;                /* a reading arrived and parsed */
+	simtime at;
 };
 struct probe_ops {
 	const char *name;
@@ -113,6 +133,14 @@ struct sim_cfg {
 	const struct env_event *env; /* environment events (rack cap, inlet, cooling), time order; borrowed */
 	const struct fault_cfg *fault;   /* failures, health thresholds, joins (sim/fault.h); NULL none */
 	uint64_t seed;               /* seeds the failure processes' RNG streams */
+	/* Live mode (live/daemon.c) and its replays: jobs arrive through
+	 * sim_add_job, ends are observed (SIM_EV_XEND), preemption signals
+	 * and kills go to the executor, nothing is modelled about progress,
+	 * and the run never ends by itself. */
+	bool live;
+	double hot_c, cool_c;        /* live: a node whose reading is at or above hot_c is hot (the health
+	                                monitor drains it) until it reads below cool_c; 0: off */
+	double xid_repair_s;         /* live: a GPU error counts against its node this long */
 	int32_t nenv;
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
@@ -170,6 +198,10 @@ struct sim {
 	void *probe_ctx;
 	struct sim_recorder rec;
 	double *rack_w;              /* per-rack power of the sample being taken */
+	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
+	struct sim_reading *rd;      /* live: per node, the latest reading (NULL otherwise) */
+	struct sim_reading *inj;     /* live: readings injected and not yet handled */
+	int32_t ninj, capinj, injdone;
 	char err[512];
 };
 
@@ -187,6 +219,21 @@ void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx);
 int sim_run(struct sim *s);
 /* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */
 int sim_step(struct sim *s);
+
+/* Live mode. Appends a job (its submit_us ≥ every earlier job's and ≥ now;
+ * requests bound to the cluster already); it is submitted by the event
+ * loop at submit_us. Returns its id, or -1 (ENOMEM). */
+int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t);
+/* Live mode: what the world did, as events at time t (> s->now): job `id`
+ * (in its attempt `attempt` = job.restarts when it started) exited in
+ * state st (done, failed, killed) for `reason`; an operator cancelled job
+ * id; a node's reading. -1 on ENOMEM. */
+int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
+                   enum end_reason reason);
+int sim_inject_cancel(struct sim *s, simtime t, int32_t id);
+int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r);
+/* The time of the next event (SIMTIME_INF when none). */
+simtime sim_next_time(struct sim *s);
 
 /* Used by executors: push an event for a job, and report its end. */
 int sim_push(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t ver, int32_t arg);
@@ -206,7 +253,8 @@ int sim_job_retime(struct sim *s, int32_t id);
 
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
 enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE,
-       SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV, SIM_EV_FAULT, SIM_EV_REPAIR, SIM_EV_FEVENT };
+       SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV, SIM_EV_FAULT, SIM_EV_REPAIR, SIM_EV_FEVENT,
+       SIM_EV_XEND, SIM_EV_CANCEL, SIM_EV_PROBE };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

@@ -22,6 +22,7 @@ static const char *const prec_names[PREC_N] = {
 static const char *const reason_names[END_NREASON] = {
 	[END_NONE] = "", [END_TRACE_FAIL] = "trace", [END_WALLTIME] = "walltime",
 	[END_OOM] = "oom", [END_REJECTED] = "rejected", [END_CANCELLED] = "cancelled", [END_NODE_FAIL] = "node_fail",
+	[END_EXIT] = "exit",
 };
 
 const char *precision_name(enum precision p)

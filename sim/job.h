@@ -58,6 +58,7 @@ enum end_reason {
 	END_REJECTED,      /* could never fit the cluster; killed at submit */
 	END_CANCELLED,     /* stopped by an executor/operator */
 	END_NODE_FAIL,     /* its node crashed or its GPU fell off the bus, and it could not move */
+	END_EXIT,          /* live: it exited non-zero or was killed by a signal */
 	END_NREASON
 };
 const char *end_reason_name(enum end_reason r);

@@ -542,6 +542,35 @@ fail:
 	return -1;
 }
 
+int trace_jsonl_parse_job(const char *src, int64_t line, const char *text, size_t len,
+                          const char *const *ignore, struct workload *w, char *err, size_t errlen)
+{
+	struct jctx c = { .path = src, .line = line, .err = err, .errlen = errlen };
+	json_error_t je;
+	json_t *obj = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+	if (!obj) {
+		snprintf(err, errlen, "%s:%lld:%d: %s", src, (long long)line, je.column, je.text);
+		return -1;
+	}
+	struct job j;
+	struct job_truth t;
+	int rc;
+	if (!json_is_object(obj)) {
+		rc = jfail(&c, "$", "expected a job object, got %s", type_name(obj));
+	} else {
+		for (int k = 0; ignore && ignore[k]; k++)
+			json_object_del(obj, ignore[k]);
+		rc = obj_to_job(&c, obj, w, &j, &t);
+	}
+	json_decref(obj);
+	free(c.checked);
+	if (rc == 0 && workload_add(w, &j, &t) != 0) {
+		snprintf(err, errlen, "%s:%lld: out of memory", src, (long long)line);
+		rc = -1;
+	}
+	return rc;
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* The string that a request's index + 1 names, or NULL when k1 is out of

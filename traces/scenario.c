@@ -178,7 +178,7 @@ static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets"
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", "leaf",
 	"labels", NULL };
-static const char *const rnode_keys[] = { "type", "count", NULL };
+static const char *const rnode_keys[] = { "type", "count", "names", NULL };
 static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL };
 static const char *const fi_keys[] = { "file", "format", "gpu_models", "mem_gib", "nodes_per_rack",
 	"rack_kw", NULL };
@@ -293,6 +293,29 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 				return jv_fail(v, q2, "unknown node type \"%s\" (not in $.node_types)", tname);
 			if (cluster_add_nodes(cl, rk, t, (int)n))
 				return jv_fail(v, q2, "out of memory");
+			/* "names": the site's own host names (Slurm's node names in
+			 * live mode), one per node, instead of RACK-nK. */
+			json_t *nm = json_object_get(e, "names");
+			if (nm) {
+				char q3[320];
+				jv_subpath(q3, sizeof q3, q2, "names");
+				if (!json_is_array(nm) || (long long)json_array_size(nm) != n)
+					return jv_fail(v, q3, "expected an array of %lld node names (one per node)", n);
+				for (size_t k = 0; k < json_array_size(nm); k++) {
+					json_t *x = json_array_get(nm, k);
+					char q4[340];
+					jv_idxpath(q4, sizeof q4, q3, k);
+					if (!json_is_string(x) || !json_string_length(x) ||
+					    json_string_length(x) >= sizeof cl->nodes[0].name || strpbrk(json_string_value(x), " ,\t\n"))
+						return jv_fail(v, q4, "expected a host name (no spaces or commas, under %zu characters)",
+						               sizeof cl->nodes[0].name);
+					struct node *nd = &cl->nodes[cl->nnodes - (int)n + (int)k];
+					snprintf(nd->name, sizeof nd->name, "%s", json_string_value(x));
+					for (int32_t o2 = 0; o2 < cl->nnodes - (int)n + (int)k; o2++)
+						if (strcmp(cl->nodes[o2].name, nd->name) == 0)
+							return jv_fail(v, q4, "node name \"%s\" is used twice", nd->name);
+				}
+			}
 		}
 	}
 	return 0;
@@ -473,7 +496,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		return -1;
 	json_t *wl = json_object_get(root, "workload");
 	if (!wl)
-		return jv_fail(v, "$", "missing key \"workload\"");
+		return 0;   /* live mode's scenarios; hetlab run needs one (sc->has_workload) */
+	sc->has_workload = true;
 	if (load_workload(v, sc, wl))
 		return -1;
 	if (sc->from_trace && sc->workload != SCN_TRACE)
@@ -481,9 +505,28 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 	return 0;
 }
 
+static int load_parsed(struct scenario *sc, json_t *root, char *err, size_t errlen);
+
+int scenario_load_text(const char *text, const char *name, const char *dir, struct scenario *sc,
+                       char *err, size_t errlen)
+{
+	memset(sc, 0, sizeof *sc);
+	cluster_init(&sc->cl);
+	org_init(&sc->org);
+	power_cfg_defaults(&sc->power);
+	fault_cfg_init(&sc->fault);
+	snprintf(sc->file, sizeof sc->file, "%s", name);
+	snprintf(sc->dir, sizeof sc->dir, "%s", dir && dir[0] ? dir : ".");
+	json_t *root = parse_text(text, sc->file, err, errlen);
+	if (!root) {
+		scenario_free(sc);
+		return -1;
+	}
+	return load_parsed(sc, root, err, errlen);
+}
+
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
-	struct jv v = { .err = err, .errlen = errlen };
 	json_t *root = NULL;
 	memset(sc, 0, sizeof *sc);
 	cluster_init(&sc->cl);
@@ -505,6 +548,17 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 		if (!(root = parse_text(hl_embed_guian, sc->file, err, errlen)))
 			goto fail;
 	}
+	return load_parsed(sc, root, err, errlen);
+fail:
+	json_decref(root);
+	scenario_free(sc);
+	return -1;
+}
+
+/* Loads a parsed scenario (takes root). */
+static int load_parsed(struct scenario *sc, json_t *root, char *err, size_t errlen)
+{
+	struct jv v = { .err = err, .errlen = errlen };
 	v.file = sc->file;
 	if (catalog_load_builtin(&sc->cl.cat, err, errlen))
 		goto fail;

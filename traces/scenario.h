@@ -42,6 +42,7 @@ struct scenario {
 	simtime sample_every_us;
 	simtime horizon_us;            /* SIMTIME_INF: until every job ends */
 	enum scn_workload workload;
+	bool has_workload;             /* "workload" given (live mode's scenarios omit it) */
 	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
 	bool lenient;
 	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
@@ -78,6 +79,10 @@ struct scenario {
 
 /* Loads `path` (NULL: the embedded default scenario). 0 or -1 with err. */
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Loads a scenario from its text; `name` is what messages call it, `dir`
+ * what relative paths are resolved against. */
+int scenario_load_text(const char *text, const char *name, const char *dir, struct scenario *sc,
+                       char *err, size_t errlen);
 void scenario_free(struct scenario *sc);
 /* Resolves the trace path: "$TRACES/x" under traces_dir, else relative to
  * the scenario's directory. */

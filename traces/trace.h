@@ -53,6 +53,11 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
  * trace carries plus its truth. Written sorted by submit. */
 int trace_jsonl_read(const char *path, struct workload *w, char *err, size_t errlen);
 int trace_jsonl_write(const char *path, const struct workload *w, char *err, size_t errlen);
+/* One job line (live mode's `hetlab submit`): appended to w (not sorted);
+ * keys listed in `ignore` (NULL-terminated, may be NULL) are skipped.
+ * Errors read "SRC:LINE: $.path: what". */
+int trace_jsonl_parse_job(const char *src, int64_t line, const char *text, size_t len,
+                          const char *const *ignore, struct workload *w, char *err, size_t errlen);
 
 /* The synthetic generator. Per class: arrivals (Poisson at rate_per_h,
  * shaped by an hour-of-week profile by thinning, with optional bursts),
