@@ -6,7 +6,7 @@
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
-PKGS     = gsl sqlite3 jansson zlib libcrypto
+PKGS     = gsl sqlite3 jansson zlib libcrypto hwloc libmicrohttpd
 CC      ?= cc
 OPT     ?= -O2 -g
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings
@@ -36,7 +36,7 @@ BENCH_BIN = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json)
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test test-shared asan valgrind bench install clean deps help golden
+.PHONY: all run test unit scenario-test test-live test-shared asan valgrind bench install clean deps help golden
 all: $(DEPS_OK) $(HETLAB)
 
 help:
@@ -101,7 +101,11 @@ unit: $(TEST_BIN) $(HETLAB)
 scenario-test: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test
+test: all unit scenario-test test-live
+
+# Live mode against real processes on this host (tests/live/run.sh).
+test-live: $(HETLAB)
+	@sh tests/live/run.sh $(HETLAB)
 
 # Needs the trace directory ($$HETLAB_TRACES, else ../shared/traces).
 test-shared: $(SHARED_BIN) $(HETLAB)

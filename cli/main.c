@@ -18,6 +18,13 @@ struct subcmd {
 /* cli/cmd_audit.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_audit(int argc, char **argv);
 
+/* cli/cmd_live.c */
+int cmd_live(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
 /* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_probe(int argc, char **argv);
 
@@ -120,7 +127,8 @@ static const struct subcmd cmds[] = {
 	  "hetlab audit export RUN.DB [--out FILE.jsonl]\n"
 	  "    writes the records as JSON Lines (stdout by default) for a mirror.\n"
 	  "See docs/audit.md." },
-	{ "probe", cmd_probe, "hetlab probe [--sysfs-root DIR] [--disk PATH] [--json] [--interval-ms N]",
+	{ "probe", cmd_probe, "hetlab probe [--sysfs-root DIR] [--disk PATH] [--json] [--interval-ms N] [--topology-xml FILE]\n"
+	  "             [--reading]",
 	  "Prints what this host exposes to live mode, to check a node before it\n"
 	  "joins: labels (CPU cores, memory, NICs, InfiniBand/RoCE ports with rate\n"
 	  "and link layer, GPUs through NVML) and readings (CPU utilisation and RAPL\n"
@@ -129,7 +137,36 @@ static const struct subcmd cmds[] = {
 	  "/sys below --sysfs-root (default /). NVML is loaded at run time from\n"
 	  "$HETLAB_NVML_LIB, else libnvidia-ml.so.1; without it, no GPUs. Invalid\n"
 	  "readings are listed as problems; the exit status is 0 when the probe ran.\n"
+	  "--topology-xml reads the CPU topology from an hwloc XML export. --reading\n"
+	  "prints one line, the reading the live daemon takes from a \"file:\" probe\n"
+	  "(power, hottest temperature, CPU utilisation, new GPU health events).\n"
 	  "See docs/live.md." },
+	{ "live", cmd_live,
+	  "hetlab live --config LIVE.json [--executor local|slurm] [--policy P] [--state DIR]\n"
+	  "            [--metrics-addr A] [--metrics-port N] [--metrics-public] [--exit-when-idle] [--max-s S]",
+	  "Runs the scheduling policy against real nodes: jobs from `hetlab submit`\n"
+	  "run on this host (local) or a Slurm cluster, placed where the policy\n"
+	  "says; probes read power, temperature and GPU health; the health monitor\n"
+	  "drains failing or hot nodes. State, recording and decision log are in\n"
+	  "STATE_DIR/state.db: a restart (even after kill -9) recovers every job.\n"
+	  "Prometheus metrics on a loopback port (/metrics, /healthz) when configured.\n"
+	  "See docs/live.md." },
+	{ "submit", cmd_submit, "hetlab submit (--state DIR | --config LIVE.json) (--job '{...}' | JOBS.jsonl | -)",
+	  "Queues jobs for the live daemon: each a JSON Lines trace line (req, class,\n"
+	  "tenant, walltime_us, ...) with \"argv\" (the program and its arguments,\n"
+	  "never a shell string), optional \"env\", \"cwd\" and \"name\". The request\n"
+	  "is checked against the daemon's cluster before it is queued." },
+	{ "queue", cmd_queue, "hetlab queue (--state DIR | --config LIVE.json) [--all] [--json]",
+	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"
+	  "attempt, where they run, reason, the executor's reference." },
+	{ "cancel", cmd_cancel, "hetlab cancel (--state DIR | --config LIVE.json) ID...",
+	  "Cancels live jobs: pending ones leave the queue, running ones are killed." },
+	{ "replay", cmd_replay, "hetlab replay STATE_DIR [--results FILE] [--quiet]",
+	  "Runs the simulator on a live daemon's recording (job arrivals, exits,\n"
+	  "cancels, probe readings) with the same policy and compares its decisions\n"
+	  "with the daemon's decision log: prints the differences (none when the\n"
+	  "same code made the same decisions at the same times; exit 1 otherwise).\n"
+	  "--results also writes the run's results database (hetlab report reads it)." },
 	{ "version", cmd_version, "hetlab version", "Prints the version." },
 	{ "help", cmd_help, "hetlab help [COMMAND]", "Prints help for a command." },
 	{ NULL, NULL, NULL, NULL },

@@ -560,6 +560,7 @@ static int load_parsed(struct scenario *sc, json_t *root, char *err, size_t errl
 {
 	struct jv v = { .err = err, .errlen = errlen };
 	v.file = sc->file;
+	sc->enforce_walltime = true;   /* load_workload may say otherwise */
 	if (catalog_load_builtin(&sc->cl.cat, err, errlen))
 		goto fail;
 	if (load_root(&v, sc, root))

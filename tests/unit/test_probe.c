@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
@@ -475,6 +476,69 @@ static char *build_fake_nvml(const char *flags)
 	return so;
 }
 
+static void check_gpu0(const struct nvml_gpu *a)
+{
+	assert_int_equal(a->index, 0);
+	assert_string_equal(a->name, "NVIDIA H100 80GB HBM3");
+	assert_string_equal(a->uuid, "GPU-5a3c9e1f-0b7d-4c2e-9f61-2d8a4b6c1e01");
+	assert_string_equal(a->pci_bus_id, "00000000:1B:00.0");
+	assert_true(a->have_mem && a->mem_total_b == 85520809984ULL && a->mem_used_b == 1073741824ULL);
+	assert_true(a->have_power && a->power_w == 312.456);
+	assert_true(a->have_limit && a->limit_w == 700.0);
+	assert_true(a->have_temp && a->temp_c == 61.0);
+	assert_true(a->have_temp_slowdown && a->temp_slowdown_c == 89.0);
+	assert_true(a->have_temp_shutdown && a->temp_shutdown_c == 92.0);
+	assert_true(a->have_util && a->util_gpu_pct == 87 && a->util_mem_pct == 45);
+	assert_true(a->have_mig && !a->mig_on && a->mig_pending_on);
+	assert_int_equal(a->nmig, 0);
+	assert_true(a->have_ecc_mode && a->ecc_on && a->ecc_pending_on);
+	assert_true(a->have_ecc_volatile && a->ecc_unc_volatile == 0);
+	assert_true(a->have_ecc_aggregate && a->ecc_unc_aggregate == 2);
+	assert_true(a->have_retired && a->retired_sbe == 1 && a->retired_dbe == 2);
+	assert_true(a->have_retired_pending && a->retired_pending);
+	assert_true(a->have_remap && a->remap_corr == 3 && a->remap_unc == 1);
+	assert_false(a->remap_pending || a->remap_failure);
+}
+
+static void check_gpu1(const struct nvml_gpu *b)
+{
+	assert_int_equal(b->index, 1);
+	assert_string_equal(b->name, "NVIDIA A100-SXM4-40GB");
+	assert_string_equal(b->uuid, "GPU-5a3c9e1f-0b7d-4c2e-9f61-2d8a4b6c1e02");
+	assert_string_equal(b->pci_bus_id, "00000000:CA:00.0");
+	assert_true(b->have_mem && b->mem_total_b == 42949672960ULL && b->mem_used_b == 0);
+	assert_false(b->have_power);       /* NOT_SUPPORTED */
+	assert_false(b->have_temp);
+	assert_true(b->have_limit && b->limit_w == 400.0);
+	assert_true(b->have_util && b->util_gpu_pct == 0);
+	assert_true(b->have_temp_slowdown && b->temp_slowdown_c == 85.0);
+	assert_false(b->have_temp_shutdown);
+	assert_true(b->have_clock_reasons && b->clock_reasons == NVML_CLOCK_GPU_IDLE);
+	/* ECC and everything about memory errors NOT_SUPPORTED: absent, not an error */
+	assert_false(b->have_ecc_mode || b->have_ecc_volatile || b->have_ecc_aggregate);
+	assert_false(b->have_retired || b->have_retired_pending || b->have_remap);
+	/* MIG on: devices at indexes 0 and 2, 1 is empty */
+	assert_true(b->have_mig && b->mig_on && b->mig_pending_on);
+	assert_int_equal(b->nmig, 2);
+	const struct nvml_mig *m0 = &b->mig[0], *m2 = &b->mig[1];
+	assert_int_equal(m0->index, 0);
+	assert_string_equal(m0->uuid, "MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a01");
+	assert_true(m0->have_mem && m0->mem_total_b == 5100273664ULL && m0->mem_used_b == 0);
+	assert_true(m0->have_attr && m0->gi_slices == 1 && m0->ci_slices == 1 && m0->sm_count == 14);
+	assert_int_equal(m2->index, 2);
+	assert_string_equal(m2->uuid, "MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03");
+	assert_true(m2->have_mem && m2->mem_total_b == 20937965568ULL && m2->mem_used_b == 13631488ULL);
+	assert_true(m2->have_attr && m2->gi_slices == 3 && m2->ci_slices == 3 && m2->sm_count == 42);
+}
+
+static void check_no_events(const struct nvml_gpu *g)
+{
+	assert_true(g->events_mask == 0);
+	assert_int_equal(g->new_xids + g->new_dbe + g->new_sbe + g->health_events, 0);
+	assert_int_equal(g->nxids, 0);
+	assert_false(g->have_ecc_delta);
+}
+
 static void test_nvml_fake(void **state)
 {
 	(void)state;
@@ -484,35 +548,89 @@ static void test_nvml_fake(void **state)
 	struct nvml_probe *p = calloc(1, sizeof *p);
 	assert_non_null(p);
 	nvml_probe_read(so, p);
+	for (int i = 0; i < p->ninfo; i++)
+		print_message("  info: %s\n", p->info[i]);
 	assert_true(p->loaded);
 	assert_int_equal(p->ninfo, 0);
 	assert_int_equal(p->ndevices, 2);
 	assert_int_equal(p->ngpus, 2);
-	const struct nvml_gpu *a = &p->gpu[0], *b = &p->gpu[1];
-	assert_int_equal(a->index, 0);
-	assert_string_equal(a->name, "NVIDIA H100 80GB HBM3");
-	assert_true(a->have_mem && a->mem_total_b == 85520809984ULL && a->mem_used_b == 1073741824ULL);
-	assert_true(a->have_power && a->power_w == 312.456);
-	assert_true(a->have_limit && a->limit_w == 700.0);
-	assert_true(a->have_temp && a->temp_c == 61.0);
-	assert_true(a->have_util && a->util_gpu_pct == 87 && a->util_mem_pct == 45);
-	assert_int_equal(b->index, 1);
-	assert_string_equal(b->name, "NVIDIA A100-SXM4-40GB");
-	assert_true(b->have_mem && b->mem_total_b == 42949672960ULL && b->mem_used_b == 0);
-	assert_false(b->have_power);       /* NOT_SUPPORTED */
-	assert_false(b->have_temp);
-	assert_true(b->have_limit && b->limit_w == 400.0);
-	assert_true(b->have_util && b->util_gpu_pct == 0);
+	check_gpu0(&p->gpu[0]);
+	assert_true(p->gpu[0].have_clock_reasons &&
+	            p->gpu[0].clock_reasons == (NVML_CLOCK_SW_POWER_CAP | NVML_CLOCK_HW_THERMAL_SLOWDOWN));
+	check_gpu1(&p->gpu[1]);
+	/* a one-shot read has no events */
+	assert_false(p->events);
+	check_no_events(&p->gpu[0]);
+	check_no_events(&p->gpu[1]);
+	unlink(so);
+	free(so);
+	free(p);
+}
+
+/* Builds that lack entry points: each missing one is absent readings, never an error. */
+static void test_nvml_variants(void **state)
+{
+	(void)state;
+	struct nvml_probe *p = calloc(1, sizeof *p);
+	assert_non_null(p);
+
+	char *so = build_fake_nvml("-DFAKE_NVML_NO_UTIL");
+	if (!so)
+		skip();
+	nvml_probe_read(so, p);
+	assert_true(p->loaded);
+	assert_int_equal(p->ngpus, 2);
+	assert_false(p->gpu[0].have_util || p->gpu[1].have_util);
+	assert_true(p->gpu[1].have_mig && p->gpu[1].nmig == 2);
+	assert_int_equal(p->ninfo, 1);
+	assert_non_null(strstr(p->info[0], "lacks nvmlDeviceGetUtilizationRates: those readings are absent"));
 	unlink(so);
 	free(so);
 
-	so = build_fake_nvml("-DFAKE_NVML_NO_UTIL");
+	/* a driver before R535: the clock reasons come through the older name
+	 * (whose fake answer has the display bit set too, to tell them apart) */
+	so = build_fake_nvml("-DFAKE_NVML_OLD_DRIVER");
 	assert_non_null(so);
 	nvml_probe_read(so, p);
-	assert_false(p->loaded);
-	assert_int_equal(p->ngpus, 0);
+	assert_true(p->loaded);
+	assert_int_equal(p->ninfo, 0);
+	check_gpu0(&p->gpu[0]);
+	assert_true(p->gpu[0].have_clock_reasons);
+	assert_true(p->gpu[0].clock_reasons == (NVML_CLOCK_SW_POWER_CAP | NVML_CLOCK_HW_THERMAL_SLOWDOWN |
+	                                        NVML_CLOCK_DISPLAY_CLOCK_SETTING));
+	unlink(so);
+	free(so);
+
+	/* the four required entry points only */
+	so = build_fake_nvml("-DFAKE_NVML_MINIMAL");
+	assert_non_null(so);
+	nvml_probe_read(so, p);
+	assert_true(p->loaded);
+	assert_int_equal(p->ngpus, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct nvml_gpu *g = &p->gpu[i];
+		assert_int_equal(g->index, i);
+		assert_string_equal(g->name, "?");
+		assert_string_equal(g->uuid, "");
+		assert_string_equal(g->pci_bus_id, "");
+		assert_false(g->have_mem || g->have_power || g->have_limit || g->have_temp || g->have_util);
+		assert_false(g->have_temp_slowdown || g->have_temp_shutdown || g->have_clock_reasons || g->have_mig);
+		assert_false(g->have_ecc_mode || g->have_ecc_volatile || g->have_retired || g->have_remap);
+	}
 	assert_int_equal(p->ninfo, 1);
-	assert_non_null(strstr(p->info[0], "lacks nvmlDeviceGetUtilizationRates: no GPUs"));
+	assert_non_null(strstr(p->info[0], "lacks nvmlDeviceGetName, nvmlDeviceGetUUID, "));
+	assert_non_null(strstr(p->info[0], ": those readings are absent"));
+	/* a session on it: no events, said in the same line */
+	struct nvml_session *s;
+	assert_int_equal(nvml_session_open(so, &s), 0);
+	nvml_session_read(s, p);
+	assert_true(p->loaded);
+	assert_false(p->events);
+	assert_int_equal(p->ngpus, 2);
+	assert_int_equal(p->ninfo, 1);
+	assert_non_null(strstr(p->info[0], "lacks nvmlDeviceGetName"));
+	check_no_events(&p->gpu[0]);
+	nvml_session_close(s);
 	unlink(so);
 	free(so);
 
@@ -521,10 +639,162 @@ static void test_nvml_fake(void **state)
 	nvml_probe_read(so, p);
 	assert_false(p->loaded);
 	assert_int_equal(p->ngpus, 0);
+	assert_int_equal(p->ninfo, 1);
 	assert_string_equal(p->info[0], "nvmlInit_v2 failed (NVML error 9): no GPUs");
 	unlink(so);
 	free(so);
 	free(p);
+}
+
+/* The fake's control functions, found in the .so the probe also opens. */
+struct fake_ctl {
+	void *dl;
+	void (*reset)(void);
+	int (*push)(unsigned, unsigned long long, unsigned long long);
+	void (*set_ecc)(unsigned long long, unsigned long long);
+	int (*live_sets)(void);
+	int (*init_count)(void);
+};
+
+static void fake_ctl_open(struct fake_ctl *c, const char *so)
+{
+	c->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(c->dl);
+	void *f[5];
+	static const char *const names[] = { "fake_nvml_reset", "fake_nvml_push_event", "fake_nvml_set_ecc",
+	                                     "fake_nvml_live_sets", "fake_nvml_init_count" };
+	for (int i = 0; i < 5; i++)
+		assert_non_null(f[i] = dlsym(c->dl, names[i]));
+	memcpy(&c->reset, &f[0], sizeof f[0]);
+	memcpy(&c->push, &f[1], sizeof f[1]);
+	memcpy(&c->set_ecc, &f[2], sizeof f[2]);
+	memcpy(&c->live_sets, &f[3], sizeof f[3]);
+	memcpy(&c->init_count, &f[4], sizeof f[4]);
+	c->reset();
+}
+
+static void test_nvml_session(void **state)
+{
+	(void)state;
+	char *so = build_fake_nvml("");
+	if (!so)
+		skip();
+	struct fake_ctl c;
+	fake_ctl_open(&c, so);
+	struct nvml_probe *p = calloc(1, sizeof *p);
+	assert_non_null(p);
+	struct nvml_session *s;
+	assert_int_equal(nvml_session_open(so, &s), 0);
+	assert_non_null(s);
+	assert_int_equal(c.init_count(), 1);
+	assert_int_equal(c.live_sets(), 1);
+
+	/* XID 79 (fallen off the bus) and a double-bit error (XID 48, the DBE
+	 * event, the volatile counter 0 -> 1) on GPU 0; XID 13 on GPU 1; and
+	 * what nobody registered for: a PState event, a DBE on GPU 1 */
+	c.push(0, NVML_EV_XID, 79);
+	c.push(0, NVML_EV_PSTATE, 0);
+	c.push(0, NVML_EV_XID, 48);
+	c.push(0, NVML_EV_DBE, 0);
+	c.push(1, NVML_EV_DBE, 0);
+	c.push(1, NVML_EV_XID, 13);
+	c.set_ecc(1, 3);
+	nvml_session_read(s, p);
+	assert_true(p->loaded);
+	assert_true(p->events);
+	assert_int_equal(p->ninfo, 0);
+	assert_int_equal(p->events_unmatched, 0);
+	check_gpu1(&p->gpu[1]);
+	const struct nvml_gpu *a = &p->gpu[0], *b = &p->gpu[1];
+	assert_true(a->events_mask == (NVML_EV_XID | NVML_EV_DBE | NVML_EV_SBE));
+	assert_true(b->events_mask == NVML_EV_XID);
+	assert_int_equal(a->new_xids, 2);
+	assert_int_equal(a->nxids, 2);
+	assert_int_equal(a->last_xid[0], 79);
+	assert_int_equal(a->last_xid[1], 48);
+	assert_int_equal(a->new_dbe, 1);
+	assert_int_equal(a->new_sbe, 0);
+	assert_true(a->ecc_unc_volatile == 1 && a->ecc_unc_aggregate == 3);
+	assert_true(a->have_ecc_delta && a->new_ecc_unc == 1);
+	assert_int_equal(a->health_events, 3);          /* 2 XIDs + 1 uncorrected */
+	assert_int_equal(b->new_xids, 1);
+	assert_int_equal(b->last_xid[0], 13);
+	assert_int_equal(b->new_dbe, 0);
+	assert_false(b->have_ecc_delta);                /* ECC NOT_SUPPORTED */
+	assert_int_equal(b->health_events, 1);
+
+	/* a second read sees only what is new: nothing */
+	nvml_session_read(s, p);
+	assert_int_equal(a->new_xids + a->new_dbe + a->health_events, 0);
+	assert_true(a->have_ecc_delta && a->new_ecc_unc == 0);
+	assert_true(a->xids_total == 2 && a->dbe_total == 1);
+	assert_int_equal(a->nxids, 2);                  /* the latest XIDs stay */
+	assert_int_equal(b->new_xids + b->health_events, 0);
+	assert_true(b->xids_total == 1);
+
+	/* then nine XIDs on GPU 1 (the last eight kept, oldest first) and two
+	 * uncorrected errors on GPU 0 with no event (the counter alone counts) */
+	for (unsigned x = 31; x <= 39; x++)
+		c.push(1, NVML_EV_XID, x);
+	c.set_ecc(3, 5);
+	nvml_session_read(s, p);
+	assert_int_equal(a->new_xids, 0);
+	assert_true(a->new_ecc_unc == 2);
+	assert_int_equal(a->health_events, 2);
+	assert_int_equal(b->new_xids, 9);
+	assert_true(b->xids_total == 10);
+	assert_int_equal(b->nxids, NVML_MAX_XIDS);
+	for (int k = 0; k < NVML_MAX_XIDS; k++)
+		assert_int_equal(b->last_xid[k], 32 + k);
+	assert_int_equal(b->health_events, 9);
+
+	/* a counter that falls was reset: it counts from 0 */
+	c.set_ecc(1, 5);
+	nvml_session_read(s, p);
+	assert_true(a->new_ecc_unc == 1);
+	assert_int_equal(a->health_events, 1);
+
+	nvml_session_close(s);
+	assert_int_equal(c.init_count(), 0);
+	assert_int_equal(c.live_sets(), 0);
+	nvml_session_close(NULL);
+
+	/* absent library: a session that says so at every read */
+	assert_int_equal(nvml_session_open("/nonexistent/libnvidia-ml.so.1", &s), 0);
+	nvml_session_read(s, p);
+	assert_false(p->loaded);
+	assert_int_equal(p->ngpus, 0);
+	assert_int_equal(p->ninfo, 1);
+	assert_string_equal(p->info[0], "no NVIDIA driver (/nonexistent/libnvidia-ml.so.1 not found): no GPUs");
+	nvml_session_close(s);
+
+	c.reset();
+	dlclose(c.dl);
+	unlink(so);
+	free(so);
+	free(p);
+}
+
+static void test_nvml_clock_names(void **state)
+{
+	(void)state;
+	char buf[256];
+	assert_string_equal(nvml_clock_reasons_str(0, buf, sizeof buf), "none");
+	assert_string_equal(nvml_clock_reasons_str(0x44, buf, sizeof buf), "sw_power_cap,hw_thermal_slowdown");
+	assert_string_equal(nvml_clock_reasons_str(0x1ff, buf, sizeof buf),
+	                    "gpu_idle,applications_clocks_setting,sw_power_cap,hw_slowdown,sync_boost,"
+	                    "sw_thermal_slowdown,hw_thermal_slowdown,hw_power_brake_slowdown,display_clock_setting");
+	assert_string_equal(nvml_clock_reasons_str(0x208, buf, sizeof buf), "hw_slowdown,0x200");
+	assert_string_equal(nvml_clock_reasons_str(0x8000000000000000ULL, buf, sizeof buf), "0x8000000000000000");
+	/* truncated at a whole name */
+	assert_string_equal(nvml_clock_reasons_str(0x5, buf, 12), "gpu_idle");
+	assert_string_equal(nvml_clock_reasons_str(0x5, buf, 22), "gpu_idle,sw_power_cap");
+	assert_string_equal(nvml_clock_reasons_str(0x5, buf, 21), "gpu_idle");
+	assert_string_equal(nvml_clock_reasons_str(0x5, buf, 1), "");
+	assert_string_equal(nvml_clock_reason_name(0), "gpu_idle");
+	assert_string_equal(nvml_clock_reason_name(8), "display_clock_setting");
+	assert_null(nvml_clock_reason_name(9));
+	assert_null(nvml_clock_reason_name(63));
 }
 
 /* ---- hetlab probe --json ------------------------------------------------------- */
@@ -549,15 +819,15 @@ static const char *hetlab_bin(void)
 	return access(path, X_OK) == 0 ? path : NULL;
 }
 
-static json_t *run_probe_json(const char *env, const char *root, int *status)
+static json_t *run_probe_json(const char *env, const char *root, const char *args, int *status)
 {
 	const char *bin = hetlab_bin();
 	if (!bin)
 		return NULL;
 	char *out = tu_tmpath(".json");
-	char cmd[3 * PATH_MAX + 256];
-	snprintf(cmd, sizeof cmd, "%s '%s' probe --sysfs-root '%s' --json --interval-ms 10 > '%s'",
-	         env, bin, root, out);
+	char cmd[5 * PATH_MAX + 256];
+	snprintf(cmd, sizeof cmd, "%s '%s' probe --sysfs-root '%s' --json --interval-ms 10 %s > '%s'",
+	         env, bin, root, args, out);
 	*status = system(cmd);
 	json_error_t err;
 	json_t *j = json_load_file(out, 0, &err);
@@ -572,7 +842,7 @@ static void test_cli_json(void **state)
 {
 	(void)state;
 	int status;
-	json_t *j = run_probe_json("HETLAB_NVML_LIB=/nonexistent/nvml.so", tree("node"), &status);
+	json_t *j = run_probe_json("HETLAB_NVML_LIB=/nonexistent/nvml.so", tree("node"), "", &status);
 	if (!j && !hetlab_bin())
 		skip();
 	assert_non_null(j);
@@ -600,27 +870,124 @@ static void test_cli_json(void **state)
 	assert_true(json_is_null(json_object_get(eth1, "rx_errors")));
 	assert_int_equal(json_integer_value(json_object_get(eth1, "rx_packets")), 42);
 	assert_int_equal(json_array_size(json_object_get(j, "problems")), 3);
+	/* a fake root has no topology of its own: a note, and only cpu.threads from /proc/stat */
 	json_t *notes = json_object_get(j, "notes");
-	assert_int_equal(json_array_size(notes), 1);
-	assert_string_equal(json_string_value(json_array_get(notes, 0)),
+	assert_int_equal(json_array_size(notes), 2);
+	assert_non_null(strstr(json_string_value(json_array_get(notes, 0)), "topology: not read"));
+	assert_string_equal(json_string_value(json_array_get(notes, 1)),
 	                    "no NVIDIA driver (/nonexistent/nvml.so not found): no GPUs");
+	assert_true(json_is_null(json_object_get(j, "topology")));
+	json_t *nl = json_object_get(j, "node_labels");
+	assert_string_equal(json_string_value(json_object_get(nl, "cpu.threads")), "4");
+	assert_string_equal(json_string_value(json_object_get(nl, "gpu.count")), "0");
+	assert_string_equal(json_string_value(json_object_get(nl, "mem_gib")), "252");
+	assert_null(json_object_get(nl, "cpu.numa"));
+	assert_null(json_object_get(nl, "gpu.model"));
 	json_decref(j);
 
-	/* GPUs through the fake library */
+	/* a topology from XML */
+	char args[PATH_MAX + 64];
+	snprintf(args, sizeof args, "--topology-xml '%s/tests/data/topo/xeon-2s-smt.xml'", tu_root());
+	j = run_probe_json("HETLAB_NVML_LIB=/nonexistent/nvml.so", tree("node"), args, &status);
+	assert_non_null(j);
+	assert_int_equal(status, 0);
+	json_t *topo = json_object_get(j, "topology");
+	assert_int_equal(json_integer_value(json_object_get(topo, "packages")), 2);
+	assert_int_equal(json_integer_value(json_object_get(topo, "cores")), 8);
+	assert_true(json_is_true(json_object_get(topo, "smt")));
+	json_t *n1 = json_array_get(json_object_get(topo, "numa_nodes"), 1);
+	assert_string_equal(json_string_value(json_object_get(n1, "cpus")), "4-7,12-15");
+	assert_true(json_real_value(json_object_get(n1, "mem_gib")) == 32.0);
+	nl = json_object_get(j, "node_labels");
+	static const char *const want[][2] = {
+		{ "cpu.model", "Intel(R) Xeon(R) Platinum 8480+" }, { "cpu.sockets", "2" }, { "cpu.cores", "8" },
+		{ "cpu.threads", "16" }, { "cpu.numa", "2" }, { "cpu.smt", "true" }, { "gpu.count", "0" },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+		assert_string_equal(json_string_value(json_object_get(nl, want[i][0])), want[i][1]);
+	assert_int_equal(json_array_size(json_object_get(j, "notes")), 1);
+	json_decref(j);
+
+	/* GPUs through the fake library, with XIDs during the interval */
 	char *so = build_fake_nvml("");
 	if (so) {
-		char env[PATH_MAX + 32];
-		snprintf(env, sizeof env, "HETLAB_NVML_LIB='%s'", so);
-		j = run_probe_json(env, tree("node"), &status);
+		char env[PATH_MAX + 64];
+		snprintf(env, sizeof env, "FAKE_NVML_EVENTS=0:8:79,0:8:48,1:8:13 HETLAB_NVML_LIB='%s'", so);
+		j = run_probe_json(env, tree("node"), args, &status);
 		assert_non_null(j);
 		json_t *g = json_object_get(json_object_get(j, "labels"), "gpus");
 		assert_int_equal(json_array_size(g), 2);
-		assert_string_equal(json_string_value(json_object_get(json_array_get(g, 0), "name")),
-		                    "NVIDIA H100 80GB HBM3");
-		json_t *gr = json_array_get(json_object_get(json_object_get(j, "readings"), "gpus"), 1);
-		assert_true(json_is_null(json_object_get(gr, "power_w")));
+		json_t *g0 = json_array_get(g, 0), *g1 = json_array_get(g, 1);
+		assert_string_equal(json_string_value(json_object_get(g0, "name")), "NVIDIA H100 80GB HBM3");
+		assert_string_equal(json_string_value(json_object_get(g0, "uuid")), "GPU-5a3c9e1f-0b7d-4c2e-9f61-2d8a4b6c1e01");
+		assert_string_equal(json_string_value(json_object_get(g0, "pci_bus_id")), "00000000:1B:00.0");
+		assert_int_equal(json_integer_value(json_object_get(g0, "numa")), 0);   /* from the topology */
+		assert_int_equal(json_integer_value(json_object_get(g1, "numa")), 1);
+		assert_true(json_real_value(json_object_get(g0, "temp_slowdown_c")) == 89.0);
+		assert_true(json_real_value(json_object_get(g0, "temp_shutdown_c")) == 92.0);
+		assert_true(json_is_null(json_object_get(g1, "temp_shutdown_c")));
+		assert_true(json_is_true(json_object_get(json_object_get(g0, "ecc"), "current")));
+		assert_true(json_is_null(json_object_get(g1, "ecc")));
+		assert_true(json_is_false(json_object_get(json_object_get(g0, "mig"), "current")));
+		assert_true(json_is_true(json_object_get(json_object_get(g1, "mig"), "current")));
+		json_t *migs = json_object_get(g1, "mig_devices");
+		assert_int_equal(json_array_size(migs), 2);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(migs, 1), "gi_slices")), 3);
+		json_t *rg = json_object_get(json_object_get(j, "readings"), "gpus");
+		json_t *r0 = json_array_get(rg, 0), *r1 = json_array_get(rg, 1);
+		assert_true(json_is_null(json_object_get(r1, "power_w")));
+		json_t *cr = json_object_get(r0, "clock_reasons");
+		assert_int_equal(json_array_size(cr), 2);
+		assert_string_equal(json_string_value(json_array_get(cr, 0)), "sw_power_cap");
+		assert_string_equal(json_string_value(json_array_get(cr, 1)), "hw_thermal_slowdown");
+		assert_int_equal(json_integer_value(json_object_get(r0, "ecc_uncorrected_aggregate")), 2);
+		assert_int_equal(json_integer_value(json_object_get(r0, "retired_pages_dbe")), 2);
+		assert_int_equal(json_integer_value(json_object_get(json_object_get(r0, "remapped_rows"), "corrected")), 3);
+		assert_true(json_is_null(json_object_get(r1, "remapped_rows")));
+		json_t *ev0 = json_object_get(r0, "events"), *ev1 = json_object_get(r1, "events");
+		assert_int_equal(json_array_size(json_object_get(ev0, "xids")), 2);
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(ev0, "xids"), 0)), 79);
+		assert_int_equal(json_integer_value(json_object_get(ev0, "health_events")), 2);
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(ev1, "xids"), 0)), 13);
+		nl = json_object_get(j, "node_labels");
+		static const char *const gwant[][2] = {
+			{ "gpu.count", "2" }, { "gpu.model", "NVIDIA H100 80GB HBM3,NVIDIA A100-SXM4-40GB" },
+			{ "gpu.mem_gib", "40" }, { "gpu.mig", "true" }, { "gpu.mig_cards", "1" },
+		};
+		for (size_t i = 0; i < sizeof gwant / sizeof gwant[0]; i++)
+			assert_string_equal(json_string_value(json_object_get(nl, gwant[i][0])), gwant[i][1]);
 		assert_int_equal(json_array_size(json_object_get(j, "notes")), 0);
 		json_decref(j);
+
+		/* and as text */
+		char cmd[3 * PATH_MAX + 256];
+		char *txt = tu_tmpath(".txt");
+		snprintf(cmd, sizeof cmd, "%s '%s' probe --sysfs-root '%s' --interval-ms 10 %s > '%s'", env,
+		         hetlab_bin(), tree("node"), args, txt);
+		assert_int_equal(system(cmd), 0);
+		FILE *f = fopen(txt, "r");
+		assert_non_null(f);
+		char text[16384];
+		size_t n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+		static const char *const lines[] = {
+			"GPU-5a3c9e1f-0b7d-4c2e-9f61-2d8a4b6c1e01, PCI 00000000:1B:00.0, NUMA 0",
+			"slowdown 89 °C, shutdown 92 °C; ECC on; MIG off (on after reset)",
+			"    MIG 2         MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03, 19.5 GiB, 3 GPU-instance slices, 42 SMs",
+			"  NUMA 1          CPUs 4-7,12-15 (4 cores, 8 PUs), 32.0 GiB, 1 GPU",
+			"  cpu.smt=true",
+			"  gpu.mig_cards=1",
+			"clock event reasons sw_power_cap,hw_thermal_slowdown",
+			"retired pages 1 single-bit, 2 double-bit, retirement pending",
+			"events over the interval: 2 XIDs (79,48), 0 double-bit, 0 single-bit ECC; health events 2",
+			"events over the interval: 1 XID (13),",
+		};
+		for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+			if (!strstr(text, lines[i]))
+				fail_msg("no \"%s\" in:\n%s", lines[i], text);
+		unlink(txt);
+		free(txt);
 		unlink(so);
 		free(so);
 	}
@@ -634,6 +1001,13 @@ static void test_cli_json(void **state)
 	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
 	snprintf(cmd, sizeof cmd, "'%s' probe --sysfs-root /nonexistent 2> /dev/null", bin);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 1);
+	/* a topology file that does not load is the user's mistake */
+	char cmd2[2 * PATH_MAX + 128];
+	snprintf(cmd2, sizeof cmd2, "'%s' probe --topology-xml '%s/tests/data/topo/garbage.xml' 2> /dev/null", bin,
+	         tu_root());
+	assert_int_equal(WEXITSTATUS(system(cmd2)), 1);
+	snprintf(cmd2, sizeof cmd2, "'%s' probe --topology-xml 2> /dev/null", bin);
+	assert_int_equal(WEXITSTATUS(system(cmd2)), 2);
 }
 
 int main(void)
@@ -653,6 +1027,9 @@ int main(void)
 		cmocka_unit_test(test_real_host),
 		cmocka_unit_test(test_nvml_absent),
 		cmocka_unit_test(test_nvml_fake),
+		cmocka_unit_test(test_nvml_variants),
+		cmocka_unit_test(test_nvml_session),
+		cmocka_unit_test(test_nvml_clock_names),
 		cmocka_unit_test(test_cli_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,452 @@
+/* cmd_live — `hetlab live` (the daemon) and its clients `hetlab submit`,
+ * `hetlab queue`, `hetlab cancel`, and `hetlab replay`. docs/live.md. */
+#include "cli/cmd.h"
+#include "live/daemon.h"
+#include "live/state.h"
+#include "sim/cluster.h"
+#include "traces/livecfg.h"
+#include "traces/scenario.h"
+#include "traces/trace.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int cmd_live(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static const char *need_arg(int argc, char **argv, int *i, const char *cmd)
+{
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "hetlab %s: %s needs a value\n", cmd, argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cmd_live(int argc, char **argv)
+{
+	const char *config = NULL, *state = NULL;
+	struct live_opts o = { .metrics_port = -1 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (strcmp(a, "--config") == 0) {
+			if (!(config = need_arg(argc, argv, &i, "live")))
+				return 2;
+		} else if (strcmp(a, "--executor") == 0) {
+			if (!(o.executor = need_arg(argc, argv, &i, "live")))
+				return 2;
+		} else if (strcmp(a, "--policy") == 0) {
+			if (!(o.policy = need_arg(argc, argv, &i, "live")))
+				return 2;
+		} else if (strcmp(a, "--state") == 0) {
+			if (!(state = need_arg(argc, argv, &i, "live")))
+				return 2;
+		} else if (strcmp(a, "--metrics-addr") == 0) {
+			if (!(o.metrics_addr = need_arg(argc, argv, &i, "live")))
+				return 2;
+		} else if (strcmp(a, "--metrics-port") == 0) {
+			char *end;
+			if (!(v = need_arg(argc, argv, &i, "live")))
+				return 2;
+			long p = strtol(v, &end, 10);
+			if (*end || p < 0 || p > 65535) {
+				fprintf(stderr, "hetlab live: --metrics-port: expected a port 0-65535, got '%s'\n", v);
+				return 2;
+			}
+			o.metrics_port = (int)p;
+			if (!o.metrics_addr)
+				o.metrics_addr = "127.0.0.1";
+		} else if (strcmp(a, "--metrics-public") == 0) {
+			o.metrics_public = true;
+		} else if (strcmp(a, "--exit-when-idle") == 0) {
+			o.exit_when_idle = true;
+		} else if (strcmp(a, "--max-s") == 0) {
+			char *end;
+			if (!(v = need_arg(argc, argv, &i, "live")))
+				return 2;
+			o.max_s = strtod(v, &end);
+			if (*end || !(o.max_s > 0)) {
+				fprintf(stderr, "hetlab live: --max-s: expected seconds > 0, got '%s'\n", v);
+				return 2;
+			}
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			o.quiet = true;
+		} else {
+			fprintf(stderr, "hetlab live: unknown argument '%s' (see hetlab help live)\n", a);
+			return 2;
+		}
+	}
+	if (!config) {
+		fprintf(stderr, "hetlab live: --config LIVE.json is required (see docs/live.md)\n");
+		return 2;
+	}
+	struct live_cfg cfg;
+	char err[1024];
+	if (livecfg_load(config, &cfg, err, sizeof err)) {
+		fprintf(stderr, "hetlab live: %s\n", err);
+		return 1;
+	}
+	if (state)
+		snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", state);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	struct live *L;
+	if (live_open(&L, &cfg, &o, LIVE_DAEMON, err, sizeof err)) {
+		fprintf(stderr, "hetlab live: %s\n", err);
+		return 1;
+	}
+	int rc = live_loop(L, &g_stop, err, sizeof err);
+	live_close(L);
+	if (rc) {
+		fprintf(stderr, "hetlab live: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* --config LIVE.json or --state DIR: the state directory. */
+static int state_dir_of(const char *config, const char *state, char *out, size_t len, const char *cmd)
+{
+	if (state) {
+		snprintf(out, len, "%s", state);
+		return 0;
+	}
+	if (!config) {
+		fprintf(stderr, "hetlab %s: give --state DIR or --config LIVE.json\n", cmd);
+		return 2;
+	}
+	struct live_cfg cfg;
+	char err[1024];
+	if (livecfg_load(config, &cfg, err, sizeof err)) {
+		fprintf(stderr, "hetlab %s: %s\n", cmd, err);
+		return 1;
+	}
+	snprintf(out, len, "%s", cfg.state_dir);
+	return 0;
+}
+
+/* Normalises one job line: fills submit_us and run_us (the daemon sets
+ * the submit time; run_us is unknown live), checks the extras, parses it as
+ * a trace line and binds its request to the cluster. Returns the text to
+ * queue (malloc'd) or NULL with err. */
+static char *check_job(const char *src, int64_t line, const char *text, struct cluster *cl, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		snprintf(err, errlen, "%s:%lld:%d: %s", src, (long long)line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "%s:%lld: $: expected a job object", src, (long long)line);
+		json_decref(o);
+		return NULL;
+	}
+	if (!json_object_get(o, "submit_us"))
+		json_object_set_new(o, "submit_us", json_integer(0));
+	if (!json_object_get(o, "run_us"))
+		json_object_set_new(o, "run_us", json_integer(0));
+	char *norm = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!norm) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	char where[600];
+	snprintf(where, sizeof where, "%s:%lld", src, (long long)line);
+	static const char *const extra[] = { "argv", "env", "cwd", "name", NULL };
+	struct workload w;
+	workload_init(&w);
+	if (live_spec_check(where, norm, err, errlen) ||
+	    trace_jsonl_parse_job(src, line, norm, strlen(norm), extra, &w, err, errlen)) {
+		workload_free(&w);
+		free(norm);
+		return NULL;
+	}
+	if (cl && cluster_bind_workload(cl, w.str, w.nstr, w.jobs, w.n, err, errlen)) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s: %s", where, err);
+		snprintf(err, errlen, "%s", msg);
+		workload_free(&w);
+		free(norm);
+		return NULL;
+	}
+	if (cl && !cluster_can_ever_fit(cl, &w.jobs[0].req)) {
+		snprintf(err, errlen, "%s: the request exceeds every node of the cluster: it could never run", where);
+		workload_free(&w);
+		free(norm);
+		return NULL;
+	}
+	workload_free(&w);
+	return norm;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	const char *config = NULL, *state = NULL, *job = NULL, *file = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--config") == 0) {
+			if (!(config = need_arg(argc, argv, &i, "submit")))
+				return 2;
+		} else if (strcmp(a, "--state") == 0) {
+			if (!(state = need_arg(argc, argv, &i, "submit")))
+				return 2;
+		} else if (strcmp(a, "--job") == 0) {
+			if (!(job = need_arg(argc, argv, &i, "submit")))
+				return 2;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hetlab submit: unknown option '%s'\n", a);
+			return 2;
+		} else if (!file) {
+			file = a;
+		} else {
+			fprintf(stderr, "hetlab submit: one JOBS.jsonl file (or - for stdin) at most\n");
+			return 2;
+		}
+	}
+	if (!job && !file) {
+		fprintf(stderr, "hetlab submit: give --job '{...}' or a JOBS.jsonl file (- for stdin)\n");
+		return 2;
+	}
+	char dir[4096];
+	int r = state_dir_of(config, state, dir, sizeof dir, "submit");
+	if (r)
+		return r;
+	char err[1024];
+	struct lstate st;
+	if (lstate_open(&st, dir, err, sizeof err)) {
+		fprintf(stderr, "hetlab submit: %s\n", err);
+		return 1;
+	}
+	/* The cluster to check requests against: the state's scenario, else
+	 * the config's. */
+	struct scenario sc;
+	bool have_sc = false;
+	char *scn = lstate_meta_dup(&st, "scenario");
+	if (scn) {
+		have_sc = scenario_load_text(scn, "the daemon's scenario", ".", &sc, err, sizeof err) == 0;
+		free(scn);
+	} else if (config) {
+		struct live_cfg cfg;
+		have_sc = livecfg_load(config, &cfg, err, sizeof err) == 0 && scenario_load(cfg.scenario, &sc, err, sizeof err) == 0;
+	}
+	int rc = 0;
+	char **lines = NULL;
+	int64_t n = 0, cap = 0;
+	const char *src = job ? "--job" : strcmp(file, "-") == 0 ? "stdin" : file;
+	if (job) {
+		char *t = check_job(src, 1, job, have_sc ? &sc.cl : NULL, err, sizeof err);
+		if (!t)
+			rc = 1;
+		else {
+			lines = malloc(sizeof *lines);
+			lines[n++] = t;
+		}
+	} else {
+		FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+		if (!f) {
+			snprintf(err, sizeof err, "%s: cannot open", file);
+			rc = 1;
+		}
+		char *buf = NULL;
+		size_t bcap = 0;
+		ssize_t len;
+		int64_t ln = 0;
+		while (rc == 0 && f && (len = getline(&buf, &bcap, f)) >= 0) {
+			ln++;
+			while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+				buf[--len] = 0;
+			if (len == 0)
+				continue;
+			char *t = check_job(src, ln, buf, have_sc ? &sc.cl : NULL, err, sizeof err);
+			if (!t) {
+				rc = 1;
+				break;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 16;
+				lines = realloc(lines, (size_t)cap * sizeof *lines);
+			}
+			lines[n++] = t;
+		}
+		free(buf);
+		if (f && f != stdin)
+			fclose(f);
+	}
+	if (rc == 0 && lstate_begin(&st, err, sizeof err) == 0) {
+		for (int64_t k = 0; k < n && rc == 0; k++)
+			if (lstate_inbox_add(&st, "submit", -1, lines[k], err, sizeof err))
+				rc = 1;
+		if (rc == 0 && lstate_commit(&st, err, sizeof err))
+			rc = 1;
+		if (rc)
+			lstate_rollback(&st);
+	} else if (rc == 0) {
+		rc = 1;
+	}
+	if (rc)
+		fprintf(stderr, "hetlab submit: %s\n", err);
+	else
+		printf("hetlab submit: %lld job%s queued for the daemon (%s); `hetlab queue --state %s` shows them\n",
+		       (long long)n, n == 1 ? "" : "s", dir, dir);
+	for (int64_t k = 0; k < n; k++)
+		free(lines[k]);
+	free(lines);
+	if (have_sc)
+		scenario_free(&sc);
+	lstate_close(&st);
+	return rc;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+	const char *config = NULL, *state = NULL;
+	int64_t ids[256];
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		char *end;
+		if (strcmp(a, "--config") == 0) {
+			if (!(config = need_arg(argc, argv, &i, "cancel")))
+				return 2;
+		} else if (strcmp(a, "--state") == 0) {
+			if (!(state = need_arg(argc, argv, &i, "cancel")))
+				return 2;
+		} else {
+			long long v = strtoll(a, &end, 10);
+			if (*end || v < 0 || n == 256) {
+				fprintf(stderr, "hetlab cancel: expected job ids (at most 256), got '%s'\n", a);
+				return 2;
+			}
+			ids[n++] = v;
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, "hetlab cancel: which jobs? (hetlab cancel --state DIR ID...)\n");
+		return 2;
+	}
+	char dir[4096], err[1024];
+	int r = state_dir_of(config, state, dir, sizeof dir, "cancel");
+	if (r)
+		return r;
+	struct lstate st;
+	if (lstate_open(&st, dir, err, sizeof err)) {
+		fprintf(stderr, "hetlab cancel: %s\n", err);
+		return 1;
+	}
+	int rc = 0;
+	for (int k = 0; k < n && rc == 0; k++)
+		if (lstate_inbox_add(&st, "cancel", ids[k], NULL, err, sizeof err)) {
+			fprintf(stderr, "hetlab cancel: %s\n", err);
+			rc = 1;
+		}
+	lstate_close(&st);
+	if (rc == 0)
+		printf("hetlab cancel: %d cancellation%s queued for the daemon\n", n, n == 1 ? "" : "s");
+	return rc;
+}
+
+int cmd_queue(int argc, char **argv)
+{
+	const char *config = NULL, *state = NULL;
+	bool all = false, json = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--config") == 0) {
+			if (!(config = need_arg(argc, argv, &i, "queue")))
+				return 2;
+		} else if (strcmp(a, "--state") == 0) {
+			if (!(state = need_arg(argc, argv, &i, "queue")))
+				return 2;
+		} else if (strcmp(a, "--all") == 0) {
+			all = true;
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else {
+			fprintf(stderr, "hetlab queue: unknown argument '%s'\n", a);
+			return 2;
+		}
+	}
+	char dir[4096], err[1024];
+	int r = state_dir_of(config, state, dir, sizeof dir, "queue");
+	if (r)
+		return r;
+	struct lstate st;
+	if (lstate_open_ro(&st, dir, err, sizeof err)) {
+		fprintf(stderr, "hetlab queue: %s\n", err);
+		return 1;
+	}
+	int rc = lstate_print_queue(&st, stdout, all, json, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "hetlab queue: %s\n", err);
+	lstate_close(&st);
+	return rc ? 1 : 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	const char *dir = NULL, *results = NULL;
+	bool quiet = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--results") == 0) {
+			if (!(results = need_arg(argc, argv, &i, "replay")))
+				return 2;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			quiet = true;
+		} else if (a[0] == '-') {
+			fprintf(stderr, "hetlab replay: unknown option '%s'\n", a);
+			return 2;
+		} else if (!dir) {
+			dir = a;
+		} else {
+			fprintf(stderr, "hetlab replay: one STATE_DIR\n");
+			return 2;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "hetlab replay: give the daemon's STATE_DIR (its state.db holds the recording)\n");
+		return 2;
+	}
+	char err[1024];
+	if (results) {
+		if (live_results(dir, results, err, sizeof err)) {
+			fprintf(stderr, "hetlab replay: %s\n", err);
+			return 1;
+		}
+		if (!quiet)
+			printf("hetlab replay: %s written from the recording in %s\n", results, dir);
+	}
+	bool same;
+	long nd = 0;
+	FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
+	int rc = live_replay(dir, out ? out : stdout, &same, &nd, err, sizeof err);
+	if (out && out != stdout)
+		fclose(out);
+	if (rc) {
+		fprintf(stderr, "hetlab replay: %s\n", err);
+		return 1;
+	}
+	printf("hetlab replay: %ld decisions logged live; the replay %s\n", nd,
+	       same ? "makes the same decisions at the same times" : "DIFFERS (see above)");
+	return same ? 0 : 1;
+}

@@ -1,0 +1,592 @@
+/* lexec — the live executors as the daemon drives them: the engine's
+ * decisions (start, signal, stop, drain) turned into calls of the
+ * low-level local (live/exec_local.c) and Slurm (live/exec_slurm.c)
+ * executors, and their observations turned back into job ends.
+ *
+ * local: every node of the scenario runs its jobs on this host (a
+ * one-node scenario is this host; more nodes are a test or demo set-up).
+ * Core k of a node is host CPU k mod the host's CPU count; a node's NUMA
+ * domains are contiguous ranges of its cores, as the model splits them, so
+ * the cores a job gets in domain d are CPUs of that range. The job's
+ * files are STATE_DIR/jobs/KEY.* with KEY = id × 256 + attempt mod 256
+ * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended).
+ *
+ * slurm: a job is submitted held when it first starts (sbatch --hold),
+ * then placed on the nodes the policy chose and released; its Slurm id is
+ * its ref. Node names of the scenario are Slurm's node names. */
+#include "live/live_int.h"
+#include "live/exec_local.h"
+#include "live/exec_slurm.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int64_t job_key(const struct live *L, int32_t id)
+{
+	return (int64_t)id * 256 + (L->s.jobs[id].restarts & 0xff);
+}
+
+static const struct alloc_part *job_parts(const struct live *L, int32_t id)
+{
+	return &L->s.cl.pool.p[L->s.jobs[id].parts];
+}
+
+/* Environment entries every job gets, on top of its own. */
+static char **job_env(const struct live *L, int32_t id, const char *extra)
+{
+	const struct jobx *x = &L->jx[id];
+	const struct job *j = &L->s.jobs[id];
+	int n = 0;
+	while (x->env && x->env[n])
+		n++;
+	char **e = calloc((size_t)n + 8, sizeof *e);
+	if (!e)
+		return NULL;
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		e[k++] = strdup(x->env[i]);
+	char nodes[1024] = "";
+	size_t off = 0;
+	for (int i = 0; i < j->nparts && off < sizeof nodes; i++)
+		off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s%s", i ? "," : "",
+		                        L->s.cl.nodes[job_parts(L, id)[i].node].name);
+	if (asprintf(&e[k++], "HETLAB_JOB_ID=%d", id) < 0 ||
+	    asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||
+	    asprintf(&e[k++], "HETLAB_NODES=%s", nodes) < 0 ||
+	    asprintf(&e[k++], "HETLAB_CKPT_SIGNAL=%d", L->cfg.sig) < 0)
+		e[k - 1] = NULL;
+	if (extra)
+		e[k++] = strdup(extra);
+	return e;
+}
+
+static void free_strv(char **v)
+{
+	for (int i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- local ---- */
+
+struct lxc {
+	int ncpu;
+	int words;               /* per node in busy */
+	uint64_t *busy;          /* nnodes × words: cores in use */
+};
+
+static int local_init(struct live *L, char *err, size_t errlen)
+{
+	struct lxc *c = calloc(1, sizeof *c);
+	if (!c)
+		goto oom;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	c->ncpu = n > 0 ? (int)n : 1;
+	int maxc = 1;
+	for (int32_t i = 0; i < L->s.cl.nnodes; i++)
+		if (L->s.cl.nodes[i].cores > maxc)
+			maxc = L->s.cl.nodes[i].cores;
+	c->words = (maxc + 63) / 64;
+	if (!(c->busy = calloc((size_t)L->s.cl.nnodes * (size_t)c->words + 1, sizeof *c->busy)))
+		goto oom;
+	snprintf(L->jobdir, sizeof L->jobdir, "%s/jobs", L->cfg.state_dir);
+	if (mkdir(L->jobdir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", L->jobdir, strerror(errno));
+		free(c->busy);
+		free(c);
+		return -1;
+	}
+	L->xctx = c;
+	return 0;
+oom:
+	if (c)
+		free(c->busy);
+	free(c);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static void local_mark(struct live *L, int32_t id, bool on)
+{
+	struct lxc *c = L->xctx;
+	const struct job *j = &L->s.jobs[id];
+	const struct jobx *x = &L->jx[id];
+	/* cpus[] hold node-local core numbers of the first part (the host). */
+	if (j->nparts < 1)
+		return;
+	uint64_t *b = &c->busy[(size_t)job_parts(L, id)[0].node * (size_t)c->words];
+	for (int k = 0; k < x->ncpus; k++) {
+		int core = x->cpus[k];
+		if (on)
+			b[core / 64] |= 1ull << (core % 64);
+		else
+			b[core / 64] &= ~(1ull << (core % 64));
+	}
+}
+
+/* Picks the cores of part p on its node: per NUMA domain, the free cores of
+ * the domain's range. */
+static int local_pick(struct live *L, int32_t id)
+{
+	struct lxc *c = L->xctx;
+	struct jobx *x = &L->jx[id];
+	const struct alloc_part *p = &job_parts(L, id)[0];
+	const struct node *n = &L->s.cl.nodes[p->node];
+	uint64_t *b = &c->busy[(size_t)p->node * (size_t)c->words];
+	int nd = n->numa > 0 ? n->numa : 1, want_total = p->cores;
+	x->ncpus = 0;
+	int sum = 0;
+	for (int d = 0; d < nd && d < HL_NUMA_MAX; d++)
+		sum += p->numa_cores[d];
+	for (int d = 0; d < nd; d++) {
+		int lo = (int)((int64_t)d * n->cores / nd), hi = (int)((int64_t)(d + 1) * n->cores / nd);
+		int want = sum > 0 ? (d < HL_NUMA_MAX ? p->numa_cores[d] : 0) : want_total - x->ncpus;
+		for (int core = lo; core < hi && want > 0 && x->ncpus < (int)(sizeof x->cpus / sizeof x->cpus[0]); core++)
+			if (!((b[core / 64] >> (core % 64)) & 1)) {
+				x->cpus[x->ncpus++] = core;
+				want--;
+			}
+	}
+	return 0;
+}
+
+static int read_cpus_file(struct live *L, int32_t id)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, job_key(L, id));
+	FILE *f = fopen(path, "r");
+	struct jobx *x = &L->jx[id];
+	x->ncpus = 0;
+	if (!f)
+		return -1;
+	int v;
+	while (x->ncpus < (int)(sizeof x->cpus / sizeof x->cpus[0]) && fscanf(f, "%d", &v) == 1)
+		x->cpus[x->ncpus++] = v;
+	fclose(f);
+	return 0;
+}
+
+static void local_adopt(struct live *L, int32_t id)
+{
+	if (read_cpus_file(L, id) == 0)
+		local_mark(L, id, true);
+}
+
+static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
+{
+	struct lxc *c = L->xctx;
+	struct jobx *x = &L->jx[id];
+	const struct job *j = &L->s.jobs[id];
+	int64_t key = job_key(L, id);
+	struct lx_result r;
+	if (lx_poll(L->jobdir, key, &r) == 0 && r.st != LX_NEVER) {
+		local_adopt(L, id);   /* launched before a crash: it is that run */
+		return 0;
+	}
+	if (!x->argv) {
+		snprintf(err, errlen, "job %d has no argv to run", id);
+		return -1;
+	}
+	local_pick(L, id);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (int k = 0; k < x->ncpus; k++)
+		fprintf(f, "%d\n", x->cpus[k]);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	local_mark(L, id, true);
+	int hcpus[256];
+	for (int k = 0; k < x->ncpus; k++)
+		hcpus[k] = x->cpus[k] % c->ncpu;
+	/* GPUs: whole cards and shares by index; a MIG instance by card, with
+	 * its profile and start slice in HETLAB_MIG. */
+	const struct alloc_part *p = &job_parts(L, id)[0];
+	char cuda[256] = "", extra[128] = "";
+	size_t off = 0;
+	for (int g = 0; g < 64 && off < sizeof cuda; g++)
+		if ((p->gpus >> g) & 1)
+			off += (size_t)snprintf(cuda + off, sizeof cuda - off, "%s%d", off ? "," : "", g);
+	if (p->mig_profile >= 0)
+		snprintf(extra, sizeof extra, "HETLAB_MIG=%s:%d:%d", cuda, p->mig_profile, p->mig_start);
+	else if (p->milli > 0)
+		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
+	char **env = job_env(L, id, extra[0] ? extra : NULL);
+	char out[4200];
+	snprintf(out, sizeof out, "%s/%d.out", L->jobdir, id);
+	struct lx_spec sp = {
+		.argv = (const char *const *)x->argv,
+		.env = (const char *const *)env,
+		.cwd = x->cwd,
+		.cpus = hcpus,
+		.ncpus = x->ncpus,
+		.cuda_visible = L->s.cl.nodes[p->node].ngpus > 0 ? cuda : NULL,
+		.out_path = out,
+		.out_append = 1,
+		.cgroup_parent = L->cfg.cgroup_parent[0] ? L->cfg.cgroup_parent : NULL,
+		.mem_max_bytes = L->cfg.cgroup_parent[0] ? p->mem_mib * 1048576 : 0,
+		.cpu_max_cores = L->cfg.cgroup_parent[0] ? p->cores : 0,
+	};
+	struct lx_handle h;
+	int rc = lx_launch(L->jobdir, key, &sp, &h, err, errlen);
+	free_strv(env);
+	if (rc)
+		local_mark(L, id, false);
+	else
+		snprintf(x->ref, sizeof x->ref, "pid %d", (int)h.job);
+	(void)j;
+	return rc;
+}
+
+static int local_signal(struct live *L, int32_t id)
+{
+	return lx_signal(L->jobdir, job_key(L, id), L->cfg.sig);
+}
+
+static int local_stop(struct live *L, int32_t id, enum exec_stop how)
+{
+	(void)how;
+	int64_t key = job_key(L, id);
+	struct lx_result r;
+	if (lx_poll(L->jobdir, key, &r) == 0 && r.st == LX_RUNNING)
+		lx_kill(L->jobdir, key);
+	local_mark(L, id, false);
+	return 0;
+}
+
+static int local_node_state(struct live *L, int32_t node, bool drain, const char *reason)
+{
+	live_log(L, "node %s %s%s%s", L->s.cl.nodes[node].name, drain ? "drained" : "resumed",
+	         reason && reason[0] ? ": " : "", reason ? reason : "");
+	return 0;
+}
+
+static int local_poll(struct live *L, int32_t id, enum job_state *st, enum end_reason *why, char *msg, size_t len)
+{
+	struct lx_result r;
+	int64_t key = job_key(L, id);
+	if (lx_poll(L->jobdir, key, &r) < 0)
+		return 0;
+	switch (r.st) {
+	case LX_RUNNING:
+		return 0;
+	case LX_EXITED:
+		if (r.sig == 0 && r.code == 0) {
+			*st = JOB_DONE;
+			*why = END_NONE;
+			snprintf(msg, len, "exit 0");
+		} else {
+			*st = JOB_FAILED;
+			*why = END_EXIT;
+			if (r.sig)
+				snprintf(msg, len, "signal %d", r.sig);
+			else
+				snprintf(msg, len, "exit %d", r.code);
+		}
+		break;
+	default:
+		*st = JOB_FAILED;
+		*why = END_NODE_FAIL;
+		snprintf(msg, len, r.st == LX_LOST ? "lost: its shim died" : "lost: never launched");
+		break;
+	}
+	local_mark(L, id, false);
+	return 1;
+}
+
+static void local_ended(struct live *L, int32_t id, int32_t attempt)
+{
+	int64_t key = (int64_t)id * 256 + (attempt & 0xff);
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
+	if (lx_remove(L->jobdir, key) == 0)
+		unlink(path);
+}
+
+static void local_fini(struct live *L)
+{
+	struct lxc *c = L->xctx;
+	if (c)
+		free(c->busy);
+	free(c);
+	L->xctx = NULL;
+}
+
+const struct lexec_ops lexec_local = {
+	.name = "local",
+	.init = local_init,
+	.start = local_start,
+	.signal = local_signal,
+	.stop = local_stop,
+	.node_state = local_node_state,
+	.poll = local_poll,
+	.adopt = local_adopt,
+	.ended = local_ended,
+	.fini = local_fini,
+};
+
+/* ---- slurm ---- */
+
+struct sxc {
+	struct sx_ctx c;
+	struct sx_jobinfo *snap;     /* the poll round's squeue */
+	int nsnap;
+	bool have_snap;
+};
+
+static int slurm_init(struct live *L, char *err, size_t errlen)
+{
+	struct sxc *x = calloc(1, sizeof *x);
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(x->c.bindir, sizeof x->c.bindir, "%s", L->cfg.slurm_bindir);
+	snprintf(x->c.partition, sizeof x->c.partition, "%s", L->cfg.slurm_partition);
+	snprintf(x->c.workdir, sizeof x->c.workdir, "%s/slurm", L->cfg.state_dir);
+	const char *conf = getenv("SLURM_CONF");
+	if (conf)
+		snprintf(x->c.slurm_conf, sizeof x->c.slurm_conf, "%s", conf);
+	if (mkdir(x->c.workdir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", x->c.workdir, strerror(errno));
+		free(x);
+		return -1;
+	}
+	L->xctx = x;
+	return 0;
+}
+
+static int64_t slurm_ref(const struct live *L, int32_t id)
+{
+	return L->jx[id].ref[0] ? strtoll(L->jx[id].ref, NULL, 10) : -1;
+}
+
+/* Finds a hetlab-ID job Slurm knows (a submission the crash kept us from
+ * committing). */
+static int64_t slurm_find(struct live *L, int32_t id)
+{
+	struct sxc *x = L->xctx;
+	struct sx_jobinfo *js = NULL;
+	int n = 0;
+	char err[512];
+	int64_t found = -1;
+	if (sx_jobs(&x->c, &js, &n, err, sizeof err) == 0)
+		for (int i = 0; i < n; i++)
+			if (js[i].key == id && !sx_state_final(js[i].st))
+				found = js[i].id;
+	free(js);
+	return found;
+}
+
+static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
+{
+	struct sxc *x = L->xctx;
+	struct jobx *jx = &L->jx[id];
+	const struct job *j = &L->s.jobs[id];
+	int64_t sid = slurm_ref(L, id);
+	struct sx_jobinfo info;
+	if (sid < 0)
+		sid = slurm_find(L, id);
+	if (sid >= 0 && sx_job_info(&x->c, sid, &info, err, errlen) == 0) {
+		if (info.st == SX_RUNNING || info.st == SX_COMPLETING || (info.st == SX_PENDING && !info.held))
+			return 0;     /* already released: adopt it */
+		if (sx_state_final(info.st))
+			sid = -1;     /* it ended after a signal; it runs again as a new Slurm job */
+	}
+	if (sid < 0) {
+		if (!jx->argv) {
+			snprintf(err, errlen, "job %d has no argv to run", id);
+			return -1;
+		}
+		int cpn = 0, gpn = 0;
+		int64_t mem = 0;
+		for (int i = 0; i < j->nparts; i++) {
+			const struct alloc_part *p = &job_parts(L, id)[i];
+			if (p->cores > cpn)
+				cpn = p->cores;
+			if (__builtin_popcountll(p->gpus) > gpn)
+				gpn = __builtin_popcountll(p->gpus);
+			if (p->mem_mib > mem)
+				mem = p->mem_mib;
+		}
+		char **env = job_env(L, id, NULL);
+		char acct[32];
+		snprintf(acct, sizeof acct, "t%d", (int)j->tenant);
+		struct sx_job sj = {
+			.key = id,
+			.argv = (const char *const *)jx->argv,
+			.env = (const char *const *)env,
+			.nodes = j->nparts,
+			.cpus_per_node = cpn,
+			.gpus_per_node = gpn,
+			.walltime_s = j->walltime_us == SIMTIME_INF ? 0 : (j->walltime_us + 999999) / 1000000,
+		};
+		(void)mem;
+		(void)acct;
+		int rc = sx_submit(&x->c, &sj, &sid, err, errlen);
+		free_strv(env);
+		if (rc)
+			return -1;
+	}
+	snprintf(jx->ref, sizeof jx->ref, "%lld", (long long)sid);
+	const char *nodes[256];
+	int nn = 0;
+	for (int i = 0; i < j->nparts && nn < 256; i++)
+		nodes[nn++] = L->s.cl.nodes[job_parts(L, id)[i].node].name;
+	return sx_start(&x->c, sid, nodes, nn, err, errlen);
+}
+
+static int slurm_signal(struct live *L, int32_t id)
+{
+	struct sxc *x = L->xctx;
+	char err[512];
+	int64_t sid = slurm_ref(L, id);
+	if (sid < 0)
+		return -1;
+	if (sx_signal(&x->c, sid, L->cfg.sig, err, sizeof err)) {
+		live_log(L, "job %d: %s", id, err);
+		return -1;
+	}
+	return 0;
+}
+
+static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
+{
+	struct sxc *x = L->xctx;
+	char err[512];
+	int64_t sid = slurm_ref(L, id);
+	if (sid < 0)
+		return 0;
+	struct sx_jobinfo info;
+	if (sx_job_info(&x->c, sid, &info, err, sizeof err) == 0 && sx_state_final(info.st)) {
+		if (how == EXEC_STOP_PREEMPT)
+			L->jx[id].ref[0] = 0;   /* it exited after the signal: a new submission next time */
+		return 0;
+	}
+	int rc = how == EXEC_STOP_PREEMPT ? sx_requeue_hold(&x->c, sid, err, sizeof err)
+	                                  : sx_cancel(&x->c, sid, err, sizeof err);
+	if (rc)
+		live_log(L, "job %d (Slurm %lld): %s", id, (long long)sid, err);
+	return rc;
+}
+
+static int slurm_node_state(struct live *L, int32_t node, bool drain, const char *reason)
+{
+	struct sxc *x = L->xctx;
+	char err[512];
+	const char *name = L->s.cl.nodes[node].name;
+	int rc = drain ? sx_drain(&x->c, name, reason && reason[0] ? reason : "hetlab", err, sizeof err)
+	               : sx_resume(&x->c, name, err, sizeof err);
+	if (rc)
+		live_log(L, "node %s: %s", name, err);
+	else
+		live_log(L, "node %s %s in Slurm", name, drain ? "drained" : "resumed");
+	return rc;
+}
+
+static int slurm_poll_begin(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	char err[512];
+	free(x->snap);
+	x->snap = NULL;
+	x->nsnap = 0;
+	x->have_snap = sx_jobs(&x->c, &x->snap, &x->nsnap, err, sizeof err) == 0;
+	if (!x->have_snap)
+		live_log(L, "reading Slurm's jobs: %s", err);
+	return x->have_snap ? 0 : -1;
+}
+
+static int slurm_poll(struct live *L, int32_t id, enum job_state *st, enum end_reason *why, char *msg, size_t len)
+{
+	struct sxc *x = L->xctx;
+	int64_t sid = slurm_ref(L, id);
+	if (sid < 0 || !x->have_snap)
+		return 0;
+	const struct sx_jobinfo *in = NULL;
+	for (int i = 0; i < x->nsnap; i++)
+		if (x->snap[i].id == sid)
+			in = &x->snap[i];
+	struct sx_jobinfo one;
+	char err[512];
+	if (!in) {
+		if (sx_job_info(&x->c, sid, &one, err, sizeof err))
+			return 0;
+		in = &one;
+	}
+	switch (in->st) {
+	case SX_COMPLETED:
+		*st = JOB_DONE;
+		*why = END_NONE;
+		break;
+	case SX_FAILED:
+		*st = JOB_FAILED;
+		*why = END_EXIT;
+		break;
+	case SX_CANCELLED:
+		*st = JOB_KILLED;
+		*why = END_CANCELLED;
+		break;
+	case SX_TIMEOUT:
+		*st = JOB_KILLED;
+		*why = END_WALLTIME;
+		break;
+	case SX_OOM:
+		*st = JOB_FAILED;
+		*why = END_OOM;
+		break;
+	case SX_NODE_FAIL:
+	case SX_GONE:
+		*st = JOB_FAILED;
+		*why = END_NODE_FAIL;
+		break;
+	default:
+		return 0;
+	}
+	snprintf(msg, len, "slurm %s, exit %d%s", sx_state_name(in->st), in->exit_code,
+	         in->exit_sig > 0 ? " (signal)" : "");
+	return 1;
+}
+
+static void slurm_adopt(struct live *L, int32_t id)
+{
+	if (!L->jx[id].ref[0]) {
+		int64_t sid = slurm_find(L, id);
+		if (sid >= 0)
+			snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "%lld", (long long)sid);
+	}
+}
+
+static void slurm_fini(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	if (x)
+		free(x->snap);
+	free(x);
+	L->xctx = NULL;
+}
+
+const struct lexec_ops lexec_slurm = {
+	.name = "slurm",
+	.init = slurm_init,
+	.start = slurm_start,
+	.signal = slurm_signal,
+	.stop = slurm_stop,
+	.node_state = slurm_node_state,
+	.poll_begin = slurm_poll_begin,
+	.poll = slurm_poll,
+	.adopt = slurm_adopt,
+	.fini = slurm_fini,
+};

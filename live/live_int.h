@@ -1,0 +1,107 @@
+/* live_int — the daemon's state, shared by live/daemon.c and the executor
+ * glue live/lexec.c. Not for other modules. */
+#ifndef HL_LIVE_INT_H
+#define HL_LIVE_INT_H
+
+#include "live/daemon.h"
+#include "live/metrics.h"
+#include "live/state.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "traces/scenario.h"
+#include "traces/trace.h"
+
+/* What a live job carries besides its request (from its job line). */
+struct jobx {
+	char **argv;            /* NULL-terminated; NULL when the line had none */
+	char **env;             /* "NAME=VALUE", NULL-terminated; may be NULL */
+	char *cwd;
+	char *name;
+	char ref[48];           /* the executor's handle (Slurm job id), "" none */
+	int cpus[256];          /* local: the host CPUs it is pinned to */
+	int ncpus;
+};
+
+struct lexec_ops;
+struct hp_host;
+struct nvml_session;
+struct nvml_probe;
+
+struct live {
+	struct live_cfg cfg;
+	struct live_opts o;
+	enum live_mode mode;
+	struct scenario sc;
+	bool have_sc;
+	const struct policy_ops *pol;
+	void *pstate;
+	struct policy_cfg pcfg;
+	struct sim s;
+	bool have_sim;
+	struct sim_health hmon;
+	struct workload w;              /* every job line as read (unbound requests) */
+	int32_t *selmap, nselmap;
+	struct jobx *jx;                /* per job id (cfg.max_jobs) */
+	struct lstate st;
+	bool have_st;
+	int64_t epoch_unix_us;          /* engine time 0 */
+	simtime after_us;               /* every event up to here has been handled */
+	simtime applied_us;             /* decisions committed up to here (at open) */
+	bool catching_up;               /* executor off, decisions not logged */
+	/* the decision log of the current step(s), flushed at commit */
+	struct dec { simtime t; int kind; int64_t job, node; char *detail; } *dec;
+	int32_t ndec, capdec;
+	char **rdec;                    /* replay: every decision as a line */
+	int64_t nrdec, caprdec;
+	uint8_t *jdirty;                /* jobs to write to the jobs table */
+	struct sim_recorder fwd;        /* a recorder behind ours (results) */
+	/* executor */
+	const struct lexec_ops *xo;
+	void *xctx;
+	char jobdir[4096];
+	/* probes */
+	struct live_reading *lrd;       /* per node, the latest reading (metrics) */
+	simtime *rec_at;                /* per node, when a reading was last recorded (-1 never) */
+	simtime next_probe;
+	struct hp_host *host_prev, *host_cur;
+	int64_t host_prev_us;
+	struct nvml_session *nvs;
+	struct nvml_probe *gpus;
+	/* metrics */
+	struct metrics_srv *ms;
+	struct metrics_counters mc;
+	char *mbuf;
+	size_t mcap;
+	bool healthy;
+	char why[256];
+	char err[512];
+};
+
+/* The executor glue (live/lexec.c). Every op answers for job/node ids of
+ * L->s. start must be idempotent: a job already launched (by this process
+ * or the one before a crash) is adopted, not launched again. poll: 0 still
+ * running, 1 ended (*st, *why, and a few words in msg). */
+struct lexec_ops {
+	const char *name;
+	int (*init)(struct live *L, char *err, size_t errlen);
+	int (*start)(struct live *L, int32_t job, char *err, size_t errlen);
+	int (*signal)(struct live *L, int32_t job);
+	int (*stop)(struct live *L, int32_t job, enum exec_stop how);
+	int (*node_state)(struct live *L, int32_t node, bool drain, const char *reason);
+	/* Before a poll round (one query for all jobs); may be NULL. */
+	int (*poll_begin)(struct live *L);
+	int (*poll)(struct live *L, int32_t job, enum job_state *st, enum end_reason *why, char *msg, size_t len);
+	/* A job recovered from the recording as running: rebuild what the
+	 * glue keeps in memory about it. */
+	void (*adopt)(struct live *L, int32_t job);
+	/* A job's attempt ended and the end is committed: its files may go. NULL ok. */
+	void (*ended)(struct live *L, int32_t job, int32_t attempt);
+	void (*fini)(struct live *L);
+};
+
+extern const struct lexec_ops lexec_local, lexec_slurm;
+
+/* Logs one line to stderr (unless quiet), with the engine time. */
+void live_log(struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,132 @@
+/* reading — a node's reading: its text form and the host's. See reading.h. */
+#include "live/reading.h"
+#include "live/hostprobe.h"
+#include "live/nvml.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const keys[] = { "power_w", "temp_c", "util", "gpu_errors", "bad_gpu", NULL };
+
+int reading_parse(const char *src, const char *text, size_t len, struct sim_reading *out,
+                  char *err, size_t errlen)
+{
+	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1 };
+	json_error_t je;
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		snprintf(err, errlen, "%s:%d:%d: %s", src, je.line, je.column, je.text);
+		return -1;
+	}
+	int rc = -1;
+	if (!json_is_object(o) || json_object_size(o) == 0) {
+		snprintf(err, errlen, "%s: $: expected a non-empty object of readings", src);
+		goto out;
+	}
+	const char *k;
+	json_t *v;
+	json_object_foreach(o, k, v) {
+		int i = 0;
+		while (keys[i] && strcmp(keys[i], k) != 0)
+			i++;
+		if (!keys[i]) {
+			snprintf(err, errlen, "%s: $.%.60s: unknown key (expected power_w, temp_c, util, gpu_errors, bad_gpu)",
+			         src, k);
+			goto out;
+		}
+		if (json_is_null(v))
+			continue;
+		if (!json_is_number(v)) {
+			snprintf(err, errlen, "%s: $.%s: expected a number, got something else", src, k);
+			goto out;
+		}
+		double x = json_number_value(v);
+		static const double lo[] = { 0, -100, 0, 0, -1 }, hi[] = { 1e7, 300, 1, 1e6, 63 };
+		if (!(x >= lo[i] && x <= hi[i])) {
+			snprintf(err, errlen, "%s: $.%s: expected a number in [%g, %g], got %g", src, k, lo[i], hi[i], x);
+			goto out;
+		}
+		if ((i == 3 || i == 4) && x != floor(x)) {
+			snprintf(err, errlen, "%s: $.%s: expected a whole number, got %g", src, k, x);
+			goto out;
+		}
+		switch (i) {
+		case 0: out->power_w = x; break;
+		case 1: out->temp_c = x; break;
+		case 2: out->util = x; break;
+		case 3: out->gpu_errors = (int32_t)x; break;
+		default: out->bad_gpu = (int16_t)x; break;
+		}
+	}
+	out->ok = true;
+	rc = 0;
+out:
+	json_decref(o);
+	return rc;
+}
+
+int reading_format(const struct sim_reading *r, char *buf, size_t len)
+{
+	size_t off = 0;
+	const double v[3] = { r->power_w, r->temp_c, r->util };
+	const char *const k[3] = { "power_w", "temp_c", "util" };
+	off += (size_t)snprintf(buf + off, len - off, "{");
+	for (int i = 0; i < 3 && off < len; i++)
+		if (isfinite(v[i]))
+			off += (size_t)snprintf(buf + off, len - off, "\"%s\": %.17g, ", k[i], v[i]);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "\"gpu_errors\": %d, \"bad_gpu\": %d}", (int)r->gpu_errors,
+		                        (int)r->bad_gpu);
+	return off < len ? (int)off : -1;
+}
+
+void reading_from_host(const struct hp_host *a, const struct hp_host *b, int64_t dt_us,
+                       const struct nvml_probe *gpus, struct sim_reading *out)
+{
+	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .ok = true };
+	double p = 0;
+	bool have_p = false;
+	if (a) {
+		double u = hp_cpu_util(&a->cpu, &b->cpu);
+		if (u >= 0)
+			out->util = u;
+		/* Package zones only ("intel-rapl:N"): their subzones are inside them. */
+		for (int i = 0; i < b->rapl.n; i++) {
+			const struct hp_rapl_zone *z = &b->rapl.z[i];
+			if (strchr(z->dir + strlen("intel-rapl"), ':') != strrchr(z->dir, ':'))
+				continue;
+			for (int k = 0; k < a->rapl.n; k++)
+				if (strcmp(a->rapl.z[k].dir, z->dir) == 0) {
+					double w = hp_rapl_power_w(&a->rapl.z[k], z, dt_us);
+					if (w >= 0) {
+						p += w;
+						have_p = true;
+					}
+				}
+		}
+	}
+	double t = -1e9;
+	for (int i = 0; i < b->temps.n; i++)
+		if (b->temps.t[i].st == HP_OK && b->temps.t[i].temp_c > t)
+			t = b->temps.t[i].temp_c;
+	for (int g = 0; gpus && g < gpus->ngpus; g++) {
+		const struct nvml_gpu *x = &gpus->gpu[g];
+		if (x->have_power) {
+			p += x->power_w;
+			have_p = true;
+		}
+		if (x->have_temp && x->temp_c > t)
+			t = x->temp_c;
+		if (x->health_events > 0) {
+			if (out->bad_gpu < 0)
+				out->bad_gpu = (int16_t)g;
+			out->gpu_errors += (int32_t)x->health_events;
+		}
+	}
+	if (have_p)
+		out->power_w = p;
+	if (t > -1e9)
+		out->temp_c = t;
+}

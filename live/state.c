@@ -1,0 +1,456 @@
+/* state — the live daemon's SQLite state. See state.h. */
+#include "live/state.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
+	"CREATE TABLE IF NOT EXISTS inbox(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
+	" job INTEGER, spec TEXT, at_unix REAL);"
+	"CREATE TABLE IF NOT EXISTS rec(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, after_us INTEGER NOT NULL,"
+	" kind TEXT NOT NULL, job INTEGER, node INTEGER, attempt INTEGER, state INTEGER, reason INTEGER, data TEXT);"
+	"CREATE TABLE IF NOT EXISTS decision(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" job INTEGER, node INTEGER, detail TEXT);"
+	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT, class TEXT, tenant INTEGER,"
+	" state TEXT, submit_us INTEGER, start_us INTEGER, end_us INTEGER, nodes TEXT, attempt INTEGER,"
+	" reason TEXT, ref TEXT, spec TEXT);";
+
+static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading" };
+
+const char *rec_in_name(enum rec_in k)
+{
+	return (unsigned)k < RIN_N ? rin_names[k] : "?";
+}
+
+int rec_in_parse(const char *s)
+{
+	for (int k = 0; k < RIN_N; k++)
+		if (strcmp(s, rin_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+static int dbfail(struct lstate *st, const char *what, char *err, size_t errlen)
+{
+	if (err)
+		snprintf(err, errlen, "%s: %s: %s", st->path, what, st->db ? sqlite3_errmsg(st->db) : "not open");
+	return -1;
+}
+
+static int exec(struct lstate *st, const char *sql, const char *what, char *err, size_t errlen)
+{
+	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return dbfail(st, what, err, errlen);
+	return 0;
+}
+
+static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_t errlen)
+{
+	memset(st, 0, sizeof *st);
+	snprintf(st->path, sizeof st->path, "%s/state.db", dir);
+	if (!ro && mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: cannot create the state directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct stat sb;
+	if (ro && stat(st->path, &sb) < 0) {
+		snprintf(err, errlen, "%s: no live state here (%s); is this the daemon's state_dir?", st->path,
+		         strerror(errno));
+		return -1;
+	}
+	int flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK) {
+		dbfail(st, "cannot open", err, errlen);
+		lstate_close(st);
+		return -1;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (!ro && (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "setting WAL", err, errlen) ||
+	            exec(st, schema_sql, "creating the schema", err, errlen))) {
+		lstate_close(st);
+		return -1;
+	}
+	if (ro) {
+		sqlite3_stmt *q = NULL;
+		int ok = sqlite3_prepare_v2(st->db, "SELECT 1 FROM rec LIMIT 1", -1, &q, NULL) == SQLITE_OK;
+		sqlite3_finalize(q);
+		if (!ok) {
+			snprintf(err, errlen, "%s: not a hetlab live state database (%s)", st->path, sqlite3_errmsg(st->db));
+			lstate_close(st);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen)
+{
+	return open_db(st, dir, false, err, errlen);
+}
+
+int lstate_open_ro(struct lstate *st, const char *dir, char *err, size_t errlen)
+{
+	return open_db(st, dir, true, err, errlen);
+}
+
+void lstate_close(struct lstate *st)
+{
+	if (st->db)
+		sqlite3_close(st->db);
+	st->db = NULL;
+}
+
+int lstate_begin(struct lstate *st, char *err, size_t errlen)
+{
+	return exec(st, "BEGIN IMMEDIATE", "BEGIN", err, errlen);
+}
+
+int lstate_commit(struct lstate *st, char *err, size_t errlen)
+{
+	return exec(st, "COMMIT", "COMMIT", err, errlen);
+}
+
+void lstate_rollback(struct lstate *st)
+{
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static sqlite3_stmt *prep(struct lstate *st, const char *sql, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK) {
+		dbfail(st, "preparing a statement", err, errlen);
+		return NULL;
+	}
+	return q;
+}
+
+static int step_done(struct lstate *st, sqlite3_stmt *q, const char *what, char *err, size_t errlen)
+{
+	int rc = sqlite3_step(q);
+	if (rc != SQLITE_DONE) {
+		dbfail(st, what, err, errlen);
+		sqlite3_finalize(q);
+		return -1;
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+static void bind_text(sqlite3_stmt *q, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(q, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+int lstate_meta_get(struct lstate *st, const char *key, char *out, size_t len)
+{
+	char *v = lstate_meta_dup(st, key);
+	if (!v) {
+		if (len)
+			out[0] = 0;
+		return 1;
+	}
+	snprintf(out, len, "%s", v);
+	free(v);
+	return 0;
+}
+
+char *lstate_meta_dup(struct lstate *st, const char *key)
+{
+	sqlite3_stmt *q = prep(st, "SELECT value FROM meta WHERE key = ?", NULL, 0);
+	char *v = NULL;
+	if (!q)
+		return NULL;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		v = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return v;
+}
+
+int lstate_meta_set(struct lstate *st, const char *key, const char *value, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO meta VALUES(?, ?)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	bind_text(q, 2, value);
+	return step_done(st, q, "writing meta", err, errlen);
+}
+
+int lstate_inbox_add(struct lstate *st, const char *kind, int64_t job, const char *spec,
+                     char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT INTO inbox(kind, job, spec, at_unix) VALUES(?, ?, ?, "
+	                       "(julianday('now') - 2440587.5) * 86400.0)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_text(q, 1, kind, -1, SQLITE_STATIC);
+	if (job >= 0)
+		sqlite3_bind_int64(q, 2, job);
+	else
+		sqlite3_bind_null(q, 2);
+	bind_text(q, 3, spec);
+	return step_done(st, q, "adding to the inbox", err, errlen);
+}
+
+int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
+                      char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "SELECT seq, kind, job, spec FROM inbox ORDER BY seq", err, errlen);
+	if (!q)
+		return -1;
+	int rc = 0, s;
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		struct inbox_row r = {
+			.seq = sqlite3_column_int64(q, 0),
+			.kind = (const char *)sqlite3_column_text(q, 1),
+			.job = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2),
+			.spec = (const char *)sqlite3_column_text(q, 3),
+		};
+		if (!r.kind)
+			r.kind = "";
+		if ((rc = fn(ctx, &r)) != 0)
+			break;
+	}
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = dbfail(st, "reading the inbox", err, errlen);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "DELETE FROM inbox WHERE seq = ?", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, seq);
+	return step_done(st, q, "consuming the inbox", err, errlen);
+}
+
+int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT INTO rec(t_us, after_us, kind, job, node, attempt, state, reason, data)"
+	                       " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, r->t_us);
+	sqlite3_bind_int64(q, 2, r->after_us);
+	sqlite3_bind_text(q, 3, rec_in_name(r->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, r->job);
+	sqlite3_bind_int(q, 5, r->node);
+	sqlite3_bind_int(q, 6, r->attempt);
+	sqlite3_bind_int(q, 7, r->state);
+	sqlite3_bind_int(q, 8, r->reason);
+	bind_text(q, 9, r->data);
+	return step_done(st, q, "recording an input", err, errlen);
+}
+
+int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
+                    void *ctx, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "SELECT seq, t_us, after_us, kind, job, node, attempt, state, reason, data"
+	                       " FROM rec WHERE seq > ? ORDER BY seq", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, after_seq);
+	int rc = 0, s;
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(q, 3);
+		int kind = k ? rec_in_parse(k) : -1;
+		if (kind < 0) {
+			snprintf(err, errlen, "%s: rec row %lld: unknown kind '%s'", st->path,
+			         (long long)sqlite3_column_int64(q, 0), k ? k : "(null)");
+			rc = -1;
+			break;
+		}
+		struct rec_row r = {
+			.seq = sqlite3_column_int64(q, 0),
+			.t_us = sqlite3_column_int64(q, 1),
+			.after_us = sqlite3_column_int64(q, 2),
+			.kind = (enum rec_in)kind,
+			.job = sqlite3_column_int64(q, 4),
+			.node = sqlite3_column_int(q, 5),
+			.attempt = sqlite3_column_int(q, 6),
+			.state = sqlite3_column_int(q, 7),
+			.reason = sqlite3_column_int(q, 8),
+			.data = (char *)sqlite3_column_text(q, 9),
+		};
+		if ((rc = fn(ctx, &r)) != 0)
+			break;
+	}
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = dbfail(st, "reading the recording", err, errlen);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
+                        const char *detail, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT INTO decision(t_us, kind, job, node, detail) VALUES(?, ?, ?, ?, ?)",
+	                       err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, t_us);
+	sqlite3_bind_text(q, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 3, job);
+	sqlite3_bind_int64(q, 4, node);
+	bind_text(q, 5, detail);
+	return step_done(st, q, "logging a decision", err, errlen);
+}
+
+int lstate_decisions(struct lstate *st, int64_t upto_us, char ***lines, int64_t *n, char *err, size_t errlen)
+{
+	*lines = NULL;
+	*n = 0;
+	sqlite3_stmt *q = prep(st, "SELECT t_us, kind, job, node, detail FROM decision WHERE t_us <= ? ORDER BY seq",
+	                       err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, upto_us);
+	int64_t cap = 0;
+	int s;
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			char **nl = realloc(*lines, (size_t)cap * sizeof *nl);
+			if (!nl)
+				goto oom;
+			*lines = nl;
+		}
+		const char *d = (const char *)sqlite3_column_text(q, 4);
+		char *line = NULL;
+		if (asprintf(&line, "%lld %s %lld %lld %s", (long long)sqlite3_column_int64(q, 0),
+		             (const char *)sqlite3_column_text(q, 1), (long long)sqlite3_column_int64(q, 2),
+		             (long long)sqlite3_column_int64(q, 3), d ? d : "") < 0)
+			goto oom;
+		(*lines)[(*n)++] = line;
+	}
+	sqlite3_finalize(q);
+	if (s != SQLITE_DONE)
+		return dbfail(st, "reading decisions", err, errlen);
+	return 0;
+oom:
+	sqlite3_finalize(q);
+	snprintf(err, errlen, "out of memory reading decisions");
+	return -1;
+}
+
+int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO jobs(id, name, class, tenant, state, submit_us, start_us,"
+	                       " end_us, nodes, attempt, reason, ref, spec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,"
+	                       " coalesce(?, (SELECT spec FROM jobs WHERE id = ?1)))", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, j->id);
+	bind_text(q, 2, j->name);
+	bind_text(q, 3, j->cls);
+	sqlite3_bind_int64(q, 4, j->tenant);
+	bind_text(q, 5, j->state);
+	sqlite3_bind_int64(q, 6, j->submit_us);
+	sqlite3_bind_int64(q, 7, j->start_us);
+	sqlite3_bind_int64(q, 8, j->end_us);
+	bind_text(q, 9, j->nodes);
+	sqlite3_bind_int64(q, 10, j->attempt);
+	bind_text(q, 11, j->reason);
+	bind_text(q, 12, j->ref);
+	bind_text(q, 13, j->spec);
+	return step_done(st, q, "writing a job", err, errlen);
+}
+
+int lstate_job_ref(struct lstate *st, int64_t id, char *out, size_t len)
+{
+	out[0] = 0;
+	sqlite3_stmt *q = prep(st, "SELECT ref FROM jobs WHERE id = ?", NULL, 0);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return 0;
+}
+
+static const char *col(sqlite3_stmt *q, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(q, i);
+	return s ? s : "";
+}
+
+int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen)
+{
+	char ep[32] = "";
+	lstate_meta_get(st, "epoch_unix_us", ep, sizeof ep);
+	long long epoch = strtoll(ep, NULL, 10);
+	sqlite3_stmt *q = prep(st, all ? "SELECT id, name, class, tenant, state, submit_us, start_us, end_us, nodes,"
+	                                 " attempt, reason, ref FROM jobs ORDER BY id"
+	                               : "SELECT id, name, class, tenant, state, submit_us, start_us, end_us, nodes,"
+	                                 " attempt, reason, ref FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')"
+	                                 " ORDER BY id", err, errlen);
+	if (!q)
+		return -1;
+	if (json)
+		fputs("[", out);
+	else
+		fprintf(out, "%6s  %-16s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "CLASS", "TENANT", "STATE",
+		        "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
+	int n = 0, s;
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		long long sub = sqlite3_column_int64(q, 5), sta = sqlite3_column_int64(q, 6);
+		if (json) {
+			char stj[32] = "null";
+			if (sta >= 0)
+				snprintf(stj, sizeof stj, "%.3f", (double)(epoch + sta) / 1e6);
+			json_t *o = json_pack("{sI sS sS sI sS sf ss sI sS sS sS}", "id", (json_int_t)sqlite3_column_int64(q, 0),
+			                      "name", col(q, 1), "class", col(q, 2), "tenant", (json_int_t)sqlite3_column_int64(q, 3),
+			                      "state", col(q, 4), "submit_unix", (double)(epoch + sub) / 1e6, "start_unix", stj,
+			                      "attempt", (json_int_t)sqlite3_column_int64(q, 9), "nodes", col(q, 8),
+			                      "reason", col(q, 10), "ref", col(q, 11));
+			if (o && sta >= 0)
+				json_object_set_new(o, "start_unix", json_real((double)(epoch + sta) / 1e6));
+			else if (o)
+				json_object_set_new(o, "start_unix", json_null());
+			char *t = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+			fprintf(out, "%s\n %s", n ? "," : "", t ? t : "{}");
+			free(t);
+			json_decref(o);
+		} else {
+			char start[32] = "-";
+			if (sta >= 0)
+				snprintf(start, sizeof start, "%.1f", sta / 1e6);
+			char rr[160];
+			snprintf(rr, sizeof rr, "%s%s%s", col(q, 10), col(q, 10)[0] && col(q, 11)[0] ? " " : "", col(q, 11));
+			fprintf(out, "%6lld  %-16.16s %-9s %6lld %-13s %9.1f %9s %3lld  %-30.30s %s\n",
+			        (long long)sqlite3_column_int64(q, 0), col(q, 1)[0] ? col(q, 1) : "-", col(q, 2),
+			        (long long)sqlite3_column_int64(q, 3), col(q, 4), sub / 1e6, start,
+			        (long long)sqlite3_column_int64(q, 9), col(q, 8)[0] ? col(q, 8) : "-", rr);
+		}
+		n++;
+	}
+	sqlite3_finalize(q);
+	if (s != SQLITE_DONE)
+		return dbfail(st, "reading jobs", err, errlen);
+	int64_t inbox = 0;
+	if ((q = prep(st, "SELECT count(*) FROM inbox WHERE kind = 'submit'", err, errlen))) {
+		if (sqlite3_step(q) == SQLITE_ROW)
+			inbox = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	if (json)
+		fprintf(out, "%s]\n", n ? "\n" : "");
+	else
+		fprintf(out, "%d job%s%s; %lld submitted and not yet taken by the daemon\n", n, n == 1 ? "" : "s",
+		        all ? "" : " not finished", (long long)inbox);
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* state — the live daemon's state database (STATE_DIR/state.db, SQLite in
+ * WAL mode), shared with the client commands (`hetlab submit`, `queue`,
+ * `cancel`) and with `hetlab replay`.
+ *
+ * Tables (docs/live.md "State"):
+ *   meta(key, value)        epoch_unix_us (time 0 of the engine's clock),
+ *                           config and scenario (their text when the state
+ *                           was made), applied_us (the engine time up to which
+ *                           every step's decisions are committed)
+ *   inbox(seq, kind, job, spec, at_unix)
+ *                           requests from clients: 'submit' (spec: the job
+ *                           line) and 'cancel' (job); the daemon consumes a
+ *                           row in the same transaction that records it
+ *   rec(seq, t_us, after_us, kind, job, node, attempt, state, reason, data)
+ *                           the recording: every input the engine got from
+ *                           the world (submit, end, cancel, reading), at the
+ *                           engine time t_us it was injected, after every
+ *                           event up to after_us had been handled
+ *   decision(seq, t_us, kind, job, node, detail)
+ *                           what the engine decided and did, in order
+ *   jobs(id, name, class, tenant, state, submit_us, start_us, end_us, nodes,
+ *        attempt, reason, ref, spec)
+ *                           each job as the daemon last committed it; ref
+ *                           is the executor's handle (a Slurm job id)
+ *
+ * A client writes only to inbox; the daemon is the only writer of the
+ * rest. Every function returns 0 or -1 with "FILE: what: sqlite's message"
+ * in err. */
+#ifndef HL_LIVE_STATE_H
+#define HL_LIVE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct sqlite3;
+
+struct lstate {
+	struct sqlite3 *db;
+	char path[4096];
+};
+
+/* Opens (creating the schema when new) STATE_DIR/state.db; the directory
+ * is created when missing. busy waits up to 10 s for another writer. */
+int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen);
+void lstate_close(struct lstate *st);
+/* Opens an existing state.db read-only (queue, replay): a missing file is
+ * an error saying so. */
+int lstate_open_ro(struct lstate *st, const char *dir, char *err, size_t errlen);
+
+int lstate_begin(struct lstate *st, char *err, size_t errlen);
+int lstate_commit(struct lstate *st, char *err, size_t errlen);
+void lstate_rollback(struct lstate *st);
+
+/* meta: value of key into out (""/1 when absent: returns 1), set. */
+int lstate_meta_get(struct lstate *st, const char *key, char *out, size_t len);
+/* The whole value (malloc'd), NULL when absent. */
+char *lstate_meta_dup(struct lstate *st, const char *key);
+int lstate_meta_set(struct lstate *st, const char *key, const char *value, char *err, size_t errlen);
+
+/* The inbox, from a client: one request, committed. */
+int lstate_inbox_add(struct lstate *st, const char *kind, int64_t job, const char *spec,
+                     char *err, size_t errlen);
+
+/* The daemon: every inbox row in order (fn's non-zero return stops), and
+ * removing one (inside the transaction that records it). */
+struct inbox_row {
+	int64_t seq;
+	const char *kind;
+	int64_t job;
+	const char *spec;
+};
+int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
+                      char *err, size_t errlen);
+int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen);
+
+/* One recorded input. */
+enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_N };
+const char *rec_in_name(enum rec_in k);
+int rec_in_parse(const char *s);
+
+struct rec_row {
+	int64_t seq;
+	int64_t t_us, after_us;
+	enum rec_in kind;
+	int64_t job;                 /* -1 none */
+	int32_t node;                /* -1 none */
+	int32_t attempt;
+	int state, reason;           /* enum job_state / end_reason for RIN_END */
+	char *data;                  /* submit: the job line; reading: its JSON (owned by the reader) */
+};
+
+int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t errlen);
+/* Calls fn for every recorded row with seq > after_seq in order; fn's
+ * non-zero return stops the walk and is returned. */
+int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
+                    void *ctx, char *err, size_t errlen);
+
+int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
+                        const char *detail, char *err, size_t errlen);
+/* The decision log as lines "t_us kind job node detail", in order, for t_us
+ * <= upto_us; *out malloc'd (NUL-separated count in *n), caller frees. */
+int lstate_decisions(struct lstate *st, int64_t upto_us, char ***lines, int64_t *n, char *err, size_t errlen);
+
+struct lstate_job {
+	int64_t id;
+	const char *name, *cls, *state, *nodes, *reason, *ref, *spec;
+	int64_t tenant, submit_us, start_us, end_us, attempt;
+};
+int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, size_t errlen);
+/* `hetlab queue`: the jobs (unfinished ones unless all) as a table or JSON. */
+int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen);
+/* The ref of job id into out ("" when none). */
+int lstate_job_ref(struct lstate *st, int64_t id, char *out, size_t len);
+
+#endif

@@ -1,0 +1,232 @@
+#!/bin/sh
+# Live-mode tests: `hetlab live` with the local executor against real
+# processes on this host — jobs run where the policy put them, exit codes,
+# preemption (signal, exit, requeue, restart), cancel, walltime kill, probe
+# readings that drain a hot node, kill -9 of the daemon and its recovery
+# (no job lost or started twice), the metrics endpoint, bad input, and the
+# replay of every recording (same decisions at the same times).
+#
+# usage: tests/live/run.sh HETLAB
+set -u
+HETLAB=$1
+case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-live-XXXXXX")
+DAEMON=
+cleanup() {
+	[ -n "$DAEMON" ] && kill -9 "$DAEMON" 2>/dev/null
+	pkill -9 -f "$T/" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   live: $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL live: $1"; [ $# -gt 1 ] && printf '     %s\n' "$2"; }
+check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got '$2', expected '$3'"; fi; }
+q() { sqlite3 -batch -noheader "$1" "$2"; }
+command -v sqlite3 >/dev/null || { echo "live tests need the sqlite3 program"; exit 1; }
+
+# A two-node CPU cluster (2 cores each) named h1, h2; tiered policy;
+# training checkpoints on SIGUSR1 within a 2 s grace.
+cat >"$T/scn.json" <<'EOF'
+{
+  "name": "live-test",
+  "seed": 1,
+  "policy": "tiered",
+  "node_types": [ { "name": "cpu2", "cpu": "Xeon-6348", "sockets": 1, "cores": 2, "mem_gib": 8 } ],
+  "racks": [ { "name": "r1", "power_kw": 15, "nodes": [ { "type": "cpu2", "count": 2, "names": ["h1", "h2"] } ] } ],
+  "checkpoint": { "training": { "grace_s": 2 } },
+  "policy_params": { "preempt_exempt_s": 0 }
+}
+EOF
+# cfg NAME [extra keys]: a config with its own state directory.
+cfg() {
+	printf '{ "scenario": "scn.json", "executor": "local", "state_dir": "%s", "tick_s": 0.05, "probe_every_s": 0.2%s }\n' \
+		"st-$1" "${2:-}" >"$T/$1.json"
+}
+# job CLASS CORES SECONDS [extra keys]: a job line that logs its start and sleeps.
+job() {
+	printf '{"class": "%s", "req": {"nodes": 1, "cores": %s}, "argv": ["sh", "-c", "echo $HETLAB_JOB_ID $HETLAB_ATTEMPT $HETLAB_NODES >> %s/starts-$HETLAB_STATE; sleep %s"], "env": {"HETLAB_STATE": "%s"}%s}\n' \
+		"$1" "$2" "$T" "$4" "$3" "${5:-}"
+}
+replay_same() { # name state
+	if out=$("$HETLAB" replay "$T/st-$2" 2>&1); then ok "$1: replay makes the same decisions"
+	else bad "$1: replay makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
+}
+
+cd "$T" || exit 1
+
+# --- 1. five jobs on two nodes: two at a time, each once, all done ---------
+cfg basic ', "probes": "none"'
+for i in 1 2 3 4 5; do job batch 2 basic 0.5; done >jobs-basic.jsonl
+"$HETLAB" submit --config basic.json jobs-basic.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config basic.json --exit-when-idle -q 2>log-basic
+check_eq "basic: daemon exits when idle" $? 0
+check_eq "basic: every job done" "$(q st-basic/state.db "SELECT group_concat(state) FROM jobs")" "done,done,done,done,done"
+check_eq "basic: every job started once" "$(cut -d' ' -f1 starts-basic | sort -n | tr '\n' ' ')" "0 1 2 3 4 "
+check_eq "basic: never more than two at a time (starts at three times)" \
+	"$(q st-basic/state.db "SELECT count(DISTINCT start_us / 200000) >= 3 FROM jobs")" 1
+check_eq "basic: HETLAB_NODES is the node the policy chose" \
+	"$(q st-basic/state.db "SELECT nodes FROM jobs WHERE id = 0" ; awk '$1 == 0 {print $3}' starts-basic)" "
+h1"
+replay_same basic basic
+"$HETLAB" report st-basic/results.db >report-basic.txt 2>&1
+check_eq "basic: results.db is a run hetlab report reads" "$(grep -c 'jobs          5: done 5' report-basic.txt)" 1
+
+# --- 2. exit codes, affinity and environment --------------------------------
+cfg codes ', "probes": "none"'
+{
+	printf '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["sh", "-c", "exit 3"]}\n'
+	printf '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["/nonexistent/program"]}\n'
+	printf '{"class": "batch", "req": {"nodes": 1, "cores": 2}, "argv": ["sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo id=$HETLAB_JOB_ID cuda=${CUDA_VISIBLE_DEVICES-unset}"]}\n'
+} >jobs-codes.jsonl
+"$HETLAB" submit --state st-codes jobs-codes.jsonl >/dev/null 2>&1 ||
+	"$HETLAB" submit --config codes.json jobs-codes.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config codes.json --exit-when-idle -q 2>log-codes
+check_eq "codes: exit 3 and exec failure are failed (exit)" \
+	"$(q st-codes/state.db "SELECT group_concat(state || ':' || reason) FROM jobs WHERE id < 2")" "failed:exit,failed:exit"
+check_eq "codes: a program that cannot run says so in its output" \
+	"$(grep -c . st-codes/jobs/1.out | awk '{print ($1 > 0)}')" 1
+ncpu=$(getconf _NPROCESSORS_ONLN)
+want=$( [ "$ncpu" -ge 2 ] && echo "0-1" || echo "0")
+check_eq "codes: pinned to the cores it was given" "$(awk '/Cpus_allowed_list/ {print $2}' st-codes/jobs/2.out)" "$want"
+check_eq "codes: job id in the environment, no GPU on a CPU node" "$(grep -o 'id=.*' st-codes/jobs/2.out)" "id=2 cuda=unset"
+replay_same codes codes
+
+# --- 3. preemption: inference takes the cluster from training ---------------
+# Two training jobs fill both nodes; inference arrives; tiered preempts one:
+# it gets SIGUSR1, writes a checkpoint marker and exits; it is requeued and
+# runs again (attempt 1) once the inference job is done.
+cfg pre ', "probes": "none"'
+ckjob='{"class": "training", "req": {"nodes": 1, "cores": 2}, "argv": ["sh", "-c", "trap '"'"'echo ckpt $HETLAB_ATTEMPT >> %s/ckpt; exit 0'"'"' USR1; echo $HETLAB_JOB_ID $HETLAB_ATTEMPT >> %s/starts-pre; [ $HETLAB_ATTEMPT = 0 ] && n=60 || n=5; i=0; while [ $i -lt $n ]; do sleep 0.1; i=$((i+1)); done"]}\n'
+{ printf "$ckjob" "$T" "$T"; printf "$ckjob" "$T" "$T"; } >jobs-pre.jsonl
+"$HETLAB" submit --config pre.json jobs-pre.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config pre.json --exit-when-idle -q 2>log-pre &
+DAEMON=$!
+sleep 1.5
+job inference 2 pre 0.5 | "$HETLAB" submit --config pre.json - >/dev/null
+wait "$DAEMON"
+check_eq "preempt: daemon ends" $? 0
+DAEMON=
+check_eq "preempt: one preemption and one requeue logged" \
+	"$(q st-pre/state.db "SELECT sum(kind = 'preempt') || ',' || sum(kind = 'requeue') FROM decision")" "1,1"
+check_eq "preempt: the victim checkpointed on the signal" "$(cat ckpt 2>/dev/null)" "ckpt 0"
+check_eq "preempt: all three done, the victim on its second attempt" \
+	"$(q st-pre/state.db "SELECT group_concat(state || ':' || attempt) FROM jobs")" "$(printf 'done:%s,done:%s,done:0' \
+	$(q st-pre/state.db "SELECT (id IN (SELECT job FROM decision WHERE kind = 'preempt')) FROM jobs WHERE id < 2"))"
+check_eq "preempt: inference started within 3 s of its arrival" \
+	"$(q st-pre/state.db "SELECT start_us - submit_us < 3000000 FROM jobs WHERE id = 2")" 1
+replay_same preempt pre
+
+# --- 4. cancel and walltime --------------------------------------------------
+cfg kill ', "probes": "none"'
+{ job batch 2 kill 30; job batch 2 kill 30 ', "walltime_us": 3000000'; job batch 2 kill 30; } >jobs-kill.jsonl
+"$HETLAB" submit --config kill.json jobs-kill.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config kill.json --exit-when-idle -q 2>log-kill &
+DAEMON=$!
+sleep 1
+"$HETLAB" cancel --state st-kill 0 2 >/dev/null
+wait "$DAEMON"
+DAEMON=
+check_eq "kill: cancelled (running and pending) and walltime" \
+	"$(q st-kill/state.db "SELECT group_concat(state || ':' || reason) FROM jobs")" "killed:cancelled,killed:walltime,killed:cancelled"
+check_eq "kill: the pending job never started" "$(awk '$1 == 2' starts-kill | wc -l)" 0
+sleep 0.3
+check_eq "kill: no job process left behind" "$(pgrep -f "starts-kill" | wc -l)" 0
+replay_same kill kill
+
+# --- 5. probes: a hot node is drained, then resumed --------------------------
+mkdir -p agent
+printf '{"power_w": 300, "temp_c": 50}\n' >agent/h1.json
+printf '{"power_w": 350, "temp_c": 95}\n' >agent/h2.json
+cfg hot ', "probes": "file:agent/%n.json", "hot_c": 85, "cool_c": 70, "record_every_s": 0.5'
+{ job batch 2 hot 4; job batch 2 hot 0.3; } >jobs-hot.jsonl
+timeout 60 "$HETLAB" live --config hot.json --exit-when-idle 2>log-hot &
+DAEMON=$!
+sleep 1
+"$HETLAB" submit --config hot.json jobs-hot.jsonl >/dev/null
+sleep 1.5
+printf '{"power_w": 350, "temp_c": 60}\n' >agent/h2.json
+printf '{"power_w": 999, "tempc": 60}\n' >agent/h1.json
+sleep 1
+printf '{"power_w": 300, "temp_c": 50}\n' >agent/h1.json
+job batch 2 hot 0.3 | "$HETLAB" submit --config hot.json - >/dev/null
+wait "$DAEMON"
+DAEMON=
+check_eq "hot: h2 drained as hot, then resumed" \
+	"$(q st-hot/state.db "SELECT group_concat(kind || ':' || detail) FROM decision WHERE kind IN ('drain', 'resume')")" \
+	"drain:hot: 95 C,resume:"
+check_eq "hot: no job started on h2 while it was hot" \
+	"$(q st-hot/state.db "SELECT count(*) FROM decision d WHERE kind = 'start' AND detail LIKE 'h2:%' AND t_us < (SELECT t_us FROM decision WHERE kind = 'resume')")" 0
+check_eq "hot: a reading with an unknown key is refused, naming file and key" \
+	"$(grep -c 'agent/h1.json: \$.tempc: unknown key' log-hot | awk '{print ($1 > 0)}')" 1
+replay_same hot hot
+
+# --- 6. kill -9 and recovery: nothing lost, nothing started twice -----------
+cfg crash ', "probes": "none"'
+for i in 1 2 3 4 5 6 7 8; do job batch 2 crash 1; done >jobs-crash.jsonl
+"$HETLAB" submit --config crash.json jobs-crash.jsonl >/dev/null
+"$HETLAB" live --config crash.json -q 2>log-crash1 &
+DAEMON=$!
+sleep 1.6
+kill -9 "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+running=$(q st-crash/state.db "SELECT count(*) FROM jobs WHERE state = 'running'")
+check_eq "crash: jobs were running when the daemon was killed" "$([ "$running" -ge 1 ] && echo yes)" yes
+# Two more jobs while it is down: they wait in the inbox.
+{ job batch 2 crash 0.5; job batch 2 crash 0.5; } | "$HETLAB" submit --state st-crash - >/dev/null
+"$HETLAB" live --config crash.json -q 2>log-crash2 &
+DAEMON=$!
+sleep 1.2
+kill -9 "$DAEMON"
+wait "$DAEMON" 2>/dev/null
+timeout 60 "$HETLAB" live --config crash.json --exit-when-idle -q 2>log-crash3
+check_eq "crash: the restarted daemon finishes" $? 0
+DAEMON=
+check_eq "crash: all ten jobs done" "$(q st-crash/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")" 10
+check_eq "crash: each job started exactly once" "$(cut -d' ' -f1 starts-crash | sort -n | uniq -c | awk '$1 != 1' | wc -l),$(cut -d' ' -f1 starts-crash | sort -u | wc -l)" "0,10"
+replay_same crash crash
+
+# --- 7. metrics endpoint ----------------------------------------------------
+cfg met ', "probes": "none", "metrics": {"port": 0}'
+job batch 2 met 3 | "$HETLAB" submit --config met.json - >/dev/null
+"$HETLAB" live --config met.json --max-s 4 2>log-met &
+DAEMON=$!
+port=
+for i in $(seq 1 50); do
+	port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' log-met 2>/dev/null)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+sleep 0.5
+fetch() { python3 -c "import sys,urllib.request
+try:
+    r = urllib.request.urlopen('http://127.0.0.1:$port$1', timeout=5); print(r.status); sys.stdout.write(r.read().decode())
+except urllib.error.HTTPError as e: print(e.code)" 2>&1; }
+m=$(fetch /metrics)
+check_eq "metrics: /metrics answers 200" "$(printf '%s\n' "$m" | head -n1)" 200
+check_eq "metrics: the running job is counted" "$(printf '%s\n' "$m" | grep -c '^hetlab_jobs{class="batch",state="running"} 1$')" 1
+check_eq "metrics: cores allocated" "$(printf '%s\n' "$m" | grep '^hetlab_cores_allocated ' | awk '{print $2}')" 2
+check_eq "metrics: /healthz" "$(fetch /healthz | head -n1)" 200
+wait "$DAEMON"
+DAEMON=
+cfg pub ', "probes": "none", "metrics": {"addr": "0.0.0.0", "port": 0}'
+"$HETLAB" live --config pub.json --max-s 1 2>log-pub
+check_eq "metrics: a public address needs allow_public" \
+	"$(grep -c 'allow_public\|public' log-pub | awk '{print ($1 > 0)}')" 1
+
+# --- 8. bad input ------------------------------------------------------------
+out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)
+check_eq "bad: a job without argv is refused, naming \$.argv" "$(printf '%s' "$out" | grep -c '\$.argv')" 1
+out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 64}, "argv": ["true"]}' 2>&1)
+check_eq "bad: a job larger than every node is refused" "$(printf '%s' "$out" | grep -c 'could never run')" 1
+printf '{ "scenario": "scn.json", "executor": "pbs" }\n' >bad.json
+out=$("$HETLAB" live --config bad.json 2>&1)
+check_eq "bad: an unknown executor names \$.executor" "$(printf '%s' "$out" | grep -c 'bad.json: \$.executor')" 1
+out=$("$HETLAB" replay "$T/nowhere" 2>&1)
+check_eq "bad: replay of a directory without state says so" "$(printf '%s' "$out" | grep -c 'no live state here')" 1
+
+echo
+echo "live: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,202 @@
+/* livecfg — LIVE.json. See livecfg.h; docs/live.md "Configuration". */
+#include "traces/livecfg.h"
+#include "traces/jv.h"
+
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
+	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "hot_c", "cool_c", "xid_repair_s",
+	"stale_s", "probes", "local", "slurm", "metrics", NULL };
+static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
+static const char *const slurm_keys[] = { "bindir", "partition", NULL };
+static const char *const metrics_keys[] = { "addr", "port", "allow_public", NULL };
+
+static const struct { const char *name; int sig; } signals[] = {
+	{ "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM }, { "INT", SIGINT },
+	{ "HUP", SIGHUP }, { "QUIT", SIGQUIT },
+};
+
+/* A path from the file: absolute, or relative to the config's directory. */
+static void resolve(const struct live_cfg *c, const char *p, char *out, size_t len)
+{
+	if (p[0] == '/' || !p[0]) {
+		snprintf(out, len, "%s", p);
+		return;
+	}
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", c->file);
+	snprintf(out, len, "%s/%s", dirname(tmp), p);
+}
+
+static int load_probe(struct jv *v, struct live_cfg *c, const char *node, const json_t *x, const char *path)
+{
+	if (c->nprobe >= LIVE_MAX_PROBES)
+		return jv_fail(v, path, "more than %d probe entries", LIVE_MAX_PROBES);
+	struct live_probe_src *p = &c->probe[c->nprobe];
+	if (!json_is_string(x))
+		return jv_fail(v, path, "expected \"host\", \"none\" or \"file:PATH\", got %s", jv_type(x));
+	const char *s = json_string_value(x);
+	snprintf(p->node, sizeof p->node, "%s", node);
+	if (strcmp(s, "host") == 0)
+		p->kind = LIVE_PROBE_HOST;
+	else if (strcmp(s, "none") == 0)
+		p->kind = LIVE_PROBE_NONE;
+	else if (strncmp(s, "file:", 5) == 0 && s[5]) {
+		p->kind = LIVE_PROBE_FILE;
+		resolve(c, s + 5, p->path, sizeof p->path);
+	} else
+		return jv_fail(v, path, "expected \"host\", \"none\" or \"file:PATH\", got \"%.80s\"", s);
+	c->nprobe++;
+	return 0;
+}
+
+int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->file, sizeof c->file, "%s", path);
+	c->tick_s = 1;
+	c->probe_every_s = 10;
+	c->record_every_s = 60;
+	c->results_every_s = 300;
+	c->max_jobs = 100000;
+	c->xid_repair_s = 86400;
+	c->sig = SIGUSR1;
+	snprintf(c->sysfs_root, sizeof c->sysfs_root, "/");
+	json_t *root = jv_load_file(path, err, errlen);
+	if (!root)
+		return -1;
+	struct jv v = { .file = path, .err = err, .errlen = errlen };
+	char s[PATH_MAX], tmp[PATH_MAX];
+	long long ll;
+	if (jv_object(&v, root, "$", top_keys))
+		goto fail;
+	if (jv_str(&v, root, "$", "scenario", true, tmp, sizeof tmp))
+		goto fail;
+	resolve(c, tmp, c->scenario, sizeof c->scenario);
+	if (jv_str(&v, root, "$", "policy", false, c->policy, sizeof c->policy))
+		goto fail;
+	s[0] = 0;
+	if (jv_str(&v, root, "$", "executor", false, s, sizeof s))
+		goto fail;
+	if (!s[0] || strcmp(s, "local") == 0)
+		c->exec = LIVE_EXEC_LOCAL;
+	else if (strcmp(s, "slurm") == 0)
+		c->exec = LIVE_EXEC_SLURM;
+	else {
+		jv_fail(&v, "$.executor", "expected \"local\" or \"slurm\", got \"%.60s\"", s);
+		goto fail;
+	}
+	snprintf(tmp, sizeof tmp, "hetlab-state");
+	if (jv_str(&v, root, "$", "state_dir", false, tmp, sizeof tmp))
+		goto fail;
+	resolve(c, tmp, c->state_dir, sizeof c->state_dir);
+	if (jv_num(&v, root, "$", "tick_s", false, 0.001, 3600, &c->tick_s) ||
+	    jv_num(&v, root, "$", "probe_every_s", false, 0.01, 86400, &c->probe_every_s) ||
+	    jv_num(&v, root, "$", "record_every_s", false, 0, 86400 * 7, &c->record_every_s) ||
+	    jv_num(&v, root, "$", "results_every_s", false, 0, 86400 * 7, &c->results_every_s) ||
+	    jv_num(&v, root, "$", "hot_c", false, 0, 200, &c->hot_c) ||
+	    jv_num(&v, root, "$", "cool_c", false, 0, 200, &c->cool_c) ||
+	    jv_num(&v, root, "$", "xid_repair_s", false, 1, 86400 * 365, &c->xid_repair_s))
+		goto fail;
+	c->stale_s = 3 * c->probe_every_s;
+	if (jv_num(&v, root, "$", "stale_s", false, 0.01, 86400 * 7, &c->stale_s))
+		goto fail;
+	ll = c->max_jobs;
+	if (jv_int(&v, root, "$", "max_jobs", false, 1, 100000000, &ll))
+		goto fail;
+	c->max_jobs = (int32_t)ll;
+	if (c->hot_c > 0 && c->cool_c >= c->hot_c) {
+		jv_fail(&v, "$.cool_c", "expected a temperature below hot_c (%g), got %g", c->hot_c, c->cool_c);
+		goto fail;
+	}
+	json_t *pr = json_object_get(root, "probes");
+	if (pr) {
+		if (json_is_string(pr)) {
+			if (load_probe(&v, c, "", pr, "$.probes"))
+				goto fail;
+		} else if (json_is_object(pr)) {
+			const char *k;
+			json_t *x;
+			json_object_foreach(pr, k, x) {
+				char p[256];
+				jv_subpath(p, sizeof p, "$.probes", k);
+				if (strlen(k) >= sizeof c->probe[0].node) {
+					jv_fail(&v, p, "node name too long");
+					goto fail;
+				}
+				if (load_probe(&v, c, strcmp(k, "default") == 0 ? "" : k, x, p))
+					goto fail;
+			}
+		} else {
+			jv_fail(&v, "$.probes", "expected a string or an object of node → source, got %s", jv_type(pr));
+			goto fail;
+		}
+	}
+	json_t *lo = json_object_get(root, "local");
+	if (lo) {
+		if (jv_object(&v, lo, "$.local", local_keys))
+			goto fail;
+		s[0] = 0;
+		if (jv_str(&v, lo, "$.local", "signal", false, s, sizeof s))
+			goto fail;
+		if (s[0]) {
+			const char *n = strncmp(s, "SIG", 3) == 0 ? s + 3 : s;
+			size_t i = 0;
+			while (i < sizeof signals / sizeof signals[0] && strcmp(signals[i].name, n) != 0)
+				i++;
+			if (i == sizeof signals / sizeof signals[0]) {
+				jv_fail(&v, "$.local.signal", "expected USR1, USR2, TERM, INT, HUP or QUIT, got \"%.40s\"", s);
+				goto fail;
+			}
+			c->sig = signals[i].sig;
+		}
+		tmp[0] = 0;
+		if (jv_str(&v, lo, "$.local", "cgroup_parent", false, c->cgroup_parent, sizeof c->cgroup_parent) ||
+		    jv_str(&v, lo, "$.local", "nvml_lib", false, c->nvml_lib, sizeof c->nvml_lib) ||
+		    jv_str(&v, lo, "$.local", "sysfs_root", false, tmp, sizeof tmp))
+			goto fail;
+		if (tmp[0])
+			resolve(c, tmp, c->sysfs_root, sizeof c->sysfs_root);
+	}
+	json_t *sl = json_object_get(root, "slurm");
+	if (sl) {
+		if (jv_object(&v, sl, "$.slurm", slurm_keys) ||
+		    jv_str(&v, sl, "$.slurm", "bindir", false, c->slurm_bindir, sizeof c->slurm_bindir) ||
+		    jv_str(&v, sl, "$.slurm", "partition", false, c->slurm_partition, sizeof c->slurm_partition))
+			goto fail;
+	}
+	json_t *me = json_object_get(root, "metrics");
+	if (me) {
+		if (jv_object(&v, me, "$.metrics", metrics_keys))
+			goto fail;
+		snprintf(c->metrics_addr, sizeof c->metrics_addr, "127.0.0.1");
+		c->metrics_port = 9464;
+		ll = c->metrics_port;
+		if (jv_str(&v, me, "$.metrics", "addr", false, c->metrics_addr, sizeof c->metrics_addr) ||
+		    jv_int(&v, me, "$.metrics", "port", false, 0, 65535, &ll) ||
+		    jv_bool(&v, me, "$.metrics", "allow_public", &c->metrics_public))
+			goto fail;
+		c->metrics_port = (int)ll;
+	}
+	json_decref(root);
+	return 0;
+fail:
+	json_decref(root);
+	return -1;
+}
+
+const struct live_probe_src *livecfg_probe(const struct live_cfg *c, const char *name)
+{
+	const struct live_probe_src *def = NULL;
+	for (int i = 0; i < c->nprobe; i++) {
+		if (strcmp(c->probe[i].node, name) == 0)
+			return &c->probe[i];
+		if (!c->probe[i].node[0])
+			def = &c->probe[i];
+	}
+	return def;
+}

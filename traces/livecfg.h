@@ -1,0 +1,69 @@
+/* livecfg — the live daemon's configuration file (LIVE.json), read into a
+ * plain struct. docs/live.md documents every key; errors name the file and
+ * the JSON path and say what was expected.
+ *
+ * The cluster, the organisation, the policy and its parameters come from
+ * a scenario file (its "workload" is ignored: jobs arrive live); this file
+ * says how to drive the real world: executor, probes, state directory,
+ * timing and the metrics endpoint. */
+#ifndef HL_LIVECFG_H
+#define HL_LIVECFG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIVE_MAX_PROBES 256
+
+enum live_exec_kind { LIVE_EXEC_LOCAL, LIVE_EXEC_SLURM };
+
+/* Where a node's readings come from. */
+enum live_probe_kind {
+	LIVE_PROBE_NONE,    /* no readings */
+	LIVE_PROBE_HOST,    /* this host: /proc, /sys, NVML (live/reading.c) */
+	LIVE_PROBE_FILE,    /* a reading file a node agent writes ("%n" is the node's name) */
+};
+
+struct live_probe_src {
+	char node[64];                 /* "" = the default */
+	enum live_probe_kind kind;
+	char path[PATH_MAX];           /* LIVE_PROBE_FILE */
+};
+
+struct live_cfg {
+	char file[PATH_MAX];
+	char scenario[PATH_MAX];       /* resolved against the config's directory */
+	char policy[64];               /* "" = the scenario's */
+	enum live_exec_kind exec;
+	char state_dir[PATH_MAX];      /* resolved; default "hetlab-state" beside the config */
+	double tick_s;                 /* the loop's longest sleep (default 1) */
+	double probe_every_s;          /* probes read this often (default 10) */
+	double record_every_s;         /* a node's reading is recorded at least this often (60) */
+	double results_every_s;        /* results.db rewritten from the recording this often (300; 0 only at exit) */
+	int32_t max_jobs;              /* job table size (default 100000) */
+	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
+	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
+	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */
+	struct live_probe_src probe[LIVE_MAX_PROBES];
+	int nprobe;
+	/* "local" */
+	int sig;                       /* checkpoint signal (default SIGUSR1) */
+	char cgroup_parent[PATH_MAX];  /* "" = no cgroups */
+	char nvml_lib[PATH_MAX];       /* "" = libnvidia-ml.so.1 ($HETLAB_NVML_LIB overrides) */
+	char sysfs_root[PATH_MAX];     /* "/" (tests point it at a fake tree) */
+	/* "slurm" */
+	char slurm_bindir[PATH_MAX];
+	char slurm_partition[64];
+	/* "metrics" */
+	char metrics_addr[64];         /* "" = no endpoint */
+	int metrics_port;
+	bool metrics_public;
+};
+
+/* Reads path. 0, or -1 with "FILE: $.path: what" in err. */
+int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen);
+/* The probe source of node `name` (its own entry, else the default). */
+const struct live_probe_src *livecfg_probe(const struct live_cfg *c, const char *name);
+
+#endif
