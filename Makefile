@@ -112,10 +112,14 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 	@UNIT_LABEL=shared-unit sh tests/run-unit.sh $(SHARED_BIN)
 	@sh tests/shared/run.sh $(HETLAB)
 
-# hetlab sweep --slurm against a real local Slurm cluster (tests/slurm/);
-# prints SKIP when Slurm cannot be installed or started.
+# Against a real local Slurm cluster (tests/slurm/): `hetlab sweep --slurm`
+# (prints SKIP when Slurm cannot be installed or started), then the Slurm
+# executor and `hetlab live --executor slurm` (these fail, with the daemons'
+# logs, when the cluster does not start).
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
+	@sh tests/slurm/exec.sh $(HETLAB)
+	@sh tests/slurm/live.sh $(HETLAB)
 
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate

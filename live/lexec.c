@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -390,6 +391,18 @@ static int64_t slurm_find(struct live *L, int32_t id)
 	return found;
 }
 
+/* Places Slurm job sid on job id's nodes and releases it. */
+static int slurm_place(struct live *L, int32_t id, int64_t sid, char *err, size_t errlen)
+{
+	struct sxc *x = L->xctx;
+	const struct job *j = &L->s.jobs[id];
+	const char *nodes[256];
+	int nn = 0;
+	for (int i = 0; i < j->nparts && nn < 256; i++)
+		nodes[nn++] = L->s.cl.nodes[job_parts(L, id)[i].node].name;
+	return sx_start(&x->c, sid, nodes, nn, err, errlen);
+}
+
 static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
 	struct sxc *x = L->xctx;
@@ -400,8 +413,18 @@ static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 	if (sid < 0)
 		sid = slurm_find(L, id);
 	if (sid >= 0 && sx_job_info(&x->c, sid, &info, err, errlen) == 0) {
-		if (info.st == SX_RUNNING || info.st == SX_COMPLETING || (info.st == SX_PENDING && !info.held))
-			return 0;     /* already released: adopt it */
+		/* A requeue still completing: wait for it to be held again, or
+		 * the release would wait for the credential to expire. */
+		for (int k = 0; k < 50 && (info.st == SX_COMPLETING || info.st == SX_REQUEUED); k++) {
+			struct timespec ts = { 0, 200000000 };
+			nanosleep(&ts, NULL);
+			if (sx_job_info(&x->c, sid, &info, err, errlen))
+				break;
+		}
+		if (info.st == SX_RUNNING || (info.st == SX_PENDING && !info.held)) {
+			snprintf(jx->ref, sizeof jx->ref, "%lld", (long long)sid);
+			return 0;     /* released for this attempt already (before a crash): adopt it */
+		}
 		if (sx_state_final(info.st))
 			sid = -1;     /* it ended after a signal; it runs again as a new Slurm job */
 	}
@@ -411,19 +434,14 @@ static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 			return -1;
 		}
 		int cpn = 0, gpn = 0;
-		int64_t mem = 0;
 		for (int i = 0; i < j->nparts; i++) {
 			const struct alloc_part *p = &job_parts(L, id)[i];
 			if (p->cores > cpn)
 				cpn = p->cores;
 			if (__builtin_popcountll(p->gpus) > gpn)
 				gpn = __builtin_popcountll(p->gpus);
-			if (p->mem_mib > mem)
-				mem = p->mem_mib;
 		}
 		char **env = job_env(L, id, NULL);
-		char acct[32];
-		snprintf(acct, sizeof acct, "t%d", (int)j->tenant);
 		struct sx_job sj = {
 			.key = id,
 			.argv = (const char *const *)jx->argv,
@@ -433,19 +451,15 @@ static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 			.gpus_per_node = gpn,
 			.walltime_s = j->walltime_us == SIMTIME_INF ? 0 : (j->walltime_us + 999999) / 1000000,
 		};
-		(void)mem;
-		(void)acct;
 		int rc = sx_submit(&x->c, &sj, &sid, err, errlen);
 		free_strv(env);
 		if (rc)
 			return -1;
 	}
 	snprintf(jx->ref, sizeof jx->ref, "%lld", (long long)sid);
-	const char *nodes[256];
-	int nn = 0;
-	for (int i = 0; i < j->nparts && nn < 256; i++)
-		nodes[nn++] = L->s.cl.nodes[job_parts(L, id)[i].node].name;
-	return sx_start(&x->c, sid, nodes, nn, err, errlen);
+	if (slurm_place(L, id, sid, err, errlen))
+		live_log(L, "job %d (Slurm %lld): %s; retried at the next poll", id, (long long)sid, err);
+	return 0;
 }
 
 static int slurm_signal(struct live *L, int32_t id)
@@ -527,6 +541,14 @@ static int slurm_poll(struct live *L, int32_t id, enum job_state *st, enum end_r
 		in = &one;
 	}
 	switch (in->st) {
+	case SX_HELD: {
+		/* Started by the policy but still held: the release failed
+		 * (a credential still revoked): try again. */
+		char e2[512];
+		if (slurm_place(L, id, sid, e2, sizeof e2))
+			live_log(L, "job %d (Slurm %lld): %s", id, (long long)sid, e2);
+		return 0;
+	}
 	case SX_COMPLETED:
 		*st = JOB_DONE;
 		*why = END_NONE;

@@ -7,9 +7,13 @@
 #
 # The recipe (docs/slurm.md): a private munge key and socket, four slurmd on
 # 127.0.0.1 ports 17001-17004 (`slurmd -N nK`), no cgroups, everything under
-# DIR. Needs root and the Debian packages slurmctld slurmd slurm-client munge.
-# start exits non-zero with a message when the daemons are not up within
-# 30 s (then run stop: it is safe after any failure, and idempotent).
+# DIR. Each node has 4 CPUs, 4000 MiB and two fake GPUs (GRES gpu:fake:2 on
+# the device files DIR/fakedev/gpu0 and gpu1, made like /dev/null: jobs with
+# --gres=gpu:N get CUDA_VISIBLE_DEVICES); finished jobs stay known to
+# slurmctld for MinJobAge=600 s. Needs root and the Debian packages
+# slurmctld slurmd slurm-client munge. start exits non-zero with a message
+# when the daemons are not up within 30 s (then run stop: it is safe after
+# any failure, and idempotent).
 set -u
 
 die() { echo "local-slurm: $*" >&2; exit 1; }
@@ -36,7 +40,10 @@ start() {
 	done
 	mkdir -p "$D" || die "cannot create $D"
 	D=$(cd "$D" && pwd)
-	mkdir -p "$D/munge" "$D/etc" "$D/state" "$D/spool" "$D/run" "$D/log" "$D/tmp"
+	mkdir -p "$D/munge" "$D/etc" "$D/state" "$D/spool" "$D/run" "$D/log" "$D/tmp" "$D/fakedev"
+	for g in 0 1; do
+		[ -c "$D/fakedev/gpu$g" ] || mknod "$D/fakedev/gpu$g" c 1 3 || die "mknod $D/fakedev/gpu$g failed"
+	done
 	chmod 755 "$D" "$D/munge"
 	head -c 1024 /dev/urandom >"$D/munge/munge.key"
 	chmod 600 "$D/munge/munge.key"
@@ -74,8 +81,14 @@ SchedulerParameters=batch_sched_delay=0,bf_interval=1
 ReturnToService=2
 SlurmdParameters=config_overrides
 TmpFS=$D/tmp
-NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=4 RealMemory=4000 State=UNKNOWN
+MinJobAge=600
+GresTypes=gpu
+NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=4 RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
 PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
+EOF
+	cat >"$D/etc/gres.conf" <<EOF
+AutoDetect=off
+NodeName=n[1-4] Name=gpu Type=fake File=$D/fakedev/gpu[0-1]
 EOF
 	echo "SLURM_CONF=$D/etc/slurm.conf; export SLURM_CONF" >"$D/env"
 	SLURM_CONF=$D/etc/slurm.conf; export SLURM_CONF
