@@ -202,6 +202,17 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 		placement_text(L, job, place, sizeof place);
 	char text[1200];
 	snprintf(text, sizeof text, "%s%s%s", place, place[0] && detail ? " " : "", detail ? detail : "");
+	if (L->mode == LIVE_DAEMON) {
+		const char *jn = job >= 0 && L->jx && L->jx[job].name ? L->jx[job].name : NULL;
+		if (job >= 0)
+			live_log(L, "%s job %d%s%s%s%s%s%s%s", rec_kind_name(kind), job, jn ? " (" : "", jn ? jn : "",
+			         jn ? ")" : "", kind == REC_END ? " " : "",
+			         kind == REC_END ? job_state_name((enum job_state)state) : "",
+			         text[0] ? (kind == REC_START ? " on " : ": ") : "", text);
+		else
+			live_log(L, "%s node %s%s%s", rec_kind_name(kind), node >= 0 ? L->s.cl.nodes[node].name : "?",
+			         text[0] ? ": " : "", text);
+	}
 	if (L->mode == LIVE_REPLAY) {
 		if (L->nrdec == L->caprdec) {
 			int64_t cap = L->caprdec ? 2 * L->caprdec : 256;

@@ -412,7 +412,7 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 			char stj[32] = "null";
 			if (sta >= 0)
 				snprintf(stj, sizeof stj, "%.3f", (double)(epoch + sta) / 1e6);
-			json_t *o = json_pack("{sI sS sS sI sS sf ss sI sS sS sS}", "id", (json_int_t)sqlite3_column_int64(q, 0),
+			json_t *o = json_pack("{sI ss ss sI ss sf ss sI ss ss ss}", "id", (json_int_t)sqlite3_column_int64(q, 0),
 			                      "name", col(q, 1), "class", col(q, 2), "tenant", (json_int_t)sqlite3_column_int64(q, 3),
 			                      "state", col(q, 4), "submit_unix", (double)(epoch + sub) / 1e6, "start_unix", stj,
 			                      "attempt", (json_int_t)sqlite3_column_int64(q, 9), "nodes", col(q, 8),
@@ -427,7 +427,7 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 			json_decref(o);
 		} else {
 			char start[32] = "-";
-			if (sta >= 0)
+			if (sta >= 0 && strcmp(col(q, 4), "pending") != 0 && strcmp(col(q, 4), "held") != 0)
 				snprintf(start, sizeof start, "%.1f", sta / 1e6);
 			char rr[160];
 			snprintf(rr, sizeof rr, "%s%s%s", col(q, 10), col(q, 10)[0] && col(q, 11)[0] ? " " : "", col(q, 11));
