@@ -195,6 +195,9 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 		break;
 	default: break;
 	}
+	if ((kind == REC_FAULT || kind == REC_REPAIR) && L->mode == LIVE_DAEMON && !L->catching_up && node >= 0)
+		live_log(L, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
+		         detail ? detail : "");
 	if (!is_decision(kind) || (L->catching_up && L->mode == LIVE_DAEMON))
 		return;
 	char place[1024] = "";
@@ -865,20 +868,26 @@ static bool hot_change(const struct live *L, int32_t node, const struct sim_read
 static int probe_round(struct ingest *g)
 {
 	struct live *L = g->L;
+	if (L->xo->nodes_begin && L->mode == LIVE_DAEMON)
+		L->xo->nodes_begin(L);
 	for (int32_t i = 0; i < L->s.cl.nnodes; i++) {
 		struct sim_reading r;
 		char msg[512];
 		int rc = read_node(L, i, &r, msg, sizeof msg);
-		if (rc < 0) {
+		if (rc < 0)
 			live_log(L, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
+		int down = L->xo->node_down && L->mode == LIVE_DAEMON ? L->xo->node_down(L, i) : -1;
+		if (rc != 0 && down < 0)
 			continue;
-		}
-		if (rc > 0)
-			continue;
-		L->lrd[i] = (struct live_reading){ .ok = true, .at_us = g->t, .power_w = r.power_w, .temp_c = r.temp_c,
-		                                   .util = r.util, .gpu_errors = r.gpu_errors };
+		if (rc != 0)
+			r = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .ok = true };
+		r.down = (int8_t)down;
+		if (rc == 0)
+			L->lrd[i] = (struct live_reading){ .ok = true, .at_us = g->t, .power_w = r.power_w, .temp_c = r.temp_c,
+			                                   .util = r.util, .gpu_errors = r.gpu_errors };
+		bool down_change = down >= 0 && (down == 1) != (L->s.cl.svc[i] == NODE_DOWN);
 		bool due = L->rec_at[i] < 0 || (double)(g->t - L->rec_at[i]) >= L->cfg.record_every_s * 1e6;
-		if (!due && r.gpu_errors == 0 && !hot_change(L, i, &r))
+		if (!due && r.gpu_errors == 0 && !hot_change(L, i, &r) && !down_change)
 			continue;
 		char data[256];
 		if (reading_format(&r, data, sizeof data) < 0)

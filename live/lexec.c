@@ -345,6 +345,9 @@ struct sxc {
 	struct sx_jobinfo *snap;     /* the poll round's squeue */
 	int nsnap;
 	bool have_snap;
+	struct sx_nodeinfo *nodes;   /* the probe round's sinfo */
+	int nnodes;
+	bool have_nodes;
 };
 
 static int slurm_init(struct live *L, char *err, size_t errlen)
@@ -591,11 +594,39 @@ static void slurm_adopt(struct live *L, int32_t id)
 	}
 }
 
+static int slurm_nodes_begin(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	char err[512];
+	free(x->nodes);
+	x->nodes = NULL;
+	x->nnodes = 0;
+	x->have_nodes = sx_nodes(&x->c, &x->nodes, &x->nnodes, err, sizeof err) == 0;
+	if (!x->have_nodes)
+		live_log(L, "reading Slurm's nodes: %s", err);
+	return x->have_nodes ? 0 : -1;
+}
+
+/* DOWN or not responding in Slurm is down; a node Slurm does not list
+ * (not in the partition) says nothing. */
+static int slurm_node_down(struct live *L, int32_t node)
+{
+	struct sxc *x = L->xctx;
+	if (!x->have_nodes)
+		return -1;
+	for (int i = 0; i < x->nnodes; i++)
+		if (strcmp(x->nodes[i].name, L->s.cl.nodes[node].name) == 0)
+			return x->nodes[i].down || x->nodes[i].not_responding;
+	return -1;
+}
+
 static void slurm_fini(struct live *L)
 {
 	struct sxc *x = L->xctx;
-	if (x)
+	if (x) {
 		free(x->snap);
+		free(x->nodes);
+	}
 	free(x);
 	L->xctx = NULL;
 }
@@ -610,5 +641,7 @@ const struct lexec_ops lexec_slurm = {
 	.poll_begin = slurm_poll_begin,
 	.poll = slurm_poll,
 	.adopt = slurm_adopt,
+	.nodes_begin = slurm_nodes_begin,
+	.node_down = slurm_node_down,
 	.fini = slurm_fini,
 };

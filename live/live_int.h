@@ -94,6 +94,10 @@ struct lexec_ops {
 	/* A job recovered from the recording as running: rebuild what the
 	 * glue keeps in memory about it. */
 	void (*adopt)(struct live *L, int32_t job);
+	/* What the executor says of the nodes: nodes_begin once per probe
+	 * round, then node_down: 1 down, 0 up, -1 no opinion. NULL: none. */
+	int (*nodes_begin)(struct live *L);
+	int (*node_down)(struct live *L, int32_t node);
 	/* A job's attempt ended and the end is committed: its files may go. NULL ok. */
 	void (*ended)(struct live *L, int32_t job, int32_t attempt);
 	void (*fini)(struct live *L);

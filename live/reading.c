@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const keys[] = { "power_w", "temp_c", "util", "gpu_errors", "bad_gpu", NULL };
+static const char *const keys[] = { "power_w", "temp_c", "util", "gpu_errors", "bad_gpu", "down", NULL };
 
 int reading_parse(const char *src, const char *text, size_t len, struct sim_reading *out,
                   char *err, size_t errlen)
 {
-	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1 };
+	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .down = -1 };
 	json_error_t je;
 	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
@@ -32,12 +32,20 @@ int reading_parse(const char *src, const char *text, size_t len, struct sim_read
 		while (keys[i] && strcmp(keys[i], k) != 0)
 			i++;
 		if (!keys[i]) {
-			snprintf(err, errlen, "%s: $.%.60s: unknown key (expected power_w, temp_c, util, gpu_errors, bad_gpu)",
+			snprintf(err, errlen, "%s: $.%.60s: unknown key (expected power_w, temp_c, util, gpu_errors, bad_gpu, down)",
 			         src, k);
 			goto out;
 		}
 		if (json_is_null(v))
 			continue;
+		if (i == 5) {
+			if (!json_is_boolean(v)) {
+				snprintf(err, errlen, "%s: $.down: expected true or false", src);
+				goto out;
+			}
+			out->down = json_is_true(v) ? 1 : 0;
+			continue;
+		}
 		if (!json_is_number(v)) {
 			snprintf(err, errlen, "%s: $.%s: expected a number, got something else", src, k);
 			goto out;
@@ -77,15 +85,15 @@ int reading_format(const struct sim_reading *r, char *buf, size_t len)
 		if (isfinite(v[i]))
 			off += (size_t)snprintf(buf + off, len - off, "\"%s\": %.17g, ", k[i], v[i]);
 	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "\"gpu_errors\": %d, \"bad_gpu\": %d}", (int)r->gpu_errors,
-		                        (int)r->bad_gpu);
+		off += (size_t)snprintf(buf + off, len - off, "\"gpu_errors\": %d, \"bad_gpu\": %d%s}", (int)r->gpu_errors,
+		                        (int)r->bad_gpu, r->down < 0 ? "" : r->down ? ", \"down\": true" : ", \"down\": false");
 	return off < len ? (int)off : -1;
 }
 
 void reading_from_host(const struct hp_host *a, const struct hp_host *b, int64_t dt_us,
                        const struct nvml_probe *gpus, struct sim_reading *out)
 {
-	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .ok = true };
+	*out = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .down = -1, .ok = true };
 	double p = 0;
 	bool have_p = false;
 	if (a) {

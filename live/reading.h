@@ -4,7 +4,9 @@
  * The text form is one JSON object (the `data` of a recorded reading, and
  * what a node agent writes for a "file:" probe source, which
  * `hetlab probe --reading` prints):
- *   {"power_w": 812.5, "temp_c": 71.0, "util": 0.93, "gpu_errors": 0, "bad_gpu": -1}
+ *   {"power_w": 812.5, "temp_c": 71.0, "util": 0.93, "gpu_errors": 0, "bad_gpu": -1, "down": false}
+ * ("down" is what the executor says of the node — Slurm's DOWN or not
+ * responding — and is left out when it says nothing.)
  * Every key is optional but the object must not be empty; unknown keys are
  * errors (a probe that lies is refused, naming the key). A missing number
  * is NaN (unknown). */

@@ -1396,6 +1396,12 @@ static void live_reading(struct sim *s, int32_t node, const struct sim_reading *
 	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
 	if (!h || !r->ok)
 		return;
+	if (r->down == 1 && s->cl.svc[node] != NODE_DOWN && s->cl.svc[node] != NODE_ABSENT) {
+		/* Down until a reading says it is up again. */
+		apply_fault(s, node, FAULT_NODE_CRASH, -1, 0, 86400.0 * 3650);
+	} else if (r->down == 0 && s->cl.svc[node] == NODE_DOWN) {
+		repair(s, node, FAULT_NODE_CRASH, 0);
+	}
 	if (r->gpu_errors > 0) {
 		double rep = s->cfg.xid_repair_s > 0 ? s->cfg.xid_repair_s : 86400;
 		apply_fault(s, node, FAULT_GPU_XID, r->bad_gpu >= 0 ? r->bad_gpu : 0, 0, rep);

@@ -71,6 +71,7 @@ struct sim_reading {
 	double power_w, temp_c, util;
 	int32_t gpu_errors;     /* new health events (XID, uncorrected ECC) since the last reading */
 	int16_t bad_gpu;        /* the GPU they hit (-1: the node / unknown) */
+	int8_t down;            /* the executor says the node is down (1), up (0), or does not say (-1) */
 	bool ok;                /* a reading arrived and parsed */
 	simtime at;
 };

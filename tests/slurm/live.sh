@@ -13,6 +13,7 @@
 #     gets the checkpoint signal, is requeued held, the inference job runs
 #     on the nodes the victim left, and the victim runs again (attempt 1)
 #     and finishes;
+#   - a node set DOWN in Slurm is taken out of service until it is back;
 #   - every job ends done, and the replay of the recording makes the same
 #     decisions.
 # Unlike run.sh this never skips: a cluster that does not start is a
@@ -118,11 +119,25 @@ for i in $(seq 1 600); do
 	[ "$(q "SELECT count(*) FROM jobs WHERE state = 'done'")" = 3 ] && break
 	sleep 0.2
 done
+# n3 goes DOWN in Slurm (an admin, or slurmd lost): hetlab takes it out of
+# service, so a three-node job waits; when n3 is back it runs there.
+scontrol update NodeName=n3 State=DOWN Reason=maintenance
+for i in $(seq 1 50); do grep -q 'fault on node n3' daemon.log && break; sleep 0.2; done
+job wide batch 3 1 1 | "$HETLAB" submit --state st - >/dev/null
+sleep 3
+check_eq "a node DOWN in Slurm is out of service: the 3-node job waits" \
+	"$(q "SELECT state FROM jobs WHERE name = 'wide'")" pending
+scontrol update NodeName=n3 State=RESUME
+for i in $(seq 1 150); do
+	[ "$(q "SELECT state FROM jobs WHERE name = 'wide'")" = done ] && break
+	sleep 0.2
+done
+check_eq "n3 back up: the 3-node job ran on n1,n2,n3" "$(awk '$1 == 3 {print $3}' out/where)" "n1,n2,n3"
 kill -TERM "$DAEMON"
 wait "$DAEMON"
 DAEMON=
 
-check_eq "every job done" "$(q "SELECT group_concat(name || ':' || state, ' ') FROM jobs")" "train-a:done train-b:done serve:done"
+check_eq "every job done" "$(q "SELECT group_concat(name || ':' || state, ' ') FROM jobs")" "train-a:done train-b:done serve:done wide:done"
 # Slurm ran each attempt exactly where the policy put it.
 mism=$(awk '$3 != $4' out/where)
 check_eq "each attempt ran on the nodes the policy chose ($(wc -l <out/where) attempts)" "$mism" ""
