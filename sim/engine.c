@@ -1348,7 +1348,13 @@ static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_st
 /* Live: an operator cancelled job id. */
 static void live_cancel(struct sim *s, int32_t id)
 {
-	if (id < 0 || id >= s->njobs || id >= s->next_submit)
+	if (id < 0 || id >= s->njobs)
+		return;
+	/* Its submit is due at this very time (its event is queued behind
+	 * ours): submit it first. The queued event still carries the chain on. */
+	while (id >= s->next_submit && s->next_submit < s->njobs && s->jobs[s->next_submit].submit_us <= s->now)
+		submit_one(s, s->next_submit++);
+	if (id >= s->next_submit)
 		return;
 	struct job *j = &s->jobs[id];
 	switch (j->state) {

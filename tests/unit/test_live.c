@@ -1,0 +1,1510 @@
+/* Live mode's core, below the daemon: the LIVE.json loader (values,
+ * defaults, paths resolved against the config's directory, errors naming
+ * the file and the JSON path), a node reading's text form, the state
+ * database (meta, inbox, recording, decisions, jobs, `hetlab queue`), and
+ * the engine in live mode driven through a fake executor that logs every
+ * call: jobs added and started, observed ends (and stale ones ignored),
+ * walltime kills, cancels, preemption with and without an exit inside the
+ * grace, a hot reading that drains a node until it cools, and the same
+ * inputs giving the same schedule twice. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "live/reading.h"
+#include "live/state.h"
+#include "policies/health.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "sim/fault.h"
+#include "traces/livecfg.h"
+#include "traces/scenario.h"
+
+#define S(x) simtime_from_s(x)
+
+/* ---- temporary directories ---- */
+
+static char *tmpdir_new(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *d = NULL;
+	assert_true(asprintf(&d, "%s/hetlab-live-unit-XXXXXX", base && base[0] ? base : "/tmp") > 0);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static void tmpdir_free(char *d)
+{
+	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(d);
+}
+
+static char *write_in(const char *dir, const char *name, const char *text)
+{
+	char *p = NULL;
+	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+#define HAS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!strstr(h_, n_)) \
+	fail_msg("expected \"%s\" in \"%s\"", n_, h_); } while (0)
+
+/* ---- livecfg ---- */
+
+static void test_livecfg_full(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char *p = write_in(d, "live.json",
+		"{ \"scenario\": \"scn.json\", \"policy\": \"fcfs\", \"executor\": \"slurm\", \"state_dir\": \"st\",\n"
+		"  \"tick_s\": 0.5, \"probe_every_s\": 2, \"record_every_s\": 30, \"results_every_s\": 0,\n"
+		"  \"max_jobs\": 500, \"hot_c\": 90, \"cool_c\": 75, \"xid_repair_s\": 3600, \"stale_s\": 7.5,\n"
+		"  \"probes\": { \"default\": \"host\", \"n1\": \"file:agent/%n.json\", \"n2\": \"none\",\n"
+		"              \"n3\": \"file:/abs/x.json\" },\n"
+		"  \"local\": { \"signal\": \"SIGUSR2\", \"cgroup_parent\": \"hetlab.slice\", \"nvml_lib\": \"/opt/nvml.so\",\n"
+		"             \"sysfs_root\": \"fake\" },\n"
+		"  \"slurm\": { \"bindir\": \"/opt/slurm/bin\", \"partition\": \"gpu\" },\n"
+		"  \"metrics\": { \"addr\": \"0.0.0.0\", \"port\": 9100, \"allow_public\": true } }\n");
+	struct live_cfg *c = malloc(sizeof *c);
+	char err[1024] = "", want[PATH_MAX + 64];
+	if (livecfg_load(p, c, err, sizeof err))
+		fail_msg("%s", err);
+	assert_string_equal(c->file, p);
+	snprintf(want, sizeof want, "%s/scn.json", d);
+	assert_string_equal(c->scenario, want);
+	snprintf(want, sizeof want, "%s/st", d);
+	assert_string_equal(c->state_dir, want);
+	assert_string_equal(c->policy, "fcfs");
+	assert_int_equal(c->exec, LIVE_EXEC_SLURM);
+	assert_true(c->tick_s == 0.5);
+	assert_true(c->probe_every_s == 2);
+	assert_true(c->record_every_s == 30);
+	assert_true(c->results_every_s == 0);
+	assert_int_equal(c->max_jobs, 500);
+	assert_true(c->hot_c == 90);
+	assert_true(c->cool_c == 75);
+	assert_true(c->xid_repair_s == 3600);
+	assert_true(c->stale_s == 7.5);
+	assert_int_equal(c->nprobe, 4);
+	assert_int_equal(c->sig, SIGUSR2);
+	assert_string_equal(c->cgroup_parent, "hetlab.slice");
+	assert_string_equal(c->nvml_lib, "/opt/nvml.so");
+	snprintf(want, sizeof want, "%s/fake", d);
+	assert_string_equal(c->sysfs_root, want);
+	assert_string_equal(c->slurm_bindir, "/opt/slurm/bin");
+	assert_string_equal(c->slurm_partition, "gpu");
+	assert_string_equal(c->metrics_addr, "0.0.0.0");
+	assert_int_equal(c->metrics_port, 9100);
+	assert_true(c->metrics_public);
+	/* a node's own entry wins over the default, which comes first */
+	assert_string_equal(c->probe[0].node, "");
+	const struct live_probe_src *ps = livecfg_probe(c, "n1");
+	assert_non_null(ps);
+	assert_string_equal(ps->node, "n1");
+	assert_int_equal(ps->kind, LIVE_PROBE_FILE);
+	snprintf(want, sizeof want, "%s/agent/%%n.json", d);
+	assert_string_equal(ps->path, want);
+	ps = livecfg_probe(c, "n2");
+	assert_int_equal(ps->kind, LIVE_PROBE_NONE);
+	ps = livecfg_probe(c, "n3");
+	assert_int_equal(ps->kind, LIVE_PROBE_FILE);
+	assert_string_equal(ps->path, "/abs/x.json");
+	ps = livecfg_probe(c, "other");
+	assert_non_null(ps);
+	assert_string_equal(ps->node, "");
+	assert_int_equal(ps->kind, LIVE_PROBE_HOST);
+	free(c);
+	free(p);
+	tmpdir_free(d);
+}
+
+static void test_livecfg_defaults(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char *p = write_in(d, "min.json", "{ \"scenario\": \"/etc/scn.json\" }");
+	struct live_cfg *c = malloc(sizeof *c);
+	char err[1024] = "", want[PATH_MAX + 64];
+	if (livecfg_load(p, c, err, sizeof err))
+		fail_msg("%s", err);
+	assert_string_equal(c->scenario, "/etc/scn.json");
+	snprintf(want, sizeof want, "%s/hetlab-state", d);
+	assert_string_equal(c->state_dir, want);
+	assert_string_equal(c->policy, "");
+	assert_int_equal(c->exec, LIVE_EXEC_LOCAL);
+	assert_true(c->tick_s == 1);
+	assert_true(c->probe_every_s == 10);
+	assert_true(c->record_every_s == 60);
+	assert_true(c->results_every_s == 300);
+	assert_int_equal(c->max_jobs, 100000);
+	assert_true(c->stale_s == 30);
+	assert_true(c->hot_c == 0 && c->cool_c == 0);
+	assert_true(c->xid_repair_s == 86400);
+	assert_int_equal(c->sig, SIGUSR1);
+	assert_string_equal(c->sysfs_root, "/");
+	assert_string_equal(c->metrics_addr, "");
+	assert_int_equal(c->nprobe, 0);
+	assert_null(livecfg_probe(c, "n1"));
+	free(p);
+	/* stale_s follows probe_every_s; a lone string is the default source;
+	 * "metrics": {} means the local default endpoint */
+	p = write_in(d, "p.json", "{ \"scenario\": \"s.json\", \"probe_every_s\": 4, \"probes\": \"file:r/%n\",\n"
+	             "  \"executor\": \"local\", \"local\": { \"signal\": \"TERM\" }, \"metrics\": {} }");
+	if (livecfg_load(p, c, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(c->stale_s == 12);
+	assert_int_equal(c->sig, SIGTERM);
+	assert_int_equal(c->nprobe, 1);
+	const struct live_probe_src *ps = livecfg_probe(c, "anything");
+	assert_non_null(ps);
+	assert_int_equal(ps->kind, LIVE_PROBE_FILE);
+	snprintf(want, sizeof want, "%s/r/%%n", d);
+	assert_string_equal(ps->path, want);
+	assert_string_equal(c->metrics_addr, "127.0.0.1");
+	assert_int_equal(c->metrics_port, 9464);
+	assert_false(c->metrics_public);
+	free(p);
+	free(c);
+	tmpdir_free(d);
+}
+
+static void test_livecfg_errors(void **state)
+{
+	(void)state;
+	static const struct { const char *text, *want; } cases[] = {
+		{ "{ \"scenario\": \"s.json\", \"bogus\": 1 }", ": $: unknown key \"bogus\"" },
+		{ "{ \"scenario\": \"s.json\", \"executor\": \"pbs\" }",
+		  ": $.executor: expected \"local\" or \"slurm\", got \"pbs\"" },
+		{ "{ \"scenario\": \"s.json\", \"local\": { \"signal\": \"KILL\" } }",
+		  ": $.local.signal: expected USR1, USR2, TERM, INT, HUP or QUIT, got \"KILL\"" },
+		{ "{ \"scenario\": \"s.json\", \"local\": { \"sig\": \"USR1\" } }", ": $.local: unknown key \"sig\"" },
+		{ "{ \"scenario\": \"s.json\", \"hot_c\": 80, \"cool_c\": 80 }",
+		  ": $.cool_c: expected a temperature below hot_c (80), got 80" },
+		{ "{ \"scenario\": \"s.json\", \"hot_c\": 80, \"cool_c\": 95 }",
+		  ": $.cool_c: expected a temperature below hot_c (80), got 95" },
+		{ "{ \"scenario\": \"s.json\", \"probes\": { \"n1\": 42 } }",
+		  ": $.probes.n1: expected \"host\", \"none\" or \"file:PATH\", got " },
+		{ "{ \"scenario\": \"s.json\", \"probes\": 42 }",
+		  ": $.probes: expected a string or an object of node" },
+		{ "{ \"scenario\": \"s.json\", \"probes\": \"ftp:x\" }",
+		  ": $.probes: expected \"host\", \"none\" or \"file:PATH\", got \"ftp:x\"" },
+		{ "{ \"scenario\": \"s.json\", \"probes\": \"file:\" }",
+		  ": $.probes: expected \"host\", \"none\" or \"file:PATH\", got \"file:\"" },
+		{ "{ \"scenario\": \"s.json\", \"metrics\": { \"port\": 70000 } }",
+		  ": $.metrics.port: expected an integer in [0, 65535], got 70000" },
+		{ "{ \"scenario\": \"s.json\", \"tick_s\": 0 }", ": $.tick_s: expected a number in [0.001, 3600], got 0" },
+		{ "{ \"scenario\": \"s.json\", \"max_jobs\": 0 }", ": $.max_jobs: expected an integer in [1, 100000000], got 0" },
+		{ "{ \"policy\": \"fcfs\" }", ": $.scenario: missing (expected a string)" },
+		{ "[ 1 ]", ": $: expected an object, got " },
+	};
+	char *d = tmpdir_new();
+	struct live_cfg *c = malloc(sizeof *c);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = write_in(d, "bad.json", cases[i].text);
+		char err[1024] = "", want[PATH_MAX + 256];
+		if (livecfg_load(p, c, err, sizeof err) == 0)
+			fail_msg("case %zu loaded: %s", i, cases[i].text);
+		snprintf(want, sizeof want, "%s%s", p, cases[i].want);
+		if (strncmp(err, want, strlen(want)) != 0)
+			fail_msg("case %zu: got \"%s\", expected it to start with \"%s\"", i, err, want);
+		free(p);
+	}
+	/* not JSON: the file, line and column */
+	char *p = write_in(d, "bad.json", "{ \"scenario\": \n  ]");
+	char err[1024] = "", want[PATH_MAX + 64];
+	assert_int_equal(livecfg_load(p, c, err, sizeof err), -1);
+	snprintf(want, sizeof want, "%s:2:", p);
+	HAS(err, want);
+	free(p);
+	free(c);
+	tmpdir_free(d);
+}
+
+/* ---- reading ---- */
+
+static void test_reading_parse(void **state)
+{
+	(void)state;
+	struct sim_reading r;
+	char err[512] = "";
+	const char *full = "{\"power_w\": 812.5, \"temp_c\": 71.0, \"util\": 0.93, \"gpu_errors\": 2, \"bad_gpu\": 3,"
+	                   " \"down\": true}";
+	if (reading_parse("agent.json", full, strlen(full), &r, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(r.ok);
+	assert_true(r.power_w == 812.5);
+	assert_true(r.temp_c == 71.0);
+	assert_true(r.util == 0.93);
+	assert_int_equal(r.gpu_errors, 2);
+	assert_int_equal(r.bad_gpu, 3);
+	assert_int_equal(r.down, 1);
+
+	/* len bounds the text: what follows is not read */
+	const char *part = "{\"temp_c\": 50}garbage";
+	if (reading_parse("x", part, 14, &r, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(r.ok);
+	assert_true(r.temp_c == 50);
+	assert_true(isnan(r.power_w));
+	assert_true(isnan(r.util));
+	assert_int_equal(r.gpu_errors, 0);
+	assert_int_equal(r.bad_gpu, -1);
+	assert_int_equal(r.down, -1);
+
+	const char *nul = "{\"power_w\": null, \"util\": 0, \"down\": false}";
+	assert_int_equal(reading_parse("x", nul, strlen(nul), &r, err, sizeof err), 0);
+	assert_true(isnan(r.power_w) && isnan(r.temp_c));
+	assert_true(r.util == 0);
+	assert_int_equal(r.down, 0);
+	assert_true(r.ok);
+}
+
+static void test_reading_errors(void **state)
+{
+	(void)state;
+	static const struct { const char *text, *want; } cases[] = {
+		{ "{\"temp_c\": }", "agent/h1.json:1:12: " },
+		{ "", "agent/h1.json:1:0: " },
+		{ "{}", "agent/h1.json: $: expected a non-empty object of readings" },
+		{ "[1, 2]", "agent/h1.json: $: expected a non-empty object of readings" },
+		{ "{\"temp_c\": 50, \"tempc\": 50}", "agent/h1.json: $.tempc: unknown key (expected power_w, temp_c" },
+		{ "{\"down\": 1}", "agent/h1.json: $.down: expected true or false" },
+		{ "{\"power_w\": \"812\"}", "agent/h1.json: $.power_w: expected a number" },
+		{ "{\"temp_c\": 400}", "agent/h1.json: $.temp_c: expected a number in [-100, 300], got 400" },
+		{ "{\"util\": 1.5}", "agent/h1.json: $.util: expected a number in [0, 1], got 1.5" },
+		{ "{\"power_w\": -1}", "agent/h1.json: $.power_w: expected a number in [0, 1e+07], got -1" },
+		{ "{\"gpu_errors\": 1.5}", "agent/h1.json: $.gpu_errors: expected a whole number, got 1.5" },
+		{ "{\"bad_gpu\": 64}", "agent/h1.json: $.bad_gpu: expected a number in [-1, 63], got 64" },
+		{ "{\"temp_c\": 50, \"temp_c\": 51}", "agent/h1.json:1:" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct sim_reading r;
+		char err[512] = "";
+		if (reading_parse("agent/h1.json", cases[i].text, strlen(cases[i].text), &r, err, sizeof err) == 0)
+			fail_msg("case %zu parsed: %s", i, cases[i].text);
+		if (strncmp(err, cases[i].want, strlen(cases[i].want)) != 0)
+			fail_msg("case %zu: got \"%s\", expected it to start with \"%s\"", i, err, cases[i].want);
+		assert_false(r.ok);
+	}
+}
+
+static void test_reading_format(void **state)
+{
+	(void)state;
+	const struct sim_reading in[] = {
+		{ .power_w = 812.5, .temp_c = 71.25, .util = 0.1 + 0.2, .gpu_errors = 3, .bad_gpu = 7, .down = 0, .ok = true },
+		{ .power_w = NAN, .temp_c = -12.5, .util = NAN, .gpu_errors = 0, .bad_gpu = -1, .down = -1, .ok = true },
+		{ .power_w = 1.0 / 3, .temp_c = NAN, .util = 1, .gpu_errors = 1000000, .bad_gpu = 63, .down = 1, .ok = true },
+	};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		char buf[256];
+		int n = reading_format(&in[i], buf, sizeof buf);
+		assert_true(n > 0);
+		assert_int_equal((size_t)n, strlen(buf));
+		assert_int_equal(isnan(in[i].power_w), strstr(buf, "power_w") == NULL);
+		assert_int_equal(isnan(in[i].temp_c), strstr(buf, "temp_c") == NULL);
+		assert_int_equal(isnan(in[i].util), strstr(buf, "util") == NULL);
+		assert_int_equal(in[i].down < 0, strstr(buf, "down") == NULL);
+		assert_null(strstr(buf, "nan"));
+		struct sim_reading out;
+		char err[512] = "";
+		if (reading_parse("fmt", buf, (size_t)n, &out, err, sizeof err))
+			fail_msg("%s (of %s)", err, buf);
+		assert_true(out.ok);
+		assert_true(isnan(in[i].power_w) ? isnan(out.power_w) : out.power_w == in[i].power_w);
+		assert_true(isnan(in[i].temp_c) ? isnan(out.temp_c) : out.temp_c == in[i].temp_c);
+		assert_true(isnan(in[i].util) ? isnan(out.util) : out.util == in[i].util);
+		assert_int_equal(out.gpu_errors, in[i].gpu_errors);
+		assert_int_equal(out.bad_gpu, in[i].bad_gpu);
+		assert_int_equal(out.down, in[i].down);
+	}
+	char buf[256];
+	assert_int_equal(reading_format(&in[1], buf, sizeof buf), (int)strlen("{\"temp_c\": -12.5, \"gpu_errors\": 0, \"bad_gpu\": -1}"));
+	assert_string_equal(buf, "{\"temp_c\": -12.5, \"gpu_errors\": 0, \"bad_gpu\": -1}");
+	/* too small: -1, never a truncated object that parses */
+	int full = (int)strlen(buf);
+	for (int len = 1; len <= full; len++)
+		assert_int_equal(reading_format(&in[1], buf, (size_t)len), -1);
+	assert_int_equal(reading_format(&in[1], buf, (size_t)full + 1), full);
+	assert_int_equal(reading_format(&in[0], buf, 20), -1);
+}
+
+/* ---- state ---- */
+
+struct inbox_seen {
+	int n, stop_at;
+	int64_t seq[8], job[8];
+	char kind[8][16], spec[8][32];
+	bool spec_null[8];
+};
+
+static int inbox_fn(void *ctx, const struct inbox_row *r)
+{
+	struct inbox_seen *w = ctx;
+	assert_true(w->n < 8);
+	w->seq[w->n] = r->seq;
+	w->job[w->n] = r->job;
+	snprintf(w->kind[w->n], sizeof w->kind[0], "%s", r->kind);
+	w->spec_null[w->n] = r->spec == NULL;
+	snprintf(w->spec[w->n], sizeof w->spec[0], "%s", r->spec ? r->spec : "");
+	w->n++;
+	return w->n == w->stop_at ? 7 : 0;
+}
+
+struct rec_seen {
+	int n, stop_at;
+	struct rec_row r[8];
+	char data[8][64];
+	bool data_null[8];
+};
+
+static int rec_fn(void *ctx, const struct rec_row *r)
+{
+	struct rec_seen *w = ctx;
+	assert_true(w->n < 8);
+	w->r[w->n] = *r;
+	w->r[w->n].data = NULL;
+	w->data_null[w->n] = r->data == NULL;
+	snprintf(w->data[w->n], sizeof w->data[0], "%s", r->data ? r->data : "");
+	w->n++;
+	return w->n == w->stop_at ? 5 : 0;
+}
+
+static char *sql_text(struct lstate *st, const char *sql)
+{
+	sqlite3_stmt *q = NULL;
+	assert_int_equal(sqlite3_prepare_v2(st->db, sql, -1, &q, NULL), SQLITE_OK);
+	char *v = NULL;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		v = strdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return v;
+}
+
+static void test_state_meta_inbox(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char dir[4200], err[1024] = "", path[4300];
+	snprintf(dir, sizeof dir, "%s/st", d);
+	struct lstate st;
+	if (lstate_open(&st, dir, err, sizeof err))
+		fail_msg("%s", err);
+	snprintf(path, sizeof path, "%s/state.db", dir);
+	assert_string_equal(st.path, path);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+
+	char out[16];
+	assert_int_equal(lstate_meta_get(&st, "epoch_unix_us", out, sizeof out), 1);
+	assert_string_equal(out, "");
+	assert_null(lstate_meta_dup(&st, "epoch_unix_us"));
+	assert_int_equal(lstate_meta_set(&st, "k", "first", err, sizeof err), 0);
+	assert_int_equal(lstate_meta_set(&st, "k", "second value, longer", err, sizeof err), 0);
+	assert_int_equal(lstate_meta_get(&st, "k", out, sizeof out), 0);
+	assert_string_equal(out, "second value, l");   /* cut to the buffer */
+	char *v = lstate_meta_dup(&st, "k");
+	assert_non_null(v);
+	assert_string_equal(v, "second value, longer");
+	free(v);
+
+	assert_int_equal(lstate_inbox_add(&st, "submit", -1, "{\"a\": 1}", err, sizeof err), 0);
+	assert_int_equal(lstate_inbox_add(&st, "cancel", 5, NULL, err, sizeof err), 0);
+	assert_int_equal(lstate_inbox_add(&st, "submit", -1, "{\"b\": 2}", err, sizeof err), 0);
+	struct inbox_seen w = { 0 };
+	assert_int_equal(lstate_inbox_each(&st, inbox_fn, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 3);
+	assert_true(w.seq[0] < w.seq[1] && w.seq[1] < w.seq[2]);
+	assert_string_equal(w.kind[0], "submit");
+	assert_int_equal(w.job[0], -1);
+	assert_string_equal(w.spec[0], "{\"a\": 1}");
+	assert_string_equal(w.kind[1], "cancel");
+	assert_int_equal(w.job[1], 5);
+	assert_true(w.spec_null[1]);
+	assert_string_equal(w.spec[2], "{\"b\": 2}");
+	/* fn's non-zero return stops the walk and is returned */
+	struct inbox_seen w2 = { .stop_at = 1 };
+	assert_int_equal(lstate_inbox_each(&st, inbox_fn, &w2, err, sizeof err), 7);
+	assert_int_equal(w2.n, 1);
+	/* consumed inside a transaction; a rolled-back delete stays */
+	assert_int_equal(lstate_begin(&st, err, sizeof err), 0);
+	assert_int_equal(lstate_inbox_del(&st, w.seq[0], err, sizeof err), 0);
+	lstate_rollback(&st);
+	assert_int_equal(lstate_begin(&st, err, sizeof err), 0);
+	assert_int_equal(lstate_inbox_del(&st, w.seq[1], err, sizeof err), 0);
+	assert_int_equal(lstate_commit(&st, err, sizeof err), 0);
+	struct inbox_seen w3 = { 0 };
+	assert_int_equal(lstate_inbox_each(&st, inbox_fn, &w3, err, sizeof err), 0);
+	assert_int_equal(w3.n, 2);
+	assert_int_equal(w3.seq[0], w.seq[0]);
+	assert_int_equal(w3.seq[1], w.seq[2]);
+	/* a new request gets a seq after every earlier one */
+	assert_int_equal(lstate_inbox_add(&st, "cancel", 0, NULL, err, sizeof err), 0);
+	struct inbox_seen w4 = { 0 };
+	assert_int_equal(lstate_inbox_each(&st, inbox_fn, &w4, err, sizeof err), 0);
+	assert_int_equal(w4.n, 3);
+	assert_true(w4.seq[2] > w.seq[2]);
+	assert_int_equal(w4.job[2], 0);
+	lstate_close(&st);
+
+	/* a second open of the same directory sees it all */
+	assert_int_equal(lstate_open(&st, dir, err, sizeof err), 0);
+	v = lstate_meta_dup(&st, "k");
+	assert_string_equal(v, "second value, longer");
+	free(v);
+	lstate_close(&st);
+	tmpdir_free(d);
+}
+
+static void test_state_rec(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char err[1024] = "";
+	struct lstate st;
+	if (lstate_open(&st, d, err, sizeof err))
+		fail_msg("%s", err);
+	const struct rec_row rows[] = {
+		{ .t_us = 100, .after_us = 50, .kind = RIN_SUBMIT, .job = 0, .node = -1, .data = (char *)"{\"class\": \"batch\"}" },
+		{ .t_us = 5000000001LL, .after_us = 4999999999LL, .kind = RIN_END, .job = 0, .node = -1, .attempt = 2,
+		  .state = JOB_FAILED, .reason = END_EXIT },
+		{ .t_us = 5000000002LL, .after_us = 5000000001LL, .kind = RIN_READING, .job = -1, .node = 1,
+		  .data = (char *)"{\"temp_c\": 95}" },
+		{ .t_us = 5000000002LL, .after_us = 5000000001LL, .kind = RIN_CANCEL, .job = 3, .node = -1 },
+	};
+	for (int i = 0; i < 4; i++)
+		if (lstate_rec_add(&st, &rows[i], err, sizeof err))
+			fail_msg("%s", err);
+	struct rec_seen w = { 0 };
+	assert_int_equal(lstate_rec_each(&st, 0, rec_fn, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(w.r[i].seq, i + 1);
+		assert_int_equal(w.r[i].t_us, rows[i].t_us);
+		assert_int_equal(w.r[i].after_us, rows[i].after_us);
+		assert_int_equal(w.r[i].kind, rows[i].kind);
+		assert_int_equal(w.r[i].job, rows[i].job);
+		assert_int_equal(w.r[i].node, rows[i].node);
+		assert_int_equal(w.r[i].attempt, rows[i].attempt);
+		assert_int_equal(w.r[i].state, rows[i].state);
+		assert_int_equal(w.r[i].reason, rows[i].reason);
+		assert_int_equal(w.data_null[i], rows[i].data == NULL);
+		assert_string_equal(w.data[i], rows[i].data ? rows[i].data : "");
+	}
+	struct rec_seen w2 = { 0 };
+	assert_int_equal(lstate_rec_each(&st, 2, rec_fn, &w2, err, sizeof err), 0);
+	assert_int_equal(w2.n, 2);
+	assert_int_equal(w2.r[0].seq, 3);
+	assert_int_equal(w2.r[0].kind, RIN_READING);
+	struct rec_seen w3 = { .stop_at = 2 };
+	assert_int_equal(lstate_rec_each(&st, 0, rec_fn, &w3, err, sizeof err), 5);
+	assert_int_equal(w3.n, 2);
+	struct rec_seen w4 = { 0 };
+	assert_int_equal(lstate_rec_each(&st, 4, rec_fn, &w4, err, sizeof err), 0);
+	assert_int_equal(w4.n, 0);
+
+	assert_string_equal(rec_in_name(RIN_READING), "reading");
+	assert_string_equal(rec_in_name(RIN_N), "?");
+	assert_int_equal(rec_in_parse("cancel"), RIN_CANCEL);
+	assert_int_equal(rec_in_parse("Cancel"), -1);
+
+	/* a row of an unknown kind (a newer daemon's, or damage) is an error naming it */
+	assert_int_equal(sqlite3_exec(st.db, "INSERT INTO rec(t_us, after_us, kind) VALUES(9, 9, 'bogus')", NULL, NULL,
+	                              NULL), SQLITE_OK);
+	struct rec_seen w5 = { 0 };
+	err[0] = 0;
+	assert_int_equal(lstate_rec_each(&st, 0, rec_fn, &w5, err, sizeof err), -1);
+	assert_int_equal(w5.n, 4);   /* the rows before it were given */
+	char want[4400];
+	snprintf(want, sizeof want, "%s: rec row 5: unknown kind 'bogus'", st.path);
+	assert_string_equal(err, want);
+
+	/* decisions */
+	assert_int_equal(lstate_decision_add(&st, 10, "start", 1, 0, "h1:2c", err, sizeof err), 0);
+	assert_int_equal(lstate_decision_add(&st, 20, "end", 1, -1, NULL, err, sizeof err), 0);
+	assert_int_equal(lstate_decision_add(&st, 30, "drain", -1, 1, "hot: 95 C", err, sizeof err), 0);
+	char **lines;
+	int64_t n;
+	assert_int_equal(lstate_decisions(&st, 20, &lines, &n, err, sizeof err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(lines[0], "10 start 1 0 h1:2c");
+	assert_string_equal(lines[1], "20 end 1 -1 ");
+	for (int64_t k = 0; k < n; k++)
+		free(lines[k]);
+	free(lines);
+	assert_int_equal(lstate_decisions(&st, 9, &lines, &n, err, sizeof err), 0);
+	assert_int_equal(n, 0);
+	free(lines);
+	assert_int_equal(lstate_decisions(&st, INT64_MAX, &lines, &n, err, sizeof err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(lines[2], "30 drain -1 1 hot: 95 C");
+	for (int64_t k = 0; k < n; k++)
+		free(lines[k]);
+	free(lines);
+	lstate_close(&st);
+	tmpdir_free(d);
+}
+
+static char *queue_text(struct lstate *st, bool all, bool json)
+{
+	char *buf = NULL, err[1024] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	if (lstate_print_queue(st, f, all, json, err, sizeof err))
+		fail_msg("%s", err);
+	fclose(f);
+	return buf;
+}
+
+static void test_state_jobs_queue(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char err[1024] = "", dir[4200];
+	snprintf(dir, sizeof dir, "%s/st", d);
+	struct lstate st;
+	/* read-only open of a directory with no state */
+	assert_int_equal(lstate_open_ro(&st, dir, err, sizeof err), -1);
+	HAS(err, "no live state here");
+	HAS(err, dir);
+	assert_null(st.db);
+
+	if (lstate_open(&st, dir, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(lstate_meta_set(&st, "epoch_unix_us", "1700000000000000", err, sizeof err), 0);
+	struct lstate_job j0 = { .id = 0, .name = "train-a", .cls = "training", .tenant = 2, .state = "done",
+	                         .submit_us = 1000000, .start_us = 1500000, .end_us = 9000000, .nodes = "h1",
+	                         .attempt = 1, .reason = "", .ref = "", .spec = "{\"spec\": 0}" };
+	struct lstate_job j1 = { .id = 1, .name = "serve", .cls = "inference", .tenant = 0, .state = "running",
+	                         .submit_us = 2000000, .start_us = 2500000, .end_us = -1, .nodes = "h2",
+	                         .attempt = 0, .reason = NULL, .ref = "4242", .spec = "{\"spec\": 1}" };
+	struct lstate_job j2 = { .id = 2, .name = NULL, .cls = "batch", .tenant = 1, .state = "pending",
+	                         .submit_us = 3000000, .start_us = -1, .end_us = -1, .nodes = NULL,
+	                         .attempt = 0, .reason = "waiting", .ref = NULL, .spec = "{\"spec\": 2}" };
+	assert_int_equal(lstate_job_put(&st, &j0, err, sizeof err), 0);
+	assert_int_equal(lstate_job_put(&st, &j1, err, sizeof err), 0);
+	assert_int_equal(lstate_job_put(&st, &j2, err, sizeof err), 0);
+	/* a later put without a spec keeps the first one; with one replaces it */
+	j1.spec = NULL;
+	j1.attempt = 1;
+	assert_int_equal(lstate_job_put(&st, &j1, err, sizeof err), 0);
+	char *v = sql_text(&st, "SELECT spec || '|' || attempt FROM jobs WHERE id = 1");
+	assert_string_equal(v, "{\"spec\": 1}|1");
+	free(v);
+	j1.attempt = 0;
+	assert_int_equal(lstate_job_put(&st, &j1, err, sizeof err), 0);
+	j0.spec = "{\"spec\": \"new\"}";
+	assert_int_equal(lstate_job_put(&st, &j0, err, sizeof err), 0);
+	v = sql_text(&st, "SELECT spec FROM jobs WHERE id = 0");
+	assert_string_equal(v, "{\"spec\": \"new\"}");
+	free(v);
+	v = sql_text(&st, "SELECT count(*) FROM jobs");
+	assert_string_equal(v, "3");
+	free(v);
+	char ref[48];
+	assert_int_equal(lstate_job_ref(&st, 1, ref, sizeof ref), 0);
+	assert_string_equal(ref, "4242");
+	assert_int_equal(lstate_job_ref(&st, 2, ref, sizeof ref), 0);
+	assert_string_equal(ref, "");
+	assert_int_equal(lstate_job_ref(&st, 99, ref, sizeof ref), 0);
+	assert_string_equal(ref, "");
+	assert_int_equal(lstate_inbox_add(&st, "submit", -1, "{}", err, sizeof err), 0);
+	assert_int_equal(lstate_inbox_add(&st, "cancel", 2, NULL, err, sizeof err), 0);
+	lstate_close(&st);
+
+	assert_int_equal(lstate_open_ro(&st, dir, err, sizeof err), 0);
+	char *t = queue_text(&st, false, false);
+	char hdr[256], l1[256], l2[256];
+	snprintf(hdr, sizeof hdr, "%6s  %-16s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "CLASS", "TENANT",
+	         "STATE", "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
+	snprintf(l1, sizeof l1, "%6d  %-16s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 1, "serve", "inference", 0,
+	         "running", 2.0, "2.5", 0, "h2", "4242");
+	snprintf(l2, sizeof l2, "%6d  %-16s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 2, "-", "batch", 1, "pending",
+	         3.0, "-", 0, "-", "waiting");
+	char want[1024];
+	snprintf(want, sizeof want, "%s%s%s2 jobs not finished; 1 submitted and not yet taken by the daemon\n", hdr, l1,
+	         l2);
+	assert_string_equal(t, want);
+	free(t);
+	t = queue_text(&st, true, false);
+	HAS(t, "     0  train-a          training       2 done");
+	HAS(t, "3 jobs; 1 submitted");
+	free(t);
+
+	lstate_close(&st);
+	tmpdir_free(d);
+}
+
+/* `hetlab queue --json`. */
+static void test_state_queue_json(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char err[1024] = "";
+	struct lstate st;
+	if (lstate_open(&st, d, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(lstate_meta_set(&st, "epoch_unix_us", "1700000000000000", err, sizeof err), 0);
+	const struct lstate_job jobs[] = {
+		{ .id = 0, .name = "train-a", .cls = "training", .tenant = 2, .state = "done", .submit_us = 1000000,
+		  .start_us = 1500000, .end_us = 9000000, .nodes = "h1", .attempt = 1, .reason = "", .ref = "" },
+		{ .id = 1, .name = "serve", .cls = "inference", .tenant = 0, .state = "running", .submit_us = 2000000,
+		  .start_us = 2500000, .end_us = -1, .nodes = "h2", .attempt = 0, .ref = "4242" },
+		{ .id = 2, .cls = "batch", .tenant = 1, .state = "pending", .submit_us = 3000000, .start_us = -1,
+		  .end_us = -1, .reason = "waiting" },
+	};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(lstate_job_put(&st, &jobs[i], err, sizeof err), 0);
+	/* Every field, of every job (this once crashed: a json_pack format
+	 * with 'S', which jansson does not know, took the varargs out of step). */
+	char *t = queue_text(&st, true, true);
+	lstate_close(&st);
+	json_error_t je;
+	json_t *a = json_loads(t, 0, &je);
+	if (!a)
+		fail_msg("queue --json is not JSON: %s: %s", je.text, t);
+	free(t);
+	assert_true(json_is_array(a));
+	assert_int_equal(json_array_size(a), 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(json_object_size(json_array_get(a, i)), 11);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(a, i), "id")), (json_int_t)i);
+	}
+	json_t *o = json_array_get(a, 1);
+	assert_int_equal(json_integer_value(json_object_get(o, "id")), 1);
+	assert_string_equal(json_string_value(json_object_get(o, "name")), "serve");
+	assert_string_equal(json_string_value(json_object_get(o, "class")), "inference");
+	assert_int_equal(json_integer_value(json_object_get(o, "tenant")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "running");
+	assert_true(fabs(json_number_value(json_object_get(o, "submit_unix")) - 1700000002.0) < 1e-6);
+	assert_true(fabs(json_number_value(json_object_get(o, "start_unix")) - 1700000002.5) < 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(o, "attempt")), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "nodes")), "h2");
+	assert_string_equal(json_string_value(json_object_get(o, "reason")), "");
+	assert_string_equal(json_string_value(json_object_get(o, "ref")), "4242");
+	o = json_array_get(a, 2);
+	assert_true(json_is_null(json_object_get(o, "start_unix")));
+	assert_string_equal(json_string_value(json_object_get(o, "name")), "");
+	assert_string_equal(json_string_value(json_object_get(o, "reason")), "waiting");
+	o = json_array_get(a, 0);
+	assert_string_equal(json_string_value(json_object_get(o, "state")), "done");
+	assert_int_equal(json_integer_value(json_object_get(o, "attempt")), 1);
+	json_decref(a);
+	tmpdir_free(d);
+}
+
+static void test_state_queue_json_empty(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char err[1024] = "";
+	struct lstate st;
+	if (lstate_open(&st, d, err, sizeof err))
+		fail_msg("%s", err);
+	char *t = queue_text(&st, false, true);
+	assert_string_equal(t, "[]\n");
+	free(t);
+	t = queue_text(&st, false, false);
+	HAS(t, "0 jobs not finished; 0 submitted");
+	free(t);
+	lstate_close(&st);
+	tmpdir_free(d);
+	/* a file that is not a state database */
+	d = tmpdir_new();
+	char *p = write_in(d, "state.db", "this is not sqlite, just some text long enough to be looked at...........");
+	assert_int_equal(lstate_open_ro(&st, d, err, sizeof err), -1);
+	HAS(err, "not a hetlab live state database");
+	free(p);
+	tmpdir_free(d);
+}
+
+/* ---- the engine in live mode ---- */
+
+enum { X_START, X_STOP, X_SIGNAL, X_NODE };
+
+struct xcall {
+	int op;
+	int32_t id;          /* job, or node for X_NODE */
+	int how;             /* stop: enum exec_stop; node: drain */
+	simtime t;
+	char reason[64];
+};
+
+struct fake {
+	struct xcall c[256];
+	int n;
+};
+
+static struct fake *fake_of(void *ctx) { return ctx; }
+
+static struct xcall *xlog(void *ctx, const struct sim *s, int op, int32_t id, int how)
+{
+	struct fake *f = fake_of(ctx);
+	assert_true(f->n < 256);
+	struct xcall *c = &f->c[f->n++];
+	*c = (struct xcall){ .op = op, .id = id, .how = how, .t = s->now };
+	return c;
+}
+
+static int fx_start(void *ctx, struct sim *s, int32_t job)
+{
+	xlog(ctx, s, X_START, job, 0);
+	return 0;
+}
+
+static int fx_stop(void *ctx, struct sim *s, int32_t job, enum exec_stop how)
+{
+	xlog(ctx, s, X_STOP, job, (int)how);
+	return 0;
+}
+
+static int fx_signal(void *ctx, struct sim *s, int32_t job)
+{
+	xlog(ctx, s, X_SIGNAL, job, 0);
+	return 0;
+}
+
+static int fx_node(void *ctx, struct sim *s, int32_t node, bool drain, const char *reason)
+{
+	struct xcall *c = xlog(ctx, s, X_NODE, node, drain);
+	snprintf(c->reason, sizeof c->reason, "%s", reason ? reason : "(null)");
+	return 0;
+}
+
+static const struct executor_ops fake_ops = {
+	.name = "fake",
+	.start = fx_start,
+	.stop = fx_stop,
+	.signal = fx_signal,
+	.node_state = fx_node,
+};
+
+/* Two 2-core CPU nodes, h1 and h2; training checkpoints within 2 s. */
+static const char live_scn[] =
+	"{ \"name\": \"live-unit\", \"seed\": 1, \"sample_interval_s\": 0,\n"
+	"  \"node_types\": [ { \"name\": \"cpu2\", \"cpu\": \"Xeon-6348\", \"sockets\": 1, \"cores\": 2, \"mem_gib\": 8 } ],\n"
+	"  \"racks\": [ { \"name\": \"r1\", \"power_kw\": 15, \"nodes\": [ { \"type\": \"cpu2\", \"count\": 2,\n"
+	"                 \"names\": [\"h1\", \"h2\"] } ] } ],\n"
+	"  \"checkpoint\": { \"training\": { \"grace_s\": 2 } } }\n";
+
+struct lt {
+	struct scenario sc;
+	struct sim s;
+	const struct policy_ops *pol;
+	void *ps;
+	struct sim_health hm;
+	struct fake x;
+};
+
+/* Builds a live engine as live/daemon.c's build() does, without a daemon. */
+static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
+{
+	struct lt *t = calloc(1, sizeof *t);
+	assert_non_null(t);
+	char err[1024] = "";
+	if (scenario_load_text(live_scn, "live-unit.json", ".", &t->sc, err, sizeof err))
+		fail_msg("%s", err);
+	assert_false(t->sc.has_workload);
+	struct sim_cfg scfg = {
+		.horizon_us = SIMTIME_INF,
+		.keep_overruns = false,
+		.org = &t->sc.org,
+		.fault = &t->sc.fault,
+		.seed = t->sc.seed,
+		.live = true,
+		.hot_c = hot_c,
+		.cool_c = cool_c,
+		.xid_repair_s = 3600,
+	};
+	memcpy(scfg.ckpt, t->sc.ckpt, sizeof scfg.ckpt);
+	for (int k = 0; k < FAULT_NKIND; k++)
+		t->sc.fault.proc[k].dist = FDIST_NONE;
+	t->sc.fault.health.enabled = true;
+	t->sc.fault.health.min_gpu_speed = 0.5;
+	t->pol = policy_find(policy);
+	assert_non_null(t->pol);
+	struct policy_cfg pcfg;
+	policy_cfg_defaults(t->pol, &pcfg);
+	int k = policy_param_index(t->pol, "preempt_exempt_s");
+	if (k >= 0)
+		pcfg.v[k] = 0;
+	struct policy_env env = { .cl = &t->sc.cl, .njobs = 64, .placement = "first-fit", .seed = t->sc.seed,
+	                          .org = &t->sc.org, .sim = &scfg, .tiered = t->sc.tiered };
+	if (t->pol->init && t->pol->init(&t->ps, &env, &pcfg, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(sim_init(&t->s, &scfg, &t->sc.cl, NULL, NULL, 0), 0);
+	struct sim_sched sched;
+	policy_to_sched(t->pol, t->ps, &sched);
+	sim_set_sched(&t->s, &sched);
+	assert_int_equal(health_init(&t->hm, &t->sc.fault.health), 0);
+	sim_set_health(&t->s, &t->hm);
+	sim_set_executor(&t->s, &fake_ops, &t->x);
+	assert_int_equal(t->s.cl.nnodes, 2);
+	assert_non_null(t->s.cl.health);
+	return t;
+}
+
+static void lt_free(struct lt *t)
+{
+	sim_fini(&t->s);
+	health_fini(&t->hm);
+	if (t->pol->fini)
+		t->pol->fini(t->ps);
+	scenario_free(&t->sc);
+	free(t);
+}
+
+static int32_t lt_add(struct lt *t, simtime at, int cls, int cores, double wall_s)
+{
+	struct job j;
+	job_init(&j, 0, at);
+	j.cls = (uint8_t)cls;
+	j.req = (struct job_req){ .nodes = 1, .cores = cores };
+	j.walltime_us = wall_s > 0 ? S(wall_s) : SIMTIME_INF;
+	int32_t id = sim_add_job(&t->s, &j, NULL);
+	assert_true(id >= 0);
+	return id;
+}
+
+/* Handles every event up to time `to` (as the daemon's advance_to). */
+static void lt_step_to(struct lt *t, simtime to)
+{
+	while (sim_next_time(&t->s) <= to)
+		if (sim_step(&t->s) < 0)
+			fail_msg("%s", t->s.err);
+}
+
+/* The index of the first call after `from` matching op and id, or -1. */
+static int xfind(const struct fake *f, int from, int op, int32_t id)
+{
+	for (int k = from; k < f->n; k++)
+		if (f->c[k].op == op && f->c[k].id == id)
+			return k;
+	return -1;
+}
+
+static int xcount(const struct fake *f, int op)
+{
+	int n = 0;
+	for (int k = 0; k < f->n; k++)
+		n += f->c[k].op == op;
+	return n;
+}
+
+static int job_node(const struct lt *t, int32_t id)
+{
+	const struct job *j = &t->s.jobs[id];
+	return j->nparts ? t->s.cl.pool.p[j->parts].node : -1;
+}
+
+static void test_live_start_end(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 0, 0);
+	const simtime T0 = S(1000);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
+	assert_int_equal(sim_next_time(&t->s), T0);
+	lt_step_to(t, T0 - 1);
+	assert_int_equal(t->x.n, 0);
+	lt_step_to(t, T0);
+	assert_int_equal(t->s.now, T0);
+	assert_int_equal(t->x.n, 2);
+	assert_int_equal(t->x.c[0].op, X_START);
+	assert_int_equal(t->x.c[0].id, 0);
+	assert_int_equal(t->x.c[1].op, X_START);
+	assert_int_equal(t->x.c[1].id, 1);
+	assert_int_equal(t->x.c[0].t, T0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(t->s.jobs[i].state, JOB_RUNNING);
+		assert_int_equal(t->s.jobs[i].start_us, T0);
+		assert_int_equal(t->s.jobs[i].restarts, 0);
+	}
+	assert_int_not_equal(job_node(t, 0), job_node(t, 1));
+	assert_int_equal(t->s.nrunning, 2);
+	/* nothing is modelled: no end comes by itself */
+	assert_int_equal(sim_next_time(&t->s), SIMTIME_INF);
+
+	/* an observed end, and one for an attempt that never ran */
+	const simtime T1 = T0 + S(5);
+	assert_int_equal(sim_inject_end(&t->s, T1, 0, 0, JOB_DONE, END_NONE), 0);
+	assert_int_equal(sim_inject_end(&t->s, T1, 1, 1, JOB_FAILED, END_EXIT), 0);
+	lt_step_to(t, T1);
+	assert_int_equal(t->s.jobs[0].state, JOB_DONE);
+	assert_int_equal(t->s.jobs[0].end_us, T1);
+	assert_int_equal(t->s.jobs[0].reason, END_NONE);
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[1].end_us, -1);
+	assert_int_equal(t->s.nfinished, 1);
+	assert_int_equal(t->s.nrunning, 1);
+	assert_int_equal(t->x.n, 2);   /* an exit needs no stop */
+	/* a second end of the same attempt changes nothing */
+	assert_int_equal(sim_inject_end(&t->s, T1 + 1, 0, 0, JOB_FAILED, END_EXIT), 0);
+	assert_int_equal(sim_inject_end(&t->s, T1 + 2, 1, 0, JOB_FAILED, END_EXIT), 0);
+	lt_step_to(t, T1 + 2);
+	assert_int_equal(t->s.jobs[0].state, JOB_DONE);
+	assert_int_equal(t->s.jobs[0].end_us, T1);
+	assert_int_equal(t->s.jobs[1].state, JOB_FAILED);
+	assert_int_equal(t->s.jobs[1].reason, END_EXIT);
+	assert_int_equal(t->s.jobs[1].end_us, T1 + 2);
+	assert_int_equal(t->s.nfinished, 2);
+	assert_int_equal(t->s.nrunning, 0);
+	assert_int_equal(t->s.cl.free_cores, 4);
+	assert_int_equal(t->x.n, 2);
+	/* ends for jobs that do not exist are ignored */
+	assert_int_equal(sim_inject_end(&t->s, T1 + 3, 7, 0, JOB_DONE, END_NONE), 0);
+	assert_int_equal(sim_inject_end(&t->s, T1 + 3, -1, 0, JOB_DONE, END_NONE), 0);
+	lt_step_to(t, T1 + 3);
+	assert_int_equal(t->s.nfinished, 2);
+	/* a job added later, while idle, starts at its submit time */
+	const simtime T2 = T1 + S(100);
+	assert_int_equal(lt_add(t, T2, JOB_BATCH, 1, 0), 2);
+	lt_step_to(t, T2);
+	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[2].start_us, T2);
+	assert_int_equal(xfind(&t->x, 2, X_START, 2), 2);
+	/* submit times never go back: not before now, not before the job before */
+	assert_int_equal(lt_add(t, T2 + S(10), JOB_BATCH, 2, 0), 3);
+	assert_int_equal(lt_add(t, T2 + S(5), JOB_BATCH, 2, 0), 4);
+	assert_int_equal(t->s.jobs[4].submit_us, T2 + S(10));
+	lt_step_to(t, T2 + S(10));
+	assert_int_equal(t->s.jobs[3].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[4].state, JOB_PENDING);   /* job 2 holds a core of the other node */
+	assert_int_equal(sim_inject_end(&t->s, T2 + S(11), 2, 0, JOB_DONE, END_NONE), 0);
+	lt_step_to(t, T2 + S(11));
+	assert_int_equal(t->s.jobs[4].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[4].start_us, T2 + S(11));
+	assert_int_equal(lt_add(t, 0, JOB_BATCH, 2, 0), 5);
+	assert_int_equal(t->s.jobs[5].submit_us, T2 + S(11));
+	assert_int_equal(sim_next_time(&t->s), T2 + S(11));
+	lt_step_to(t, T2 + S(11));
+	assert_int_equal(t->s.jobs[5].state, JOB_PENDING);
+	assert_int_equal(t->s.npending, 1);
+	lt_free(t);
+}
+
+static void test_live_walltime(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 0, 0);
+	const simtime T0 = S(10);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 5), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 5), 1);
+	lt_step_to(t, T0);
+	assert_int_equal(t->x.n, 2);
+	/* job 1 exits in time: its walltime event is void */
+	assert_int_equal(sim_inject_end(&t->s, T0 + S(3), 1, 0, JOB_DONE, END_NONE), 0);
+	lt_step_to(t, T0 + S(5) - 1);
+	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[1].state, JOB_DONE);
+	assert_int_equal(t->x.n, 2);
+	lt_step_to(t, T0 + S(5));
+	assert_int_equal(t->x.n, 3);
+	assert_int_equal(t->x.c[2].op, X_STOP);
+	assert_int_equal(t->x.c[2].id, 0);
+	assert_int_equal(t->x.c[2].how, EXEC_STOP_KILL);
+	assert_int_equal(t->x.c[2].t, T0 + S(5));
+	assert_int_equal(t->s.jobs[0].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[0].reason, END_WALLTIME);
+	assert_int_equal(t->s.jobs[0].end_us, T0 + S(5));
+	/* the executor then reports the kill: stale, ignored */
+	assert_int_equal(sim_inject_end(&t->s, T0 + S(6), 0, 0, JOB_KILLED, END_EXIT), 0);
+	lt_step_to(t, T0 + S(6));
+	assert_int_equal(t->s.jobs[0].reason, END_WALLTIME);
+	assert_int_equal(t->s.jobs[0].end_us, T0 + S(5));
+	assert_int_equal(t->x.n, 3);
+	assert_int_equal(t->s.nfinished, 2);
+	lt_free(t);
+}
+
+static void test_live_cancel(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 0, 0);
+	const simtime T0 = S(10);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), i);
+	lt_step_to(t, T0);
+	assert_int_equal(t->s.nrunning, 2);
+	assert_int_equal(t->s.npending, 2);
+	assert_int_equal(t->x.n, 2);
+	/* a pending job: killed, out of the queue, the executor not told */
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(1), 2), 0);
+	lt_step_to(t, T0 + S(1));
+	assert_int_equal(t->s.jobs[2].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[2].reason, END_CANCELLED);
+	assert_int_equal(t->s.jobs[2].end_us, T0 + S(1));
+	assert_int_equal(t->s.jobs[2].start_us, -1);
+	assert_int_equal(t->s.npending, 1);
+	assert_int_equal(t->s.pending[0], 3);
+	assert_int_equal(t->s.nfinished, 1);
+	assert_int_equal(t->x.n, 2);
+	/* a running job: stopped (kill), killed; job 3 takes its node */
+	int node0 = job_node(t, 0);
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(2), 0), 0);
+	lt_step_to(t, T0 + S(2));
+	assert_int_equal(t->x.n, 4);
+	assert_int_equal(t->x.c[2].op, X_STOP);
+	assert_int_equal(t->x.c[2].id, 0);
+	assert_int_equal(t->x.c[2].how, EXEC_STOP_KILL);
+	assert_int_equal(t->s.jobs[0].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[0].reason, END_CANCELLED);
+	assert_int_equal(t->s.jobs[0].end_us, T0 + S(2));
+	assert_int_equal(t->x.c[3].op, X_START);
+	assert_int_equal(t->x.c[3].id, 3);
+	assert_int_equal(job_node(t, 3), node0);
+	assert_int_equal(t->s.npending, 0);
+	/* cancelling what has ended, or what does not exist: nothing */
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(3), 0), 0);
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(3), 2), 0);
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(3), 99), 0);
+	lt_step_to(t, T0 + S(3));
+	assert_int_equal(t->x.n, 4);
+	assert_int_equal(t->s.nfinished, 2);
+	assert_int_equal(t->s.jobs[0].end_us, T0 + S(2));
+	lt_free(t);
+}
+
+/* A cancel that reaches the engine before the job's submit event, at the
+ * same time (a job added behind another one still to be submitted). */
+static void test_live_cancel_before_submit(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 0, 0);
+	assert_int_equal(lt_add(t, S(5), JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, S(10), JOB_BATCH, 2, 0), 1);
+	assert_int_equal(sim_inject_cancel(&t->s, S(10), 1), 0);
+	lt_step_to(t, S(10));
+	/* Job 1's submit is due at 10 s, as the cancel: it is submitted first,
+	 * then cancelled, and never starts. */
+	assert_int_equal(t->s.jobs[1].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[1].reason, END_CANCELLED);
+	assert_int_equal(xfind(&t->x, 0, X_START, 1), -1);
+	lt_free(t);
+}
+
+/* Two training jobs fill the cluster; an inference job arrives at T1 and
+ * tiered preempts one of them. */
+static int32_t preempt_setup(struct lt *t, simtime T0, simtime T1)
+{
+	assert_int_equal(lt_add(t, T0, JOB_TRAINING, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_TRAINING, 2, 0), 1);
+	lt_step_to(t, T0);
+	assert_int_equal(t->s.nrunning, 2);
+	assert_int_equal(lt_add(t, T1, JOB_INFERENCE, 2, 0), 2);
+	lt_step_to(t, T1);
+	int32_t v = -1;
+	for (int32_t i = 0; i < 2; i++)
+		if (t->s.jobs[i].state == JOB_CHECKPOINTING) {
+			assert_int_equal(v, -1);
+			v = i;
+		}
+	if (v < 0)
+		fail_msg("no job checkpointing at %.3f s (states %s, %s)", simtime_to_s(T1),
+		         job_state_name((enum job_state)t->s.jobs[0].state), job_state_name((enum job_state)t->s.jobs[1].state));
+	assert_int_equal(t->s.jobs[v].preemptions, 1);
+	assert_int_equal(t->s.jobs[v].signalled_us, T1);
+	assert_int_equal(t->s.jobs[1 - v].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[2].state, JOB_PENDING);
+	assert_int_equal(t->x.n, 3);
+	assert_int_equal(t->x.c[2].op, X_SIGNAL);
+	assert_int_equal(t->x.c[2].id, v);
+	assert_int_equal(t->x.c[2].t, T1);
+	return v;
+}
+
+static void test_live_preempt_exit(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("tiered", 0, 0);
+	const simtime T0 = S(10), T1 = S(20);
+	int32_t v = preempt_setup(t, T0, T1);
+	int vnode = job_node(t, v);
+	/* it checkpoints and exits 1 s into its 2 s grace */
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(1), v, 0, JOB_KILLED, END_EXIT), 0);
+	lt_step_to(t, T1 + S(1));
+	assert_int_equal(t->x.n, 5);
+	assert_int_equal(t->x.c[3].op, X_STOP);
+	assert_int_equal(t->x.c[3].id, v);
+	assert_int_equal(t->x.c[3].how, EXEC_STOP_PREEMPT);
+	assert_int_equal(t->s.jobs[v].state, JOB_PENDING);
+	assert_int_equal(t->s.jobs[v].end_us, -1);
+	assert_int_equal(t->s.jobs[v].restarts, 0);
+	assert_int_equal(t->s.nfinished, 0);
+	/* the inference job takes its place at once */
+	assert_int_equal(t->x.c[4].op, X_START);
+	assert_int_equal(t->x.c[4].id, 2);
+	assert_int_equal(t->s.jobs[2].start_us, T1 + S(1));
+	assert_int_equal(job_node(t, 2), vnode);
+	/* the end of the grace passes without another stop */
+	lt_step_to(t, T1 + S(3));
+	assert_int_equal(t->x.n, 5);
+	assert_int_equal(t->s.jobs[v].state, JOB_PENDING);
+	/* the inference job ends: the victim starts again, attempt 1 */
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(4), 2, 0, JOB_DONE, END_NONE), 0);
+	lt_step_to(t, T1 + S(4));
+	assert_int_equal(t->s.jobs[2].state, JOB_DONE);
+	assert_int_equal(t->s.jobs[v].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[v].restarts, 1);
+	assert_int_equal(t->s.jobs[v].start_us, T1 + S(4));
+	assert_int_equal(xfind(&t->x, 5, X_START, v), 5);
+	/* attempt 0's end, reported late, is stale; attempt 1's counts */
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(5), v, 0, JOB_FAILED, END_EXIT), 0);
+	lt_step_to(t, T1 + S(5));
+	assert_int_equal(t->s.jobs[v].state, JOB_RUNNING);
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(6), v, 1, JOB_DONE, END_NONE), 0);
+	lt_step_to(t, T1 + S(6));
+	assert_int_equal(t->s.jobs[v].state, JOB_DONE);
+	assert_int_equal(t->s.jobs[v].end_us, T1 + S(6));
+	assert_int_equal(t->s.jobs[v].preemptions, 1);
+	assert_int_equal(xcount(&t->x, X_SIGNAL), 1);
+	assert_int_equal(xcount(&t->x, X_STOP), 1);
+	lt_free(t);
+}
+
+static void test_live_preempt_grace(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("tiered", 0, 0);
+	const simtime T0 = S(10), T1 = S(20);
+	int32_t v = preempt_setup(t, T0, T1);
+	int vnode = job_node(t, v);
+	lt_step_to(t, T1 + S(2) - 1);
+	assert_int_equal(t->x.n, 3);
+	assert_int_equal(t->s.jobs[v].state, JOB_CHECKPOINTING);
+	lt_step_to(t, T1 + S(2));
+	assert_int_equal(t->x.n, 5);
+	assert_int_equal(t->x.c[3].op, X_STOP);
+	assert_int_equal(t->x.c[3].id, v);
+	assert_int_equal(t->x.c[3].how, EXEC_STOP_PREEMPT);
+	assert_int_equal(t->x.c[3].t, T1 + S(2));
+	assert_int_equal(t->s.jobs[v].state, JOB_PENDING);
+	assert_int_equal(t->x.c[4].op, X_START);
+	assert_int_equal(t->x.c[4].id, 2);
+	assert_int_equal(job_node(t, 2), vnode);
+	/* the exit the stop caused is reported after: stale */
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(3), v, 0, JOB_KILLED, END_EXIT), 0);
+	lt_step_to(t, T1 + S(3));
+	assert_int_equal(t->s.jobs[v].state, JOB_PENDING);
+	assert_int_equal(t->x.n, 5);
+	/* cancelling the requeued victim: no executor call */
+	assert_int_equal(sim_inject_cancel(&t->s, T1 + S(4), v), 0);
+	lt_step_to(t, T1 + S(4));
+	assert_int_equal(t->s.jobs[v].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[v].reason, END_CANCELLED);
+	assert_int_equal(t->s.npending, 0);
+	assert_int_equal(t->x.n, 5);
+	lt_free(t);
+}
+
+/* Cancelled in its grace: killed at once, no stop at the grace's end. */
+static void test_live_preempt_cancel(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("tiered", 0, 0);
+	const simtime T0 = S(10), T1 = S(20);
+	int32_t v = preempt_setup(t, T0, T1);
+	assert_int_equal(sim_inject_cancel(&t->s, T1 + S(1), v), 0);
+	lt_step_to(t, T1 + S(5));
+	assert_int_equal(t->x.n, 5);
+	assert_int_equal(t->x.c[3].op, X_STOP);
+	assert_int_equal(t->x.c[3].id, v);
+	assert_int_equal(t->x.c[3].how, EXEC_STOP_KILL);
+	assert_int_equal(t->x.c[3].t, T1 + S(1));
+	assert_int_equal(t->s.jobs[v].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[v].reason, END_CANCELLED);
+	assert_int_equal(t->s.jobs[v].end_us, T1 + S(1));
+	assert_int_equal(t->x.c[4].op, X_START);
+	assert_int_equal(t->x.c[4].id, 2);
+	assert_int_equal(t->s.jobs[2].start_us, T1 + S(1));
+	/* its exit, reported after, is stale */
+	assert_int_equal(sim_inject_end(&t->s, T1 + S(6), v, 0, JOB_KILLED, END_EXIT), 0);
+	lt_step_to(t, T1 + S(6));
+	assert_int_equal(t->s.jobs[v].reason, END_CANCELLED);
+	assert_int_equal(t->s.nfinished, 1);
+	lt_free(t);
+}
+
+/* The executor says a node is down (a reading's "down"): its job is
+ * stopped and fails, nothing starts there until a reading says it is up. */
+static void test_live_down(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 0, 0);
+	const simtime T0 = S(10);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, T0);
+	assert_int_equal(job_node(t, 1), 1);
+	struct sim_reading r = { .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .down = 1, .ok = true };
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(1), 1, &r), 0);
+	lt_step_to(t, T0 + S(1));
+	assert_int_equal(t->s.cl.svc[1], NODE_DOWN);
+	assert_int_equal(t->s.cl.svc[0], NODE_UP);
+	assert_int_equal(t->s.jobs[1].state, JOB_FAILED);
+	assert_int_equal(t->s.jobs[1].reason, END_NODE_FAIL);
+	assert_int_equal(t->s.jobs[1].end_us, T0 + S(1));
+	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
+	int k = xfind(&t->x, 2, X_STOP, 1);
+	assert_true(k >= 2);
+	assert_int_equal(t->x.c[k].how, EXEC_STOP_KILL);
+	assert_int_equal(xcount(&t->x, X_STOP), 1);
+	/* a job that needs a whole node waits */
+	assert_int_equal(lt_add(t, T0 + S(2), JOB_BATCH, 2, 0), 2);
+	lt_step_to(t, T0 + S(2));
+	assert_int_equal(t->s.jobs[2].state, JOB_PENDING);
+	/* still down: nothing new */
+	int n = t->x.n;
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(3), 1, &r), 0);
+	lt_step_to(t, T0 + S(3));
+	assert_int_equal(t->s.cl.svc[1], NODE_DOWN);
+	assert_int_equal(t->x.n, n);
+	/* a reading that says nothing about it changes nothing */
+	r.down = -1;
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(4), 1, &r), 0);
+	lt_step_to(t, T0 + S(4));
+	assert_int_equal(t->s.cl.svc[1], NODE_DOWN);
+	assert_int_equal(t->s.jobs[2].state, JOB_PENDING);
+	/* up again: job 2 starts there */
+	r.down = 0;
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(5), 1, &r), 0);
+	lt_step_to(t, T0 + S(5));
+	assert_int_equal(t->s.cl.svc[1], NODE_UP);
+	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[2].start_us, T0 + S(5));
+	assert_int_equal(job_node(t, 2), 1);
+	lt_free(t);
+}
+
+static void test_live_hot(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new("fcfs", 85, 70);
+	struct sim_reading r = { .power_w = 300, .temp_c = 95, .util = 0.5, .bad_gpu = -1, .down = -1, .ok = true };
+	assert_int_equal(sim_inject_reading(&t->s, S(1), 1, &r), 0);
+	lt_step_to(t, S(1));
+	assert_true(t->s.cl.health[1].hot);
+	assert_false(t->s.cl.health[0].hot);
+	assert_true(t->s.rd[1].ok);
+	assert_true(t->s.rd[1].temp_c == 95);
+	assert_int_equal(t->s.rd[1].at, S(1));
+	assert_int_equal(t->x.n, 1);
+	assert_int_equal(t->x.c[0].op, X_NODE);
+	assert_int_equal(t->x.c[0].id, 1);
+	assert_int_equal(t->x.c[0].how, 1);
+	assert_int_equal(strncmp(t->x.c[0].reason, "hot", 3), 0);
+	assert_string_equal(t->x.c[0].reason, "hot: 95 C");
+	assert_int_equal(t->s.cl.svc[1], NODE_DRAINED);
+	assert_int_equal(t->s.cl.svc[0], NODE_UP);
+	/* two jobs that each fill a node: only h1 takes one */
+	assert_int_equal(lt_add(t, S(2), JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, S(2), JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, S(2));
+	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
+	assert_int_equal(job_node(t, 0), 0);
+	assert_int_equal(t->s.jobs[1].state, JOB_PENDING);
+	/* still above cool_c: stays hot; a reading that did not arrive changes nothing */
+	r.temp_c = 80;
+	assert_int_equal(sim_inject_reading(&t->s, S(3), 1, &r), 0);
+	struct sim_reading bad = { .temp_c = 20, .bad_gpu = -1, .down = 1, .ok = false };
+	assert_int_equal(sim_inject_reading(&t->s, S(3), 1, &bad), 0);
+	assert_int_equal(sim_inject_reading(&t->s, S(3), 5, &r), 0);    /* no such node */
+	assert_int_equal(sim_inject_reading(&t->s, S(3), -1, &r), 0);
+	lt_step_to(t, S(3));
+	assert_true(t->s.cl.health[1].hot);
+	assert_int_equal(t->s.cl.svc[1], NODE_DRAINED);
+	assert_int_equal(t->s.jobs[1].state, JOB_PENDING);
+	assert_int_equal(xcount(&t->x, X_NODE), 1);
+	/* below cool_c: resumed, and the waiting job starts there */
+	r.temp_c = 69.5;
+	assert_int_equal(sim_inject_reading(&t->s, S(4), 1, &r), 0);
+	lt_step_to(t, S(4));
+	assert_false(t->s.cl.health[1].hot);
+	assert_int_equal(t->s.cl.svc[1], NODE_UP);
+	int k = xfind(&t->x, 0, X_NODE, 1);
+	k = xfind(&t->x, k + 1, X_NODE, 1);
+	assert_true(k > 0);
+	assert_int_equal(t->x.c[k].how, 0);
+	assert_int_equal(t->x.c[k].t, S(4));
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(job_node(t, 1), 1);
+	assert_true(xfind(&t->x, k + 1, X_START, 1) > k);
+	/* hot again while a job runs there: draining, the job left alone */
+	r.temp_c = 90;
+	assert_int_equal(sim_inject_reading(&t->s, S(5), 1, &r), 0);
+	lt_step_to(t, S(5));
+	assert_int_equal(t->s.cl.svc[1], NODE_DRAINING);
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(xcount(&t->x, X_STOP), 0);
+	assert_string_equal(t->x.c[t->x.n - 1].reason, "hot: 90 C");
+	/* many readings in flight at once (their buffer grows) */
+	for (int i = 0; i < 100; i++) {
+		struct sim_reading m = r;
+		m.power_w = i;
+		assert_int_equal(sim_inject_reading(&t->s, S(6) + i, i % 2, &m), 0);
+	}
+	lt_step_to(t, S(7));
+	assert_true(t->s.rd[0].power_w == 98);
+	assert_true(t->s.rd[1].power_w == 99);
+	assert_int_equal(t->s.rd[1].at, S(6) + 99);
+	lt_free(t);
+}
+
+/* The same inputs on a fresh engine: the same schedule. Enough jobs that
+ * the job table grows while the engine runs. */
+struct trace_out {
+	simtime start[64], end[64];
+	int state[64], restarts[64];
+	struct fake x;
+};
+
+static void scripted(struct trace_out *o)
+{
+	struct lt *t = lt_new("tiered", 85, 70);
+	int32_t n = 0;
+	int nsig = 0;
+	for (int i = 0; i < 40; i++) {
+		simtime at = S(10) + S(i / 4);
+		/* four one-core training jobs fill the cluster first */
+		int cls = i < 4 ? JOB_TRAINING : i % 7 == 3 ? JOB_INFERENCE : i % 3 == 0 ? JOB_BATCH : JOB_TRAINING;
+		n = lt_add(t, at, cls, i < 4 ? 1 : 1 + i % 2, i % 5 == 0 ? 30 : 0) + 1;
+		if (i % 4 == 3) {
+			lt_step_to(t, at);
+			/* end whatever has run longest; every other victim exits in its grace */
+			for (int32_t k = 0; k < t->s.nrunning; k++) {
+				int32_t id = t->s.running[k];
+				if (t->s.jobs[id].state == JOB_RUNNING && at - t->s.jobs[id].start_us >= S(3)) {
+					assert_int_equal(sim_inject_end(&t->s, at + S(1) / 2, id, t->s.jobs[id].restarts,
+					                                JOB_DONE, END_NONE), 0);
+					break;
+				}
+			}
+			for (int32_t k = 0; k < t->s.nrunning; k++) {
+				int32_t id = t->s.running[k];
+				if (t->s.jobs[id].state == JOB_CHECKPOINTING && t->s.jobs[id].signalled_us == at && nsig++ % 2 == 0)
+					assert_int_equal(sim_inject_end(&t->s, at + S(1) / 5, id, t->s.jobs[id].restarts,
+					                                JOB_KILLED, END_EXIT), 0);
+			}
+			if (t->s.npending > 1)
+				assert_int_equal(sim_inject_cancel(&t->s, at + S(1) / 3, t->s.pending[t->s.npending - 1]), 0);
+			struct sim_reading r = { .power_w = 100, .temp_c = i % 8 == 3 ? 90 : 60, .util = NAN, .bad_gpu = -1,
+			                         .down = -1, .ok = true };
+			assert_int_equal(sim_inject_reading(&t->s, at + S(1) / 4, (i / 4) % 2, &r), 0);
+		}
+	}
+	/* then everything ends, one job a second */
+	simtime at = S(30);
+	for (int round = 0; round < 80 && t->s.nfinished < n; round++) {
+		lt_step_to(t, at);
+		for (int32_t k = 0; k < t->s.nrunning; k++) {
+			int32_t id = t->s.running[k];
+			if (t->s.jobs[id].state == JOB_RUNNING) {
+				assert_int_equal(sim_inject_end(&t->s, at + S(1), id, t->s.jobs[id].restarts, JOB_DONE,
+				                                END_NONE), 0);
+				break;
+			}
+		}
+		struct sim_reading r = { .power_w = 100, .temp_c = 50, .util = NAN, .bad_gpu = -1, .down = -1,
+		                         .ok = true };
+		assert_int_equal(sim_inject_reading(&t->s, at + 1, round % 2, &r), 0);
+		at += S(1);
+	}
+	lt_step_to(t, at + S(10));
+	assert_int_equal(t->s.njobs, 40);
+	assert_int_equal(t->s.nfinished, 40);
+	for (int32_t i = 0; i < n; i++) {
+		o->start[i] = t->s.jobs[i].start_us;
+		o->end[i] = t->s.jobs[i].end_us;
+		o->state[i] = t->s.jobs[i].state;
+		o->restarts[i] = t->s.jobs[i].restarts;
+	}
+	o->x = t->x;
+	lt_free(t);
+}
+
+static void test_live_deterministic(void **state)
+{
+	(void)state;
+	struct trace_out *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	scripted(a);
+	scripted(b);
+	int preempted = 0, cancelled = 0, started = 0;
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(a->start[i], b->start[i]);
+		assert_int_equal(a->end[i], b->end[i]);
+		assert_int_equal(a->state[i], b->state[i]);
+		assert_int_equal(a->restarts[i], b->restarts[i]);
+		assert_true(job_state_final((enum job_state)a->state[i]));
+		preempted += a->restarts[i] > 0;
+		cancelled += a->start[i] < 0;
+		started += a->start[i] >= 0;
+	}
+	/* the script exercises what it means to */
+	assert_true(preempted > 0);
+	assert_true(cancelled > 0);
+	assert_true(started > 20);
+	assert_true(xcount(&a->x, X_NODE) > 0);
+	assert_int_equal(a->x.n, b->x.n);
+	for (int k = 0; k < a->x.n; k++) {
+		assert_int_equal(a->x.c[k].op, b->x.c[k].op);
+		assert_int_equal(a->x.c[k].id, b->x.c[k].id);
+		assert_int_equal(a->x.c[k].how, b->x.c[k].how);
+		assert_int_equal(a->x.c[k].t, b->x.c[k].t);
+		assert_string_equal(a->x.c[k].reason, b->x.c[k].reason);
+	}
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_livecfg_full),
+		cmocka_unit_test(test_livecfg_defaults),
+		cmocka_unit_test(test_livecfg_errors),
+		cmocka_unit_test(test_reading_parse),
+		cmocka_unit_test(test_reading_errors),
+		cmocka_unit_test(test_reading_format),
+		cmocka_unit_test(test_state_meta_inbox),
+		cmocka_unit_test(test_state_rec),
+		cmocka_unit_test(test_state_jobs_queue),
+		cmocka_unit_test(test_state_queue_json),
+		cmocka_unit_test(test_state_queue_json_empty),
+		cmocka_unit_test(test_live_start_end),
+		cmocka_unit_test(test_live_walltime),
+		cmocka_unit_test(test_live_cancel),
+		cmocka_unit_test(test_live_cancel_before_submit),
+		cmocka_unit_test(test_live_preempt_exit),
+		cmocka_unit_test(test_live_preempt_grace),
+		cmocka_unit_test(test_live_preempt_cancel),
+		cmocka_unit_test(test_live_down),
+		cmocka_unit_test(test_live_hot),
+		cmocka_unit_test(test_live_deterministic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
