@@ -1,18 +1,14 @@
-/* daemon — live mode's loop, its recovery and its replay. See daemon.h and
- * docs/live.md. */
+/* daemon — live mode's loop: inputs from the world (inbox, executor,
+ * probes) recorded, injected and handled; decisions committed; metrics
+ * published. The engine it drives and its recovery are rebuild.c. See
+ * daemon.h and docs/live.md. */
 #include "live/live_int.h"
 #include "live/exec_local.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
-#include "analysis/recorder.h"
-#include "policies/health.h"
-#include "traces/tieredload.h"
 
-#include <errno.h>
-#include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,726 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LIVE_VERSION "1"
-
-static const char *const spec_extra[] = { "argv", "env", "cwd", "name", NULL };
-
-static int64_t unix_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-void live_log(struct live *L, const char *fmt, ...)
-{
-	if (L->o.quiet || L->mode != LIVE_DAEMON)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "hetlab live: [%.3f s] %s\n", simtime_to_s(L->s.now), msg);
-}
-
-/* ---- the job line's extras: argv, env, cwd, name ---- */
-
-static char **strv_from_json(json_t *a, bool env)
-{
-	size_t n = json_is_array(a) ? json_array_size(a) : json_is_object(a) ? json_object_size(a) : 0;
-	char **v = calloc(n + 1, sizeof *v);
-	if (!v)
-		return NULL;
-	size_t k = 0;
-	if (env && json_is_object(a)) {
-		const char *key;
-		json_t *x;
-		json_object_foreach(a, key, x)
-			if (json_is_string(x) && asprintf(&v[k], "%s=%s", key, json_string_value(x)) >= 0)
-				k++;
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (json_is_string(json_array_get(a, i)))
-				v[k++] = strdup(json_string_value(json_array_get(a, i)));
-	}
-	return v;
-}
-
-static void jobx_free(struct jobx *x)
-{
-	for (int k = 0; x->argv && x->argv[k]; k++)
-		free(x->argv[k]);
-	for (int k = 0; x->env && x->env[k]; k++)
-		free(x->env[k]);
-	free(x->argv);
-	free(x->env);
-	free(x->cwd);
-	free(x->name);
-	memset(x, 0, sizeof *x);
-}
-
-/* Checks the extras of a job line: "argv" a non-empty array of strings,
- * "env" an object of strings, "cwd" and "name" strings. */
-int live_spec_check(const char *src, const char *text, char *err, size_t errlen)
-{
-	json_error_t je;
-	json_t *o = json_loads(text, JSON_REJECT_DUPLICATES, &je);
-	if (!o) {
-		snprintf(err, errlen, "%s:%d:%d: %s", src, je.line, je.column, je.text);
-		return -1;
-	}
-	int rc = -1;
-	json_t *a = json_object_get(o, "argv"), *e = json_object_get(o, "env");
-	if (!json_is_object(o)) {
-		snprintf(err, errlen, "%s: $: expected a job object", src);
-		goto out;
-	}
-	if (!json_is_array(a) || json_array_size(a) == 0) {
-		snprintf(err, errlen, "%s: $.argv: expected a non-empty array of strings (the program and its arguments)", src);
-		goto out;
-	}
-	for (size_t i = 0; i < json_array_size(a); i++)
-		if (!json_is_string(json_array_get(a, i)) || (i == 0 && !json_string_length(json_array_get(a, 0)))) {
-			snprintf(err, errlen, "%s: $.argv[%zu]: expected a%s string", src, i, i == 0 ? " non-empty" : "");
-			goto out;
-		}
-	if (e) {
-		const char *k;
-		json_t *x;
-		if (!json_is_object(e)) {
-			snprintf(err, errlen, "%s: $.env: expected an object of NAME: \"value\"", src);
-			goto out;
-		}
-		json_object_foreach(e, k, x)
-			if (!json_is_string(x) || !k[0] || strchr(k, '=')) {
-				snprintf(err, errlen, "%s: $.env.%.60s: expected a string value under a name without '='", src, k);
-				goto out;
-			}
-	}
-	for (int i = 2; spec_extra[i]; i++) {
-		json_t *x = json_object_get(o, spec_extra[i]);
-		if (x && !json_is_string(x)) {
-			snprintf(err, errlen, "%s: $.%s: expected a string", src, spec_extra[i]);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	json_decref(o);
-	return rc;
-}
-
-static void jobx_fill(struct jobx *x, const char *text)
-{
-	json_t *o = json_loads(text, 0, NULL);
-	if (!o)
-		return;
-	json_t *a = json_object_get(o, "argv"), *e = json_object_get(o, "env");
-	if (json_is_array(a) && json_array_size(a) > 0)
-		x->argv = strv_from_json(a, false);
-	if (json_is_object(e))
-		x->env = strv_from_json(e, true);
-	json_t *c = json_object_get(o, "cwd"), *n = json_object_get(o, "name");
-	if (json_is_string(c))
-		x->cwd = strdup(json_string_value(c));
-	if (json_is_string(n))
-		x->name = strdup(json_string_value(n));
-	json_decref(o);
-}
-
-/* ---- the engine's reports: the decision log, dirty jobs, counters ---- */
-
-static bool is_decision(enum rec_kind k)
-{
-	return k == REC_START || k == REC_END || k == REC_HOLD || k == REC_RELEASE || k == REC_PREEMPT ||
-	       k == REC_REQUEUE || k == REC_DRAIN || k == REC_RESUME;
-}
-
-/* "n1:4c:gpus=0x3,n2:4c" — where a start put a job. */
-static void placement_text(const struct live *L, int32_t id, char *buf, size_t len)
-{
-	const struct job *j = &L->s.jobs[id];
-	size_t off = 0;
-	buf[0] = 0;
-	for (int i = 0; i < j->nparts && off < len; i++) {
-		const struct alloc_part *p = &L->s.cl.pool.p[j->parts + (uint32_t)i];
-		off += (size_t)snprintf(buf + off, len - off, "%s%s:%dc", i ? "," : "", L->s.cl.nodes[p->node].name, p->cores);
-		if (p->gpus && off < len)
-			off += (size_t)snprintf(buf + off, len - off, ":gpus=0x%llx", (unsigned long long)p->gpus);
-		if (p->milli && off < len)
-			off += (size_t)snprintf(buf + off, len - off, ":milli=%d", p->milli);
-		if (p->mig_profile >= 0 && off < len)
-			off += (size_t)snprintf(buf + off, len - off, ":mig=%d@%d", p->mig_profile, p->mig_start);
-	}
-}
-
-static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node, int state,
-                           const char *detail)
-{
-	struct live *L = ctx;
-	if (L->fwd.event)
-		L->fwd.event(L->fwd.ctx, t, kind, job, node, state, detail);
-	if (job >= 0 && L->jdirty)
-		L->jdirty[job] = 1;
-	switch (kind) {
-	case REC_SUBMIT: L->mc.submits++; break;
-	case REC_START: L->mc.starts++; break;
-	case REC_PREEMPT: L->mc.preemptions++; break;
-	case REC_REQUEUE: L->mc.requeues++; break;
-	case REC_END:
-		if (state >= 0 && state < 8)
-			L->mc.ends[state]++;
-		if (detail && strcmp(detail, "cancelled") == 0)
-			L->mc.cancels++;
-		break;
-	default: break;
-	}
-	if ((kind == REC_FAULT || kind == REC_REPAIR) && L->mode == LIVE_DAEMON && !L->catching_up && node >= 0)
-		live_log(L, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
-		         detail ? detail : "");
-	if (!is_decision(kind) || (L->catching_up && L->mode == LIVE_DAEMON))
-		return;
-	char place[1024] = "";
-	if (kind == REC_START && job >= 0)
-		placement_text(L, job, place, sizeof place);
-	char text[1200];
-	snprintf(text, sizeof text, "%s%s%s", place, place[0] && detail ? " " : "", detail ? detail : "");
-	if (L->mode == LIVE_DAEMON) {
-		const char *jn = job >= 0 && L->jx && L->jx[job].name ? L->jx[job].name : NULL;
-		if (job >= 0)
-			live_log(L, "%s job %d%s%s%s%s%s%s%s", rec_kind_name(kind), job, jn ? " (" : "", jn ? jn : "",
-			         jn ? ")" : "", kind == REC_END ? " " : "",
-			         kind == REC_END ? job_state_name((enum job_state)state) : "",
-			         text[0] ? (kind == REC_START ? " on " : ": ") : "", text);
-		else
-			live_log(L, "%s node %s%s%s", rec_kind_name(kind), node >= 0 ? L->s.cl.nodes[node].name : "?",
-			         text[0] ? ": " : "", text);
-	}
-	if (L->mode == LIVE_REPLAY) {
-		if (L->nrdec == L->caprdec) {
-			int64_t cap = L->caprdec ? 2 * L->caprdec : 256;
-			char **n = realloc(L->rdec, (size_t)cap * sizeof *n);
-			if (!n)
-				return;
-			L->rdec = n;
-			L->caprdec = cap;
-		}
-		char *line = NULL;
-		if (asprintf(&line, "%lld %s %d %d %s", (long long)t, rec_kind_name(kind), job, node, text) >= 0)
-			L->rdec[L->nrdec++] = line;
-		return;
-	}
-	if (L->ndec == L->capdec) {
-		int32_t cap = L->capdec ? 2 * L->capdec : 64;
-		struct dec *n = realloc(L->dec, (size_t)cap * sizeof *n);
-		if (!n)
-			return;
-		L->dec = n;
-		L->capdec = cap;
-	}
-	L->dec[L->ndec++] = (struct dec){ t, kind, job, node, strdup(text) };
-}
-
-static void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
-{
-	struct live *L = ctx;
-	if (L->fwd.job_end)
-		L->fwd.job_end(L->fwd.ctx, s, j);
-}
-
-static void rec_hook_sample(void *ctx, const struct sim_sample *smp)
-{
-	struct live *L = ctx;
-	if (L->fwd.sample)
-		L->fwd.sample(L->fwd.ctx, smp);
-}
-
-static void install_hooks(struct live *L)
-{
-	struct sim_recorder r = { .ctx = L, .event = rec_hook_event, .job_end = rec_hook_job_end,
-	                          .sample = L->fwd.sample ? rec_hook_sample : NULL };
-	sim_set_recorder(&L->s, &r);
-}
-
-/* ---- the engine's executor: the glue, or nothing while catching up ---- */
-
-static int ex_start(void *ctx, struct sim *s, int32_t id)
-{
-	struct live *L = ctx;
-	if (L->mode != LIVE_DAEMON || L->catching_up)
-		return 0;
-	char err[512];
-	if (L->xo->start(L, id, err, sizeof err)) {
-		/* The world refused: the job fails now (recorded as an end so
-		 * that a replay sees it too). */
-		live_log(L, "job %d could not start: %s", id, err);
-		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "start failed");
-		struct rec_row r = { .t_us = s->now + 1, .after_us = s->now, .kind = RIN_END, .job = id, .node = -1,
-		                     .attempt = (int32_t)s->jobs[id].restarts, .state = JOB_FAILED, .reason = END_EXIT,
-		                     .data = err };
-		char e2[512];
-		if (lstate_rec_add(&L->st, &r, e2, sizeof e2) == 0)
-			sim_inject_end(s, r.t_us, id, (uint32_t)r.attempt, JOB_FAILED, END_EXIT);
-		else
-			live_log(L, "%s", e2);
-	}
-	return 0;
-}
-
-static int ex_stop(void *ctx, struct sim *s, int32_t id, enum exec_stop how)
-{
-	struct live *L = ctx;
-	(void)s;
-	if (L->mode != LIVE_DAEMON || L->catching_up)
-		return 0;
-	return L->xo->stop(L, id, how);
-}
-
-static int ex_signal(void *ctx, struct sim *s, int32_t id)
-{
-	struct live *L = ctx;
-	(void)s;
-	if (L->mode != LIVE_DAEMON || L->catching_up)
-		return 0;
-	return L->xo->signal(L, id);
-}
-
-static int ex_node(void *ctx, struct sim *s, int32_t node, bool drain, const char *reason)
-{
-	struct live *L = ctx;
-	(void)s;
-	if (L->mode != LIVE_DAEMON || L->catching_up)
-		return 0;
-	return L->xo->node_state(L, node, drain, reason);
-}
-
-static const struct executor_ops live_exec_ops = {
-	.name = "live",
-	.start = ex_start,
-	.stop = ex_stop,
-	.signal = ex_signal,
-	.node_state = ex_node,
-};
-
-/* ---- injecting what was recorded ---- */
-
-static int inject(struct live *L, const struct rec_row *r)
-{
-	struct sim *s = &L->s;
-	char src[64], err[512];
-	snprintf(src, sizeof src, "%s rec %lld", L->st.path, (long long)r->seq);
-	switch (r->kind) {
-	case RIN_SUBMIT: {
-		if (r->job != s->njobs || r->job >= L->cfg.max_jobs) {
-			snprintf(L->err, sizeof L->err, "%s: job %lld out of order (expected %d)", src, (long long)r->job,
-			         s->njobs);
-			return -1;
-		}
-		const char *text = r->data ? r->data : "";
-		if (trace_jsonl_parse_job(src, r->seq, text, strlen(text), spec_extra, &L->w, err, sizeof err)) {
-			snprintf(L->err, sizeof L->err, "%s", err);
-			return -1;
-		}
-		struct job j = L->w.jobs[L->w.n - 1];
-		j.submit_us = r->t_us;
-		if (L->nselmap < L->w.nstr) {
-			int32_t *m = realloc(L->selmap, (size_t)L->w.nstr * sizeof *m);
-			if (!m)
-				return -1;
-			for (int32_t k = L->nselmap; k < L->w.nstr; k++)
-				m[k] = -1;
-			L->selmap = m;
-			L->nselmap = L->w.nstr;
-		}
-		if (cluster_bind_more(&s->cl, L->w.str, L->w.nstr, L->selmap, &j, 1, err, sizeof err)) {
-			/* Cannot run here (checked by hetlab submit; a scenario
-			 * changed under a recording): rejected at submit. */
-			live_log(L, "job %lld: %s: it is rejected", (long long)r->job, err);
-			j.req.sel_req = j.req.sel_pref = 0;
-			j.req.pool = 0;
-			j.req.plane = INT16_MAX;
-		}
-		if (sim_add_job(s, &j, &L->w.truth[L->w.n - 1]) < 0) {
-			snprintf(L->err, sizeof L->err, "out of memory adding job %lld", (long long)r->job);
-			return -1;
-		}
-		jobx_fill(&L->jx[r->job], text);
-		return 0;
-	}
-	case RIN_END:
-		return sim_inject_end(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, (enum job_state)r->state,
-		                      (enum end_reason)r->reason);
-	case RIN_CANCEL:
-		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
-	case RIN_READING: {
-		struct sim_reading rd;
-		const char *text = r->data ? r->data : "";
-		if (reading_parse(src, text, strlen(text), &rd, err, sizeof err)) {
-			snprintf(L->err, sizeof L->err, "%s", err);
-			return -1;
-		}
-		return sim_inject_reading(s, r->t_us, r->node, &rd);
-	}
-	default:
-		return 0;
-	}
-}
-
-static void go_live(struct live *L)
-{
-	if (!L->catching_up)
-		return;
-	L->catching_up = false;
-}
-
-/* Handles every event up to time t. */
-static int advance_to(struct live *L, simtime t)
-{
-	while (sim_next_time(&L->s) <= t) {
-		if (L->catching_up && sim_next_time(&L->s) > L->applied_us)
-			go_live(L);
-		if (sim_step(&L->s) < 0) {
-			snprintf(L->err, sizeof L->err, "%s", L->s.err);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int replay_row(void *ctx, const struct rec_row *r)
-{
-	struct live *L = ctx;
-	if (advance_to(L, r->after_us))
-		return -1;
-	if (L->catching_up && r->t_us > L->applied_us)
-		go_live(L);
-	if (inject(L, r))
-		return -1;
-	L->after_us = r->t_us;
-	return 0;
-}
-
-/* ---- building ---- */
-
-static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
-{
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s", L->cfg.scenario);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	else
-		snprintf(dir, sizeof dir, ".");
-	if (scenario_load_text(scn_text, L->cfg.scenario, dir, &L->sc, err, errlen))
-		return -1;
-	L->have_sc = true;
-	struct scenario *sc = &L->sc;
-	if (sc->from_trace || sc->from_inventory) {
-		snprintf(err, errlen, "%s: live mode needs a cluster given by \"racks\" (not sized from a trace or an inventory)",
-		         sc->file);
-		return -1;
-	}
-	const char *pname = L->o.policy && L->o.policy[0] ? L->o.policy : L->cfg.policy[0] ? L->cfg.policy : sc->policy;
-	if (!(L->pol = policy_find(pname))) {
-		char names[256];
-		policy_names(names, sizeof names);
-		snprintf(err, errlen, "unknown policy '%s' (known: %s)", pname, names);
-		return -1;
-	}
-	policy_cfg_defaults(L->pol, &L->pcfg);
-	for (int i = 0; i < sc->nparams; i++) {
-		int k = policy_param_index(L->pol, sc->params[i].name);
-		if (k < 0) {
-			snprintf(err, errlen, "%s: %s: policy '%s' has no parameter '%s'", sc->file, sc->params[i].path,
-			         L->pol->name, sc->params[i].name);
-			return -1;
-		}
-		L->pcfg.v[k] = sc->params[i].value;
-	}
-	if (sc->tiered && tiered_bind(sc->tiered, &sc->cl, err, errlen))
-		return -1;
-	struct sim_cfg scfg = {
-		.sample_every_us = sc->sample_every_us,
-		.horizon_us = SIMTIME_INF,
-		.keep_overruns = !sc->enforce_walltime,
-		.org = &sc->org,
-		.fault = &sc->fault,
-		.seed = sc->seed,
-		.live = true,
-		.hot_c = L->cfg.hot_c,
-		.cool_c = L->cfg.cool_c,
-		.xid_repair_s = L->cfg.xid_repair_s,
-	};
-	memcpy(scfg.ckpt, sc->ckpt, sizeof scfg.ckpt);
-	/* Failures are observed live, never drawn: only the health thresholds
-	 * and the node events of the scenario apply. */
-	for (int k = 0; k < FAULT_NKIND; k++)
-		sc->fault.proc[k].dist = FDIST_NONE;
-	if (!sc->fault.health.enabled) {
-		sc->fault.health.enabled = true;
-		sc->fault.health.min_gpu_speed = 0.5;
-	}
-	struct policy_env env = { .cl = &sc->cl, .njobs = L->cfg.max_jobs, .placement = sc->place.strategy,
-	                          .label_blind = sc->place.label_blind, .seed = sc->seed, .org = &sc->org,
-	                          .sim = &scfg, .tiered = sc->tiered };
-	if (L->pol->init && L->pol->init(&L->pstate, &env, &L->pcfg, err, errlen)) {
-		if (!err[0])
-			snprintf(err, errlen, "policy '%s' failed to initialise", L->pol->name);
-		return -1;
-	}
-	int32_t nnodes = sc->cl.nnodes;
-	if (sim_init(&L->s, &scfg, &sc->cl, NULL, NULL, 0)) {
-		snprintf(err, errlen, "out of memory setting up the engine");
-		return -1;
-	}
-	L->have_sim = true;
-	struct sim_sched sched;
-	policy_to_sched(L->pol, L->pstate, &sched);
-	sim_set_sched(&L->s, &sched);
-	if (health_init(&L->hmon, &sc->fault.health)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	sim_set_health(&L->s, &L->hmon);
-	sim_set_executor(&L->s, &live_exec_ops, L);
-	L->jx = calloc((size_t)L->cfg.max_jobs + 1, sizeof *L->jx);
-	L->jdirty = calloc((size_t)L->cfg.max_jobs + 1, 1);
-	L->lrd = calloc((size_t)nnodes + 1, sizeof *L->lrd);
-	L->rec_at = malloc(((size_t)nnodes + 1) * sizeof *L->rec_at);
-	if (!L->jx || !L->jdirty || !L->lrd || !L->rec_at) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (int32_t i = 0; i < nnodes; i++) {
-		L->rec_at[i] = -1;
-		L->lrd[i] = (struct live_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN };
-	}
-	workload_init(&L->w);
-	install_hooks(L);
-	return 0;
-}
-
-static char *read_file(const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	char tmp[65536];
-	while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) {
-		if (len + n + 1 > cap) {
-			cap = (len + n + 1) * 2;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		memcpy(buf + len, tmp, n);
-		len += n;
-	}
-	fclose(f);
-	if (!buf && !(buf = calloc(1, 1)))
-		return NULL;
-	buf[len] = 0;
-	return buf;
-}
-
-/* Creates the state's meta on first use; afterwards checks that the
- * scenario and the policy are the ones the recording was made with. */
-static char *bind_state(struct live *L, char *err, size_t errlen)
-{
-	char *stored = lstate_meta_dup(&L->st, "scenario");
-	char pol[64] = "", ex[16] = "";
-	const char *want_pol = L->o.policy && L->o.policy[0] ? L->o.policy : L->cfg.policy;
-	if (stored) {
-		lstate_meta_get(&L->st, "policy", pol, sizeof pol);
-		lstate_meta_get(&L->st, "executor", ex, sizeof ex);
-		if (L->mode == LIVE_DAEMON) {
-			char *now = read_file(L->cfg.scenario, err, errlen);
-			if (!now) {
-				free(stored);
-				return NULL;
-			}
-			bool same = strcmp(now, stored) == 0;
-			free(now);
-			if (!same) {
-				snprintf(err, errlen, "%s: the scenario changed since this state was made (%s): the recording "
-				         "would not replay; start a new state_dir (keep the old one for its audit trail)",
-				         L->cfg.scenario, L->st.path);
-				free(stored);
-				return NULL;
-			}
-			if (want_pol && want_pol[0] && strcmp(want_pol, pol) != 0 && pol[0]) {
-				snprintf(err, errlen, "%s: this state was made with policy '%s', not '%s'; start a new state_dir",
-				         L->st.path, pol, want_pol);
-				free(stored);
-				return NULL;
-			}
-		}
-		if (pol[0])
-			snprintf(L->cfg.policy, sizeof L->cfg.policy, "%s", pol);
-		char e[32] = "";
-		lstate_meta_get(&L->st, "epoch_unix_us", e, sizeof e);
-		L->epoch_unix_us = strtoll(e, NULL, 10);
-		return stored;
-	}
-	if (L->mode != LIVE_DAEMON) {
-		snprintf(err, errlen, "%s: no recording in this state", L->st.path);
-		return NULL;
-	}
-	char *text = read_file(L->cfg.scenario, err, errlen);
-	if (!text)
-		return NULL;
-	L->epoch_unix_us = unix_us();
-	char e[32];
-	snprintf(e, sizeof e, "%lld", (long long)L->epoch_unix_us);
-	char *cfgtext = read_file(L->cfg.file, err, errlen);
-	if (!cfgtext || lstate_begin(&L->st, err, errlen) ||
-	    lstate_meta_set(&L->st, "version", LIVE_VERSION, err, errlen) ||
-	    lstate_meta_set(&L->st, "epoch_unix_us", e, err, errlen) ||
-	    lstate_meta_set(&L->st, "scenario", text, err, errlen) ||
-	    lstate_meta_set(&L->st, "scenario_path", L->cfg.scenario, err, errlen) ||
-	    lstate_meta_set(&L->st, "config", cfgtext, err, errlen) ||
-	    lstate_meta_set(&L->st, "config_path", L->cfg.file, err, errlen) ||
-	    lstate_meta_set(&L->st, "policy", want_pol && want_pol[0] ? want_pol : "", err, errlen) ||
-	    lstate_meta_set(&L->st, "executor", L->cfg.exec == LIVE_EXEC_SLURM ? "slurm" : "local", err, errlen) ||
-	    lstate_meta_set(&L->st, "applied_us", "-1", err, errlen) ||
-	    lstate_commit(&L->st, err, errlen)) {
-		free(cfgtext);
-		free(text);
-		return NULL;
-	}
-	free(cfgtext);
-	return text;
-}
-
-int live_open(struct live **out, const struct live_cfg *cfg, const struct live_opts *o, enum live_mode mode,
-              char *err, size_t errlen)
-{
-	struct live *L = calloc(1, sizeof *L);
-	*out = NULL;
-	if (!L) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	L->cfg = *cfg;
-	if (o)
-		L->o = *o;
-	L->mode = mode;
-	L->healthy = true;
-	if (L->o.executor && L->o.executor[0]) {
-		if (strcmp(L->o.executor, "local") == 0)
-			L->cfg.exec = LIVE_EXEC_LOCAL;
-		else if (strcmp(L->o.executor, "slurm") == 0)
-			L->cfg.exec = LIVE_EXEC_SLURM;
-		else {
-			snprintf(err, errlen, "--executor: expected local or slurm, got '%s'", L->o.executor);
-			goto fail;
-		}
-	}
-	L->xo = L->cfg.exec == LIVE_EXEC_SLURM ? &lexec_slurm : &lexec_local;
-	if ((mode == LIVE_DAEMON ? lstate_open(&L->st, L->cfg.state_dir, err, errlen)
-	                         : lstate_open_ro(&L->st, L->cfg.state_dir, err, errlen)))
-		goto fail;
-	L->have_st = true;
-	char *scn = bind_state(L, err, errlen);
-	if (!scn)
-		goto fail;
-	if (mode != LIVE_DAEMON) {
-		/* A replay uses what the recording was made with. */
-		char p[4096] = "";
-		lstate_meta_get(&L->st, "scenario_path", p, sizeof p);
-		if (p[0])
-			snprintf(L->cfg.scenario, sizeof L->cfg.scenario, "%s", p);
-	}
-	int rc = build(L, scn, err, errlen);
-	free(scn);
-	if (rc)
-		goto fail;
-	if (mode == LIVE_DAEMON && L->xo->init(L, err, errlen))
-		goto fail;
-	*out = L;
-	return 0;
-fail:
-	live_close(L);
-	return -1;
-}
-
-/* Replays the recording into L's engine: up to the last committed time
- * with the executor off, then what the crash interrupted with it on. */
-static int catch_up(struct live *L, char *err, size_t errlen)
-{
-	char a[32] = "";
-	lstate_meta_get(&L->st, "applied_us", a, sizeof a);
-	L->applied_us = a[0] ? strtoll(a, NULL, 10) : -1;
-	L->catching_up = true;
-	L->after_us = 0;
-	L->err[0] = 0;
-	if (lstate_rec_each(&L->st, 0, replay_row, L, err, errlen)) {
-		if (L->err[0])
-			snprintf(err, errlen, "replaying the recording: %s", L->err);
-		return -1;
-	}
-	if (advance_to(L, L->applied_us)) {
-		snprintf(err, errlen, "replaying the recording: %s", L->err);
-		return -1;
-	}
-	return 0;
-}
-
-void live_close(struct live *L)
-{
-	if (!L)
-		return;
-	if (L->ms)
-		metrics_stop(L->ms);
-	if (L->xctx && L->xo && L->xo->fini)
-		L->xo->fini(L);
-	if (L->pstate && L->pol && L->pol->fini)
-		L->pol->fini(L->pstate);
-	health_fini(&L->hmon);
-	if (L->have_sim)
-		sim_fini(&L->s);
-	if (L->have_sc)
-		scenario_free(&L->sc);
-	if (L->have_st)
-		lstate_close(&L->st);
-	for (int32_t i = 0; L->jx && i < L->cfg.max_jobs; i++)
-		if (L->jx[i].argv || L->jx[i].env || L->jx[i].cwd || L->jx[i].name)
-			jobx_free(&L->jx[i]);
-	for (int32_t i = 0; i < L->ndec; i++)
-		free(L->dec[i].detail);
-	for (int64_t i = 0; i < L->nrdec; i++)
-		free(L->rdec[i]);
-	nvml_session_close(L->nvs);
-	free(L->gpus);
-	free(L->host_prev);
-	free(L->host_cur);
-	free(L->rdec);
-	free(L->dec);
-	free(L->jx);
-	free(L->jdirty);
-	free(L->lrd);
-	free(L->rec_at);
-	free(L->selmap);
-	free(L->mbuf);
-	workload_free(&L->w);
-	free(L);
-}
-
-/* ---- the loop ---- */
-
 static simtime engine_now(struct live *L)
 {
-	simtime t = unix_us() - L->epoch_unix_us;
+	simtime t = live_unix_us() - L->epoch_unix_us;
 	if (t <= L->s.now)
 		t = L->s.now + 1;
 	if (t <= L->after_us)
@@ -823,7 +102,7 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 			return 1;
 		if ((double)(time(NULL) - sb.st_mtime) > L->cfg.stale_s)
 			return 1;   /* stale: the agent stopped writing */
-		char *text = read_file(path, msg, len);
+		char *text = live_read_file(path, msg, len);
 		if (!text)
 			return -1;
 		int rc = reading_parse(path, text, strlen(text), r, msg, len);
@@ -842,7 +121,7 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 	}
 	struct hp_msgs m;
 	hp_msgs_init(&m);
-	int64_t t = unix_us();
+	int64_t t = live_unix_us();
 	bool have_prev = L->host_prev_us > 0;
 	struct hp_host *tmp = L->host_prev;
 	L->host_prev = L->host_cur;
@@ -951,7 +230,7 @@ static int commit_step(struct live *L, char *err, size_t errlen)
 		const struct job *j = &L->s.jobs[i];
 		char nodes[1024] = "";
 		if (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING)
-			placement_text(L, i, nodes, sizeof nodes);
+			live_placement_text(L, i, nodes, sizeof nodes);
 		struct lstate_job lj = {
 			.id = i, .name = L->jx[i].name, .cls = job_class_name((enum job_class)j->cls), .state = state_word(j),
 			.nodes = nodes[0] ? nodes : NULL,
@@ -1005,9 +284,9 @@ static int write_results(struct live *L)
 int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	struct sim *s = &L->s;
-	if (catch_up(L, err, errlen))
+	if (live_catch_up(L, err, errlen))
 		return -1;
-	go_live(L);
+	live_go_live(L);
 	/* What the engine believes runs: the glue learns it again, and the
 	 * first poll reports what ended while we were down. */
 	for (int32_t k = 0; k < s->nrunning; k++) {
@@ -1026,7 +305,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			return -1;
 		live_log(L, "metrics on http://%s:%d/metrics", addr, metrics_port(L->ms));
 	}
-	L->mc.started_unix = unix_us() / 1000000;
+	L->mc.started_unix = live_unix_us() / 1000000;
 	live_log(L, "%s executor, policy %s, %d nodes; %d jobs recovered (%d running)", L->xo->name, L->pol->name,
 	         s->cl.nnodes, s->njobs, s->nrunning);
 	struct timespec t0;
@@ -1060,7 +339,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			if (g.rows[k].kind == RIN_END)
 				L->xo->ended(L, (int32_t)g.rows[k].job, g.rows[k].attempt);
 		for (int32_t k = 0; k < g.n && rc == 0; k++)
-			if (inject(L, &g.rows[k])) {
+			if (live_inject(L, &g.rows[k])) {
 				snprintf(err, errlen, "%s", L->err);
 				rc = -1;
 			}
@@ -1070,7 +349,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		if (rc)
 			break;
 		L->after_us = g.t;
-		if (advance_to(L, g.t)) {
+		if (live_advance_to(L, g.t)) {
 			snprintf(err, errlen, "%s", L->err);
 			rc = -1;
 			break;
@@ -1092,7 +371,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		if (L->o.exit_when_idle && g.n == 0 && idle(L) && s->njobs > 0)
 			break;
 		/* Sleep until the next event, the next probe round or a tick. */
-		simtime now = unix_us() - L->epoch_unix_us;
+		simtime now = live_unix_us() - L->epoch_unix_us;
 		simtime wake = now + (simtime)(L->cfg.tick_s * 1e6);
 		if (sim_next_time(s) < wake)
 			wake = sim_next_time(s);
@@ -1108,119 +387,3 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	return rc;
 }
 
-/* ---- replays ---- */
-
-static int open_replay(const char *dir, struct live **out, char *err, size_t errlen)
-{
-	struct lstate st;
-	if (lstate_open_ro(&st, dir, err, errlen))
-		return -1;
-	char *cfgtext = lstate_meta_dup(&st, "config");
-	char cpath[4096] = "";
-	lstate_meta_get(&st, "config_path", cpath, sizeof cpath);
-	lstate_close(&st);
-	if (!cfgtext) {
-		snprintf(err, errlen, "%s/state.db: no config recorded: not a live state", dir);
-		return -1;
-	}
-	/* The config as recorded, parsed from a private copy. */
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s/.replay-config-%ld.json", dir, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		/* A read-only state directory: the system temp dir then. */
-		snprintf(tmp, sizeof tmp, "/tmp/hetlab-replay-config-%ld.json", (long)getpid());
-		f = fopen(tmp, "w");
-	}
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		free(cfgtext);
-		return -1;
-	}
-	fputs(cfgtext, f);
-	fclose(f);
-	free(cfgtext);
-	struct live_cfg cfg;
-	int rc = livecfg_load(tmp, &cfg, err, errlen);
-	unlink(tmp);
-	if (rc)
-		return -1;
-	snprintf(cfg.file, sizeof cfg.file, "%s", cpath);
-	snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
-	struct live_opts o = { .quiet = true, .metrics_port = -1 };
-	return live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen);
-}
-
-int live_results(const char *dir, const char *path, char *err, size_t errlen)
-{
-	struct live *L;
-	if (open_replay(dir, &L, err, errlen))
-		return -1;
-	struct recorder *rec = recorder_open(path, err, errlen);
-	if (!rec) {
-		live_close(L);
-		return -1;
-	}
-	recorder_attach(rec, &L->s);
-	L->fwd = L->s.rec;
-	install_hooks(L);
-	int rc = catch_up(L, err, errlen);
-	if (rc == 0) {
-		char pol[96];
-		snprintf(pol, sizeof pol, "%s", L->pol->name);
-		struct run_info ri = {
-			.scenario = L->sc.name, .policy = pol, .version = "live", .trace = "live recording",
-			.seed = L->sc.seed, .nnodes = L->s.cl.nnodes, .total_cores = L->s.cl.total_cores,
-			.total_gpus = L->s.cl.total_gpus, .placement = L->sc.place.strategy[0] ? L->sc.place.strategy : "first-fit",
-		};
-		rc = recorder_finish(rec, &ri, 0, L->s.nevents, L->s.npasses, err, errlen);
-		rec = NULL;
-	}
-	if (rec)
-		recorder_abort(rec);
-	live_close(L);
-	return rc;
-}
-
-int live_replay(const char *dir, FILE *out, bool *same, long *ndecisions, char *err, size_t errlen)
-{
-	struct live *L;
-	*same = false;
-	if (open_replay(dir, &L, err, errlen))
-		return -1;
-	int rc = catch_up(L, err, errlen);
-	char **logged = NULL;
-	int64_t nlogged = 0;
-	if (rc == 0)
-		rc = lstate_decisions(&L->st, L->applied_us, &logged, &nlogged, err, errlen);
-	if (rc == 0) {
-		/* The replay's decisions up to the same time. */
-		int64_t nr = 0;
-		while (nr < L->nrdec && strtoll(L->rdec[nr], NULL, 10) <= L->applied_us)
-			nr++;
-		int64_t diffs = 0;
-		int64_t n = nr > nlogged ? nr : nlogged;
-		fprintf(out, "--- live decision log (%s/state.db, %lld decisions)\n+++ replay of the recording (%lld decisions)\n",
-		        dir, (long long)nlogged, (long long)nr);
-		for (int64_t k = 0; k < n; k++) {
-			const char *a = k < nlogged ? logged[k] : NULL, *b = k < nr ? L->rdec[k] : NULL;
-			if (a && b && strcmp(a, b) == 0)
-				continue;
-			if (diffs++ < 200) {
-				fprintf(out, "@@ decision %lld @@\n", (long long)k + 1);
-				if (a)
-					fprintf(out, "-%s\n", a);
-				if (b)
-					fprintf(out, "+%s\n", b);
-			}
-		}
-		*same = diffs == 0;
-		if (ndecisions)
-			*ndecisions = (long)nlogged;
-	}
-	for (int64_t k = 0; k < nlogged; k++)
-		free(logged[k]);
-	free(logged);
-	live_close(L);
-	return rc;
-}

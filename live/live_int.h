@@ -105,6 +105,19 @@ struct lexec_ops {
 
 extern const struct lexec_ops lexec_local, lexec_slurm;
 
+/* rebuild.c: the engine of a state. */
+int64_t live_unix_us(void);
+char *live_read_file(const char *path, char *err, size_t errlen);          /* malloc'd, NUL-terminated */
+int live_inject(struct live *L, const struct rec_row *r);                  /* a recorded input as an event */
+int live_advance_to(struct live *L, simtime t);                            /* handles every event up to t */
+int live_catch_up(struct live *L, char *err, size_t errlen);               /* replays the recording */
+void live_go_live(struct live *L);                                         /* the executor on */
+void live_placement_text(const struct live *L, int32_t id, char *buf, size_t len);   /* "n1:4c:gpus=0x3,..." */
+/* jobline.c: a job line's extras. */
+extern const char *const live_spec_extra[];
+void jobx_fill(struct jobx *x, const char *text);
+void jobx_free(struct jobx *x);
+
 /* Logs one line to stderr (unless quiet), with the engine time. */
 void live_log(struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
