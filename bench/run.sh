@@ -39,6 +39,7 @@ run gen "$build/bench/gen" --runs "$runs"
 run frag "$build/bench/frag" --runs 1
 run pass "$build/bench/pass" --runs "$runs"
 run scale "$build/bench/scale" "$build/hetlab" scenarios/guian.json --runs 1
+run live sh bench/live.sh "$build/hetlab" 3
 if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs" --traces "$traces"; then
 	echo "  The LANL-CM5 log (LANL-CM5-1994-4.1-cln.swf.gz) is not under $traces/swf-lanl-cm5-1994/."
 	echo "  Get it from the Parallel Workloads Archive,"

@@ -681,6 +681,7 @@ int live_results(const char *dir, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	recorder_attach(rec, &L->s);
+	recorder_set_billing(rec, L->sc.billing_json);
 	L->fwd = L->s.rec;
 	install_hooks(L);
 	int rc = live_catch_up(L, err, errlen);
