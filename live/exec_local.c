@@ -1,10 +1,11 @@
 /* exec_local — see exec_local.h. lx_launch prepares everything on the heap
  * (paths, the job's environment, its affinity mask, cgroup values), opens the
- * lock, output and /dev/null, then forks. From the fork on, the shim and the
- * job run only async-signal-safe code: no malloc, no stdio, no strerror (we
- * use strerrordesc_np, a table lookup), and they never return into the
- * caller's code. */
+ * lock, output and /dev/null, then forks; the child runs lx_shim_main
+ * (live/exec_shim.c: async-signal-safe code only) and never returns here.
+ * The rest reads a job's state back from its files (poll, signal, kill,
+ * remove) and checks cgroup v2 directories. */
 #include "live/exec_local.h"
+#include "live/exec_shim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,11 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,345 +27,9 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-enum { LX_PATH = 4096, LX_TEXT = 512 };
-
-static const char SHIM_NAME[] = "hetlab-shim";
 static const char CUDA_VAR[] = "CUDA_VISIBLE_DEVICES";
 
-/* Everything the shim and the job need, made before the fork. */
-struct launch {
-	char dir[LX_PATH];
-	char lock[LX_PATH], pid[LX_PATH], pidtmp[LX_PATH];
-	char exit[LX_PATH], exittmp[LX_PATH], cgfile[LX_PATH];
-	char out[LX_PATH];
-	char cg[LX_PATH];                 /* "" when the job gets no cgroup */
-	char cg_mem[LX_PATH], cg_cpu[LX_PATH], cg_procs[LX_PATH];
-	char mem_val[32], cpu_val[48];    /* "" when not limited */
-	const char *cwd;
-	char *const *argv;
-	char **envp;
-	char *cuda_entry;
-	cpu_set_t cpus;
-	int set_cpus;
-	int lockfd, outfd, nullfd, pipe_r, pipe_w;
-};
-
-/* What the shim tells lx_launch through the pipe. */
-struct launch_msg {
-	int err;                          /* errno of the failed step, 0 when launched */
-	int step;
-	pid_t job;
-};
-enum { STEP_OK, STEP_FORK, STEP_PIDFILE };
-
 static int remove_cgroup(const char *cg);
-
-static const int FWD_SIGS[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2 };
-
-/* ---- async-signal-safe helpers ------------------------------------------- */
-
-/* A fixed text buffer that truncates. */
-struct sbuf {
-	char b[LX_TEXT];
-	size_t n;
-};
-
-static void sb_cat(struct sbuf *s, const char *t)
-{
-	while (*t && s->n + 1 < sizeof s->b)
-		s->b[s->n++] = *t++;
-	s->b[s->n] = '\0';
-}
-
-static void sb_int(struct sbuf *s, long long v)
-{
-	char tmp[24];
-	int i = 0;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		tmp[i++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		tmp[i++] = '-';
-	while (i > 0 && s->n + 1 < sizeof s->b)
-		s->b[s->n++] = tmp[--i];
-	s->b[s->n] = '\0';
-}
-
-static const char *errdesc(int e)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
-	const char *d = strerrordesc_np(e);
-	if (d)
-		return d;
-#endif
-	return "error";
-}
-
-/* Appends ": DESC (errno N)". */
-static void sb_errno(struct sbuf *s, int e)
-{
-	sb_cat(s, ": ");
-	sb_cat(s, errdesc(e));
-	sb_cat(s, " (errno ");
-	sb_int(s, e);
-	sb_cat(s, ")");
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* "hetlab: WHAT 'ARG'[: DESC (errno N)]\n" to fd 2 (the job's output). */
-static void say(const char *what, const char *arg, int e)
-{
-	struct sbuf s = { .n = 0 };
-	sb_cat(&s, "hetlab: ");
-	sb_cat(&s, what);
-	if (arg) {
-		sb_cat(&s, " '");
-		sb_cat(&s, arg);
-		sb_cat(&s, "'");
-	}
-	if (e)
-		sb_errno(&s, e);
-	sb_cat(&s, "\n");
-	(void)write_all(2, s.b, s.n);
-}
-
-/* Writes data to tmp, then renames it to path. With syncdir, fsyncs the file
- * before the rename and the directory after, so the record survives a crash. */
-static int write_atomic(const char *tmp, const char *path, const char *data, size_t n,
-			const char *syncdir)
-{
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, data, n) < 0 || (syncdir && fsync(fd) < 0)) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	if (syncdir) {
-		int d = open(syncdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (d >= 0) {
-			(void)fsync(d);
-			close(d);
-		}
-	}
-	return 0;
-}
-
-/* Writes a short value to a cgroup (or any) file. */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int rc = write_all(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	errno = e;
-	return rc;
-}
-
-static void close_fds(unsigned lo, unsigned hi)
-{
-	if (lo > hi)
-		return;
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, lo, hi, 0) == 0)
-		return;
-#endif
-	/* Kernels before 5.9: one by one, up to the descriptor limit. */
-	struct rlimit rl;
-	unsigned max = 65536;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < max)
-		max = (unsigned)rl.rlim_cur;
-	for (unsigned fd = lo; fd <= hi && fd < max; fd++)
-		close((int)fd);
-}
-
-/* Closes every descriptor from 3 up except a and b (3 <= a < b). */
-static void close_except(int a, int b)
-{
-	close_fds(3, (unsigned)a - 1);
-	close_fds((unsigned)a + 1, (unsigned)b - 1);
-	close_fds((unsigned)b + 1, ~0U);
-}
-
-static pid_t raw_fork(void)
-{
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
-	return _Fork();     /* no atfork handlers: async-signal-safe */
-#else
-	return fork();
-#endif
-}
-
-/* ---- the job --------------------------------------------------------------- */
-
-static void job_cgroup(const struct launch *L)
-{
-	if (mkdir(L->cg, 0755) < 0 && errno != EEXIST) {
-		say("warning: running without a cgroup: cannot create", L->cg, errno);
-		return;
-	}
-	if (L->mem_val[0] && write_file(L->cg_mem, L->mem_val) < 0)
-		say("warning: no memory limit: cannot write", L->cg_mem, errno);
-	if (L->cpu_val[0] && write_file(L->cg_cpu, L->cpu_val) < 0)
-		say("warning: no CPU limit: cannot write", L->cg_cpu, errno);
-	if (write_file(L->cg_procs, "0") < 0)
-		say("warning: running without a cgroup: cannot write", L->cg_procs, errno);
-}
-
-static _Noreturn void job_main(const struct launch *L, pid_t shim)
-{
-	/* Only the shim holds the lock; the job must not keep it alive. */
-	close(L->lockfd);
-	close(L->pipe_w);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != shim)
-		_exit(127);
-	(void)setpgid(0, 0);
-	if (L->cg[0])
-		job_cgroup(L);
-	if (L->set_cpus && sched_setaffinity(0, sizeof L->cpus, &L->cpus) < 0) {
-		say("cannot set the CPU affinity of", L->argv[0], errno);
-		_exit(127);
-	}
-	if (chdir(L->cwd) < 0) {
-		say("cannot change directory to", L->cwd, errno);
-		_exit(127);
-	}
-	environ = L->envp;
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	execvp(L->argv[0], L->argv);
-	say("cannot execute", L->argv[0], errno);
-	_exit(127);
-}
-
-/* ---- the shim -------------------------------------------------------------- */
-
-static void shim_report(const struct launch *L, int step, int err, pid_t job)
-{
-	struct launch_msg m = { .err = err, .step = step, .job = job };
-	(void)write_all(L->pipe_w, (const char *)&m, sizeof m);
-}
-
-static _Noreturn void shim_main(const struct launch *L)
-{
-	pid_t self = getpid();
-	(void)setsid();
-	(void)prctl(PR_SET_NAME, SHIM_NAME, 0, 0, 0);
-
-	/* The daemon's handlers and ignored signals are not ours (all signals are
-	 * blocked since before the fork, so none runs meanwhile). */
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	for (int s = 1; s < NSIG; s++)
-		(void)sigaction(s, &dfl, NULL);
-	/* The signals we wait for stay blocked; SIGPIPE too, so a daemon that
-	 * died mid-launch does not kill us through the pipe. */
-	sigset_t waitset, mask;
-	sigemptyset(&waitset);
-	for (size_t i = 0; i < sizeof FWD_SIGS / sizeof FWD_SIGS[0]; i++)
-		sigaddset(&waitset, FWD_SIGS[i]);
-	sigaddset(&waitset, SIGCHLD);
-	mask = waitset;
-	sigaddset(&mask, SIGPIPE);
-	sigprocmask(SIG_SETMASK, &mask, NULL);
-
-	dup2(L->nullfd, 0);
-	dup2(L->outfd, 1);
-	dup2(L->outfd, 2);
-	if (L->lockfd < L->pipe_w)
-		close_except(L->lockfd, L->pipe_w);
-	else
-		close_except(L->pipe_w, L->lockfd);
-
-	pid_t job = raw_fork();
-	if (job < 0) {
-		shim_report(L, STEP_FORK, errno, 0);
-		_exit(1);
-	}
-	if (job == 0)
-		job_main(L, self);
-	(void)setpgid(job, job);
-
-	struct sbuf s = { .n = 0 };
-	sb_int(&s, self);
-	sb_cat(&s, " ");
-	sb_int(&s, job);
-	sb_cat(&s, "\n");
-	if (write_atomic(L->pidtmp, L->pid, s.b, s.n, NULL) < 0) {
-		int e = errno;
-		kill(-job, SIGKILL);
-		kill(job, SIGKILL);
-		waitpid(job, NULL, 0);
-		shim_report(L, STEP_PIDFILE, e, job);
-		_exit(1);
-	}
-	shim_report(L, STEP_OK, 0, job);
-	close(L->pipe_w);
-
-	/* Forward signals until the job's main process ends. The timeout is a
-	 * safety net only: SIGCHLD wakes us. */
-	siginfo_t si;
-	for (;;) {
-		struct timespec ts = { .tv_sec = 1, .tv_nsec = 0 };
-		int sig = sigtimedwait(&waitset, &si, &ts);
-		if (sig > 0 && sig != SIGCHLD)
-			(void)kill(-job, sig);
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)job, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
-			if (si.si_pid == job)
-				break;
-		} else if (errno != EINTR) {
-			_exit(1);       /* cannot happen; no exit file: the key reads LOST */
-		}
-	}
-	/* The job is a zombie, not reaped yet, so its pid and process group id
-	 * cannot be reused: kill what is left of the group, then reap it. */
-	(void)kill(-job, SIGKILL);
-	while (waitid(P_PID, (id_t)job, &si, WEXITED) < 0 && errno == EINTR)
-		;
-	s.n = 0;
-	if (si.si_code == CLD_EXITED) {
-		sb_cat(&s, "exited ");
-		sb_int(&s, si.si_status);
-	} else {
-		sb_cat(&s, "signaled ");
-		sb_int(&s, si.si_status);
-	}
-	sb_cat(&s, "\n");
-	if (write_atomic(L->exittmp, L->exit, s.b, s.n, L->dir) < 0)
-		say("cannot record the end of the job in", L->exit, errno);
-	_exit(0);
-}
 
 /* ---- the daemon's side ------------------------------------------------------ */
 
@@ -571,7 +233,7 @@ static int plan_cgroup(struct launch *L, int64_t key, const struct lx_spec *sp, 
 		char line[LX_TEXT + 64];
 		int n = snprintf(line, sizeof line, "hetlab: warning: running without a cgroup: %s\n", why);
 		if (n > 0)
-			(void)write_all(L->outfd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+			(void)lx_write_all(L->outfd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 		return 0;
 	}
 	snprintf(name, sizeof name, "hetlab-%" PRId64, key);
@@ -587,7 +249,7 @@ static int plan_cgroup(struct launch *L, int64_t key, const struct lx_spec *sp, 
 	char rec[LX_PATH + 2], tmp[LX_PATH + 8];
 	int n = snprintf(rec, sizeof rec, "%s\n", L->cg);
 	snprintf(tmp, sizeof tmp, "%s.tmp", L->cgfile);
-	if (write_atomic(tmp, L->cgfile, rec, (size_t)n, NULL) < 0) {
+	if (lx_write_atomic(tmp, L->cgfile, rec, (size_t)n, NULL) < 0) {
 		seterr(err, errlen, "%s: %s", L->cgfile, strerror(errno));
 		return -1;
 	}
@@ -725,7 +387,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid_t shim = fork();
 	if (shim == 0)
-		shim_main(L);
+		lx_shim_main(L);
 	int fork_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (shim < 0) {
@@ -920,7 +582,7 @@ static int remove_cgroup(const char *cg)
 		return -1;
 	char kill_path[LX_PATH];
 	if (join_path(kill_path, cg, "cgroup.kill") == 0)
-		(void)write_file(kill_path, "1");
+		(void)lx_write_file(kill_path, "1");
 	for (int i = 0; i < 50; i++) {
 		if (rmdir(cg) == 0 || errno == ENOENT)
 			return 0;
@@ -1026,7 +688,7 @@ int lx_cgroup_available(const char *parent, char *why, size_t n)
 		}
 		char plus[16];
 		snprintf(plus, sizeof plus, "+%s", need[i]);
-		if (write_file(path, plus) < 0) {
+		if (lx_write_file(path, plus) < 0) {
 			seterr(why, n, "%s: cannot enable %s: %s", path, plus, strerror(errno));
 			return 0;
 		}

@@ -1,14 +1,14 @@
-/* exec_slurm — see exec_slurm.h. Three parts: running one command (fork,
- * exec, poll with a deadline, kill the process group on timeout), writing
- * the batch script and the argvs of the actions, and parsing squeue/sinfo
- * JSON into plain structs. */
+/* exec_slurm — see exec_slurm.h. Running one command (fork, exec, poll
+ * with a deadline, kill the process group on timeout), writing the batch
+ * script and the argvs of the actions, and reading back through squeue and
+ * sinfo; their JSON is parsed in live/slurm_json.c. */
 #include "live/exec_slurm.h"
+#include "live/slurm_int.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -32,8 +32,7 @@ enum {
 	SCRIPT_MAX = 1 << 20,
 };
 
-static void seterr(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t n, const char *fmt, ...)
+void sx_seterr(char *err, size_t n, const char *fmt, ...)
 {
 	if (!err || n == 0)
 		return;
@@ -145,16 +144,16 @@ static int run(const struct sx_ctx *c, const char *const *argv, char **out, char
 	else
 		snprintf(path, sizeof path, "%s", argv[0]);
 	if (!(envp = make_env(c, conf, sizeof conf))) {
-		seterr(err, n, "%s: out of memory", name);
+		sx_seterr(err, n, "%s: out of memory", name);
 		goto out;
 	}
 	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || pipe2(px, O_CLOEXEC) < 0) {
-		seterr(err, n, "%s: pipe: %s", name, strerror(errno));
+		sx_seterr(err, n, "%s: pipe: %s", name, strerror(errno));
 		goto close_pipes;
 	}
 	pid = fork();
 	if (pid < 0) {
-		seterr(err, n, "%s: fork: %s", name, strerror(errno));
+		sx_seterr(err, n, "%s: fork: %s", name, strerror(errno));
 		goto close_pipes;
 	}
 	if (pid == 0) {
@@ -246,31 +245,31 @@ static int run(const struct sx_ctx *c, const char *const *argv, char **out, char
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		if (why == LATE)
-			seterr(err, n, "%s: timed out after %d s (killed)", name, timeout_s);
+			sx_seterr(err, n, "%s: timed out after %d s (killed)", name, timeout_s);
 		else if (why == POLL_ERR)
-			seterr(err, n, "%s: poll: %s", name, strerror(poll_errno));
+			sx_seterr(err, n, "%s: poll: %s", name, strerror(poll_errno));
 		else if (why == NOMEM)
-			seterr(err, n, "%s: out of memory reading its output", name);
+			sx_seterr(err, n, "%s: out of memory reading its output", name);
 		else
-			seterr(err, n, "%s: more than %d MiB of output", name, MAX_STDOUT >> 20);
+			sx_seterr(err, n, "%s: more than %d MiB of output", name, MAX_STDOUT >> 20);
 		goto close_pipes;
 	}
 	if (w < 0) {
-		seterr(err, n, "%s: waitpid: %s", name, strerror(errno));
+		sx_seterr(err, n, "%s: waitpid: %s", name, strerror(errno));
 		goto close_pipes;
 	}
 	int e = 0;
 	if (read(px[0], &e, sizeof e) == (ssize_t)sizeof e) {
-		seterr(err, n, "%s: cannot execute %s: %s", name, path, strerror(e));
+		sx_seterr(err, n, "%s: cannot execute %s: %s", name, path, strerror(e));
 		goto close_pipes;
 	}
 	if (WIFSIGNALED(st)) {
-		seterr(err, n, "%s: killed by signal %d%s%s", name, WTERMSIG(st), be.len ? ": " : "",
+		sx_seterr(err, n, "%s: killed by signal %d%s%s", name, WTERMSIG(st), be.len ? ": " : "",
 		       trimmed(be.p));
 		goto close_pipes;
 	}
 	if (WEXITSTATUS(st) != 0) {
-		seterr(err, n, "%s: exit status %d%s%s", name, WEXITSTATUS(st), be.len ? ": " : "",
+		sx_seterr(err, n, "%s: exit status %d%s%s", name, WEXITSTATUS(st), be.len ? ": " : "",
 		       be.len ? trimmed(be.p) : " (nothing on stderr)");
 		goto close_pipes;
 	}
@@ -278,7 +277,7 @@ static int run(const struct sx_ctx *c, const char *const *argv, char **out, char
 		*out = bo.p ? bo.p : strdup("");
 		bo.p = NULL;
 		if (!*out) {
-			seterr(err, n, "%s: out of memory", name);
+			sx_seterr(err, n, "%s: out of memory", name);
 			goto close_pipes;
 		}
 	}
@@ -355,11 +354,11 @@ int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n
 	size_t off = 0;
 	char head[160];
 	if (!j->argv || !j->argv[0] || !j->argv[0][0]) {
-		seterr(err, n, "job %" PRId64 ": empty argv", j->key);
+		sx_seterr(err, n, "job %" PRId64 ": empty argv", j->key);
 		return -1;
 	}
 	if (j->argv[0][0] == '-') {
-		seterr(err, n, "job %" PRId64 ": argv[0] '%s' starts with '-' (exec would read it as an option)",
+		sx_seterr(err, n, "job %" PRId64 ": argv[0] '%s' starts with '-' (exec would read it as an option)",
 		       j->key, j->argv[0]);
 		return -1;
 	}
@@ -370,7 +369,7 @@ int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n
 		goto small;
 	for (size_t k = 0; j->env && j->env[k]; k++) {
 		if (!env_name_ok(j->env[k])) {
-			seterr(err, n, "job %" PRId64 ": env[%zu] '%s': expected NAME=VALUE with NAME of "
+			sx_seterr(err, n, "job %" PRId64 ": env[%zu] '%s': expected NAME=VALUE with NAME of "
 			       "letters, digits and _", j->key, k, j->env[k]);
 			return -1;
 		}
@@ -387,7 +386,7 @@ int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n
 		goto small;
 	return (int)off;
 small:
-	seterr(err, n, "job %" PRId64 ": batch script longer than %zu bytes", j->key, len);
+	sx_seterr(err, n, "job %" PRId64 ": batch script longer than %zu bytes", j->key, len);
 	return -1;
 }
 
@@ -404,7 +403,7 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		seterr(err, n, "cannot write %s: %s", tmp, strerror(errno));
+		sx_seterr(err, n, "cannot write %s: %s", tmp, strerror(errno));
 		return -1;
 	}
 	size_t done = 0;
@@ -413,7 +412,7 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			seterr(err, n, "cannot write %s: %s", tmp, strerror(errno));
+			sx_seterr(err, n, "cannot write %s: %s", tmp, strerror(errno));
 			close(fd);
 			unlink(tmp);
 			return -1;
@@ -421,7 +420,7 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 		done += (size_t)w;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		seterr(err, n, "cannot write %s: %s", path, strerror(errno));
+		sx_seterr(err, n, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -438,17 +437,17 @@ int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id,
 
 	if (j->key < 0 || j->nodes < 1 || j->cpus_per_node < 0 || j->gpus_per_node < 0 ||
 	    j->mem_mib_per_node < 0 || j->walltime_s < 0) {
-		seterr(err, n, "job %" PRId64 ": expected key >= 0, nodes >= 1 and no negative "
+		sx_seterr(err, n, "job %" PRId64 ": expected key >= 0, nodes >= 1 and no negative "
 		       "cpus, gpus, memory or walltime", j->key);
 		return -1;
 	}
 	if (!c->workdir[0] || !realpath(c->workdir, wd)) {
-		seterr(err, n, "job %" PRId64 ": workdir '%s': %s", j->key, c->workdir,
+		sx_seterr(err, n, "job %" PRId64 ": workdir '%s': %s", j->key, c->workdir,
 		       c->workdir[0] ? strerror(errno) : "not set");
 		return -1;
 	}
 	if (!(script = malloc(SCRIPT_MAX))) {
-		seterr(err, n, "out of memory");
+		sx_seterr(err, n, "out of memory");
 		return -1;
 	}
 	int len = sx_script(j, script, SCRIPT_MAX, err, n);
@@ -509,7 +508,7 @@ int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id,
 	if (end == ans || errno || id <= 0 || (*end && *end != ';' && *end != '\n')) {
 		char got[80];
 		snprintf(got, sizeof got, "%s", ans);
-		seterr(err, n, "sbatch --parsable: expected a job id, got '%s'", trimmed(got));
+		sx_seterr(err, n, "sbatch --parsable: expected a job id, got '%s'", trimmed(got));
 		goto out;
 	}
 	*slurm_id = id;
@@ -544,17 +543,17 @@ int sx_start(const struct sx_ctx *c, int64_t id, const char *const *nodes, int n
 	char jobid[48], req[4096] = "ReqNodeList=", num[48];
 	size_t off = strlen(req);
 	if (nnodes < 1) {
-		seterr(err, n, "job %" PRId64 ": no nodes to start on", id);
+		sx_seterr(err, n, "job %" PRId64 ": no nodes to start on", id);
 		return -1;
 	}
 	for (int k = 0; k < nnodes; k++) {
 		if (!node_name_ok(nodes[k])) {
-			seterr(err, n, "job %" PRId64 ": node name '%s': expected letters, digits, '-', "
+			sx_seterr(err, n, "job %" PRId64 ": node name '%s': expected letters, digits, '-', "
 			       "'_' or '.'", id, nodes[k] ? nodes[k] : "(null)");
 			return -1;
 		}
 		if ((k && add(req, sizeof req, &off, ",") < 0) || add(req, sizeof req, &off, nodes[k]) < 0) {
-			seterr(err, n, "job %" PRId64 ": node list too long", id);
+			sx_seterr(err, n, "job %" PRId64 ": node list too long", id);
 			return -1;
 		}
 	}
@@ -581,7 +580,7 @@ int sx_signal(const struct sx_ctx *c, int64_t id, int sig, char *err, size_t n)
 	char opt[48], ids[32];
 	const char *nm = NULL;
 	if (sig <= 0 || sig >= 65) {
-		seterr(err, n, "job %" PRId64 ": signal %d out of range", id, sig);
+		sx_seterr(err, n, "job %" PRId64 ": signal %d out of range", id, sig);
 		return -1;
 	}
 	for (int k = 0; signames[k].name; k++)
@@ -619,7 +618,7 @@ static int update_node(const struct sx_ctx *c, const char *node, const char *sta
 {
 	char nn[128], st[64], rs[512];
 	if (!node_name_ok(node) || strlen(node) >= 64) {
-		seterr(err, n, "node name '%s': expected letters, digits, '-', '_' or '.'",
+		sx_seterr(err, n, "node name '%s': expected letters, digits, '-', '_' or '.'",
 		       node ? node : "(null)");
 		return -1;
 	}
@@ -628,7 +627,7 @@ static int update_node(const struct sx_ctx *c, const char *node, const char *sta
 	const char *av[] = { "scontrol", "update", nn, st, NULL, NULL };
 	if (reason) {
 		if (!reason[0] || strlen(reason) > 400 || strpbrk(reason, "\n\r")) {
-			seterr(err, n, "node %s: drain reason: expected 1 to 400 characters on one line", node);
+			sx_seterr(err, n, "node %s: drain reason: expected 1 to 400 characters on one line", node);
 			return -1;
 		}
 		snprintf(rs, sizeof rs, "Reason=%s", reason);
@@ -645,350 +644,6 @@ int sx_drain(const struct sx_ctx *c, const char *node, const char *reason, char 
 int sx_resume(const struct sx_ctx *c, const char *node, char *err, size_t n)
 {
 	return update_node(c, node, "RESUME", NULL, err, n);
-}
-
-/* ---- parsing squeue --json and sinfo --json ------------------------------ */
-
-/* An integer: a JSON number, or 23.x's {"set": true, "infinite": false,
- * "number": N}. False when absent, unset, infinite or not a number. */
-static bool jint(json_t *v, int64_t *out)
-{
-	if (json_is_integer(v)) {
-		*out = json_integer_value(v);
-		return true;
-	}
-	if (json_is_real(v)) {
-		*out = (int64_t)json_real_value(v);
-		return true;
-	}
-	if (json_is_object(v)) {
-		json_t *set = json_object_get(v, "set"), *inf = json_object_get(v, "infinite");
-		if ((set && !json_is_true(set)) || json_is_true(inf))
-			return false;
-		return jint(json_object_get(v, "number"), out);
-	}
-	return false;
-}
-
-static const char *jstr(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
-static void copy(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src ? src : "");
-}
-
-/* Strings of a state: a string, or an array of strings (23.x), plus the
- * array `also` (22.05's node state_flags). Upper-cased into out. */
-static int state_words(json_t *v, json_t *also, char out[][32], int max)
-{
-	int k = 0;
-	json_t *srcs[2] = { v, also };
-	for (int s = 0; s < 2; s++) {
-		json_t *x = srcs[s];
-		if (json_is_string(x) && k < max) {
-			copy(out[k++], 32, json_string_value(x));
-		} else if (json_is_array(x)) {
-			size_t i;
-			json_t *e;
-			json_array_foreach(x, i, e)
-				if (json_is_string(e) && k < max)
-					copy(out[k++], 32, json_string_value(e));
-		}
-	}
-	for (int i = 0; i < k; i++)
-		for (char *p = out[i]; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
-	return k;
-}
-
-/* Flags before base states, in the order of Slurm's job_state_string(). */
-static const struct { const char *name; enum sx_state st; } job_states[] = {
-	{ "COMPLETING", SX_COMPLETING }, { "CONFIGURING", SX_RUNNING },
-	{ "RESIZING", SX_RUNNING }, { "RESV_DEL_HOLD", SX_HELD },
-	{ "REQUEUED", SX_REQUEUED }, { "REQUEUE_FED", SX_REQUEUED },
-	{ "REQUEUE_HOLD", SX_REQUEUED }, { "SPECIAL_EXIT", SX_HELD },
-	{ "STOPPED", SX_SUSPENDED }, { "REVOKED", SX_CANCELLED },
-	{ "SIGNALING", SX_RUNNING }, { "STAGE_OUT", SX_COMPLETING },
-	{ "PENDING", SX_PENDING }, { "RUNNING", SX_RUNNING }, { "SUSPENDED", SX_SUSPENDED },
-	{ "COMPLETED", SX_COMPLETED }, { "CANCELLED", SX_CANCELLED }, { "FAILED", SX_FAILED },
-	{ "TIMEOUT", SX_TIMEOUT }, { "NODE_FAIL", SX_NODE_FAIL }, { "PREEMPTED", SX_PREEMPTED },
-	{ "BOOT_FAIL", SX_NODE_FAIL }, { "DEADLINE", SX_TIMEOUT }, { "OUT_OF_MEMORY", SX_OOM },
-	{ NULL, SX_UNKNOWN },
-};
-
-static enum sx_state job_state(char words[][32], int nw)
-{
-	for (int k = 0; job_states[k].name; k++)
-		for (int i = 0; i < nw; i++)
-			if (strcmp(words[i], job_states[k].name) == 0)
-				return job_states[k].st;
-	return SX_UNKNOWN;
-}
-
-/* The exit status: 22.05's raw wait status (768 = exit 3, 15 = SIGTERM),
- * or 23.x's {"return_code": N, "signal": {"id": S}}. */
-static void job_exit(json_t *v, int *code, int *sig)
-{
-	int64_t x, s;
-	*code = *sig = -1;
-	if (json_is_object(v)) {
-		if (jint(json_object_get(v, "return_code"), &x))
-			*code = (int)x;
-		json_t *sg = json_object_get(v, "signal");
-		if (jint(json_object_get(sg, "id"), &s) || jint(sg, &s))
-			*sig = (int)s;
-		if (*code >= 0 && *sig < 0)
-			*sig = 0;
-		return;
-	}
-	if (jint(v, &x) && x >= 0 && x <= 0xffff) {
-		*code = (int)((x >> 8) & 0xff);
-		*sig = (int)(x & 0x7f);
-	}
-}
-
-/* Whether a comma-separated list ("p1,p2") or JSON array holds name. */
-static bool in_list(json_t *v, const char *name)
-{
-	if (json_is_array(v)) {
-		size_t i;
-		json_t *e;
-		json_array_foreach(v, i, e)
-			if (json_is_string(e) && strcmp(json_string_value(e), name) == 0)
-				return true;
-		return false;
-	}
-	const char *s = json_string_value(v);
-	size_t k = strlen(name);
-	while (s && *s) {
-		size_t w = strcspn(s, ",");
-		if (w == k && strncmp(s, name, k) == 0)
-			return true;
-		s += w + (s[w] == ',');
-	}
-	return false;
-}
-
-/* Parses text as a JSON object holding array `key`; also fails on a
- * non-empty "errors" array. */
-static json_t *load(const char *text, const char *cmd, const char *key, json_t **arr, char *err, size_t n)
-{
-	json_error_t je;
-	json_t *root = json_loads(text ? text : "", 0, &je);
-	if (!root) {
-		seterr(err, n, "%s: expected JSON, line %d column %d: %s", cmd, je.line, je.column, je.text);
-		return NULL;
-	}
-	json_t *errs = json_object_get(root, "errors");
-	if (json_is_array(errs) && json_array_size(errs) > 0) {
-		json_t *e0 = json_array_get(errs, 0);
-		const char *d = jstr(e0, "description");
-		seterr(err, n, "%s: Slurm reported an error: %s", cmd, d[0] ? d : jstr(e0, "error"));
-		json_decref(root);
-		return NULL;
-	}
-	*arr = json_object_get(root, key);
-	if (!json_is_object(root) || !json_is_array(*arr)) {
-		seterr(err, n, "%s: expected an object with a \"%s\" array", cmd, key);
-		json_decref(root);
-		return NULL;
-	}
-	return root;
-}
-
-static int64_t key_of(const char *name)
-{
-	size_t p = strlen(SX_NAME_PREFIX);
-	if (strncmp(name, SX_NAME_PREFIX, p) != 0 || !isdigit((unsigned char)name[p]))
-		return -1;
-	char *end;
-	errno = 0;
-	long long k = strtoll(name + p, &end, 10);
-	return (*end || errno) ? -1 : k;
-}
-
-int sx_parse_jobs(const char *text, const char *partition, bool hetlab_only,
-                  struct sx_jobinfo **out, int *nout, char *err, size_t n)
-{
-	const char *cmd = "squeue --json";
-	json_t *arr, *root = load(text, cmd, "jobs", &arr, err, n);
-	*out = NULL;
-	*nout = 0;
-	if (!root)
-		return -1;
-	size_t cnt = json_array_size(arr), i;
-	struct sx_jobinfo *v = cnt ? calloc(cnt, sizeof *v) : NULL;
-	int m = 0;
-	json_t *o;
-	if (cnt && !v) {
-		seterr(err, n, "%s: out of memory", cmd);
-		goto fail;
-	}
-	json_array_foreach(arr, i, o) {
-		struct sx_jobinfo *ji = &v[m];
-		char words[16][32];
-		memset(ji, 0, sizeof *ji);
-		int64_t x;
-		if (!json_is_object(o) || !jint(json_object_get(o, "job_id"), &ji->id)) {
-			seterr(err, n, "%s: jobs[%zu]: expected an object with an integer job_id", cmd, i);
-			goto fail;
-		}
-		json_t *js = json_object_get(o, "job_state");
-		int nw = state_words(js, NULL, words, 16);
-		if (nw == 0) {
-			seterr(err, n, "%s: jobs[%zu] (job %" PRId64 "): expected job_state as a string "
-			       "or an array of strings", cmd, i, ji->id);
-			goto fail;
-		}
-		copy(ji->name, sizeof ji->name, jstr(o, "name"));
-		if (hetlab_only && strncmp(ji->name, SX_NAME_PREFIX, strlen(SX_NAME_PREFIX)) != 0)
-			continue;
-		if (partition && partition[0] && !in_list(json_object_get(o, "partition"), partition))
-			continue;
-		ji->key = key_of(ji->name);
-		ji->st = job_state(words, nw);
-		ji->held = jint(json_object_get(o, "priority"), &x) && x == 0;
-		copy(ji->reason, sizeof ji->reason, jstr(o, "state_reason"));
-		if (ji->st == SX_PENDING && (ji->held || strncmp(ji->reason, "JobHeld", 7) == 0))
-			ji->st = SX_HELD;
-		job_exit(json_object_get(o, "exit_code"), &ji->exit_code, &ji->exit_sig);
-		copy(ji->nodes, sizeof ji->nodes, jstr(o, "nodes"));
-		copy(ji->req_nodes, sizeof ji->req_nodes, jstr(o, "required_nodes"));
-		ji->restarts = jint(json_object_get(o, "restart_cnt"), &x) ? (int)x : 0;
-		m++;
-	}
-	json_decref(root);
-	if (m == 0) {
-		free(v);
-		v = NULL;
-	}
-	*out = v;
-	*nout = m;
-	return 0;
-fail:
-	free(v);
-	json_decref(root);
-	return -1;
-}
-
-/* The GPU count of a GRES string: "gpu:fake:2,gpu:1(S:0-1),mps:100" is 3.
- * -1 when a gpu entry has no readable count. */
-static int gres_gpus(const char *s)
-{
-	int total = 0;
-	while (s && *s) {
-		/* One entry: up to a comma outside parentheses. */
-		size_t w = 0;
-		int depth = 0;
-		while (s[w] && (s[w] != ',' || depth > 0)) {
-			depth += (s[w] == '(') - (s[w] == ')');
-			w++;
-		}
-		size_t body = strcspn(s, "(");
-		if (body > w)
-			body = w;
-		if (body >= 3 && strncmp(s, "gpu", 3) == 0 && (body == 3 || s[3] == ':')) {
-			if (body == 3) {
-				total += 1;   /* "gpu" alone: one */
-			} else {
-				const char *c = s + body;
-				while (c > s && isdigit((unsigned char)c[-1]))
-					c--;
-				if (c == s + body || c[-1] != ':')
-					return -1;
-				total += atoi(c);
-			}
-		}
-		s += w + (s[w] == ',');
-	}
-	return total;
-}
-
-static const char *const node_bases[] = {
-	"IDLE", "MIXED", "ALLOCATED", "DOWN", "ERROR", "FUTURE", "UNKNOWN", "COMPLETING", NULL,
-};
-
-int sx_parse_nodes(const char *text, const char *partition, struct sx_nodeinfo **out, int *nout,
-                   char *err, size_t n)
-{
-	const char *cmd = "sinfo --json";
-	json_t *arr, *root = load(text, cmd, "nodes", &arr, err, n);
-	*out = NULL;
-	*nout = 0;
-	if (!root)
-		return -1;
-	size_t cnt = json_array_size(arr), i;
-	struct sx_nodeinfo *v = cnt ? calloc(cnt, sizeof *v) : NULL;
-	int m = 0;
-	json_t *o;
-	if (cnt && !v) {
-		seterr(err, n, "%s: out of memory", cmd);
-		goto fail;
-	}
-	json_array_foreach(arr, i, o) {
-		struct sx_nodeinfo *ni = &v[m];
-		char words[16][32];
-		memset(ni, 0, sizeof *ni);
-		int64_t x;
-		const char *name = jstr(o, "name");
-		if (!json_is_object(o) || !name[0]) {
-			seterr(err, n, "%s: nodes[%zu]: expected an object with a name", cmd, i);
-			goto fail;
-		}
-		int nw = state_words(json_object_get(o, "state"), json_object_get(o, "state_flags"), words, 16);
-		if (nw == 0) {
-			seterr(err, n, "%s: nodes[%zu] (%s): expected state as a string or an array of "
-			       "strings", cmd, i, name);
-			goto fail;
-		}
-		if (partition && partition[0] && !in_list(json_object_get(o, "partitions"), partition))
-			continue;
-		copy(ni->name, sizeof ni->name, name);
-		for (int b = 0; node_bases[b] && !ni->state[0]; b++)
-			for (int k = 0; k < nw; k++)
-				if (strcmp(words[k], node_bases[b]) == 0)
-					copy(ni->state, sizeof ni->state, node_bases[b]);
-		for (char *p = ni->state; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-		ni->idle = strcmp(ni->state, "idle") == 0;
-		ni->mixed = strcmp(ni->state, "mixed") == 0;
-		ni->alloc = strcmp(ni->state, "allocated") == 0;
-		ni->down = strcmp(ni->state, "down") == 0;
-		for (int k = 0; k < nw; k++) {
-			if (strncmp(words[k], "DRAIN", 5) == 0)
-				ni->drain = true;
-			if (strcmp(words[k], "NOT_RESPONDING") == 0)
-				ni->not_responding = true;
-		}
-		ni->cpus = jint(json_object_get(o, "cpus"), &x) ? (int)x : 0;
-		ni->alloc_cpus = jint(json_object_get(o, "alloc_cpus"), &x) ? (int)x : 0;
-		ni->mem_mib = jint(json_object_get(o, "real_memory"), &x) ? x : 0;
-		copy(ni->reason, sizeof ni->reason, jstr(o, "reason"));
-		ni->gpus = gres_gpus(jstr(o, "gres"));
-		ni->gpus_used = gres_gpus(jstr(o, "gres_used"));
-		if (ni->gpus < 0 || ni->gpus_used < 0) {
-			seterr(err, n, "%s: nodes[%zu] (%s): gres '%s' / gres_used '%s': expected "
-			       "gpu[:type]:count entries", cmd, i, name, jstr(o, "gres"), jstr(o, "gres_used"));
-			goto fail;
-		}
-		m++;
-	}
-	json_decref(root);
-	if (m == 0) {
-		free(v);
-		v = NULL;
-	}
-	*out = v;
-	*nout = m;
-	return 0;
-fail:
-	free(v);
-	json_decref(root);
-	return -1;
 }
 
 /* ---- reading back -------------------------------------------------------- */
@@ -1041,27 +696,4 @@ int sx_nodes(const struct sx_ctx *c, struct sx_nodeinfo **out, int *nout, char *
 	int rc = sx_parse_nodes(text, c->partition, out, nout, err, n);
 	free(text);
 	return rc;
-}
-
-const char *sx_state_name(enum sx_state s)
-{
-	static const char *const names[] = {
-		[SX_PENDING] = "PENDING", [SX_HELD] = "HELD", [SX_RUNNING] = "RUNNING",
-		[SX_COMPLETING] = "COMPLETING", [SX_COMPLETED] = "COMPLETED", [SX_FAILED] = "FAILED",
-		[SX_CANCELLED] = "CANCELLED", [SX_TIMEOUT] = "TIMEOUT", [SX_NODE_FAIL] = "NODE_FAIL",
-		[SX_PREEMPTED] = "PREEMPTED", [SX_REQUEUED] = "REQUEUED", [SX_OOM] = "OUT_OF_MEMORY",
-		[SX_UNKNOWN] = "UNKNOWN", [SX_GONE] = "GONE", [SX_SUSPENDED] = "SUSPENDED",
-	};
-	return (unsigned)s < sizeof names / sizeof names[0] && names[s] ? names[s] : "?";
-}
-
-bool sx_state_final(enum sx_state s)
-{
-	switch (s) {
-	case SX_COMPLETED: case SX_FAILED: case SX_CANCELLED: case SX_TIMEOUT:
-	case SX_NODE_FAIL: case SX_PREEMPTED: case SX_OOM: case SX_GONE:
-		return true;
-	default:
-		return false;
-	}
 }

@@ -24,7 +24,7 @@ enum fam {
 	F_UP, F_START_TIME, F_ENGINE_TIME,
 	F_GPUS_TOTAL, F_GPUS_ALLOC, F_GPUS_RATIO, F_CORES_TOTAL, F_CORES_ALLOC, F_CORES_RATIO,
 	F_JOBS, F_JOB_GPUS,
-	F_NODES, F_NODE_UP, F_NODE_DRAINED, F_NODE_DRAINING, F_NODE_GPUS_UNHEALTHY,
+	F_NODES, F_NODE_UP, F_NODE_DRAINED, F_NODE_DRAINING, F_NODE_GPUS_UNHEALTHY, F_NODE_HOT,
 	F_NODE_POWER, F_NODE_TEMP, F_NODE_UTIL, F_NODE_GPU_ERRORS, F_NODE_READING_AGE,
 	F_RACK_POWER, F_RACK_CAP, F_RACK_WARNING, F_RACK_TEMP_MAX,
 	F_SUBMITS, F_STARTS, F_ENDS, F_CANCELS, F_PREEMPTIONS, F_REQUEUES, F_PASSES, F_PASS_SECONDS,
@@ -55,6 +55,8 @@ const struct metrics_family metrics_families[] = {
 	                      "1 when the node is draining (takes no new work, jobs still on it)." },
 	[F_NODE_GPUS_UNHEALTHY] = { "hetlab_node_gpus_unhealthy", G, "node,rack",
 	                            "GPUs of the node fallen off the bus or degraded (health record; only with faults on)." },
+	[F_NODE_HOT] = { "hetlab_node_hot", G, "node,rack",
+	                 "1 while the node's readings are at or above the daemon's hot_c (the health monitor drains it)." },
 	[F_NODE_POWER] = { "hetlab_node_power_watts", G, "node,rack", "Measured node power from its last reading." },
 	[F_NODE_TEMP] = { "hetlab_node_temperature_celsius", G, "node,rack",
 	                  "Hottest sensor (CPU/GPU) of the node's last reading." },
@@ -392,6 +394,11 @@ static bool node_value(const struct sim *s, const struct live_reading *rd, int f
 		*v = bad;
 		return true;
 	}
+	case F_NODE_HOT:
+		if (!cl->health)
+			return false;
+		*v = cl->health[i].hot;
+		return true;
 	case F_NODE_POWER:
 		*v = reading_ok(rd, i) ? rd[i].power_w : NAN;
 		break;

@@ -50,6 +50,12 @@ job() {
 	printf '{"class": "%s", "req": {"nodes": 1, "cores": %s}, "argv": ["sh", "-c", "echo $HETLAB_JOB_ID $HETLAB_ATTEMPT $HETLAB_NODES >> %s/starts-$HETLAB_STATE; sleep %s"], "env": {"HETLAB_STATE": "%s"}%s}\n' \
 		"$1" "$2" "$T" "$4" "$3" "${5:-}"
 }
+# fetch PATH: GET http://127.0.0.1:$port PATH; the status line, then the body.
+fetch() { python3 -c "import sys,urllib.request
+try:
+    r = urllib.request.urlopen('http://127.0.0.1:$port$1', timeout=5); print(r.status); sys.stdout.write(r.read().decode())
+except urllib.error.HTTPError as e: print(e.code)" 2>&1; }
+port_of() { sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$1" 2>/dev/null; }
 replay_same() { # name state
 	if out=$("$HETLAB" replay "$T/st-$2" 2>&1); then ok "$1: replay makes the same decisions"
 	else bad "$1: replay makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
@@ -140,13 +146,16 @@ replay_same kill kill
 mkdir -p agent
 printf '{"power_w": 300, "temp_c": 50}\n' >agent/h1.json
 printf '{"power_w": 350, "temp_c": 95}\n' >agent/h2.json
-cfg hot ', "probes": "file:agent/%n.json", "hot_c": 85, "cool_c": 70, "record_every_s": 0.5'
+cfg hot ', "probes": "file:agent/%n.json", "hot_c": 85, "cool_c": 70, "record_every_s": 0.5, "stale_s": 60, "metrics": {"port": 0}'
 { job batch 2 hot 4; job batch 2 hot 0.3; } >jobs-hot.jsonl
 timeout 60 "$HETLAB" live --config hot.json --exit-when-idle 2>log-hot &
 DAEMON=$!
 sleep 1
 "$HETLAB" submit --config hot.json jobs-hot.jsonl >/dev/null
 sleep 1.5
+port=$(port_of log-hot)
+check_eq "hot: the metrics say h2 is hot and drained" \
+	"$(fetch /metrics | grep -E '^hetlab_node_(hot|drained)\{node="h2"' | awk '{print $2}' | tr '\n' ' ')" "1 1 "
 printf '{"power_w": 350, "temp_c": 60}\n' >agent/h2.json
 printf '{"power_w": 999, "tempc": 60}\n' >agent/h1.json
 sleep 1
@@ -195,15 +204,11 @@ job batch 2 met 3 | "$HETLAB" submit --config met.json - >/dev/null
 DAEMON=$!
 port=
 for i in $(seq 1 50); do
-	port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' log-met 2>/dev/null)
+	port=$(port_of log-met)
 	[ -n "$port" ] && break
 	sleep 0.1
 done
 sleep 0.5
-fetch() { python3 -c "import sys,urllib.request
-try:
-    r = urllib.request.urlopen('http://127.0.0.1:$port$1', timeout=5); print(r.status); sys.stdout.write(r.read().decode())
-except urllib.error.HTTPError as e: print(e.code)" 2>&1; }
 m=$(fetch /metrics)
 check_eq "metrics: /metrics answers 200" "$(printf '%s\n' "$m" | head -n1)" 200
 check_eq "metrics: the running job is counted" "$(printf '%s\n' "$m" | grep -c '^hetlab_jobs{class="batch",state="running"} 1$')" 1
