@@ -1252,6 +1252,19 @@ int decide_preempt(struct decide *d, int32_t id, const char *reason)
 	return sim_push(s, r->stop_at, SIM_EV_STOP, id, 0, 0);
 }
 
+/* Ends job id, which never ran, as killed for `why` now. */
+static void end_unstarted(struct sim *s, int32_t id, enum end_reason why, const char *detail)
+{
+	struct job *j = &s->jobs[id];
+	job_set_state(j, JOB_KILLED);
+	j->reason = (uint8_t)why;
+	j->end_us = s->now;
+	rec_event(s, REC_END, id, -1, JOB_KILLED, detail);
+	if (s->rec.job_end)
+		s->rec.job_end(s->rec.ctx, s, j);
+	s->nfinished++;
+}
+
 /* Rejects at submit a job that could not run even on the empty cluster, as
  * Slurm does, so that it cannot block a queue for ever. */
 static void submit_one(struct sim *s, int32_t id)
@@ -1259,13 +1272,7 @@ static void submit_one(struct sim *s, int32_t id)
 	struct job *j = &s->jobs[id];
 	rec_event(s, REC_SUBMIT, id, -1, JOB_PENDING, NULL);
 	if (!cluster_can_ever_fit(&s->cl, &j->req)) {
-		job_set_state(j, JOB_KILLED);
-		j->reason = END_REJECTED;
-		j->end_us = s->now;
-		rec_event(s, REC_END, id, -1, JOB_KILLED, "request exceeds the cluster");
-		if (s->rec.job_end)
-			s->rec.job_end(s->rec.ctx, s, j);
-		s->nfinished++;
+		end_unstarted(s, id, END_REJECTED, "request exceeds the cluster");
 		s->nrejected++;
 		return;
 	}
@@ -1375,13 +1382,7 @@ static void live_cancel(struct sim *s, int32_t id)
 		if (j->hold_since >= 0)
 			j->held_us += s->now - j->hold_since;
 		j->hold_since = -1;
-		job_set_state(j, JOB_KILLED);
-		j->reason = END_CANCELLED;
-		j->end_us = s->now;
-		rec_event(s, REC_END, id, -1, JOB_KILLED, "cancelled");
-		if (s->rec.job_end)
-			s->rec.job_end(s->rec.ctx, s, j);
-		s->nfinished++;
+		end_unstarted(s, id, END_CANCELLED, "cancelled");
 		s->dirty = true;
 		finish_hook(s, id);
 		return;
