@@ -20,6 +20,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 
 static volatile sig_atomic_t g_stop;
 
@@ -362,6 +363,78 @@ int cmd_cancel(int argc, char **argv)
 	lstate_close(&st);
 	if (rc == 0)
 		printf("hetlab cancel: %d cancellation%s queued for the daemon\n", n, n == 1 ? "" : "s");
+	return rc;
+}
+
+int cmd_approve(int argc, char **argv)
+{
+	const char *config = NULL, *state = NULL;
+	const char *names[64];
+	int n = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--config") == 0) {
+			if (!(config = need_arg(argc, argv, &i, "approve")))
+				return 2;
+		} else if (strcmp(a, "--state") == 0) {
+			if (!(state = need_arg(argc, argv, &i, "approve")))
+				return 2;
+		} else if (a[0] == '-' || n == 64) {
+			fprintf(stderr, "hetlab approve: unexpected argument '%s'\n", a);
+			return 2;
+		} else {
+			names[n++] = a;
+		}
+	}
+	if (n == 0) {
+		fprintf(stderr, "hetlab approve: which tenants? (hetlab approve --state DIR TENANT...)\n");
+		return 2;
+	}
+	char dir[4096], err[1024];
+	int r = state_dir_of(config, state, dir, sizeof dir, "approve");
+	if (r)
+		return r;
+	struct lstate st;
+	if (lstate_open(&st, dir, err, sizeof err)) {
+		fprintf(stderr, "hetlab approve: %s\n", err);
+		return 1;
+	}
+	/* Tenant names are the scenario's (org.tenants); an index works too. */
+	struct scenario sc;
+	bool have_sc = false;
+	char *scn = lstate_meta_dup(&st, "scenario");
+	if (scn) {
+		have_sc = scenario_load_text(scn, "the daemon's scenario", ".", &sc, err, sizeof err) == 0;
+		free(scn);
+	}
+	int rc = 0;
+	int64_t ids[64];
+	for (int k = 0; k < n && rc == 0; k++) {
+		char *end;
+		long v = strtol(names[k], &end, 10);
+		ids[k] = -1;
+		if (!*end && end != names[k] && v >= 0)
+			ids[k] = v;
+		for (int32_t t = 0; have_sc && ids[k] < 0 && t < sc.org.nt; t++)
+			if (strcmp(sc.org.t[t].name, names[k]) == 0)
+				ids[k] = t;
+		if (ids[k] < 0 || (have_sc && ids[k] >= sc.org.nt)) {
+			fprintf(stderr, "hetlab approve: no tenant '%s' in the daemon's scenario%s\n", names[k],
+			        have_sc ? "" : " (the daemon has not started on this state yet)");
+			rc = 2;
+		}
+	}
+	for (int k = 0; k < n && rc == 0; k++)
+		if (lstate_inbox_add(&st, "approve", ids[k], NULL, err, sizeof err)) {
+			fprintf(stderr, "hetlab approve: %s\n", err);
+			rc = 1;
+		}
+	if (have_sc)
+		scenario_free(&sc);
+	lstate_close(&st);
+	if (rc == 0)
+		printf("hetlab approve: %d approval%s queued for the daemon: the tenants' jobs held for quota are released\n",
+		       n, n == 1 ? "" : "s");
 	return rc;
 }
 

@@ -24,6 +24,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 
 /* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_probe(int argc, char **argv);
@@ -161,6 +162,10 @@ static const struct subcmd cmds[] = {
 	  "attempt, where they run, reason, the executor's reference." },
 	{ "cancel", cmd_cancel, "hetlab cancel (--state DIR | --config LIVE.json) ID...",
 	  "Cancels live jobs: pending ones leave the queue, running ones are killed." },
+	{ "approve", cmd_approve, "hetlab approve (--state DIR | --config LIVE.json) TENANT...",
+	  "Approves, in a live daemon, the jobs of each tenant (a name from the\n"
+	  "scenario's org, or its index) held for quota: they are released and run\n"
+	  "over quota (the scenario's timed \"approve\" events, live)." },
 	{ "replay", cmd_replay, "hetlab replay STATE_DIR [--results FILE] [--quiet]",
 	  "Runs the simulator on a live daemon's recording (job arrivals, exits,\n"
 	  "cancels, probe readings) with the same policy and compares its decisions\n"

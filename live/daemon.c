@@ -71,8 +71,8 @@ static int inbox_row(void *ctx, const struct inbox_row *ir)
 		r.kind = RIN_SUBMIT;
 		r.job = id;
 		r.data = (char *)(ir->spec ? ir->spec : "");
-	} else if (strcmp(ir->kind, "cancel") == 0) {
-		r.kind = RIN_CANCEL;
+	} else if (strcmp(ir->kind, "cancel") == 0 || strcmp(ir->kind, "approve") == 0) {
+		r.kind = ir->kind[0] == 'c' ? RIN_CANCEL : RIN_APPROVE;
 		r.job = ir->job;
 	} else {
 		live_log(L, "inbox %lld: unknown request '%s' dropped", (long long)ir->seq, ir->kind);

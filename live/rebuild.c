@@ -264,6 +264,8 @@ int live_inject(struct live *L, const struct rec_row *r)
 		                      (enum end_reason)r->reason);
 	case RIN_CANCEL:
 		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
+	case RIN_APPROVE:
+		return sim_inject_approve(s, r->t_us, (int32_t)r->job);
 	case RIN_READING: {
 		struct sim_reading rd;
 		const char *text = r->data ? r->data : "";

@@ -21,7 +21,7 @@ static const char schema_sql[] =
 	" state TEXT, submit_us INTEGER, start_us INTEGER, end_us INTEGER, nodes TEXT, attempt INTEGER,"
 	" reason TEXT, ref TEXT, spec TEXT);";
 
-static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading" };
+static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading", "approve" };
 
 const char *rec_in_name(enum rec_in k)
 {

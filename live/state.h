@@ -9,7 +9,8 @@
  *                           every step's decisions are committed)
  *   inbox(seq, kind, job, spec, at_unix)
  *                           requests from clients: 'submit' (spec: the job
- *                           line) and 'cancel' (job); the daemon consumes a
+ *                           line), 'cancel' (job) and 'approve' (job: a
+ *                           tenant index); the daemon consumes a
  *                           row in the same transaction that records it
  *   rec(seq, t_us, after_us, kind, job, node, attempt, state, reason, data)
  *                           the recording: every input the engine got from
@@ -76,7 +77,7 @@ int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox
 int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen);
 
 /* One recorded input. */
-enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_N };
+enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_APPROVE, RIN_N };
 const char *rec_in_name(enum rec_in k);
 int rec_in_parse(const char *s);
 
@@ -84,7 +85,7 @@ struct rec_row {
 	int64_t seq;
 	int64_t t_us, after_us;
 	enum rec_in kind;
-	int64_t job;                 /* -1 none */
+	int64_t job;                 /* -1 none; RIN_APPROVE: the tenant */
 	int32_t node;                /* -1 none */
 	int32_t attempt;
 	int state, reason;           /* enum job_state / end_reason for RIN_END */

@@ -224,6 +224,11 @@ int sim_inject_cancel(struct sim *s, simtime t, int32_t id)
 	return sim_push(s, t, SIM_EV_CANCEL, id, 0, 0);
 }
 
+int sim_inject_approve(struct sim *s, simtime t, int32_t tenant)
+{
+	return sim_push(s, t, SIM_EV_XAPPROVE, tenant, 0, 0);
+}
+
 int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r)
 {
 	if (node < 0 || node >= s->cl.nnodes)
@@ -1460,6 +1465,9 @@ static void handle(struct sim *s, const struct ev *e)
 		break;
 	case SIM_EV_CANCEL:
 		live_cancel(s, e->id);
+		break;
+	case SIM_EV_XAPPROVE:
+		approve_tenant(s, e->id, "approved by an operator");
 		break;
 	case SIM_EV_PROBE:
 		live_reading(s, e->id, &s->inj[e->arg]);

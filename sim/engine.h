@@ -232,6 +232,8 @@ int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *
 int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
                    enum end_reason reason);
 int sim_inject_cancel(struct sim *s, simtime t, int32_t id);
+/* Live mode: an operator approves tenant's jobs held for quota. */
+int sim_inject_approve(struct sim *s, simtime t, int32_t tenant);
 int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r);
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);
@@ -255,7 +257,7 @@ int sim_job_retime(struct sim *s, int32_t id);
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
 enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE,
        SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV, SIM_EV_FAULT, SIM_EV_REPAIR, SIM_EV_FEVENT,
-       SIM_EV_XEND, SIM_EV_CANCEL, SIM_EV_PROBE };
+       SIM_EV_XEND, SIM_EV_CANCEL, SIM_EV_PROBE, SIM_EV_XAPPROVE };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

@@ -2,7 +2,7 @@
 # Live-mode tests: `hetlab live` with the local executor against real
 # processes on this host — jobs run where the policy put them, exit codes,
 # preemption (signal, exit, requeue, restart), cancel, walltime kill, probe
-# readings that drain a hot node, kill -9 of the daemon and its recovery
+# readings that drain a hot node, quota holds released by `hetlab approve`, kill -9 of the daemon and its recovery
 # (no job lost or started twice), the metrics endpoint, bad input, and the
 # replay of every recording (same decisions at the same times).
 #
@@ -221,7 +221,25 @@ cfg pub ', "probes": "none", "metrics": {"addr": "0.0.0.0", "port": 0}'
 check_eq "metrics: a public address needs allow_public" \
 	"$(grep -c 'allow_public\|public' log-pub | awk '{print ($1 > 0)}')" 1
 
-# --- 8. bad input ------------------------------------------------------------
+# --- 8. quota holds and an operator's approval ------------------------------
+sed 's/"checkpoint"/"org": { "core_weight": 1, "tenants": [ { "name": "lab", "quota": { "core_hours": 0.001 } } ] },\n  "checkpoint"/' scn.json >scn-q.json
+printf '{ "scenario": "scn-q.json", "executor": "local", "state_dir": "st-q", "tick_s": 0.05, "probes": "none" }\n' >q.json
+job batch 2 q 0.3 ', "tenant": 0' | "$HETLAB" submit --config q.json - >/dev/null
+timeout 60 "$HETLAB" live --config q.json --exit-when-idle -q 2>log-q &
+DAEMON=$!
+sleep 1
+check_eq "approve: the job over its tenant's quota is held" "$(q st-q/state.db "SELECT state FROM jobs")" held
+out=$("$HETLAB" approve --state st-q nobody 2>&1)
+check_eq "approve: an unknown tenant is refused" "$(printf '%s' "$out" | grep -c "no tenant 'nobody'")" 1
+"$HETLAB" approve --state st-q lab >/dev/null
+wait "$DAEMON"
+DAEMON=
+check_eq "approve: released by the operator, then done" \
+	"$(q st-q/state.db "SELECT group_concat(kind || ':' || detail) FROM decision WHERE kind IN ('hold', 'release')"),$(q st-q/state.db "SELECT state FROM jobs")" \
+	"hold:quota,release:approved by an operator,done"
+replay_same approve q
+
+# --- 9. bad input ------------------------------------------------------------
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)
 check_eq "bad: a job without argv is refused, naming \$.argv" "$(printf '%s' "$out" | grep -c '\$.argv')" 1
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 64}, "argv": ["true"]}' 2>&1)
