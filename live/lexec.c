@@ -17,6 +17,7 @@
 #include "live/live_int.h"
 #include "live/exec_local.h"
 #include "live/exec_slurm.h"
+#include "live/topo.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -80,7 +81,46 @@ struct lxc {
 	int ncpu;
 	int words;               /* per node in busy */
 	uint64_t *busy;          /* nnodes × words: cores in use */
+	struct topo *topo;       /* this host's (hwloc), NULL when unknown */
 };
+
+/* The host CPUs (PUs) of core `core` of node `node`: with the host's
+ * topology, the core-th core of the host's NUMA node d for a core of the
+ * model's domain d (every PU of it: a job gets whole cores); else CPU
+ * core mod the host's CPU count. Returns how many were written. */
+static int host_pus(const struct live *L, const struct lxc *c, int32_t node, int core, int *out, int cap)
+{
+	const struct node *n = &L->s.cl.nodes[node];
+	int nd = n->numa > 0 ? n->numa : 1;
+	if (c->topo && c->topo->nnuma >= nd && cap > 0) {
+		int d = (int)((int64_t)core * nd / (n->cores > 0 ? n->cores : 1));
+		while (d + 1 < nd && core >= (int)((int64_t)(d + 1) * n->cores / nd))
+			d++;
+		while (d > 0 && core < (int)((int64_t)d * n->cores / nd))
+			d--;
+		int j = core - (int)((int64_t)d * n->cores / nd);
+		/* Host NUMA nodes with CPUs, in order: the d-th of them. */
+		int seen = -1, hd = -1;
+		for (int k = 0; k < c->topo->nnuma && hd < 0; k++)
+			if (c->topo->numa[k].ncores > 0 && ++seen == d)
+				hd = k;
+		for (int k = 0, m = 0; hd >= 0 && k < c->topo->ncores; k++) {
+			const struct topo_core *tc = &c->topo->core[k];
+			if (tc->numa != hd)
+				continue;
+			if (m++ == j % (c->topo->numa[hd].ncores > 0 ? c->topo->numa[hd].ncores : 1)) {
+				int w = 0;
+				for (int p = 0; p < tc->npus && w < cap; p++)
+					out[w++] = tc->pus[p];
+				return w;
+			}
+		}
+	}
+	if (cap < 1)
+		return 0;
+	out[0] = core % c->ncpu;
+	return 1;
+}
 
 static int local_init(struct live *L, char *err, size_t errlen)
 {
@@ -102,6 +142,13 @@ static int local_init(struct live *L, char *err, size_t errlen)
 		free(c->busy);
 		free(c);
 		return -1;
+	}
+	/* The host's topology maps the model's NUMA domains onto the real
+	 * ones; without it, cores map to CPUs by number. */
+	if ((c->topo = malloc(sizeof *c->topo)) && topo_read_host(c->topo) != 0) {
+		live_log(L, "no CPU topology (%s): core k is CPU k mod %d", c->topo->err, c->ncpu);
+		free(c->topo);
+		c->topo = NULL;
 	}
 	L->xctx = c;
 	return 0;
@@ -209,9 +256,9 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		return -1;
 	}
 	local_mark(L, id, true);
-	int hcpus[256];
+	int hcpus[1024], nh = 0;
 	for (int k = 0; k < x->ncpus; k++)
-		hcpus[k] = x->cpus[k] % c->ncpu;
+		nh += host_pus(L, c, job_parts(L, id)[0].node, x->cpus[k], hcpus + nh, (int)(sizeof hcpus / sizeof hcpus[0]) - nh);
 	/* GPUs: whole cards and shares by index; a MIG instance by card, with
 	 * its profile and start slice in HETLAB_MIG. */
 	const struct alloc_part *p = &job_parts(L, id)[0];
@@ -232,7 +279,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		.env = (const char *const *)env,
 		.cwd = x->cwd,
 		.cpus = hcpus,
-		.ncpus = x->ncpus,
+		.ncpus = nh,
 		.cuda_visible = L->s.cl.nodes[p->node].ngpus > 0 ? cuda : NULL,
 		.out_path = out,
 		.out_append = 1,
@@ -319,8 +366,10 @@ static void local_ended(struct live *L, int32_t id, int32_t attempt)
 static void local_fini(struct live *L)
 {
 	struct lxc *c = L->xctx;
-	if (c)
+	if (c) {
 		free(c->busy);
+		free(c->topo);
+	}
 	free(c);
 	L->xctx = NULL;
 }
