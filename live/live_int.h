@@ -74,6 +74,7 @@ struct live {
 	size_t mcap;
 	bool healthy;
 	char why[256];
+	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
 	char err[512];
 };
 

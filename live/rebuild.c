@@ -12,6 +12,9 @@
 #include "traces/tieredload.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -515,6 +518,39 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 	return text;
 }
 
+/* One daemon per state: a second one would start the same jobs again. */
+static int take_lock(struct live *L, char *err, size_t errlen)
+{
+	char path[4200];
+	if (mkdir(L->cfg.state_dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: cannot create the state directory: %s", L->cfg.state_dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof path, "%s/daemon.lock", L->cfg.state_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		char pid[32] = "?";
+		ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
+		pid[n > 0 ? n : 0] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		snprintf(err, errlen, "%s: another hetlab live (pid %s) runs on this state; stop it first", path,
+		         pid[0] ? pid : "?");
+		close(fd);
+		return -1;
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		/* the pid is for the message only */
+	}
+	L->lock_fd = fd;
+	return 0;
+}
+
 int live_open(struct live **out, const struct live_cfg *cfg, const struct live_opts *o, enum live_mode mode,
               char *err, size_t errlen)
 {
@@ -529,6 +565,7 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 		L->o = *o;
 	L->mode = mode;
 	L->healthy = true;
+	L->lock_fd = -1;
 	if (L->o.executor && L->o.executor[0]) {
 		if (strcmp(L->o.executor, "local") == 0)
 			L->cfg.exec = LIVE_EXEC_LOCAL;
@@ -540,6 +577,8 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 		}
 	}
 	L->xo = L->cfg.exec == LIVE_EXEC_SLURM ? &lexec_slurm : &lexec_local;
+	if (mode == LIVE_DAEMON && take_lock(L, err, errlen))
+		goto fail;
 	if ((mode == LIVE_DAEMON ? lstate_open(&L->st, L->cfg.state_dir, err, errlen)
 	                         : lstate_open_ro(&L->st, L->cfg.state_dir, err, errlen)))
 		goto fail;
@@ -606,6 +645,8 @@ void live_close(struct live *L)
 		scenario_free(&L->sc);
 	if (L->have_st)
 		lstate_close(&L->st);
+	if (L->lock_fd >= 0)
+		close(L->lock_fd);
 	for (int32_t i = 0; L->jx && i < L->cfg.max_jobs; i++)
 		if (L->jx[i].argv || L->jx[i].env || L->jx[i].cwd || L->jx[i].name)
 			jobx_free(&L->jx[i]);

@@ -179,6 +179,8 @@ for i in 1 2 3 4 5 6 7 8; do job batch 2 crash 1; done >jobs-crash.jsonl
 "$HETLAB" live --config crash.json -q 2>log-crash1 &
 DAEMON=$!
 sleep 1.6
+out=$("$HETLAB" live --config crash.json -q 2>&1)
+check_eq "crash: a second daemon on the same state is refused" "$(printf '%s' "$out" | grep -c 'another hetlab live (pid [0-9]*) runs on this state')" 1
 kill -9 "$DAEMON"
 wait "$DAEMON" 2>/dev/null
 running=$(q st-crash/state.db "SELECT count(*) FROM jobs WHERE state = 'running'")
