@@ -43,6 +43,7 @@ void jobx_free(struct jobx *x)
 	free(x->env);
 	free(x->cwd);
 	free(x->name);
+	free(x->cpus);
 	memset(x, 0, sizeof *x);
 }
 

@@ -178,6 +178,19 @@ static void local_mark(struct live *L, int32_t id, bool on)
 	}
 }
 
+/* Room for n cores in x->cpus. */
+static int cpus_room(struct jobx *x, int n)
+{
+	if (n <= x->capcpus)
+		return 0;
+	int *c = realloc(x->cpus, (size_t)n * sizeof *c);
+	if (!c)
+		return -1;
+	x->cpus = c;
+	x->capcpus = n;
+	return 0;
+}
+
 /* Picks the cores of part p on its node: per NUMA domain, the free cores of
  * the domain's range. */
 static int local_pick(struct live *L, int32_t id)
@@ -189,13 +202,15 @@ static int local_pick(struct live *L, int32_t id)
 	uint64_t *b = &c->busy[(size_t)p->node * (size_t)c->words];
 	int nd = n->numa > 0 ? n->numa : 1, want_total = p->cores;
 	x->ncpus = 0;
+	if (cpus_room(x, p->cores > 0 ? p->cores : 1))
+		return -1;
 	int sum = 0;
 	for (int d = 0; d < nd && d < HL_NUMA_MAX; d++)
 		sum += p->numa_cores[d];
 	for (int d = 0; d < nd; d++) {
 		int lo = (int)((int64_t)d * n->cores / nd), hi = (int)((int64_t)(d + 1) * n->cores / nd);
 		int want = sum > 0 ? (d < HL_NUMA_MAX ? p->numa_cores[d] : 0) : want_total - x->ncpus;
-		for (int core = lo; core < hi && want > 0 && x->ncpus < (int)(sizeof x->cpus / sizeof x->cpus[0]); core++)
+		for (int core = lo; core < hi && want > 0 && x->ncpus < x->capcpus; core++)
 			if (!((b[core / 64] >> (core % 64)) & 1)) {
 				x->cpus[x->ncpus++] = core;
 				want--;
@@ -214,8 +229,11 @@ static int read_cpus_file(struct live *L, int32_t id)
 	if (!f)
 		return -1;
 	int v;
-	while (x->ncpus < (int)(sizeof x->cpus / sizeof x->cpus[0]) && fscanf(f, "%d", &v) == 1)
+	while (fscanf(f, "%d", &v) == 1 && v >= 0) {
+		if (x->ncpus == x->capcpus && cpus_room(x, x->capcpus ? 2 * x->capcpus : 16))
+			break;
 		x->cpus[x->ncpus++] = v;
+	}
 	fclose(f);
 	return 0;
 }
@@ -241,7 +259,10 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		snprintf(err, errlen, "job %d has no argv to run", id);
 		return -1;
 	}
-	local_pick(L, id);
+	if (local_pick(L, id)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
 	FILE *f = fopen(path, "w");
@@ -256,7 +277,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		return -1;
 	}
 	local_mark(L, id, true);
-	int hcpus[1024], nh = 0;
+	int hcpus[4096], nh = 0;
 	for (int k = 0; k < x->ncpus; k++)
 		nh += host_pus(L, c, job_parts(L, id)[0].node, x->cpus[k], hcpus + nh, (int)(sizeof hcpus / sizeof hcpus[0]) - nh);
 	/* GPUs: whole cards and shares by index; a MIG instance by card, with

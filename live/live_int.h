@@ -18,8 +18,8 @@ struct jobx {
 	char *cwd;
 	char *name;
 	char ref[48];           /* the executor's handle (Slurm job id), "" none */
-	int cpus[256];          /* local: the host CPUs it is pinned to */
-	int ncpus;
+	int *cpus;              /* local: the node's cores it holds (malloc'd, capcpus entries) */
+	int ncpus, capcpus;
 };
 
 struct lexec_ops;

@@ -648,7 +648,7 @@ void live_close(struct live *L)
 	if (L->lock_fd >= 0)
 		close(L->lock_fd);
 	for (int32_t i = 0; L->jx && i < L->cfg.max_jobs; i++)
-		if (L->jx[i].argv || L->jx[i].env || L->jx[i].cwd || L->jx[i].name)
+		if (L->jx[i].argv || L->jx[i].env || L->jx[i].cwd || L->jx[i].name || L->jx[i].cpus)
 			jobx_free(&L->jx[i]);
 	for (int32_t i = 0; i < L->ndec; i++)
 		free(L->dec[i].detail);
