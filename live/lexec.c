@@ -47,7 +47,7 @@ static char **job_env(const struct live *L, int32_t id, const char *extra)
 	int n = 0;
 	while (x->env && x->env[n])
 		n++;
-	char **e = calloc((size_t)n + 8, sizeof *e);
+	char **e = calloc((size_t)n + 9, sizeof *e);
 	if (!e)
 		return NULL;
 	int k = 0;
@@ -58,6 +58,9 @@ static char **job_env(const struct live *L, int32_t id, const char *extra)
 	for (int i = 0; i < j->nparts && off < sizeof nodes; i++)
 		off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s%s", i ? "," : "",
 		                        L->s.cl.nodes[job_parts(L, id)[i].node].name);
+	/* CUDA numbers GPUs fastest first unless told to follow the PCI bus,
+	 * which is NVML's order and the one the allocation's indexes use. */
+	e[k++] = strdup("CUDA_DEVICE_ORDER=PCI_BUS_ID");
 	if (asprintf(&e[k++], "HETLAB_JOB_ID=%d", id) < 0 ||
 	    asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||
 	    asprintf(&e[k++], "HETLAB_NODES=%s", nodes) < 0 ||

@@ -10,6 +10,7 @@
 set -u
 HETLAB=$1
 case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-live-XXXXXX")
 DAEMON=
 cleanup() {
@@ -241,7 +242,36 @@ check_eq "approve: released by the operator, then done" \
 	"hold:quota,release:approved by an operator,done"
 replay_same approve q
 
-# --- 9. bad input ------------------------------------------------------------
+# --- 9. this host's GPUs through NVML: an XID drains the node --------------
+# A fake libnvidia-ml.so.1 (tests/data/fake_nvml.c) stands in for the
+# driver: the daemon's host probe opens an NVML session on it, reads the
+# XID 79 it queues for GPU 0, and the health monitor drains g1. A GPU job
+# submitted then runs on g2 with CUDA_VISIBLE_DEVICES naming its card.
+if cc -shared -fPIC -o fake-nvml.so "$ROOT/tests/data/fake_nvml.c" 2>cc.err; then
+	cat >scn-gpu.json <<'EOF'
+{ "name": "live-gpu", "seed": 1, "policy": "tiered",
+  "node_types": [ { "name": "g", "gpu": "H100-SXM-80GB", "gpus": 2, "cpu": "Xeon-8480+", "sockets": 1, "cores": 4, "mem_gib": 16 } ],
+  "racks": [ { "name": "r1", "power_kw": 40, "cooling": "liquid", "nodes": [ { "type": "g", "count": 2, "names": ["g1", "g2"] } ] } ] }
+EOF
+	printf '{ "scenario": "scn-gpu.json", "state_dir": "st-gpu", "tick_s": 0.05, "probe_every_s": 0.2, "probes": { "g1": "host", "g2": "none" } }\n' >gpu.json
+	HETLAB_NVML_LIB=$T/fake-nvml.so FAKE_NVML_EVENTS=0:8:79 timeout 60 "$HETLAB" live --config gpu.json --exit-when-idle 2>log-gpu &
+	DAEMON=$!
+	for i in $(seq 1 50); do grep -q 'drain node g1' log-gpu 2>/dev/null && break; sleep 0.1; done
+	printf '{"class": "batch", "req": {"nodes": 1, "cores": 1, "gpus": 1}, "argv": ["sh", "-c", "echo cuda=$CUDA_VISIBLE_DEVICES order=$CUDA_DEVICE_ORDER"]}\n' |
+		"$HETLAB" submit --config gpu.json - >/dev/null
+	wait "$DAEMON"
+	DAEMON=
+	check_eq "gpu: an XID from NVML drains the node" \
+		"$(q st-gpu/state.db "SELECT group_concat(kind || ' ' || detail) FROM decision WHERE kind = 'drain'")" "drain GPU 0 fell off the bus"
+	check_eq "gpu: the GPU job is done" "$(q st-gpu/state.db "SELECT state FROM jobs")" "done"
+	check_eq "gpu: placed on g2, not on the drained g1" "$(q st-gpu/state.db "SELECT detail FROM decision WHERE kind = 'start'")" "g2:1c:gpus=0x1"
+	check_eq "gpu: CUDA_VISIBLE_DEVICES names its card, in PCI order" "$(cat st-gpu/jobs/0.out)" "cuda=0 order=PCI_BUS_ID"
+	replay_same gpu gpu
+else
+	bad "gpu: building the fake NVML library" "$(cat cc.err)"
+fi
+
+# --- 10. bad input -----------------------------------------------------------
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)
 check_eq "bad: a job without argv is refused, naming \$.argv" "$(printf '%s' "$out" | grep -c '\$.argv')" 1
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 64}, "argv": ["true"]}' 2>&1)
