@@ -264,6 +264,17 @@ static void print_gpu_labels(const struct probe *p)
 			if (mg->have_attr)
 				printf(", %u GPU-instance slice%s, %u SMs", mg->gi_slices, mg->gi_slices == 1 ? "" : "s",
 				       mg->sm_count);
+			if (mg->have_gi_id)
+				printf(", GI %u", mg->gi_id);
+			if (mg->have_ci_id)
+				printf(" CI %u", mg->ci_id);
+			if (!mg->have_placement)
+				printf(", placement -");
+			else if (mg->place_size == 1)
+				printf(", memory slice %u (profile %u)", mg->place_start, mg->profile_id);
+			else
+				printf(", memory slices %u-%u (profile %u)", mg->place_start,
+				       mg->place_start + mg->place_size - 1, mg->profile_id);
 			putchar('\n');
 		}
 	}
@@ -498,10 +509,15 @@ static json_t *json_gpu_label(const struct probe *p, const struct nvml_gpu *g)
 	json_object_set_new(o, "mig", jmode(g->have_mig, g->mig_on, g->mig_pending_on));
 	for (int m = 0; m < g->nmig; m++) {
 		const struct nvml_mig *mg = &g->mig[m];
-		json_array_append_new(migs, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "index", (int)mg->index,
+		json_t *place = mg->have_placement
+		    ? json_pack("{s:i, s:i}", "start", (int)mg->place_start, "size", (int)mg->place_size) : json_null();
+		json_array_append_new(migs, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		    "index", (int)mg->index,
 		    "uuid", jstr(mg->uuid), "mem_gib", jnum(mg->have_mem, b_to_gib(mg->mem_total_b)),
 		    "gi_slices", juint(mg->have_attr, mg->gi_slices), "ci_slices", juint(mg->have_attr, mg->ci_slices),
-		    "sm_count", juint(mg->have_attr, mg->sm_count)));
+		    "sm_count", juint(mg->have_attr, mg->sm_count), "gi_id", juint(mg->have_gi_id, mg->gi_id),
+		    "ci_id", juint(mg->have_ci_id, mg->ci_id), "gi_profile_id", juint(mg->have_placement, mg->profile_id),
+		    "placement", place));
 	}
 	json_object_set_new(o, "mig_devices", migs);
 	return o;

@@ -17,6 +17,8 @@
 #include "live/live_int.h"
 #include "live/exec_local.h"
 #include "live/exec_slurm.h"
+#include "live/nvml.h"
+#include "sim/mig.h"
 #include "live/topo.h"
 
 #include <errno.h>
@@ -247,6 +249,39 @@ static void local_adopt(struct live *L, int32_t id)
 		local_mark(L, id, true);
 }
 
+/* The UUID of the MIG device the model's instance (p: its card and start
+ * memory slice) is, from NVML (the host probe's session, else one read),
+ * into cuda. When there is none (the card is not in MIG mode, its layout
+ * is not the scenario's, NVML lacks the placement), cuda stays the card's
+ * index and a warning goes to the job's output. */
+static void mig_device(struct live *L, const struct alloc_part *p, const char *out, char *cuda, size_t len)
+{
+	struct nvml_probe *own = NULL;
+	const struct nvml_probe *gp = L->nvs ? L->gpus : NULL;
+	if (!gp && (own = malloc(sizeof *own))) {
+		const char *lib = getenv("HETLAB_NVML_LIB");
+		nvml_probe_read(lib && lib[0] ? lib : L->cfg.nvml_lib[0] ? L->cfg.nvml_lib : NULL, own);
+		gp = own;
+	}
+	int card = p->gpus ? __builtin_ctzll(p->gpus) : -1;
+	const struct nvml_mig *m = NULL;
+	if (gp && card >= 0 && card < gp->ngpus && gp->gpu[card].mig_on)
+		m = nvml_mig_at(&gp->gpu[card], (unsigned)p->mig_start);
+	if (m && m->uuid[0]) {
+		snprintf(cuda, len, "%s", m->uuid);
+	} else {
+		FILE *f = fopen(out, "a");
+		if (f) {
+			fprintf(f, "hetlab: warning: no MIG device of GPU %d starts at memory slice %d (%s); "
+			        "CUDA_VISIBLE_DEVICES is the card\n", card, p->mig_start,
+			        !gp || !gp->loaded ? "no NVML" : card >= gp->ngpus ? "no such GPU"
+			        : !gp->gpu[card].mig_on ? "MIG is off on it" : "its MIG layout is not the scenario's");
+			fclose(f);
+		}
+	}
+	free(own);
+}
+
 static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
 	struct lxc *c = L->xctx;
@@ -283,21 +318,26 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	int hcpus[4096], nh = 0;
 	for (int k = 0; k < x->ncpus; k++)
 		nh += host_pus(L, c, job_parts(L, id)[0].node, x->cpus[k], hcpus + nh, (int)(sizeof hcpus / sizeof hcpus[0]) - nh);
-	/* GPUs: whole cards and shares by index; a MIG instance by card, with
-	 * its profile and start slice in HETLAB_MIG. */
+	/* GPUs: whole cards and shares by index; a MIG instance by the UUID of
+	 * its MIG device, with its card, profile and start slice in HETLAB_MIG. */
 	const struct alloc_part *p = &job_parts(L, id)[0];
 	char cuda[256] = "", extra[128] = "";
 	size_t off = 0;
 	for (int g = 0; g < 64 && off < sizeof cuda; g++)
 		if ((p->gpus >> g) & 1)
 			off += (size_t)snprintf(cuda + off, sizeof cuda - off, "%s%d", off ? "," : "", g);
-	if (p->mig_profile >= 0)
-		snprintf(extra, sizeof extra, "HETLAB_MIG=%s:%d:%d", cuda, p->mig_profile, p->mig_start);
-	else if (p->milli > 0)
-		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
-	char **env = job_env(L, id, extra[0] ? extra : NULL);
 	char out[4200];
 	snprintf(out, sizeof out, "%s/%d.out", L->jobdir, id);
+	if (p->mig_profile >= 0) {
+		const struct node *nd = &L->s.cl.nodes[p->node];
+		const struct gpustate *gs = p->gpus ? &L->s.cl.gpu[nd->gpu0 + __builtin_ctzll(p->gpus)] : NULL;
+		snprintf(extra, sizeof extra, "HETLAB_MIG=%s:%s:%d", cuda,
+		         gs && gs->mig ? gs->mig->card->profiles[p->mig_profile].name : "?", p->mig_start);
+		mig_device(L, p, out, cuda, sizeof cuda);
+	} else if (p->milli > 0) {
+		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
+	}
+	char **env = job_env(L, id, extra[0] ? extra : NULL);
 	struct lx_spec sp = {
 		.argv = (const char *const *)x->argv,
 		.env = (const char *const *)env,

@@ -2,7 +2,8 @@
  * nvml.h: the ABI of the entry points named in syms[] (the _v2/_v3 ones are
  * stable since driver R450; nvmlDeviceGetCurrentClocksEventReasons since
  * R535, with nvmlDeviceGetCurrentClocksThrottleReasons, same signature, as
- * the older name). Enumerations are passed as int: NVML's are int-sized. */
+ * the older name; the MIG GPU-instance queries since R450). Enumerations
+ * are passed as int: NVML's are int-sized. */
 #include "live/nvml.h"
 
 #include <dlfcn.h>
@@ -14,6 +15,7 @@
 typedef int nvml_return;                        /* nvmlReturn_t: 0 is NVML_SUCCESS */
 typedef struct nvml_device_st *nvml_device;     /* nvmlDevice_t: opaque handle */
 typedef struct nvml_event_set_st *nvml_event_set; /* nvmlEventSet_t: opaque handle */
+typedef struct nvml_gpu_instance_st *nvml_gpu_instance; /* nvmlGpuInstance_t: opaque handle */
 
 struct nvml_memory {                            /* nvmlMemory_t */
 	unsigned long long total, free, used;
@@ -38,6 +40,18 @@ struct nvml_device_attributes {                 /* nvmlDeviceAttributes_t (nvmlD
 	unsigned long long memory_size_mb;
 };
 
+struct nvml_gpu_instance_placement {           /* nvmlGpuInstancePlacement_t */
+	unsigned int start;                     /* first memory slice */
+	unsigned int size;                      /* memory slices */
+};
+
+struct nvml_gpu_instance_info {                 /* nvmlGpuInstanceInfo_t (nvmlGpuInstanceGetInfo) */
+	nvml_device device;                     /* the parent GPU */
+	unsigned int id;
+	unsigned int profile_id;
+	struct nvml_gpu_instance_placement placement;
+};
+
 struct nvml_event_data {                        /* nvmlEventData_t (nvmlEventSetWait_v2) */
 	nvml_device device;
 	unsigned long long event_type;
@@ -48,6 +62,7 @@ struct nvml_event_data {                        /* nvmlEventData_t (nvmlEventSet
 enum {
 	NVML_SUCCESS = 0,
 	NVML_ERROR_NOT_SUPPORTED = 3,
+	NVML_ERROR_NO_PERMISSION = 4,
 	NVML_ERROR_NOT_FOUND = 6,
 	NVML_ERROR_INSUFFICIENT_SIZE = 7,
 	NVML_ERROR_TIMEOUT = 10,
@@ -91,6 +106,10 @@ struct nvml_fns {
 	nvml_return (*mig_max)(nvml_device, unsigned int *);
 	nvml_return (*mig_handle)(nvml_device, unsigned int, nvml_device *);
 	nvml_return (*attributes)(nvml_device, struct nvml_device_attributes *);
+	nvml_return (*gi_id)(nvml_device, unsigned int *);
+	nvml_return (*ci_id)(nvml_device, unsigned int *);
+	nvml_return (*gi_by_id)(nvml_device, unsigned int, nvml_gpu_instance *);
+	nvml_return (*gi_info)(nvml_gpu_instance, struct nvml_gpu_instance_info *);
 	nvml_return (*ecc_mode)(nvml_device, unsigned int *, unsigned int *);
 	nvml_return (*ecc_total)(nvml_device, int, int, unsigned long long *);
 	nvml_return (*retired)(nvml_device, int, unsigned int *, unsigned long long *);
@@ -132,6 +151,10 @@ static const struct { const char *sym; size_t off; enum sym_kind kind; } syms[] 
 	{ "nvmlDeviceGetMaxMigDeviceCount", offsetof(struct nvml_fns, mig_max), SYM_OPTIONAL },
 	{ "nvmlDeviceGetMigDeviceHandleByIndex", offsetof(struct nvml_fns, mig_handle), SYM_OPTIONAL },
 	{ "nvmlDeviceGetAttributes_v2", offsetof(struct nvml_fns, attributes), SYM_OPTIONAL },
+	{ "nvmlDeviceGetGpuInstanceId", offsetof(struct nvml_fns, gi_id), SYM_OPTIONAL },
+	{ "nvmlDeviceGetComputeInstanceId", offsetof(struct nvml_fns, ci_id), SYM_OPTIONAL },
+	{ "nvmlDeviceGetGpuInstanceById", offsetof(struct nvml_fns, gi_by_id), SYM_OPTIONAL },
+	{ "nvmlGpuInstanceGetInfo", offsetof(struct nvml_fns, gi_info), SYM_OPTIONAL },
 	{ "nvmlDeviceGetEccMode", offsetof(struct nvml_fns, ecc_mode), SYM_OPTIONAL },
 	{ "nvmlDeviceGetTotalEccErrors", offsetof(struct nvml_fns, ecc_total), SYM_OPTIONAL },
 	{ "nvmlDeviceGetRetiredPages", offsetof(struct nvml_fns, retired), SYM_OPTIONAL },
@@ -249,10 +272,52 @@ static void read_str(nvml_return (*fn)(nvml_device, char *, unsigned int), nvml_
 		buf[0] = '\0';
 }
 
-static void read_mig(const struct nvml_fns *f, nvml_device m, struct nvml_mig *mg)
+/* The first failure of a GPU-instance query in a read, other than
+ * NOT_SUPPORTED: one info line for all MIG devices (without root, every
+ * one fails alike). */
+struct gi_fail {
+	const char *fn;                         /* NULL: none */
+	nvml_return rc;
+};
+
+/* The profile and placement of GPU instance `id` of GPU d (a MIG device's) into mg. */
+static void read_placement(const struct nvml_fns *f, nvml_device d, unsigned int id, struct nvml_mig *mg,
+                           struct gi_fail *fail)
+{
+	nvml_gpu_instance gi;
+	struct nvml_gpu_instance_info info;
+	nvml_return rc;
+	const char *fn = "nvmlDeviceGetGpuInstanceById";
+
+	if (!f->gi_by_id || !f->gi_info)
+		return;
+	if ((rc = f->gi_by_id(d, id, &gi)) == NVML_SUCCESS) {
+		fn = "nvmlGpuInstanceGetInfo";
+		memset(&info, 0, sizeof info);
+		rc = f->gi_info(gi, &info);
+	}
+	if (rc != NVML_SUCCESS) {
+		if (rc != NVML_ERROR_NOT_SUPPORTED && !fail->fn) {
+			fail->fn = fn;
+			fail->rc = rc;
+		}
+		return;
+	}
+	/* Another instance's placement would give a job the wrong MIG device. */
+	if (info.id != id || info.placement.size == 0)
+		return;
+	mg->have_placement = true;
+	mg->profile_id = info.profile_id;
+	mg->place_start = info.placement.start;
+	mg->place_size = info.placement.size;
+}
+
+static void read_mig(const struct nvml_fns *f, nvml_device d, nvml_device m, struct nvml_mig *mg,
+                     struct gi_fail *fail)
 {
 	struct nvml_memory mem;
 	struct nvml_device_attributes a;
+	unsigned int id;
 	read_str(f->uuid, m, mg->uuid, sizeof mg->uuid);
 	if (f->memory && f->memory(m, &mem) == NVML_SUCCESS) {
 		mg->have_mem = true;
@@ -266,10 +331,19 @@ static void read_mig(const struct nvml_fns *f, nvml_device m, struct nvml_mig *m
 		mg->ci_slices = a.compute_instance_slice_count;
 		mg->sm_count = a.multiprocessor_count;
 	}
+	if (f->ci_id && f->ci_id(m, &id) == NVML_SUCCESS) {
+		mg->have_ci_id = true;
+		mg->ci_id = id;
+	}
+	if (f->gi_id && f->gi_id(m, &id) == NVML_SUCCESS) {
+		mg->have_gi_id = true;
+		mg->gi_id = id;
+		read_placement(f, d, id, mg, fail);
+	}
 }
 
 /* MIG devices of a GPU in MIG mode; their handles go to sd for events. */
-static void read_migs(const struct nvml_fns *f, struct sess_dev *sd, struct nvml_gpu *g)
+static void read_migs(const struct nvml_fns *f, struct sess_dev *sd, struct nvml_gpu *g, struct gi_fail *fail)
 {
 	unsigned int max = 0;
 	sd->nmig = 0;
@@ -282,7 +356,7 @@ static void read_migs(const struct nvml_fns *f, struct sess_dev *sd, struct nvml
 			continue;
 		struct nvml_mig *mg = &g->mig[g->nmig++];
 		mg->index = i;
-		read_mig(f, m, mg);
+		read_mig(f, sd->h, m, mg, fail);
 		sd->mig[sd->nmig++] = m;
 	}
 }
@@ -331,7 +405,7 @@ static void read_errors(const struct nvml_fns *f, nvml_device d, struct nvml_gpu
 	}
 }
 
-static void read_gpu(const struct nvml_fns *f, struct sess_dev *sd, struct nvml_gpu *g)
+static void read_gpu(const struct nvml_fns *f, struct sess_dev *sd, struct nvml_gpu *g, struct gi_fail *fail)
 {
 	nvml_device d = sd->h;
 	struct nvml_memory mem;
@@ -391,7 +465,7 @@ static void read_gpu(const struct nvml_fns *f, struct sess_dev *sd, struct nvml_
 		g->mig_on = v == NVML_DEVICE_MIG_ENABLE;
 		g->mig_pending_on = pend == NVML_DEVICE_MIG_ENABLE;
 	}
-	read_migs(f, sd, g);
+	read_migs(f, sd, g, fail);
 	read_errors(f, d, g);
 }
 
@@ -637,6 +711,7 @@ static void report_events(struct sess_dev *d, struct nvml_gpu *g)
 
 int nvml_session_read(struct nvml_session *s, struct nvml_probe *out)
 {
+	struct gi_fail fail = { NULL, NVML_SUCCESS };
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < s->ninfo; i++)
 		snprintf(out->info[out->ninfo++], NVML_INFO, "%s", s->info[i]);
@@ -646,9 +721,12 @@ int nvml_session_read(struct nvml_session *s, struct nvml_probe *out)
 	out->ndevices = s->ndevices;
 	for (int i = 0; i < s->ndev; i++) {
 		out->gpu[i].index = s->dev[i].index;
-		read_gpu(&s->f, &s->dev[i], &out->gpu[i]);
+		read_gpu(&s->f, &s->dev[i], &out->gpu[i], &fail);
 	}
 	out->ngpus = s->ndev;
+	if (fail.fn)
+		info(out, "%s failed (NVML error %d%s): MIG devices' GPU-instance placement is absent", fail.fn,
+		     fail.rc, fail.rc == NVML_ERROR_NO_PERMISSION ? ", no permission: NVML needs root for it" : "");
 	if (s->set) {
 		out->events = true;
 		drain_events(s, out);
@@ -656,6 +734,20 @@ int nvml_session_read(struct nvml_session *s, struct nvml_probe *out)
 	for (int i = 0; i < s->ndev && s->tracking; i++)
 		report_events(&s->dev[i], &out->gpu[i]);
 	return 0;
+}
+
+const struct nvml_mig *nvml_mig_at(const struct nvml_gpu *g, unsigned start)
+{
+	const struct nvml_mig *found = NULL;
+	for (int i = 0; i < g->nmig; i++) {
+		const struct nvml_mig *m = &g->mig[i];
+		if (!m->have_placement || m->place_start != start)
+			continue;
+		if (found)
+			return NULL;   /* several compute instances of one GPU instance */
+		found = m;
+	}
+	return found;
 }
 
 int nvml_session_open(const char *lib, struct nvml_session **out)

@@ -68,7 +68,9 @@ enum {
 	NVML_EV_CLOCK = 0x10,  /* nvmlEventTypeClock */
 };
 
-/* A MIG device of a GPU in MIG mode. */
+/* A MIG device of a GPU in MIG mode: one compute instance of one GPU
+ * instance. Its GPU instance's placement is what ties it to a MIG instance
+ * of the scheduler's model (card, start memory slice); see nvml_mig_at. */
 struct nvml_mig {
 	unsigned index;                   /* nvmlDeviceGetMigDeviceHandleByIndex's index */
 	char uuid[NVML_UUID];             /* "MIG-..."; "" when unreadable */
@@ -76,6 +78,17 @@ struct nvml_mig {
 	uint64_t mem_total_b, mem_used_b;
 	unsigned gi_slices, ci_slices;    /* GPU- and compute-instance slices (nvmlDeviceGetAttributes_v2) */
 	unsigned sm_count;
+	bool have_gi_id, have_ci_id;
+	unsigned gi_id;                   /* GPU instance id, unique on the GPU (nvmlDeviceGetGpuInstanceId) */
+	unsigned ci_id;                   /* compute instance id, unique in the GPU instance (nvmlDeviceGetComputeInstanceId) */
+	/* The GPU instance as nvmlGpuInstanceGetInfo reports it (through
+	 * nvmlDeviceGetGpuInstanceById on the parent GPU, which NVML documents
+	 * as needing a privileged user): its profile id (nvidia-smi's GPU
+	 * instance profile ID, e.g. 9 for an A100-40GB's 3g.20gb) and placement
+	 * in memory slices [place_start, place_start + place_size). The size may
+	 * exceed gi_slices: an A100's 3g.20gb takes 4 memory slices. */
+	bool have_placement;
+	unsigned profile_id, place_start, place_size;
 };
 
 /* One GPU; each have_* says whether its query succeeded. */
@@ -159,6 +172,12 @@ int nvml_session_read(struct nvml_session *s, struct nvml_probe *out);
 
 /* Frees the event set, shuts NVML down, unloads the library, frees `s`. NULL is a no-op. */
 void nvml_session_close(struct nvml_session *s);
+
+/* The MIG device of `g` whose GPU instance starts at memory slice `start`;
+ * NULL when none does, when placements are unknown, or when several do (a
+ * GPU instance split into several compute instances has one MIG device
+ * each, none of them the whole instance). Borrowed from g. */
+const struct nvml_mig *nvml_mig_at(const struct nvml_gpu *g, unsigned start);
 
 /* The name of clock event reason bit `bit` (0..63): "gpu_idle", ...,
  * "display_clock_setting"; NULL for a bit NVML does not define. */

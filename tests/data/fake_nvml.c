@@ -9,20 +9,26 @@
  *  GPU 1  "NVIDIA A100-SXM4-40GB": power, temperature and the shutdown
  *         threshold NOT_SUPPORTED, ECC, retired pages and remapped rows
  *         NOT_SUPPORTED; MIG on with MIG devices at indexes 0 and 2 (1 is
- *         empty); only XID events supported.
+ *         empty), each the one compute instance (CI 0) of its GPU instance:
+ *         MIG 0 a 1g.5gb, GPU instance 11 (profile 19) at memory slices
+ *         [4, 5); MIG 2 a 3g.20gb, GPU instance 1 (profile 9) at [0, 4) (of
+ *         an A100-40GB's 8); only XID events supported.
  *
  * What a test controls at run time, through functions it finds with dlsym
  * on the same .so (dlopen of the same path shares these statics):
  * fake_nvml_reset, fake_nvml_push_event (queued, delivered by
  * nvmlEventSetWait_v2 to a set the device registered that type with),
- * fake_nvml_set_ecc, fake_nvml_live_sets, fake_nvml_init_count. A child
+ * fake_nvml_set_ecc, fake_nvml_live_sets, fake_nvml_init_count,
+ * fake_nvml_set_gi_error (what nvmlDeviceGetGpuInstanceById answers: 4,
+ * NO_PERMISSION, is what it says to a user who is not root). A child
  * process (hetlab probe) gets events from FAKE_NVML_EVENTS="GPU:TYPE:DATA,..."
  * (decimal), queued by nvmlInit_v2.
  *
  * Builds: -DFAKE_NVML_NO_UTIL leaves out nvmlDeviceGetUtilizationRates;
  * -DFAKE_NVML_INIT_FAILS makes init fail; -DFAKE_NVML_OLD_DRIVER leaves out
  * nvmlDeviceGetCurrentClocksEventReasons (drivers before R535 have only
- * ...ThrottleReasons); -DFAKE_NVML_MINIMAL has nothing but the four
+ * ...ThrottleReasons); -DFAKE_NVML_NO_GI_INFO leaves out
+ * nvmlGpuInstanceGetInfo; -DFAKE_NVML_MINIMAL has nothing but the four
  * required entry points. */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +51,14 @@ typedef struct {
 	unsigned int sharedJpegCount, sharedOfaCount, gpuInstanceSliceCount, computeInstanceSliceCount;
 	unsigned long long memorySizeMB;
 } nvmlDeviceAttributes_t;
+struct nvmlGpuInstance_st { int gpu, id; };
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct { unsigned int start, size; } nvmlGpuInstancePlacement_t;
+typedef struct {
+	nvmlDevice_t device;
+	unsigned int id, profileId;
+	nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
 typedef struct {
 	nvmlDevice_t device;
 	unsigned long long eventType, eventData;
@@ -55,6 +69,7 @@ static struct nvmlDevice_st devs[2] = { { 0, -1 }, { 1, -1 } };
 static struct nvmlEventSet_st sets[4];
 static int inited;
 static unsigned long long ecc_volatile = 0, ecc_aggregate = 2;   /* GPU 0 */
+static int gi_error;                     /* nvmlDeviceGetGpuInstanceById's answer when not 0 */
 
 enum { QMAX = 64 };
 static struct { int gpu; unsigned long long type, data; } queue[QMAX];
@@ -67,13 +82,17 @@ int fake_nvml_push_event(unsigned gpu, unsigned long long type, unsigned long lo
 void fake_nvml_set_ecc(unsigned long long vol, unsigned long long agg);
 int fake_nvml_live_sets(void);
 int fake_nvml_init_count(void);
+void fake_nvml_set_gi_error(int rc);
 
 void fake_nvml_reset(void)
 {
 	nqueue = 0;
 	ecc_volatile = 0;
 	ecc_aggregate = 2;
+	gi_error = 0;
 }
+
+void fake_nvml_set_gi_error(int rc) { gi_error = rc; }
 
 int fake_nvml_push_event(unsigned gpu, unsigned long long type, unsigned long long data)
 {
@@ -148,6 +167,9 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 #ifndef FAKE_NVML_MINIMAL
 
 static struct nvmlDevice_st migs[2] = { { 1, 0 }, { 1, 2 } };
+/* GPU 1's GPU instances, of MIG devices 0 and 2 */
+static struct nvmlGpuInstance_st gis[2] = { { 1, 11 }, { 1, 1 } };
+static const struct { unsigned int profile, start, size; } gi_place[2] = { { 19, 4, 1 }, { 9, 0, 4 } };
 static const unsigned long long supported[2] = { 0x1f, 0x8 };   /* event types per GPU */
 
 /* ---- identity and readings ----------------------------------------------------- */
@@ -316,6 +338,60 @@ int nvmlDeviceGetAttributes_v2(nvmlDevice_t d, nvmlDeviceAttributes_t *a)
 	a->memorySizeMB = d->mig == 0 ? 4864 : 19968;
 	return OK;
 }
+
+/* As NVML: these two take a MIG device handle; a GPU's is INVALID_ARGUMENT. */
+int nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id);
+int nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id);
+int nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gi);
+int nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info);
+
+int nvmlDeviceGetGpuInstanceId(nvmlDevice_t d, unsigned int *id)
+{
+	if (d->mig < 0)
+		return E_INVALID;
+	*id = (unsigned int)gis[d->mig / 2].id;
+	return OK;
+}
+
+int nvmlDeviceGetComputeInstanceId(nvmlDevice_t d, unsigned int *id)
+{
+	if (d->mig < 0)
+		return E_INVALID;
+	*id = 0;
+	return OK;
+}
+
+/* On the parent GPU: NOT_SUPPORTED when it is not in MIG mode. */
+int nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gi)
+{
+	if (d->mig >= 0)
+		return E_INVALID;
+	if (d->gpu != 1)
+		return E_NOT_SUPPORTED;
+	if (gi_error)
+		return gi_error;
+	for (int i = 0; i < 2; i++)
+		if ((unsigned int)gis[i].id == id) {
+			*gi = &gis[i];
+			return OK;
+		}
+	return E_NOT_FOUND;
+}
+
+#ifndef FAKE_NVML_NO_GI_INFO
+int nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info)
+{
+	int i = (int)(gi - gis);
+	if (i < 0 || i >= 2)
+		return E_INVALID;
+	info->device = &devs[gi->gpu];
+	info->id = (unsigned int)gi->id;
+	info->profileId = gi_place[i].profile;
+	info->placement.start = gi_place[i].start;
+	info->placement.size = gi_place[i].size;
+	return OK;
+}
+#endif
 
 /* ---- errors ----------------------------------------------------------------------- */
 

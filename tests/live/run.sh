@@ -267,6 +267,26 @@ EOF
 	check_eq "gpu: placed on g2, not on the drained g1" "$(q st-gpu/state.db "SELECT detail FROM decision WHERE kind = 'start'")" "g2:1c:gpus=0x1"
 	check_eq "gpu: CUDA_VISIBLE_DEVICES names its card, in PCI order" "$(cat st-gpu/jobs/0.out)" "cuda=0 order=PCI_BUS_ID"
 	replay_same gpu gpu
+	# MIG: both cards of the model are partitioned 3g.20gb + 1g.5gb; of the
+	# fake's GPUs only GPU 1 is in MIG mode (3g.20gb at memory slices 0-3).
+	# The 3g job on card 1 gets that MIG device's UUID; the one on card 0,
+	# whose real GPU is not in MIG mode, the card with a warning.
+	cat >scn-mig.json <<'EOF'
+{ "name": "live-mig", "seed": 1, "policy": "fcfs",
+  "node_types": [ { "name": "m", "gpu": "A100-PCIE-40GB", "gpus": 2, "cpu": "Xeon-8480+", "sockets": 1, "cores": 4, "mem_gib": 16,
+                    "mig": { "cards": 2, "layout": ["3g.20gb", "1g.5gb"] } } ],
+  "racks": [ { "name": "r1", "power_kw": 20, "nodes": [ { "type": "m", "count": 1, "names": ["m1"] } ] } ] }
+EOF
+	printf '{ "scenario": "scn-mig.json", "state_dir": "st-mig", "tick_s": 0.05, "probe_every_s": 0.2, "probes": "host" }\n' >mig.json
+	for i in 1 2; do
+		printf '{"class": "inference", "req": {"nodes": 1, "cores": 1, "gpus": 1, "mig": "3g"}, "argv": ["sh", "-c", "echo cuda=$CUDA_VISIBLE_DEVICES mig=$HETLAB_MIG; sleep 1"]}\n'
+	done >jobs-mig.jsonl
+	"$HETLAB" submit --config mig.json jobs-mig.jsonl >/dev/null
+	HETLAB_NVML_LIB=$T/fake-nvml.so timeout 60 "$HETLAB" live --config mig.json --exit-when-idle -q 2>log-mig
+	check_eq "mig: the instance on a MIG GPU gets its MIG device's UUID" \
+		"$(grep -h '^cuda=MIG' st-mig/jobs/*.out)" "cuda=MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03 mig=1:3g.20gb:0"
+	check_eq "mig: on a GPU not in MIG mode, the card and a warning" \
+		"$(grep -h '^cuda=0\|MIG is off' st-mig/jobs/*.out | sed 's/^hetlab: warning: .*(MIG is off on it).*/warned/' | sort | tr '\n' ' ')" "cuda=0 mig=0:3g.20gb:0 warned "
 else
 	bad "gpu: building the fake NVML library" "$(cat cc.err)"
 fi

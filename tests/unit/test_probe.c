@@ -529,6 +529,35 @@ static void check_gpu1(const struct nvml_gpu *b)
 	assert_string_equal(m2->uuid, "MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03");
 	assert_true(m2->have_mem && m2->mem_total_b == 20937965568ULL && m2->mem_used_b == 13631488ULL);
 	assert_true(m2->have_attr && m2->gi_slices == 3 && m2->ci_slices == 3 && m2->sm_count == 42);
+	/* GPU- and compute-instance ids, read whether or not the placement is */
+	assert_true(m0->have_gi_id && m0->gi_id == 11 && m0->have_ci_id && m0->ci_id == 0);
+	assert_true(m2->have_gi_id && m2->gi_id == 1 && m2->have_ci_id && m2->ci_id == 0);
+}
+
+/* GPU 1's GPU-instance placements (in memory slices), and the MIG device
+ * nvml_mig_at finds by start. The 3g.20gb takes 4 memory slices for its
+ * 3 GPU-instance slices; MIG 0 sits after MIG 2 in memory. */
+static void check_placement(const struct nvml_gpu *b)
+{
+	const struct nvml_mig *m0 = &b->mig[0], *m2 = &b->mig[1];
+	assert_true(m0->have_placement && m0->profile_id == 19 && m0->place_start == 4 && m0->place_size == 1);
+	assert_true(m2->have_placement && m2->profile_id == 9 && m2->place_start == 0 && m2->place_size == 4);
+	assert_ptr_equal(nvml_mig_at(b, 0), m2);
+	assert_ptr_equal(nvml_mig_at(b, 4), m0);
+	/* inside an instance but not its start; free; past the GPU's 8 slices */
+	static const unsigned none[] = { 1, 3, 5, 6, 7, 8, 4096 };
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+		assert_null(nvml_mig_at(b, none[i]));
+}
+
+/* Placement unknown: the rest of GPU 1 is read, and nothing is found by start. */
+static void check_no_placement(const struct nvml_gpu *b)
+{
+	check_gpu1(b);
+	for (int m = 0; m < b->nmig; m++)
+		assert_false(b->mig[m].have_placement);
+	assert_null(nvml_mig_at(b, 0));
+	assert_null(nvml_mig_at(b, 4));
 }
 
 static void check_no_events(const struct nvml_gpu *g)
@@ -558,6 +587,8 @@ static void test_nvml_fake(void **state)
 	assert_true(p->gpu[0].have_clock_reasons &&
 	            p->gpu[0].clock_reasons == (NVML_CLOCK_SW_POWER_CAP | NVML_CLOCK_HW_THERMAL_SLOWDOWN));
 	check_gpu1(&p->gpu[1]);
+	check_placement(&p->gpu[1]);
+	assert_null(nvml_mig_at(&p->gpu[0], 0));   /* MIG off */
 	/* a one-shot read has no events */
 	assert_false(p->events);
 	check_no_events(&p->gpu[0]);
@@ -598,6 +629,18 @@ static void test_nvml_variants(void **state)
 	assert_true(p->gpu[0].have_clock_reasons);
 	assert_true(p->gpu[0].clock_reasons == (NVML_CLOCK_SW_POWER_CAP | NVML_CLOCK_HW_THERMAL_SLOWDOWN |
 	                                        NVML_CLOCK_DISPLAY_CLOCK_SETTING));
+	unlink(so);
+	free(so);
+
+	/* no nvmlGpuInstanceGetInfo: placements absent, the instance ids still read */
+	so = build_fake_nvml("-DFAKE_NVML_NO_GI_INFO");
+	assert_non_null(so);
+	nvml_probe_read(so, p);
+	assert_true(p->loaded);
+	check_gpu0(&p->gpu[0]);
+	check_no_placement(&p->gpu[1]);
+	assert_int_equal(p->ninfo, 1);
+	assert_non_null(strstr(p->info[0], "lacks nvmlGpuInstanceGetInfo: those readings are absent"));
 	unlink(so);
 	free(so);
 
@@ -654,22 +697,24 @@ struct fake_ctl {
 	void (*set_ecc)(unsigned long long, unsigned long long);
 	int (*live_sets)(void);
 	int (*init_count)(void);
+	void (*set_gi_error)(int);
 };
 
 static void fake_ctl_open(struct fake_ctl *c, const char *so)
 {
 	c->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
 	assert_non_null(c->dl);
-	void *f[5];
+	void *f[6];
 	static const char *const names[] = { "fake_nvml_reset", "fake_nvml_push_event", "fake_nvml_set_ecc",
-	                                     "fake_nvml_live_sets", "fake_nvml_init_count" };
-	for (int i = 0; i < 5; i++)
+	                                     "fake_nvml_live_sets", "fake_nvml_init_count", "fake_nvml_set_gi_error" };
+	for (int i = 0; i < 6; i++)
 		assert_non_null(f[i] = dlsym(c->dl, names[i]));
 	memcpy(&c->reset, &f[0], sizeof f[0]);
 	memcpy(&c->push, &f[1], sizeof f[1]);
 	memcpy(&c->set_ecc, &f[2], sizeof f[2]);
 	memcpy(&c->live_sets, &f[3], sizeof f[3]);
 	memcpy(&c->init_count, &f[4], sizeof f[4]);
+	memcpy(&c->set_gi_error, &f[5], sizeof f[5]);
 	c->reset();
 }
 
@@ -754,6 +799,20 @@ static void test_nvml_session(void **state)
 	assert_true(a->new_ecc_unc == 1);
 	assert_int_equal(a->health_events, 1);
 
+	/* NVML lets only root look GPU instances up: anyone else gets
+	 * NO_PERMISSION, and one info line for all MIG devices; the ids and
+	 * every other reading are still read. Allowed again, they come back. */
+	c.set_gi_error(4);
+	nvml_session_read(s, p);
+	check_no_placement(b);
+	assert_int_equal(p->ninfo, 1);
+	assert_string_equal(p->info[0], "nvmlDeviceGetGpuInstanceById failed (NVML error 4, no permission: "
+	                                "NVML needs root for it): MIG devices' GPU-instance placement is absent");
+	c.set_gi_error(0);
+	nvml_session_read(s, p);
+	check_placement(b);
+	assert_int_equal(p->ninfo, 0);
+
 	nvml_session_close(s);
 	assert_int_equal(c.init_count(), 0);
 	assert_int_equal(c.live_sets(), 0);
@@ -773,6 +832,35 @@ static void test_nvml_session(void **state)
 	unlink(so);
 	free(so);
 	free(p);
+}
+
+/* nvml_mig_at on a GPU built by hand: a GPU instance split into two
+ * compute instances has two MIG devices at one start, and neither is it. */
+static void test_nvml_mig_at(void **state)
+{
+	(void)state;
+	struct nvml_gpu *g = calloc(1, sizeof *g);
+	assert_non_null(g);
+	assert_null(nvml_mig_at(g, 0));                 /* no MIG devices */
+	g->nmig = 4;
+	for (int i = 0; i < 4; i++) {
+		g->mig[i].index = (unsigned)i;
+		g->mig[i].have_placement = true;
+	}
+	g->mig[0].place_start = 0, g->mig[0].place_size = 4;    /* 4g: two 2c compute instances */
+	g->mig[1].place_start = 0, g->mig[1].place_size = 4;
+	g->mig[2].place_start = 4, g->mig[2].place_size = 2;
+	g->mig[3].place_start = 6, g->mig[3].place_size = 1;
+	assert_null(nvml_mig_at(g, 0));
+	assert_ptr_equal(nvml_mig_at(g, 4), &g->mig[2]);
+	assert_ptr_equal(nvml_mig_at(g, 6), &g->mig[3]);
+	assert_null(nvml_mig_at(g, 7));
+	/* a placement not read does not count, even with a start of 0 */
+	g->mig[1].have_placement = false;
+	assert_ptr_equal(nvml_mig_at(g, 0), &g->mig[0]);
+	g->mig[3].have_placement = false;
+	assert_null(nvml_mig_at(g, 6));
+	free(g);
 }
 
 static void test_nvml_clock_names(void **state)
@@ -932,7 +1020,18 @@ static void test_cli_json(void **state)
 		assert_true(json_is_true(json_object_get(json_object_get(g1, "mig"), "current")));
 		json_t *migs = json_object_get(g1, "mig_devices");
 		assert_int_equal(json_array_size(migs), 2);
-		assert_int_equal(json_integer_value(json_object_get(json_array_get(migs, 1), "gi_slices")), 3);
+		json_t *jm0 = json_array_get(migs, 0), *jm2 = json_array_get(migs, 1);
+		assert_int_equal(json_integer_value(json_object_get(jm2, "gi_slices")), 3);
+		assert_int_equal(json_integer_value(json_object_get(jm2, "gi_id")), 1);
+		assert_int_equal(json_integer_value(json_object_get(jm2, "ci_id")), 0);
+		assert_int_equal(json_integer_value(json_object_get(jm2, "gi_profile_id")), 9);
+		json_t *pl = json_object_get(jm2, "placement");
+		assert_int_equal(json_integer_value(json_object_get(pl, "start")), 0);
+		assert_int_equal(json_integer_value(json_object_get(pl, "size")), 4);
+		assert_int_equal(json_integer_value(json_object_get(jm0, "gi_id")), 11);
+		pl = json_object_get(jm0, "placement");
+		assert_int_equal(json_integer_value(json_object_get(pl, "start")), 4);
+		assert_int_equal(json_integer_value(json_object_get(pl, "size")), 1);
 		json_t *rg = json_object_get(json_object_get(j, "readings"), "gpus");
 		json_t *r0 = json_array_get(rg, 0), *r1 = json_array_get(rg, 1);
 		assert_true(json_is_null(json_object_get(r1, "power_w")));
@@ -974,7 +1073,9 @@ static void test_cli_json(void **state)
 		static const char *const lines[] = {
 			"GPU-5a3c9e1f-0b7d-4c2e-9f61-2d8a4b6c1e01, PCI 00000000:1B:00.0, NUMA 0",
 			"slowdown 89 °C, shutdown 92 °C; ECC on; MIG off (on after reset)",
-			"    MIG 2         MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03, 19.5 GiB, 3 GPU-instance slices, 42 SMs",
+			"    MIG 2         MIG-6a1f0c2e-7b3d-5e4f-8a9b-0c1d2e3f4a03, 19.5 GiB, 3 GPU-instance slices, 42 SMs, "
+			"GI 1 CI 0, memory slices 0-3 (profile 9)\n",
+			"1 GPU-instance slice, 14 SMs, GI 11 CI 0, memory slice 4 (profile 19)\n",
 			"  NUMA 1          CPUs 4-7,12-15 (4 cores, 8 PUs), 32.0 GiB, 1 GPU",
 			"  cpu.smt=true",
 			"  gpu.mig_cards=1",
@@ -1029,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_nvml_fake),
 		cmocka_unit_test(test_nvml_variants),
 		cmocka_unit_test(test_nvml_session),
+		cmocka_unit_test(test_nvml_mig_at),
 		cmocka_unit_test(test_nvml_clock_names),
 		cmocka_unit_test(test_cli_json),
 	};
