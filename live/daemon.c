@@ -31,6 +31,7 @@ struct ingest {
 	simtime t;
 	struct rec_row *rows;
 	int32_t n, cap;
+	int32_t submits;                /* of rows */
 	char *err;
 	size_t errlen;
 };
@@ -50,6 +51,7 @@ static int add_row(struct ingest *g, const struct rec_row *r)
 	struct rec_row c = *r;
 	c.data = r->data ? strdup(r->data) : NULL;
 	g->rows[g->n++] = c;
+	g->submits += r->kind == RIN_SUBMIT;
 	return 0;
 }
 
@@ -57,12 +59,9 @@ static int inbox_row(void *ctx, const struct inbox_row *ir)
 {
 	struct ingest *g = ctx;
 	struct live *L = g->L;
-	int32_t pending_submits = 0;
-	for (int32_t k = 0; k < g->n; k++)
-		pending_submits += g->rows[k].kind == RIN_SUBMIT;
 	struct rec_row r = { .t_us = g->t, .after_us = L->after_us, .job = -1, .node = -1 };
 	if (strcmp(ir->kind, "submit") == 0) {
-		int64_t id = L->s.njobs + pending_submits;
+		int64_t id = L->s.njobs + g->submits;
 		if (id >= L->cfg.max_jobs) {
 			live_log(L, "inbox %lld: the job table is full (max_jobs %d): raise max_jobs in the config and restart",
 			         (long long)ir->seq, L->cfg.max_jobs);

@@ -680,6 +680,7 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 	char *cfgtext = lstate_meta_dup(&st, "config");
 	char cpath[4096] = "";
 	lstate_meta_get(&st, "config_path", cpath, sizeof cpath);
+	int64_t nsubmits = lstate_count_submits(&st);
 	lstate_close(&st);
 	if (!cfgtext) {
 		snprintf(err, errlen, "%s/state.db: no config recorded: not a live state", dir);
@@ -709,6 +710,9 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 		return -1;
 	snprintf(cfg.file, sizeof cfg.file, "%s", cpath);
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
+	/* The job table may have been raised since the state began. */
+	if (nsubmits >= cfg.max_jobs)
+		cfg.max_jobs = (int32_t)(nsubmits + 1);
 	struct live_opts o = { .quiet = true, .metrics_port = -1 };
 	return live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen);
 }

@@ -294,6 +294,18 @@ int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, c
 	return rc;
 }
 
+int64_t lstate_count_submits(struct lstate *st)
+{
+	sqlite3_stmt *q = prep(st, "SELECT count(*) FROM rec WHERE kind = 'submit'", NULL, 0);
+	int64_t n = -1;
+	if (!q)
+		return -1;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return n;
+}
+
 int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
                         const char *detail, char *err, size_t errlen)
 {

@@ -98,6 +98,9 @@ int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t
 int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
                     void *ctx, char *err, size_t errlen);
 
+/* How many jobs the recording submits (-1 on error). */
+int64_t lstate_count_submits(struct lstate *st);
+
 int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
                         const char *detail, char *err, size_t errlen);
 /* The decision log as lines "t_us kind job node detail", in order, for t_us
