@@ -185,8 +185,14 @@ static int poll_jobs(struct ingest *g)
 	struct sim *s = &L->s;
 	if (s->nrunning == 0)
 		return 0;
-	if (L->xo->poll_begin)
-		L->xo->poll_begin(L);
+	/* /healthz says so while the executor cannot be read. */
+	if (L->xo->poll_begin && L->xo->poll_begin(L) < 0) {
+		L->healthy = false;
+		snprintf(L->why, sizeof L->why, "%s executor: cannot read its jobs (see the daemon's log)", L->xo->name);
+	} else {
+		L->healthy = true;
+		L->why[0] = 0;
+	}
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
 		enum job_state st;
