@@ -55,7 +55,7 @@ job() {
 fetch() { python3 -c "import sys,urllib.request
 try:
     r = urllib.request.urlopen('http://127.0.0.1:$port$1', timeout=5); print(r.status); sys.stdout.write(r.read().decode())
-except urllib.error.HTTPError as e: print(e.code)" 2>&1; }
+except urllib.error.HTTPError as e: print(e.code); sys.stdout.write(e.read().decode())" 2>&1; }
 port_of() { sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$1" 2>/dev/null; }
 replay_same() { # name state
 	if out=$("$HETLAB" replay "$T/st-$2" 2>&1); then ok "$1: replay makes the same decisions"
@@ -291,7 +291,31 @@ else
 	bad "gpu: building the fake NVML library" "$(cat cc.err)"
 fi
 
-# --- 10. bad input -----------------------------------------------------------
+# --- 10. the Slurm executor when Slurm cannot be read: /healthz says so ------
+# Fake Slurm commands: sbatch and scontrol work, squeue and sinfo fail as
+# they do when slurmctld is unreachable.
+mkdir -p fakeslurm
+printf '#!/bin/sh\necho 42\n' >fakeslurm/sbatch
+printf '#!/bin/sh\nexit 0\n' >fakeslurm/scontrol
+printf '#!/bin/sh\nexit 0\n' >fakeslurm/scancel
+for c in squeue sinfo; do
+	printf '#!/bin/sh\necho "%s: error: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' $c >fakeslurm/$c
+done
+chmod +x fakeslurm/*
+printf '{ "scenario": "scn.json", "executor": "slurm", "state_dir": "st-sl", "tick_s": 0.05, "probe_every_s": 0.2, "probes": "none", "slurm": { "bindir": "%s/fakeslurm" }, "metrics": { "port": 0 } }\n' "$T" >sl.json
+job batch 2 sl 1 | "$HETLAB" submit --config sl.json - >/dev/null
+"$HETLAB" live --config sl.json --max-s 3 2>log-sl &
+DAEMON=$!
+sleep 1.5
+port=$(port_of log-sl)
+h=$(fetch /healthz)
+check_eq "slurm down: /healthz is 503 naming the executor" "$(printf '%s' "$h" | tr '\n' ' ')" "503 slurm executor: cannot read its jobs (see the daemon's log)"
+check_eq "slurm down: the job was submitted and released (Slurm id 42)" "$(q st-sl/state.db "SELECT state || ' ' || ref FROM jobs")" "running 42"
+check_eq "slurm down: the log names the failing command" "$(grep -c 'squeue.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
+wait "$DAEMON"
+DAEMON=
+
+# --- 11. bad input -----------------------------------------------------------
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)
 check_eq "bad: a job without argv is refused, naming \$.argv" "$(printf '%s' "$out" | grep -c '\$.argv')" 1
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 64}, "argv": ["true"]}' 2>&1)
