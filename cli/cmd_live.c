@@ -144,6 +144,54 @@ static int state_dir_of(const char *config, const char *state, char *out, size_t
 	return 0;
 }
 
+/* --config FILE or --state DIR at argv[*i]: 1 taken, 0 not one of them,
+ * -1 a usage error (said). */
+static int state_opt(int argc, char **argv, int *i, const char *cmd, const char **config, const char **state)
+{
+	const char *a = argv[*i];
+	const char **to = strcmp(a, "--config") == 0 ? config : strcmp(a, "--state") == 0 ? state : NULL;
+	if (!to)
+		return 0;
+	return (*to = need_arg(argc, argv, i, cmd)) ? 1 : -1;
+}
+
+/* Opens the state of --config/--state (read-only for ro). The exit status
+ * to return: 0 opened, else 1 or 2 (said). */
+static int open_state(const char *config, const char *state, const char *cmd, bool ro, struct lstate *st)
+{
+	char dir[4096], err[1024];
+	int r = state_dir_of(config, state, dir, sizeof dir, cmd);
+	if (r)
+		return r;
+	if ((ro ? lstate_open_ro : lstate_open)(st, dir, err, sizeof err)) {
+		fprintf(stderr, "hetlab %s: %s\n", cmd, err);
+		return 1;
+	}
+	return 0;
+}
+
+/* The daemon's scenario, as the state recorded it. */
+static bool state_scenario(struct lstate *st, struct scenario *sc)
+{
+	char err[1024];
+	char *scn = lstate_meta_dup(st, "scenario");
+	bool ok = scn && scenario_load_text(scn, "the daemon's scenario", ".", sc, err, sizeof err) == 0;
+	free(scn);
+	return ok;
+}
+
+/* Queues n requests of `kind` (cancel: job ids; approve: tenants). */
+static int queue_requests(struct lstate *st, const char *kind, const int64_t *ids, int n, const char *cmd)
+{
+	char err[1024];
+	for (int k = 0; k < n; k++)
+		if (lstate_inbox_add(st, kind, ids[k], NULL, err, sizeof err)) {
+			fprintf(stderr, "hetlab %s: %s\n", cmd, err);
+			return 1;
+		}
+	return 0;
+}
+
 /* Normalises one job line: fills submit_us and run_us (the daemon sets
  * the submit time; run_us is unknown live), checks the extras, parses it as
  * a trace line and binds its request to the cluster. Returns the text to
@@ -205,13 +253,12 @@ int cmd_submit(int argc, char **argv)
 	const char *config = NULL, *state = NULL, *job = NULL, *file = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "submit")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "submit")))
-				return 2;
-		} else if (strcmp(a, "--job") == 0) {
+		int so = state_opt(argc, argv, &i, "submit", &config, &state);
+		if (so < 0)
+			return 2;
+		if (so > 0)
+			continue;
+		if (strcmp(a, "--job") == 0) {
 			if (!(job = need_arg(argc, argv, &i, "submit")))
 				return 2;
 		} else if (a[0] == '-' && a[1]) {
@@ -242,10 +289,7 @@ int cmd_submit(int argc, char **argv)
 	 * the config's. */
 	struct scenario sc;
 	bool have_sc = false;
-	char *scn = lstate_meta_dup(&st, "scenario");
-	if (scn) {
-		have_sc = scenario_load_text(scn, "the daemon's scenario", ".", &sc, err, sizeof err) == 0;
-		free(scn);
+	if ((have_sc = state_scenario(&st, &sc))) {
 	} else if (config) {
 		struct live_cfg cfg;
 		have_sc = livecfg_load(config, &cfg, err, sizeof err) == 0 && scenario_load(cfg.scenario, &sc, err, sizeof err) == 0;
@@ -326,40 +370,27 @@ int cmd_cancel(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		char *end;
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "cancel")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "cancel")))
-				return 2;
-		} else {
-			long long v = strtoll(a, &end, 10);
-			if (*end || v < 0 || n == 256) {
-				fprintf(stderr, "hetlab cancel: expected job ids (at most 256), got '%s'\n", a);
-				return 2;
-			}
-			ids[n++] = v;
+		int so = state_opt(argc, argv, &i, "cancel", &config, &state);
+		if (so < 0)
+			return 2;
+		if (so > 0)
+			continue;
+		long long v = strtoll(a, &end, 10);
+		if (*end || v < 0 || n == 256) {
+			fprintf(stderr, "hetlab cancel: expected job ids (at most 256), got '%s'\n", a);
+			return 2;
 		}
+		ids[n++] = v;
 	}
 	if (n == 0) {
 		fprintf(stderr, "hetlab cancel: which jobs? (hetlab cancel --state DIR ID...)\n");
 		return 2;
 	}
-	char dir[4096], err[1024];
-	int r = state_dir_of(config, state, dir, sizeof dir, "cancel");
-	if (r)
-		return r;
 	struct lstate st;
-	if (lstate_open(&st, dir, err, sizeof err)) {
-		fprintf(stderr, "hetlab cancel: %s\n", err);
-		return 1;
-	}
-	int rc = 0;
-	for (int k = 0; k < n && rc == 0; k++)
-		if (lstate_inbox_add(&st, "cancel", ids[k], NULL, err, sizeof err)) {
-			fprintf(stderr, "hetlab cancel: %s\n", err);
-			rc = 1;
-		}
+	int rc = open_state(config, state, "cancel", false, &st);
+	if (rc)
+		return rc;
+	rc = queue_requests(&st, "cancel", ids, n, "cancel");
 	lstate_close(&st);
 	if (rc == 0)
 		printf("hetlab cancel: %d cancellation%s queued for the daemon\n", n, n == 1 ? "" : "s");
@@ -373,13 +404,12 @@ int cmd_approve(int argc, char **argv)
 	int n = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "approve")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "approve")))
-				return 2;
-		} else if (a[0] == '-' || n == 64) {
+		int so = state_opt(argc, argv, &i, "approve", &config, &state);
+		if (so < 0)
+			return 2;
+		if (so > 0)
+			continue;
+		if (a[0] == '-' || n == 64) {
 			fprintf(stderr, "hetlab approve: unexpected argument '%s'\n", a);
 			return 2;
 		} else {
@@ -390,24 +420,13 @@ int cmd_approve(int argc, char **argv)
 		fprintf(stderr, "hetlab approve: which tenants? (hetlab approve --state DIR TENANT...)\n");
 		return 2;
 	}
-	char dir[4096], err[1024];
-	int r = state_dir_of(config, state, dir, sizeof dir, "approve");
-	if (r)
-		return r;
 	struct lstate st;
-	if (lstate_open(&st, dir, err, sizeof err)) {
-		fprintf(stderr, "hetlab approve: %s\n", err);
-		return 1;
-	}
+	int rc = open_state(config, state, "approve", false, &st);
+	if (rc)
+		return rc;
 	/* Tenant names are the scenario's (org.tenants); an index works too. */
 	struct scenario sc;
-	bool have_sc = false;
-	char *scn = lstate_meta_dup(&st, "scenario");
-	if (scn) {
-		have_sc = scenario_load_text(scn, "the daemon's scenario", ".", &sc, err, sizeof err) == 0;
-		free(scn);
-	}
-	int rc = 0;
+	bool have_sc = state_scenario(&st, &sc);
 	int64_t ids[64];
 	for (int k = 0; k < n && rc == 0; k++) {
 		char *end;
@@ -424,11 +443,8 @@ int cmd_approve(int argc, char **argv)
 			rc = 2;
 		}
 	}
-	for (int k = 0; k < n && rc == 0; k++)
-		if (lstate_inbox_add(&st, "approve", ids[k], NULL, err, sizeof err)) {
-			fprintf(stderr, "hetlab approve: %s\n", err);
-			rc = 1;
-		}
+	if (rc == 0)
+		rc = queue_requests(&st, "approve", ids, n, "approve");
 	if (have_sc)
 		scenario_free(&sc);
 	lstate_close(&st);
@@ -444,13 +460,12 @@ int cmd_queue(int argc, char **argv)
 	bool all = false, json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "queue")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "queue")))
-				return 2;
-		} else if (strcmp(a, "--all") == 0) {
+		int so = state_opt(argc, argv, &i, "queue", &config, &state);
+		if (so < 0)
+			return 2;
+		if (so > 0)
+			continue;
+		if (strcmp(a, "--all") == 0) {
 			all = true;
 		} else if (strcmp(a, "--json") == 0) {
 			json = true;
@@ -459,15 +474,11 @@ int cmd_queue(int argc, char **argv)
 			return 2;
 		}
 	}
-	char dir[4096], err[1024];
-	int r = state_dir_of(config, state, dir, sizeof dir, "queue");
+	struct lstate st;
+	char err[1024];
+	int r = open_state(config, state, "queue", true, &st);
 	if (r)
 		return r;
-	struct lstate st;
-	if (lstate_open_ro(&st, dir, err, sizeof err)) {
-		fprintf(stderr, "hetlab queue: %s\n", err);
-		return 1;
-	}
 	int rc = lstate_print_queue(&st, stdout, all, json, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "hetlab queue: %s\n", err);
