@@ -286,7 +286,6 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
 	struct lxc *c = L->xctx;
 	struct jobx *x = &L->jx[id];
-	const struct job *j = &L->s.jobs[id];
 	int64_t key = job_key(L, id);
 	struct lx_result r;
 	if (lx_poll(L->jobdir, key, &r) == 0 && r.st != LX_NEVER) {
@@ -358,7 +357,6 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		local_mark(L, id, false);
 	else
 		snprintf(x->ref, sizeof x->ref, "pid %d", (int)h.job);
-	(void)j;
 	return rc;
 }
 

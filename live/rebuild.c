@@ -285,8 +285,6 @@ int live_inject(struct live *L, const struct rec_row *r)
 
 void live_go_live(struct live *L)
 {
-	if (!L->catching_up)
-		return;
 	L->catching_up = false;
 }
 
