@@ -26,11 +26,35 @@ static simtime engine_now(struct live *L)
 	return t;
 }
 
+int obs_add(struct obs *o, const struct rec_row *r)
+{
+	if (o->n == o->cap) {
+		int32_t cap = o->cap ? 2 * o->cap : 32;
+		struct rec_row *n = realloc(o->rows, (size_t)cap * sizeof *n);
+		if (!n)
+			return -1;
+		o->rows = n;
+		o->cap = cap;
+	}
+	struct rec_row c = *r;
+	c.data = r->data ? strdup(r->data) : NULL;
+	o->rows[o->n++] = c;
+	return 0;
+}
+
+void obs_free(struct obs *o)
+{
+	for (int32_t k = 0; k < o->n; k++)
+		free(o->rows[k].data);
+	free(o->rows);
+	o->rows = NULL;
+	o->n = o->cap = 0;
+}
+
+/* The inbox's requests, read inside the transaction that records them. */
 struct ingest {
 	struct live *L;
-	simtime t;
-	struct rec_row *rows;
-	int32_t n, cap;
+	struct obs *o;
 	int32_t submits;                /* of rows */
 	char *err;
 	size_t errlen;
@@ -38,19 +62,8 @@ struct ingest {
 
 static int add_row(struct ingest *g, const struct rec_row *r)
 {
-	if (lstate_rec_add(&g->L->st, r, g->err, g->errlen))
+	if (obs_add(g->o, r))
 		return -1;
-	if (g->n == g->cap) {
-		int32_t cap = g->cap ? 2 * g->cap : 32;
-		struct rec_row *n = realloc(g->rows, (size_t)cap * sizeof *n);
-		if (!n)
-			return -1;
-		g->rows = n;
-		g->cap = cap;
-	}
-	struct rec_row c = *r;
-	c.data = r->data ? strdup(r->data) : NULL;
-	g->rows[g->n++] = c;
 	g->submits += r->kind == RIN_SUBMIT;
 	return 0;
 }
@@ -59,7 +72,7 @@ static int inbox_row(void *ctx, const struct inbox_row *ir)
 {
 	struct ingest *g = ctx;
 	struct live *L = g->L;
-	struct rec_row r = { .t_us = g->t, .after_us = L->after_us, .job = -1, .node = -1 };
+	struct rec_row r = { .job = -1, .node = -1 };
 	if (strcmp(ir->kind, "submit") == 0) {
 		int64_t id = L->s.njobs + g->submits;
 		if (id >= L->cfg.max_jobs) {
@@ -143,46 +156,70 @@ static bool hot_change(const struct live *L, int32_t node, const struct sim_read
 	return hot ? r->temp_c < cool : r->temp_c >= L->cfg.hot_c;
 }
 
-static int probe_round(struct ingest *g)
+/* The probes' readings (and, for an executor that does not observe by
+ * itself, what it says of the nodes), into o: outside any transaction. */
+static int probe_round(struct live *L, struct obs *o)
 {
-	struct live *L = g->L;
-	if (L->xo->nodes_begin && L->mode == LIVE_DAEMON)
-		L->xo->nodes_begin(L);
+	bool ask = L->xo->node_down && L->mode == LIVE_DAEMON && (!L->xo->nodes_begin || L->xo->nodes_begin(L) == 0);
 	for (int32_t i = 0; i < L->s.cl.nnodes; i++) {
 		struct sim_reading r;
 		char msg[512];
 		int rc = read_node(L, i, &r, msg, sizeof msg);
 		if (rc < 0)
 			live_log(L, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
-		int down = L->xo->node_down && L->mode == LIVE_DAEMON ? L->xo->node_down(L, i) : -1;
+		int down = ask ? L->xo->node_down(L, i) : -1;
 		if (rc != 0 && down < 0)
 			continue;
 		if (rc != 0)
 			r = (struct sim_reading){ .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .ok = true };
 		r.down = (int8_t)down;
 		if (rc == 0)
-			L->lrd[i] = (struct live_reading){ .ok = true, .at_us = g->t, .power_w = r.power_w, .temp_c = r.temp_c,
+			L->lrd[i] = (struct live_reading){ .ok = true, .at_us = o->t, .power_w = r.power_w, .temp_c = r.temp_c,
 			                                   .util = r.util, .gpu_errors = r.gpu_errors };
 		bool down_change = down >= 0 && (down == 1) != (L->s.cl.svc[i] == NODE_DOWN);
-		bool due = L->rec_at[i] < 0 || (double)(g->t - L->rec_at[i]) >= L->cfg.record_every_s * 1e6;
+		bool due = L->rec_at[i] < 0 || (double)(o->t - L->rec_at[i]) >= L->cfg.record_every_s * 1e6;
 		if (!due && r.gpu_errors == 0 && !hot_change(L, i, &r) && !down_change)
 			continue;
 		char data[256];
 		if (reading_format(&r, data, sizeof data) < 0)
 			continue;
-		struct rec_row row = { .t_us = g->t, .after_us = L->after_us, .kind = RIN_READING, .job = -1, .node = i,
-		                       .data = data };
-		if (add_row(g, &row))
+		struct rec_row row = { .kind = RIN_READING, .job = -1, .node = i, .data = data };
+		if (obs_add(o, &row))
 			return -1;
-		L->rec_at[i] = g->t;
+		L->rec_at[i] = o->t;
 	}
 	return 0;
 }
 
-static int poll_jobs(struct ingest *g)
+/* An observing executor's view of the nodes, every tick: a node it says
+ * is down (or up again) is recorded at once, between probe rounds. */
+static int node_round(struct live *L, struct obs *o)
 {
-	struct live *L = g->L;
+	if (!L->xo->node_down || (L->xo->nodes_begin && L->xo->nodes_begin(L) != 0))
+		return 0;
+	for (int32_t i = 0; i < L->s.cl.nnodes; i++) {
+		int down = L->xo->node_down(L, i);
+		if (down < 0 || (down == 1) == (L->s.cl.svc[i] == NODE_DOWN))
+			continue;
+		struct sim_reading r = { .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .ok = true,
+		                         .down = (int8_t)down };
+		char data[256];
+		if (reading_format(&r, data, sizeof data) < 0)
+			continue;
+		struct rec_row row = { .kind = RIN_READING, .job = -1, .node = i, .data = data };
+		if (obs_add(o, &row))
+			return -1;
+	}
+	return 0;
+}
+
+/* The executor's view of the running jobs, into o: outside any
+ * transaction. */
+static int poll_jobs(struct live *L, struct obs *o)
+{
 	struct sim *s = &L->s;
+	if (L->xo->observe)
+		return L->xo->observe(L, o);
 	if (s->nrunning == 0)
 		return 0;
 	/* /healthz says so while the executor cannot be read. */
@@ -200,9 +237,9 @@ static int poll_jobs(struct ingest *g)
 		char msg[256] = "";
 		if (L->xo->poll(L, id, &st, &why, msg, sizeof msg) != 1)
 			continue;
-		struct rec_row r = { .t_us = g->t, .after_us = L->after_us, .kind = RIN_END, .job = id, .node = -1,
-		                     .attempt = (int32_t)s->jobs[id].restarts, .state = st, .reason = why, .data = msg };
-		if (add_row(g, &r))
+		struct rec_row r = { .kind = RIN_END, .job = id, .node = -1, .attempt = (int32_t)s->jobs[id].restarts,
+		                     .state = st, .reason = why, .data = msg };
+		if (obs_add(o, &r))
 			return -1;
 	}
 	return 0;
@@ -303,6 +340,8 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	}
 	for (int32_t i = 0; i < s->njobs; i++)
 		L->jdirty[i] = 1;
+	if (L->xo->flush && commit_step(L, err, errlen) == 0)
+		L->xo->flush(L);   /* starts the crash cut short */
 	if (L->cfg.metrics_addr[0] || (L->o.metrics_addr && L->o.metrics_addr[0])) {
 		const char *addr = L->o.metrics_addr && L->o.metrics_addr[0] ? L->o.metrics_addr : L->cfg.metrics_addr;
 		int port = L->o.metrics_port >= 0 ? L->o.metrics_port : L->cfg.metrics_port;
@@ -319,42 +358,56 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	int rc = 0;
 	L->next_probe = 0;
 	for (;;) {
-		struct ingest g = { .L = L, .t = engine_now(L), .err = err, .errlen = errlen };
+		simtime now_t = engine_now(L);
 		lx_reap();
-		if (lstate_begin(&L->st, err, errlen)) {
+		/* What the world did, gathered before the transaction: no external
+		 * command, file or probe is ever read while it holds the state. */
+		struct obs seen = { .t = now_t }, in = { .t = now_t };
+		int r = poll_jobs(L, &seen);
+		if (r >= 0 && now_t >= L->next_probe) {
+			r = probe_round(L, &seen);
+			L->next_probe = now_t + (simtime)(L->cfg.probe_every_s * 1e6);
+		} else if (r >= 0 && L->xo->observe) {
+			r = node_round(L, &seen);
+		}
+		/* Recorded in one short transaction: the inbox's requests first. */
+		struct ingest g = { .L = L, .o = &in, .err = err, .errlen = errlen };
+		if (r >= 0 && lstate_begin(&L->st, err, errlen) == 0) {
+			r = lstate_inbox_each(&L->st, inbox_row, &g, err, errlen);
+			for (int32_t k = 0; r >= 0 && k < seen.n; k++)
+				r = obs_add(&in, &seen.rows[k]);
+			for (int32_t k = 0; r >= 0 && k < in.n; k++) {
+				in.rows[k].t_us = now_t;
+				in.rows[k].after_us = L->after_us;
+				r = lstate_rec_add(&L->st, &in.rows[k], err, errlen);
+			}
+			if (r < 0 || lstate_commit(&L->st, err, errlen)) {
+				lstate_rollback(&L->st);
+				r = -1;
+			}
+		} else {
+			r = -1;
+		}
+		obs_free(&seen);
+		if (r < 0) {
+			obs_free(&in);
 			rc = -1;
 			break;
 		}
-		int r = lstate_inbox_each(&L->st, inbox_row, &g, err, errlen);
-		if (r >= 0)
-			r = poll_jobs(&g);
-		if (r >= 0 && g.t >= L->next_probe) {
-			r = probe_round(&g);
-			L->next_probe = g.t + (simtime)(L->cfg.probe_every_s * 1e6);
-		}
-		if (r < 0 || lstate_commit(&L->st, err, errlen)) {
-			lstate_rollback(&L->st);
-			for (int32_t k = 0; k < g.n; k++)
-				free(g.rows[k].data);
-			free(g.rows);
-			rc = -1;
-			break;
-		}
-		for (int32_t k = 0; k < g.n && L->xo->ended; k++)
-			if (g.rows[k].kind == RIN_END)
-				L->xo->ended(L, (int32_t)g.rows[k].job, g.rows[k].attempt);
-		for (int32_t k = 0; k < g.n && rc == 0; k++)
-			if (live_inject(L, &g.rows[k])) {
+		for (int32_t k = 0; k < in.n && L->xo->ended; k++)
+			if (in.rows[k].kind == RIN_END)
+				L->xo->ended(L, (int32_t)in.rows[k].job, in.rows[k].attempt);
+		for (int32_t k = 0; k < in.n && rc == 0; k++)
+			if (live_inject(L, &in.rows[k])) {
 				snprintf(err, errlen, "%s", L->err);
 				rc = -1;
 			}
-		for (int32_t k = 0; k < g.n; k++)
-			free(g.rows[k].data);
-		free(g.rows);
+		int32_t nin = in.n;
+		obs_free(&in);
 		if (rc)
 			break;
-		L->after_us = g.t;
-		if (live_advance_to(L, g.t)) {
+		L->after_us = now_t;
+		if (live_advance_to(L, now_t)) {
 			snprintf(err, errlen, "%s", L->err);
 			rc = -1;
 			break;
@@ -363,6 +416,8 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			rc = -1;
 			break;
 		}
+		if (L->xo->flush)
+			L->xo->flush(L);   /* the step's actions, now that its decisions are committed */
 		publish(L);
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -373,7 +428,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		}
 		if (*stop || (L->o.max_s > 0 && el >= L->o.max_s))
 			break;
-		if (L->o.exit_when_idle && g.n == 0 && idle(L) && s->njobs > 0)
+		if (L->o.exit_when_idle && nin == 0 && idle(L) && s->njobs > 0)
 			break;
 		/* Sleep until the next event, the next probe round or a tick. */
 		simtime now = live_unix_us() - L->epoch_unix_us;

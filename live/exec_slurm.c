@@ -1,305 +1,32 @@
-/* exec_slurm — see exec_slurm.h. Running one command (fork, exec, poll
- * with a deadline, kill the process group on timeout), writing the batch
- * script and the argvs of the actions, and reading back through squeue and
- * sinfo; their JSON is parsed in live/slurm_json.c. */
+/* exec_slurm — see exec_slurm.h. The batch script, the argv of every
+ * action, and the reads (squeue -O lines, sacct, sinfo --json, scontrol
+ * show config) through live/slurm_run.c; their parsers are
+ * live/slurm_text.c and live/slurm_json.c. */
 #include "live/exec_slurm.h"
-#include "live/slurm_int.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 enum {
-	DEFAULT_TIMEOUT_S = 30,
-	MAX_STDOUT = 256 << 20,   /* squeue --json of a big cluster: tens of MiB */
-	MAX_STDERR = 4096,        /* kept for the message; the rest is read and dropped */
-	MAX_ARGS = 32,
 	SCRIPT_MAX = 1 << 20,
+	IDS_PER_QUERY = 500,      /* job ids per squeue/sacct: well under ARG_MAX */
 };
 
-void sx_seterr(char *err, size_t n, const char *fmt, ...)
+void sx_job_name(const char *state_id, int64_t key, char *buf, size_t len)
 {
-	if (!err || n == 0)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, n, fmt, ap);
-	va_end(ap);
+	snprintf(buf, len, SX_NAME_PREFIX "%.8s-%" PRId64, state_id ? state_id : "", key);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* ---- running one command ------------------------------------------------- */
-
-struct buf {
-	char *p;
-	size_t len, cap, max;
-	bool over;
-};
-
-static int buf_add(struct buf *b, const char *d, size_t k)
-{
-	if (b->len + k + 1 > b->max) {
-		b->over = true;
-		k = b->max > b->len + 1 ? b->max - b->len - 1 : 0;
-	}
-	if (b->len + k + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + k + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return -1;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, d, k);
-	b->len += k;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-/* "scontrol update", "squeue --json": the command as messages name it. */
-static void cmd_name(const char *const *argv, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", argv[0], argv[1] ? " " : "", argv[1] ? argv[1] : "");
-}
-
-/* The first line(s) of a command's stderr, trimmed, for a message. */
-static const char *trimmed(char *s)
-{
-	if (!s)
-		return "";
-	while (*s && isspace((unsigned char)*s))
-		s++;
-	size_t k = strlen(s);
-	while (k > 0 && isspace((unsigned char)s[k - 1]))
-		s[--k] = '\0';
-	for (char *q = s; *q; q++)
-		if (*q == '\n')
-			*q = ' ';
-	return s;
-}
-
-/* The environment for the commands: ours, with SLURM_CONF replaced when the
- * context names one. Built before fork (the child only execs). */
-static char **make_env(const struct sx_ctx *c, char *conf, size_t conflen)
-{
-	if (!c->slurm_conf[0])
-		return environ;
-	size_t k = 0;
-	while (environ[k])
-		k++;
-	char **e = calloc(k + 2, sizeof *e);
-	if (!e)
-		return NULL;
-	size_t m = 0;
-	for (size_t q = 0; q < k; q++)
-		if (strncmp(environ[q], "SLURM_CONF=", 11) != 0)
-			e[m++] = environ[q];
-	snprintf(conf, conflen, "SLURM_CONF=%s", c->slurm_conf);
-	e[m++] = conf;
-	e[m] = NULL;
-	return e;
-}
-
-/* Runs argv (argv[0] a bare command name, looked up in c->bindir or PATH)
- * with the deadline c->timeout_s. 0 with its stdout in *out (malloc'd, the
- * caller frees; may be NULL for "not wanted") when it exits 0; -1 with a
- * message otherwise. */
-static int run(const struct sx_ctx *c, const char *const *argv, char **out, char *err, size_t n)
-{
-	char name[128], path[PATH_MAX], conf[600];
-	char **envp = NULL;
-	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, px[2] = { -1, -1 };
-	struct buf bo = { .max = MAX_STDOUT }, be = { .max = MAX_STDERR };
-	int rc = -1, timeout_s = c->timeout_s > 0 ? c->timeout_s : DEFAULT_TIMEOUT_S;
-	pid_t pid = -1;
-
-	cmd_name(argv, name, sizeof name);
-	if (out)
-		*out = NULL;
-	if (c->bindir[0])
-		snprintf(path, sizeof path, "%s/%s", c->bindir, argv[0]);
-	else
-		snprintf(path, sizeof path, "%s", argv[0]);
-	if (!(envp = make_env(c, conf, sizeof conf))) {
-		sx_seterr(err, n, "%s: out of memory", name);
-		goto out;
-	}
-	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 || pipe2(px, O_CLOEXEC) < 0) {
-		sx_seterr(err, n, "%s: pipe: %s", name, strerror(errno));
-		goto close_pipes;
-	}
-	pid = fork();
-	if (pid < 0) {
-		sx_seterr(err, n, "%s: fork: %s", name, strerror(errno));
-		goto close_pipes;
-	}
-	if (pid == 0) {
-		/* Its own process group, so that a timeout kills what it started;
-		 * none of the caller's descriptors (those not close-on-exec: the
-		 * daemon's sockets), signal mask or ignored SIGPIPE. Only
-		 * async-signal-safe calls from here to exec. */
-		setpgid(0, 0);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-#ifdef CLOSE_RANGE_CLOEXEC
-		close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-#endif
-		int nul = open("/dev/null", O_RDONLY);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		if (c->bindir[0])
-			execve(path, (char *const *)argv, envp);
-		else
-			execvpe(path, (char *const *)argv, envp);
-		int e = errno;
-		if (write(px[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(po[1]);
-	close(pe[1]);
-	close(px[1]);
-	po[1] = pe[1] = px[1] = -1;
-
-	/* Why we stop it early: nothing, the deadline, a poll error, memory, too much output. */
-	enum { GO, LATE, POLL_ERR, NOMEM, OVER } why = GO;
-	int poll_errno = 0;
-	double deadline = now_s() + timeout_s;
-	struct pollfd fds[2] = { { .fd = po[0], .events = POLLIN }, { .fd = pe[0], .events = POLLIN } };
-	while (why == GO && (fds[0].fd >= 0 || fds[1].fd >= 0)) {
-		double left = deadline - now_s();
-		if (left <= 0) {
-			why = LATE;
-			break;
-		}
-		int r = poll(fds, 2, (int)(left * 1000) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			poll_errno = errno;
-			why = POLL_ERR;
-			break;
-		}
-		for (int k = 0; k < 2; k++) {
-			if (fds[k].fd < 0 || !fds[k].revents)
-				continue;
-			char tmp[65536];
-			ssize_t got = read(fds[k].fd, tmp, sizeof tmp);
-			if (got < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (got <= 0) {
-				fds[k].fd = -1;
-				continue;
-			}
-			if (buf_add(k == 0 ? &bo : &be, tmp, (size_t)got) < 0)
-				why = NOMEM;
-			else if (bo.over)
-				why = OVER;
-		}
-	}
-	/* Both pipes closed: wait for the exit, still within the deadline. */
-	int st = 0;
-	pid_t w = 0;
-	while (why == GO) {
-		w = waitpid(pid, &st, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (now_s() >= deadline) {
-			why = LATE;
-			break;
-		}
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-	}
-	if (why != GO) {
-		/* The whole process group: the command and whatever it started. */
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		if (why == LATE)
-			sx_seterr(err, n, "%s: timed out after %d s (killed)", name, timeout_s);
-		else if (why == POLL_ERR)
-			sx_seterr(err, n, "%s: poll: %s", name, strerror(poll_errno));
-		else if (why == NOMEM)
-			sx_seterr(err, n, "%s: out of memory reading its output", name);
-		else
-			sx_seterr(err, n, "%s: more than %d MiB of output", name, MAX_STDOUT >> 20);
-		goto close_pipes;
-	}
-	if (w < 0) {
-		sx_seterr(err, n, "%s: waitpid: %s", name, strerror(errno));
-		goto close_pipes;
-	}
-	int e = 0;
-	if (read(px[0], &e, sizeof e) == (ssize_t)sizeof e) {
-		sx_seterr(err, n, "%s: cannot execute %s: %s", name, path, strerror(e));
-		goto close_pipes;
-	}
-	if (WIFSIGNALED(st)) {
-		sx_seterr(err, n, "%s: killed by signal %d%s%s", name, WTERMSIG(st), be.len ? ": " : "",
-		       trimmed(be.p));
-		goto close_pipes;
-	}
-	if (WEXITSTATUS(st) != 0) {
-		sx_seterr(err, n, "%s: exit status %d%s%s", name, WEXITSTATUS(st), be.len ? ": " : "",
-		       be.len ? trimmed(be.p) : " (nothing on stderr)");
-		goto close_pipes;
-	}
-	if (out) {
-		*out = bo.p ? bo.p : strdup("");
-		bo.p = NULL;
-		if (!*out) {
-			sx_seterr(err, n, "%s: out of memory", name);
-			goto close_pipes;
-		}
-	}
-	rc = 0;
-close_pipes:
-	for (int k = 0; k < 2; k++) {
-		if (po[k] >= 0)
-			close(po[k]);
-		if (pe[k] >= 0)
-			close(pe[k]);
-		if (px[k] >= 0)
-			close(px[k]);
-	}
-	if (envp != environ)
-		free(envp);
-out:
-	free(bo.p);
-	free(be.p);
-	return rc;
-}
-
-/* ---- the batch script and the actions ----------------------------------- */
+/* ---- the batch script ----------------------------------------------------- */
 
 /* Appends text to buf at *off, single-quoted for sh ('\'' for a quote). */
 static int sh_quote(char *buf, size_t len, size_t *off, const char *text)
@@ -349,40 +76,83 @@ static bool env_name_ok(const char *e)
 	return true;
 }
 
+static const struct { int sig; const char *name; } signames[] = {
+	{ SIGHUP, "HUP" }, { SIGINT, "INT" }, { SIGQUIT, "QUIT" }, { SIGKILL, "KILL" },
+	{ SIGUSR1, "USR1" }, { SIGUSR2, "USR2" }, { SIGALRM, "ALRM" }, { SIGTERM, "TERM" },
+	{ SIGCONT, "CONT" }, { SIGSTOP, "STOP" }, { SIGTSTP, "TSTP" }, { SIGURG, "URG" },
+	{ SIGXCPU, "XCPU" }, { 0, NULL },
+};
+
+static const char *sig_name(int sig)
+{
+	for (int k = 0; signames[k].name; k++)
+		if (signames[k].sig == sig)
+			return signames[k].name;
+	return NULL;
+}
+
 int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n)
 {
 	size_t off = 0;
-	char head[160];
+	char line[512];
 	if (!j->argv || !j->argv[0] || !j->argv[0][0]) {
 		sx_seterr(err, n, "job %" PRId64 ": empty argv", j->key);
 		return -1;
 	}
 	if (j->argv[0][0] == '-') {
-		sx_seterr(err, n, "job %" PRId64 ": argv[0] '%s' starts with '-' (exec would read it as an option)",
-		       j->key, j->argv[0]);
+		sx_seterr(err, n, "job %" PRId64 ": argv[0] '%s' starts with '-' (it would be read as an option)",
+		          j->key, j->argv[0]);
 		return -1;
 	}
-	snprintf(head, sizeof head,
-	         "#!/bin/sh\n# hetlab job %" PRId64 ", written by hetlab (live/exec_slurm.c): "
-	         "every word single-quoted.\n", j->key);
-	if (add(buf, len, &off, head) < 0)
+	const char *sig = sig_name(j->ckpt_sig > 0 ? j->ckpt_sig : SIGUSR1);
+	if (!sig) {
+		sx_seterr(err, n, "job %" PRId64 ": checkpoint signal %d: expected one sh can trap by name", j->key,
+		          j->ckpt_sig);
+		return -1;
+	}
+	snprintf(line, sizeof line,
+	         "#!/bin/sh\n# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec_slurm.c): every word "
+	         "single-quoted.\nPATH=${PATH:-/usr/local/bin:/usr/bin:/bin}; export PATH\n",
+	         j->key, j->state_id ? j->state_id : "?");
+	if (add(buf, len, &off, line) < 0)
 		goto small;
 	for (size_t k = 0; j->env && j->env[k]; k++) {
 		if (!env_name_ok(j->env[k])) {
 			sx_seterr(err, n, "job %" PRId64 ": env[%zu] '%s': expected NAME=VALUE with NAME of "
-			       "letters, digits and _", j->key, k, j->env[k]);
+			          "letters, digits and _", j->key, k, j->env[k]);
 			return -1;
 		}
 		if (add(buf, len, &off, "export ") < 0 || sh_quote(buf, len, &off, j->env[k]) < 0 ||
 		    add(buf, len, &off, "\n") < 0)
 			goto small;
 	}
-	if (add(buf, len, &off, "exec") < 0)
+	/* Every requeue of this Slurm job (hetlab's, the wrapper's own after a
+	 * checkpoint, Slurm's after a node failure) is a new hetlab attempt. */
+	snprintf(line, sizeof line,
+	         "HETLAB_ATTEMPT=$((%d + ${SLURM_RESTART_COUNT:-0})); export HETLAB_ATTEMPT\n"
+	         "HETLAB_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null | paste -sd, -)\n"
+	         "HETLAB_NODES=${HETLAB_NODES:-$SLURM_JOB_NODELIST}; export HETLAB_NODES\n"
+	         "hetlab_ckpt=0\ntrap 'hetlab_ckpt=1' %s\n",
+	         j->attempt, sig);
+	if (add(buf, len, &off, line) < 0)
 		goto small;
 	for (size_t k = 0; j->argv[k]; k++)
-		if (add(buf, len, &off, " ") < 0 || sh_quote(buf, len, &off, j->argv[k]) < 0)
+		if ((k && add(buf, len, &off, " ") < 0) || sh_quote(buf, len, &off, j->argv[k]) < 0)
 			goto small;
-	if (add(buf, len, &off, "\n") < 0)
+	snprintf(line, sizeof line,
+	         " &\nhetlab_pid=$!\n"
+	         "while :; do\n\twait \"$hetlab_pid\"; hetlab_rc=$?\n"
+	         "\tkill -0 \"$hetlab_pid\" 2>/dev/null || break\ndone\n"
+	         "trap - %s\n"
+	         "if [ \"$hetlab_ckpt\" = 1 ]; then\n"
+	         "\techo \"hetlab: exited ($hetlab_rc) after the checkpoint signal: requeued held\" >&2\n"
+	         "\tscontrol requeuehold \"$SLURM_JOB_ID\" && sleep 300\n"
+	         "fi\n"
+	         "if [ \"$hetlab_rc\" -gt 128 ] && [ \"$hetlab_rc\" -lt 160 ]; then\n"
+	         "\tkill -\"$((hetlab_rc - 128))\" $$\nfi\n"
+	         "exit \"$hetlab_rc\"\n",
+	         sig);
+	if (add(buf, len, &off, line) < 0)
 		goto small;
 	return (int)off;
 small:
@@ -390,18 +160,12 @@ small:
 	return -1;
 }
 
-void sx_output_path(const struct sx_ctx *c, int64_t key, int64_t slurm_id, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/" SX_NAME_PREFIX "%" PRId64 "-%" PRId64 ".out",
-	         c->workdir[0] ? c->workdir : ".", key, slurm_id);
-}
-
-/* Writes text to path through a temporary file and a rename. */
+/* Writes text to path through a temporary file and a rename (0600). */
 static int write_file(const char *path, const char *text, size_t len, char *err, size_t n)
 {
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		sx_seterr(err, n, "cannot write %s: %s", tmp, strerror(errno));
 		return -1;
@@ -427,25 +191,84 @@ static int write_file(const char *path, const char *text, size_t len, char *err,
 	return 0;
 }
 
-int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id, char *err, size_t n)
+static bool node_name_ok(const char *s)
 {
-	char wd[PATH_MAX], script_path[PATH_MAX + 64], name[64], chdir_opt[PATH_MAX + 16];
-	char output[PATH_MAX + 80], part[96], acct[160], nodes[32], cpus[32], gres[32], mem[48], tm[48];
-	const char *av[MAX_ARGS];
-	char *script = NULL, *ans = NULL;
-	int rc = -1, k = 0;
+	if (!s || !s[0] || strlen(s) >= 64)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
+			return false;
+	return true;
+}
 
-	if (j->key < 0 || j->nodes < 1 || j->cpus_per_node < 0 || j->gpus_per_node < 0 ||
-	    j->mem_mib_per_node < 0 || j->walltime_s < 0) {
-		sx_seterr(err, n, "job %" PRId64 ": expected key >= 0, nodes >= 1 and no negative "
-		       "cpus, gpus, memory or walltime", j->key);
+/* A value for one option: printable, no newline, bounded. */
+static bool word_ok(const char *s, size_t max)
+{
+	if (!s || strlen(s) > max)
+		return false;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* "a,b,c" from nodes into buf. -1 (with err) for a bad name or no room. */
+static int node_list(int64_t key, const char *const *nodes, int nnodes, char *buf, size_t len, char *err,
+                     size_t n)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	for (int k = 0; k < nnodes; k++) {
+		if (!node_name_ok(nodes[k])) {
+			sx_seterr(err, n, "job %" PRId64 ": node name '%s': expected letters, digits, '-', '_' or '.'",
+			          key, nodes[k] ? nodes[k] : "(null)");
+			return -1;
+		}
+		if ((k && add(buf, len, &off, ",") < 0) || add(buf, len, &off, nodes[k]) < 0) {
+			sx_seterr(err, n, "job %" PRId64 ": node list too long", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sx_submit_cmd(const struct sx_ctx *c, const struct sx_job *j, struct sx_cmd *cmd, char *err, size_t n)
+{
+	char wd[PATH_MAX], script_path[PATH_MAX + 64], name[96], nl[4096];
+	char *script = NULL;
+	int rc = -1;
+	sx_cmd_init(cmd);
+	if (j->key < 0 || j->nodes < 1 || j->cpus_per_node < 0 || j->mem_mib_per_node < 0 || j->walltime_s < 0 ||
+	    j->attempt < 0) {
+		sx_seterr(err, n, "job %" PRId64 ": expected key >= 0, nodes >= 1 and no negative cpus, memory, "
+		          "walltime or attempt", j->key);
+		return -1;
+	}
+	if (!j->state_id || strlen(j->state_id) != SX_STATE_ID_LEN ||
+	    strspn(j->state_id, "0123456789abcdef") != SX_STATE_ID_LEN) {
+		sx_seterr(err, n, "job %" PRId64 ": expected a state id of %d hex digits", j->key, SX_STATE_ID_LEN);
 		return -1;
 	}
 	if (!c->workdir[0] || !realpath(c->workdir, wd)) {
 		sx_seterr(err, n, "job %" PRId64 ": workdir '%s': %s", j->key, c->workdir,
-		       c->workdir[0] ? strerror(errno) : "not set");
+		          c->workdir[0] ? strerror(errno) : "not set");
 		return -1;
 	}
+	const char *part = j->partition ? j->partition : c->partition;
+	const char *fields[][2] = { { "partition", part }, { "account", j->account }, { "qos", j->qos },
+	                            { "gres", j->gres }, { "cwd", j->cwd }, { "output", j->output } };
+	for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++)
+		if (fields[k][1] && !word_ok(fields[k][1], 1000)) {
+			sx_seterr(err, n, "job %" PRId64 ": %s '%s': expected printable text of at most 1000 bytes",
+			          j->key, fields[k][0], fields[k][1]);
+			return -1;
+		}
+	if (j->cwd && j->cwd[0] != '/') {
+		sx_seterr(err, n, "job %" PRId64 ": cwd '%s': expected an absolute path", j->key, j->cwd);
+		return -1;
+	}
+	if (j->nodelist && node_list(j->key, j->nodelist, j->nodes, nl, sizeof nl, err, n) < 0)
+		return -1;
 	if (!(script = malloc(SCRIPT_MAX))) {
 		sx_seterr(err, n, "out of memory");
 		return -1;
@@ -456,143 +279,180 @@ int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id,
 	snprintf(script_path, sizeof script_path, "%s/" SX_NAME_PREFIX "%" PRId64 ".sh", wd, j->key);
 	if (write_file(script_path, script, (size_t)len, err, n) < 0)
 		goto out;
-
-	snprintf(name, sizeof name, "--job-name=" SX_NAME_PREFIX "%" PRId64, j->key);
-	snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", wd);
-	snprintf(output, sizeof output, "--output=%s/" SX_NAME_PREFIX "%" PRId64 "-%%j.out", wd, j->key);
-	snprintf(nodes, sizeof nodes, "--nodes=%d", j->nodes);
-	av[k++] = "sbatch";
-	av[k++] = "--parsable";
-	av[k++] = "--hold";
-	av[k++] = "--requeue";
-	av[k++] = "--open-mode=append";
-	av[k++] = name;
-	av[k++] = chdir_opt;
-	av[k++] = output;
-	if (c->partition[0]) {
-		snprintf(part, sizeof part, "--partition=%s", c->partition);
-		av[k++] = part;
-	}
-	if (j->account && j->account[0]) {
-		snprintf(acct, sizeof acct, "--account=%s", j->account);
-		av[k++] = acct;
-	}
-	av[k++] = nodes;
-	av[k++] = "--ntasks-per-node=1";
-	if (j->cpus_per_node > 0) {
-		snprintf(cpus, sizeof cpus, "--cpus-per-task=%d", j->cpus_per_node);
-		av[k++] = cpus;
-	}
-	if (j->gpus_per_node > 0) {
-		snprintf(gres, sizeof gres, "--gres=gpu:%d", j->gpus_per_node);
-		av[k++] = gres;
-	}
-	if (j->mem_mib_per_node > 0) {
-		snprintf(mem, sizeof mem, "--mem=%" PRId64 "M", j->mem_mib_per_node);
-		av[k++] = mem;
-	}
+	sx_job_name(j->state_id, j->key, name, sizeof name);
+	const char *cwd = j->cwd && j->cwd[0] ? j->cwd : wd;
+	int bad = 0;
+	bad |= sx_cmd_add(cmd, "sbatch");
+	bad |= sx_cmd_add(cmd, "--parsable");
+	if (!j->nodelist)
+		bad |= sx_cmd_add(cmd, "--hold");
+	bad |= sx_cmd_add(cmd, "--requeue");
+	bad |= sx_cmd_add(cmd, "--open-mode=append");
+	bad |= sx_cmd_add(cmd, "--export=NONE");
+	bad |= sx_cmd_add(cmd, "--job-name=%s", name);
+	bad |= sx_cmd_add(cmd, "--comment=hetlab:%s:%" PRId64 ":%d", j->state_id, j->key, j->attempt);
+	bad |= sx_cmd_add(cmd, "--chdir=%s", cwd);
+	if (j->output && j->output[0])
+		bad |= sx_cmd_add(cmd, "--output=%s", j->output);
+	else
+		bad |= sx_cmd_add(cmd, "--output=%s/" SX_NAME_PREFIX "%" PRId64 "-%%j.out", cwd, j->key);
+	if (part && part[0])
+		bad |= sx_cmd_add(cmd, "--partition=%s", part);
+	if (j->account && j->account[0])
+		bad |= sx_cmd_add(cmd, "--account=%s", j->account);
+	if (j->qos && j->qos[0])
+		bad |= sx_cmd_add(cmd, "--qos=%s", j->qos);
+	bad |= sx_cmd_add(cmd, "--nodes=%d", j->nodes);
+	if (j->nodelist)
+		bad |= sx_cmd_add(cmd, "--nodelist=%s", nl);
+	bad |= sx_cmd_add(cmd, "--ntasks-per-node=1");
+	if (j->cpus_per_node > 0)
+		bad |= sx_cmd_add(cmd, "--cpus-per-task=%d", j->cpus_per_node);
+	if (j->mem_mib_per_node > 0)
+		bad |= sx_cmd_add(cmd, "--mem=%" PRId64 "M", j->mem_mib_per_node);
+	if (j->gres && j->gres[0])
+		bad |= sx_cmd_add(cmd, "--gres=%s", j->gres);
 	if (j->walltime_s > 0) {
 		int64_t s = j->walltime_s;
-		snprintf(tm, sizeof tm, "--time=%" PRId64 "-%02d:%02d:%02d", s / 86400,
-		         (int)(s % 86400 / 3600), (int)(s % 3600 / 60), (int)(s % 60));
-		av[k++] = tm;
+		bad |= sx_cmd_add(cmd, "--time=%" PRId64 "-%02d:%02d:%02d", s / 86400, (int)(s % 86400 / 3600),
+		                  (int)(s % 3600 / 60), (int)(s % 60));
 	}
-	av[k++] = script_path;
-	av[k] = NULL;
-	if (run(c, av, &ans, err, n) < 0)
-		goto out;
-	/* --parsable: "ID" or "ID;CLUSTER", one line. */
-	char *end;
-	errno = 0;
-	long long id = strtoll(ans, &end, 10);
-	if (end == ans || errno || id <= 0 || (*end && *end != ';' && *end != '\n')) {
-		char got[80];
-		snprintf(got, sizeof got, "%s", ans);
-		sx_seterr(err, n, "sbatch --parsable: expected a job id, got '%s'", trimmed(got));
+	if (j->uid >= 0) {
+		bad |= sx_cmd_add(cmd, "--uid=%d", j->uid);
+		if (j->gid >= 0)
+			bad |= sx_cmd_add(cmd, "--gid=%d", j->gid);
+	}
+	bad |= sx_cmd_add(cmd, "%s", script_path);
+	if (bad) {
+		sx_seterr(err, n, "job %" PRId64 ": the sbatch command line is too long", j->key);
 		goto out;
 	}
-	*slurm_id = id;
 	rc = 0;
 out:
-	free(ans);
 	free(script);
 	return rc;
 }
 
-static bool node_name_ok(const char *s)
+int sx_submit_result(const struct sx_cmd *cmd, int64_t *slurm_id, char *err, size_t n)
 {
-	if (!s || !s[0])
-		return false;
-	for (const char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
-			return false;
-	return true;
+	if (cmd->rc != 0) {
+		sx_seterr(err, n, "%s", cmd->err);
+		return -1;
+	}
+	/* --parsable: "ID" or "ID;CLUSTER", one line. */
+	char *end;
+	errno = 0;
+	long long id = strtoll(cmd->out, &end, 10);
+	if (end == cmd->out || errno || id <= 0 || (*end && *end != ';' && *end != '\n')) {
+		char got[80];
+		snprintf(got, sizeof got, "%s", cmd->out);
+		got[strcspn(got, "\n")] = 0;
+		sx_seterr(err, n, "sbatch --parsable: expected a job id, got '%s'", got);
+		return -1;
+	}
+	*slurm_id = id;
+	return 0;
 }
 
-/* Runs `scontrol VERB ID` (hold, release, requeuehold). */
+int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id, char *err, size_t n)
+{
+	struct sx_cmd cmd;
+	if (sx_submit_cmd(c, j, &cmd, err, n) < 0)
+		return -1;
+	sx_run(c, &cmd);
+	int rc = sx_submit_result(&cmd, slurm_id, err, n);
+	sx_cmd_done(&cmd);
+	return rc;
+}
+
+/* ---- the actions ----------------------------------------------------------- */
+
+/* `scontrol VERB ID` (hold, release, requeuehold). */
 static int scontrol_id(const struct sx_ctx *c, const char *verb, int64_t id, char *err, size_t n)
 {
-	char ids[32];
-	snprintf(ids, sizeof ids, "%" PRId64, id);
-	const char *av[] = { "scontrol", verb, ids, NULL };
-	return run(c, av, NULL, err, n);
+	struct sx_cmd cmd;
+	sx_cmd_init(&cmd);
+	sx_cmd_add(&cmd, "scontrol");
+	sx_cmd_add(&cmd, "%s", verb);
+	sx_cmd_add(&cmd, "%" PRId64, id);
+	int rc = sx_run(c, &cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd.err);
+	sx_cmd_done(&cmd);
+	return rc;
 }
 
-int sx_start(const struct sx_ctx *c, int64_t id, const char *const *nodes, int nnodes, char *err, size_t n)
+int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, struct sx_cmd *cmd,
+                 char *err, size_t n)
 {
-	char jobid[48], req[4096] = "ReqNodeList=", num[48];
-	size_t off = strlen(req);
+	char nl[4096];
+	sx_cmd_init(cmd);
 	if (nnodes < 1) {
 		sx_seterr(err, n, "job %" PRId64 ": no nodes to start on", id);
 		return -1;
 	}
-	for (int k = 0; k < nnodes; k++) {
-		if (!node_name_ok(nodes[k])) {
-			sx_seterr(err, n, "job %" PRId64 ": node name '%s': expected letters, digits, '-', "
-			       "'_' or '.'", id, nodes[k] ? nodes[k] : "(null)");
-			return -1;
-		}
-		if ((k && add(req, sizeof req, &off, ",") < 0) || add(req, sizeof req, &off, nodes[k]) < 0) {
-			sx_seterr(err, n, "job %" PRId64 ": node list too long", id);
-			return -1;
-		}
+	if (node_list(id, nodes, nnodes, nl, sizeof nl, err, n) < 0)
+		return -1;
+	if (partition && !word_ok(partition, 200)) {
+		sx_seterr(err, n, "job %" PRId64 ": partition '%s': expected printable text", id, partition);
+		return -1;
 	}
-	snprintf(jobid, sizeof jobid, "JobId=%" PRId64, id);
-	snprintf(num, sizeof num, "NumNodes=%d-%d", nnodes, nnodes);
 	/* NumNodes before ReqNodeList in one update: a job submitted for fewer
 	 * nodes than the list otherwise fails with "Node count specification
 	 * invalid" (its maximum is still the submitted count). */
-	const char *av[] = { "scontrol", "update", jobid, num, req, "StartTime=now", NULL };
-	if (run(c, av, NULL, err, n) < 0)
+	int bad = sx_cmd_add(cmd, "scontrol") | sx_cmd_add(cmd, "update") | sx_cmd_add(cmd, "JobId=%" PRId64, id) |
+	          sx_cmd_add(cmd, "NumNodes=%d-%d", nnodes, nnodes) | sx_cmd_add(cmd, "ReqNodeList=%s", nl);
+	if (partition && partition[0])
+		bad |= sx_cmd_add(cmd, "Partition=%s", partition);
+	bad |= sx_cmd_add(cmd, "StartTime=now");
+	if (bad) {
+		sx_seterr(err, n, "job %" PRId64 ": node list too long", id);
 		return -1;
-	return scontrol_id(c, "release", id, err, n);
+	}
+	return 0;
 }
 
-static const struct { int sig; const char *name; } signames[] = {
-	{ SIGHUP, "HUP" }, { SIGINT, "INT" }, { SIGQUIT, "QUIT" }, { SIGKILL, "KILL" },
-	{ SIGUSR1, "USR1" }, { SIGUSR2, "USR2" }, { SIGALRM, "ALRM" }, { SIGTERM, "TERM" },
-	{ SIGCONT, "CONT" }, { SIGSTOP, "STOP" }, { SIGTSTP, "TSTP" }, { SIGURG, "URG" },
-	{ SIGXCPU, "XCPU" }, { 0, NULL },
-};
+void sx_release_cmd(int64_t id, struct sx_cmd *cmd)
+{
+	sx_cmd_init(cmd);
+	sx_cmd_add(cmd, "scontrol");
+	sx_cmd_add(cmd, "release");
+	sx_cmd_add(cmd, "%" PRId64, id);
+}
+
+int sx_start(const struct sx_ctx *c, int64_t id, const char *const *nodes, int nnodes, char *err, size_t n)
+{
+	struct sx_cmd cmd;
+	if (sx_place_cmd(id, nodes, nnodes, NULL, &cmd, err, n) < 0)
+		return -1;
+	int rc = sx_run(c, &cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd.err);
+	sx_cmd_done(&cmd);
+	return rc ? -1 : scontrol_id(c, "release", id, err, n);
+}
 
 int sx_signal(const struct sx_ctx *c, int64_t id, int sig, char *err, size_t n)
 {
-	char opt[48], ids[32];
-	const char *nm = NULL;
 	if (sig <= 0 || sig >= 65) {
 		sx_seterr(err, n, "job %" PRId64 ": signal %d out of range", id, sig);
 		return -1;
 	}
-	for (int k = 0; signames[k].name; k++)
-		if (signames[k].sig == sig)
-			nm = signames[k].name;
+	struct sx_cmd cmd;
+	sx_cmd_init(&cmd);
+	const char *nm = sig_name(sig);
+	sx_cmd_add(&cmd, "scancel");
+	sx_cmd_add(&cmd, "--full");
 	if (nm)
-		snprintf(opt, sizeof opt, "--signal=%s", nm);
+		sx_cmd_add(&cmd, "--signal=%s", nm);
 	else
-		snprintf(opt, sizeof opt, "--signal=%d", sig);
-	snprintf(ids, sizeof ids, "%" PRId64, id);
-	const char *av[] = { "scancel", "--full", opt, ids, NULL };
-	return run(c, av, NULL, err, n);
+		sx_cmd_add(&cmd, "--signal=%d", sig);
+	sx_cmd_add(&cmd, "%" PRId64, id);
+	int rc = sx_run(c, &cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd.err);
+	sx_cmd_done(&cmd);
+	return rc;
 }
 
 int sx_requeue_hold(const struct sx_ctx *c, int64_t id, char *err, size_t n)
@@ -607,33 +467,42 @@ int sx_hold(const struct sx_ctx *c, int64_t id, char *err, size_t n)
 
 int sx_cancel(const struct sx_ctx *c, int64_t id, char *err, size_t n)
 {
-	char ids[32];
-	snprintf(ids, sizeof ids, "%" PRId64, id);
-	const char *av[] = { "scancel", ids, NULL };
-	return run(c, av, NULL, err, n);
+	struct sx_cmd cmd;
+	sx_cmd_init(&cmd);
+	sx_cmd_add(&cmd, "scancel");
+	sx_cmd_add(&cmd, "%" PRId64, id);
+	int rc = sx_run(c, &cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd.err);
+	sx_cmd_done(&cmd);
+	return rc;
 }
 
-static int update_node(const struct sx_ctx *c, const char *node, const char *state,
-                       const char *reason, char *err, size_t n)
+static int update_node(const struct sx_ctx *c, const char *node, const char *state, const char *reason,
+                       char *err, size_t n)
 {
-	char nn[128], st[64], rs[512];
-	if (!node_name_ok(node) || strlen(node) >= 64) {
-		sx_seterr(err, n, "node name '%s': expected letters, digits, '-', '_' or '.'",
-		       node ? node : "(null)");
+	if (!node_name_ok(node)) {
+		sx_seterr(err, n, "node name '%s': expected letters, digits, '-', '_' or '.'", node ? node : "(null)");
 		return -1;
 	}
-	snprintf(nn, sizeof nn, "NodeName=%s", node);
-	snprintf(st, sizeof st, "State=%s", state);
-	const char *av[] = { "scontrol", "update", nn, st, NULL, NULL };
+	struct sx_cmd cmd;
+	sx_cmd_init(&cmd);
+	sx_cmd_add(&cmd, "scontrol");
+	sx_cmd_add(&cmd, "update");
+	sx_cmd_add(&cmd, "NodeName=%s", node);
+	sx_cmd_add(&cmd, "State=%s", state);
 	if (reason) {
-		if (!reason[0] || strlen(reason) > 400 || strpbrk(reason, "\n\r")) {
-			sx_seterr(err, n, "node %s: drain reason: expected 1 to 400 characters on one line", node);
+		if (!reason[0] || strlen(reason) > 400 || !word_ok(reason, 400)) {
+			sx_seterr(err, n, "node %s: drain reason: expected 1 to 400 printable characters on one line", node);
 			return -1;
 		}
-		snprintf(rs, sizeof rs, "Reason=%s", reason);
-		av[4] = rs;
+		sx_cmd_add(&cmd, "Reason=%s", reason);
 	}
-	return run(c, av, NULL, err, n);
+	int rc = sx_run(c, &cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd.err);
+	sx_cmd_done(&cmd);
+	return rc;
 }
 
 int sx_drain(const struct sx_ctx *c, const char *node, const char *reason, char *err, size_t n)
@@ -646,54 +515,196 @@ int sx_resume(const struct sx_ctx *c, const char *node, char *err, size_t n)
 	return update_node(c, node, "RESUME", NULL, err, n);
 }
 
-/* ---- reading back -------------------------------------------------------- */
+/* ---- reading back ---------------------------------------------------------- */
 
-int sx_jobs(const struct sx_ctx *c, struct sx_jobinfo **out, int *nout, char *err, size_t n)
+/* Appends the parsed jobs of one squeue to *out. */
+static int squeue_into(const struct sx_ctx *c, struct sx_cmd *cmd, struct sx_jobinfo **out, int *nout,
+                       char *err, size_t errlen)
 {
-	const char *av[] = { "squeue", "--json", NULL };
-	char *text;
-	*out = NULL;
-	*nout = 0;
-	if (run(c, av, &text, err, n) < 0)
-		return -1;
-	int rc = sx_parse_jobs(text, c->partition, true, out, nout, err, n);
-	free(text);
-	return rc;
-}
-
-int sx_job_info(const struct sx_ctx *c, int64_t id, struct sx_jobinfo *out, char *err, size_t n)
-{
-	const char *av[] = { "squeue", "--json", NULL };
-	char *text;
+	sx_run(c, cmd);
+	if (cmd->rc != 0) {
+		/* Every id unknown: squeue exits 1 ("Invalid job id specified"). */
+		bool none = cmd->no_job;
+		if (!none)
+			sx_seterr(err, errlen, "%s", cmd->err);
+		sx_cmd_done(cmd);
+		return none ? 0 : -1;
+	}
 	struct sx_jobinfo *v;
 	int nv;
-	memset(out, 0, sizeof *out);
-	if (run(c, av, &text, err, n) < 0)
+	int rc = sx_parse_squeue(cmd->out, &v, &nv, err, errlen);
+	sx_cmd_done(cmd);
+	if (rc)
 		return -1;
-	int rc = sx_parse_jobs(text, NULL, false, &v, &nv, err, n);
-	free(text);
-	if (rc < 0)
-		return -1;
-	out->id = id;
-	out->st = SX_GONE;
-	out->exit_code = out->exit_sig = -1;
-	out->key = -1;
-	for (int k = 0; k < nv; k++)
-		if (v[k].id == id)
-			*out = v[k];
+	if (nv) {
+		struct sx_jobinfo *m = realloc(*out, (size_t)(*nout + nv) * sizeof *m);
+		if (!m) {
+			free(v);
+			sx_seterr(err, errlen, "squeue: out of memory");
+			return -1;
+		}
+		memcpy(m + *nout, v, (size_t)nv * sizeof *m);
+		*out = m;
+		*nout += nv;
+	}
 	free(v);
 	return 0;
 }
 
-int sx_nodes(const struct sx_ctx *c, struct sx_nodeinfo **out, int *nout, char *err, size_t n)
+/* squeue -h -t all -O FORMAT with -j or -n and a comma list. */
+static int squeue_list(const struct sx_ctx *c, const char *flag, const char *list, struct sx_jobinfo **out,
+                       int *nout, char *err, size_t errlen)
 {
-	const char *av[] = { "sinfo", "--json", NULL };
-	char *text;
+	struct sx_cmd *cmd = malloc(sizeof *cmd);
+	char *arg = malloc(strlen(list) + 8);
+	int rc = -1;
+	if (!cmd || !arg) {
+		sx_seterr(err, errlen, "squeue: out of memory");
+		goto out;
+	}
+	sprintf(arg, "%s", list);
+	const char *av[] = { "squeue", "-h", "-t", "all", flag, arg, "-O", SX_SQUEUE_FORMAT, NULL };
+	sx_cmd_set(cmd, av);
+	rc = squeue_into(c, cmd, out, nout, err, errlen);
+out:
+	free(cmd);
+	free(arg);
+	return rc;
+}
+
+int sx_jobs_by_id(const struct sx_ctx *c, const int64_t *ids, int n, struct sx_jobinfo **out, int *nout,
+                  char *err, size_t errlen)
+{
 	*out = NULL;
 	*nout = 0;
-	if (run(c, av, &text, err, n) < 0)
+	char *list = malloc((size_t)IDS_PER_QUERY * 21 + 1);
+	if (!list && n > 0) {
+		sx_seterr(err, errlen, "squeue: out of memory");
 		return -1;
-	int rc = sx_parse_nodes(text, c->partition, out, nout, err, n);
-	free(text);
+	}
+	for (int k = 0; k < n;) {
+		size_t off = 0;
+		for (int m = 0; m < IDS_PER_QUERY && k < n; m++, k++)
+			off += (size_t)sprintf(list + off, "%s%" PRId64, off ? "," : "", ids[k]);
+		if (squeue_list(c, "-j", list, out, nout, err, errlen)) {
+			free(list);
+			free(*out);
+			*out = NULL;
+			*nout = 0;
+			return -1;
+		}
+	}
+	free(list);
+	return 0;
+}
+
+int sx_jobs_by_name(const struct sx_ctx *c, const char *const *names, int n, struct sx_jobinfo **out,
+                    int *nout, char *err, size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	for (int k = 0; k < n;) {
+		char list[32768];
+		size_t off = 0;
+		while (k < n && off + strlen(names[k]) + 2 < sizeof list) {
+			if (!node_name_ok(names[k])) {
+				k++;
+				continue;
+			}
+			off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? "," : "", names[k]);
+			k++;
+		}
+		if (off && squeue_list(c, "-n", list, out, nout, err, errlen)) {
+			free(*out);
+			*out = NULL;
+			*nout = 0;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int sx_acct_by_id(const struct sx_ctx *c, const int64_t *ids, int n, struct sx_acct **out, int *nout,
+                  bool *no_acct, char *err, size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	*no_acct = false;
+	char *list = malloc((size_t)IDS_PER_QUERY * 21 + 1);
+	struct sx_cmd *cmd = malloc(sizeof *cmd);
+	int rc = 0;
+	if (!list || !cmd) {
+		sx_seterr(err, errlen, "sacct: out of memory");
+		rc = -1;
+	}
+	for (int k = 0; rc == 0 && k < n;) {
+		size_t off = 0;
+		for (int m = 0; m < IDS_PER_QUERY && k < n; m++, k++)
+			off += (size_t)sprintf(list + off, "%s%" PRId64, off ? "," : "", ids[k]);
+		const char *av[] = { "sacct", "-n", "-P", "-D", "-X", "-j", list, "--format", SX_SACCT_FORMAT, NULL };
+		sx_cmd_set(cmd, av);
+		sx_run(c, cmd);
+		if (cmd->rc != 0) {
+			*no_acct = strstr(cmd->err, "accounting storage is disabled") != NULL ||
+			           strstr(cmd->err, "Slurm accounting storage is disabled") != NULL;
+			sx_seterr(err, errlen, "%s", cmd->err);
+			rc = -1;
+		} else {
+			struct sx_acct *v = NULL;
+			int nv = 0;
+			if (sx_parse_sacct(cmd->out, &v, &nv, err, errlen)) {
+				rc = -1;
+			} else if (nv) {
+				struct sx_acct *m = realloc(*out, (size_t)(*nout + nv) * sizeof *m);
+				if (!m) {
+					sx_seterr(err, errlen, "sacct: out of memory");
+					rc = -1;
+				} else {
+					memcpy(m + *nout, v, (size_t)nv * sizeof *m);
+					*out = m;
+					*nout += nv;
+				}
+			}
+			free(v);
+		}
+		sx_cmd_done(cmd);
+	}
+	free(list);
+	free(cmd);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*nout = 0;
+	}
+	return rc;
+}
+
+int sx_nodes(const struct sx_ctx *c, struct sx_nodeinfo **out, int *nout, char *err, size_t n)
+{
+	struct sx_cmd cmd;
+	const char *av[] = { "sinfo", "--json", NULL };
+	*out = NULL;
+	*nout = 0;
+	sx_cmd_set(&cmd, av);
+	if (sx_run(c, &cmd) < 0) {
+		sx_seterr(err, n, "%s", cmd.err);
+		return -1;
+	}
+	int rc = sx_parse_nodes(cmd.out, c->partition, out, nout, err, n);
+	sx_cmd_done(&cmd);
+	return rc;
+}
+
+int sx_read_config(const struct sx_ctx *c, struct sx_config *cfg, char *err, size_t n)
+{
+	struct sx_cmd cmd;
+	const char *av[] = { "scontrol", "show", "config", NULL };
+	sx_cmd_set(&cmd, av);
+	if (sx_run(c, &cmd) < 0) {
+		sx_seterr(err, n, "%s", cmd.err);
+		return -1;
+	}
+	int rc = sx_parse_config(cmd.out, cfg, err, n);
+	sx_cmd_done(&cmd);
 	return rc;
 }

@@ -100,6 +100,7 @@ out:
 
 void jobx_fill(struct jobx *x, const char *text)
 {
+	x->uid = x->gid = -1;
 	json_t *o = json_loads(text, 0, NULL);
 	if (!o)
 		return;

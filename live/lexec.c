@@ -11,12 +11,9 @@
  * files are STATE_DIR/jobs/KEY.* with KEY = id × 256 + attempt mod 256
  * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended).
  *
- * slurm: a job is submitted held when it first starts (sbatch --hold),
- * then placed on the nodes the policy chose and released; its Slurm id is
- * its ref. Node names of the scenario are Slurm's node names. */
+ * The Slurm executor's glue is live/lexec_slurm.c. */
 #include "live/live_int.h"
 #include "live/exec_local.h"
-#include "live/exec_slurm.h"
 #include "live/nvml.h"
 #include "sim/mig.h"
 #include "live/topo.h"
@@ -41,8 +38,7 @@ static const struct alloc_part *job_parts(const struct live *L, int32_t id)
 	return &L->s.cl.pool.p[L->s.jobs[id].parts];
 }
 
-/* Environment entries every job gets, on top of its own. */
-static char **job_env(const struct live *L, int32_t id, const char *extra)
+char **lexec_job_env(const struct live *L, int32_t id, const char *extra, bool runtime_vars)
 {
 	const struct jobx *x = &L->jx[id];
 	const struct job *j = &L->s.jobs[id];
@@ -64,16 +60,17 @@ static char **job_env(const struct live *L, int32_t id, const char *extra)
 	 * which is NVML's order and the one the allocation's indexes use. */
 	e[k++] = strdup("CUDA_DEVICE_ORDER=PCI_BUS_ID");
 	if (asprintf(&e[k++], "HETLAB_JOB_ID=%d", id) < 0 ||
-	    asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||
-	    asprintf(&e[k++], "HETLAB_NODES=%s", nodes) < 0 ||
 	    asprintf(&e[k++], "HETLAB_CKPT_SIGNAL=%d", L->cfg.sig) < 0)
+		e[k - 1] = NULL;
+	if (!runtime_vars && (asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||
+	                      asprintf(&e[k++], "HETLAB_NODES=%s", nodes) < 0))
 		e[k - 1] = NULL;
 	if (extra)
 		e[k++] = strdup(extra);
 	return e;
 }
 
-static void free_strv(char **v)
+void lexec_strv_free(char **v)
 {
 	for (int i = 0; v && v[i]; i++)
 		free(v[i]);
@@ -336,7 +333,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	} else if (p->milli > 0) {
 		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
 	}
-	char **env = job_env(L, id, extra[0] ? extra : NULL);
+	char **env = lexec_job_env(L, id, extra[0] ? extra : NULL, false);
 	struct lx_spec sp = {
 		.argv = (const char *const *)x->argv,
 		.env = (const char *const *)env,
@@ -352,7 +349,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	};
 	struct lx_handle h;
 	int rc = lx_launch(L->jobdir, key, &sp, &h, err, errlen);
-	free_strv(env);
+	lexec_strv_free(env);
 	if (rc)
 		local_mark(L, id, false);
 	else
@@ -447,312 +444,4 @@ const struct lexec_ops lexec_local = {
 	.adopt = local_adopt,
 	.ended = local_ended,
 	.fini = local_fini,
-};
-
-/* ---- slurm ---- */
-
-struct sxc {
-	struct sx_ctx c;
-	struct sx_jobinfo *snap;     /* the poll round's squeue */
-	int nsnap;
-	bool have_snap;
-	struct sx_nodeinfo *nodes;   /* the probe round's sinfo */
-	int nnodes;
-	bool have_nodes;
-};
-
-static int slurm_init(struct live *L, char *err, size_t errlen)
-{
-	struct sxc *x = calloc(1, sizeof *x);
-	if (!x) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	snprintf(x->c.bindir, sizeof x->c.bindir, "%s", L->cfg.slurm_bindir);
-	snprintf(x->c.partition, sizeof x->c.partition, "%s", L->cfg.slurm_partition);
-	snprintf(x->c.workdir, sizeof x->c.workdir, "%s/slurm", L->cfg.state_dir);
-	const char *conf = getenv("SLURM_CONF");
-	if (conf)
-		snprintf(x->c.slurm_conf, sizeof x->c.slurm_conf, "%s", conf);
-	if (mkdir(x->c.workdir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", x->c.workdir, strerror(errno));
-		free(x);
-		return -1;
-	}
-	L->xctx = x;
-	return 0;
-}
-
-static int64_t slurm_ref(const struct live *L, int32_t id)
-{
-	return L->jx[id].ref[0] ? strtoll(L->jx[id].ref, NULL, 10) : -1;
-}
-
-/* Finds a hetlab-ID job Slurm knows (a submission the crash kept us from
- * committing). */
-static int64_t slurm_find(struct live *L, int32_t id)
-{
-	struct sxc *x = L->xctx;
-	struct sx_jobinfo *js = NULL;
-	int n = 0;
-	char err[512];
-	int64_t found = -1;
-	if (sx_jobs(&x->c, &js, &n, err, sizeof err) == 0)
-		for (int i = 0; i < n; i++)
-			if (js[i].key == id && !sx_state_final(js[i].st))
-				found = js[i].id;
-	free(js);
-	return found;
-}
-
-/* Places Slurm job sid on job id's nodes and releases it. */
-static int slurm_place(struct live *L, int32_t id, int64_t sid, char *err, size_t errlen)
-{
-	struct sxc *x = L->xctx;
-	const struct job *j = &L->s.jobs[id];
-	const char *nodes[256];
-	int nn = 0;
-	for (int i = 0; i < j->nparts && nn < 256; i++)
-		nodes[nn++] = L->s.cl.nodes[job_parts(L, id)[i].node].name;
-	return sx_start(&x->c, sid, nodes, nn, err, errlen);
-}
-
-static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
-{
-	struct sxc *x = L->xctx;
-	struct jobx *jx = &L->jx[id];
-	const struct job *j = &L->s.jobs[id];
-	int64_t sid = slurm_ref(L, id);
-	struct sx_jobinfo info;
-	if (sid < 0)
-		sid = slurm_find(L, id);
-	if (sid >= 0 && sx_job_info(&x->c, sid, &info, err, errlen) == 0) {
-		/* A requeue still completing: wait for it to be held again, or
-		 * the release would wait for the credential to expire. */
-		for (int k = 0; k < 50 && (info.st == SX_COMPLETING || info.st == SX_REQUEUED); k++) {
-			struct timespec ts = { 0, 200000000 };
-			nanosleep(&ts, NULL);
-			if (sx_job_info(&x->c, sid, &info, err, errlen))
-				break;
-		}
-		if (info.st == SX_RUNNING || (info.st == SX_PENDING && !info.held)) {
-			snprintf(jx->ref, sizeof jx->ref, "%lld", (long long)sid);
-			return 0;     /* released for this attempt already (before a crash): adopt it */
-		}
-		if (sx_state_final(info.st))
-			sid = -1;     /* it ended after a signal; it runs again as a new Slurm job */
-	}
-	if (sid < 0) {
-		if (!jx->argv) {
-			snprintf(err, errlen, "job %d has no argv to run", id);
-			return -1;
-		}
-		int cpn = 0, gpn = 0;
-		for (int i = 0; i < j->nparts; i++) {
-			const struct alloc_part *p = &job_parts(L, id)[i];
-			if (p->cores > cpn)
-				cpn = p->cores;
-			if (__builtin_popcountll(p->gpus) > gpn)
-				gpn = __builtin_popcountll(p->gpus);
-		}
-		char **env = job_env(L, id, NULL);
-		struct sx_job sj = {
-			.key = id,
-			.argv = (const char *const *)jx->argv,
-			.env = (const char *const *)env,
-			.nodes = j->nparts,
-			.cpus_per_node = cpn,
-			.gpus_per_node = gpn,
-			.walltime_s = j->walltime_us == SIMTIME_INF ? 0 : (j->walltime_us + 999999) / 1000000,
-		};
-		int rc = sx_submit(&x->c, &sj, &sid, err, errlen);
-		free_strv(env);
-		if (rc)
-			return -1;
-	}
-	snprintf(jx->ref, sizeof jx->ref, "%lld", (long long)sid);
-	if (slurm_place(L, id, sid, err, errlen))
-		live_log(L, "job %d (Slurm %lld): %s; retried at the next poll", id, (long long)sid, err);
-	return 0;
-}
-
-static int slurm_signal(struct live *L, int32_t id)
-{
-	struct sxc *x = L->xctx;
-	char err[512];
-	int64_t sid = slurm_ref(L, id);
-	if (sid < 0)
-		return -1;
-	if (sx_signal(&x->c, sid, L->cfg.sig, err, sizeof err)) {
-		live_log(L, "job %d: %s", id, err);
-		return -1;
-	}
-	return 0;
-}
-
-static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
-{
-	struct sxc *x = L->xctx;
-	char err[512];
-	int64_t sid = slurm_ref(L, id);
-	if (sid < 0)
-		return 0;
-	struct sx_jobinfo info;
-	if (sx_job_info(&x->c, sid, &info, err, sizeof err) == 0 && sx_state_final(info.st)) {
-		if (how == EXEC_STOP_PREEMPT)
-			L->jx[id].ref[0] = 0;   /* it exited after the signal: a new submission next time */
-		return 0;
-	}
-	int rc = how == EXEC_STOP_PREEMPT ? sx_requeue_hold(&x->c, sid, err, sizeof err)
-	                                  : sx_cancel(&x->c, sid, err, sizeof err);
-	if (rc)
-		live_log(L, "job %d (Slurm %lld): %s", id, (long long)sid, err);
-	return rc;
-}
-
-static int slurm_node_state(struct live *L, int32_t node, bool drain, const char *reason)
-{
-	struct sxc *x = L->xctx;
-	char err[512];
-	const char *name = L->s.cl.nodes[node].name;
-	int rc = drain ? sx_drain(&x->c, name, reason && reason[0] ? reason : "hetlab", err, sizeof err)
-	               : sx_resume(&x->c, name, err, sizeof err);
-	if (rc)
-		live_log(L, "node %s: %s", name, err);
-	else
-		live_log(L, "node %s %s in Slurm", name, drain ? "drained" : "resumed");
-	return rc;
-}
-
-static int slurm_poll_begin(struct live *L)
-{
-	struct sxc *x = L->xctx;
-	char err[512];
-	free(x->snap);
-	x->snap = NULL;
-	x->nsnap = 0;
-	x->have_snap = sx_jobs(&x->c, &x->snap, &x->nsnap, err, sizeof err) == 0;
-	if (!x->have_snap)
-		live_log(L, "reading Slurm's jobs: %s", err);
-	return x->have_snap ? 0 : -1;
-}
-
-static int slurm_poll(struct live *L, int32_t id, enum job_state *st, enum end_reason *why, char *msg, size_t len)
-{
-	struct sxc *x = L->xctx;
-	int64_t sid = slurm_ref(L, id);
-	if (sid < 0 || !x->have_snap)
-		return 0;
-	const struct sx_jobinfo *in = NULL;
-	for (int i = 0; i < x->nsnap; i++)
-		if (x->snap[i].id == sid)
-			in = &x->snap[i];
-	struct sx_jobinfo one;
-	char err[512];
-	if (!in) {
-		if (sx_job_info(&x->c, sid, &one, err, sizeof err))
-			return 0;
-		in = &one;
-	}
-	switch (in->st) {
-	case SX_HELD: {
-		/* Started by the policy but still held: the release failed
-		 * (a credential still revoked): try again. */
-		char e2[512];
-		if (slurm_place(L, id, sid, e2, sizeof e2))
-			live_log(L, "job %d (Slurm %lld): %s", id, (long long)sid, e2);
-		return 0;
-	}
-	case SX_COMPLETED:
-		*st = JOB_DONE;
-		*why = END_NONE;
-		break;
-	case SX_FAILED:
-		*st = JOB_FAILED;
-		*why = END_EXIT;
-		break;
-	case SX_CANCELLED:
-		*st = JOB_KILLED;
-		*why = END_CANCELLED;
-		break;
-	case SX_TIMEOUT:
-		*st = JOB_KILLED;
-		*why = END_WALLTIME;
-		break;
-	case SX_OOM:
-		*st = JOB_FAILED;
-		*why = END_OOM;
-		break;
-	case SX_NODE_FAIL:
-	case SX_GONE:
-		*st = JOB_FAILED;
-		*why = END_NODE_FAIL;
-		break;
-	default:
-		return 0;
-	}
-	snprintf(msg, len, "slurm %s, exit %d%s", sx_state_name(in->st), in->exit_code,
-	         in->exit_sig > 0 ? " (signal)" : "");
-	return 1;
-}
-
-static void slurm_adopt(struct live *L, int32_t id)
-{
-	if (!L->jx[id].ref[0]) {
-		int64_t sid = slurm_find(L, id);
-		if (sid >= 0)
-			snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "%lld", (long long)sid);
-	}
-}
-
-static int slurm_nodes_begin(struct live *L)
-{
-	struct sxc *x = L->xctx;
-	char err[512];
-	free(x->nodes);
-	x->nodes = NULL;
-	x->nnodes = 0;
-	x->have_nodes = sx_nodes(&x->c, &x->nodes, &x->nnodes, err, sizeof err) == 0;
-	if (!x->have_nodes)
-		live_log(L, "reading Slurm's nodes: %s", err);
-	return x->have_nodes ? 0 : -1;
-}
-
-/* DOWN or not responding in Slurm is down; a node Slurm does not list
- * (not in the partition) says nothing. */
-static int slurm_node_down(struct live *L, int32_t node)
-{
-	struct sxc *x = L->xctx;
-	if (!x->have_nodes)
-		return -1;
-	for (int i = 0; i < x->nnodes; i++)
-		if (strcmp(x->nodes[i].name, L->s.cl.nodes[node].name) == 0)
-			return x->nodes[i].down || x->nodes[i].not_responding;
-	return -1;
-}
-
-static void slurm_fini(struct live *L)
-{
-	struct sxc *x = L->xctx;
-	if (x) {
-		free(x->snap);
-		free(x->nodes);
-	}
-	free(x);
-	L->xctx = NULL;
-}
-
-const struct lexec_ops lexec_slurm = {
-	.name = "slurm",
-	.init = slurm_init,
-	.start = slurm_start,
-	.signal = slurm_signal,
-	.stop = slurm_stop,
-	.node_state = slurm_node_state,
-	.poll_begin = slurm_poll_begin,
-	.poll = slurm_poll,
-	.adopt = slurm_adopt,
-	.nodes_begin = slurm_nodes_begin,
-	.node_down = slurm_node_down,
-	.fini = slurm_fini,
 };

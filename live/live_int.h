@@ -18,6 +18,8 @@ struct jobx {
 	char *cwd;
 	char *name;
 	char ref[48];           /* the executor's handle (Slurm job id), "" none */
+	int uid, gid;           /* who submitted it (-1 unknown: the daemon's user) */
+	char user[64];
 	int *cpus;              /* local: the node's cores it holds (malloc'd, capcpus entries) */
 	int ncpus, capcpus;
 };
@@ -75,10 +77,21 @@ struct live {
 	bool healthy;
 	char why[256];
 	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
+	char state_id[17];              /* the state's unique id (meta state_id) */
 	char err[512];
 };
 
-/* The executor glue (live/lexec.c). Every op answers for job/node ids of
+/* Inputs gathered from the world before the transaction that records them
+ * (data copied; obs_free frees). */
+struct obs {
+	struct rec_row *rows;
+	int32_t n, cap;
+	simtime t;                      /* the engine time they are recorded at */
+};
+int obs_add(struct obs *o, const struct rec_row *r);
+void obs_free(struct obs *o);
+
+/* The executor glue (live/lexec.c, live/lexec_slurm.c). Every op answers for job/node ids of
  * L->s. start must be idempotent: a job already launched (by this process
  * or the one before a crash) is adopted, not launched again. poll: 0 still
  * running, 1 ended (*st, *why, and a few words in msg). */
@@ -102,7 +115,22 @@ struct lexec_ops {
 	/* A job's attempt ended and the end is committed: its files may go. NULL ok. */
 	void (*ended)(struct live *L, int32_t job, int32_t attempt);
 	void (*fini)(struct live *L);
+	/* An executor that acts asynchronously (Slurm): observe gathers what it
+	 * saw of every job and node since the last call into o (before any
+	 * transaction; it replaces poll_begin/poll/nodes_begin/node_down), and
+	 * flush carries out what the engine's step queued (starts, signals,
+	 * stops, drains) once the step is committed. NULL for the local one. */
+	int (*observe)(struct live *L, struct obs *o);
+	void (*flush)(struct live *L);
 };
+
+/* Environment entries every job gets on top of its own (lexec.c):
+ * CUDA_DEVICE_ORDER, HETLAB_JOB_ID, HETLAB_CKPT_SIGNAL and, unless
+ * runtime_vars (the Slurm batch script computes them at each run),
+ * HETLAB_ATTEMPT and HETLAB_NODES; then extra. NULL-terminated, malloc'd;
+ * lexec_strv_free frees. */
+char **lexec_job_env(const struct live *L, int32_t id, const char *extra, bool runtime_vars);
+void lexec_strv_free(char **v);
 
 extern const struct lexec_ops lexec_local, lexec_slurm;
 

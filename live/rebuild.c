@@ -16,6 +16,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,8 +264,29 @@ int live_inject(struct live *L, const struct rec_row *r)
 		return 0;
 	}
 	case RIN_END:
+		if (r->t1_us > 0 || r->t2_us > 0)
+			return sim_inject_end_at(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, (enum job_state)r->state,
+			                         (enum end_reason)r->reason, r->t1_us > 0 ? r->t1_us : -1,
+			                         r->t2_us > 0 ? r->t2_us : -1);
 		return sim_inject_end(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, (enum job_state)r->state,
 		                      (enum end_reason)r->reason);
+	case RIN_RUNNING:
+		return sim_inject_running(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1);
+	case RIN_UNSTART:
+		return sim_inject_unstart(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->data);
+	case RIN_REQUEUE:
+		return sim_inject_requeue(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t2_us > 0 ? r->t2_us : -1,
+		                          r->data);
+	case RIN_FOREIGN: {
+		long long cores = 0, gpus = 0, mem = 0;
+		if (!r->data || sscanf(r->data, "%lld %lld %lld", &cores, &gpus, &mem) != 3 || cores < 0 || gpus < 0 ||
+		    mem < 0 || cores > INT32_MAX || gpus > 64) {
+			snprintf(L->err, sizeof L->err, "%s: foreign hold '%s': expected \"CORES GPUS MEM_MIB\"", src,
+			         r->data ? r->data : "");
+			return -1;
+		}
+		return sim_inject_foreign(s, r->t_us, r->node, (int32_t)cores, (int32_t)gpus, (int64_t)mem);
+	}
 	case RIN_CANCEL:
 		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
 	case RIN_APPROVE:
@@ -294,9 +316,19 @@ int live_advance_to(struct live *L, simtime t)
 	while (sim_next_time(&L->s) <= t) {
 		if (L->catching_up && sim_next_time(&L->s) > L->applied_us)
 			live_go_live(L);
+		uint64_t passes = L->s.npasses;
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		if (sim_step(&L->s) < 0) {
 			snprintf(L->err, sizeof L->err, "%s", L->s.err);
 			return -1;
+		}
+		if (L->s.npasses != passes && !L->catching_up) {
+			/* The step's events and its pass, with the executor's queuing
+			 * (its commands run after the commit, live/lexec_slurm.c). */
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			L->mc.passes += L->s.npasses - passes;
+			L->mc.last_pass_s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 		}
 	}
 	return 0;
@@ -362,6 +394,7 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		.fault = &sc->fault,
 		.seed = sc->seed,
 		.live = true,
+		.live_async_start = L->cfg.exec == LIVE_EXEC_SLURM,
 		.hot_c = L->cfg.hot_c,
 		.cool_c = L->cfg.cool_c,
 		.xid_repair_s = L->cfg.xid_repair_s,
@@ -447,6 +480,25 @@ char *live_read_file(const char *path, char *err, size_t errlen)
 	return buf;
 }
 
+/* A state's unique id: 16 hex digits from the kernel's random source. It
+ * names the state's jobs in Slurm, so that two states never mistake each
+ * other's jobs for their own. */
+static int new_state_id(char out[17], char *err, size_t errlen)
+{
+	unsigned char b[8];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof b) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof b) {
+		snprintf(err, errlen, "/dev/urandom: cannot read a state id");
+		return -1;
+	}
+	for (int k = 0; k < 8; k++)
+		snprintf(out + 2 * k, 3, "%02x", b[k]);
+	return 0;
+}
+
 /* Creates the state's meta on first use; afterwards checks that the
  * scenario and the policy are the ones the recording was made with. */
 static char *bind_state(struct live *L, char *err, size_t errlen)
@@ -484,6 +536,15 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 		char e[32] = "";
 		lstate_meta_get(&L->st, "epoch_unix_us", e, sizeof e);
 		L->epoch_unix_us = strtoll(e, NULL, 10);
+		lstate_meta_get(&L->st, "state_id", L->state_id, sizeof L->state_id);
+		if (!L->state_id[0] && L->mode == LIVE_DAEMON) {
+			/* A state made before states had ids gets one. */
+			if (new_state_id(L->state_id, err, errlen) ||
+			    lstate_meta_set(&L->st, "state_id", L->state_id, err, errlen)) {
+				free(stored);
+				return NULL;
+			}
+		}
 		return stored;
 	}
 	if (L->mode != LIVE_DAEMON) {
@@ -497,7 +558,8 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 	char e[32];
 	snprintf(e, sizeof e, "%lld", (long long)L->epoch_unix_us);
 	char *cfgtext = live_read_file(L->cfg.file, err, errlen);
-	if (!cfgtext || lstate_begin(&L->st, err, errlen) ||
+	if (!cfgtext || new_state_id(L->state_id, err, errlen) || lstate_begin(&L->st, err, errlen) ||
+	    lstate_meta_set(&L->st, "state_id", L->state_id, err, errlen) ||
 	    lstate_meta_set(&L->st, "version", LIVE_VERSION, err, errlen) ||
 	    lstate_meta_set(&L->st, "epoch_unix_us", e, err, errlen) ||
 	    lstate_meta_set(&L->st, "scenario", text, err, errlen) ||

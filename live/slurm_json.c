@@ -1,10 +1,9 @@
-/* slurm_json — the parsers of exec_slurm (see exec_slurm.h): `squeue --json`
- * into sx_jobinfo and `sinfo --json` into sx_nodeinfo, for Slurm 22.05's
- * data_parser v0.0.38 and, best effort, 23.x's forms; and the names of the
- * job states they map Slurm's onto. Pure functions of the text: no commands
- * run here. */
+/* slurm_json — the JSON parser of exec_slurm (see exec_slurm.h): `sinfo
+ * --json` into sx_nodeinfo, for Slurm 22.05's data_parser v0.0.38 and, best
+ * effort, 23.x's forms; and the names of the job states. Pure functions of
+ * the text: no commands run here. (Jobs are read as squeue -O lines,
+ * live/slurm_text.c: squeue --json of 22.05 ignores -j.) */
 #include "live/exec_slurm.h"
-#include "live/slurm_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -72,53 +71,6 @@ static int state_words(json_t *v, json_t *also, char out[][32], int max)
 	return k;
 }
 
-/* Flags before base states, in the order of Slurm's job_state_string(). */
-static const struct { const char *name; enum sx_state st; } job_states[] = {
-	{ "COMPLETING", SX_COMPLETING }, { "CONFIGURING", SX_RUNNING },
-	{ "RESIZING", SX_RUNNING }, { "RESV_DEL_HOLD", SX_HELD },
-	{ "REQUEUED", SX_REQUEUED }, { "REQUEUE_FED", SX_REQUEUED },
-	{ "REQUEUE_HOLD", SX_REQUEUED }, { "SPECIAL_EXIT", SX_HELD },
-	{ "STOPPED", SX_SUSPENDED }, { "REVOKED", SX_CANCELLED },
-	{ "SIGNALING", SX_RUNNING }, { "STAGE_OUT", SX_COMPLETING },
-	{ "PENDING", SX_PENDING }, { "RUNNING", SX_RUNNING }, { "SUSPENDED", SX_SUSPENDED },
-	{ "COMPLETED", SX_COMPLETED }, { "CANCELLED", SX_CANCELLED }, { "FAILED", SX_FAILED },
-	{ "TIMEOUT", SX_TIMEOUT }, { "NODE_FAIL", SX_NODE_FAIL }, { "PREEMPTED", SX_PREEMPTED },
-	{ "BOOT_FAIL", SX_NODE_FAIL }, { "DEADLINE", SX_TIMEOUT }, { "OUT_OF_MEMORY", SX_OOM },
-	{ NULL, SX_UNKNOWN },
-};
-
-static enum sx_state job_state(char words[][32], int nw)
-{
-	for (int k = 0; job_states[k].name; k++)
-		for (int i = 0; i < nw; i++)
-			if (strcmp(words[i], job_states[k].name) == 0)
-				return job_states[k].st;
-	return SX_UNKNOWN;
-}
-
-/* The exit status: 22.05's raw wait status (768 = exit 3, 15 = SIGTERM),
- * or 23.x's {"return_code": N, "signal": {"id": S}}. */
-static void job_exit(json_t *v, int *code, int *sig)
-{
-	int64_t x, s;
-	*code = *sig = -1;
-	if (json_is_object(v)) {
-		if (jint(json_object_get(v, "return_code"), &x))
-			*code = (int)x;
-		json_t *sg = json_object_get(v, "signal");
-		if (jint(json_object_get(sg, "id"), &s) || jint(sg, &s))
-			*sig = (int)s;
-		if (*code >= 0 && *sig < 0)
-			*sig = 0;
-		return;
-	}
-	if (jint(v, &x) && x >= 0 && x <= 0xffff) {
-		*code = (int)((x >> 8) & 0xff);
-		*sig = (int)(x & 0x7f);
-	}
-}
-
-/* Whether a comma-separated list ("p1,p2") or JSON array holds name. */
 static bool in_list(json_t *v, const char *name)
 {
 	if (json_is_array(v)) {
@@ -165,81 +117,6 @@ static json_t *load(const char *text, const char *cmd, const char *key, json_t *
 		return NULL;
 	}
 	return root;
-}
-
-static int64_t key_of(const char *name)
-{
-	size_t p = strlen(SX_NAME_PREFIX);
-	if (strncmp(name, SX_NAME_PREFIX, p) != 0 || !isdigit((unsigned char)name[p]))
-		return -1;
-	char *end;
-	errno = 0;
-	long long k = strtoll(name + p, &end, 10);
-	return (*end || errno) ? -1 : k;
-}
-
-int sx_parse_jobs(const char *text, const char *partition, bool hetlab_only,
-                  struct sx_jobinfo **out, int *nout, char *err, size_t n)
-{
-	const char *cmd = "squeue --json";
-	json_t *arr, *root = load(text, cmd, "jobs", &arr, err, n);
-	*out = NULL;
-	*nout = 0;
-	if (!root)
-		return -1;
-	size_t cnt = json_array_size(arr), i;
-	struct sx_jobinfo *v = cnt ? calloc(cnt, sizeof *v) : NULL;
-	int m = 0;
-	json_t *o;
-	if (cnt && !v) {
-		sx_seterr(err, n, "%s: out of memory", cmd);
-		goto fail;
-	}
-	json_array_foreach(arr, i, o) {
-		struct sx_jobinfo *ji = &v[m];
-		char words[16][32];
-		memset(ji, 0, sizeof *ji);
-		int64_t x;
-		if (!json_is_object(o) || !jint(json_object_get(o, "job_id"), &ji->id)) {
-			sx_seterr(err, n, "%s: jobs[%zu]: expected an object with an integer job_id", cmd, i);
-			goto fail;
-		}
-		json_t *js = json_object_get(o, "job_state");
-		int nw = state_words(js, NULL, words, 16);
-		if (nw == 0) {
-			sx_seterr(err, n, "%s: jobs[%zu] (job %" PRId64 "): expected job_state as a string "
-			       "or an array of strings", cmd, i, ji->id);
-			goto fail;
-		}
-		copy(ji->name, sizeof ji->name, jstr(o, "name"));
-		if (hetlab_only && strncmp(ji->name, SX_NAME_PREFIX, strlen(SX_NAME_PREFIX)) != 0)
-			continue;
-		if (partition && partition[0] && !in_list(json_object_get(o, "partition"), partition))
-			continue;
-		ji->key = key_of(ji->name);
-		ji->st = job_state(words, nw);
-		ji->held = jint(json_object_get(o, "priority"), &x) && x == 0;
-		copy(ji->reason, sizeof ji->reason, jstr(o, "state_reason"));
-		if (ji->st == SX_PENDING && (ji->held || strncmp(ji->reason, "JobHeld", 7) == 0))
-			ji->st = SX_HELD;
-		job_exit(json_object_get(o, "exit_code"), &ji->exit_code, &ji->exit_sig);
-		copy(ji->nodes, sizeof ji->nodes, jstr(o, "nodes"));
-		copy(ji->req_nodes, sizeof ji->req_nodes, jstr(o, "required_nodes"));
-		ji->restarts = jint(json_object_get(o, "restart_cnt"), &x) ? (int)x : 0;
-		m++;
-	}
-	json_decref(root);
-	if (m == 0) {
-		free(v);
-		v = NULL;
-	}
-	*out = v;
-	*nout = m;
-	return 0;
-fail:
-	free(v);
-	json_decref(root);
-	return -1;
 }
 
 /* The GPU count of a GRES string: "gpu:fake:2,gpu:1(S:0-1),mps:100" is 3.
@@ -330,10 +207,20 @@ int sx_parse_nodes(const char *text, const char *partition, struct sx_nodeinfo *
 				ni->drain = true;
 			if (strcmp(words[k], "NOT_RESPONDING") == 0)
 				ni->not_responding = true;
+			if (strcmp(words[k], "RESERVED") == 0 || strcmp(words[k], "MAINTENANCE") == 0)
+				ni->reserved = true;
 		}
 		ni->cpus = jint(json_object_get(o, "cpus"), &x) ? (int)x : 0;
 		ni->alloc_cpus = jint(json_object_get(o, "alloc_cpus"), &x) ? (int)x : 0;
 		ni->mem_mib = jint(json_object_get(o, "real_memory"), &x) ? x : 0;
+		ni->alloc_mem_mib = jint(json_object_get(o, "alloc_memory"), &x) ? x : 0;
+		json_t *parts = json_object_get(o, "partitions");
+		size_t pi, off = 0;
+		json_t *pv;
+		json_array_foreach(parts, pi, pv)
+			if (json_is_string(pv) && off < sizeof ni->partitions)
+				off += (size_t)snprintf(ni->partitions + off, sizeof ni->partitions - off, "%s%s",
+				                        off ? "," : "", json_string_value(pv));
 		copy(ni->reason, sizeof ni->reason, jstr(o, "reason"));
 		ni->gpus = gres_gpus(jstr(o, "gres"));
 		ni->gpus_used = gres_gpus(jstr(o, "gres_used"));

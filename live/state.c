@@ -14,14 +14,20 @@ static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS inbox(seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL,"
 	" job INTEGER, spec TEXT, at_unix REAL);"
 	"CREATE TABLE IF NOT EXISTS rec(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, after_us INTEGER NOT NULL,"
-	" kind TEXT NOT NULL, job INTEGER, node INTEGER, attempt INTEGER, state INTEGER, reason INTEGER, data TEXT);"
+	" kind TEXT NOT NULL, job INTEGER, node INTEGER, attempt INTEGER, state INTEGER, reason INTEGER, data TEXT,"
+	" t1_us INTEGER, t2_us INTEGER);"
+	"CREATE TABLE IF NOT EXISTS xref(job INTEGER NOT NULL, sid INTEGER NOT NULL, attempt INTEGER NOT NULL,"
+	" at_unix REAL, open INTEGER NOT NULL DEFAULT 1, PRIMARY KEY(job, sid));"
+	"CREATE TABLE IF NOT EXISTS foreign_hold(node TEXT PRIMARY KEY, cores INTEGER, gpus INTEGER, mem_mib INTEGER,"
+	" what TEXT, at_unix REAL);"
 	"CREATE TABLE IF NOT EXISTS decision(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
 	" job INTEGER, node INTEGER, detail TEXT);"
 	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT, class TEXT, tenant INTEGER,"
 	" state TEXT, submit_us INTEGER, start_us INTEGER, end_us INTEGER, nodes TEXT, attempt INTEGER,"
 	" reason TEXT, ref TEXT, spec TEXT);";
 
-static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading", "approve" };
+static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading", "approve",
+                                              "running", "unstart", "requeue", "foreign" };
 
 const char *rec_in_name(enum rec_in k)
 {
@@ -50,6 +56,21 @@ static int exec(struct lstate *st, const char *sql, const char *what, char *err,
 	return 0;
 }
 
+/* A state made before the rec table had its time columns gets them. */
+static int migrate(struct lstate *st, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = NULL;
+	bool have = false;
+	if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM pragma_table_info('rec') WHERE name = 't1_us'", -1, &q, NULL) ==
+	    SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		have = true;
+	sqlite3_finalize(q);
+	if (have)
+		return 0;
+	return exec(st, "ALTER TABLE rec ADD COLUMN t1_us INTEGER; ALTER TABLE rec ADD COLUMN t2_us INTEGER;",
+	            "adding the recording's time columns", err, errlen);
+}
+
 static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_t errlen)
 {
 	memset(st, 0, sizeof *st);
@@ -72,7 +93,7 @@ static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if (!ro && (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "setting WAL", err, errlen) ||
-	            exec(st, schema_sql, "creating the schema", err, errlen))) {
+	            exec(st, schema_sql, "creating the schema", err, errlen) || migrate(st, err, errlen))) {
 		lstate_close(st);
 		return -1;
 	}
@@ -239,8 +260,8 @@ int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen)
 
 int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "INSERT INTO rec(t_us, after_us, kind, job, node, attempt, state, reason, data)"
-	                       " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", err, errlen);
+	sqlite3_stmt *q = prep(st, "INSERT INTO rec(t_us, after_us, kind, job, node, attempt, state, reason, data,"
+	                       " t1_us, t2_us) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", err, errlen);
 	if (!q)
 		return -1;
 	sqlite3_bind_int64(q, 1, r->t_us);
@@ -252,14 +273,18 @@ int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t
 	sqlite3_bind_int(q, 7, r->state);
 	sqlite3_bind_int(q, 8, r->reason);
 	bind_text(q, 9, r->data);
+	if (r->t1_us > 0)
+		sqlite3_bind_int64(q, 10, r->t1_us);
+	if (r->t2_us > 0)
+		sqlite3_bind_int64(q, 11, r->t2_us);
 	return step_done(st, q, "recording an input", err, errlen);
 }
 
 int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
                     void *ctx, char *err, size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "SELECT seq, t_us, after_us, kind, job, node, attempt, state, reason, data"
-	                       " FROM rec WHERE seq > ? ORDER BY seq", err, errlen);
+	sqlite3_stmt *q = prep(st, "SELECT seq, t_us, after_us, kind, job, node, attempt, state, reason, data,"
+	                       " coalesce(t1_us, -1), coalesce(t2_us, -1) FROM rec WHERE seq > ? ORDER BY seq", err, errlen);
 	if (!q)
 		return -1;
 	sqlite3_bind_int64(q, 1, after_seq);
@@ -284,6 +309,8 @@ int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, c
 			.state = sqlite3_column_int(q, 7),
 			.reason = sqlite3_column_int(q, 8),
 			.data = (char *)sqlite3_column_text(q, 9),
+			.t1_us = sqlite3_column_int64(q, 10),
+			.t2_us = sqlite3_column_int64(q, 11),
 		};
 		if ((rc = fn(ctx, &r)) != 0)
 			break;
@@ -465,4 +492,64 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 		fprintf(out, "%d job%s%s; %lld submitted and not yet taken by the daemon\n", n, n == 1 ? "" : "s",
 		        all ? "" : " not finished", (long long)inbox);
 	return 0;
+}
+
+/* ---- the executor's handles and what others hold ---- */
+
+int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO xref(job, sid, attempt, at_unix)"
+	                       " VALUES(?, ?, ?, (julianday('now') - 2440587.5) * 86400.0)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, job);
+	sqlite3_bind_int64(q, 2, sid);
+	sqlite3_bind_int(q, 3, attempt);
+	return step_done(st, q, "recording a Slurm job id", err, errlen);
+}
+
+int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "UPDATE xref SET open = 0 WHERE job = ? AND sid = ?", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, job);
+	sqlite3_bind_int64(q, 2, sid);
+	return step_done(st, q, "closing a Slurm job id", err, errlen);
+}
+
+int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, int64_t job, int32_t attempt, int64_t sid, bool open),
+                     void *ctx, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "SELECT job, attempt, sid, open FROM xref ORDER BY job, at_unix, sid", err, errlen);
+	if (!q)
+		return -1;
+	int rc = 0, s;
+	while ((s = sqlite3_step(q)) == SQLITE_ROW)
+		if ((rc = fn(ctx, sqlite3_column_int64(q, 0), sqlite3_column_int(q, 1), sqlite3_column_int64(q, 2),
+		             sqlite3_column_int(q, 3) != 0)))
+			break;
+	if (rc == 0 && s != SQLITE_DONE)
+		rc = dbfail(st, "reading the Slurm job ids", err, errlen);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int lstate_foreign_set(struct lstate *st, const char *node, int cores, int gpus, int64_t mem_mib, const char *what,
+                       char *err, size_t errlen)
+{
+	bool none = cores <= 0 && gpus <= 0 && mem_mib <= 0;
+	sqlite3_stmt *q = prep(st, none ? "DELETE FROM foreign_hold WHERE node = ?1"
+	                                : "INSERT OR REPLACE INTO foreign_hold(node, cores, gpus, mem_mib, what, at_unix)"
+	                                  " VALUES(?1, ?2, ?3, ?4, ?5, (julianday('now') - 2440587.5) * 86400.0)", err, errlen);
+	if (!q)
+		return -1;
+	bind_text(q, 1, node);
+	if (!none) {
+		sqlite3_bind_int(q, 2, cores);
+		sqlite3_bind_int(q, 3, gpus);
+		sqlite3_bind_int64(q, 4, mem_mib);
+		bind_text(q, 5, what);
+	}
+	return step_done(st, q, "recording what others hold", err, errlen);
 }

@@ -23,6 +23,11 @@
  *        attempt, reason, ref, spec)
  *                           each job as the daemon last committed it; ref
  *                           is the executor's handle (a Slurm job id)
+ *   xref(job, sid, attempt, at_unix, open)
+ *                           every Slurm job each hetlab job used, the
+ *                           attempt it first ran as, open until seen final
+ *   foreign_hold(node, cores, gpus, mem_mib, what, at_unix)
+ *                           capacity jobs not hetlab's hold
  *
  * A client writes only to inbox; the daemon is the only writer of the
  * rest. Every function returns 0 or -1 with "FILE: what: sqlite's message"
@@ -77,7 +82,13 @@ int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox
 int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen);
 
 /* One recorded input. */
-enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_APPROVE, RIN_N };
+/* RUNNING: the executor saw the attempt run since t1_us. END: t1_us, t2_us
+ * (when known) the run's start and end by the executor's clock. UNSTART:
+ * never started, taken back (data: why). REQUEUE: the executor requeued it
+ * by itself, its run ended at t2_us (data: why). FOREIGN: jobs not ours hold
+ * this much of node (data: "CORES GPUS MEM_MIB"). */
+enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_APPROVE, RIN_RUNNING, RIN_UNSTART, RIN_REQUEUE,
+              RIN_FOREIGN, RIN_N };
 const char *rec_in_name(enum rec_in k);
 int rec_in_parse(const char *s);
 
@@ -90,6 +101,7 @@ struct rec_row {
 	int32_t attempt;
 	int state, reason;           /* enum job_state / end_reason for RIN_END */
 	char *data;                  /* submit: the job line; reading: its JSON (owned by the reader) */
+	int64_t t1_us, t2_us;        /* engine times (see enum rec_in); <= 0 none */
 };
 
 int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t errlen);
@@ -117,5 +129,18 @@ int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, siz
 int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen);
 /* The ref of job id into out ("" when none). */
 int lstate_job_ref(struct lstate *st, int64_t id, char *out, size_t len);
+
+/* xref: every Slurm job a hetlab job used, with the hetlab attempt it
+ * first ran as, written as soon as sbatch answers (outside the step's
+ * transaction), so that a restart never loses one. */
+int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, char *err, size_t errlen);
+int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, int64_t job, int32_t attempt, int64_t sid, bool open),
+                     void *ctx, char *err, size_t errlen);
+/* The Slurm job was seen final: a restart need not ask about it again. */
+int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen);
+/* foreign_hold: what jobs not hetlab's hold of a node (for `hetlab queue`);
+ * all zero removes the node's row. */
+int lstate_foreign_set(struct lstate *st, const char *node, int cores, int gpus, int64_t mem_mib, const char *what,
+                       char *err, size_t errlen);
 
 #endif

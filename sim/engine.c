@@ -1,6 +1,7 @@
 /* engine — the event loop, decision validation and job bookkeeping.
  * See engine.h for the model and view.h for the policy's side. */
 #include "sim/engine.h"
+#include "sim/engine_int.h"
 #include "sim/mig.h"
 #include "sim/power.h"
 #include "sim/fault.h"
@@ -85,7 +86,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
 		s->run[i].stop_at = -1;
 	}
-	if (cfg->live && !(s->rd = calloc((size_t)s->cl.nnodes + 1, sizeof *s->rd)))
+	if (cfg->live && (!(s->rd = calloc((size_t)s->cl.nnodes + 1, sizeof *s->rd)) ||
+	                  !(s->foreign = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign))))
 		goto fail_alloc;
 	if (cfg->fault && faults_init(s))
 		goto fail_alloc;
@@ -118,6 +120,7 @@ void sim_fini(struct sim *s)
 	free(s->rd);
 	free(s->inj);
 	s->rd = s->inj = NULL;
+	live_fini(s);
 	for (int k = 0; k < 8; k++)
 		if (s->fault_rng[k])
 			gsl_rng_free(s->fault_rng[k]);
@@ -156,93 +159,6 @@ simtime sim_next_time(struct sim *s)
 {
 	const struct ev *top = evq_peek(&s->q);
 	return top ? top->t : SIMTIME_INF;
-}
-
-/* ---- live mode: jobs that arrive, and what the world did ---- */
-
-static int grow_jobs(struct sim *s, int32_t need)
-{
-	if (need <= s->cap_jobs)
-		return 0;
-	int32_t cap = s->cap_jobs > 32 ? s->cap_jobs : 32;
-	while (cap < need)
-		cap *= 2;
-	struct job *jobs = realloc(s->jobs, (size_t)cap * sizeof *jobs);
-	if (jobs)
-		s->jobs = jobs;
-	struct job_truth *truth = realloc(s->truth, (size_t)cap * sizeof *truth);
-	if (truth)
-		s->truth = truth;
-	struct jobrun *run = realloc(s->run, (size_t)cap * sizeof *run);
-	if (run)
-		s->run = run;
-	int32_t *pend = realloc(s->pending, (size_t)cap * sizeof *pend);
-	if (pend)
-		s->pending = pend;
-	int32_t *runl = realloc(s->running, (size_t)cap * sizeof *runl);
-	if (runl)
-		s->running = runl;
-	if (!jobs || !truth || !run || !pend || !runl)
-		return -1;
-	s->cap_jobs = s->cap_pending = cap;
-	return 0;
-}
-
-int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t)
-{
-	int32_t id = s->njobs;
-	if (grow_jobs(s, id + 2))
-		return -1;
-	struct job *nj = &s->jobs[id];
-	*nj = *j;
-	s->truth[id] = t ? *t : (struct job_truth){ 0 };
-	nj->id = id;
-	nj->run_idx = -1;
-	nj->req.cls = nj->cls;
-	if (nj->submit_us < s->now)
-		nj->submit_us = s->now;
-	if (id > 0 && nj->submit_us < s->jobs[id - 1].submit_us)
-		nj->submit_us = s->jobs[id - 1].submit_us;
-	if (nj->ckpt_every_us == 0 && nj->cls < JOB_NCLASS)
-		nj->ckpt_every_us = s->cfg.ckpt[nj->cls].every_us;
-	s->run[id] = (struct jobrun){ .stop_at = -1 };
-	s->njobs++;
-	/* The submit chain (handle_submit) picks it up; start it when idle. */
-	if (s->next_submit == id && sim_push(s, nj->submit_us, SIM_EV_SUBMIT, id, 0, 0))
-		return -1;
-	return id;
-}
-
-int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
-                   enum end_reason reason)
-{
-	return sim_push(s, t, SIM_EV_XEND, id, attempt, SIM_END_ARG(st, reason));
-}
-
-int sim_inject_cancel(struct sim *s, simtime t, int32_t id)
-{
-	return sim_push(s, t, SIM_EV_CANCEL, id, 0, 0);
-}
-
-int sim_inject_approve(struct sim *s, simtime t, int32_t tenant)
-{
-	return sim_push(s, t, SIM_EV_XAPPROVE, tenant, 0, 0);
-}
-
-int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r)
-{
-	if (node < 0 || node >= s->cl.nnodes)
-		return 0;
-	if (s->ninj == s->capinj) {
-		int32_t cap = s->capinj ? 2 * s->capinj : 64;
-		struct sim_reading *n = realloc(s->inj, (size_t)cap * sizeof *n);
-		if (!n)
-			return fail(s, "out of memory keeping readings");
-		s->inj = n;
-		s->capinj = cap;
-	}
-	s->inj[s->ninj] = *r;
-	return sim_push(s, t, SIM_EV_PROBE, node, 0, s->ninj++);
 }
 
 /* Live: tells the executor to stop job id (its failure is not the run's:
@@ -619,7 +535,12 @@ static void account_segment(struct sim *s, struct job *j)
 {
 	if (j->start_us < 0 || j->nparts == 0)
 		return;
-	double secs = simtime_to_s(s->now - j->start_us);
+	/* Live: an attempt the executor never saw run used nothing; one that
+	 * ended earlier than now (the executor's clock) ends there. */
+	if (s->cfg.live && !s->run[j->id].confirmed)
+		return;
+	simtime end = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->now;
+	double secs = simtime_to_s(end - j->start_us);
 	j->gpu_s += job_gpu_eq(s, j) * secs;
 	j->core_s += (double)job_req_cores(&j->req) * secs;
 }
@@ -790,7 +711,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	job_energy_advance(s, id);
 	if (job_set_state(j, st))
 		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
-	j->end_us = s->now;
+	j->end_us = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->now;
 	j->ver++;
 	j->signalled_us = -1;
 	s->run[id].stop_at = -1;
@@ -1339,102 +1260,6 @@ next:
 
 static void approve_tenant(struct sim *s, int32_t tenant, const char *detail);
 
-/* Live: job id's attempt exited. A job signalled for preemption that
- * exits before its grace ends has checkpointed: it is requeued. */
-static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_state st, enum end_reason why)
-{
-	if (id < 0 || id >= s->njobs)
-		return;
-	struct job *j = &s->jobs[id];
-	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
-		return;   /* stale: it ended or was requeued already */
-	if (j->state == JOB_CHECKPOINTING) {
-		exec_stop_live(s, id, EXEC_STOP_PREEMPT);
-		requeue_job(s, id, "exited after the preemption signal");
-		return;
-	}
-	j->reason = (uint8_t)why;
-	sim_job_end(s, id, st);
-}
-
-/* Live: an operator cancelled job id. */
-static void live_cancel(struct sim *s, int32_t id)
-{
-	if (id < 0 || id >= s->njobs)
-		return;
-	/* Its submit is due at this very time (its event is queued behind
-	 * ours): submit it first. The queued event still carries the chain on. */
-	while (id >= s->next_submit && s->next_submit < s->njobs && s->jobs[s->next_submit].submit_us <= s->now)
-		submit_one(s, s->next_submit++);
-	if (id >= s->next_submit)
-		return;
-	struct job *j = &s->jobs[id];
-	switch (j->state) {
-	case JOB_RUNNING:
-	case JOB_CHECKPOINTING:
-		exec_stop_live(s, id, EXEC_STOP_KILL);
-		j->reason = END_CANCELLED;
-		sim_job_end(s, id, JOB_KILLED);
-		return;
-	case JOB_PENDING:
-	case JOB_HELD:
-		for (int32_t k = 0; k < s->npending; k++)
-			if (s->pending[k] == id) {
-				memmove(&s->pending[k], &s->pending[k + 1], (size_t)(s->npending - k - 1) * sizeof *s->pending);
-				s->npending--;
-				break;
-			}
-		if (j->hold_since >= 0)
-			j->held_us += s->now - j->hold_since;
-		j->hold_since = -1;
-		end_unstarted(s, id, END_CANCELLED, "cancelled");
-		s->dirty = true;
-		finish_hook(s, id);
-		return;
-	default:
-		return;
-	}
-}
-
-/* Live: a node's reading. GPU errors count as a GPU falling off the bus
- * (the health monitor drains the node); a hot node is drained until it
- * cools. */
-static void live_reading(struct sim *s, int32_t node, const struct sim_reading *r)
-{
-	if (!s->rd)
-		return;
-	s->rd[node] = *r;
-	s->rd[node].at = s->now;
-	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
-	if (!h || !r->ok)
-		return;
-	if (r->down == 1 && s->cl.svc[node] != NODE_DOWN && s->cl.svc[node] != NODE_ABSENT) {
-		/* Down until a reading says it is up again. */
-		apply_fault(s, node, FAULT_NODE_CRASH, -1, 0, 86400.0 * 3650);
-	} else if (r->down == 0 && s->cl.svc[node] == NODE_DOWN) {
-		repair(s, node, FAULT_NODE_CRASH, 0);
-	}
-	if (r->gpu_errors > 0) {
-		double rep = s->cfg.xid_repair_s > 0 ? s->cfg.xid_repair_s : 86400;
-		apply_fault(s, node, FAULT_GPU_XID, r->bad_gpu >= 0 ? r->bad_gpu : 0, 0, rep);
-	}
-	if (s->cfg.hot_c > 0 && isfinite(r->temp_c)) {
-		char d[48];
-		if (!h->hot && r->temp_c >= s->cfg.hot_c) {
-			h->hot = true;
-			h->temp_c = r->temp_c;
-			snprintf(d, sizeof d, "hot %.0f C", r->temp_c);
-			rec_event(s, REC_FAULT, -1, node, 0, d);
-			s->dirty = true;
-		} else if (h->hot && r->temp_c < (s->cfg.cool_c > 0 ? s->cfg.cool_c : s->cfg.hot_c - 5)) {
-			h->hot = false;
-			snprintf(d, sizeof d, "cooled %.0f C", r->temp_c);
-			rec_event(s, REC_REPAIR, -1, node, 0, d);
-			s->dirty = true;
-		}
-	}
-}
-
 static void handle(struct sim *s, const struct ev *e)
 {
 	switch (e->kind) {
@@ -1459,20 +1284,6 @@ static void handle(struct sim *s, const struct ev *e)
 			exec_stop_live(s, e->id, EXEC_STOP_PREEMPT);
 			stop_preempted(s, e->id);
 		}
-		break;
-	case SIM_EV_XEND:
-		live_exited(s, e->id, e->ver, (enum job_state)(e->arg & 0xff), (enum end_reason)(e->arg >> 8));
-		break;
-	case SIM_EV_CANCEL:
-		live_cancel(s, e->id);
-		break;
-	case SIM_EV_XAPPROVE:
-		approve_tenant(s, e->id, "approved by an operator");
-		break;
-	case SIM_EV_PROBE:
-		live_reading(s, e->id, &s->inj[e->arg]);
-		if (++s->injdone == s->ninj)
-			s->ninj = s->injdone = 0;
 		break;
 	case SIM_EV_APPROVE:
 		approve_tenant(s, s->cfg.org->approve[e->arg].tenant, "approved");
@@ -1503,7 +1314,8 @@ static void handle(struct sim *s, const struct ev *e)
 			fault_event(s, &s->cfg.fault->ev[e->arg]);
 		break;
 	default:
-		fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
+		if (!live_handle(s, e))
+			fail(s, "unknown event kind %u at t=%lld us", e->kind, (long long)e->t);
 	}
 }
 
@@ -1562,6 +1374,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
 	j->nparts = nparts;
+	simtime prev_start = j->start_us;
 	if (j->start_us >= 0) {
 		/* A requeued job starts again: it loads its checkpoint first. */
 		j->restarts++;
@@ -1569,6 +1382,8 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	}
 	j->start_us = s->now;
 	s->run[id] = (struct jobrun){ .since = s->now + setup, .saved_us = s->run[id].saved_us, .stop_at = -1 };
+	if (s->cfg.live)
+		live_started(s, id, prev_start);
 	if (s->cl.pw) {
 		pw_parts_changed(s, parts, nparts);
 		s->run[id].power_w = job_active_w(s, j);
@@ -1701,4 +1516,78 @@ int sim_run(struct sim *s)
 		if (!job_state_final((enum job_state)s->jobs[i].state))
 			s->rec.job_end(s->rec.ctx, s, &s->jobs[i]);
 	return 0;
+}
+
+/* ---- for engine_live.c (engine_int.h) ---- */
+
+int eng_fail(struct sim *s, const char *fmt, ...)
+{
+	if (!s->failed) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(s->err, sizeof s->err, fmt, ap);
+		va_end(ap);
+		s->failed = true;
+	}
+	return -1;
+}
+
+void eng_rec_event(struct sim *s, enum rec_kind k, int32_t job, int32_t node, int state, const char *detail)
+{
+	rec_event(s, k, job, node, state, detail);
+}
+
+int eng_release_alloc(struct sim *s, int32_t id)
+{
+	return release_alloc(s, id);
+}
+
+void eng_account_segment(struct sim *s, struct job *j)
+{
+	account_segment(s, j);
+}
+
+void eng_pending_insert(struct sim *s, int32_t id)
+{
+	pending_insert(s, id);
+}
+
+int eng_requeue_job(struct sim *s, int32_t id, const char *why)
+{
+	return requeue_job(s, id, why);
+}
+
+void eng_finish_hook(struct sim *s, int32_t id)
+{
+	finish_hook(s, id);
+}
+
+void eng_end_unstarted(struct sim *s, int32_t id, enum end_reason why, const char *detail)
+{
+	end_unstarted(s, id, why, detail);
+}
+
+void eng_submit_one(struct sim *s, int32_t id)
+{
+	submit_one(s, id);
+}
+
+int eng_apply_fault(struct sim *s, int32_t node, int kind, int gpu, double value, double repair_s)
+{
+	return apply_fault(s, node, kind, gpu, value, repair_s);
+}
+
+int eng_repair(struct sim *s, int32_t node, int kind, int gpu)
+{
+	return repair(s, node, kind, gpu);
+}
+
+void eng_approve_tenant(struct sim *s, int32_t tenant, const char *detail)
+{
+	approve_tenant(s, tenant, detail);
+}
+
+void eng_exec_stop(struct sim *s, int32_t id, enum exec_stop how)
+{
+	exec_stop_live(s, id, how);
 }

@@ -139,6 +139,8 @@ struct sim_cfg {
 	 * and kills go to the executor, nothing is modelled about progress,
 	 * and the run never ends by itself. */
 	bool live;
+	bool live_async_start;       /* live: a start runs only once the executor says so
+	                                (sim_inject_running); else at once (the local executor) */
 	double hot_c, cool_c;        /* live: a node whose reading is at or above hot_c is hot (the health
 	                                monitor drains it) until it reads below cool_c; 0: off */
 	double xid_repair_s;         /* live: a GPU error counts against its node this long */
@@ -162,6 +164,21 @@ struct jobrun {
 	bool ckpt_on_signal;         /* preempted: writing a final checkpoint (no progress) */
 	double power_w;              /* active power of its devices now (power model on) */
 	simtime power_since;         /* energy integrated up to here */
+	/* Live mode: an attempt the engine started is running only once the
+	 * executor says so (sim_inject_running); until then it holds its
+	 * resources but accounts no usage, and may be taken back. */
+	bool confirmed;
+	bool counted_restart;        /* this start counted as a restart (j->restarts++) */
+	simtime prev_start;          /* the job's start_us before this start (-1 never) */
+	simtime floor_us;            /* the earliest start the executor may report for it */
+};
+
+/* Live mode: the data of an injected input, kept until its event is handled. */
+struct sim_xin {
+	simtime a, b;                /* times (started, ended), -1 unknown */
+	int32_t st, reason;
+	int64_t mem_mib;
+	char why[120];
 };
 
 /* The health monitor, installed like the scheduler (policies/health.c): a
@@ -203,6 +220,11 @@ struct sim {
 	struct sim_reading *rd;      /* live: per node, the latest reading (NULL otherwise) */
 	struct sim_reading *inj;     /* live: readings injected and not yet handled */
 	int32_t ninj, capinj, injdone;
+	struct sim_xin *xin;         /* live: other injected inputs' data */
+	int32_t nxin, capxin, xindone;
+	struct alloc_part *foreign;  /* live: per node, what jobs not the engine's hold there */
+	bool acct_at;                /* live: account the segment ending now up to acct_end, not now */
+	simtime acct_end;
 	char err[512];
 };
 
@@ -235,6 +257,23 @@ int sim_inject_cancel(struct sim *s, simtime t, int32_t id);
 /* Live mode: an operator approves tenant's jobs held for quota. */
 int sim_inject_approve(struct sim *s, simtime t, int32_t tenant);
 int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r);
+/* Live mode, what the executor saw of job id's attempt: it runs, since
+ * `started` (engine time; clamped to after its start decision, less the
+ * executor's 1 s clock resolution); it ended in state st for reason, having
+ * run from started to ended (-1: unknown, then the decision and now); it
+ * was never started and is taken back (pending again, no usage, not a
+ * restart); the executor requeued it by itself (a node failure: it ran
+ * until ended). Stale inputs (another attempt, a job not running) are
+ * ignored. -1 on ENOMEM. */
+int sim_inject_running(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started);
+int sim_inject_end_at(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
+                      enum end_reason reason, simtime started, simtime ended);
+int sim_inject_unstart(struct sim *s, simtime t, int32_t id, uint32_t attempt, const char *why);
+int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime ended, const char *why);
+/* Live mode: jobs not the engine's (a site's own, a reservation, a node
+ * drained outside hetlab) hold this much of node: it is taken out of what
+ * the policy may use (at most what is free), replacing the last such hold. */
+int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, int32_t gpus, int64_t mem_mib);
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);
 
@@ -257,7 +296,8 @@ int sim_job_retime(struct sim *s, int32_t id);
 /* Event kinds the engine handles; executors may push SIM_EV_END. */
 enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, SIM_EV_APPROVE,
        SIM_EV_THERMAL, SIM_EV_CAP, SIM_EV_ENV, SIM_EV_FAULT, SIM_EV_REPAIR, SIM_EV_FEVENT,
-       SIM_EV_XEND, SIM_EV_CANCEL, SIM_EV_PROBE, SIM_EV_XAPPROVE };
+       SIM_EV_XEND, SIM_EV_CANCEL, SIM_EV_PROBE, SIM_EV_XAPPROVE,
+       SIM_EV_XRUN, SIM_EV_XEND2, SIM_EV_XUNSTART, SIM_EV_XREQUEUE, SIM_EV_FOREIGN };
 
 extern const struct executor_ops exec_sim_ops;
 extern const struct probe_ops probe_sim_ops;

@@ -12,7 +12,9 @@ static const char *const top_keys[] = { "scenario", "policy", "executor", "state
 	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "hot_c", "cool_c", "xid_repair_s",
 	"stale_s", "probes", "local", "slurm", "metrics", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
-static const char *const slurm_keys[] = { "bindir", "partition", NULL };
+static const char *const slurm_keys[] = { "bindir", "partition", "class_partition", "qos", "accounts",
+	"account", "gres_types", "mig_gres", "shards_per_gpu", "mem_mib_default", "start_timeout_s", "parallel",
+	"timeout_s", "workdir", NULL };
 static const char *const metrics_keys[] = { "addr", "port", "allow_public", NULL };
 
 static const struct { const char *name; int sig; } signals[] = {
@@ -51,6 +53,107 @@ static int load_probe(struct jv *v, struct live_cfg *c, const char *node, const 
 	} else
 		return jv_fail(v, path, "expected \"host\", \"none\" or \"file:PATH\", got \"%.80s\"", s);
 	c->nprobe++;
+	return 0;
+}
+
+/* An object of strings at path.key into m. */
+static int load_map(struct jv *v, const json_t *o, const char *path, const char *key, struct live_map *m)
+{
+	json_t *x = json_object_get(o, key);
+	char p[256];
+	snprintf(p, sizeof p, "%s.%s", path, key);
+	m->n = 0;
+	if (!x)
+		return 0;
+	if (!json_is_object(x))
+		return jv_fail(v, p, "expected an object of strings, got %s", jv_type(x));
+	const char *k;
+	json_t *val;
+	json_object_foreach((json_t *)x, k, val) {
+		char q[320];
+		snprintf(q, sizeof q, "%s.%s", p, k);
+		if (m->n == LIVE_MAP_MAX)
+			return jv_fail(v, p, "more than %d entries", LIVE_MAP_MAX);
+		if (!json_is_string(val))
+			return jv_fail(v, q, "expected a string, got %s", jv_type(val));
+		const char *sv = json_string_value(val);
+		if (strlen(k) >= sizeof m->e[0].k || strlen(sv) >= sizeof m->e[0].v || !sv[0])
+			return jv_fail(v, q, "expected a non-empty name of at most %zu characters", sizeof m->e[0].v - 1);
+		for (const char *c = sv; *c; c++)
+			if ((unsigned char)*c <= ' ' || *c == ',' || *c == '\'' || *c == '"' || *c == 0x7f)
+				return jv_fail(v, q, "\"%.60s\": expected a Slurm name (no spaces, commas or quotes)", sv);
+		snprintf(m->e[m->n].k, sizeof m->e[0].k, "%s", k);
+		snprintf(m->e[m->n].v, sizeof m->e[0].v, "%s", sv);
+		m->n++;
+	}
+	return 0;
+}
+
+const char *livecfg_map_get(const struct live_map *m, const char *key)
+{
+	const char *def = NULL;
+	for (int i = 0; i < m->n; i++) {
+		if (key && strcmp(m->e[i].k, key) == 0)
+			return m->e[i].v;
+		if (strcmp(m->e[i].k, "*") == 0)
+			def = m->e[i].v;
+	}
+	return def;
+}
+
+static int load_slurm(struct jv *v, struct live_cfg *c, const json_t *sl)
+{
+	struct live_slurm_cfg *s = &c->slurm;
+	const char *P = "$.slurm";
+	char tmp[PATH_MAX] = "";
+	long long ll;
+	if (jv_object(v, sl, P, slurm_keys) || jv_str(v, sl, P, "bindir", false, s->bindir, sizeof s->bindir))
+		return -1;
+	json_t *pa = json_object_get(sl, "partition");
+	if (json_is_string(pa)) {
+		if (jv_str(v, sl, P, "partition", false, s->partition[0], sizeof s->partition[0]))
+			return -1;
+		s->npartition = s->partition[0][0] ? 1 : 0;
+	} else if (json_is_array(pa)) {
+		size_t i;
+		json_t *x;
+		json_array_foreach(pa, i, x) {
+			char q[64];
+			snprintf(q, sizeof q, "$.slurm.partition[%zu]", i);
+			if (i >= LIVE_MAX_PARTITIONS)
+				return jv_fail(v, "$.slurm.partition", "more than %d partitions", LIVE_MAX_PARTITIONS);
+			if (!json_is_string(x) || !json_string_value(x)[0] || strlen(json_string_value(x)) >= 64)
+				return jv_fail(v, q, "expected a partition name of 1 to 63 characters");
+			snprintf(s->partition[s->npartition++], 64, "%s", json_string_value(x));
+		}
+	} else if (pa) {
+		return jv_fail(v, "$.slurm.partition", "expected a partition name or an array of them, got %s", jv_type(pa));
+	}
+	if (load_map(v, sl, P, "class_partition", &s->class_partition) || load_map(v, sl, P, "qos", &s->qos) ||
+	    load_map(v, sl, P, "accounts", &s->accounts) || load_map(v, sl, P, "gres_types", &s->gres_types) ||
+	    load_map(v, sl, P, "mig_gres", &s->mig_gres) ||
+	    jv_str(v, sl, P, "account", false, s->account, sizeof s->account) ||
+	    jv_num(v, sl, P, "start_timeout_s", false, 1, 86400, &s->start_timeout_s) ||
+	    jv_str(v, sl, P, "workdir", false, tmp, sizeof tmp))
+		return -1;
+	if (tmp[0])
+		resolve(c, tmp, s->workdir, sizeof s->workdir);
+	ll = 0;
+	if (jv_int(v, sl, P, "shards_per_gpu", false, 0, 100000, &ll))
+		return -1;
+	s->shards_per_gpu = (int)ll;
+	ll = 0;
+	if (jv_int(v, sl, P, "mem_mib_default", false, 0, (long long)1 << 40, &ll))
+		return -1;
+	s->mem_mib_default = ll;
+	ll = s->parallel;
+	if (jv_int(v, sl, P, "parallel", false, 1, 64, &ll))
+		return -1;
+	s->parallel = (int)ll;
+	ll = s->timeout_s;
+	if (jv_int(v, sl, P, "timeout_s", false, 1, 3600, &ll))
+		return -1;
+	s->timeout_s = (int)ll;
 	return 0;
 }
 
@@ -163,12 +266,11 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 			resolve(c, tmp, c->sysfs_root, sizeof c->sysfs_root);
 	}
 	json_t *sl = json_object_get(root, "slurm");
-	if (sl) {
-		if (jv_object(&v, sl, "$.slurm", slurm_keys) ||
-		    jv_str(&v, sl, "$.slurm", "bindir", false, c->slurm_bindir, sizeof c->slurm_bindir) ||
-		    jv_str(&v, sl, "$.slurm", "partition", false, c->slurm_partition, sizeof c->slurm_partition))
-			goto fail;
-	}
+	c->slurm.start_timeout_s = 30;
+	c->slurm.parallel = 16;
+	c->slurm.timeout_s = 30;
+	if (sl && load_slurm(&v, c, sl))
+		goto fail;
 	json_t *me = json_object_get(root, "metrics");
 	if (me) {
 		if (jv_object(&v, me, "$.metrics", metrics_keys))

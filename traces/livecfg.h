@@ -31,6 +31,34 @@ struct live_probe_src {
 	char path[PATH_MAX];           /* LIVE_PROBE_FILE */
 };
 
+/* A JSON object of strings, as read ("training": "hi-prio", ...). */
+#define LIVE_MAP_MAX 64
+struct live_map {
+	int n;
+	struct { char k[64]; char v[128]; } e[LIVE_MAP_MAX];
+};
+/* The value of key in m, else the value of "*", else NULL. */
+const char *livecfg_map_get(const struct live_map *m, const char *key);
+
+#define LIVE_MAX_PARTITIONS 16
+struct live_slurm_cfg {
+	char bindir[PATH_MAX];         /* "" = PATH */
+	char partition[LIVE_MAX_PARTITIONS][64];   /* the partitions this daemon drives ("" none: Slurm's default) */
+	int npartition;
+	struct live_map class_partition;   /* job class -> partition (else the first of partition holding its nodes) */
+	struct live_map qos;           /* job class -> QOS */
+	struct live_map accounts;      /* tenant name -> Slurm account */
+	char account[64];              /* tenants not in accounts: "" none, "tenant" its name, else this account */
+	struct live_map gres_types;    /* catalog GPU model -> the site's GRES type ("*" any; none: gpu:N) */
+	struct live_map mig_gres;      /* MIG profile ("3g.40gb") -> GRES name:type ("gpu:3g.40gb"); none: refused */
+	int shards_per_gpu;            /* GRES shards a card has (0: time-sliced shares refused) */
+	int64_t mem_mib_default;       /* --mem for jobs that give no memory (0: none) */
+	double start_timeout_s;        /* a placed job Slurm has not started by then is taken back (30) */
+	int parallel;                  /* commands run at once (16) */
+	int timeout_s;                 /* per command (30) */
+	char workdir[PATH_MAX];        /* batch scripts and default outputs ("" = STATE_DIR/slurm) */
+};
+
 struct live_cfg {
 	char file[PATH_MAX];
 	char scenario[PATH_MAX];       /* resolved against the config's directory */
@@ -52,9 +80,8 @@ struct live_cfg {
 	char cgroup_parent[PATH_MAX];  /* "" = no cgroups */
 	char nvml_lib[PATH_MAX];       /* "" = libnvidia-ml.so.1 ($HETLAB_NVML_LIB overrides) */
 	char sysfs_root[PATH_MAX];     /* "/" (tests point it at a fake tree) */
-	/* "slurm" */
-	char slurm_bindir[PATH_MAX];
-	char slurm_partition[64];
+	/* "slurm" (docs/slurm.md) */
+	struct live_slurm_cfg slurm;
 	/* "metrics" */
 	char metrics_addr[64];         /* "" = no endpoint */
 	int metrics_port;

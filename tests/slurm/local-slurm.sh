@@ -1,24 +1,35 @@
 #!/bin/sh
-# A real four-node Slurm cluster on this host, all of its state under DIR.
+# A real Slurm cluster on this host, with accounting, all of its state under
+# DIR.
 #
-#   sh tests/slurm/local-slurm.sh start DIR   # munged, slurmctld, slurmd n1..n4
+#   sh tests/slurm/local-slurm.sh start DIR   # munged, mariadbd + slurmdbd, slurmctld, slurmd n1..n6
 #   . DIR/env                                 # SLURM_CONF for the client commands
 #   sh tests/slurm/local-slurm.sh stop DIR    # kills exactly what start started
+#   sh tests/slurm/local-slurm.sh stop-ctld DIR | start-ctld DIR | restart-ctld DIR
+#                                             # slurmctld alone (its state is kept)
 #
-# The recipe (docs/slurm.md): a private munge key and socket, four slurmd on
-# 127.0.0.1 ports 17001-17004 (`slurmd -N nK`), no cgroups, everything under
-# DIR. Each node has 4 CPUs, 4000 MiB and two fake GPUs (GRES gpu:fake:2 on
-# the device files DIR/fakedev/gpu0 and gpu1, made like /dev/null: jobs with
-# --gres=gpu:N get CUDA_VISIBLE_DEVICES); finished jobs stay known to
-# slurmctld for MinJobAge=600 s. Needs root and the Debian packages
-# slurmctld slurmd slurm-client munge. start exits non-zero with a message
-# when the daemons are not up within 30 s (then run stop: it is safe after
-# any failure, and idempotent).
+# The recipe (docs/slurm.md): a private munge key and socket; MariaDB on a
+# private socket and 127.0.0.1:16830 with slurmdbd on 16819, so that sacct
+# works (LOCAL_SLURM_ACCT=0 leaves both out); six slurmd on 127.0.0.1
+# ports 17001-17006 (`slurmd -N nK`); no cgroups; everything under DIR.
+# Each node has 4 CPUs, 4000 MiB and two fake GPUs (GRES gpu:fake:2 on the
+# device files DIR/fakedev/gpu0 and gpu1, made like /dev/null: jobs with
+# --gres=gpu:N get CUDA_VISIBLE_DEVICES). Partitions: debug (n1-n4, the
+# default) and second (n5-n6). Slurm 22.05's defaults otherwise, as a site
+# has them: SelectTypeParameters=CR_Core_Memory without DefMemPerNode (a
+# job that gives no --mem gets a whole node's memory; LOCAL_SLURM_SELECT
+# overrides), ReturnToService=2, MinJobAge=300 (LOCAL_SLURM_MINJOBAGE).
+# Accounts t0, t1, t2 and proj-a exist, and every user may use them. Needs
+# root and the Debian packages slurmctld slurmd slurm-client munge (and
+# slurmdbd mariadb-server for accounting). start exits non-zero with a
+# message when the daemons are not up within 60 s (then run stop: it is
+# safe after any failure, and idempotent).
 set -u
 
+NODES=6
 die() { echo "local-slurm: $*" >&2; exit 1; }
 
-# Polls "$@" until it succeeds or the start's 30 s deadline ($END) passes.
+# Polls "$@" until it succeeds or the deadline ($END) passes.
 poll() {
 	while :; do
 		"$@" >/dev/null 2>&1 && return 0
@@ -28,12 +39,67 @@ poll() {
 }
 
 idle_nodes() {
-	[ "$(timeout 5 sinfo -h -t idle -o %D 2>/dev/null | head -n1)" = 4 ]
+	[ "$(timeout 5 sinfo -h -N -t idle -o %N 2>/dev/null | sort -u | wc -l)" = $NODES ]
+}
+
+acct_on() { [ "${LOCAL_SLURM_ACCT:-1}" = 1 ]; }
+
+sql() { mariadb --no-defaults -S "$D/run/db.sock" -uroot -e "$1"; }
+
+start_db() {
+	command -v mariadbd >/dev/null 2>&1 && command -v slurmdbd >/dev/null 2>&1 ||
+		die "mariadbd or slurmdbd not found (apt-get install mariadb-server slurmdbd; or LOCAL_SLURM_ACCT=0)"
+	mkdir -p "$D/db"
+	if [ ! -d "$D/db/mysql" ]; then
+		mariadb-install-db --no-defaults --datadir="$D/db" --user=root \
+			--auth-root-authentication-method=normal --skip-test-db >"$D/log/db-install.log" 2>&1 ||
+			die "mariadb-install-db failed (see $D/log/db-install.log)"
+	fi
+	mariadbd --no-defaults --datadir="$D/db" --user=root --socket="$D/run/db.sock" --port=16830 \
+		--bind-address=127.0.0.1 --pid-file="$D/run/mariadbd.pid" --log-error="$D/log/mariadbd.log" \
+		--skip-name-resolve --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=0 \
+		</dev/null >/dev/null 2>&1 &
+	poll sql 'SELECT 1' || die "mariadbd not answering within 60 s (see $D/log/mariadbd.log)"
+	sql "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'hetlab-test';
+	     GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || die "cannot create the database user"
+	cat >"$D/etc/slurmdbd.conf" <<EOC
+AuthType=auth/munge
+AuthInfo=socket=$D/munge/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=16819
+SlurmUser=root
+LogFile=$D/log/slurmdbd.log
+PidFile=$D/run/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=16830
+StorageUser=slurm
+StoragePass=hetlab-test
+StorageLoc=slurm_acct_db
+EOC
+	chmod 600 "$D/etc/slurmdbd.conf"
+	slurmdbd </dev/null >>"$D/log/slurmdbd.out" 2>&1 ||
+		die "slurmdbd did not start (see $D/log/slurmdbd.log)"
+	poll timeout 5 sacctmgr -n -i show cluster || die "slurmdbd not answering within 60 s (see $D/log/slurmdbd.log)"
+	timeout 10 sacctmgr -n -P show cluster format=cluster | grep -qx hetlab ||
+		timeout 10 sacctmgr -i add cluster hetlab >/dev/null || die "sacctmgr add cluster failed"
+	timeout 10 sacctmgr -i add account t0,t1,t2,proj-a cluster=hetlab >/dev/null 2>&1
+	users="root nobody $(awk -F: '$3 >= 1000 && $3 < 65534 {print $1}' /etc/passwd)"
+	timeout 10 sacctmgr -i add user $(echo $users | tr ' ' ',') account=t0,t1,t2,proj-a \
+		cluster=hetlab >/dev/null 2>&1
+	return 0
+}
+
+start_ctld() {
+	slurmctld -i </dev/null >>"$D/log/slurmctld.out" 2>&1 ||
+		die "slurmctld did not start (see $D/log/slurmctld.log)"
+	poll timeout 5 scontrol ping || die "slurmctld not answering within 60 s (see $D/log/slurmctld.log)"
 }
 
 start() {
 	D=$1
-	END=$(( $(date +%s) + 30 ))
+	END=$(( $(date +%s) + 60 ))
 	[ "$(id -u)" = 0 ] || die "needs root"
 	for c in munged slurmctld slurmd sbatch scontrol sinfo squeue; do
 		command -v $c >/dev/null 2>&1 || die "$c not found (apt-get install slurmctld slurmd slurm-client munge)"
@@ -45,14 +111,27 @@ start() {
 		[ -c "$D/fakedev/gpu$g" ] || mknod "$D/fakedev/gpu$g" c 1 3 || die "mknod $D/fakedev/gpu$g failed"
 	done
 	chmod 755 "$D" "$D/munge"
+	chmod 1777 "$D/tmp"
 	head -c 1024 /dev/urandom >"$D/munge/munge.key"
 	chmod 600 "$D/munge/munge.key"
 	munged --key-file="$D/munge/munge.key" --socket="$D/munge/munge.socket" \
 		--pid-file="$D/run/munged.pid" --log-file="$D/log/munged.log" \
 		--seed-file="$D/munge/munge.seed" --force </dev/null >/dev/null 2>&1 ||
 		die "munged did not start (see $D/log/munged.log)"
-	poll test -S "$D/munge/munge.socket" || die "munged: no socket within 30 s"
-	cat >"$D/etc/slurm.conf" <<EOF
+	poll test -S "$D/munge/munge.socket" || die "munged: no socket within 60 s"
+	if acct_on; then
+		acct="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=16819
+AccountingStoragePass=$D/munge/munge.socket
+AccountingStorageTRES=gres/gpu
+AccountingStorageEnforce=associations
+JobAcctGatherType=jobacct_gather/none"
+	else
+		acct="AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none"
+	fi
+	cat >"$D/etc/slurm.conf" <<EOC
 ClusterName=hetlab
 SlurmctldHost=localhost
 SlurmctldPort=16817
@@ -70,37 +149,38 @@ SlurmctldLogFile=$D/log/slurmctld.log
 SlurmdLogFile=$D/log/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+$acct
 SwitchType=switch/none
 MpiDefault=none
 MailProg=/bin/true
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=${LOCAL_SLURM_SELECT:-CR_Core_Memory}
 SchedulerParameters=batch_sched_delay=0,bf_interval=1
 ReturnToService=2
 SlurmdParameters=config_overrides
 TmpFS=$D/tmp
-MinJobAge=600
+MinJobAge=${LOCAL_SLURM_MINJOBAGE:-300}
 GresTypes=gpu
-NodeName=n[1-4] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17004] CPUs=4 RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
+NodeName=n[1-6] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17006] CPUs=4 RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
 PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
-EOF
-	cat >"$D/etc/gres.conf" <<EOF
+PartitionName=second Nodes=n[5-6] MaxTime=INFINITE State=UP
+EOC
+	cat >"$D/etc/gres.conf" <<EOC
 AutoDetect=off
-NodeName=n[1-4] Name=gpu Type=fake File=$D/fakedev/gpu[0-1]
-EOF
+NodeName=n[1-6] Name=gpu Type=fake File=$D/fakedev/gpu[0-1]
+EOC
 	echo "SLURM_CONF=$D/etc/slurm.conf; export SLURM_CONF" >"$D/env"
 	SLURM_CONF=$D/etc/slurm.conf; export SLURM_CONF
-	slurmctld -c -i </dev/null >>"$D/log/slurmctld.out" 2>&1 ||
-		die "slurmctld did not start (see $D/log/slurmctld.log)"
-	poll timeout 5 scontrol ping || die "slurmctld not answering within 30 s (see $D/log/slurmctld.log)"
-	for n in 1 2 3 4; do
+	if acct_on; then start_db; fi
+	start_ctld
+	n=1
+	while [ $n -le $NODES ]; do
 		slurmd -N n$n </dev/null >>"$D/log/slurmd.out" 2>&1 ||
 			die "slurmd n$n did not start (see $D/log/slurmd-n$n.log)"
+		n=$((n + 1))
 	done
-	poll idle_nodes || die "nodes not idle within 30 s: $(sinfo -h 2>&1 | tr '\n' ' ')(see $D/log/)"
-	echo "local-slurm: 4 nodes idle; . $D/env"
+	poll idle_nodes || die "nodes not idle within 60 s: $(sinfo -h 2>&1 | tr '\n' ' ')(see $D/log/)"
+	echo "local-slurm: $NODES nodes idle$(acct_on && echo ', accounting on'); . $D/env"
 }
 
 # Kills the process whose pid is in file $1, then waits for it (SIGKILL after 5 s).
@@ -123,8 +203,11 @@ stop() {
 	if [ -f "$D/run/slurmctld.pid" ] && [ -f "$D/etc/slurm.conf" ]; then
 		timeout 5 scancel --user=root >/dev/null 2>&1
 	fi
-	for n in 1 2 3 4; do kill_pidfile "$D/run/slurmd-n$n.pid"; done
+	n=1
+	while [ $n -le $NODES ]; do kill_pidfile "$D/run/slurmd-n$n.pid"; n=$((n + 1)); done
 	kill_pidfile "$D/run/slurmctld.pid"
+	kill_pidfile "$D/run/slurmdbd.pid"
+	kill_pidfile "$D/run/mariadbd.pid"
 	kill_pidfile "$D/run/munged.pid"
 	# Left-over slurmstepd or job processes of this cluster: those whose
 	# environment carries this SLURM_CONF and that are a job step (a
@@ -143,8 +226,20 @@ stop() {
 	return 0
 }
 
+ctld() {
+	D=$(cd "$2" && pwd)
+	END=$(( $(date +%s) + 60 ))
+	SLURM_CONF=$D/etc/slurm.conf; export SLURM_CONF
+	case $1 in
+	stop-ctld) kill_pidfile "$D/run/slurmctld.pid" ;;
+	start-ctld) start_ctld ;;
+	restart-ctld) kill_pidfile "$D/run/slurmctld.pid"; start_ctld ;;
+	esac
+}
+
 case ${1:-} in
 start) [ $# = 2 ] || die "usage: $0 start DIR"; start "$2" ;;
 stop) [ $# = 2 ] || die "usage: $0 stop DIR"; stop "$2" ;;
-*) die "usage: $0 start|stop DIR" ;;
+stop-ctld|start-ctld|restart-ctld) [ $# = 2 ] || die "usage: $0 $1 DIR"; ctld "$1" "$2" ;;
+*) die "usage: $0 start|stop|stop-ctld|start-ctld|restart-ctld DIR" ;;
 esac

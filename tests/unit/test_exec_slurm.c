@@ -1,10 +1,12 @@
 /* exec_slurm: the Slurm executor (live/exec_slurm) against fake sbatch,
- * scontrol, squeue, sinfo and scancel: shell scripts written into a fresh
+ * scontrol, squeue, sinfo, scancel and sacct: shell scripts written into a fresh
  * temporary directory that log their argv one argument a line (after a
  * "== NAME" line) and print what the test left in NAME.out / NAME.err, exit
  * with NAME.rc, or hang when NAME.hang exists. Checked: the exact argv of
- * every action, the batch script run by sh (quotes, spaces, $(...)), the
- * parsers on squeue/sinfo JSON recorded on the local 22.05.8 cluster
+ * every action, the batch script run by sh (quotes, spaces, $(...), the
+ * attempt and nodes it computes, the checkpoint requeue, a signal death),
+ * the parsers on squeue -O and sacct lines and sinfo JSON recorded on the
+ * local 22.05.8 cluster
  * (tests/slurm/local-slurm.sh), garbage and truncated output, a command that
  * fails, one that cannot be run, and one that hangs. The real-cluster test is
  * tests/slurm/exec.sh. */
@@ -32,80 +34,66 @@
  * running (the batch shell's exit 143), 6 requeued held after running on n3,
  * 7 released but waiting (Resources), 8 killed by SIGKILL, 10 not hetlab's,
  * 9 TIMEOUT (from a second capture, after one requeue by a node set DOWN). */
-static const char squeue_2205[] =
-	"{\"meta\":{\"plugin\":{\"type\":\"openapi\\/v0.0.38\",\"name\":\"Slurm OpenAPI v0.0.38\"},"
-	"\"Slurm\":{\"version\":{\"major\":22,\"micro\":8,\"minor\":5},\"release\":\"22.05.8\"}},\n"
-	"\"errors\":[],\n"
-	"\"jobs\":[\n"
-	"{\"account\":\"\",\"accrue_time\":0,\"admin_comment\":\"\",\"array_job_id\":0,\"array_task_id\":null,"
-	"\"array_max_tasks\":0,\"array_task_string\":\"\",\"association_id\":0,\"batch_features\":\"\","
-	"\"batch_flag\":true,\"batch_host\":\"\",\"flags\":[\"JOB_CPUS_SET\",\"JOB_MEM_SET\"],"
-	"\"burst_buffer\":\"\",\"burst_buffer_state\":\"\",\"cluster\":\"hetlab\",\"cluster_features\":\"\","
-	"\"command\":\"\",\"comment\":\"\",\"container\":\"\",\"contiguous\":false,\"core_spec\":null,"
-	"\"thread_spec\":null,\"cores_per_socket\":null,\"billable_tres\":null,\"cpus_per_task\":null,"
-	"\"cpu_frequency_minimum\":null,\"cpu_frequency_maximum\":null,\"cpu_frequency_governor\":null,"
-	"\"cpus_per_tres\":\"\",\"deadline\":0,\"delay_boot\":0,\"dependency\":\"\",\"derived_exit_code\":0,"
-	"\"eligible_time\":0,\"end_time\":0,\"excluded_nodes\":\"\",\"exit_code\":0,\"features\":\"\","
-	"\"federation_origin\":\"\",\"federation_siblings_active\":\"\",\"federation_siblings_viable\":\"\","
-	"\"gres_detail\":[],\"group_id\":0,\"group_name\":\"root\",\"job_id\":1,\"job_state\":\"PENDING\","
-	"\"last_sched_evaluation\":1795994221,\"licenses\":\"\",\"max_cpus\":0,\"max_nodes\":1,"
-	"\"mcs_label\":\"\",\"memory_per_tres\":\"\",\"name\":\"hetlab-100\",\"nodes\":\"\",\"nice\":null,"
-	"\"tasks_per_core\":null,\"tasks_per_node\":1,\"tasks_per_socket\":null,\"tasks_per_board\":0,"
-	"\"cpus\":2,\"node_count\":1,\"tasks\":1,\"het_job_id\":0,\"het_job_id_set\":\"\",\"het_job_offset\":0,"
-	"\"partition\":\"debug\",\"prefer\":\"\",\"memory_per_node\":1000,\"memory_per_cpu\":null,"
-	"\"minimum_cpus_per_node\":2,\"minimum_tmp_disk_per_node\":0,\"preempt_time\":0,\"pre_sus_time\":0,"
-	"\"priority\":0,\"profile\":null,\"qos\":\"\",\"reboot\":false,\"required_nodes\":\"\",\"requeue\":true,"
-	"\"resize_time\":0,\"restart_cnt\":0,\"resv_name\":\"\",\"shared\":null,\"show_flags\":[\"SHOW_ALL\","
-	"\"SHOW_DETAIL\",\"SHOW_LOCAL\"],\"sockets_per_board\":0,\"sockets_per_node\":null,\"start_time\":0,"
-	"\"state_description\":\"\",\"state_reason\":\"JobHeldUser\",\"standard_error\":\"\","
-	"\"standard_input\":\"/dev/null\",\"standard_output\":\"\",\"submit_time\":1795994221,"
-	"\"suspend_time\":0,\"system_comment\":\"\",\"time_limit\":60,\"time_minimum\":0,"
-	"\"threads_per_core\":null,\"tres_bind\":\"\",\"tres_freq\":\"\",\"tres_per_job\":\"\","
-	"\"tres_per_node\":\"gres:gpu:1\",\"tres_per_socket\":\"\",\"tres_per_task\":\"\","
-	"\"tres_req_str\":\"cpu=2,mem=1000M,node=1,billing=2\",\"tres_alloc_str\":\"\",\"user_id\":0,"
-	"\"user_name\":\"root\",\"wckey\":\"\",\"current_working_directory\":\"/tmp/hB-cap/w\"},\n"
-	"{\"job_id\":2,\"name\":\"hetlab-101\",\"job_state\":\"RUNNING\",\"state_reason\":\"None\","
-	"\"state_description\":\"\",\"priority\":4294901759,\"exit_code\":0,\"nodes\":\"n[1-2]\","
-	"\"required_nodes\":\"n1,n2\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n1\","
-	"\"tres_per_node\":\"gres:gpu:2\",\"flags\":[\"JOB_CPUS_SET\",\"JOB_WAS_RUNNING\"]},\n"
-	"{\"job_id\":3,\"name\":\"hetlab-102\",\"job_state\":\"FAILED\",\"state_reason\":\"NonZeroExitCode\","
-	"\"state_description\":\"\",\"priority\":4294901758,\"exit_code\":768,\"nodes\":\"n3\","
-	"\"required_nodes\":\"n3\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n3\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\"]},\n"
-	"{\"job_id\":4,\"name\":\"hetlab-103\",\"job_state\":\"COMPLETED\",\"state_reason\":\"None\","
-	"\"state_description\":\"\",\"priority\":4294901757,\"exit_code\":0,\"nodes\":\"n3\","
-	"\"required_nodes\":\"n3\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n3\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\"]},\n"
-	"{\"job_id\":5,\"name\":\"hetlab-104\",\"job_state\":\"CANCELLED\",\"state_reason\":\"None\","
-	"\"state_description\":\"\",\"priority\":4294901756,\"exit_code\":36608,\"nodes\":\"n3\","
-	"\"required_nodes\":\"n3\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n3\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\"]},\n"
-	"{\"job_id\":6,\"name\":\"hetlab-105\",\"job_state\":\"PENDING\",\"state_reason\":\"JobHeldUser\","
-	"\"state_description\":\"job requeued in held state\",\"priority\":0,\"exit_code\":0,\"nodes\":\"\","
-	"\"required_nodes\":\"n3\",\"restart_cnt\":1,\"partition\":\"debug\",\"batch_host\":\"\","
-	"\"tres_per_node\":\"\",\"flags\":[]},\n"
-	"{\"job_id\":7,\"name\":\"hetlab-106\",\"job_state\":\"PENDING\",\"state_reason\":\"Resources\","
-	"\"state_description\":\"\",\"priority\":4294901754,\"exit_code\":0,\"nodes\":\"\","
-	"\"required_nodes\":\"n1\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"\","
-	"\"tres_per_node\":\"\",\"flags\":[\"JOB_CPUS_SET\"]},\n"
-	"{\"job_id\":8,\"name\":\"hetlab-108\",\"job_state\":\"FAILED\",\"state_reason\":\"JobLaunchFailure\","
-	"\"state_description\":\"\",\"priority\":4294901753,\"exit_code\":9,\"nodes\":\"n3\","
-	"\"required_nodes\":\"n3\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n3\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\"]},\n"
-	"{\"job_id\":10,\"name\":\"sweep-other\",\"job_state\":\"COMPLETED\",\"state_reason\":\"None\","
-	"\"state_description\":\"\",\"priority\":4294901751,\"exit_code\":0,\"nodes\":\"n1\","
-	"\"required_nodes\":\"\",\"restart_cnt\":0,\"partition\":\"debug\",\"batch_host\":\"n1\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\"]},\n"
-	"{\"job_id\":9,\"name\":\"hetlab-107\",\"job_state\":\"TIMEOUT\",\"state_reason\":\"TimeLimit\","
-	"\"state_description\":\"\",\"priority\":4294901752,\"exit_code\":15,\"nodes\":\"n1\","
-	"\"required_nodes\":\"n1\",\"restart_cnt\":1,\"partition\":\"debug\",\"batch_host\":\"n1\","
-	"\"tres_per_node\":\"\",\"flags\":[\"TRES_STR_CALC\",\"JOB_CPUS_SET\"]}\n"
-	"]}\n"
-	;
+/* squeue -h -t all -j ... -O SX_SQUEUE_FORMAT with SLURM_TIME_FORMAT=%s on
+ * the local cluster (Slurm 22.05.8, tests/slurm/local-slurm.sh), verbatim:
+ * 4 held, 5 running on n1,n2, 6 exit 3, 7 completed, 8 cancelled while
+ * running, 9 running (later TIMEOUT), 10 requeued held after running on n5,
+ * 11 pending (Resources), 12 killed by SIGKILL, 13 a job not hetlab's. */
+static const char squeue_lines[] =
+	"8|CANCELLED|15|0|0.99998473958112|1796168413|1796168416|root|debug|hetlab-01234567-104|hetlab:0123456789abcdef:104:0|n4|None|\n"
+	"7|COMPLETED|0|0|0.99998473981395|1796168413|1796168414|root|debug|hetlab-01234567-103|hetlab:0123456789abcdef:103:0|n3|None|\n"
+	"6|FAILED|768|0|0.99998474004678|1796168413|1796168414|root|debug|hetlab-01234567-102|hetlab:0123456789abcdef:102:0|n3|NonZeroExitCode|\n"
+	"11|PENDING|0|0|0.99998473888263|1827704413|NONE|root|debug|hetlab-01234567-107|hetlab:0123456789abcdef:107:0||Resources|\n"
+	"4|PENDING|0|0|0.00000000000000|N/A|N/A|root|debug|hetlab-01234567-100|hetlab:0123456789abcdef:100:0||JobHeldUser|\n"
+	"5|RUNNING|0|0|0.99998474027961|1796168413|1827704413|root|debug|hetlab-01234567-101|hetlab:0123456789abcdef:101:0|n[1-2]|None|\n"
+	"9|RUNNING|0|0|0.99998473934829|1796168413|1796168473|root|debug|hetlab-01234567-105|hetlab:0123456789abcdef:105:1|n4|None|\n"
+	"13|RUNNING|0|0|0.99998473841697|1796168413|1827704413|root|debug|myjob|(null)|n3|None|\n"
+	"12|FAILED|9|0|0.99998473864980|1796168413|1796168414|root|second|hetlab-01234567-108|hetlab:0123456789abcdef:108:0|n6|JobLaunchFailure|\n"
+	"10|PENDING|0|1|0.00000000000000|1796168427|NONE|root|second|hetlab-01234567-106|hetlab:0123456789abcdef:106:0||job requeued in held state|\n";
+/* The same jobs a minute later, and sacct -n -P -D -X of them and of two
+ * jobs (1, 2) requeued once by themselves. */
+static const char squeue_lines2[] =
+	"8|CANCELLED|15|0|0.99998473958112|1796168413|1796168416|root|debug|hetlab-01234567-104|hetlab:0123456789abcdef:104:0|n4|None|\n"
+	"5|COMPLETED|0|0|0.99998474027961|1796168413|1796168474|root|debug|hetlab-01234567-101|hetlab:0123456789abcdef:101:0|n[1-2]|None|\n"
+	"7|COMPLETED|0|0|0.99998473981395|1796168413|1796168414|root|debug|hetlab-01234567-103|hetlab:0123456789abcdef:103:0|n3|None|\n"
+	"11|COMPLETED|0|0|0.99998473888263|1796168474|1796168480|root|debug|hetlab-01234567-107|hetlab:0123456789abcdef:107:0|n1|None|\n"
+	"13|COMPLETED|0|0|0.99998473841697|1796168413|1796168474|root|debug|myjob|(null)|n3|None|\n"
+	"6|FAILED|768|0|0.99998474004678|1796168413|1796168414|root|debug|hetlab-01234567-102|hetlab:0123456789abcdef:102:0|n3|NonZeroExitCode|\n"
+	"4|PENDING|0|0|0.00000000000000|N/A|N/A|root|debug|hetlab-01234567-100|hetlab:0123456789abcdef:100:0||JobHeldUser|\n"
+	"9|TIMEOUT|15|0|0.99998473934829|1796168413|1796168481|root|debug|hetlab-01234567-105|hetlab:0123456789abcdef:105:1|n4|TimeLimit|\n"
+	"12|FAILED|9|0|0.99998473864980|1796168413|1796168414|root|second|hetlab-01234567-108|hetlab:0123456789abcdef:108:0|n6|JobLaunchFailure|\n"
+	"10|RUNNING|0|1|0.99998473818414|1796168487|1827704487|root|second|hetlab-01234567-106|hetlab:0123456789abcdef:106:0|n5|None|\n";
+static const char sacct_lines[] =
+	"1|hl-x-1|REQUEUED|0:0|1796167199|1796167199|n1|billing=1,cpu=1,mem=100M,node=1\n"
+	"2|hl-x-2|REQUEUED|0:0|1796167199|1796167199|n2|billing=1,cpu=1,mem=100M,node=1\n"
+	"1|hl-x-1|COMPLETED|0:0|1796167210|1796167210|n1|billing=1,cpu=1,mem=100M,node=1\n"
+	"2|hl-x-2|COMPLETED|0:0|1796167210|1796167210|n2|billing=1,cpu=1,mem=100M,node=1\n"
+	"4|hetlab-01234567-100|PENDING|0:0|Unknown|Unknown|None assigned|\n"
+	"5|hetlab-01234567-101|COMPLETED|0:0|1796168413|1796168474|n[1-2]|billing=2,cpu=2,gres/gpu=4,mem=1000M,node=2\n"
+	"6|hetlab-01234567-102|FAILED|3:0|1796168413|1796168414|n3|billing=1,cpu=1,mem=500M,node=1\n"
+	"7|hetlab-01234567-103|COMPLETED|0:0|1796168413|1796168414|n3|billing=1,cpu=1,mem=500M,node=1\n"
+	"8|hetlab-01234567-104|CANCELLED by 0|0:0|1796168413|1796168416|n4|billing=1,cpu=1,mem=500M,node=1\n"
+	"9|hetlab-01234567-105|TIMEOUT|0:0|1796168413|1796168481|n4|billing=1,cpu=1,mem=500M,node=1\n"
+	"10|hetlab-01234567-106|REQUEUED|0:0|1796168413|1796168416|n5|billing=1,cpu=1,mem=500M,node=1\n"
+	"11|hetlab-01234567-107|COMPLETED|0:0|1796168474|1796168480|n1|billing=1,cpu=1,mem=4000M,node=1\n"
+	"12|hetlab-01234567-108|FAILED|0:9|1796168413|1796168414|n6|billing=1,cpu=1,mem=500M,node=1\n"
+	"13|myjob|COMPLETED|0:0|1796168413|1796168474|n3|billing=1,cpu=1,mem=100M,node=1\n"
+	"10|hetlab-01234567-106|RUNNING|0:0|1796168487|Unknown|n5|billing=1,cpu=1,mem=500M,node=1\n";
+/* Lines of scontrol show config on the same cluster. */
+static const char config_lines[] =
+	"Configuration data as of 2026-12-01T23:45:00\n"
+	"AccountingStorageType   = accounting_storage/slurmdbd\n"
+	"AccountingStoreFlags    = (null)\n"
+	"AuthInfo                = socket=/tmp/sl1/munge/munge.socket,cred_expire=10\n"
+	"JobRequeue              = 1\n"
+	"MinJobAge               = 300 sec\n"
+	"PreemptMode             = OFF\n"
+	"PreemptType             = preempt/none\n"
+	"ReturnToService         = 2\n"
+	"SchedulerParameters     = batch_sched_delay=0,bf_interval=1\n"
+	"SelectTypeParameters    = CR_CORE_MEMORY\n"
+	"SLURM_VERSION           = 22.05.8\n";
 
-/* sinfo --json on the same cluster: n1 and n2 running job 2 (one CPU and
- * both GPUs each), n2 draining ("x"), n3 drained with a reason with spaces,
- * n4 down (its slurmd stopped, then State=DOWN). */
 static const char sinfo_2205[] =
 	"{\"meta\":{\"plugin\":{\"type\":\"openapi/v0.0.38\",\"name\":\"Slurm OpenAPI v0.0.38\"},"
 	"\"Slurm\":{\"version\":{\"major\":22,\"micro\":8,\"minor\":5},\"release\":\"22.05.8\"}},\n"
@@ -173,7 +161,7 @@ struct fx {
 	char err[1024];
 };
 
-static const char *const fake_names[] = { "sbatch", "scontrol", "squeue", "sinfo", "scancel", NULL };
+static const char *const fake_names[] = { "sbatch", "scontrol", "squeue", "sinfo", "scancel", "sacct", NULL };
 
 static char *path_in(const struct fx *f, const char *name)
 {
@@ -286,13 +274,27 @@ static const char *const tricky_argv[] = {
 	"printf", "%s\\n", "a b", "it's", "$(touch pwned)", "`id`", "\"q\"", "", "tab\there", "nl\nx", NULL,
 };
 
+#define SID "0123456789abcdef"
+
+/* Runs script (a batch script) with sh in dir, with the Slurm variables
+ * given, the fake commands first in PATH; its exit status as system() has it. */
+static int run_script(struct fx *f, const char *script, const char *vars, const char *out)
+{
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, "cd '%s' && env PATH='%s':\"$PATH\" %s sh '%s' >'%s' 2>&1", f->dir, f->c.bindir, vars,
+	         script, out);
+	return system(cmd);
+}
+
 static void test_submit_argv_and_script(void **state)
 {
 	struct fx *f = *state;
 	const char *const env[] = { "FOO=bar baz", "Q=it's $(x)", NULL };
+	const char *const nodes[] = { "n1", "n2", NULL };
 	struct sx_job j = {
-		.key = 42, .argv = tricky_argv, .env = env, .nodes = 2, .cpus_per_node = 3,
-		.gpus_per_node = 1, .mem_mib_per_node = 2048, .walltime_s = 90061, .account = "tenantA",
+		.state_id = SID, .key = 42, .attempt = 2, .argv = tricky_argv, .env = env, .nodes = 2,
+		.nodelist = nodes, .cpus_per_node = 3, .gres = "gpu:h100:1", .mem_mib_per_node = 2048,
+		.walltime_s = 90061, .account = "tenantA", .qos = "high", .uid = 1000, .gid = 100, .ckpt_sig = SIGUSR1,
 	};
 	int64_t id = 0;
 	snprintf(f->c.partition, sizeof f->c.partition, "gpu");
@@ -301,10 +303,10 @@ static void test_submit_argv_and_script(void **state)
 	assert_int_equal(id, 1234);
 	char want[8192];
 	snprintf(want, sizeof want,
-	         "== sbatch\n--parsable\n--hold\n--requeue\n--open-mode=append\n--job-name=hetlab-42\n"
-	         "--chdir=%s/work\n--output=%s/work/hetlab-42-%%j.out\n--partition=gpu\n"
-	         "--account=tenantA\n--nodes=2\n--ntasks-per-node=1\n--cpus-per-task=3\n"
-	         "--gres=gpu:1\n--mem=2048M\n--time=1-01:01:01\n%s/work/hetlab-42.sh\n",
+	         "== sbatch\n--parsable\n--requeue\n--open-mode=append\n--export=NONE\n--job-name=hetlab-01234567-42\n"
+	         "--comment=hetlab:" SID ":42:2\n--chdir=%s/work\n--output=%s/work/hetlab-42-%%j.out\n--partition=gpu\n"
+	         "--account=tenantA\n--qos=high\n--nodes=2\n--nodelist=n1,n2\n--ntasks-per-node=1\n--cpus-per-task=3\n"
+	         "--mem=2048M\n--gres=gpu:h100:1\n--time=1-01:01:01\n--uid=1000\n--gid=100\n%s/work/hetlab-42.sh\n",
 	         f->dir, f->dir, f->dir);
 	expect_log(f, want);
 
@@ -315,49 +317,104 @@ static void test_submit_argv_and_script(void **state)
 	mine = slurp(sp);
 	assert_string_equal(sub, mine);
 	assert_non_null(strstr(mine, "#!/bin/sh\n"));
-	assert_non_null(strstr(mine, "exec 'printf' '%s\\n' 'a b' 'it'\\''s' '$(touch pwned)'"));
+	assert_non_null(strstr(mine, "'printf' '%s\\n' 'a b' 'it'\\''s' '$(touch pwned)'"));
 	free(sub);
 	free(mine);
-	char cmd[3 * PATH_MAX];
-	snprintf(cmd, sizeof cmd, "cd '%s' && sh '%s' >'%s/run.out' 2>&1", f->dir, sp, f->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run_script(f, sp, "SLURM_JOB_NODELIST=n1", path_in(f, "run.out")), 0);
 	char *out = slurp(path_in(f, "run.out"));
 	assert_string_equal(out, "a b\nit's\n$(touch pwned)\n`id`\n\"q\"\n\ntab\there\nnl\nx\n");
 	free(out);
 	assert_int_not_equal(access(path_in(f, "pwned"), F_OK), 0);
 
-	/* The environment entries are exported as given. */
-	const char *const show[] = { "sh", "-c", "printf '%s|%s\\n' \"$FOO\" \"$Q\"", NULL };
-	char buf[4096];
+	/* The environment entries are exported as given; HETLAB_ATTEMPT is the
+	 * first attempt plus Slurm's restarts, HETLAB_NODES the nodes Slurm
+	 * gave (here the fake scontrol prints nothing: the node list itself). */
+	const char *const show[] = { "sh", "-c", "printf '%s|%s|%s|%s\\n' \"$FOO\" \"$Q\" \"$HETLAB_ATTEMPT\" "
+	                             "\"$HETLAB_NODES\"", NULL };
+	char buf[8192];
 	j.argv = show;
 	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "env.sh", buf);
-	snprintf(cmd, sizeof cmd, "sh '%s' >'%s'", path_in(f, "env.sh"), path_in(f, "env.out"));
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(run_script(f, path_in(f, "env.sh"), "SLURM_RESTART_COUNT=3 SLURM_JOB_NODELIST=n7",
+	                            path_in(f, "env.out")), 0);
 	out = slurp(path_in(f, "env.out"));
-	assert_string_equal(out, "bar baz|it's $(x)\n");
+	assert_string_equal(out, "bar baz|it's $(x)|5|n7\n");
 	free(out);
+	unlink(path_in(f, "log"));
+	/* With the real node list from scontrol show hostnames. */
+	put(f, "scontrol.out", "n1\nn2\n");
+	assert_int_equal(run_script(f, path_in(f, "env.sh"), "SLURM_JOB_NODELIST='n[1-2]'", path_in(f, "env.out")), 0);
+	out = slurp(path_in(f, "env.out"));
+	assert_string_equal(out, "bar baz|it's $(x)|2|n1,n2\n");
+	free(out);
+	expect_log(f, "== scontrol\nshow\nhostnames\nn[1-2]\n");
+}
+
+/* The wrapper on the checkpoint signal: the program gets it and exits;
+ * the wrapper requeues its own job held (here the fake scontrol fails, so
+ * it exits with the program's status). A program killed by a signal kills
+ * the wrapper with that signal. */
+static void test_script_checkpoint_and_signal(void **state)
+{
+	struct fx *f = *state;
+	const char *const ckpt[] = { "sh", "-c", "trap 'echo ckpt; exit 7' USR1; kill -USR1 $PPID $$; while :; do sleep 0.05; done",
+	                             NULL };
+	struct sx_job j = { .state_id = SID, .key = 5, .argv = ckpt, .nodes = 1, .ckpt_sig = SIGUSR1 };
+	char buf[8192];
+	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	put(f, "ck.sh", buf);
+	put(f, "scontrol.rc", "1");
+	int st = run_script(f, path_in(f, "ck.sh"), "SLURM_JOB_ID=77", path_in(f, "ck.out"));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 7);
+	char *out = slurp(path_in(f, "ck.out"));
+	assert_non_null(strstr(out, "ckpt\n"));
+	assert_non_null(strstr(out, "hetlab: exited (7) after the checkpoint signal: requeued held"));
+	free(out);
+	char *log = slurp(path_in(f, "log"));
+	assert_non_null(strstr(log, "== scontrol\nrequeuehold\n77\n"));
+	free(log);
+	unlink(path_in(f, "log"));
+	unlink(path_in(f, "scontrol.rc"));
+	/* Killed by SIGKILL: so is the wrapper (sh reports 128 + 9 for it). */
+	const char *const die[] = { "sh", "-c", "kill -9 $$", NULL };
+	j.argv = die;
+	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	put(f, "die.sh", buf);
+	char cmd[2 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, "sh '%s' >/dev/null 2>&1; echo $? >'%s'", path_in(f, "die.sh"), path_in(f, "die.rc"));
+	assert_int_equal(system(cmd), 0);
+	out = slurp(path_in(f, "die.rc"));
+	assert_string_equal(out, "137\n");
+	free(out);
+	/* A plain exit status goes through. */
+	const char *const three[] = { "sh", "-c", "exit 3", NULL };
+	j.argv = three;
+	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	put(f, "three.sh", buf);
+	st = run_script(f, path_in(f, "three.sh"), "", path_in(f, "three.out"));
+	assert_int_equal(WEXITSTATUS(st), 3);
 }
 
 static void test_submit_minimal(void **state)
 {
 	struct fx *f = *state;
 	const char *const argv[] = { "/bin/true", NULL };
-	struct sx_job j = { .key = 0, .argv = argv, .nodes = 1 };
+	struct sx_job j = { .state_id = SID, .key = 0, .argv = argv, .nodes = 1, .uid = -1, .gid = -1 };
 	int64_t id = 0;
 	put(f, "sbatch.out", "7\n");
 	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
 	assert_int_equal(id, 7);
 	char want[4096];
 	snprintf(want, sizeof want,
-	         "== sbatch\n--parsable\n--hold\n--requeue\n--open-mode=append\n--job-name=hetlab-0\n"
+	         "== sbatch\n--parsable\n--hold\n--requeue\n--open-mode=append\n--export=NONE\n"
+	         "--job-name=hetlab-01234567-0\n--comment=hetlab:" SID ":0:0\n"
 	         "--chdir=%s/work\n--output=%s/work/hetlab-0-%%j.out\n--nodes=1\n--ntasks-per-node=1\n"
 	         "%s/work/hetlab-0.sh\n", f->dir, f->dir, f->dir);
 	expect_log(f, want);
-	char p[PATH_MAX];
-	sx_output_path(&f->c, 0, 7, p, sizeof p);
-	snprintf(want, sizeof want, "%s/work/hetlab-0-7.out", f->dir);
-	assert_string_equal(p, want);
+	char name[96];
+	sx_job_name(SID, 12, name, sizeof name);
+	assert_string_equal(name, "hetlab-01234567-12");
 }
 
 static void test_submit_refused(void **state)
@@ -367,20 +424,27 @@ static void test_submit_refused(void **state)
 	const char *const dash[] = { "-c", "x", NULL }, *const blank[] = { "", NULL };
 	const char *const badenv[] = { "1X=y", NULL }, *const noeq[] = { "FOO", NULL };
 	const char *const sp[] = { "A B=c", NULL };
-	struct sx_job j = { .key = 1, .argv = ok, .nodes = 1 };
+	const char *const badnode[] = { "n1,n2", NULL };
+	struct sx_job j = { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .uid = -1 };
 	int64_t id = -5;
 	put(f, "sbatch.out", "9\n");
 	struct { struct sx_job j; const char *msg; } cases[] = {
-		{ { .key = 1, .argv = empty, .nodes = 1 }, "empty argv" },
-		{ { .key = 1, .argv = blank, .nodes = 1 }, "empty argv" },
-		{ { .key = 1, .argv = NULL, .nodes = 1 }, "empty argv" },
-		{ { .key = 1, .argv = dash, .nodes = 1 }, "starts with '-'" },
-		{ { .key = 1, .argv = ok, .env = badenv, .nodes = 1 }, "env[0] '1X=y'" },
-		{ { .key = 1, .argv = ok, .env = noeq, .nodes = 1 }, "env[0] 'FOO'" },
-		{ { .key = 1, .argv = ok, .env = sp, .nodes = 1 }, "env[0] 'A B=c'" },
-		{ { .key = 1, .argv = ok, .nodes = 0 }, "nodes >= 1" },
-		{ { .key = -1, .argv = ok, .nodes = 1 }, "key >= 0" },
-		{ { .key = 1, .argv = ok, .nodes = 1, .gpus_per_node = -1 }, "no negative" },
+		{ { .state_id = SID, .key = 1, .argv = empty, .nodes = 1, .uid = -1 }, "empty argv" },
+		{ { .state_id = SID, .key = 1, .argv = blank, .nodes = 1, .uid = -1 }, "empty argv" },
+		{ { .state_id = SID, .key = 1, .argv = NULL, .nodes = 1, .uid = -1 }, "empty argv" },
+		{ { .state_id = SID, .key = 1, .argv = dash, .nodes = 1, .uid = -1 }, "starts with '-'" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .env = badenv, .nodes = 1, .uid = -1 }, "env[0] '1X=y'" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .env = noeq, .nodes = 1, .uid = -1 }, "env[0] 'FOO'" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .env = sp, .nodes = 1, .uid = -1 }, "env[0] 'A B=c'" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 0, .uid = -1 }, "nodes >= 1" },
+		{ { .state_id = SID, .key = -1, .argv = ok, .nodes = 1, .uid = -1 }, "key >= 0" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .cpus_per_node = -1, .uid = -1 }, "no negative" },
+		{ { .state_id = "xyz", .key = 1, .argv = ok, .nodes = 1, .uid = -1 }, "state id of 16 hex digits" },
+		{ { .state_id = NULL, .key = 1, .argv = ok, .nodes = 1, .uid = -1 }, "state id of 16 hex digits" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .nodelist = badnode, .uid = -1 }, "node name 'n1,n2'" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .account = "a\nb", .uid = -1 }, "account" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .cwd = "rel/dir", .uid = -1 }, "absolute path" },
+		{ { .state_id = SID, .key = 1, .argv = ok, .nodes = 1, .ckpt_sig = 33, .uid = -1 }, "checkpoint signal" },
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
 		f->err[0] = '\0';
@@ -409,7 +473,7 @@ static void test_submit_bad_answer(void **state)
 {
 	struct fx *f = *state;
 	const char *const ok[] = { "true", NULL };
-	struct sx_job j = { .key = 3, .argv = ok, .nodes = 1 };
+	struct sx_job j = { .state_id = SID, .key = 3, .argv = ok, .nodes = 1, .uid = -1 };
 	int64_t id = -5;
 	static const char *const answers[] = { "Submitted batch job 12\n", "", "12x\n", "-4\n", "\n",
 	                                       "99999999999999999999999\n" };
@@ -419,13 +483,25 @@ static void test_submit_bad_answer(void **state)
 		assert_non_null(strstr(f->err, "sbatch --parsable: expected a job id"));
 	}
 	assert_int_equal(id, -5);
-	/* sbatch fails: its stderr in the message. */
+	/* sbatch fails: its stderr in the message; not transient. */
 	put(f, "sbatch.out", "");
 	put(f, "sbatch.err", "sbatch: error: Batch job submission failed: Invalid account\n");
 	put(f, "sbatch.rc", "1\n");
-	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), -1);
+	struct sx_cmd cmd;
+	assert_int_equal(sx_submit_cmd(&f->c, &j, &cmd, f->err, sizeof f->err), 0);
+	sx_run(&f->c, &cmd);
+	assert_int_equal(sx_submit_result(&cmd, &id, f->err, sizeof f->err), -1);
 	assert_string_equal(f->err, "sbatch --parsable: exit status 1: sbatch: error: Batch job "
 	                    "submission failed: Invalid account");
+	assert_false(cmd.transient);
+	sx_cmd_done(&cmd);
+	/* The controller is not there: transient. */
+	put(f, "sbatch.err", "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n");
+	assert_int_equal(sx_submit_cmd(&f->c, &j, &cmd, f->err, sizeof f->err), 0);
+	sx_run(&f->c, &cmd);
+	assert_true(cmd.transient);
+	sx_cmd_done(&cmd);
+	unlink(path_in(f, "log"));
 }
 
 /* ---- actions ------------------------------------------------------------- */
@@ -526,15 +602,50 @@ static void test_command_hangs(void **state)
 	int nv = -1;
 	c.timeout_s = 1;
 	put(f, "squeue.hang", "");
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(sx_jobs(&c, &v, &nv, f->err, sizeof f->err), -1);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	assert_string_equal(f->err, "squeue --json: timed out after 1 s (killed)");
-	assert_true(dt >= 0.9 && dt < 5);
+	const int64_t ids[] = { 3 };
+	assert_int_equal(sx_jobs_by_id(&c, ids, 1, &v, &nv, f->err, sizeof f->err), -1);
+	assert_string_equal(f->err, "squeue -h: timed out after 1 s (killed)");
 	assert_null(v);
 	assert_int_equal(nv, 0);
+	unlink(path_in(f, "log"));
+}
+
+/* Several commands at once: each gets its own result; one that hangs is
+ * killed at its deadline while the others finish. */
+static void test_run_parallel(void **state)
+{
+	struct fx *f = *state;
+	struct sx_ctx c = f->c;
+	c.timeout_s = 2;
+	put(f, "sinfo.hang", "");
+	put(f, "scancel.out", "cancelled\n");
+	struct sx_cmd cmds[6];
+	struct sx_cmd *pc[6];
+	for (int k = 0; k < 6; k++) {
+		sx_cmd_init(&cmds[k]);
+		sx_cmd_add(&cmds[k], "%s", k == 3 ? "sinfo" : "scancel");
+		sx_cmd_add(&cmds[k], "%d", 100 + k);
+		pc[k] = &cmds[k];
+	}
+	sx_run_all(&c, pc, 6, 4);
+	for (int k = 0; k < 6; k++) {
+		if (k == 3) {
+			assert_int_equal(cmds[k].rc, -1);
+			assert_true(cmds[k].transient);
+			assert_non_null(strstr(cmds[k].err, "timed out"));
+		} else {
+			assert_int_equal(cmds[k].rc, 0);
+			assert_string_equal(cmds[k].out, "cancelled\n");
+		}
+		sx_cmd_done(&cmds[k]);
+	}
+	char *log = slurp(path_in(f, "log"));
+	for (int k = 0; k < 6; k++) {
+		char line[32];
+		snprintf(line, sizeof line, "\n%d\n", 100 + k);
+		assert_non_null(strstr(log, line));
+	}
+	free(log);
 	unlink(path_in(f, "log"));
 }
 
@@ -578,30 +689,31 @@ static const struct sx_jobinfo *find(const struct sx_jobinfo *v, int nv, int64_t
 	return NULL;
 }
 
-static void test_parse_squeue_2205(void **state)
+static void test_parse_squeue_lines(void **state)
 {
 	struct fx *f = *state;
 	struct sx_jobinfo *v;
 	int nv;
-	assert_int_equal(sx_parse_jobs(squeue_2205, NULL, false, &v, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(sx_parse_squeue(squeue_lines, &v, &nv, f->err, sizeof f->err), 0);
 	assert_int_equal(nv, 10);
 	static const struct {
 		int64_t id, key;
 		enum sx_state st;
-		int code, sig, restarts;
+		int code, sig, restarts, attempt;
 		bool held;
-		const char *nodes, *req, *reason;
+		int64_t start;
+		const char *nodes, *reason, *part;
 	} want[] = {
-		{ 1, 100, SX_HELD, 0, 0, 0, true, "", "", "JobHeldUser" },
-		{ 2, 101, SX_RUNNING, 0, 0, 0, false, "n[1-2]", "n1,n2", "None" },
-		{ 3, 102, SX_FAILED, 3, 0, 0, false, "n3", "n3", "NonZeroExitCode" },
-		{ 4, 103, SX_COMPLETED, 0, 0, 0, false, "n3", "n3", "None" },
-		{ 5, 104, SX_CANCELLED, 143, 0, 0, false, "n3", "n3", "None" },
-		{ 6, 105, SX_HELD, 0, 0, 1, true, "", "n3", "JobHeldUser" },
-		{ 7, 106, SX_PENDING, 0, 0, 0, false, "", "n1", "Resources" },
-		{ 8, 108, SX_FAILED, 0, 9, 0, false, "n3", "n3", "JobLaunchFailure" },
-		{ 9, 107, SX_TIMEOUT, 0, 15, 1, false, "n1", "n1", "TimeLimit" },
-		{ 10, -1, SX_COMPLETED, 0, 0, 0, false, "n1", "", "None" },
+		{ 4, 100, SX_HELD, 0, 0, 0, 0, true, -1, "", "JobHeldUser", "debug" },
+		{ 5, 101, SX_RUNNING, 0, 0, 0, 0, false, 1796168413, "n[1-2]", "None", "debug" },
+		{ 6, 102, SX_FAILED, 3, 0, 0, 0, false, 1796168413, "n3", "NonZeroExitCode", "debug" },
+		{ 7, 103, SX_COMPLETED, 0, 0, 0, 0, false, 1796168413, "n3", "None", "debug" },
+		{ 8, 104, SX_CANCELLED, 0, 15, 0, 0, false, 1796168413, "n4", "None", "debug" },
+		{ 9, 105, SX_RUNNING, 0, 0, 0, 1, false, 1796168413, "n4", "None", "debug" },
+		{ 10, 106, SX_HELD, 0, 0, 1, 0, true, 1796168427, "", "job requeued in held state", "second" },
+		{ 11, 107, SX_PENDING, 0, 0, 0, 0, false, 1827704413, "", "Resources", "debug" },
+		{ 12, 108, SX_FAILED, 0, 9, 0, 0, false, 1796168413, "n6", "JobLaunchFailure", "second" },
+		{ 13, -1, SX_RUNNING, 0, 0, 0, -1, false, 1796168413, "n3", "None", "debug" },
 	};
 	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
 		const struct sx_jobinfo *j = find(v, nv, want[k].id);
@@ -611,54 +723,160 @@ static void test_parse_squeue_2205(void **state)
 			              sx_state_name(want[k].st));
 		assert_int_equal(j->st, want[k].st);
 		assert_int_equal(j->key, want[k].key);
+		assert_int_equal(j->attempt, want[k].attempt);
 		assert_int_equal(j->exit_code, want[k].code);
 		assert_int_equal(j->exit_sig, want[k].sig);
 		assert_int_equal(j->restarts, want[k].restarts);
 		assert_int_equal(j->held, want[k].held);
+		assert_int_equal(j->start_unix, want[k].start);
 		assert_string_equal(j->nodes, want[k].nodes);
-		assert_string_equal(j->req_nodes, want[k].req);
 		assert_string_equal(j->reason, want[k].reason);
+		assert_string_equal(j->partition, want[k].part);
+		assert_string_equal(j->user, "root");
+		assert_string_equal(j->state_id, want[k].key >= 0 ? SID : "");
 	}
-	assert_string_equal(find(v, nv, 10)->name, "sweep-other");
+	assert_string_equal(find(v, nv, 13)->name, "myjob");
+	assert_string_equal(find(v, nv, 13)->comment, "");
+	assert_int_equal(find(v, nv, 7)->end_unix, 1796168414);
+	assert_int_equal(find(v, nv, 4)->end_unix, -1);
 	free(v);
-	/* hetlab's only; by partition. */
-	assert_int_equal(sx_parse_jobs(squeue_2205, "debug", true, &v, &nv, f->err, sizeof f->err), 0);
-	assert_int_equal(nv, 9);
-	assert_null(find(v, nv, 10));
+	assert_int_equal(sx_parse_squeue(squeue_lines2, &v, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 10);
+	assert_int_equal(find(v, nv, 9)->st, SX_TIMEOUT);
+	assert_int_equal(find(v, nv, 10)->st, SX_RUNNING);
+	assert_int_equal(find(v, nv, 10)->restarts, 1);
 	free(v);
-	assert_int_equal(sx_parse_jobs(squeue_2205, "gpu", true, &v, &nv, f->err, sizeof f->err), 0);
-	assert_int_equal(nv, 0);
-	assert_null(v);
+	/* Comments that are not hetlab's, or not quite. */
+	static const char *const notours[] = { "hetlab:0123:1:0", "hetlab:0123456789abcdef:x:0",
+	                                       "hetlab:0123456789ABCDEF:1:0", "hetlab:0123456789abcdef:1:", "x" };
+	for (size_t k = 0; k < sizeof notours / sizeof notours[0]; k++) {
+		struct sx_jobinfo ji = { 0 };
+		snprintf(ji.comment, sizeof ji.comment, "%s", notours[k]);
+		sx_parse_comment(&ji);
+		assert_int_equal(ji.key, -1);
+		assert_string_equal(ji.state_id, "");
+	}
+}
+
+static void test_parse_sacct(void **state)
+{
+	struct fx *f = *state;
+	struct sx_acct *a;
+	int na;
+	assert_int_equal(sx_parse_sacct(sacct_lines, &a, &na, f->err, sizeof f->err), 0);
+	assert_int_equal(na, 15);
+	assert_int_equal(a[0].id, 1);
+	assert_int_equal(a[0].st, SX_REQUEUED);
+	assert_int_equal(a[2].id, 1);
+	assert_int_equal(a[2].st, SX_COMPLETED);
+	bool seen8 = false, seen4 = false, seen5 = false, seen12 = false;
+	for (int k = 0; k < na; k++) {
+		if (a[k].id == 8) {
+			seen8 = true;
+			assert_int_equal(a[k].st, SX_CANCELLED);   /* "CANCELLED by 0" */
+		}
+		if (a[k].id == 4) {
+			seen4 = true;
+			assert_int_equal(a[k].st, SX_PENDING);
+			assert_int_equal(a[k].start_unix, -1);
+			assert_string_equal(a[k].nodes, "");
+		}
+		if (a[k].id == 5) {
+			seen5 = true;
+			assert_int_equal(a[k].cpus, 2);
+			assert_int_equal(a[k].gpus, 4);
+			assert_int_equal(a[k].mem_mib, 1000);
+			assert_int_equal(a[k].end_unix - a[k].start_unix, 61);
+		}
+		if (a[k].id == 12) {
+			seen12 = true;
+			assert_int_equal(a[k].exit_sig, 9);
+		}
+	}
+	assert_true(seen8 && seen4 && seen5 && seen12);
+	free(a);
+	/* Through the command: the argv, and no accounting. */
+	put(f, "sacct.out", sacct_lines);
+	const int64_t ids[] = { 5, 6 };
+	bool no_acct = true;
+	assert_int_equal(sx_acct_by_id(&f->c, ids, 2, &a, &na, &no_acct, f->err, sizeof f->err), 0);
+	assert_false(no_acct);
+	assert_int_equal(na, 15);
+	free(a);
+	expect_log(f, "== sacct\n-n\n-P\n-D\n-X\n-j\n5,6\n--format\nJobIDRaw,JobName,State,ExitCode,Start,End,NodeList,AllocTRES\n");
+	put(f, "sacct.out", "");
+	put(f, "sacct.err", "sacct: error: Slurm accounting storage is disabled\n");
+	put(f, "sacct.rc", "1");
+	assert_int_equal(sx_acct_by_id(&f->c, ids, 2, &a, &na, &no_acct, f->err, sizeof f->err), -1);
+	assert_true(no_acct);
+	unlink(path_in(f, "log"));
+}
+
+static void test_parse_config(void **state)
+{
+	struct fx *f = *state;
+	struct sx_config c;
+	assert_int_equal(sx_parse_config(config_lines, &c, f->err, sizeof f->err), 0);
+	assert_true(c.memory);
+	assert_true(c.accounting);
+	assert_false(c.job_comment);
+	assert_int_equal(c.return_to_service, 2);
+	assert_int_equal(c.min_job_age_s, 300);
+	assert_int_equal(c.cred_expire_s, 10);
+	assert_int_equal(c.job_requeue, 1);
+	assert_false(c.sched_defer);
+	assert_string_equal(c.preempt_mode, "OFF");
+	assert_string_equal(c.version, "22.05.8");
+	assert_int_equal(sx_parse_config("nothing here\n", &c, f->err, sizeof f->err), -1);
+	assert_non_null(strstr(f->err, "expected 'Key = value' lines"));
 }
 
 static void test_jobs_through_squeue(void **state)
 {
 	struct fx *f = *state;
-	struct sx_jobinfo *v, ji;
+	struct sx_jobinfo *v;
 	int nv;
-	put(f, "squeue.out", squeue_2205);
-	assert_int_equal(sx_jobs(&f->c, &v, &nv, f->err, sizeof f->err), 0);
-	assert_int_equal(nv, 9);
+	put(f, "squeue.out", squeue_lines);
+	const int64_t ids[] = { 4, 5, 99 };
+	assert_int_equal(sx_jobs_by_id(&f->c, ids, 3, &v, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 10);
 	free(v);
-	assert_int_equal(sx_job_info(&f->c, 3, &ji, f->err, sizeof f->err), 0);
-	assert_int_equal(ji.st, SX_FAILED);
-	assert_int_equal(ji.exit_code, 3);
-	assert_string_equal(ji.name, "hetlab-102");
-	assert_int_equal(sx_job_info(&f->c, 10, &ji, f->err, sizeof f->err), 0);
-	assert_int_equal(ji.st, SX_COMPLETED);   /* any job by id, not only hetlab's */
-	assert_int_equal(sx_job_info(&f->c, 77, &ji, f->err, sizeof f->err), 0);
-	assert_int_equal(ji.id, 77);
-	assert_int_equal(ji.st, SX_GONE);
-	assert_int_equal(ji.exit_code, -1);
-	assert_true(sx_state_final(ji.st));
-	expect_log(f, "== squeue\n--json\n== squeue\n--json\n== squeue\n--json\n== squeue\n--json\n");
-	/* squeue fails. */
+	char want[1024];
+	snprintf(want, sizeof want, "== squeue\n-h\n-t\nall\n-j\n4,5,99\n-O\n%s\n", SX_SQUEUE_FORMAT);
+	expect_log(f, want);
+	const char *const names[] = { "hetlab-01234567-100", "bad name", "hetlab-01234567-101" };
+	assert_int_equal(sx_jobs_by_name(&f->c, names, 3, &v, &nv, f->err, sizeof f->err), 0);
+	free(v);
+	snprintf(want, sizeof want, "== squeue\n-h\n-t\nall\n-n\nhetlab-01234567-100,hetlab-01234567-101\n-O\n%s\n",
+	         SX_SQUEUE_FORMAT);
+	expect_log(f, want);
+	/* Every id unknown: squeue exits 1 with "Invalid job id": none, no error. */
 	put(f, "squeue.out", "");
-	put(f, "squeue.err", "squeue: error: Unable to contact slurm controller (connect failure)\n");
+	put(f, "squeue.err", "slurm_load_jobs error: Invalid job id specified\n");
 	put(f, "squeue.rc", "1");
-	assert_int_equal(sx_job_info(&f->c, 3, &ji, f->err, sizeof f->err), -1);
-	assert_string_equal(f->err, "squeue --json: exit status 1: squeue: error: Unable to contact "
+	assert_int_equal(sx_jobs_by_id(&f->c, ids, 3, &v, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 0);
+	assert_null(v);
+	/* squeue fails. */
+	put(f, "squeue.err", "squeue: error: Unable to contact slurm controller (connect failure)\n");
+	assert_int_equal(sx_jobs_by_id(&f->c, ids, 3, &v, &nv, f->err, sizeof f->err), -1);
+	assert_string_equal(f->err, "squeue -h: exit status 1: squeue: error: Unable to contact "
 	                    "slurm controller (connect failure)");
+	/* 1200 ids: three squeues of at most 500. */
+	unlink(path_in(f, "squeue.rc"));
+	unlink(path_in(f, "squeue.err"));
+	unlink(path_in(f, "log"));
+	int64_t many[1200];
+	for (int k = 0; k < 1200; k++)
+		many[k] = k + 1;
+	assert_int_equal(sx_jobs_by_id(&f->c, many, 1200, &v, &nv, f->err, sizeof f->err), 0);
+	free(v);
+	char *log = slurp(path_in(f, "log"));
+	int n = 0;
+	for (const char *p = log; (p = strstr(p, "== squeue")); p++)
+		n++;
+	assert_int_equal(n, 3);
+	free(log);
 	unlink(path_in(f, "log"));
 }
 
@@ -715,35 +933,16 @@ static void test_parse_sinfo_2205(void **state)
 
 /* The later data_parser form (Slurm 23.x), written by hand from its
  * documentation: not a capture. */
+/* The later data_parser form (Slurm 23.x), written by hand from its
+ * documentation: not a capture. */
 static void test_parse_later_form(void **state)
 {
 	struct fx *f = *state;
-	struct sx_jobinfo *v;
 	struct sx_nodeinfo *nd;
 	int nv;
-	const char *jobs =
-		"{\"jobs\":[{\"job_id\":5,\"name\":\"hetlab-9\",\"job_state\":[\"PENDING\",\"REQUEUED\"],"
-		"\"priority\":{\"set\":true,\"infinite\":false,\"number\":0},\"partition\":\"p\","
-		"\"exit_code\":{\"status\":[\"EXITED\"],\"return_code\":{\"set\":true,\"infinite\":false,"
-		"\"number\":0}}},"
-		"{\"job_id\":{\"set\":true,\"number\":6},\"name\":\"hetlab-10\",\"job_state\":[\"FAILED\"],"
-		"\"exit_code\":{\"status\":[\"SIGNALED\"],\"return_code\":{\"set\":true,\"number\":0},"
-		"\"signal\":{\"id\":{\"set\":true,\"number\":9},\"name\":\"KILL\"}},\"restart_cnt\":2}],"
-		"\"errors\":[],\"warnings\":[]}";
-	assert_int_equal(sx_parse_jobs(jobs, NULL, true, &v, &nv, f->err, sizeof f->err), 0);
-	assert_int_equal(nv, 2);
-	assert_int_equal(v[0].st, SX_REQUEUED);
-	assert_true(v[0].held);
-	assert_int_equal(v[0].exit_code, 0);
-	assert_int_equal(v[0].exit_sig, 0);
-	assert_int_equal(v[1].id, 6);
-	assert_int_equal(v[1].st, SX_FAILED);
-	assert_int_equal(v[1].exit_sig, 9);
-	assert_int_equal(v[1].restarts, 2);
-	free(v);
 	const char *nodes =
 		"{\"nodes\":[{\"name\":\"a1\",\"state\":[\"IDLE\",\"DRAIN\",\"NOT_RESPONDING\"],"
-		"\"cpus\":64,\"real_memory\":{\"set\":true,\"number\":512000},"
+		"\"cpus\":64,\"real_memory\":{\"set\":true,\"number\":512000},\"partitions\":[\"a\",\"b\"],"
 		"\"gres\":\"gpu:a100:4(S:0-1),gpu:2,mps:100,gpus:7\",\"gres_used\":\"gpu:a100:1(IDX:0),gpu:0\"}]}";
 	assert_int_equal(sx_parse_nodes(nodes, NULL, &nd, &nv, f->err, sizeof f->err), 0);
 	assert_int_equal(nv, 1);
@@ -752,6 +951,7 @@ static void test_parse_later_form(void **state)
 	assert_int_equal(nd[0].mem_mib, 512000);
 	assert_int_equal(nd[0].gpus, 6);
 	assert_int_equal(nd[0].gpus_used, 1);
+	assert_string_equal(nd[0].partitions, "a,b");
 	free(nd);
 }
 
@@ -762,38 +962,39 @@ static void test_parse_garbage(void **state)
 	struct sx_nodeinfo *nd = (void *)1;
 	int nv = -1;
 	static const struct { const char *text, *msg; } jobs[] = {
-		{ "", "squeue --json: expected JSON" },
-		{ "garbage\n", "squeue --json: expected JSON, line 1" },
-		{ "JOBID PARTITION NAME\n 1 debug x\n", "expected JSON" },
-		{ "[1,2]", "expected an object with a \"jobs\" array" },
-		{ "{\"jobs\":3}", "expected an object with a \"jobs\" array" },
-		{ "{\"meta\":{}}", "expected an object with a \"jobs\" array" },
-		{ "{\"jobs\":[7]}", "jobs[0]: expected an object with an integer job_id" },
-		{ "{\"jobs\":[{\"job_id\":\"1\"}]}", "jobs[0]: expected an object with an integer job_id" },
-		{ "{\"jobs\":[{\"job_id\":1,\"name\":\"a\",\"job_state\":\"RUNNING\"},{\"job_id\":2}]}",
-		  "jobs[1] (job 2): expected job_state" },
-		{ "{\"jobs\":[{\"job_id\":1,\"job_state\":7}]}", "expected job_state" },
-		{ "{\"jobs\":[],\"errors\":[{\"error\":\"x\",\"description\":\"Invalid user\"}]}",
-		  "Slurm reported an error: Invalid user" },
+		{ "1|RUNNING|0\n", "squeue: line 1: expected 13 '|'-separated fields, got 3" },
+		{ "x|RUNNING|0|0|1|1|1|u|p|n|c|n1|None|\n", "line 1: JobID 'x': expected a job id" },
+		{ "5|RUNNING|0|0|1|1|1|u|p|n|c|n1|None|\n-1|RUNNING|0|0|1|1|1|u|p|n|c|n1|None|\n",
+		  "line 2: JobID '-1'" },
+		{ "5|RUNNING|0|0|1|2026-12-01T23:00:00|N/A|u|p|n|c|n1|None|\n",
+		  "StartTime '2026-12-01T23:00:00' / EndTime 'N/A': expected Unix seconds" },
 	};
 	for (size_t k = 0; k < sizeof jobs / sizeof jobs[0]; k++) {
-		assert_int_equal(sx_parse_jobs(jobs[k].text, NULL, false, &v, &nv, f->err, sizeof f->err), -1);
+		assert_int_equal(sx_parse_squeue(jobs[k].text, &v, &nv, f->err, sizeof f->err), -1);
 		if (!strstr(f->err, jobs[k].msg))
 			print_message("case %zu: %s\n", k, f->err);
 		assert_non_null(strstr(f->err, jobs[k].msg));
 		assert_null(v);
 		assert_int_equal(nv, 0);
 	}
-	/* The real capture cut short anywhere: an error, never a crash. */
-	size_t len = strlen(squeue_2205);
+	/* The real capture cut short anywhere: an error or fewer jobs, never a crash. */
+	size_t len = strlen(squeue_lines);
 	char *cut = malloc(len + 1);
-	for (size_t at = 0; at < len; at += 97) {
-		memcpy(cut, squeue_2205, at);
+	for (size_t at = 0; at < len; at += 7) {
+		memcpy(cut, squeue_lines, at);
 		cut[at] = '\0';
-		assert_int_equal(sx_parse_jobs(cut, NULL, false, &v, &nv, f->err, sizeof f->err), -1);
-		assert_non_null(strstr(f->err, "squeue --json: expected JSON"));
+		if (sx_parse_squeue(cut, &v, &nv, f->err, sizeof f->err) == 0)
+			free(v);
 	}
 	free(cut);
+	struct sx_acct *a;
+	int na;
+	assert_int_equal(sx_parse_sacct("1|x|COMPLETED\n", &a, &na, f->err, sizeof f->err), -1);
+	assert_non_null(strstr(f->err, "sacct: line 1: expected 8 '|'-separated fields"));
+	assert_int_equal(sx_parse_sacct("1|x|COMPLETED|0:0|soon|1|n1|\n", &a, &na, f->err, sizeof f->err), -1);
+	assert_non_null(strstr(f->err, "Start 'soon'"));
+	assert_int_equal(sx_parse_sacct("1.batch|batch|COMPLETED|0:0|1|2|n1|cpu=1\n", &a, &na, f->err, sizeof f->err), 0);
+	assert_int_equal(na, 0);
 	len = strlen(sinfo_2205);
 	cut = malloc(len + 1);
 	for (size_t at = 0; at < len; at += 53) {
@@ -844,6 +1045,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_submit_argv_and_script, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_checkpoint_and_signal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_minimal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_bad_answer, setup, teardown),
@@ -852,8 +1054,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_start_update_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_hangs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_parallel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slurm_conf, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_parse_squeue_2205, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_squeue_lines, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_sacct, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parse_config, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_through_squeue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_sinfo_2205, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_later_form, setup, teardown),

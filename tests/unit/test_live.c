@@ -115,8 +115,9 @@ static void test_livecfg_full(void **state)
 	assert_string_equal(c->nvml_lib, "/opt/nvml.so");
 	snprintf(want, sizeof want, "%s/fake", d);
 	assert_string_equal(c->sysfs_root, want);
-	assert_string_equal(c->slurm_bindir, "/opt/slurm/bin");
-	assert_string_equal(c->slurm_partition, "gpu");
+	assert_string_equal(c->slurm.bindir, "/opt/slurm/bin");
+	assert_string_equal(c->slurm.partition[0], "gpu");
+	assert_int_equal(c->slurm.npartition, 1);
 	assert_string_equal(c->metrics_addr, "0.0.0.0");
 	assert_int_equal(c->metrics_port, 9100);
 	assert_true(c->metrics_public);

@@ -1,0 +1,64 @@
+/* slurm_run — running Slurm's client commands (sbatch, scontrol, squeue,
+ * sinfo, scancel, sacct) for the Slurm executor: by fork + exec with an
+ * argv, never through a shell, stdin from /dev/null, stdout captured, a
+ * per-command deadline after which the command's process group is killed.
+ * Several commands run at once (sx_run_all), so that a tick's starts do not
+ * wait for each other.
+ *
+ * Every command gets the caller's environment with SLURM_CONF set from the
+ * context (when it names one) and SLURM_TIME_FORMAT=%s, so that every time
+ * Slurm prints (squeue -O StartTime, sacct Start/End) is Unix seconds.
+ *
+ * A command that cannot run, exits non-zero, is killed by a signal, times
+ * out or prints more than the output cap fails with a message naming the
+ * command and what went wrong (its stderr). A failure is `transient` when
+ * it says the controller (or slurmdbd) could not be reached, or the command
+ * timed out: the request may be retried later, nothing was decided. The
+ * caller must not set SIGCHLD to SIG_IGN (children are reaped by pid). */
+#ifndef HL_SLURM_RUN_H
+#define HL_SLURM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SX_MAX_ARGS 40
+
+struct sx_ctx {
+	char bindir[256];        /* directory of the Slurm commands; "" = PATH */
+	char partition[64];      /* default partition ("" = Slurm's); also filters sx_nodes */
+	char workdir[512];       /* where batch scripts go (and outputs, when a job gives no cwd) */
+	int timeout_s;           /* per command, default (<= 0) 30 */
+	char slurm_conf[512];    /* SLURM_CONF for the commands; "" = inherited */
+};
+
+struct sx_cmd {
+	const char *argv[SX_MAX_ARGS + 1];   /* argv[0] a bare command name; borrowed, or in abuf */
+	char abuf[8192];         /* room for arguments the command owns (sx_cmd_add) */
+	size_t aused;
+	int argc;
+	char *out;               /* its stdout when rc is 0 (malloc'd; sx_cmd_done frees) */
+	char err[600];           /* what went wrong when rc is -1 */
+	int rc;                  /* 0: exit status 0; -1 otherwise */
+	int status;              /* its exit status; -1 when it did not exit normally */
+	bool transient;          /* the controller could not be reached, or it timed out */
+	bool no_job;             /* stderr says the job id is not known ("Invalid job id") */
+};
+
+/* Formats a message into err (n bytes); nothing when err is NULL or n is 0. */
+void sx_seterr(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* argv ("scontrol", "update", ...) into cmd, NULL-terminated (at most
+ * SX_MAX_ARGS); the strings are borrowed. */
+void sx_cmd_set(struct sx_cmd *cmd, const char *const *argv);
+/* Clears cmd, then appends arguments formatted into cmd's own buffer. -1
+ * when the arguments or their text do not fit. */
+void sx_cmd_init(struct sx_cmd *cmd);
+int sx_cmd_add(struct sx_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Runs one command; 0, or -1 with cmd->err. */
+int sx_run(const struct sx_ctx *c, struct sx_cmd *cmd);
+/* Runs n commands, at most maxpar (>= 1) at a time; each gets its own rc. */
+void sx_run_all(const struct sx_ctx *c, struct sx_cmd *const *cmds, int n, int maxpar);
+void sx_cmd_done(struct sx_cmd *cmd);
+/* Whether a command's message says the controller was unreachable. */
+bool sx_msg_transient(const char *msg);
+
+#endif

@@ -1,0 +1,458 @@
+/* engine_live — live mode's side of the engine (sim_cfg.live): jobs that
+ * arrive while it runs (sim_add_job) and what the world did, injected as
+ * events: exits, cancels, approvals, readings, and what the executor saw of
+ * each start (it runs; it never started; the executor requeued it; jobs
+ * not the engine's hold part of a node). In live mode an attempt counts
+ * usage only from the moment the executor saw it run, and up to the end
+ * the executor reports, so that what hetlab accounts is what the cluster
+ * ran. See engine.h. */
+#include "sim/engine.h"
+#include "sim/engine_int.h"
+#include "sim/fault.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- live mode: jobs that arrive, and what the world did ---- */
+
+static int grow_jobs(struct sim *s, int32_t need)
+{
+	if (need <= s->cap_jobs)
+		return 0;
+	int32_t cap = s->cap_jobs > 32 ? s->cap_jobs : 32;
+	while (cap < need)
+		cap *= 2;
+	struct job *jobs = realloc(s->jobs, (size_t)cap * sizeof *jobs);
+	if (jobs)
+		s->jobs = jobs;
+	struct job_truth *truth = realloc(s->truth, (size_t)cap * sizeof *truth);
+	if (truth)
+		s->truth = truth;
+	struct jobrun *run = realloc(s->run, (size_t)cap * sizeof *run);
+	if (run)
+		s->run = run;
+	int32_t *pend = realloc(s->pending, (size_t)cap * sizeof *pend);
+	if (pend)
+		s->pending = pend;
+	int32_t *runl = realloc(s->running, (size_t)cap * sizeof *runl);
+	if (runl)
+		s->running = runl;
+	if (!jobs || !truth || !run || !pend || !runl)
+		return -1;
+	s->cap_jobs = s->cap_pending = cap;
+	return 0;
+}
+
+int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t)
+{
+	int32_t id = s->njobs;
+	if (grow_jobs(s, id + 2))
+		return -1;
+	struct job *nj = &s->jobs[id];
+	*nj = *j;
+	s->truth[id] = t ? *t : (struct job_truth){ 0 };
+	nj->id = id;
+	nj->run_idx = -1;
+	nj->req.cls = nj->cls;
+	if (nj->submit_us < s->now)
+		nj->submit_us = s->now;
+	if (id > 0 && nj->submit_us < s->jobs[id - 1].submit_us)
+		nj->submit_us = s->jobs[id - 1].submit_us;
+	if (nj->ckpt_every_us == 0 && nj->cls < JOB_NCLASS)
+		nj->ckpt_every_us = s->cfg.ckpt[nj->cls].every_us;
+	s->run[id] = (struct jobrun){ .stop_at = -1 };
+	s->njobs++;
+	/* The submit chain (handle_submit) picks it up; start it when idle. */
+	if (s->next_submit == id && sim_push(s, nj->submit_us, SIM_EV_SUBMIT, id, 0, 0))
+		return -1;
+	return id;
+}
+
+int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
+                   enum end_reason reason)
+{
+	return sim_push(s, t, SIM_EV_XEND, id, attempt, SIM_END_ARG(st, reason));
+}
+
+int sim_inject_cancel(struct sim *s, simtime t, int32_t id)
+{
+	return sim_push(s, t, SIM_EV_CANCEL, id, 0, 0);
+}
+
+int sim_inject_approve(struct sim *s, simtime t, int32_t tenant)
+{
+	return sim_push(s, t, SIM_EV_XAPPROVE, tenant, 0, 0);
+}
+
+int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r)
+{
+	if (node < 0 || node >= s->cl.nnodes)
+		return 0;
+	if (s->ninj == s->capinj) {
+		int32_t cap = s->capinj ? 2 * s->capinj : 64;
+		struct sim_reading *n = realloc(s->inj, (size_t)cap * sizeof *n);
+		if (!n)
+			return eng_fail(s, "out of memory keeping readings");
+		s->inj = n;
+		s->capinj = cap;
+	}
+	s->inj[s->ninj] = *r;
+	return sim_push(s, t, SIM_EV_PROBE, node, 0, s->ninj++);
+}
+
+
+/* Live: job id's attempt exited. A job signalled for preemption that
+ * exits before its grace ends has checkpointed: it is requeued. */
+static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_state st, enum end_reason why)
+{
+	if (id < 0 || id >= s->njobs)
+		return;
+	struct job *j = &s->jobs[id];
+	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
+		return;   /* stale: it ended or was requeued already */
+	if (j->state == JOB_CHECKPOINTING) {
+		eng_exec_stop(s, id, EXEC_STOP_PREEMPT);
+		eng_requeue_job(s, id, "exited after the preemption signal");
+		return;
+	}
+	j->reason = (uint8_t)why;
+	sim_job_end(s, id, st);
+}
+
+/* Live: an operator cancelled job id. */
+static void live_cancel(struct sim *s, int32_t id)
+{
+	if (id < 0 || id >= s->njobs)
+		return;
+	/* Its submit is due at this very time (its event is queued behind
+	 * ours): submit it first. The queued event still carries the chain on. */
+	while (id >= s->next_submit && s->next_submit < s->njobs && s->jobs[s->next_submit].submit_us <= s->now)
+		eng_submit_one(s, s->next_submit++);
+	if (id >= s->next_submit)
+		return;
+	struct job *j = &s->jobs[id];
+	switch (j->state) {
+	case JOB_RUNNING:
+	case JOB_CHECKPOINTING:
+		eng_exec_stop(s, id, EXEC_STOP_KILL);
+		j->reason = END_CANCELLED;
+		sim_job_end(s, id, JOB_KILLED);
+		return;
+	case JOB_PENDING:
+	case JOB_HELD:
+		for (int32_t k = 0; k < s->npending; k++)
+			if (s->pending[k] == id) {
+				memmove(&s->pending[k], &s->pending[k + 1], (size_t)(s->npending - k - 1) * sizeof *s->pending);
+				s->npending--;
+				break;
+			}
+		if (j->hold_since >= 0)
+			j->held_us += s->now - j->hold_since;
+		j->hold_since = -1;
+		eng_end_unstarted(s, id, END_CANCELLED, "cancelled");
+		s->dirty = true;
+		eng_finish_hook(s, id);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Live: a node's reading. GPU errors count as a GPU falling off the bus
+ * (the health monitor drains the node); a hot node is drained until it
+ * cools. */
+static void live_reading(struct sim *s, int32_t node, const struct sim_reading *r)
+{
+	if (!s->rd)
+		return;
+	s->rd[node] = *r;
+	s->rd[node].at = s->now;
+	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
+	if (!h || !r->ok)
+		return;
+	if (r->down == 1 && s->cl.svc[node] != NODE_DOWN && s->cl.svc[node] != NODE_ABSENT) {
+		/* Down until a reading says it is up again. */
+		eng_apply_fault(s, node, FAULT_NODE_CRASH, -1, 0, 86400.0 * 3650);
+	} else if (r->down == 0 && s->cl.svc[node] == NODE_DOWN) {
+		eng_repair(s, node, FAULT_NODE_CRASH, 0);
+	}
+	if (r->gpu_errors > 0) {
+		double rep = s->cfg.xid_repair_s > 0 ? s->cfg.xid_repair_s : 86400;
+		eng_apply_fault(s, node, FAULT_GPU_XID, r->bad_gpu >= 0 ? r->bad_gpu : 0, 0, rep);
+	}
+	if (s->cfg.hot_c > 0 && isfinite(r->temp_c)) {
+		char d[48];
+		if (!h->hot && r->temp_c >= s->cfg.hot_c) {
+			h->hot = true;
+			h->temp_c = r->temp_c;
+			snprintf(d, sizeof d, "hot %.0f C", r->temp_c);
+			eng_rec_event(s, REC_FAULT, -1, node, 0, d);
+			s->dirty = true;
+		} else if (h->hot && r->temp_c < (s->cfg.cool_c > 0 ? s->cfg.cool_c : s->cfg.hot_c - 5)) {
+			h->hot = false;
+			snprintf(d, sizeof d, "cooled %.0f C", r->temp_c);
+			eng_rec_event(s, REC_REPAIR, -1, node, 0, d);
+			s->dirty = true;
+		}
+	}
+}
+
+
+/* ---- what the executor saw of a start ---- */
+
+void live_started(struct sim *s, int32_t id, simtime prev_start)
+{
+	struct jobrun *r = &s->run[id];
+	const struct job *j = &s->jobs[id];
+	r->confirmed = !s->cfg.live_async_start;
+	r->counted_restart = prev_start >= 0;
+	r->prev_start = prev_start;
+	/* The executor's clock counts whole seconds: its start may read up to
+	 * a second before the decision, never before the job came. */
+	simtime fl = s->now - 999999;
+	if (fl < j->submit_us)
+		fl = j->submit_us;
+	r->floor_us = fl;
+}
+
+static int xin_add(struct sim *s, const struct sim_xin *x)
+{
+	if (s->nxin == s->capxin) {
+		int32_t cap = s->capxin ? 2 * s->capxin : 64;
+		struct sim_xin *n = realloc(s->xin, (size_t)cap * sizeof *n);
+		if (!n)
+			return -1;
+		s->xin = n;
+		s->capxin = cap;
+	}
+	s->xin[s->nxin] = *x;
+	return s->nxin++;
+}
+
+static int push_x(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t attempt, const struct sim_xin *x)
+{
+	int k = xin_add(s, x);
+	if (k < 0)
+		return eng_fail(s, "out of memory keeping live inputs");
+	return sim_push(s, t, kind, id, attempt, k);
+}
+
+int sim_inject_running(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started)
+{
+	struct sim_xin x = { .a = started, .b = -1 };
+	return push_x(s, t, SIM_EV_XRUN, id, attempt, &x);
+}
+
+int sim_inject_end_at(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
+                      enum end_reason reason, simtime started, simtime ended)
+{
+	struct sim_xin x = { .a = started, .b = ended, .st = st, .reason = reason };
+	return push_x(s, t, SIM_EV_XEND2, id, attempt, &x);
+}
+
+int sim_inject_unstart(struct sim *s, simtime t, int32_t id, uint32_t attempt, const char *why)
+{
+	struct sim_xin x = { .a = -1, .b = -1 };
+	snprintf(x.why, sizeof x.why, "%s", why ? why : "");
+	return push_x(s, t, SIM_EV_XUNSTART, id, attempt, &x);
+}
+
+int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime ended, const char *why)
+{
+	struct sim_xin x = { .a = -1, .b = ended };
+	snprintf(x.why, sizeof x.why, "%s", why ? why : "");
+	return push_x(s, t, SIM_EV_XREQUEUE, id, attempt, &x);
+}
+
+int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, int32_t gpus, int64_t mem_mib)
+{
+	struct sim_xin x = { .a = cores, .b = gpus, .mem_mib = mem_mib };
+	return push_x(s, t, SIM_EV_FOREIGN, node, 0, &x);
+}
+
+/* The attempt of running job id, or NULL when the input is stale. */
+static struct job *live_job(struct sim *s, int32_t id, uint32_t attempt)
+{
+	if (id < 0 || id >= s->njobs)
+		return NULL;
+	struct job *j = &s->jobs[id];
+	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
+		return NULL;
+	return j;
+}
+
+static simtime clamp(simtime t, simtime lo, simtime hi)
+{
+	return t < lo ? lo : t > hi ? hi : t;
+}
+
+/* The executor saw the attempt run since `started`: it accounts from
+ * there, and its walltime counts from there. */
+static void confirm(struct sim *s, struct job *j, simtime started)
+{
+	struct jobrun *r = &s->run[j->id];
+	if (r->confirmed)
+		return;
+	r->confirmed = true;
+	if (started >= 0)
+		j->start_us = clamp(started, r->floor_us, s->now);
+	if (j->walltime_us != SIMTIME_INF && !s->cfg.keep_overruns) {
+		j->ver++;
+		simtime at = j->start_us + (j->walltime_us < 1 ? 1 : j->walltime_us);
+		sim_push(s, at > s->now ? at : s->now + 1, SIM_EV_END, j->id, j->ver, SIM_END_ARG(JOB_KILLED, END_WALLTIME));
+	}
+}
+
+/* Sets the end of the segment being accounted to `ended` (clamped). */
+static void account_until(struct sim *s, const struct job *j, simtime ended)
+{
+	s->acct_at = ended >= 0;
+	s->acct_end = ended >= 0 ? clamp(ended, j->start_us, s->now) : -1;
+}
+
+/* The attempt never ran: back to pending, as if it had not been started. */
+static void unstart(struct sim *s, struct job *j, const char *why)
+{
+	struct jobrun *r = &s->run[j->id];
+	int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
+	j->ver++;
+	j->signalled_us = -1;
+	r->stop_at = -1;
+	if (eng_release_alloc(s, j->id))
+		return;
+	if (r->counted_restart && j->restarts > 0)
+		j->restarts--;
+	j->start_us = r->prev_start;
+	job_set_state(j, JOB_PREEMPTED);
+	job_set_state(j, JOB_PENDING);
+	char d[160];
+	snprintf(d, sizeof d, "not started by the executor%s%s", why && why[0] ? ": " : "", why ? why : "");
+	eng_rec_event(s, REC_REQUEUE, j->id, node, JOB_PENDING, d);
+	eng_pending_insert(s, j->id);
+	s->dirty = true;
+}
+
+static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
+{
+	struct job *j = live_job(s, e->id, e->ver);
+	if (!j)
+		return;   /* stale: another attempt, or it ended already */
+	struct jobrun *r = &s->run[j->id];
+	switch (e->kind) {
+	case SIM_EV_XRUN:
+		confirm(s, j, x->a);
+		break;
+	case SIM_EV_XEND2:
+		if (!r->confirmed && x->a >= 0)
+			confirm(s, j, x->a);
+		account_until(s, j, x->b);
+		if (j->state == JOB_CHECKPOINTING) {
+			eng_exec_stop(s, j->id, EXEC_STOP_PREEMPT);
+			eng_requeue_job(s, j->id, "exited after the preemption signal");
+		} else {
+			j->reason = (uint8_t)x->reason;
+			sim_job_end(s, j->id, (enum job_state)x->st);
+		}
+		s->acct_at = false;
+		break;
+	case SIM_EV_XUNSTART:
+		if (!r->confirmed)
+			unstart(s, j, x->why);
+		break;
+	case SIM_EV_XREQUEUE:
+		if (!r->confirmed) {
+			unstart(s, j, x->why);
+		} else {
+			account_until(s, j, x->b);
+			eng_requeue_job(s, j->id, x->why[0] ? x->why : "requeued by the executor");
+			s->acct_at = false;
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* What jobs not the engine's hold of a node: released, then taken again
+ * as asked (at most what is free). */
+static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
+{
+	if (node < 0 || node >= s->cl.nnodes || !s->foreign)
+		return;
+	struct alloc_part *p = &s->foreign[node];
+	static const struct job_req plain = { .nodes = 1 };
+	if (p->cores || p->gpus || p->mem_mib)
+		cluster_give(&s->cl, -1, &plain, p, 1);
+	memset(p, 0, sizeof *p);
+	p->node = node;
+	p->mig_profile = -1;
+	struct nodefree *f = &s->cl.free[node];
+	const struct node *nd = &s->cl.nodes[node];
+	int32_t cores = (int32_t)(x->a < f->cores ? x->a : f->cores);
+	for (int d = 0; d < nd->numa && d < HL_NUMA_MAX && cores > 0; d++) {
+		int take = f->numa_free[d] < cores ? f->numa_free[d] : cores;
+		p->numa_cores[d] = (int16_t)take;
+		p->cores += take;
+		cores -= take;
+	}
+	if (nd->numa <= 0)
+		p->cores = cores;
+	p->mem_mib = x->mem_mib < f->mem_mib ? x->mem_mib : f->mem_mib;
+	if (p->mem_mib < 0)
+		p->mem_mib = 0;
+	int want = (int)x->b;
+	for (int g = nd->ngpus - 1; g >= 0 && want > 0; g--)
+		if ((f->gpu_free >> g) & 1u) {
+			p->gpus |= 1ull << g;
+			want--;
+		}
+	if (p->cores || p->gpus || p->mem_mib)
+		cluster_take(&s->cl, -1, &plain, p, 1);
+	s->alloc_epoch++;
+	s->dirty = true;
+}
+
+bool live_handle(struct sim *s, const struct ev *e)
+{
+	switch (e->kind) {
+	case SIM_EV_XEND:
+		live_exited(s, e->id, e->ver, (enum job_state)(e->arg & 0xff), (enum end_reason)(e->arg >> 8));
+		return true;
+	case SIM_EV_CANCEL:
+		live_cancel(s, e->id);
+		return true;
+	case SIM_EV_XAPPROVE:
+		eng_approve_tenant(s, e->id, "approved by an operator");
+		return true;
+	case SIM_EV_PROBE:
+		live_reading(s, e->id, &s->inj[e->arg]);
+		if (++s->injdone == s->ninj)
+			s->ninj = s->injdone = 0;
+		return true;
+	case SIM_EV_XRUN:
+	case SIM_EV_XEND2:
+	case SIM_EV_XUNSTART:
+	case SIM_EV_XREQUEUE:
+	case SIM_EV_FOREIGN:
+		if (e->kind == SIM_EV_FOREIGN)
+			live_foreign(s, e->id, &s->xin[e->arg]);
+		else
+			live_x(s, e, &s->xin[e->arg]);
+		if (++s->xindone == s->nxin)
+			s->nxin = s->xindone = 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void live_fini(struct sim *s)
+{
+	free(s->xin);
+	free(s->foreign);
+	s->xin = NULL;
+	s->foreign = NULL;
+	s->nxin = s->capxin = s->xindone = 0;
+}
