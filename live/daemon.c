@@ -245,8 +245,17 @@ static int poll_jobs(struct live *L, struct obs *o)
 	return 0;
 }
 
-static const char *state_word(const struct job *j)
+/* A job's state as the jobs table (hetlab queue) shows it: with the Slurm
+ * executor an attempt is "starting" until Slurm runs it, and "stopping"
+ * from a cancel or walltime kill until Slurm says it ended. */
+static const char *state_word(const struct live *L, const struct job *j)
 {
+	if ((j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && L->s.cfg.live_async_start) {
+		if (L->s.run[j->id].killing)
+			return "stopping";
+		if (!L->s.run[j->id].confirmed)
+			return "starting";
+	}
 	return job_state_name((enum job_state)j->state);
 }
 
@@ -274,7 +283,7 @@ static int commit_step(struct live *L, char *err, size_t errlen)
 		if (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING)
 			live_placement_text(L, i, nodes, sizeof nodes);
 		struct lstate_job lj = {
-			.id = i, .name = L->jx[i].name, .cls = job_class_name((enum job_class)j->cls), .state = state_word(j),
+			.id = i, .name = L->jx[i].name, .cls = job_class_name((enum job_class)j->cls), .state = state_word(L, j),
 			.nodes = nodes[0] ? nodes : NULL,
 			.reason = j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL,
 			.ref = L->jx[i].ref[0] ? L->jx[i].ref : NULL, .spec = NULL,
@@ -298,7 +307,7 @@ fail:
 	return -1;
 }
 
-static void publish(struct live *L)
+void live_publish(struct live *L)
 {
 	if (!L->ms)
 		return;
@@ -397,11 +406,16 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		for (int32_t k = 0; k < in.n && L->xo->ended; k++)
 			if (in.rows[k].kind == RIN_END)
 				L->xo->ended(L, (int32_t)in.rows[k].job, in.rows[k].attempt);
-		for (int32_t k = 0; k < in.n && rc == 0; k++)
+		for (int32_t k = 0; k < in.n && rc == 0; k++) {
 			if (live_inject(L, &in.rows[k])) {
 				snprintf(err, errlen, "%s", L->err);
 				rc = -1;
 			}
+			/* Its row in the jobs table follows (a start Slurm confirmed is
+			 * no decision, but "starting" becomes "running"). */
+			if (in.rows[k].job >= 0 && in.rows[k].job < L->cfg.max_jobs && in.rows[k].kind != RIN_APPROVE)
+				L->jdirty[in.rows[k].job] = 1;
+		}
 		int32_t nin = in.n;
 		obs_free(&in);
 		if (rc)
@@ -416,9 +430,14 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			rc = -1;
 			break;
 		}
-		if (L->xo->flush)
+		if (L->xo->flush) {
 			L->xo->flush(L);   /* the step's actions, now that its decisions are committed */
-		publish(L);
+			if (commit_step(L, err, errlen)) {   /* the Slurm ids they got */
+				rc = -1;
+				break;
+			}
+		}
+		live_publish(L);
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

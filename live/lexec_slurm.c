@@ -97,6 +97,8 @@ struct sxc {
 	struct nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
 	struct obs later;            /* inputs from flush, recorded at the next observe */
 	double last_ok;              /* wall clock of the last good read of Slurm */
+	bool warned_absent;          /* a scenario node Slurm does not list was logged */
+	bool ctld_down;              /* the last read of Slurm failed: no command is tried until one works */
 };
 
 static double wall(void)
@@ -179,17 +181,19 @@ static const struct sx_jobinfo *snap_find(const struct sxc *x, int64_t sid)
 
 /* ---- init, and what a restart finds in the state ---- */
 
-static int xref_row(void *ctx, int64_t job, int32_t attempt, int64_t sid, bool open)
+static int xref_row(void *ctx, const struct lstate_xref *r)
 {
 	struct live *L = ctx;
 	struct sxc *x = L->xctx;
-	if (job < 0 || job >= L->cfg.max_jobs)
+	if (r->job < 0 || r->job >= L->cfg.max_jobs)
 		return 0;
-	struct sjob *sj = &x->j[job];
+	struct sjob *sj = &x->j[r->job];
 	/* Rows come in the order they were written: the last is the current one. */
-	sj->sid = sid;
-	sj->base = attempt;
-	sj->open = open;
+	sj->sid = r->sid;
+	sj->base = r->attempt;
+	sj->open = r->open;
+	snprintf(sj->shape, sizeof sj->shape, "%s", r->shape);
+	snprintf(L->jx[r->job].ref, sizeof L->jx[r->job].ref, "%" PRId64, r->sid);   /* jobs.ref: its last Slurm job */
 	return 0;
 }
 
@@ -324,6 +328,19 @@ static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 {
 	struct sxc *x = L->xctx;
 	struct sjob *sj = &x->j[id];
+	/* What this tick's squeue saw of its Slurm job. */
+	const struct sx_jobinfo *ji = sj->sid > 0 && sj->open ? snap_find(x, sj->sid) : NULL;
+	if (how == EXEC_STOP_KILL) {
+		/* The engine ends the job when Slurm says it has ended (observe). */
+		if (sj->phase == SJ_WANT || sj->sid <= 0 || !sj->open) {
+			sj->phase = SJ_IDLE;
+			later_end(L, id, JOB_KILLED, END_CANCELLED, "stopped before it was submitted to Slurm");
+			return 0;
+		}
+		if (ji && sx_state_final(ji->st))
+			return 0;
+		return add_act(x, A_KILL, id, -1, sj->sid, NULL);
+	}
 	if (sj->phase == SJ_WANT) {
 		sj->phase = SJ_IDLE;   /* never submitted for this attempt: nothing to stop */
 		return 0;
@@ -331,7 +348,15 @@ static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 	if (sj->sid <= 0 || !sj->open)
 		return 0;
 	sj->phase = SJ_IDLE;
-	return add_act(x, how == EXEC_STOP_PREEMPT ? A_REQUEUE : A_KILL, id, -1, sj->sid, NULL);
+	/* A job already requeued held (by its own wrapper after the checkpoint)
+	 * needs no requeue; an ended one nothing. */
+	if (ji && sx_state_final(ji->st))
+		return 0;
+	if (ji && (ji->st == SX_HELD || ji->st == SX_REQUEUED))
+		return 0;
+	if (ji && ji->st == SX_PENDING)
+		return add_act(x, A_HOLD, id, -1, sj->sid, NULL);   /* never ran: kept held for the next attempt */
+	return add_act(x, A_REQUEUE, id, -1, sj->sid, NULL);
 }
 
 static int slurm_node_state(struct live *L, int32_t node, bool drain, const char *reason)
@@ -343,6 +368,24 @@ static int slurm_node_state(struct live *L, int32_t node, bool drain, const char
 }
 
 /* ---- carrying them out ---- */
+
+/* A job preempted before Slurm ran it has nothing to checkpoint: it is
+ * taken back (held in Slurm when it is pending there). */
+static void never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
+{
+	struct sxc *x = L->xctx;
+	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || x->j[id].phase != SJ_PLACED)
+		return;
+	struct rec_row r = { .kind = RIN_UNSTART, .job = id, .node = -1, .attempt = (int32_t)L->s.jobs[id].restarts,
+	                     .data = (char *)"preempted before Slurm started it" };
+	obs_add(&x->later, &r);
+	x->j[id].phase = SJ_IDLE;
+	if (ji->st == SX_PENDING) {
+		char err[600];
+		if (sx_hold(&x->c, ji->id, err, sizeof err))
+			live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, err);
+	}
+}
 
 static void run_acts(struct live *L)
 {
@@ -359,18 +402,26 @@ static void run_acts(struct live *L)
 	}
 	int n = 0;
 	for (int k = 0; k < x->nacts; k++) {
-		const struct act *a = &x->acts[k];
+		struct act *a = &x->acts[k];
 		struct sx_cmd *c = &cmds[n];
 		sx_cmd_init(c);
 		switch (a->kind) {
-		case A_SIGNAL:
-			if (a->sid <= 0)
+		case A_SIGNAL: {
+			const struct sx_jobinfo *ji = snap_find(x, a->sid);
+			if (a->sid <= 0 || (ji && ji->st != SX_RUNNING)) {
+				/* Only a running job can be signalled: scancel --signal waits
+				 * for a pending one to start. */
+				if (ji && !sx_state_final(ji->st))
+					never_started(L, a->job, ji);
+				a->sid = -1;
 				continue;
+			}
 			sx_cmd_add(c, "scancel");
 			sx_cmd_add(c, "--full");
 			sx_cmd_add(c, "--signal=%d", L->cfg.sig);
 			sx_cmd_add(c, "%" PRId64, a->sid);
 			break;
+		}
 		case A_KILL:
 		case A_CANCEL_SID:
 			sx_cmd_add(c, "scancel");
@@ -399,7 +450,7 @@ static void run_acts(struct live *L)
 	for (int k = 0, m = 0; k < x->nacts && m < n; k++) {
 		const struct act *a = &x->acts[k];
 		if (a->kind == A_SIGNAL && a->sid <= 0)
-			continue;
+			continue;   /* not sent (see above) */
 		struct sx_cmd *c = &cmds[m++];
 		const char *what = a->kind == A_SIGNAL ? "checkpoint signal" : a->kind == A_KILL ? "cancel"
 		                 : a->kind == A_CANCEL_SID ? "cancel (stray)" : a->kind == A_REQUEUE ? "requeue held"
@@ -559,16 +610,21 @@ static void recover_by_name(struct live *L)
 		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= L->s.njobs)
 			continue;
 		struct sjob *sj = &x->j[ji->key];
-		if (!sj->recover || sx_state_final(ji->st) || ji->id <= sj->sid)
-			continue;
+		if (!sj->recover || ji->id <= sj->sid || ji->attempt + ji->restarts != sj->attempt)
+			continue;   /* not this attempt's */
 		sj->sid = ji->id;
 		sj->base = ji->attempt;
 		sj->open = true;
 		char e2[512];
-		if (lstate_xref_add(&L->st, ji->key, ji->attempt, ji->id, e2, sizeof e2))
+		if (lstate_xref_add(&L->st, ji->key, ji->attempt, ji->id, NULL, e2, sizeof e2))
 			live_log(L, "%s", e2);
+		set_ref(L, (int32_t)ji->key, ji->id);
 		live_log(L, "job %" PRId64 ": adopted Slurm job %" PRId64 " (%s), found by its name and comment", ji->key,
 		         ji->id, sx_state_name(ji->st));
+		/* Submitted for this attempt before the crash: observe takes it from
+		 * here (running, pending, or ended while we were down). */
+		sj->phase = SJ_PLACED;
+		sj->placed_at = wall();
 	}
 	for (int k = 0; k < x->nwant; k++)
 		x->j[x->want[k]].recover = false;
@@ -594,7 +650,7 @@ static void start_done(struct live *L, struct start *s)
 			snprintf(sj->shape, sizeof sj->shape, "%s", s->sh.text);
 			set_ref(L, s->id, sid);
 			char e2[512];
-			if (lstate_xref_add(&L->st, s->id, sj->base, sid, e2, sizeof e2))
+			if (lstate_xref_add(&L->st, s->id, sj->base, sid, s->sh.text, e2, sizeof e2))
 				live_log(L, "%s", e2);
 			char place[1024];
 			live_placement_text(L, s->id, place, sizeof place);
@@ -778,12 +834,6 @@ static void run_starts(struct live *L)
 	run_acts(L);   /* cancels of jobs replaced after a failed placement */
 }
 
-static void slurm_flush(struct live *L)
-{
-	run_acts(L);
-	run_starts(L);
-}
-
 /* ---- reading Slurm back ---- */
 
 static void xref_close(struct live *L, int32_t id, int64_t sid)
@@ -846,8 +896,73 @@ static int64_t *open_sids(struct live *L, int *n)
 	return v;
 }
 
+/* Requeues seen this tick, waiting for the end time of their run. */
+struct rq {
+	int32_t id;
+	int64_t sid;
+	bool ckpt;               /* the job's own, after the checkpoint signal */
+	char why[200];
+};
+struct rqs {
+	struct rq *v;
+	int n, cap;
+};
+
+static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, const char *why)
+{
+	if (q->n == q->cap) {
+		int cap = q->cap ? 2 * q->cap : 16;
+		struct rq *n = realloc(q->v, (size_t)cap * sizeof *n);
+		if (!n)
+			return;
+		q->v = n;
+		q->cap = cap;
+	}
+	struct rq *r = &q->v[q->n++];
+	*r = (struct rq){ .id = id, .sid = sid, .ckpt = ckpt };
+	snprintf(r->why, sizeof r->why, "%s", why);
+}
+
+/* The rows of this tick's requeues, each run ending when slurmdbd says it
+ * did (the last requeued record of its Slurm job), else now. */
+static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
+{
+	struct sxc *x = L->xctx;
+	if (q->n == 0)
+		return;
+	int64_t *sids = malloc((size_t)q->n * sizeof *sids);
+	struct sx_acct *a = NULL;
+	int na = 0;
+	bool no_acct = false;
+	char err[600];
+	for (int k = 0; sids && k < q->n; k++)
+		sids[k] = q->v[k].sid;
+	if (sids && x->have_conf && x->conf.accounting &&
+	    sx_acct_by_id(&x->c, sids, q->n, &a, &na, &no_acct, err, sizeof err))
+		live_log(L, "reading sacct for the end of %d requeued run%s: %s (ended now, then)", q->n,
+		         q->n == 1 ? "" : "s", err);
+	for (int k = 0; k < q->n; k++) {
+		const struct rq *r = &q->v[k];
+		const struct job *j = &L->s.jobs[r->id];
+		int64_t end = -1;
+		for (int i = 0; i < na; i++)
+			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end)
+				end = a[i].end_unix;
+		if (r->ckpt)
+			row(o, RIN_END, r->id, (int32_t)j->restarts, -1, eng_time(L, end), JOB_DONE, END_NONE, r->why);
+		else
+			row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, -1, eng_time(L, end), 0, 0, r->why);
+	}
+	free(a);
+	free(sids);
+	free(q->v);
+	q->v = NULL;
+	q->n = q->cap = 0;
+}
+
 /* What Slurm says of running job id's attempt. */
-static void reconcile(struct live *L, struct obs *o, int32_t id, const struct sx_jobinfo *ji, double now)
+static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id, const struct sx_jobinfo *ji,
+                      double now)
 {
 	struct sxc *x = L->xctx;
 	struct sjob *sj = &x->j[id];
@@ -861,7 +976,7 @@ static void reconcile(struct live *L, struct obs *o, int32_t id, const struct sx
 			return;   /* on its way: next tick */
 		if (ckpt && ji->st == SX_HELD) {
 			live_log(L, "job %d (Slurm %" PRId64 "): checkpointed and requeued itself held", id, ji->id);
-			row(o, RIN_END, id, att, -1, -1, JOB_DONE, END_NONE, "checkpointed after the signal; requeued held");
+			rq_add(rq, id, ji->id, true, "checkpointed after the signal; requeued held");
 		} else {
 			char why[200];
 			snprintf(why, sizeof why, "Slurm requeued it (%s)", ji->reason[0] ? ji->reason : "restart");
@@ -870,7 +985,7 @@ static void reconcile(struct live *L, struct obs *o, int32_t id, const struct sx
 				add_act(x, A_REQUEUE, id, -1, ji->id, NULL);
 			else if (ji->st == SX_PENDING)
 				add_act(x, A_HOLD, id, -1, ji->id, NULL);
-			row(o, RIN_REQUEUE, id, att, -1, -1, 0, 0, why);
+			rq_add(rq, id, ji->id, false, why);
 		}
 		sj->phase = SJ_IDLE;
 		return;
@@ -925,7 +1040,7 @@ static void reconcile(struct live *L, struct obs *o, int32_t id, const struct sx
 static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 {
 	struct sxc *x = L->xctx;
-	if (n == 0)
+	if (n <= 0)
 		return;
 	int64_t *sids = malloc((size_t)n * sizeof *sids);
 	if (!sids)
@@ -991,8 +1106,10 @@ static void foreign(struct live *L, struct obs *o)
 			continue;
 		for (int i = 0; i < s->jobs[id].nparts; i++) {
 			const struct alloc_part *p = &parts_of(L, id)[i];
+			int32_t ni = x->nidx[p->node];
 			ours[p->node].cpus += sh.cpn;
-			ours[p->node].mem += sh.mem;
+			/* No --mem where Slurm schedules memory: it gave the whole node. */
+			ours[p->node].mem += sh.mem > 0 || !x->conf.memory || ni < 0 ? sh.mem : x->nodes[ni].mem_mib;
 			ours[p->node].gpus += p->milli > 0 || p->mig_profile >= 0 ? 0 : hl_popcount64(p->gpus);
 		}
 	}
@@ -1042,8 +1159,10 @@ static void read_nodes(struct live *L)
 	x->nodes = NULL;
 	x->nnodes = 0;
 	x->have_nodes = sx_nodes(&x->c, &x->nodes, &x->nnodes, err, sizeof err) == 0;
-	if (!x->have_nodes)
+	if (!x->have_nodes) {
 		live_log(L, "reading Slurm's nodes: %s", err);
+		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its nodes: %s", err);
+	}
 	for (int32_t i = 0; i < L->s.cl.nnodes; i++) {
 		x->nidx[i] = -1;
 		for (int k = 0; x->have_nodes && k < x->nnodes; k++)
@@ -1057,6 +1176,40 @@ static void read_nodes(struct live *L)
 	}
 }
 
+/* This tick's squeue of the open Slurm jobs. */
+static int refresh_snap(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	int n = 0;
+	int64_t *sids = open_sids(L, &n);
+	char err[600] = "out of memory";
+	free(x->snap);
+	x->snap = NULL;
+	x->nsnap = 0;
+	x->have_snap = sids && sx_jobs_by_id(&x->c, sids, n, &x->snap, &x->nsnap, err, sizeof err) == 0;
+	free(sids);
+	if (!x->have_snap) {
+		L->healthy = false;
+		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its jobs: %s", err);
+		live_log(L, "reading Slurm's jobs: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void slurm_flush(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	if (x->ctld_down)
+		return;   /* queued until Slurm answers again */
+	/* After a restart no tick has read Slurm yet: what is running decides
+	 * what can be signalled and reused. */
+	if (!x->have_snap && (x->nacts || x->nwant))
+		refresh_snap(L);
+	run_acts(L);
+	run_starts(L);
+}
+
 static int slurm_observe(struct live *L, struct obs *o)
 {
 	struct sxc *x = L->xctx;
@@ -1067,29 +1220,24 @@ static int slurm_observe(struct live *L, struct obs *o)
 		obs_add(o, &r);
 	}
 	obs_free(&x->later);
-	int n;
-	int64_t *sids = open_sids(L, &n);
-	char err[600];
-	free(x->snap);
-	x->snap = NULL;
-	x->nsnap = 0;
-	x->have_snap = sids && sx_jobs_by_id(&x->c, sids, n, &x->snap, &x->nsnap, err, sizeof err) == 0;
-	free(sids);
-	if (!x->have_snap) {
+	/* The nodes before the jobs: a job of ours that starts between the two
+	 * reads is then counted ours, never the others'. When Slurm cannot be
+	 * read, /healthz says so at once, and nothing else is tried this tick
+	 * (each command would wait for the controller). */
+	read_nodes(L);
+	if (!x->have_nodes || refresh_snap(L)) {
+		x->ctld_down = true;
 		L->healthy = false;
-		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its jobs: %s", err);
-		live_log(L, "reading Slurm's jobs: %s", err);
+		live_publish(L);
 		return 0;
 	}
-	read_nodes(L);
-	L->healthy = x->have_nodes;
-	if (!x->have_nodes)
-		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its nodes (see the daemon's log)");
-	else
-		L->why[0] = 0;
+	x->ctld_down = false;
+	L->healthy = true;
+	L->why[0] = 0;
 	x->last_ok = now;
 	int32_t *lost = malloc(((size_t)s->nrunning + 1) * sizeof *lost);
 	int nlost = 0;
+	struct rqs rq = { 0 };
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
 		struct sjob *sj = &x->j[id];
@@ -1099,10 +1247,11 @@ static int slurm_observe(struct live *L, struct obs *o)
 			continue;
 		const struct sx_jobinfo *ji = snap_find(x, sj->sid);
 		if (ji)
-			reconcile(L, o, id, ji, now);
+			reconcile(L, o, &rq, id, ji, now);
 		else if (lost)
 			lost[nlost++] = id;
 	}
+	requeue_rows(L, o, &rq);
 	gone(L, o, lost, nlost);
 	free(lost);
 	/* Slurm jobs of this state the engine does not run: held while the job
@@ -1148,21 +1297,20 @@ static int slurm_nodes_begin(struct live *L)
 static int slurm_node_down(struct live *L, int32_t node)
 {
 	struct sxc *x = L->xctx;
-	if (!x->have_nodes || x->nidx[node] < 0)
+	if (!x->have_nodes)
 		return -1;
+	if (x->nidx[node] < 0) {
+		/* Not a node of the driven partitions: nothing may run there. */
+		if (!x->warned_absent) {
+			live_log(L, "node %s of the scenario is not in Slurm's partition%s %s: out of service",
+			         L->s.cl.nodes[node].name, x->cfg->npartition > 1 ? "s" : "",
+			         x->cfg->npartition ? x->cfg->partition[0] : "(default)");
+			x->warned_absent = true;
+		}
+		return 1;
+	}
 	const struct sx_nodeinfo *n = &x->nodes[x->nidx[node]];
 	return n->down || n->not_responding;
-}
-
-static int slurm_poll(struct live *L, int32_t id, enum job_state *st, enum end_reason *why, char *msg, size_t len)
-{
-	(void)L;
-	(void)id;
-	(void)st;
-	(void)why;
-	(void)msg;
-	(void)len;
-	return 0;   /* observe reports every end */
 }
 
 static void slurm_fini(struct live *L)
@@ -1189,7 +1337,6 @@ const struct lexec_ops lexec_slurm = {
 	.signal = slurm_signal,
 	.stop = slurm_stop,
 	.node_state = slurm_node_state,
-	.poll = slurm_poll,
 	.adopt = slurm_adopt,
 	.nodes_begin = slurm_nodes_begin,
 	.node_down = slurm_node_down,

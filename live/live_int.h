@@ -147,6 +147,9 @@ extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);
 void jobx_free(struct jobx *x);
 
+/* daemon.c: renders the metrics and the health for the endpoint now. */
+void live_publish(struct live *L);
+
 /* Logs one line to stderr (unless quiet), with the engine time. */
 void live_log(struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

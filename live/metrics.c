@@ -26,6 +26,7 @@ enum fam {
 	F_JOBS, F_JOB_GPUS,
 	F_NODES, F_NODE_UP, F_NODE_DRAINED, F_NODE_DRAINING, F_NODE_GPUS_UNHEALTHY, F_NODE_HOT,
 	F_NODE_POWER, F_NODE_TEMP, F_NODE_UTIL, F_NODE_GPU_ERRORS, F_NODE_READING_AGE,
+	F_NODE_FOREIGN_CORES, F_NODE_FOREIGN_GPUS,
 	F_RACK_POWER, F_RACK_CAP, F_RACK_WARNING, F_RACK_TEMP_MAX,
 	F_SUBMITS, F_STARTS, F_ENDS, F_CANCELS, F_PREEMPTIONS, F_REQUEUES, F_PASSES, F_PASS_SECONDS,
 	F_N
@@ -65,6 +66,10 @@ const struct metrics_family metrics_families[] = {
 	                        "GPU health events (XID, uncorrected ECC) in the node's last reading." },
 	[F_NODE_READING_AGE] = { "hetlab_node_reading_age_seconds", G, "node,rack",
 	                         "Age of the node's last reading on the engine's clock." },
+	[F_NODE_FOREIGN_CORES] = { "hetlab_node_foreign_cores", G, "node,rack",
+	                           "Cores of the node that jobs not hetlab's hold (Slurm executor): not for the policy." },
+	[F_NODE_FOREIGN_GPUS] = { "hetlab_node_foreign_gpus", G, "node,rack",
+	                          "GPUs of the node that jobs not hetlab's hold (Slurm executor)." },
 	[F_RACK_POWER] = { "hetlab_rack_power_watts", G, "rack",
 	                   "Rack power: the sum of its nodes' readings; the power model's when none has one." },
 	[F_RACK_CAP] = { "hetlab_rack_power_cap_watts", G, "rack", "Rack power cap (racks without a cap have no series)." },
@@ -414,6 +419,12 @@ static bool node_value(const struct sim *s, const struct live_reading *rd, int f
 	case F_NODE_READING_AGE:
 		*v = reading_ok(rd, i) ? simtime_to_s(s->now > rd[i].at_us ? s->now - rd[i].at_us : 0) : NAN;
 		break;
+	case F_NODE_FOREIGN_CORES:
+		*v = s->foreign ? s->foreign[i].cores : NAN;
+		break;
+	case F_NODE_FOREIGN_GPUS:
+		*v = s->foreign ? hl_popcount64(s->foreign[i].gpus) : NAN;
+		break;
 	default:
 		return false;
 	}
@@ -432,7 +443,7 @@ static void render_nodes(struct out *o, const struct sim *s, const struct live_r
 		struct val v = vi(by[k]);
 		sample(o, F_NODES, &l, 1, &v);
 	}
-	for (int f = F_NODE_UP; f <= F_NODE_READING_AGE; f++) {
+	for (int f = F_NODE_UP; f <= F_NODE_FOREIGN_GPUS; f++) {
 		header(o, f);
 		for (int32_t i = 0; i < cl->nnodes; i++) {
 			double x;

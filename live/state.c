@@ -17,7 +17,7 @@ static const char schema_sql[] =
 	" kind TEXT NOT NULL, job INTEGER, node INTEGER, attempt INTEGER, state INTEGER, reason INTEGER, data TEXT,"
 	" t1_us INTEGER, t2_us INTEGER);"
 	"CREATE TABLE IF NOT EXISTS xref(job INTEGER NOT NULL, sid INTEGER NOT NULL, attempt INTEGER NOT NULL,"
-	" at_unix REAL, open INTEGER NOT NULL DEFAULT 1, PRIMARY KEY(job, sid));"
+	" at_unix REAL, open INTEGER NOT NULL DEFAULT 1, shape TEXT, PRIMARY KEY(job, sid));"
 	"CREATE TABLE IF NOT EXISTS foreign_hold(node TEXT PRIMARY KEY, cores INTEGER, gpus INTEGER, mem_mib INTEGER,"
 	" what TEXT, at_unix REAL);"
 	"CREATE TABLE IF NOT EXISTS decision(seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
@@ -491,20 +491,32 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 	else
 		fprintf(out, "%d job%s%s; %lld submitted and not yet taken by the daemon\n", n, n == 1 ? "" : "s",
 		        all ? "" : " not finished", (long long)inbox);
+	/* Capacity others hold (the Slurm executor), which the policy does not use. */
+	if (!json && (q = prep(st, "SELECT node, cores, gpus, mem_mib, what FROM foreign_hold ORDER BY node", NULL, 0))) {
+		while (sqlite3_step(q) == SQLITE_ROW)
+			fprintf(out, "held outside hetlab on %s: %lld cores, %lld GPUs, %lld MiB (%s)\n", col(q, 0),
+			        (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2),
+			        (long long)sqlite3_column_int64(q, 3), col(q, 4));
+		sqlite3_finalize(q);
+	}
 	return 0;
 }
 
 /* ---- the executor's handles and what others hold ---- */
 
-int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, char *err, size_t errlen)
+static const char *col(sqlite3_stmt *q, int i);
+
+int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, const char *shape, char *err,
+                    size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO xref(job, sid, attempt, at_unix)"
-	                       " VALUES(?, ?, ?, (julianday('now') - 2440587.5) * 86400.0)", err, errlen);
+	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO xref(job, sid, attempt, at_unix, shape)"
+	                       " VALUES(?, ?, ?, (julianday('now') - 2440587.5) * 86400.0, ?)", err, errlen);
 	if (!q)
 		return -1;
 	sqlite3_bind_int64(q, 1, job);
 	sqlite3_bind_int64(q, 2, sid);
 	sqlite3_bind_int(q, 3, attempt);
+	bind_text(q, 4, shape);
 	return step_done(st, q, "recording a Slurm job id", err, errlen);
 }
 
@@ -518,17 +530,21 @@ int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, si
 	return step_done(st, q, "closing a Slurm job id", err, errlen);
 }
 
-int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, int64_t job, int32_t attempt, int64_t sid, bool open),
-                     void *ctx, char *err, size_t errlen)
+int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate_xref *x), void *ctx, char *err,
+                     size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "SELECT job, attempt, sid, open FROM xref ORDER BY job, at_unix, sid", err, errlen);
+	sqlite3_stmt *q = prep(st, "SELECT job, attempt, sid, open, shape FROM xref ORDER BY job, at_unix, sid", err,
+	                       errlen);
 	if (!q)
 		return -1;
 	int rc = 0, s;
-	while ((s = sqlite3_step(q)) == SQLITE_ROW)
-		if ((rc = fn(ctx, sqlite3_column_int64(q, 0), sqlite3_column_int(q, 1), sqlite3_column_int64(q, 2),
-		             sqlite3_column_int(q, 3) != 0)))
+	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
+		struct lstate_xref x = { .job = sqlite3_column_int64(q, 0), .attempt = sqlite3_column_int(q, 1),
+		                         .sid = sqlite3_column_int64(q, 2), .open = sqlite3_column_int(q, 3) != 0,
+		                         .shape = col(q, 4) };
+		if ((rc = fn(ctx, &x)))
 			break;
+	}
 	if (rc == 0 && s != SQLITE_DONE)
 		rc = dbfail(st, "reading the Slurm job ids", err, errlen);
 	sqlite3_finalize(q);

@@ -23,9 +23,10 @@
  *        attempt, reason, ref, spec)
  *                           each job as the daemon last committed it; ref
  *                           is the executor's handle (a Slurm job id)
- *   xref(job, sid, attempt, at_unix, open)
+ *   xref(job, sid, attempt, at_unix, open, shape)
  *                           every Slurm job each hetlab job used, the
- *                           attempt it first ran as, open until seen final
+ *                           attempt it first ran as, open until seen final,
+ *                           what it was submitted with
  *   foreign_hold(node, cores, gpus, mem_mib, what, at_unix)
  *                           capacity jobs not hetlab's hold
  *
@@ -133,9 +134,16 @@ int lstate_job_ref(struct lstate *st, int64_t id, char *out, size_t len);
 /* xref: every Slurm job a hetlab job used, with the hetlab attempt it
  * first ran as, written as soon as sbatch answers (outside the step's
  * transaction), so that a restart never loses one. */
-int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, char *err, size_t errlen);
-int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, int64_t job, int32_t attempt, int64_t sid, bool open),
-                     void *ctx, char *err, size_t errlen);
+struct lstate_xref {
+	int64_t job, sid;
+	int32_t attempt;
+	bool open;
+	const char *shape;           /* what it was submitted with (the executor's text) */
+};
+int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, const char *shape, char *err,
+                    size_t errlen);
+int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate_xref *x), void *ctx, char *err,
+                     size_t errlen);
 /* The Slurm job was seen final: a restart need not ask about it again. */
 int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen);
 /* foreign_hold: what jobs not hetlab's hold of a node (for `hetlab queue`);

@@ -539,8 +539,9 @@ static void account_segment(struct sim *s, struct job *j)
 	 * ended earlier than now (the executor's clock) ends there. */
 	if (s->cfg.live && !s->run[j->id].confirmed)
 		return;
-	simtime end = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->now;
-	double secs = simtime_to_s(end - j->start_us);
+	simtime from = s->cfg.live ? s->run[j->id].acct_start : j->start_us;
+	simtime end = s->acct_at && s->acct_end >= from ? s->acct_end : s->now;
+	double secs = simtime_to_s(end - from);
 	j->gpu_s += job_gpu_eq(s, j) * secs;
 	j->core_s += (double)job_req_cores(&j->req) * secs;
 }
@@ -711,7 +712,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	job_energy_advance(s, id);
 	if (job_set_state(j, st))
 		return fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
-	j->end_us = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->now;
+	j->end_us = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->acct_at ? j->start_us : s->now;
 	j->ver++;
 	j->signalled_us = -1;
 	s->run[id].stop_at = -1;
@@ -1269,7 +1270,10 @@ static void handle(struct sim *s, const struct ev *e)
 	case SIM_EV_END:
 		if (e->ver != s->jobs[e->id].ver)
 			break;   /* stale: the job was stopped or rescheduled */
-		exec_stop_live(s, e->id, EXEC_STOP_KILL);   /* live: its walltime */
+		if (s->cfg.live) {
+			live_kill(s, e->id, (enum end_reason)(e->arg >> 8));   /* its walltime */
+			break;
+		}
 		s->jobs[e->id].reason = (uint8_t)(e->arg >> 8);
 		sim_job_end(s, e->id, (enum job_state)(e->arg & 0xff));
 		break;

@@ -171,6 +171,10 @@ struct jobrun {
 	bool counted_restart;        /* this start counted as a restart (j->restarts++) */
 	simtime prev_start;          /* the job's start_us before this start (-1 never) */
 	simtime floor_us;            /* the earliest start the executor may report for it */
+	simtime acct_start;          /* usage counts from here: the executor's own start (its clock
+	                                counts whole seconds, so it may read before the decision) */
+	bool killing;                /* asked to stop (cancel, walltime): ends when the executor says so */
+	uint8_t kill_reason;         /* enum end_reason it ends with then */
 };
 
 /* Live mode: the data of an injected input, kept until its event is handled. */

@@ -32,5 +32,10 @@ bool live_handle(struct sim *s, const struct ev *e);
 /* Live: what a start decision does to the job's live bookkeeping. */
 void live_started(struct sim *s, int32_t id, simtime prev_start);
 void live_fini(struct sim *s);
+/* Live: stops running job id for `why` (cancelled, walltime): at once with
+ * the local executor; with an asynchronous one (Slurm) the executor is
+ * asked, and the job ends, still holding its resources until then, when
+ * the executor says it has. */
+void live_kill(struct sim *s, int32_t id, enum end_reason why);
 
 #endif

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void killed(struct sim *s, struct job *j, enum job_state st);
+
 /* ---- live mode: jobs that arrive, and what the world did ---- */
 
 static int grow_jobs(struct sim *s, int32_t need)
@@ -112,6 +114,10 @@ static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_st
 	struct job *j = &s->jobs[id];
 	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
 		return;   /* stale: it ended or was requeued already */
+	if (s->run[id].killing) {
+		killed(s, j, st);
+		return;
+	}
 	if (j->state == JOB_CHECKPOINTING) {
 		eng_exec_stop(s, id, EXEC_STOP_PREEMPT);
 		eng_requeue_job(s, id, "exited after the preemption signal");
@@ -136,9 +142,7 @@ static void live_cancel(struct sim *s, int32_t id)
 	switch (j->state) {
 	case JOB_RUNNING:
 	case JOB_CHECKPOINTING:
-		eng_exec_stop(s, id, EXEC_STOP_KILL);
-		j->reason = END_CANCELLED;
-		sim_job_end(s, id, JOB_KILLED);
+		live_kill(s, id, END_CANCELLED);
 		return;
 	case JOB_PENDING:
 	case JOB_HELD:
@@ -202,6 +206,39 @@ static void live_reading(struct sim *s, int32_t node, const struct sim_reading *
 
 /* ---- what the executor saw of a start ---- */
 
+void live_kill(struct sim *s, int32_t id, enum end_reason why)
+{
+	struct job *j = &s->jobs[id];
+	struct jobrun *r = &s->run[id];
+	if (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING)
+		return;
+	if (r->killing)
+		return;
+	eng_exec_stop(s, id, EXEC_STOP_KILL);
+	if (!s->cfg.live_async_start) {
+		j->reason = (uint8_t)why;
+		sim_job_end(s, id, JOB_KILLED);
+		return;
+	}
+	r->killing = true;
+	r->kill_reason = (uint8_t)why;
+	r->stop_at = -1;   /* a preemption's grace no longer applies */
+	j->ver++;          /* nor its walltime */
+}
+
+/* A job hetlab stopped has ended, as the executor says (st): killed for
+ * the reason it was stopped for, unless it had finished first. */
+static void killed(struct sim *s, struct job *j, enum job_state st)
+{
+	if (st == JOB_DONE) {
+		j->reason = END_NONE;
+		sim_job_end(s, j->id, JOB_DONE);
+		return;
+	}
+	j->reason = s->run[j->id].kill_reason;
+	sim_job_end(s, j->id, JOB_KILLED);
+}
+
 void live_started(struct sim *s, int32_t id, simtime prev_start)
 {
 	struct jobrun *r = &s->run[id];
@@ -209,12 +246,13 @@ void live_started(struct sim *s, int32_t id, simtime prev_start)
 	r->confirmed = !s->cfg.live_async_start;
 	r->counted_restart = prev_start >= 0;
 	r->prev_start = prev_start;
+	r->acct_start = s->now;
 	/* The executor's clock counts whole seconds: its start may read up to
-	 * a second before the decision, never before the job came. */
-	simtime fl = s->now - 999999;
-	if (fl < j->submit_us)
-		fl = j->submit_us;
-	r->floor_us = fl;
+	 * a second before the decision. Usage counts from the executor's start
+	 * (so that it is what the executor accounts); the job's start time,
+	 * which its wait is measured to, is never before it came. */
+	r->floor_us = s->now - 999999;
+	(void)j;
 }
 
 static int xin_add(struct sim *s, const struct sim_xin *x)
@@ -296,8 +334,10 @@ static void confirm(struct sim *s, struct job *j, simtime started)
 	if (r->confirmed)
 		return;
 	r->confirmed = true;
-	if (started >= 0)
-		j->start_us = clamp(started, r->floor_us, s->now);
+	if (started >= 0) {
+		r->acct_start = clamp(started, r->floor_us, s->now);
+		j->start_us = r->acct_start < j->submit_us ? j->submit_us : r->acct_start;
+	}
 	if (j->walltime_us != SIMTIME_INF && !s->cfg.keep_overruns) {
 		j->ver++;
 		simtime at = j->start_us + (j->walltime_us < 1 ? 1 : j->walltime_us);
@@ -309,7 +349,7 @@ static void confirm(struct sim *s, struct job *j, simtime started)
 static void account_until(struct sim *s, const struct job *j, simtime ended)
 {
 	s->acct_at = ended >= 0;
-	s->acct_end = ended >= 0 ? clamp(ended, j->start_us, s->now) : -1;
+	s->acct_end = ended >= 0 ? clamp(ended, s->run[j->id].acct_start, s->now) : -1;
 }
 
 /* The attempt never ran: back to pending, as if it had not been started. */
@@ -348,7 +388,9 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 		if (!r->confirmed && x->a >= 0)
 			confirm(s, j, x->a);
 		account_until(s, j, x->b);
-		if (j->state == JOB_CHECKPOINTING) {
+		if (r->killing) {
+			killed(s, j, (enum job_state)x->st);
+		} else if (j->state == JOB_CHECKPOINTING) {
 			eng_exec_stop(s, j->id, EXEC_STOP_PREEMPT);
 			eng_requeue_job(s, j->id, "exited after the preemption signal");
 		} else {
@@ -358,11 +400,17 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 		s->acct_at = false;
 		break;
 	case SIM_EV_XUNSTART:
-		if (!r->confirmed)
+		if (r->killing)
+			killed(s, j, JOB_KILLED);   /* stopped before it ever ran */
+		else if (!r->confirmed)
 			unstart(s, j, x->why);
 		break;
 	case SIM_EV_XREQUEUE:
-		if (!r->confirmed) {
+		if (r->killing) {
+			account_until(s, j, x->b);
+			killed(s, j, JOB_KILLED);
+			s->acct_at = false;
+		} else if (!r->confirmed) {
 			unstart(s, j, x->why);
 		} else {
 			account_until(s, j, x->b);

@@ -309,9 +309,9 @@ DAEMON=$!
 sleep 1.5
 port=$(port_of log-sl)
 h=$(fetch /healthz)
-check_eq "slurm down: /healthz is 503 naming the executor and the command" "$(printf '%s' "$h" | tr '\n' ' ' | cut -c1-60)" "503 slurm executor: cannot read its jobs: squeue -h: exit st"
-check_eq "slurm down: the job was submitted and released (Slurm id 42)" "$(q st-sl/state.db "SELECT state || ' ' || ref FROM jobs")" "running 42"
-check_eq "slurm down: the log names the failing command" "$(grep -c 'squeue.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
+check_eq "slurm down: /healthz is 503 naming the executor and the command" "$(printf '%s' "$h" | tr '\n' ' ' | cut -c1-55)" "503 slurm executor: cannot read its nodes: sinfo --json"
+check_eq "slurm down: nothing is submitted while Slurm cannot be read" "$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') FROM jobs")" "starting -"
+check_eq "slurm down: the log names the failing command" "$(grep -c 'sinfo.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
 wait "$DAEMON"
 DAEMON=
 

@@ -1,16 +1,19 @@
 /* exec-driver — a command line over live/exec_slurm for tests/slurm/exec.sh,
  * which compiles it against BUILD/libhetlab.a. One action per run:
  *
- *   exec-driver submit KEY NODES CPUS GPUS -- ARGV...   prints the Slurm job id
+ *   exec-driver submit KEY NODES CPUS GPUS [--at N1,N2] -- ARGV...
+ *                                       prints the Slurm job id; held unless --at
  *   exec-driver start ID NODE[,NODE...]
  *   exec-driver signal ID SIGNUM | requeuehold ID | hold ID | cancel ID
  *   exec-driver drain NODE REASON | resume NODE
  *   exec-driver info ID                 one line: ID STATE key= held= exit= sig= nodes= reason=
  *   exec-driver wait ID STATE SECONDS   polls info (0.2 s) until STATE; exit 1 at the deadline
- *   exec-driver jobs | nodes            one line per hetlab job / node
+ *   exec-driver jobs ID... | nodes      one line per job known to slurmctld / node
  *
  * The context: workdir $SX_WORKDIR (default .), partition $SX_PARTITION,
- * SLURM_CONF from the environment. Errors go to stderr with exit status 1. */
+ * the state id $SX_STATE (default 0123456789abcdef), memory per node
+ * $SX_MEM MiB (default 500), SLURM_CONF from the environment. Errors go to
+ * stderr with exit status 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +23,28 @@
 
 static void print_job(const struct sx_jobinfo *j)
 {
-	printf("%lld %s key=%lld held=%d exit=%d sig=%d restarts=%d nodes=%s req=%s reason=%s\n",
+	printf("%lld %s key=%lld held=%d exit=%d sig=%d restarts=%d nodes=%s reason=%s\n",
 	       (long long)j->id, sx_state_name(j->st), (long long)j->key, j->held, j->exit_code,
-	       j->exit_sig, j->restarts, j->nodes[0] ? j->nodes : "-",
-	       j->req_nodes[0] ? j->req_nodes : "-", j->reason[0] ? j->reason : "-");
+	       j->exit_sig, j->restarts, j->nodes[0] ? j->nodes : "-", j->reason[0] ? j->reason : "-");
+}
+
+/* One job by id: SX_GONE when slurmctld does not list it. */
+static int job_info(const struct sx_ctx *c, int64_t id, struct sx_jobinfo *out, char *err, size_t n)
+{
+	struct sx_jobinfo *v;
+	int nv;
+	memset(out, 0, sizeof *out);
+	out->id = id;
+	out->st = SX_GONE;
+	out->exit_code = out->exit_sig = -1;
+	out->key = -1;
+	if (sx_jobs_by_id(c, &id, 1, &v, &nv, err, n) < 0)
+		return -1;
+	for (int k = 0; k < nv; k++)
+		if (v[k].id == id)
+			*out = v[k];
+	free(v);
+	return 0;
 }
 
 static int usage(void)
@@ -46,10 +67,26 @@ int main(int argc, char **argv)
 	int64_t id = argc > 2 ? strtoll(argv[2], NULL, 10) : 0;
 	int rc = -1;
 
-	if (strcmp(cmd, "submit") == 0 && argc >= 8 && strcmp(argv[6], "--") == 0) {
+	if (strcmp(cmd, "submit") == 0 && argc >= 8) {
+		const char *st = getenv("SX_STATE"), *mem = getenv("SX_MEM");
+		const char *at[64];
+		int nat = 0, a = 6;
+		char list[1024] = "", gres[32] = "";
+		if (strcmp(argv[a], "--at") == 0 && argc > a + 2) {
+			snprintf(list, sizeof list, "%s", argv[a + 1]);
+			for (char *tok = strtok(list, ","); tok && nat < 64; tok = strtok(NULL, ","))
+				at[nat++] = tok;
+			a += 2;
+		}
+		if (strcmp(argv[a], "--") != 0)
+			return usage();
+		if (atoi(argv[5]) > 0)
+			snprintf(gres, sizeof gres, "gpu:%d", atoi(argv[5]));
 		struct sx_job j = {
-			.key = id, .nodes = atoi(argv[3]), .cpus_per_node = atoi(argv[4]),
-			.gpus_per_node = atoi(argv[5]), .argv = (const char *const *)argv + 7,
+			.state_id = st && st[0] ? st : "0123456789abcdef", .key = id, .nodes = atoi(argv[3]),
+			.cpus_per_node = atoi(argv[4]), .gres = gres[0] ? gres : NULL,
+			.mem_mib_per_node = mem && mem[0] ? atoll(mem) : 500, .argv = (const char *const *)argv + a + 1,
+			.nodelist = nat ? at : NULL, .uid = -1, .gid = -1, .ckpt_sig = 10,
 		};
 		int64_t sid;
 		rc = sx_submit(&c, &j, &sid, err, sizeof err);
@@ -75,7 +112,7 @@ int main(int argc, char **argv)
 		rc = sx_resume(&c, argv[2], err, sizeof err);
 	} else if (strcmp(cmd, "info") == 0 && argc == 3) {
 		struct sx_jobinfo j;
-		rc = sx_job_info(&c, id, &j, err, sizeof err);
+		rc = job_info(&c, id, &j, err, sizeof err);
 		if (rc == 0)
 			print_job(&j);
 	} else if (strcmp(cmd, "wait") == 0 && argc == 5) {
@@ -84,7 +121,7 @@ int main(int argc, char **argv)
 		double limit = atof(argv[4]);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (;;) {
-			if (sx_job_info(&c, id, &j, err, sizeof err) < 0)
+			if (job_info(&c, id, &j, err, sizeof err) < 0)
 				break;
 			if (strcmp(sx_state_name(j.st), argv[3]) == 0) {
 				rc = 0;
@@ -100,10 +137,14 @@ int main(int argc, char **argv)
 		}
 		if (j.id)
 			print_job(&j);
-	} else if (strcmp(cmd, "jobs") == 0 && argc == 2) {
+	} else if (strcmp(cmd, "jobs") == 0 && argc >= 3) {
 		struct sx_jobinfo *v;
 		int nv;
-		rc = sx_jobs(&c, &v, &nv, err, sizeof err);
+		int64_t ids[64];
+		int n = 0;
+		for (int k = 2; k < argc && n < 64; k++)
+			ids[n++] = strtoll(argv[k], NULL, 10);
+		rc = sx_jobs_by_id(&c, ids, n, &v, &nv, err, sizeof err);
 		for (int k = 0; rc == 0 && k < nv; k++)
 			print_job(&v[k]);
 		free(rc == 0 ? v : NULL);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Slurm executor (live/exec_slurm) against a real local Slurm cluster
-# (tests/slurm/local-slurm.sh: n1..n4, 4 CPUs and 2 fake GPUs each) started
+# (tests/slurm/local-slurm.sh: n1..n6, 4 CPUs and 2 fake GPUs each) started
 # in a temporary directory and always stopped on exit.
 #
 #   sh tests/slurm/exec.sh build/hetlab      # BUILD/libhetlab.a must be built
@@ -96,7 +96,7 @@ for i in 1 2 3 4 5; do
 	for j in $j1 $j2 $j3 $j4; do [ "$(state "$j")" = HELD ] || held=0; done
 	sleep 1
 done
-if [ $held = 1 ]; then ok "all four still HELD after 5 s"; else bad "a held job left HELD: $(drv jobs | tr '\n' ';')"; fi
+if [ $held = 1 ]; then ok "all four still HELD after 5 s"; else bad "a held job left HELD: $(drv jobs $j1 $j2 $j3 $j4 | tr '\n' ';')"; fi
 
 # 3. Job 1 on n3, job 2 on n1,n2: running exactly there.
 drv start "$j1" n3 || bad "start $j1 n3"
@@ -162,9 +162,9 @@ else
 	bad "n2 not idle after resume: $(nodeline n2)"
 fi
 
-# 8. Every hetlab job listed; job 3 cancelled.
-n=$(drv jobs | grep -c ' key=[1-4] ')
-if [ "$n" = 4 ]; then ok "sx_jobs lists the 4 jobs"; else bad "sx_jobs: $(drv jobs | tr '\n' ';')"; fi
+# 8. The four jobs read back by id (squeue -j), with their keys; job 3 cancelled.
+n=$(drv jobs $j1 $j2 $j3 $j4 | grep -c ' key=[1-4] ')
+if [ "$n" = 4 ]; then ok "sx_jobs_by_id lists the 4 jobs"; else bad "sx_jobs_by_id: $(drv jobs $j1 $j2 $j3 $j4 | tr '\n' ';')"; fi
 drv cancel "$j3" || bad "cancel $j3"
 if drv wait "$j3" CANCELLED 20 >"$D/w3"; then ok "job 3: CANCELLED ($(cut -d' ' -f3- "$D/w3"))"; else bad "job 3 not cancelled: $(cat "$D/w3")"; fi
 if [ "$(state 999999)" = GONE ]; then ok "an unknown job is GONE"; else bad "job 999999: $(drv info 999999)"; fi

@@ -125,7 +125,8 @@ AccountingStorageHost=localhost
 AccountingStoragePort=16819
 AccountingStoragePass=$D/munge/munge.socket
 AccountingStorageTRES=gres/gpu
-AccountingStorageEnforce=associations
+AccountingStorageEnforce=associations,limits
+AccountingStoreFlags=job_comment
 JobAcctGatherType=jobacct_gather/none"
 	else
 		acct="AccountingStorageType=accounting_storage/none

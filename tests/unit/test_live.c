@@ -822,8 +822,9 @@ struct lt {
 	struct fake x;
 };
 
-/* Builds a live engine as live/daemon.c's build() does, without a daemon. */
-static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
+/* Builds a live engine as live/daemon.c's build() does, without a daemon;
+ * async: starts run only once the executor says so (the Slurm executor). */
+static struct lt *lt_new_x(const char *policy, double hot_c, double cool_c, bool async)
 {
 	struct lt *t = calloc(1, sizeof *t);
 	assert_non_null(t);
@@ -838,6 +839,7 @@ static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
 		.fault = &t->sc.fault,
 		.seed = t->sc.seed,
 		.live = true,
+		.live_async_start = async,
 		.hot_c = hot_c,
 		.cool_c = cool_c,
 		.xid_repair_s = 3600,
@@ -868,6 +870,11 @@ static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
 	assert_int_equal(t->s.cl.nnodes, 2);
 	assert_non_null(t->s.cl.health);
 	return t;
+}
+
+static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
+{
+	return lt_new_x(policy, hot_c, cool_c, false);
 }
 
 static void lt_free(struct lt *t)
@@ -1006,6 +1013,97 @@ static void test_live_start_end(void **state)
 	lt_step_to(t, T2 + S(11));
 	assert_int_equal(t->s.jobs[5].state, JOB_PENDING);
 	assert_int_equal(t->s.npending, 1);
+	lt_free(t);
+}
+
+/* The Slurm executor's view of starts: a start runs (and uses) only from
+ * the executor's start time; its end's times are the executor's; a start
+ * the executor never made goes back to pending as if never started; a
+ * requeue by the executor itself; what jobs not ours hold of a node. */
+static void test_live_async_start(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new_x("fcfs", 0, 0, true);
+	const simtime T0 = S(1000);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, T0);
+	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
+	assert_false(t->s.run[0].confirmed);
+	/* Job 0 runs since 0.4 s before the decision (the executor's clock
+	 * counts seconds), job 1 since long before (clamped to 1 s before). */
+	assert_int_equal(sim_inject_running(&t->s, T0 + S(1), 0, 0, T0 - S(0.4)), 0);
+	assert_int_equal(sim_inject_running(&t->s, T0 + S(1), 1, 0, T0 - S(30)), 0);
+	lt_step_to(t, T0 + S(1));
+	assert_true(t->s.run[0].confirmed);
+	/* Usage counts from the executor's start; the start time (the end of
+	 * the wait) is never before the job came. */
+	assert_int_equal(t->s.run[0].acct_start, T0 - S(0.4));
+	assert_int_equal(t->s.jobs[0].start_us, T0);
+	assert_int_equal(t->s.run[1].acct_start, T0 - 999999);
+	assert_int_equal(t->s.jobs[1].start_us, T0);
+	/* It ended at T0 + 10 by the executor's clock, seen at T0 + 12. */
+	assert_int_equal(sim_inject_end_at(&t->s, T0 + S(12), 0, 0, JOB_DONE, END_NONE, -1, T0 + S(10)), 0);
+	lt_step_to(t, T0 + S(12));
+	assert_int_equal(t->s.jobs[0].state, JOB_DONE);
+	assert_int_equal(t->s.jobs[0].end_us, T0 + S(10));
+	assert_true(fabs(t->s.jobs[0].core_s - 2 * 10.4) < 1e-6);
+	/* Job 1's attempt is taken back before it ran: no: it ran (confirmed),
+	 * so an unstart is stale. */
+	assert_int_equal(sim_inject_unstart(&t->s, T0 + S(13), 1, 0, "late"), 0);
+	lt_step_to(t, T0 + S(13));
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	/* The executor requeued it by itself (a node failure): it ran to T0 + 14. */
+	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(15), 1, 0, T0 + S(14), "Slurm requeued it"), 0);
+	lt_step_to(t, T0 + S(15));
+	/* fcfs starts it again at once, as attempt 1, not yet running. */
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[1].restarts, 1);
+	assert_false(t->s.run[1].confirmed);
+	assert_true(fabs(t->s.jobs[1].core_s - 2 * (15 - 1 + 0.999999)) < 1e-5);
+	/* This attempt never starts: taken back, pending, still attempt 0 of
+	 * its next start... its restarts go back to 0? No: its first attempt
+	 * ran: attempt 1 again, and no usage for the taken-back one. */
+	double used = t->s.jobs[1].core_s;
+	assert_int_equal(sim_inject_unstart(&t->s, T0 + S(20), 1, 1, "Resources"), 0);
+	t->s.cl.free_cores += 0;
+	lt_step_to(t, T0 + S(20));
+	assert_int_equal(t->s.jobs[1].core_s, used);
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);   /* fcfs placed it again, same pass */
+	assert_int_equal(t->s.jobs[1].restarts, 1);
+	/* A foreign hold of all of both nodes' cores: nothing else starts. */
+	assert_int_equal(sim_inject_foreign(&t->s, T0 + S(21), 0, 2, 0, 0), 0);
+	assert_int_equal(sim_inject_foreign(&t->s, T0 + S(21), 1, 2, 0, 0), 0);
+	assert_int_equal(lt_add(t, T0 + S(22), JOB_BATCH, 1, 0), 2);
+	lt_step_to(t, T0 + S(22));
+	assert_int_equal(t->s.jobs[2].state, JOB_PENDING);   /* job 1 holds one node, others the other */
+	assert_int_equal(t->s.cl.free_cores, 0);
+	/* The hold on job 1's node took only what was free (nothing). */
+	int other = 1 - job_node(t, 1);
+	assert_int_equal(t->s.foreign[job_node(t, 1)].cores, 0);
+	assert_int_equal(t->s.foreign[other].cores, 2);
+	/* The others' jobs end: job 2 runs there. */
+	assert_int_equal(sim_inject_foreign(&t->s, T0 + S(23), other, 0, 0, 0), 0);
+	lt_step_to(t, T0 + S(23));
+	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
+	assert_int_equal(job_node(t, 2), other);
+	/* A cancel asks the executor and waits for it: the job holds its cores
+	 * until the executor says it ended, and is killed (cancelled) then. */
+	assert_int_equal(sim_inject_running(&t->s, T0 + S(24), 2, 0, T0 + S(23)), 0);
+	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(30), 2), 0);
+	lt_step_to(t, T0 + S(30));
+	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
+	assert_true(t->s.run[2].killing);
+	int kills = 0;
+	for (int k = 0; k < t->x.n; k++)
+		kills += t->x.c[k].op == X_STOP && t->x.c[k].id == 2 && t->x.c[k].how == EXEC_STOP_KILL;
+	assert_int_equal(kills, 1);
+	assert_int_equal(sim_inject_end_at(&t->s, T0 + S(32), 2, 0, JOB_KILLED, END_CANCELLED, -1, T0 + S(31)), 0);
+	lt_step_to(t, T0 + S(32));
+	assert_int_equal(t->s.jobs[2].state, JOB_KILLED);
+	assert_int_equal(t->s.jobs[2].reason, END_CANCELLED);
+	assert_int_equal(t->s.jobs[2].end_us, T0 + S(31));
+	assert_true(fabs(t->s.jobs[2].core_s - 8.0) < 1e-6);
 	lt_free(t);
 }
 
@@ -1497,6 +1595,7 @@ int main(void)
 		cmocka_unit_test(test_state_queue_json),
 		cmocka_unit_test(test_state_queue_json_empty),
 		cmocka_unit_test(test_live_start_end),
+		cmocka_unit_test(test_live_async_start),
 		cmocka_unit_test(test_live_walltime),
 		cmocka_unit_test(test_live_cancel),
 		cmocka_unit_test(test_live_cancel_before_submit),
