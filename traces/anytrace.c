@@ -35,6 +35,12 @@ const char *trace_format_name(enum trace_fmt f)
 int trace_read_any(const char *path, bool lenient, struct workload *w,
                    struct dlrm_services *svc, char *err, size_t errlen)
 {
+	return trace_read_shaped(path, lenient, NULL, w, svc, err, errlen);
+}
+
+int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
+                      struct workload *w, struct dlrm_services *svc, char *err, size_t errlen)
+{
 	switch (trace_format_of(path)) {
 	case TRACE_JSONL:
 		return trace_jsonl_read(path, w, err, errlen);
@@ -51,7 +57,7 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
 		return trace_openb_pods_read(path, &o, w, NULL, err, errlen);
 	}
 	default: {
-		struct swf_opts o = { .lenient = lenient };
+		struct swf_opts o = { .lenient = lenient, .shape = shape };
 		return trace_swf_read(path, &o, w, err, errlen);
 	}
 	}

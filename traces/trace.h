@@ -26,6 +26,10 @@ struct workload {
 	 * or processor count, which SWF allows but a replay cannot use). */
 	int64_t skipped_malformed, skipped_unusable;
 	int64_t lines;
+	/* Extended SWF: job lines with fields after the 18 standard ones
+	 * (ignored), and the most such fields on one line. */
+	int64_t extra_field_lines;
+	int32_t extra_fields_max;
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
 	 * index + 1 into str until cluster_bind_workload rewrites them. */
@@ -42,8 +46,31 @@ int workload_intern(struct workload *w, const char *s);
 /* Stable sort by submit time; ids renumbered to indexes. */
 void workload_sort(struct workload *w);
 
+/* How SWF jobs become requests (docs/traces.md, "Request shapes"). */
+enum swf_shape_kind {
+	SWF_SHAPE_CORES,       /* processors are cores anywhere (spread): the default */
+	SWF_SHAPE_NODES,       /* a gang of ceil(procs / ppn) nodes */
+};
+enum swf_mem_mode {
+	SWF_MEM_IGNORE,        /* no memory request: the default */
+	SWF_MEM_REQUESTED,     /* field 10, requested memory (KB per processor) */
+	SWF_MEM_USED,          /* field 7, used memory (KB per processor) */
+};
+#define SWF_MAX_PARTITIONS 64
+struct swf_shape {
+	enum swf_shape_kind kind;
+	int32_t ppn;           /* processors per node (SWF_SHAPE_NODES: required) */
+	bool exclusive;        /* SWF_SHAPE_NODES: each node's ppn cores, however few procs */
+	enum swf_mem_mode mem;
+	/* Partition (field 16) -> a required label expression; -1 and unlisted
+	 * partitions: an error when any is listed, except -1 (no constraint). */
+	int32_t npart;
+	struct { int64_t partition; char expr[128]; } part[SWF_MAX_PARTITIONS];
+};
+
 struct swf_opts {
 	bool lenient;          /* skip and count malformed lines instead of failing */
+	const struct swf_shape *shape;  /* NULL: the default shape (cores anywhere) */
 };
 /* Reads an SWF file, plain or gzip (detected by content, not name). */
 int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *w,
