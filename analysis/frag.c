@@ -468,6 +468,65 @@ static void bins_to_steps(const struct bins *b, double inflate, struct frag_resu
 	}
 }
 
+/* A per-node cache of scores: a score is a pure function of the node's
+ * state and the request's shape (cpu, GPUs, milli, models; memory enters
+ * only gs_fits), and a node's state changes only when a pod lands on it,
+ * so most (node, shape) pairs are scored once between two placements
+ * there. FRAG_CACHE_WAYS entries per node, direct-mapped by shape; a
+ * placement clears the node's entries. Not for Random (its score draws). */
+#define FRAG_CACHE_WAYS 8
+struct score_ent {
+	int64_t cpu;            /* -1: empty */
+	int32_t num_milli;      /* num_gpu << 11 | gpu_milli */
+	uint32_t models;
+	int32_t score;
+	uint32_t gpus;
+};
+
+static unsigned shape_way(const struct gs_req *r)
+{
+	uint64_t h = (uint64_t)r->cpu_milli * 0x9e3779b97f4a7c15ull ^
+	             ((uint64_t)r->gpu_milli << 20) ^ ((uint64_t)r->num_gpu << 40) ^ r->models;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return (unsigned)(h >> 59) % FRAG_CACHE_WAYS;
+}
+
+/* What gs_fits needs of a node's GPUs, kept up to date by the run. */
+struct fitsum {
+	int32_t maxfree;        /* most free milli on one GPU */
+	int32_t nfull;          /* fully free GPUs */
+};
+
+static struct fitsum fitsum_of(const struct gs_node *n)
+{
+	struct fitsum f = { 0, 0 };
+	for (int i = 0; i < n->ngpu; i++) {
+		if (n->gpu_free[i] > f.maxfree)
+			f.maxfree = n->gpu_free[i];
+		f.nfull += n->gpu_free[i] == GS_MILLI;
+	}
+	return f;
+}
+
+/* gs_fits, from the summary (requests below 1000 milli ask for one GPU). */
+static inline bool fits_fast(const struct gs_node *n, struct fitsum f, const struct gs_req *r)
+{
+	if (n->cpu_free < r->cpu_milli || n->mem_free < r->mem_mib)
+		return false;
+	if (r->num_gpu == 0 || r->gpu_milli == 0)
+		return true;
+	if (r->models && !(r->models & n->model_bit))
+		return false;
+	return r->gpu_milli >= GS_MILLI ? f.nfull >= r->num_gpu : f.maxfree >= r->gpu_milli;
+}
+
+static void cache_clear(struct score_ent *c)
+{
+	for (int k = 0; k < FRAG_CACHE_WAYS; k++)
+		c[k].cpu = -1;
+}
+
 int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double inflate,
              uint64_t seed, struct frag_result *out, char *err, size_t errlen)
 {
@@ -479,6 +538,8 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 	int32_t *seq = NULL, nseq = 0, *rank = NULL;
 	struct gs_node *node = NULL;
 	struct gs_memo *memo = NULL;
+	struct score_ent *cache = NULL;
+	struct fitsum *fs = NULL;
 	struct bins *bins = calloc(1, sizeof *bins);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng || !bins)
@@ -489,9 +550,16 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 	node = malloc((size_t)in->nnodes * sizeof *node);
 	rank = malloc((size_t)in->nnodes * sizeof *rank);
 	memo = gs_memo_new(&in->typ);
-	if (!node || !rank || !memo)
+	if (!gp->random_node)
+		cache = malloc((size_t)in->nnodes * FRAG_CACHE_WAYS * sizeof *cache);
+	fs = malloc((size_t)in->nnodes * sizeof *fs);
+	if (!node || !rank || !memo || !fs || (!gp->random_node && !cache))
 		goto oom;
 	memcpy(node, in->node, (size_t)in->nnodes * sizeof *node);
+	for (int32_t i = 0; i < in->nnodes; i++)
+		fs[i] = fitsum_of(&node[i]);
+	for (int32_t i = 0; cache && i < in->nnodes; i++)
+		cache_clear(&cache[(size_t)i * FRAG_CACHE_WAYS]);
 	/* The tie order: node i is named "<rank[i]>-<name>" by the reference
 	 * (syncClusterResourceList, simulator.go:478-485: rand.Perm over the
 	 * nodes sorted by name), and selectHost takes the smallest name among
@@ -512,8 +580,10 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 		int best = -1, bs = 0;
 		unsigned long fit = 0;
 		uint32_t bg = 0;
+		unsigned way = shape_way(r);
+		int32_t num_milli = r->num_gpu << 11 | r->gpu_milli;
 		for (int32_t i = 0; i < in->nnodes; i++) {
-			if (!gs_fits(&node[i], r))
+			if (!fits_fast(&node[i], fs[i], r))
 				continue;
 			uint32_t g;
 			int s;
@@ -527,7 +597,15 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 				bg = g;
 				continue;
 			}
-			s = gp->score(&node[i], r, &ctx, &g);
+			struct score_ent *e = &cache[(size_t)i * FRAG_CACHE_WAYS + way];
+			if (e->cpu == r->cpu_milli && e->num_milli == num_milli && e->models == r->models) {
+				s = e->score;
+				g = e->gpus;
+			} else {
+				s = gp->score(&node[i], r, &ctx, &g);
+				*e = (struct score_ent){ .cpu = r->cpu_milli, .num_milli = num_milli,
+				                         .models = r->models, .score = s, .gpus = g };
+			}
 			if (best < 0 || s > bs || (s == bs && rank[i] < rank[best])) {
 				best = i;
 				bs = s;
@@ -543,6 +621,9 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 			frag -= n->frag;
 			n->frag = gs_frag(n, &in->typ);
 			frag += n->frag;
+			if (cache)
+				cache_clear(&cache[(size_t)best * FRAG_CACHE_WAYS]);
+			fs[best] = fitsum_of(n);
 			alloc += req_milli(r);
 			out->cpu_alloc += r->cpu_milli;
 			out->mem_alloc += r->mem_mib;
@@ -562,6 +643,8 @@ oom:
 	snprintf(err, errlen, "%s seed %llu: out of memory", gp->name, (unsigned long long)seed);
 done:
 	gs_memo_free(memo);
+	free(fs);
+	free(cache);
 	free(rank);
 	free(node);
 	free(seq);
