@@ -100,6 +100,8 @@ int trace_jsonl_parse_job(const char *src, int64_t line, const char *text, size_
 #define SYNTH_HOURS 168             /* hours in a week; hour 0 is Monday 00:00 */
 #define SYNTH_EXPR_MAX 256          /* longest label expression + 1 */
 #define SYNTH_NAME_MAX 48           /* longest plane or pool name + 1 */
+#define SYNTH_SIZE_MAX 12           /* size classes of the joint size-duration model */
+#define SYNTH_SIZE_GPU (INT64_C(1) << 32) /* size key of a GPU job: this + its GPUs */
 
 enum synth_dist { SYNTH_LOGNORMAL, SYNTH_WEIBULL, SYNTH_GAMMA, SYNTH_EMPIRICAL, SYNTH_NDIST };
 const char *synth_dist_name(enum synth_dist d);
@@ -122,6 +124,21 @@ struct synth_class {
 	int32_t nemp;               /* empirical: nemp ≥ 2 quantiles at equal steps of */
 	double emp_s[SYNTH_EMP_MAX]; /* probability, drawn by linear interpolation */
 	double dur_max_s;           /* truncation (resampled above it); 0 = none */
+	/* Durations by size (the joint model): with nsize > 0 a job's size is
+	 * drawn first, then its duration from the quantiles of its size class
+	 * i, the first with size <= size_max[i] (size = cores of a CPU-only
+	 * job, SYNTH_SIZE_GPU + GPUs of a GPU job, before scale_size); the
+	 * class-wide distribution above is then unused. */
+	int32_t nsize;
+	int64_t size_max[SYNTH_SIZE_MAX];
+	int32_t nsize_q[SYNTH_SIZE_MAX];
+	double size_q[SYNTH_SIZE_MAX][SYNTH_EMP_MAX];
+	/* Arrivals as a renewal process in profile time: with ngap >= 2, the
+	 * gaps between arrivals are drawn from these quantiles (s of profile
+	 * time, zero gaps included: simultaneous submissions), and the hour-
+	 * of-week profile stretches them; bursts are then unused. 0: Poisson. */
+	int32_t ngap;
+	double gap_s[SYNTH_EMP_MAX];
 	double walltime_factor;     /* estimate = duration × factor (≥ 1) */
 	int32_t nmix;               /* GPUs per job: values and probabilities */
 	int32_t mix_gpus[SYNTH_MIX_MAX];
