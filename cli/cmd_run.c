@@ -265,6 +265,8 @@ static int run_single(int argc, char **argv)
 		goto out;
 	}
 	if (tpath[0]) {
+		sc.swf_shape.inv = sc.from_inventory ? &sc.inv_map : NULL;
+		sc.swf_shape.cat = &sc.cl.cat;
 		if (read_trace(tpath, lenient || sc.lenient, &sc.swf_shape, &w, err, sizeof err))
 			goto out;
 	} else if (trace_synth(&sc.synth, sc.seed, &w, err, sizeof err)) {

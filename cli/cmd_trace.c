@@ -36,7 +36,7 @@
 
 enum { TOP_SERVICES = 10, PLOT_SERVICES = 5 };
 
-static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb" };
+static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb", "sacct" };
 
 static int usage(const char *msg)
 {

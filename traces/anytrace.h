@@ -12,7 +12,7 @@
 #include "traces/dlrm.h"
 #include "traces/trace.h"
 
-enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB };
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT };
 
 /* For a .csv name, reads the file's first line (an unreadable file is
  * TRACE_DLRM, whose reader then reports why). An openb node list or a pod

@@ -12,7 +12,13 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 {
 	char shape[16] = "", mem[16] = "";
 	long long ppn = 0;
+	/* The Slurm fields may have been read already ("slurm"). */
+	char pl[sizeof sh->partition_label], gl[sizeof sh->gpu_type_label];
+	memcpy(pl, sh->partition_label, sizeof pl);
+	memcpy(gl, sh->gpu_type_label, sizeof gl);
 	memset(sh, 0, sizeof *sh);
+	memcpy(sh->partition_label, pl, sizeof pl);
+	memcpy(sh->gpu_type_label, gl, sizeof gl);
 	if (jv_object(v, o, p, keys) || jv_str(v, o, p, "shape", false, shape, sizeof shape) ||
 	    jv_int(v, o, p, "ppn", false, 1, 1 << 20, &ppn) ||
 	    jv_bool(v, o, p, "exclusive", &sh->exclusive) ||
@@ -75,4 +81,14 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 		sh->npart++;
 	}
 	return 0;
+}
+
+int slurm_labels_load(struct jv *v, const json_t *o, const char *p, struct swf_shape *sh)
+{
+	static const char *const skeys[] = { "partition_label", "gpu_type_label", NULL };
+	return jv_object(v, o, p, skeys) ||
+	       jv_str(v, o, p, "partition_label", false, sh->partition_label,
+	              sizeof sh->partition_label) ||
+	       jv_str(v, o, p, "gpu_type_label", false, sh->gpu_type_label, sizeof sh->gpu_type_label)
+	       ? -1 : 0;
 }

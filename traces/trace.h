@@ -46,6 +46,9 @@ int workload_intern(struct workload *w, const char *s);
 /* Stable sort by submit time; ids renumbered to indexes. */
 void workload_sort(struct workload *w);
 
+struct inv_map;
+struct catalog;
+
 /* How SWF jobs become requests (docs/traces.md, "Request shapes"). */
 enum swf_shape_kind {
 	SWF_SHAPE_CORES,       /* processors are cores anywhere (spread): the default */
@@ -66,6 +69,15 @@ struct swf_shape {
 	 * partitions: an error when any is listed, except -1 (no constraint). */
 	int32_t npart;
 	struct { int64_t partition; char expr[128]; } part[SWF_MAX_PARTITIONS];
+	/* Slurm accounting dumps (traces/sacct.h; scenario "workload.slurm"):
+	 * non-empty, the label a job's partition / GPU type must equal. */
+	char partition_label[64];
+	char gpu_type_label[64];
+	/* openb pod lists: gpu_spec names map to the catalog's GPU models
+	 * (req.gpu_models) through inv (a scenario's from_inventory.gpu_models;
+	 * NULL: the names are catalog names). cat NULL: not mapped. */
+	const struct inv_map *inv;
+	const struct catalog *cat;
 };
 
 struct swf_opts {
