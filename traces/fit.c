@@ -566,11 +566,15 @@ static void match_mean(const double *x, size_t n, double *q, int nq)
 
 /* The joint model's arrivals: the gaps between the sorted arrival times
  * t[0..n) in profile time, as FIT_NQUANT quantiles. Overwrites t. */
-static void fit_gaps(double *t, size_t n, bool aligned, int64_t unix_start, struct synth_class *k,
-                     struct fit_class_report *cr)
+static void fit_gaps(double *t, size_t n, bool aligned, int64_t unix_start, double first_s,
+                     double last_s, struct synth_class *k, struct fit_class_report *cr)
 {
 	if (n < 3)
 		return;
+	/* The class's jobs must be spread over the whole trace's span, as the
+	 * generator draws them (a class that arrives only in the last month
+	 * would otherwise come at its own pace over all of it). */
+	double span_p = profile_gap(first_s, last_s, aligned, unix_start, k->profile);
 	double prev = t[0];
 	for (size_t i = 1; i < n; i++) {
 		double ti = t[i];
@@ -582,8 +586,17 @@ static void fit_gaps(double *t, size_t n, bool aligned, int64_t unix_start, stru
 	k->ngap = FIT_NQUANT;
 	fit_quantiles(t, n - 1, k->gap_s, FIT_NQUANT);
 	cr->ngaps = (int64_t)(n - 1);
-	/* The rate: the drawn gaps must average the sample's. */
+	/* The rate: the drawn gaps must average the sample's. When moving the
+	 * top quantile cannot get there (a few gaps of weeks among thousands of
+	 * minutes, as in the openb lists), all gaps are scaled: the rate, and
+	 * so the offered load, matters more than the shape. */
 	match_mean(t, n - 1, k->gap_s, FIT_NQUANT);
+	double want = span_p / (double)n, qm = 0;
+	for (int i = 0; i + 1 < FIT_NQUANT; i++)
+		qm += (k->gap_s[i] + k->gap_s[i + 1]) / 2 / (FIT_NQUANT - 1);
+	if (qm > 0 && fabs(qm / want - 1) > 1e-3)
+		for (int i = 0; i < FIT_NQUANT; i++)
+			k->gap_s[i] *= want / qm;
 }
 
 struct size_dur {
@@ -678,7 +691,7 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 	k->rate_per_h = (double)na / ((last_s - first_s) / HOUR_S);
 	fit_profile(sc->x, na, rep->aligned, w->unix_start, first_s, last_s, k, cr);
 	if (!o->independent && o->burst_gap_s <= 0)
-		fit_gaps(sc->x, na, rep->aligned, w->unix_start, k, cr);
+		fit_gaps(sc->x, na, rep->aligned, w->unix_start, first_s, last_s, k, cr);
 
 	size_t n = 0, nr = 0;
 	for (int32_t i = 0; i < w->n; i++) {
