@@ -521,6 +521,114 @@ static inline bool fits_fast(const struct gs_node *n, struct fitsum f, const str
 	return r->gpu_milli >= GS_MILLI ? f.nfull >= r->num_gpu : f.maxfree >= r->gpu_milli;
 }
 
+/* Nodes still in their initial state score alike when their states are
+ * alike, and among equals the lowest rank wins: so of each group of
+ * identical untouched nodes only the lowest-ranked one need be scored,
+ * and since ties pick it, the group's nodes leave it in rank order. The
+ * groups are runs of `order` (nodes sorted by state, then rank); a node
+ * joins `active` once a pod lands on it. Same answers as scoring all. */
+struct groups {
+	int32_t *order;         /* node indices, grouped, by rank within a group */
+	int32_t *start, *cur, *end;
+	int32_t ngroups;
+	int32_t *active, nactive;
+	int32_t *group_of;      /* node -> group while untouched, -1 after */
+};
+
+struct group_sort {
+	const int32_t *rank;
+	const struct gs_node *node;
+};
+
+static int node_state_cmp(const struct gs_node *a, const struct gs_node *b)
+{
+	if (a->ngpu != b->ngpu)
+		return a->ngpu < b->ngpu ? -1 : 1;
+	if (a->cpu_free != b->cpu_free)
+		return a->cpu_free < b->cpu_free ? -1 : 1;
+	if (a->cpu_cap != b->cpu_cap)
+		return a->cpu_cap < b->cpu_cap ? -1 : 1;
+	if (a->mem_free != b->mem_free)
+		return a->mem_free < b->mem_free ? -1 : 1;
+	if (a->model_bit != b->model_bit)
+		return a->model_bit < b->model_bit ? -1 : 1;
+	int c = memcmp(a->gpu_free, b->gpu_free, (size_t)a->ngpu * sizeof a->gpu_free[0]);
+	if (c)
+		return c;
+	return memcmp(a->aff, b->aff, sizeof a->aff);
+}
+
+static int cmp_group(const void *x, const void *y, void *ctx)
+{
+	const struct group_sort *gs = ctx;
+	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
+	int c = node_state_cmp(&gs->node[i], &gs->node[j]);
+	if (c)
+		return c;
+	return (gs->rank[i] > gs->rank[j]) - (gs->rank[i] < gs->rank[j]);
+}
+
+static void groups_free(struct groups *g)
+{
+	free(g->order);
+	free(g->start);
+	free(g->active);
+	free(g->group_of);
+	memset(g, 0, sizeof *g);
+}
+
+static int groups_build(struct groups *g, const struct gs_node *node, const int32_t *rank,
+                        int32_t n)
+{
+	memset(g, 0, sizeof *g);
+	g->order = malloc((size_t)n * sizeof *g->order);
+	g->start = malloc(3 * (size_t)n * sizeof *g->start);
+	g->active = malloc((size_t)n * sizeof *g->active);
+	g->group_of = malloc((size_t)n * sizeof *g->group_of);
+	if (!g->order || !g->start || !g->active || !g->group_of) {
+		groups_free(g);
+		return -1;
+	}
+	g->cur = g->start + n;
+	g->end = g->start + 2 * n;
+	for (int32_t i = 0; i < n; i++)
+		g->order[i] = i;
+	struct group_sort gs = { rank, node };
+	qsort_r(g->order, (size_t)n, sizeof *g->order, cmp_group, &gs);
+	for (int32_t k = 0; k < n; k++) {
+		if (k == 0 || node_state_cmp(&node[g->order[k]], &node[g->order[k - 1]]) != 0) {
+			if (g->ngroups)
+				g->end[g->ngroups - 1] = k;
+			g->start[g->ngroups] = g->cur[g->ngroups] = k;
+			g->ngroups++;
+		}
+		g->group_of[g->order[k]] = g->ngroups - 1;
+	}
+	if (g->ngroups)
+		g->end[g->ngroups - 1] = n;
+	return 0;
+}
+
+/* The k-th node to score: the active ones, then each group's first. -1 past the end. */
+static inline int32_t groups_at(const struct groups *g, int32_t k)
+{
+	if (k < g->nactive)
+		return g->active[k];
+	k -= g->nactive;
+	return k < g->ngroups ? (g->cur[k] < g->end[k] ? g->order[g->cur[k]] : -2) : -1;
+}
+
+static void groups_touch(struct groups *g, int32_t i)
+{
+	int32_t k = g->group_of[i];
+	if (k < 0)
+		return;
+	assert(g->order[g->cur[k]] == i);       /* ties pick a group's lowest rank */
+	g->cur[k]++;
+	g->group_of[i] = -1;
+	g->active[g->nactive++] = i;
+}
+
 static void cache_clear(struct score_ent *c)
 {
 	for (int k = 0; k < FRAG_CACHE_WAYS; k++)
@@ -540,6 +648,8 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 	struct gs_memo *memo = NULL;
 	struct score_ent *cache = NULL;
 	struct fitsum *fs = NULL;
+	struct groups grp = { 0 };
+	bool grouped = false;
 	struct bins *bins = calloc(1, sizeof *bins);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng || !bins)
@@ -567,6 +677,11 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 	for (int32_t i = 0; i < in->nnodes; i++)
 		rank[i] = i;
 	gsl_ran_shuffle(rng, rank, (size_t)in->nnodes, sizeof *rank);
+	if (!gp->random_node) {
+		if (groups_build(&grp, node, rank, in->nnodes) < 0)
+			goto oom;
+		grouped = true;
+	}
 	double frag = 0;
 	for (int32_t i = 0; i < in->nnodes; i++)
 		frag += node[i].frag;
@@ -582,8 +697,11 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 		uint32_t bg = 0;
 		unsigned way = shape_way(r);
 		int32_t num_milli = r->num_gpu << 11 | r->gpu_milli;
-		for (int32_t i = 0; i < in->nnodes; i++) {
-			if (!fits_fast(&node[i], fs[i], r))
+		for (int32_t k = 0;; k++) {
+			int32_t i = grouped ? groups_at(&grp, k) : (k < in->nnodes ? k : -1);
+			if (i == -1)
+				break;
+			if (i < 0 || !fits_fast(&node[i], fs[i], r))
 				continue;
 			uint32_t g;
 			int s;
@@ -624,6 +742,8 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 			if (cache)
 				cache_clear(&cache[(size_t)best * FRAG_CACHE_WAYS]);
 			fs[best] = fitsum_of(n);
+			if (grouped)
+				groups_touch(&grp, best);
 			alloc += req_milli(r);
 			out->cpu_alloc += r->cpu_milli;
 			out->mem_alloc += r->mem_mib;
@@ -643,6 +763,7 @@ oom:
 	snprintf(err, errlen, "%s seed %llu: out of memory", gp->name, (unsigned long long)seed);
 done:
 	gs_memo_free(memo);
+	groups_free(&grp);
 	free(fs);
 	free(cache);
 	free(rank);
