@@ -1,19 +1,27 @@
 /* frag — the FGD paper's fragmentation experiment (Weng et al., ATC'23) as
- * its simulator runs it: the pod list is inflated by sampling pods uniformly
- * with replacement until the next one would push the GPU request above
- * inflate × the cluster's GPU capacity, the whole list is shuffled, and the
- * pods are placed one at a time with no departures (a pod that fits nowhere
- * fails and is skipped). At each 1 % step of arrived GPU request (as a share
- * of capacity) the state is recorded: GPU allocation ratio (milli-GPUs
- * allocated / capacity) and GPU fragmentation (the typical-pod measure of
- * policies/gpushare.h; ratio = fragmented / idle milli-GPUs).
+ * its simulator (hkust-adsl/kubernetes-scheduler-simulator) runs it: the
+ * pod list is shuffled, then tuned to inflate × the cluster's GPU capacity
+ * (pods drawn uniformly with replacement are appended until the next one
+ * would push the GPU request above it, or random pods removed when the
+ * list is over it), and the pods are placed one at a time in that order
+ * with no departures (a pod that fits nowhere fails and is skipped). After
+ * each pod the state is an event: arrived GPU request, GPU allocation
+ * (milli-GPUs allocated) and GPU fragmentation (the typical-pod measure of
+ * policies/gpushare.h). Step k % of the results is the mean over the events
+ * whose arrived request, rounded to a whole percent of capacity, is k (the
+ * events of k−1..k+1 when none is), as the reference's analysis does; steps
+ * run from 0 to round(inflate × 100), so 130 at the paper's 1.3.
  *
  * The node and pod lists are the openb CSVs, read here by a small parser of
  * their own (every pod row is used, Pending ones too, as the reference
- * does). One GSL RNG (mt19937) per (policy, seed) drives inflation, shuffle
- * and the random policy, so a (policy, seed) run is reproducible bit for
- * bit. Among nodes of equal score the first in node-file order wins, as in
- * the reference (its scheduler takes the smallest node name).
+ * does); a pod's gpu_spec (allowed GPU models, '|'-separated) restricts it
+ * to nodes of those models, and a pod none of whose models the node list
+ * has is an error naming it. One GSL RNG (mt19937) per (policy, seed)
+ * drives the shuffle, the tuning, the node order and the random policy, so
+ * a (policy, seed) run is reproducible bit for bit. Among nodes of equal
+ * score the one first in a random order of the nodes, drawn once per run,
+ * wins: the reference prefixes every node name with its place in a seeded
+ * permutation and then takes the smallest name among equal scores.
  *
  * Results go to SQLite (docs/results.md, "frag databases"): meta (kind=frag),
  * frag_run, frag_step; written in one transaction to a temporary file that is
@@ -33,6 +41,7 @@
 #include "policies/gpushare.h"
 
 #define FRAG_MAX_STEPS 400      /* arrived % steps recorded at most */
+#define FRAG_MAX_MODELS 32      /* distinct GPU models in a node list */
 
 struct frag_input {
 	int32_t nnodes;
@@ -41,6 +50,11 @@ struct frag_input {
 	struct gs_req *pod;     /* the pod list, in file order */
 	int64_t gpu_milli_cap;  /* Σ GPUs × 1000 */
 	struct gs_typical typ;  /* built from the pod list (95 % popularity) */
+	int32_t nmodels;        /* node models: gs_node.model_bit = 1 << index */
+	char model[FRAG_MAX_MODELS][32];
+	int32_t nspec;          /* distinct gpu_spec strings, ascending; spec[0] = "" */
+	char **spec;
+	int32_t constrained;    /* pods with a gpu_spec */
 };
 
 int frag_input_load(const char *nodes_csv, const char *pods_csv, struct frag_input *in,
@@ -51,11 +65,14 @@ int frag_input_make(const struct gs_node *nodes, int32_t nnodes, const struct gs
 void frag_input_free(struct frag_input *in);
 
 struct frag_step {
-	int32_t pct;            /* arrived GPU request ≥ pct % of capacity */
-	int64_t arrived_milli;
-	int64_t alloc_milli;
-	double frag_milli;
-	int32_t placed, failed;
+	int32_t pct;            /* arrived GPU request, rounded to a whole % of capacity */
+	int32_t events;         /* events averaged (those of pct±1 when pct has none) */
+	int64_t arrived_milli;  /* at the last of them */
+	int64_t alloc_milli;    /* at the last of them */
+	double alloc_ratio;     /* means over the events: allocated / capacity */
+	double frag_milli;      /* fragmented milli-GPUs */
+	double frag_ratio;      /* fragmented / idle */
+	int32_t placed, failed; /* at the last of them */
 };
 
 struct frag_result {
@@ -70,7 +87,7 @@ struct frag_result {
 	struct frag_step step[FRAG_MAX_STEPS];
 };
 
-/* The inflated, shuffled sequence of pod indices for a seed (tests and the
+/* The shuffled, tuned sequence of pod indices for a seed (tests and the
  * run). *seq is allocated; n set. */
 int frag_sequence(const struct frag_input *in, double inflate, void *gsl_rng_state,
                   int32_t **seq, int32_t *n);
@@ -78,6 +95,12 @@ int frag_sequence(const struct frag_input *in, double inflate, void *gsl_rng_sta
 /* One (policy, seed) run. */
 int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double inflate,
              uint64_t seed, struct frag_result *out, char *err, size_t errlen);
+
+/* The runs of every (policy, seed), on jobs worker processes (1: in this
+ * one); res[p * nseeds + s] is policy gp[p] with seed seeds[s]. */
+int frag_run_all(const struct frag_input *in, const struct gpu_placement *const *gp, int ngp,
+                 const uint64_t *seeds, int nseeds, double inflate, int jobs,
+                 struct frag_result *res, char *err, size_t errlen);
 
 struct frag_meta {
 	const char *nodes, *pods;
@@ -99,6 +122,11 @@ struct frag_cell {
 };
 int frag_table_at(const char *path, int pct, struct frag_cell *cells, int max, int *ncells,
                   char *err, size_t errlen);
+/* The table at 100 % and at the end point (the last step recorded) with
+ * the published reference beside each cell where analysis/fragref.h knows
+ * the pod list, and no reference column where it does not. For the CLI
+ * (`hetlab frag`) and `hetlab report` on a frag database. */
+int frag_print_table(const char *path, FILE *out, char *err, size_t errlen);
 int frag_plot(const char *path, const char *dir, char *err, size_t errlen);
 
 #endif

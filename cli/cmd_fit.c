@@ -22,7 +22,11 @@
 
 #define FIT_USAGE \
 	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
-	"                        [--burst-gap S] [--by queue] [--lenient] [--traces DIR]\n" \
+	"                        [--burst-gap S] [--independent] [--by queue] [--lenient]\n" \
+	"                        [--traces DIR]\n" \
+	"The model is joint: durations per size class (dur_by_size) and arrival gaps\n" \
+	"in profile time, zero gaps included (gap_quantiles_s); --independent fits\n" \
+	"durations apart from sizes and Poisson arrivals (the class-wide fit below).\n" \
 	"--by queue: one model per queue, MODEL-qN.json (N the queue number).\n" \
 	"TRACE: SWF (plain or .gz), .jsonl, or a .csv (Alibaba DLRM instances or openb pods);\n" \
 	"a relative path not found here is looked up\n" \
@@ -159,6 +163,10 @@ static void print_fit(const char *in, const char *out, const struct workload *w,
 		printf("  arrivals       %.4f per hour%s; hour-of-week profile %.3f .. %.3f (mean 1)\n",
 		       k->rate_per_h, k->burst_p > 0 ? " (first jobs of bursts)" : "",
 		       cr->profile_min, cr->profile_max);
+		if (k->ngap >= 2)
+			printf("  arrival gaps   %lld gaps in profile time as %d quantiles; %lld (%.1f%%) are "
+			       "0 s\n", (long long)cr->ngaps, (int)k->ngap, (long long)cr->nzero_gap,
+			       cr->ngaps ? 100.0 * (double)cr->nzero_gap / (double)cr->ngaps : 0.0);
 		if (k->burst_p > 0)
 			printf("  bursts         %lld bursts (gap <= %g s) hold %lld more jobs; %.4f jobs per "
 			       "hour in all\n                 burst_p %.4f, burst_mean %.3f, burst_gap_s %.1f\n",
@@ -176,6 +184,10 @@ static void print_fit(const char *in, const char *out, const struct workload *w,
 		if (fo->empirical)
 			printf("    %-10s %d quantiles written (--empirical)  <- chosen\n", "empirical",
 			       (int)k->nemp);
+		if (k->nsize > 0)
+			printf("  by size        %d size classes, %d duration quantiles each: these are "
+			       "drawn (the fit above is kept for reference)\n", (int)k->nsize,
+			       (int)FIT_NQUANT);
 		if (cr->ngpu > 0) {
 			printf("  GPU jobs       %.1f%% of jobs, %d GPUs per node\n",
 			       100.0 * (double)cr->ngpu / (double)cr->njobs, (int)m->gpus_per_node);
@@ -291,6 +303,8 @@ int cmd_trace_fit(int argc, char **argv)
 			lenient = true;
 		} else if (strcmp(a, "--empirical") == 0) {
 			fo.empirical = true;
+		} else if (strcmp(a, "--independent") == 0) {
+			fo.independent = true;
 		} else if ((r = flag_value(argc, argv, &i, "--out", &out)) != 0) {
 			if (r < 0)
 				return usage(cmd, FIT_USAGE, "--out needs a file name");
@@ -437,20 +451,121 @@ static void print_means(const struct workload *gen, const struct workload *w)
 	       b.busy_cores);
 }
 
-static int compare(const char *trace, bool lenient, const char *tdir, const struct workload *gen,
+/* The trace's time resolution: the largest of 1 s, 1 ms, 1 µs that divides
+ * every submit time and runtime. */
+static simtime resolution_of(const struct workload *w)
+{
+	simtime r = SIMTIME_SEC;
+	for (int32_t i = 0; i < w->n && r > 1; i++)
+		while (r > 1 && (w->jobs[i].submit_us % r != 0 || w->truth[i].run_us % r != 0))
+			r /= 1000;
+	return r;
+}
+
+/* gen with its submit times and runtimes floored to res (a copy of the
+ * arrays; the string table is borrowed, not owned). */
+static int quantised(const struct workload *gen, simtime res, struct workload *q)
+{
+	*q = *gen;
+	q->jobs = malloc((size_t)(gen->n > 0 ? gen->n : 1) * sizeof *q->jobs);
+	q->truth = malloc((size_t)(gen->n > 0 ? gen->n : 1) * sizeof *q->truth);
+	if (!q->jobs || !q->truth) {
+		free(q->jobs);
+		free(q->truth);
+		return -1;
+	}
+	for (int32_t i = 0; i < gen->n; i++) {
+		q->jobs[i] = gen->jobs[i];
+		q->truth[i] = gen->truth[i];
+		q->jobs[i].submit_us -= q->jobs[i].submit_us % res;
+		q->truth[i].run_us -= q->truth[i].run_us % res;
+	}
+	return 0;
+}
+
+/* The size-duration relation: per size bucket (cores 1, 2, 3-4, 5-8, ...;
+ * GPU jobs by GPUs), the share of jobs, the mean duration and the share of
+ * the busy cores, model against trace. */
+#define NBUCKET 24
+struct bucket {
+	double jobs, dur, work;
+};
+
+static int bucket_of(const struct job *j)
+{
+	int32_t g = job_req_gpus(&j->req), x = g > 0 ? g : job_req_cores(&j->req);
+	int b = 0;
+	while (b < NBUCKET / 2 - 1 && (1 << b) < x)
+		b++;
+	return g > 0 ? NBUCKET / 2 + b : b;
+}
+
+static void buckets_of(const struct workload *w, struct bucket *b, double *jobs, double *work)
+{
+	memset(b, 0, NBUCKET * sizeof *b);
+	*jobs = *work = 0;
+	for (int32_t i = 0; i < w->n; i++) {
+		const struct job *j = &w->jobs[i];
+		double d = simtime_to_s(w->truth[i].run_us);
+		double c = (double)(job_req_gpus(&j->req) > 0 ? job_req_gpus(&j->req) : job_req_cores(&j->req));
+		struct bucket *x = &b[bucket_of(j)];
+		x->jobs++;
+		x->dur += d;
+		x->work += d * c;
+		*jobs += 1;
+		*work += d * c;
+	}
+}
+
+static void print_size_duration(const struct workload *gen, const struct workload *w)
+{
+	struct bucket a[NBUCKET], b[NBUCKET];
+	double ja, wa, jb, wb;
+	buckets_of(gen, a, &ja, &wa);
+	buckets_of(w, b, &jb, &wb);
+	printf("\n  %-28s %15s   %21s   %15s\n", "size-duration, model / trace", "jobs %",
+	       "mean duration (s)", "busy cores %");
+	for (int k = 0; k < NBUCKET; k++) {
+		if (a[k].jobs == 0 && b[k].jobs == 0)
+			continue;
+		int lo = k % (NBUCKET / 2) == 0 ? 1 : (1 << (k % (NBUCKET / 2) - 1)) + 1;
+		int hi = 1 << (k % (NBUCKET / 2));
+		char lab[48];
+		snprintf(lab, sizeof lab, "%s %d%s%.0d", k >= NBUCKET / 2 ? "GPUs" : "cores", lo,
+		         hi > lo ? "-" : "", hi > lo ? hi : 0);
+		printf("  %-28s %7.2f %7.2f   %10.0f %10.0f   %7.2f %7.2f\n", lab,
+		       ja ? 100 * a[k].jobs / ja : 0, jb ? 100 * b[k].jobs / jb : 0,
+		       a[k].jobs ? a[k].dur / a[k].jobs : 0, b[k].jobs ? b[k].dur / b[k].jobs : 0,
+		       wa ? 100 * a[k].work / wa : 0, wb ? 100 * b[k].work / wb : 0);
+	}
+}
+
+static int compare(const char *trace, bool lenient, const char *tdir, const struct workload *raw,
                    char *err, size_t errlen)
 {
-	struct workload w;
+	struct workload w, q;
 	workload_init(&w);
 	int rc = -1;
+	bool have_q = false;
+	const struct workload *gen = raw;
 	char *in = trace_resolve(trace, tdir, err, errlen);
 	if (!in || trace_read_any(in, lenient, &w, NULL, err, errlen) != 0)
 		goto out;
+	simtime res = resolution_of(&w);
+	if (res > 1) {
+		if (quantised(raw, res, &q) != 0) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		have_q = true;
+		gen = &q;
+	}
 	struct ks_result r[KS_NWHAT];
 	if (ks_compare(gen, &w, -1, r, err, errlen) != 0)
 		goto out;
 	printf("\nKolmogorov-Smirnov, generated (n model) against %s (n trace);\n"
-	       "sizes are cores per job; p is asymptotic:\n", in);
+	       "sizes are cores per job; p is asymptotic; times at the trace's resolution, %s:\n", in,
+	       res == SIMTIME_SEC ? "1 s" : res == 1000 ? "1 ms" : "1 us");
 	printf("  %-10s %-15s %10s %10s %10s %12s\n", "class", "sample", "n model", "n trace", "D",
 	       "p");
 	print_ks_rows("all", r);
@@ -465,8 +580,13 @@ static int compare(const char *trace, bool lenient, const char *tdir, const stru
 			print_ks_rows(job_class_name((enum job_class)c), r);
 		}
 	print_means(gen, &w);
+	print_size_duration(gen, &w);
 	rc = 0;
 out:
+	if (have_q) {
+		free(q.jobs);
+		free(q.truth);
+	}
 	workload_free(&w);
 	free(in);
 	return rc;

@@ -9,32 +9,14 @@
 
 static const char usage[] =
 	"usage: hetlab frag [TRACE_DIR] [--nodes FILE] [--pods FILE] [--policies LIST]\n"
-	"                   [--seeds A-B] [--inflate 1.3] [--out frag.db] [--plot DIR]\n";
-
-/* The paper's GPU allocation ratio at 100 % arrived, default trace, mean of
- * seeds 42-51 (Weng et al., ATC'23). */
-static const struct {
-	const char *name;
-	double pct;
-} paper[] = {
-	{ "random", 86.30 }, { "dotprod", 90.62 }, { "clustering", 91.65 },
-	{ "packing", 91.78 }, { "bestfit", 92.86 }, { "fgd", 95.23 },
-};
-
-static double paper_of(const char *name)
-{
-	for (size_t i = 0; i < sizeof paper / sizeof paper[0]; i++)
-		if (strcmp(paper[i].name, name) == 0)
-			return paper[i].pct;
-	return -1;
-}
+	"                   [--seeds A-B] [--inflate 1.3] [--out frag.db] [--plot DIR] [-j N]\n";
 
 int cmd_frag(int argc, char **argv)
 {
 	const char *dir = "traces/data/alibaba-gpu-v2023-openb", *nodes = NULL, *pods = NULL;
 	const char *policies = "random,dotprod,clustering,packing,bestfit,fgd";
 	const char *out = "frag.db", *plot = NULL;
-	long s0 = 42, s1 = 51;
+	long s0 = 42, s1 = 51, jobs = 1;
 	double inflate = 1.3;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -57,6 +39,15 @@ int cmd_frag(int argc, char **argv)
 			out = argv[++i];
 		else if (strcmp(a, "--plot") == 0)
 			plot = argv[++i];
+		else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+			char *e;
+			jobs = strtol(argv[++i], &e, 10);
+			if (*e || jobs < 1 || jobs > 64) {
+				fprintf(stderr, "hetlab frag: -j wants a number of processes 1..64, not '%s'\n",
+				        argv[i]);
+				return 2;
+			}
+		}
 		else if (strcmp(a, "--inflate") == 0) {
 			char *e;
 			inflate = strtod(argv[++i], &e);
@@ -112,46 +103,32 @@ int cmd_frag(int argc, char **argv)
 		fprintf(stderr, "hetlab frag: %s\n", err);
 		return 1;
 	}
-	int nseeds = (int)(s1 - s0 + 1), nr = 0, rc = 1;
-	struct frag_result *res = calloc((size_t)(ngp * nseeds), sizeof *res);
-	if (!res) {
+	int nseeds = (int)(s1 - s0 + 1), nr = ngp * nseeds, rc = 1;
+	struct frag_result *res = calloc((size_t)nr, sizeof *res);
+	uint64_t *seeds = calloc((size_t)nseeds, sizeof *seeds);
+	if (!res || !seeds) {
 		fprintf(stderr, "hetlab frag: out of memory\n");
 		goto out;
 	}
-	fprintf(stderr, "hetlab frag: %d nodes, %lld GPUs, %d pods, %d typical pod shapes\n",
-	        in.nnodes, (long long)(in.gpu_milli_cap / 1000), in.npods, in.typ.n);
-	for (int p = 0; p < ngp; p++)
-		for (long s = s0; s <= s1; s++) {
-			if (frag_run(&in, gp[p], inflate, (uint64_t)s, &res[nr], err, sizeof err) < 0) {
-				fprintf(stderr, "hetlab frag: %s\n", err);
-				goto out;
-			}
-			nr++;
-		}
+	for (int k = 0; k < nseeds; k++)
+		seeds[k] = (uint64_t)(s0 + k);
+	fprintf(stderr, "hetlab frag: %d nodes, %lld GPUs, %d pods (%d with a gpu_spec), "
+	        "%d typical pod shapes\n", in.nnodes, (long long)(in.gpu_milli_cap / 1000), in.npods,
+	        in.constrained, in.typ.n);
+	if (frag_run_all(&in, gp, ngp, seeds, nseeds, inflate, (int)jobs, res, err, sizeof err) < 0) {
+		fprintf(stderr, "hetlab frag: %s\n", err);
+		goto out;
+	}
 	struct frag_meta m = { .nodes = nodes, .pods = pods, .inflate = inflate,
 	                       .gpu_milli_cap = in.gpu_milli_cap };
 	if (frag_write_db(out, &m, nr, res, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab frag: %s\n", err);
 		goto out;
 	}
-	struct frag_cell cells[16];
-	int nc = 0;
-	if (frag_table_at(out, 100, cells, 16, &nc, err, sizeof err) < 0) {
+	printf("seeds %ld-%ld, %s\n", s0, s1, out);
+	if (frag_print_table(out, stdout, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab frag: %s\n", err);
 		goto out;
-	}
-	printf("GPU allocation ratio at 100 %% of capacity arrived (seeds %ld-%ld), %s\n", s0, s1,
-	       out);
-	printf("%-12s %8s %6s %8s %7s   %6s\n", "policy", "hetlab%", "±sd", "paper%", "diff", "frag%");
-	for (int i = 0; i < nc; i++) {
-		double pv = paper_of(cells[i].policy);
-		if (pv >= 0)
-			printf("%-12s %8.2f %6.2f %8.2f %+7.2f   %6.2f\n", cells[i].policy,
-			       cells[i].alloc_mean, cells[i].alloc_sd, pv, cells[i].alloc_mean - pv,
-			       cells[i].frag_mean);
-		else
-			printf("%-12s %8.2f %6.2f %8s %7s   %6.2f\n", cells[i].policy, cells[i].alloc_mean,
-			       cells[i].alloc_sd, "-", "-", cells[i].frag_mean);
 	}
 	if (plot && frag_plot(out, plot, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab frag: %s\n", err);
@@ -160,6 +137,7 @@ int cmd_frag(int argc, char **argv)
 	rc = 0;
 out:
 	free(res);
+	free(seeds);
 	frag_input_free(&in);
 	return rc;
 }

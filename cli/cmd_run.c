@@ -50,13 +50,14 @@ static void show_progress(void *ctx, const struct sim *s)
 	p->shown = true;
 }
 
-static int read_trace(const char *path, bool lenient, struct workload *w, char *err, size_t errlen)
+static int read_trace(const char *path, bool lenient, const struct swf_shape *shape,
+                      struct workload *w, char *err, size_t errlen)
 {
 	if (access(path, R_OK) != 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	return trace_read_any(path, lenient, w, NULL, err, errlen);
+	return trace_read_shaped(path, lenient, shape, w, NULL, err, errlen);
 }
 
 /* Sets cfg from the scenario's policy_params and the --param flags. */
@@ -264,7 +265,9 @@ static int run_single(int argc, char **argv)
 		goto out;
 	}
 	if (tpath[0]) {
-		if (read_trace(tpath, lenient || sc.lenient, &w, err, sizeof err))
+		sc.swf_shape.inv = sc.from_inventory ? &sc.inv_map : NULL;
+		sc.swf_shape.cat = &sc.cl.cat;
+		if (read_trace(tpath, lenient || sc.lenient, &sc.swf_shape, &w, err, sizeof err))
 			goto out;
 	} else if (trace_synth(&sc.synth, sc.seed, &w, err, sizeof err)) {
 		char msg[sizeof err];

@@ -36,7 +36,7 @@
 
 enum { TOP_SERVICES = 10, PLOT_SERVICES = 5 };
 
-static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb" };
+static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb", "sacct" };
 
 static int usage(const char *msg)
 {
@@ -229,6 +229,10 @@ static void print_text(const struct inspect *in)
 	if (in->fmt != TRACE_DLRM)
 		printf("%-15s MaxProcs %d, MaxNodes %d, UnixStartTime %lld\n", "header",
 		       (int)w->max_procs, (int)w->max_nodes, (long long)w->unix_start);
+	if (w->extra_field_lines)
+		printf("%-15s %lld job lines carry fields after the 18 standard ones (up to %d); "
+		       "ignored\n", "extended SWF", (long long)w->extra_field_lines,
+		       (int)w->extra_fields_max);
 	if (w->n == 0)
 		return;
 	if (in->svc)
@@ -373,11 +377,13 @@ static int print_json(const struct inspect *in)
 		                    json_integer(s->per_class[c]));
 	json_t *load = s->load >= 0 ? json_real(s->load) : json_null();
 	json_t *o = json_pack(
-		"{s:s, s:s, s:i, s:I, s:I, s:I, s:i, s:i, s:I, s:f, s:I, s:f,"
+		"{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:I, s:f, s:I, s:f,"
 		" s:o*, s:o*, s:o*, s:f, s:f, s:f, s:o*, s:o*, s:I, s:I}",
 		"file", in->path, "format", fmt_key[in->fmt], "jobs", (int)w->n,
 		"lines", (json_int_t)w->lines, "skipped_malformed", (json_int_t)w->skipped_malformed,
-		"skipped_unusable", (json_int_t)w->skipped_unusable, "max_procs", (int)w->max_procs,
+		"skipped_unusable", (json_int_t)w->skipped_unusable,
+		"extra_field_lines", (json_int_t)w->extra_field_lines,
+		"extra_fields_max", (int)w->extra_fields_max, "max_procs", (int)w->max_procs,
 		"max_nodes", (int)w->max_nodes, "unix_start", (json_int_t)w->unix_start,
 		"span_days", s->span_days, "arrivals", (json_int_t)s->arrivals,
 		"arrivals_per_h", s->arrivals_per_h,

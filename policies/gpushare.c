@@ -32,12 +32,20 @@ static int gpus_with(const int32_t *free, int ngpu, int32_t milli)
 	return k;
 }
 
+/* The reference's IsNodeAccessibleToPodByType (pkg/utils/utils.go:956). */
+static bool model_ok(uint32_t node_bit, const struct gs_req *r)
+{
+	return r->models == 0 || (r->models & node_bit) != 0;
+}
+
 bool gs_fits(const struct gs_node *n, const struct gs_req *r)
 {
 	if (n->cpu_free < r->cpu_milli || n->mem_free < r->mem_mib)
 		return false;
 	if (r->num_gpu == 0 || r->gpu_milli == 0)
 		return true;
+	if (!model_ok(n->model_bit, r))
+		return false;
 	return gpus_with(n->gpu_free, n->ngpu, r->gpu_milli) >= r->num_gpu;
 }
 
@@ -92,7 +100,8 @@ void gs_apply(struct gs_node *n, const struct gs_req *r, uint32_t gpus)
 
 /* ---- fragmentation ----------------------------------------------------------- */
 
-static double frag_raw(const int32_t *free, int ngpu, int64_t cpu_free, const struct gs_typical *t)
+static double frag_raw(const int32_t *free, int ngpu, int64_t cpu_free, uint32_t model_bit,
+                       const struct gs_typical *t)
 {
 	int64_t total = 0;
 	for (int i = 0; i < ngpu; i++)
@@ -105,6 +114,10 @@ static double frag_raw(const int32_t *free, int ngpu, int64_t cpu_free, const st
 		double p = t->p[k];
 		if (m->gpu_milli == 0 || m->num_gpu == 0) {
 			f += p * (double)total;         /* asks no GPU: every idle GPU is lost to it */
+			continue;
+		}
+		if (!model_ok(model_bit, m)) {
+			f += p * (double)total;         /* may not run on this model (NoAccess) */
 			continue;
 		}
 		if (cpu_free >= m->cpu_milli && gpus_with(free, ngpu, m->gpu_milli) >= m->num_gpu) {
@@ -122,13 +135,14 @@ static double frag_raw(const int32_t *free, int ngpu, int64_t cpu_free, const st
 
 double gs_frag(const struct gs_node *n, const struct gs_typical *t)
 {
-	return frag_raw(n->gpu_free, n->ngpu, n->cpu_free, t);
+	return frag_raw(n->gpu_free, n->ngpu, n->cpu_free, n->model_bit, t);
 }
 
-/* The memo: open addressing on (cpu_free, ngpu, sorted free list). Frag
- * depends on nothing else. Grows by doubling at half load. */
+/* The memo: open addressing on (cpu_free, model, ngpu, sorted free list).
+ * Frag depends on nothing else. Grows by doubling at half load. */
 struct gs_memo_ent {
 	int64_t cpu;
+	uint32_t model;
 	int32_t ngpu;
 	int32_t used;
 	int32_t free[GS_MAX_GPUS];
@@ -163,11 +177,11 @@ void gs_memo_free(struct gs_memo *m)
 	free(m);
 }
 
-static uint64_t memo_hash(int64_t cpu, int ngpu, const int32_t *s)
+static uint64_t memo_hash(int64_t cpu, uint32_t model, int ngpu, const int32_t *s)
 {
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)cpu;
 	h *= 1099511628211ull;
-	h ^= (uint64_t)ngpu;
+	h ^= (uint64_t)ngpu | (uint64_t)model << 8;
 	for (int i = 0; i < ngpu; i++) {
 		h *= 1099511628211ull;
 		h ^= (uint64_t)(uint32_t)s[i];
@@ -190,15 +204,15 @@ static void sort_desc(int32_t *a, int n)
 	}
 }
 
-static struct gs_memo_ent *memo_slot(struct gs_memo_ent *e, size_t cap, int64_t cpu, int ngpu,
-                                     const int32_t *s)
+static struct gs_memo_ent *memo_slot(struct gs_memo_ent *e, size_t cap, int64_t cpu,
+                                     uint32_t model, int ngpu, const int32_t *s)
 {
-	size_t i = (size_t)memo_hash(cpu, ngpu, s) & (cap - 1);
+	size_t i = (size_t)memo_hash(cpu, model, ngpu, s) & (cap - 1);
 	for (;; i = (i + 1) & (cap - 1)) {
 		struct gs_memo_ent *x = &e[i];
 		if (!x->used)
 			return x;
-		if (x->cpu == cpu && x->ngpu == ngpu && memcmp(x->free, s, (size_t)ngpu * sizeof *s) == 0)
+		if (x->cpu == cpu && x->model == model && x->ngpu == ngpu && memcmp(x->free, s, (size_t)ngpu * sizeof *s) == 0)
 			return x;
 	}
 }
@@ -211,32 +225,34 @@ static int memo_grow(struct gs_memo *m)
 		return -1;
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->e[i].used)
-			*memo_slot(e, cap, m->e[i].cpu, m->e[i].ngpu, m->e[i].free) = m->e[i];
+			*memo_slot(e, cap, m->e[i].cpu, m->e[i].model, m->e[i].ngpu, m->e[i].free) = m->e[i];
 	free(m->e);
 	m->e = e;
 	m->cap = cap;
 	return 0;
 }
 
-static double frag_of(const struct gs_ctx *c, const int32_t *free, int ngpu, int64_t cpu)
+static double frag_of(const struct gs_ctx *c, const int32_t *free, int ngpu, int64_t cpu,
+                      uint32_t model)
 {
 	struct gs_memo *m = c->memo;
 	if (!m)
-		return frag_raw(free, ngpu, cpu, c->typ);
+		return frag_raw(free, ngpu, cpu, model, c->typ);
 	int32_t s[GS_MAX_GPUS] = { 0 };
 	memcpy(s, free, (size_t)ngpu * sizeof *s);
 	sort_desc(s, ngpu);
-	struct gs_memo_ent *x = memo_slot(m->e, m->cap, cpu, ngpu, s);
+	struct gs_memo_ent *x = memo_slot(m->e, m->cap, cpu, model, ngpu, s);
 	if (x->used)
 		return x->frag;
-	double f = frag_raw(s, ngpu, cpu, c->typ);
+	double f = frag_raw(s, ngpu, cpu, model, c->typ);
 	if (2 * (m->n + 1) > m->cap) {
 		if (memo_grow(m) < 0)
 			return f;       /* no memory: answer without caching */
-		x = memo_slot(m->e, m->cap, cpu, ngpu, s);
+		x = memo_slot(m->e, m->cap, cpu, model, ngpu, s);
 	}
 	x->used = 1;
 	x->cpu = cpu;
+	x->model = model;
 	x->ngpu = ngpu;
 	memcpy(x->free, s, sizeof x->free);
 	x->frag = f;
@@ -392,7 +408,7 @@ static int fgd_score(const struct gs_node *n, const struct gs_req *r, const stru
 					s = seen_s[k];
 			if (s < 0) {
 				f[i] -= r->gpu_milli;
-				s = sigmoid100(before - frag_of(c, f, n->ngpu, cpu));
+				s = sigmoid100(before - frag_of(c, f, n->ngpu, cpu, n->model_bit));
 				f[i] += r->gpu_milli;
 				seen[nseen] = (double)n->gpu_free[i];
 				seen_s[nseen++] = s;
@@ -410,7 +426,7 @@ static int fgd_score(const struct gs_node *n, const struct gs_req *r, const stru
 		if (m & (1u << i))
 			f[i] -= r->gpu_milli;
 	*gpus = m;
-	return sigmoid100(before - frag_of(c, f, n->ngpu, cpu));
+	return sigmoid100(before - frag_of(c, f, n->ngpu, cpu, n->model_bit));
 }
 
 static const struct gpu_placement gp_random = { .name = "random", .summary = "a uniformly random node that fits, a random fitting GPU on it", .paper = "Random",
@@ -457,6 +473,8 @@ static int shape_cmp(const void *a, const void *b)
 		return x->r.gpu_milli < y->r.gpu_milli ? 1 : -1;
 	if (x->r.num_gpu != y->r.num_gpu)
 		return x->r.num_gpu < y->r.num_gpu ? 1 : -1;
+	if (x->r.spec != y->r.spec)
+		return x->r.spec < y->r.spec ? 1 : -1;
 	return 0;
 }
 
@@ -474,7 +492,7 @@ int gs_typical_build(const struct gs_req *pods, int32_t n, double threshold_pct,
 		int32_t j;
 		for (j = 0; j < ns; j++)
 			if (s[j].r.cpu_milli == k.cpu_milli && s[j].r.gpu_milli == k.gpu_milli &&
-			    s[j].r.num_gpu == k.num_gpu)
+			    s[j].r.num_gpu == k.num_gpu && s[j].r.spec == k.spec)
 				break;
 		if (j == ns)
 			s[ns++].r = k;

@@ -38,18 +38,29 @@ struct gs_node {
 	int32_t gpu_free[GS_MAX_GPUS];  /* free milli-GPU per GPU, by device index */
 	int64_t cpu_free, cpu_cap;      /* milli-cores */
 	int64_t mem_free;               /* MiB */
+	uint32_t model_bit;             /* this node's GPU model as one bit of the caller's model
+	                                 * table (0: no model known, only unconstrained pods fit) */
 	int32_t aff[GS_NAFF];           /* GPU pods placed here per affinity tag (clustering) */
 	double frag;                    /* derived, kept by the owner: gs_frag() of this state
 	                                 * for the typical pods in use (fgd reads it) */
 };
 
 /* A pod's request: num_gpu GPUs of gpu_milli each (gpu_milli < 1000 only
- * with num_gpu == 1: a shared GPU). */
+ * with num_gpu == 1: a shared GPU). models: the GPU models it may run on,
+ * as a mask over the caller's model table (openb's gpu_spec), 0 = any; a
+ * node whose model_bit is not in it does not fit a GPU request, and for a
+ * typical pod such a node counts all its idle GPU as fragmented (the
+ * reference's NoAccess). spec: the identity of the gpu_spec as written
+ * (two specs with the same models but written differently are different
+ * typical-pod shapes, as in the reference), numbered in ascending string
+ * order so that comparing numbers compares the strings; 0 = none. */
 struct gs_req {
 	int64_t cpu_milli;
 	int64_t mem_mib;
 	int32_t num_gpu;
 	int32_t gpu_milli;
+	uint32_t models;
+	int32_t spec;
 };
 
 /* The typical pods FGD measures fragmentation against: the most popular
@@ -88,7 +99,8 @@ struct gpu_placement {
 extern const struct gpu_placement *const gpushare_table[];  /* NULL-terminated */
 const struct gpu_placement *gpushare_find(const char *name);
 
-/* True when n has the CPU, memory and GPUs for r. */
+/* True when n has the CPU, memory and GPUs for r, and (for a GPU request)
+ * is of one of r's models. */
 bool gs_fits(const struct gs_node *n, const struct gs_req *r);
 /* Takes r from n on the GPUs in mask gpus (as returned by a score) and
  * counts its affinity tag; n->frag is left for the caller to refresh. */
@@ -102,8 +114,8 @@ int64_t gs_gpu_free_total(const struct gs_node *n);
 double gs_frag(const struct gs_node *n, const struct gs_typical *t);
 
 /* The typical pods of a workload, as the reference builds them: request
- * shapes (cpu, gpu_milli, num_gpu) counted, most popular first (ties: the
- * larger shape first), taken until they cover threshold_pct % of the pods,
+ * shapes (cpu, gpu_milli, num_gpu, gpu_spec) counted, most popular first
+ * (ties: the larger shape first, then the larger spec), taken until they cover threshold_pct % of the pods,
  * frequencies renormalised. 0, or -1 when out of memory. */
 int gs_typical_build(const struct gs_req *pods, int32_t n, double threshold_pct,
                      struct gs_typical *out);

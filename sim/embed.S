@@ -1,11 +1,13 @@
-/* Files compiled into the binary: the default scenario and the hardware
- * catalog, so `hetlab run` works from any directory. Paths are relative to
- * the repository root, where make runs the assembler. */
+/* Files compiled into the binary: the default scenario, the hardware
+ * catalog and the FGD paper's published results (analysis/fragref.c), so
+ * that `hetlab run` and `hetlab frag` work from any directory. Paths are
+ * relative to the repository root, where make runs the assembler. */
 	.section .rodata
 	.global hl_embed_guian, hl_embed_guian_end
 	.global hl_embed_gpus, hl_embed_gpus_end
 	.global hl_embed_cpus, hl_embed_cpus_end
 	.global hl_embed_mig, hl_embed_mig_end
+	.global hl_embed_fgdref, hl_embed_fgdref_end
 hl_embed_guian:
 	.incbin "scenarios/guian.json"
 hl_embed_guian_end:
@@ -21,5 +23,9 @@ hl_embed_cpus_end:
 hl_embed_mig:
 	.incbin "scenarios/catalog/mig.json"
 hl_embed_mig_end:
+	.byte 0
+hl_embed_fgdref:
+	.incbin "traces/data/alibaba-gpu-v2023-openb/published_alloc.csv"
+hl_embed_fgdref_end:
 	.byte 0
 	.section .note.GNU-stack,"",@progbits

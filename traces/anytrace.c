@@ -1,6 +1,9 @@
 /* anytrace — see anytrace.h. */
 #include "traces/anytrace.h"
 #include "traces/openb.h"
+#include "traces/sacct.h"
+#include "traces/invcluster.h"
+#include "sim/cluster.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,8 @@ enum trace_fmt trace_format_of(const char *path)
 		return TRACE_JSONL;
 	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
 		return openb_sniff(path) != OPENB_NONE ? TRACE_OPENB : TRACE_DLRM;
-	return TRACE_SWF;
+	/* A Slurm accounting dump (sacct -P) is told by its header line. */
+	return sacct_sniff(path) ? TRACE_SACCT : TRACE_SWF;
 }
 
 const char *trace_format_name(enum trace_fmt f)
@@ -28,12 +32,35 @@ const char *trace_format_name(enum trace_fmt f)
 	case TRACE_JSONL: return "JSON Lines";
 	case TRACE_DLRM: return "DLRM CSV";
 	case TRACE_OPENB: return "openb pods";
+	case TRACE_SACCT: return "Slurm sacct";
 	default: return "SWF";
 	}
 }
 
 int trace_read_any(const char *path, bool lenient, struct workload *w,
                    struct dlrm_services *svc, char *err, size_t errlen)
+{
+	return trace_read_shaped(path, lenient, NULL, w, svc, err, errlen);
+}
+
+/* openb gpu_spec names -> catalog index, through the inventory's map. */
+static int map_model(void *ctx, const char *name)
+{
+	const struct swf_shape *sh = ctx;
+	const char *gpu = name;
+	if (sh->inv) {
+		gpu = NULL;
+		for (int32_t i = 0; i < sh->inv->n && !gpu; i++)
+			if (strcmp(sh->inv->e[i].model, name) == 0)
+				gpu = sh->inv->e[i].gpu;
+		if (!gpu)
+			return -1;
+	}
+	return catalog_find_gpu(sh->cat, gpu);
+}
+
+int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
+                      struct workload *w, struct dlrm_services *svc, char *err, size_t errlen)
 {
 	switch (trace_format_of(path)) {
 	case TRACE_JSONL:
@@ -48,10 +75,22 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
 	}
 	case TRACE_OPENB: {
 		struct openb_opts o = { .lenient = lenient };
+		if (shape && shape->cat) {
+			o.gpu_model = map_model;
+			o.gpu_model_ctx = (void *)shape;
+		}
 		return trace_openb_pods_read(path, &o, w, NULL, err, errlen);
 	}
+	case TRACE_SACCT: {
+		struct sacct_opts o = { .lenient = lenient };
+		if (shape && shape->partition_label[0])
+			o.partition_label = shape->partition_label;
+		if (shape && shape->gpu_type_label[0])
+			o.gpu_type_label = shape->gpu_type_label;
+		return trace_sacct_read(path, &o, w, NULL, err, errlen);
+	}
 	default: {
-		struct swf_opts o = { .lenient = lenient };
+		struct swf_opts o = { .lenient = lenient, .shape = shape };
 		return trace_swf_read(path, &o, w, err, errlen);
 	}
 	}

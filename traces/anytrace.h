@@ -12,7 +12,7 @@
 #include "traces/dlrm.h"
 #include "traces/trace.h"
 
-enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB };
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT };
 
 /* For a .csv name, reads the file's first line (an unreadable file is
  * TRACE_DLRM, whose reader then reports why). An openb node list or a pod
@@ -23,6 +23,10 @@ const char *trace_format_name(enum trace_fmt f);
  * extras are dropped: call trace_openb_pods_read for them). 0 or -1 with err. */
 int trace_read_any(const char *path, bool lenient, struct workload *w,
                    struct dlrm_services *svc, char *err, size_t errlen);
+/* trace_read_any with the request shape for SWF jobs (NULL: the default,
+ * cores anywhere); other formats ignore it. */
+int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
+                      struct workload *w, struct dlrm_services *svc, char *err, size_t errlen);
 /* The path to read: as given when it exists (or is absolute), else under
  * tdir. A string the caller frees, or NULL with a message in err. */
 char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen);

@@ -523,6 +523,155 @@ static size_t fit_bursts(double *t, size_t n, double gap_s, struct synth_class *
 	return nb;
 }
 
+/* Seconds of profile time between real times a <= b: each real second of
+ * hour-of-week slot h counts profile[h] (mean 1). */
+static double profile_gap(double a, double b, bool aligned, int64_t unix_start,
+                          const double *profile)
+{
+	double pos = week_pos(a, aligned, unix_start), left = b - a, acc = 0;
+	while (left > 0) {
+		double in = pos - floor(pos / HOUR_S) * HOUR_S, step = HOUR_S - in;
+		if (step > left)
+			step = left;
+		acc += profile[hour_slot(pos)] * step;
+		pos += step;
+		left -= step;
+	}
+	return acc;
+}
+
+/* Quantiles q[0..nq) are drawn by linear interpolation, which gives the
+ * top interval the mean of q[nq-2] and the sample's maximum: with a long
+ * tail (an outage of days between two submissions, one job of weeks) that
+ * alone can double the mean. Moves the top quantile, within [q[nq-2],
+ * max], so that the interpolated mean is the sample's x[0..n); the body
+ * of the distribution (all but its top 1 / (nq-1)) is left as it is. */
+static void match_mean(const double *x, size_t n, double *q, int nq)
+{
+	if (n == 0 || nq < 2)
+		return;
+	double sum = 0, body = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	for (int i = 0; i + 2 < nq; i++)
+		body += (q[i] + q[i + 1]) / 2;
+	/* mean = (body + (q[nq-2] + top) / 2) / (nq - 1) */
+	double top = 2 * (sum / (double)n * (nq - 1) - body) - q[nq - 2];
+	if (top < q[nq - 2])
+		top = q[nq - 2];
+	if (top > q[nq - 1])
+		top = q[nq - 1];
+	q[nq - 1] = top;
+}
+
+/* The joint model's arrivals: the gaps between the sorted arrival times
+ * t[0..n) in profile time, as FIT_NQUANT quantiles. Overwrites t. */
+static void fit_gaps(double *t, size_t n, bool aligned, int64_t unix_start, double first_s,
+                     double last_s, struct synth_class *k, struct fit_class_report *cr)
+{
+	if (n < 3)
+		return;
+	/* The class's jobs must be spread over the whole trace's span, as the
+	 * generator draws them (a class that arrives only in the last month
+	 * would otherwise come at its own pace over all of it). */
+	double span_p = profile_gap(first_s, last_s, aligned, unix_start, k->profile);
+	double prev = t[0];
+	for (size_t i = 1; i < n; i++) {
+		double ti = t[i];
+		t[i - 1] = profile_gap(prev, ti, aligned, unix_start, k->profile);
+		cr->nzero_gap += ti == prev;
+		prev = ti;
+	}
+	qsort(t, n - 1, sizeof *t, trc_cmp_double);
+	k->ngap = FIT_NQUANT;
+	fit_quantiles(t, n - 1, k->gap_s, FIT_NQUANT);
+	cr->ngaps = (int64_t)(n - 1);
+	/* The rate: the drawn gaps must average the sample's. When moving the
+	 * top quantile cannot get there (a few gaps of weeks among thousands of
+	 * minutes, as in the openb lists), all gaps are scaled: the rate, and
+	 * so the offered load, matters more than the shape. */
+	match_mean(t, n - 1, k->gap_s, FIT_NQUANT);
+	double want = span_p / (double)n, qm = 0;
+	for (int i = 0; i + 1 < FIT_NQUANT; i++)
+		qm += (k->gap_s[i] + k->gap_s[i + 1]) / 2 / (FIT_NQUANT - 1);
+	if (qm > 0 && fabs(qm / want - 1) > 1e-3)
+		for (int i = 0; i < FIT_NQUANT; i++)
+			k->gap_s[i] *= want / qm;
+}
+
+struct size_dur {
+	int64_t key;
+	double d;
+};
+
+static int cmp_size_dur(const void *a, const void *b)
+{
+	const struct size_dur *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+/* The joint model's durations: the class's jobs sorted by size (cores, or
+ * SYNTH_SIZE_GPU + GPUs), cut into at most SYNTH_SIZE_MAX classes of about
+ * equal count at size boundaries, each class's durations as FIT_NQUANT
+ * quantiles; the last class is open above. */
+static int fit_size_classes(const struct workload *w, int c, struct synth_class *k,
+                            struct fit_class_report *cr, char *err, size_t errlen)
+{
+	size_t n = 0;
+	for (int32_t i = 0; i < w->n; i++)
+		n += w->jobs[i].cls == c;
+	struct size_dur *p = malloc(n * sizeof *p);
+	double *d = malloc(n * sizeof *d);
+	if (!p || !d) {
+		free(p);
+		free(d);
+		return trc_fail(err, errlen, "out of memory");
+	}
+	n = 0;
+	for (int32_t i = 0; i < w->n; i++) {
+		const struct job *j = &w->jobs[i];
+		if (j->cls != c)
+			continue;
+		int32_t g = job_req_gpus(&j->req);
+		double x = simtime_to_s(w->truth[i].run_us);
+		p[n].key = g > 0 ? SYNTH_SIZE_GPU + g : job_req_cores(&j->req);
+		p[n].d = x < FIT_MIN_DUR_S ? FIT_MIN_DUR_S : x;
+		n++;
+	}
+	qsort(p, n, sizeof *p, cmp_size_dur);
+	size_t target = n / (SYNTH_SIZE_MAX - 1) + 1;
+	if (target < 2)
+		target = 2;
+	k->nsize = 0;
+	size_t s0 = 0;
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+		while (b < n && p[b].key == p[a].key)
+			b++;
+		bool last = b == n || k->nsize == SYNTH_SIZE_MAX - 1;
+		if (last)
+			b = n;
+		if (b - s0 >= target || last) {
+			for (size_t i = s0; i < b; i++)
+				d[i - s0] = p[i].d;
+			qsort(d, b - s0, sizeof *d, trc_cmp_double);
+			int ci = k->nsize++;
+			k->size_max[ci] = last ? INT64_MAX : p[b - 1].key;
+			k->nsize_q[ci] = FIT_NQUANT;
+			fit_quantiles(d, b - s0, k->size_q[ci], FIT_NQUANT);
+			match_mean(d, b - s0, k->size_q[ci], FIT_NQUANT);
+			s0 = b;
+		}
+		a = b;
+	}
+	cr->nsize = k->nsize;
+	free(p);
+	free(d);
+	return 0;
+}
+
 static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
                      const struct fit_report *rep, double first_s, double last_s,
                      struct scratch *sc, struct synth_cfg *out, struct fit_class_report *cr,
@@ -541,6 +690,8 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 		na = fit_bursts(sc->x, na, o->burst_gap_s, k, cr);
 	k->rate_per_h = (double)na / ((last_s - first_s) / HOUR_S);
 	fit_profile(sc->x, na, rep->aligned, w->unix_start, first_s, last_s, k, cr);
+	if (!o->independent && o->burst_gap_s <= 0)
+		fit_gaps(sc->x, na, rep->aligned, w->unix_start, first_s, last_s, k, cr);
 
 	size_t n = 0, nr = 0;
 	for (int32_t i = 0; i < w->n; i++) {
@@ -665,6 +816,8 @@ static int fit_class(const struct workload *w, int c, const struct fit_opts *o,
 		k->gpu_mem_mib = (int64_t)llround(median_of(sc->r, ng));
 	}
 	cr->rate_per_h = k->rate_per_h;
+	if (!o->independent && fit_size_classes(w, c, k, cr, err, errlen) != 0)
+		return -1;
 	return 0;
 }
 

@@ -52,6 +52,10 @@ struct fit_opts {
 	int32_t dist;
 	double burst_gap_s;    /* > 0: jobs this close after the previous one of their
 	                        * class are a burst (burst_p, burst_mean, burst_gap_s) */
+	bool independent;      /* the model of before: durations independent of sizes and
+	                        * Poisson arrivals; default (false) the joint model:
+	                        * durations per size class and arrival gaps in profile
+	                        * time (gap_quantiles_s; not with burst_gap_s) */
 };
 
 /* What trace_fit saw and chose, per class, for printing. */
@@ -73,6 +77,9 @@ struct fit_class_report {
 	int64_t nfailed;
 	int64_t nbursts;       /* bursts with at least one extra job (burst_gap_s > 0) */
 	int64_t nburst_extra;  /* jobs that follow the first of their burst */
+	int32_t nsize;         /* size classes of the joint model (0: independent) */
+	int64_t nzero_gap;     /* arrival gaps of exactly 0 s (simultaneous submissions) */
+	int64_t ngaps;         /* arrival gaps fitted (0: Poisson arrivals) */
 	int32_t ntenants;      /* distinct tenant ids >= 0 */
 	bool tenant_weighted;  /* weights written (at most SYNTH_TENANTS_MAX tenants) */
 	double top_tenant_share; /* the busiest tenant's share of the jobs */

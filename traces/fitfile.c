@@ -96,6 +96,18 @@ static json_t *pairs_json(const int32_t *val, const double *p, int n)
 	return a;
 }
 
+/* A JSON array of n numbers, or NULL when out of memory. */
+static json_t *numbers_json(const double *x, int n)
+{
+	json_t *q = json_array();
+	for (int i = 0; i < n && q; i++)
+		if (json_array_append_new(q, json_real(x[i])) != 0) {
+			json_decref(q);
+			q = NULL;
+		}
+	return q;
+}
+
 static json_t *class_json(const struct synth_class *k)
 {
 	json_t *o = json_object(), *prof = json_array();
@@ -138,6 +150,26 @@ static json_t *class_json(const struct synth_class *k)
 		bad = bad || json_object_set_new(o, "dur_median_s", json_real(k->dur_median_s)) ||
 		      json_object_set_new(o, "dur_sigma", json_real(k->dur_sigma));
 		break;
+	}
+	if (k->ngap >= 2)
+		bad = bad || json_object_set_new(o, "gap_quantiles_s", numbers_json(k->gap_s, k->ngap));
+	if (k->nsize > 0) {
+		json_t *a = json_array();
+		for (int i = 0; i < k->nsize && a; i++) {
+			json_t *e = json_object();
+			int64_t m = k->size_max[i];
+			int ebad = !e;
+			if (!ebad && m != INT64_MAX)
+				ebad = json_object_set_new(e, m >= SYNTH_SIZE_GPU ? "gpus_max" : "cores_max",
+				                           json_integer(m >= SYNTH_SIZE_GPU ? m - SYNTH_SIZE_GPU : m));
+			ebad = ebad || json_object_set_new(e, "quantiles_s",
+			                                   numbers_json(k->size_q[i], k->nsize_q[i]));
+			if (ebad || json_array_append_new(a, e) != 0) {
+				json_decref(a);
+				a = NULL;
+			}
+		}
+		bad = bad || json_object_set_new(o, "dur_by_size", a);
 	}
 	bad = bad || json_object_set_new(o, "dur_max_s", json_real(k->dur_max_s)) ||
 	      json_object_set_new(o, "walltime_factor", json_real(k->walltime_factor)) ||

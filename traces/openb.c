@@ -423,6 +423,28 @@ static int pods_finish(struct workload *w, struct openb_pods *p, const int64_t *
 	return 0;
 }
 
+/* The catalog bits of a gpu_spec's names (see openb_opts.gpu_model); -1
+ * when none of them maps. */
+static int spec_models(const struct openb_opts *o, const char *s, size_t n, uint64_t *mask)
+{
+	*mask = 0;
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+		while (b < n && s[b] != '|')
+			b++;
+		if (b > a && b - a < 64) {
+			char name[64];
+			memcpy(name, s + a, b - a);
+			name[b - a] = '\0';
+			int k = o->gpu_model(o->gpu_model_ctx, name);
+			if (k >= 0 && k < 64)
+				*mask |= UINT64_C(1) << k;
+		}
+		a = b + 1;
+	}
+	return *mask ? 0 : -1;
+}
+
 int trace_openb_pods_read(const char *path, const struct openb_opts *o, struct workload *w,
                           struct openb_pods *extra, char *err, size_t errlen)
 {
@@ -472,6 +494,13 @@ int trace_openb_pods_read(const char *path, const struct openb_opts *o, struct w
 		if (!pod_to_job(&r, &j, &t)) {
 			w->skipped_unusable++;
 			continue;
+		}
+		if (o && o->gpu_model && r.spec_len > 0 && j.req.gpus > 0 &&
+		    spec_models(o, r.spec, r.spec_len, &j.req.gpu_models) != 0) {
+			snprintf(err, errlen, "%s:%lld: pod %lld asks for GPU model %.*s, which the "
+			         "cluster does not have", path, (long long)linereader_lineno(lr),
+			         (long long)rowno, (int)r.spec_len, r.spec);
+			goto fail;
 		}
 		int32_t spec = spec_intern(p, &b, r.spec, r.spec_len);
 		if (spec == -2)

@@ -96,6 +96,12 @@ void openb_pods_free(struct openb_pods *p);
 
 struct openb_opts {
 	bool lenient;           /* skip and count malformed rows (w->skipped_malformed) */
+	/* Non-NULL: a GPU pod's gpu_spec becomes req.gpu_models, each name
+	 * mapped by gpu_model (the catalog index of the model, or -1 when the
+	 * cluster has none), and a pod none of whose names map is an error
+	 * naming it. NULL: req.gpu_models stays 0 (the text is in extra). */
+	int (*gpu_model)(void *ctx, const char *name);
+	void *gpu_model_ctx;
 };
 /* Reads a pod list (plain or gzip). o and extra may be NULL (extra NULL:
  * the per-pod data are dropped). Pending pods, and pods that ask for

@@ -1,6 +1,7 @@
 /* scenario — JSON scenario and catalog loader. See scenario.h and
  * docs/scenario.md for the format. */
 #include "traces/scenario.h"
+#include "traces/swfshape.h"
 #include "traces/jv.h"
 #include "traces/speedload.h"
 #include "traces/synthload.h"
@@ -183,7 +184,7 @@ static const char *const ft_keys[] = { "type", "nodes_per_rack", "rack_kw", NULL
 static const char *const fi_keys[] = { "file", "format", "gpu_models", "mem_gib", "nodes_per_rack",
 	"rack_kw", NULL };
 static const char *const wl_keys[] = { "trace", "lenient", "enforce_walltime", "synthetic", "runtime",
-	NULL };
+	"swf", "slurm", NULL };
 static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const char *p)
 {
 	struct node_type t;
@@ -335,6 +336,10 @@ static int load_workload(struct jv *v, struct scenario *sc, const json_t *o)
 		return -1;
 	if (rt[0] && strcmp(rt, "reference") != 0 && strcmp(rt, "recorded") != 0)
 		return jv_fail(v, "$.workload.runtime", "expected \"reference\" or \"recorded\", got \"%s\"", rt);
+	const json_t *swf = json_object_get(o, "swf"), *slurm = json_object_get(o, "slurm");
+	if ((swf && swf_shape_load(v, swf, "$.workload.swf", &sc->swf_shape)) ||
+	    (slurm && slurm_labels_load(v, slurm, "$.workload.slurm", &sc->swf_shape)))
+		return -1;
 	/* Synthetic work is for the reference device; a trace's runtimes were
 	 * recorded on its own machines, so they replay as they are by default. */
 	sc->speed_model = rt[0] ? strcmp(rt, "reference") == 0 : json_object_get(o, "synthetic") != NULL;

@@ -46,6 +46,7 @@ struct scenario {
 	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
 	bool lenient;
 	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
+	struct swf_shape swf_shape;    /* "workload.swf": SWF request shapes (traces/swfshape.c) */
 	bool speed_model;              /* runtimes are reference-device work ("runtime") */
 	struct scn_place place;        /* placement strategy and label-blindness */
 	struct ckpt_cfg ckpt[JOB_NCLASS];   /* "checkpoint": per class */

@@ -1,7 +1,11 @@
 /* swf — the Standard Workload Format v2.2 reader (see trace.h, docs/traces.md).
  *
  * One job per line, 18 whitespace-separated numeric fields, -1 for unknown;
- * header comments start with ';'. Lines are read one at a time and parsed
+ * header comments start with ';'. Extended logs (the Parallel Workloads
+ * Archive's and MetaCentrum's) carry more fields after the 18: they are
+ * ignored and counted (workload.extra_field_lines). The request shape —
+ * processors as cores anywhere, or node gangs of ppn with memory and a
+ * partition's node set — comes from struct swf_shape. Lines are read one at a time and parsed
  * with a hand-written number scanner (sscanf is several times slower on the
  * 122k-line LANL log). */
 #include "traces/trace.h"
@@ -122,6 +126,7 @@ static int scan_decimal(const char *s, const char *e, double *out)
 
 struct swf_line {
 	int64_t v[SWF_NFIELDS + 1]; /* integer fields; decimals are checked only */
+	int32_t extra;              /* fields after the 18 */
 };
 
 /* Splits a line into at most SWF_NFIELDS tokens; returns the token count
@@ -201,10 +206,7 @@ static int parse_fields(const char *s, struct swf_line *out, char *msg, size_t m
 {
 	const char *tok[SWF_NFIELDS], *end[SWF_NFIELDS];
 	int n = split(s, tok, end);
-	if (n > SWF_NFIELDS) {
-		snprintf(msg, msglen, "expected %d fields, got %d", SWF_NFIELDS, n);
-		return -1;
-	}
+	out->extra = n > SWF_NFIELDS ? n - SWF_NFIELDS : 0;
 	if (n < SWF_NFIELDS) {
 		snprintf(msg, msglen, "expected %d fields, got %d (field %d (%s) is missing)",
 		         SWF_NFIELDS, n, n + 1, fields[n + 1].name);
@@ -262,8 +264,60 @@ static int parse_header(const char *s, struct workload *w, char *msg, size_t msg
 	return 0;
 }
 
-/* 1 when the line describes a job a replay can use, 0 when it cannot. */
-static int line_to_job(const struct swf_line *l, struct job *j, struct job_truth *t)
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/* The request's shape from procs and the shape options (see trace.h).
+ * 0, or -1 with msg when the line cannot be shaped as asked. */
+static int shape_req(const struct swf_line *l, int64_t procs, const struct swf_shape *sh,
+                     struct workload *w, struct job *j, char *msg, size_t msglen)
+{
+	int64_t kb = -1;
+	if (sh->mem == SWF_MEM_REQUESTED)
+		kb = l->v[F_REQ_MEM];
+	else if (sh->mem == SWF_MEM_USED)
+		kb = l->v[F_USED_MEM];
+	if (sh->kind == SWF_SHAPE_NODES) {
+		int64_t nodes = ceil_div(procs, sh->ppn);
+		int64_t per = sh->exclusive ? sh->ppn : ceil_div(procs, nodes);
+		if (nodes > INT32_MAX) {
+			snprintf(msg, msglen, "%lld processors: too many nodes of %d", (long long)procs,
+			         sh->ppn);
+			return -1;
+		}
+		j->req.nodes = (int32_t)nodes;
+		j->req.cores = (int32_t)per;
+		if (kb > 0)
+			j->req.mem_mib = ceil_div(kb * per, 1024);      /* per node */
+	} else if (kb > 0) {
+		j->req.mem_mib = ceil_div(kb, 1024);                 /* per core */
+	}
+	int64_t part = l->v[F_PARTITION];
+	if (sh->npart > 0 && part >= 0) {
+		int k = 0;
+		while (k < sh->npart && sh->part[k].partition != part)
+			k++;
+		if (k == sh->npart) {
+			snprintf(msg, msglen, "field 16 (partition): %lld is not in the scenario's "
+			         "partitions", (long long)part);
+			return -1;
+		}
+		int ix = workload_intern(w, sh->part[k].expr);
+		if (ix < 0) {
+			snprintf(msg, msglen, "out of memory");
+			return -1;
+		}
+		j->req.sel_req = (int16_t)(ix + 1);
+	}
+	return 0;
+}
+
+/* 1 when the line describes a job a replay can use, 0 when it cannot, -1
+ * when the shape options reject it (msg says why). */
+static int line_to_job(const struct swf_line *l, const struct swf_shape *sh, struct workload *w,
+                       struct job *j, struct job_truth *t, char *msg, size_t msglen)
 {
 	int64_t procs = l->v[F_ALLOC_PROCS] > 0 ? l->v[F_ALLOC_PROCS] : l->v[F_REQ_PROCS];
 	if (l->v[F_RUN] < 0 || procs <= 0)
@@ -272,6 +326,8 @@ static int line_to_job(const struct swf_line *l, struct job *j, struct job_truth
 	j->trace_id = l->v[F_ID];
 	j->req.nodes = 0;
 	j->req.cores = (int32_t)procs;
+	if (sh && shape_req(l, procs, sh, w, j, msg, msglen) < 0)
+		return -1;
 	j->walltime_us = l->v[F_REQ_TIME] > 0 ? l->v[F_REQ_TIME] * SIMTIME_SEC : SIMTIME_INF;
 	j->tenant = (int32_t)l->v[F_USER];
 	j->group = (int32_t)l->v[F_GROUP];
@@ -296,7 +352,7 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 	const char *line;
 	size_t len;
 	char msg[512];
-	struct swf_line sl;
+	struct swf_line sl = { .extra = 0 };
 	struct job j;
 	struct job_truth t;
 	while ((line = linereader_next(lr, &len))) {
@@ -318,7 +374,17 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 		}
 		if (*s == ';')
 			continue;
-		if (!line_to_job(&sl, &j, &t)) {
+		if (sl.extra > 0) {
+			w->extra_field_lines++;
+			if (sl.extra > w->extra_fields_max)
+				w->extra_fields_max = sl.extra;
+		}
+		rc = line_to_job(&sl, o ? o->shape : NULL, w, &j, &t, msg, sizeof msg);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%lld: %s", path, (long long)linereader_lineno(lr), msg);
+			goto fail;
+		}
+		if (rc == 0) {
 			w->skipped_unusable++;
 			continue;
 		}

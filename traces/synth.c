@@ -118,8 +118,34 @@ static int check_mix(const char *n, const char *key, int nmix, const int32_t *va
 
 /* The duration distribution's parameters, the profile, bursts, the cpu
  * mix and the tenant weights. */
+/* n >= 2 non-decreasing seconds in [0, SYNTH_MAX_DUR_S]. */
+static int check_quantiles(const double *q, int nq, const char *n, const char *what, char *err,
+                           size_t errlen)
+{
+	if (nq < 2 || nq > SYNTH_EMP_MAX)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s: expected 2 to %d quantiles, "
+		             "got %d", n, what, SYNTH_EMP_MAX, nq);
+	for (int i = 0; i < nq; i++)
+		if (!isfinite(q[i]) || q[i] < 0 || q[i] > SYNTH_MAX_DUR_S || (i > 0 && q[i] < q[i - 1]))
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.%s[%d]: expected "
+			             "non-decreasing seconds in [0, %g], got %g", n, what, i, SYNTH_MAX_DUR_S, q[i]);
+	return 0;
+}
+
 static int check_shape(const struct synth_class *k, const char *n, char *err, size_t errlen)
 {
+	if (k->nsize < 0 || k->nsize > SYNTH_SIZE_MAX)
+		return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_by_size: expected at most "
+		             "%d size classes", n, SYNTH_SIZE_MAX);
+	for (int i = 0; i < k->nsize; i++) {
+		if (i > 0 && k->size_max[i] <= k->size_max[i - 1])
+			return cfail(err, errlen, "$.workload.synthetic.classes.%s.dur_by_size[%d].max: "
+			             "expected sizes in increasing order", n, i);
+		if (check_quantiles(k->size_q[i], k->nsize_q[i], n, "dur_by_size.quantiles_s", err, errlen))
+			return -1;
+	}
+	if (k->ngap && check_quantiles(k->gap_s, k->ngap, n, "gap_quantiles_s", err, errlen))
+		return -1;
 	switch (k->dur_dist) {
 	case SYNTH_LOGNORMAL:
 		break;   /* checked with the older keys below */
@@ -337,6 +363,16 @@ static int check_cfg(const struct synth_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* A draw from n >= 2 quantiles at equal probability steps, linear in between. */
+static double draw_quantiles(gsl_rng *r, const double *q, int n)
+{
+	double x = gsl_rng_uniform(r) * (n - 1);
+	int i = (int)x;
+	if (i >= n - 1)
+		return q[n - 1];
+	return q[i] + (x - i) * (q[i + 1] - q[i]);
+}
+
 static double draw_one(gsl_rng *r, const struct synth_class *k)
 {
 	switch (k->dur_dist) {
@@ -498,12 +534,32 @@ static int add_job(struct workload *w, gsl_rng *r, const struct synth_cfg *cfg, 
                    const struct refs *x, double t_s, char *err, size_t errlen)
 {
 	const struct synth_class *k = &cfg->cls[c];
-	double d_s = draw_duration_s(r, k);
-	int32_t g = scaled(draw_mix(r, k->nmix, k->mix_gpus, k->mix_p), cfg->scale_size);
-	int32_t cores = 0;
-	if (g == 0)
-		cores = scaled(k->ncpu_mix > 0 ? draw_mix(r, k->ncpu_mix, k->cpu_mix, k->cpu_mix_p)
-		                               : k->cpu_cores, cfg->scale_size);
+	double d_s = 0;
+	int32_t g, cores = 0;
+	if (k->nsize == 0) {    /* independent: duration, then size (the draws of before) */
+		d_s = draw_duration_s(r, k);
+		g = scaled(draw_mix(r, k->nmix, k->mix_gpus, k->mix_p), cfg->scale_size);
+		if (g == 0)
+			cores = scaled(k->ncpu_mix > 0 ? draw_mix(r, k->ncpu_mix, k->cpu_mix, k->cpu_mix_p)
+			                               : k->cpu_cores, cfg->scale_size);
+	} else {                /* joint: size, then the duration of its size class */
+		int32_t g0 = draw_mix(r, k->nmix, k->mix_gpus, k->mix_p), c0 = 0;
+		if (g0 == 0)
+			c0 = k->ncpu_mix > 0 ? draw_mix(r, k->ncpu_mix, k->cpu_mix, k->cpu_mix_p)
+			                     : k->cpu_cores;
+		int64_t key = g0 > 0 ? SYNTH_SIZE_GPU + g0 : c0;
+		int i = 0;
+		while (i < k->nsize - 1 && key > k->size_max[i])
+			i++;
+		d_s = draw_quantiles(r, k->size_q[i], k->nsize_q[i]);
+		if (d_s > SYNTH_MAX_DUR_S)
+			d_s = SYNTH_MAX_DUR_S;
+		if (d_s < 1.0)
+			d_s = 1.0;
+		g = scaled(g0, cfg->scale_size);
+		if (g == 0)
+			cores = scaled(c0, cfg->scale_size);
+	}
 	bool fails = gsl_rng_uniform(r) < k->fail_p;
 	int32_t tenant = draw_tenant(r, k);
 
@@ -554,6 +610,30 @@ static int gen_class(const struct synth_cfg *cfg, int c, uint64_t seed, struct w
 	double end_s = cfg->days * 86400.0;
 	double t_s = 0;
 	int rc = 0;
+	if (k->ngap >= 2) {
+		/* Renewal arrivals in profile time: a gap of g profile seconds takes
+		 * g / prof[h] real seconds in hour h. The rate knobs shrink the gaps. */
+		double sc = cfg->scale_rate * cfg->class_scale[c];
+		while (rc == 0 && sc > 0) {
+			double g = draw_quantiles(r, k->gap_s, k->ngap) / sc;
+			while (g > 0 && t_s < end_s) {
+				double p = prof[(int)fmod(floor(t_s / 3600.0), SYNTH_HOURS)];
+				double left = 3600.0 - fmod(t_s, 3600.0);
+				if (p * left >= g) {
+					t_s += g / p;
+					g = 0;
+				} else {
+					g -= p * left;
+					t_s += left;
+				}
+			}
+			if (t_s >= end_s)
+				break;
+			rc = add_job(w, r, cfg, c, &x, t_s, err, errlen);
+		}
+		gsl_rng_free(r);
+		return rc;
+	}
 	for (;;) {
 		t_s += gsl_ran_exponential(r, mean_gap_s);
 		if (t_s >= end_s)

@@ -22,7 +22,8 @@ static const char *const cls_keys[] = { "rate_per_h", "profile", "profile_daily"
 	"dur_scale_s", "dur_quantiles_s", "dur_max_s", "walltime_factor", "mix", "cpu_mix", "spread",
 	"cores_per_gpu", "cpu_cores", "mem_per_gpu_gib", "gpu_mem_gib", "gpu_models", "fail_p",
 	"tenants", "tenant_weights", "ckpt_every_s", "mig", "share", "precision", "fp8_p", "numa_local",
-	"isa", "require", "prefer", "plane", "pool", "io_mbps", "storage_gib", NULL };
+	"isa", "require", "prefer", "plane", "pool", "io_mbps", "storage_gib", "dur_by_size",
+	"gap_quantiles_s", NULL };
 static const char *const mig_keys[] = { "p", "mix", NULL };
 static const char *const share_keys[] = { "p", "milli", NULL };
 
@@ -46,6 +47,42 @@ static int load_numbers(struct jv *v, const json_t *o, const char *p, const char
 		out[i] = json_number_value(e);
 	}
 	*got = (int)json_array_size(a);
+	return 0;
+}
+
+/* "dur_by_size": [{"cores_max": N | "gpus_max": N, "quantiles_s": [...]}, ...,
+ * {"quantiles_s": [...]}]: the joint model's size classes in increasing
+ * size, the last one open above (no max). */
+static int load_by_size(struct jv *v, const json_t *o, const char *p, struct synth_class *c)
+{
+	static const char *const keys[] = { "cores_max", "gpus_max", "quantiles_s", NULL };
+	char q[256], e[300];
+	json_t *a = json_object_get(o, "dur_by_size"), *x;
+	c->nsize = 0;
+	if (!a)
+		return 0;
+	jv_subpath(q, sizeof q, p, "dur_by_size");
+	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > SYNTH_SIZE_MAX)
+		return jv_fail(v, q, "expected an array of 1 to %d size classes", SYNTH_SIZE_MAX);
+	size_t i;
+	json_array_foreach(a, i, x) {
+		jv_idxpath(e, sizeof e, q, i);
+		long long cm = -1, gm = -1;
+		int got = 0;
+		if (jv_object(v, x, e, keys) || jv_int(v, x, e, "cores_max", false, 1, 1 << 30, &cm) ||
+		    jv_int(v, x, e, "gpus_max", false, 1, 1 << 30, &gm) ||
+		    load_numbers(v, x, e, "quantiles_s", 2, SYNTH_EMP_MAX, c->size_q[i], &got))
+			return -1;
+		if (got == 0)
+			return jv_fail(v, e, "quantiles_s: missing");
+		bool last = i + 1 == json_array_size(a);
+		if ((cm >= 0) + (gm >= 0) != (last ? 0 : 1))
+			return jv_fail(v, e, last ? "the last size class is open above: no cores_max or gpus_max"
+			                          : "expected one of cores_max or gpus_max");
+		c->size_max[i] = last ? INT64_MAX : cm >= 0 ? cm : SYNTH_SIZE_GPU + gm;
+		c->nsize_q[i] = got;
+		c->nsize++;
+	}
 	return 0;
 }
 
@@ -249,6 +286,11 @@ static int load_class(struct jv *v, const struct catalog *cat, const json_t *o, 
 			jv_subpath(q, sizeof q, p, "dur_quantiles_s");
 			return jv_fail(v, q, "[%d]: quantiles must not decrease (%g after %g)", i, c->emp_s[i], c->emp_s[i - 1]);
 		}
+	if (load_numbers(v, o, p, "gap_quantiles_s", 2, SYNTH_EMP_MAX, c->gap_s, &got))
+		return -1;
+	c->ngap = got;
+	if (load_by_size(v, o, p, c))
+		return -1;
 	if (jv_num(v, o, p, "dur_max_s", false, 0, 1e10, &c->dur_max_s) ||
 	    jv_num(v, o, p, "walltime_factor", false, 1, 1000, &c->walltime_factor) ||
 	    jv_num(v, o, p, "burst_p", false, 0, 1, &c->burst_p) ||

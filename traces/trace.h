@@ -26,6 +26,10 @@ struct workload {
 	 * or processor count, which SWF allows but a replay cannot use). */
 	int64_t skipped_malformed, skipped_unusable;
 	int64_t lines;
+	/* Extended SWF: job lines with fields after the 18 standard ones
+	 * (ignored), and the most such fields on one line. */
+	int64_t extra_field_lines;
+	int32_t extra_fields_max;
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
 	 * index + 1 into str until cluster_bind_workload rewrites them. */
@@ -42,8 +46,43 @@ int workload_intern(struct workload *w, const char *s);
 /* Stable sort by submit time; ids renumbered to indexes. */
 void workload_sort(struct workload *w);
 
+struct inv_map;
+struct catalog;
+
+/* How SWF jobs become requests (docs/traces.md, "Request shapes"). */
+enum swf_shape_kind {
+	SWF_SHAPE_CORES,       /* processors are cores anywhere (spread): the default */
+	SWF_SHAPE_NODES,       /* a gang of ceil(procs / ppn) nodes */
+};
+enum swf_mem_mode {
+	SWF_MEM_IGNORE,        /* no memory request: the default */
+	SWF_MEM_REQUESTED,     /* field 10, requested memory (KB per processor) */
+	SWF_MEM_USED,          /* field 7, used memory (KB per processor) */
+};
+#define SWF_MAX_PARTITIONS 64
+struct swf_shape {
+	enum swf_shape_kind kind;
+	int32_t ppn;           /* processors per node (SWF_SHAPE_NODES: required) */
+	bool exclusive;        /* SWF_SHAPE_NODES: each node's ppn cores, however few procs */
+	enum swf_mem_mode mem;
+	/* Partition (field 16) -> a required label expression; -1 and unlisted
+	 * partitions: an error when any is listed, except -1 (no constraint). */
+	int32_t npart;
+	struct { int64_t partition; char expr[128]; } part[SWF_MAX_PARTITIONS];
+	/* Slurm accounting dumps (traces/sacct.h; scenario "workload.slurm"):
+	 * non-empty, the label a job's partition / GPU type must equal. */
+	char partition_label[64];
+	char gpu_type_label[64];
+	/* openb pod lists: gpu_spec names map to the catalog's GPU models
+	 * (req.gpu_models) through inv (a scenario's from_inventory.gpu_models;
+	 * NULL: the names are catalog names). cat NULL: not mapped. */
+	const struct inv_map *inv;
+	const struct catalog *cat;
+};
+
 struct swf_opts {
 	bool lenient;          /* skip and count malformed lines instead of failing */
+	const struct swf_shape *shape;  /* NULL: the default shape (cores anywhere) */
 };
 /* Reads an SWF file, plain or gzip (detected by content, not name). */
 int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *w,
@@ -73,6 +112,8 @@ int trace_jsonl_parse_job(const char *src, int64_t line, const char *text, size_
 #define SYNTH_HOURS 168             /* hours in a week; hour 0 is Monday 00:00 */
 #define SYNTH_EXPR_MAX 256          /* longest label expression + 1 */
 #define SYNTH_NAME_MAX 48           /* longest plane or pool name + 1 */
+#define SYNTH_SIZE_MAX 12           /* size classes of the joint size-duration model */
+#define SYNTH_SIZE_GPU (INT64_C(1) << 32) /* size key of a GPU job: this + its GPUs */
 
 enum synth_dist { SYNTH_LOGNORMAL, SYNTH_WEIBULL, SYNTH_GAMMA, SYNTH_EMPIRICAL, SYNTH_NDIST };
 const char *synth_dist_name(enum synth_dist d);
@@ -95,6 +136,21 @@ struct synth_class {
 	int32_t nemp;               /* empirical: nemp ≥ 2 quantiles at equal steps of */
 	double emp_s[SYNTH_EMP_MAX]; /* probability, drawn by linear interpolation */
 	double dur_max_s;           /* truncation (resampled above it); 0 = none */
+	/* Durations by size (the joint model): with nsize > 0 a job's size is
+	 * drawn first, then its duration from the quantiles of its size class
+	 * i, the first with size <= size_max[i] (size = cores of a CPU-only
+	 * job, SYNTH_SIZE_GPU + GPUs of a GPU job, before scale_size); the
+	 * class-wide distribution above is then unused. */
+	int32_t nsize;
+	int64_t size_max[SYNTH_SIZE_MAX];
+	int32_t nsize_q[SYNTH_SIZE_MAX];
+	double size_q[SYNTH_SIZE_MAX][SYNTH_EMP_MAX];
+	/* Arrivals as a renewal process in profile time: with ngap >= 2, the
+	 * gaps between arrivals are drawn from these quantiles (s of profile
+	 * time, zero gaps included: simultaneous submissions), and the hour-
+	 * of-week profile stretches them; bursts are then unused. 0: Poisson. */
+	int32_t ngap;
+	double gap_s[SYNTH_EMP_MAX];
 	double walltime_factor;     /* estimate = duration × factor (≥ 1) */
 	int32_t nmix;               /* GPUs per job: values and probabilities */
 	int32_t mix_gpus[SYNTH_MIX_MAX];

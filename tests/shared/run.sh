@@ -45,6 +45,8 @@ for pol in easy fcfs; do
 		bad "lanl $pol: work not conserved" "engine $got, log $work"
 	fi
 done
+# FCFS and EASY job tables on every real SWF log, pinned.
+if sh tests/shared/jobtables.sh "$HETLAB"; then ok "job tables pinned"; else bad "job tables changed (tests/shared/jobtables.sh)"; fi
 echo
 echo "shared: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -10,7 +10,7 @@
 #include "policies/gpushare.h"
 
 /* Typical pods: a 500-milli share pod and a 1-GPU pod, half each. */
-static struct gs_req tp[2] = { { 1000, 0, 1, 500 }, { 1000, 0, 1, 1000 } };
+static struct gs_req tp[2] = { { 1000, 0, 1, 500, 0, 0 }, { 1000, 0, 1, 1000, 0, 0 } };
 static double tpp[2] = { 0.5, 0.5 };
 static const struct gs_typical typ = { 2, tp, tpp };
 
@@ -27,7 +27,7 @@ static struct gs_node mk(int32_t g0, int32_t g1)
 	return n;
 }
 
-static const struct gs_req share = { 1000, 1024, 1, 500 };
+static const struct gs_req share = { 1000, 1024, 1, 500, 0, 0 };
 
 static void test_frag_values(void **st)
 {
@@ -40,7 +40,7 @@ static void test_frag_values(void **st)
 	/* c: neither fits: all 300 idle milli count, 0.5 × 300 twice. */
 	assert_true(fabs(gs_frag(&c, &typ) - 300) < 1e-9);
 	/* A CPU-only typical pod counts every idle milli. */
-	struct gs_req t2[1] = { { 1000, 0, 0, 0 } };
+	struct gs_req t2[1] = { { 1000, 0, 0, 0, 0, 0 } };
 	double p2[1] = { 1 };
 	struct gs_typical cpu = { 1, t2, p2 };
 	assert_true(fabs(gs_frag(&b, &cpu) - 1500) < 1e-9);
@@ -110,7 +110,7 @@ static void test_fit_apply(void **st)
 {
 	(void)st;
 	struct gs_node b = mk(500, 1000);
-	struct gs_req two = { 1000, 1, 2, 1000 }, one = { 1000, 1, 1, 1000 };
+	struct gs_req two = { 1000, 1, 2, 1000, 0, 0 }, one = { 1000, 1, 1, 1000, 0, 0 };
 	assert_false(gs_fits(&b, &two));
 	assert_true(gs_fits(&b, &one));
 	uint32_t g;
@@ -119,7 +119,7 @@ static void test_fit_apply(void **st)
 	gs_apply(&b, &one, g);
 	assert_int_equal(b.gpu_free[1], 0);
 	assert_int_equal(b.cpu_free, 63000);
-	struct gs_req big = { 64000, 1, 0, 0 };
+	struct gs_req big = { 64000, 1, 0, 0, 0, 0 };
 	assert_false(gs_fits(&b, &big));
 }
 
@@ -128,7 +128,7 @@ static void test_typical(void **st)
 	(void)st;
 	struct gs_req p[10];
 	for (int i = 0; i < 10; i++)
-		p[i] = (struct gs_req){ 1000, 5, 1, i < 6 ? 500 : (i < 9 ? 1000 : 200) };
+		p[i] = (struct gs_req){ 1000, 5, 1, i < 6 ? 500 : (i < 9 ? 1000 : 200), 0, 0 };
 	struct gs_typical t;
 	assert_int_equal(gs_typical_build(p, 10, 80, &t), 0);
 	assert_int_equal(t.n, 2);       /* 60 % + 30 % reach 80 % */

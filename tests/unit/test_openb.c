@@ -17,6 +17,7 @@
 #include "tests/testutil.h"
 #include "traces/anytrace.h"
 #include "traces/openb.h"
+#include "traces/scenario.h"
 
 #define HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase," \
 	"creation_time,deletion_time,scheduled_time\n"
@@ -754,6 +755,56 @@ static void test_anytrace(void **state)
 	}
 }
 
+/* Replays honour gpu_spec: the names map through the scenario's inventory
+ * map to catalog models (req.gpu_models); a pod none of whose models the
+ * cluster has is an error naming it (the issue: "placed on any card"). */
+static void test_spec_models(void **state)
+{
+	(void)state;
+	char sp[4096], err[512] = "";
+	snprintf(sp, sizeof sp, "%s/scenarios/openb.json", tu_root());
+	struct scenario sc;
+	if (scenario_load(sp, &sc, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	struct swf_shape sh = { .inv = &sc.inv_map, .cat = &sc.cl.cat };
+	char *p = tu_write_tmp(".csv", small_csv);
+	struct workload w;
+	assert_int_equal(trace_read_shaped(p, false, &sh, &w, NULL, err, sizeof err), 0);
+	int t4 = catalog_find_gpu(&sc.cl.cat, "T4-16GB");
+	int v16 = catalog_find_gpu(&sc.cl.cat, "V100-SXM2-16GB");
+	int v32 = catalog_find_gpu(&sc.cl.cat, "V100-SXM2-32GB");
+	assert_true(t4 >= 0 && v16 >= 0 && v32 >= 0);
+	int seen = 0;
+	for (int32_t i = 0; i < w.n; i++) {
+		const struct job *j = &w.jobs[i];
+		if (j->trace_id == 5) {
+			assert_true(j->req.gpu_models == UINT64_C(1) << t4);
+			seen++;
+		} else if (j->trace_id == 7) {
+			assert_true(j->req.gpu_models == ((UINT64_C(1) << v16) | (UINT64_C(1) << v32)));
+			seen++;
+		} else {
+			assert_true(j->req.gpu_models == 0);
+		}
+	}
+	assert_int_equal(seen, 2);
+	workload_free(&w);
+	/* Without the map the text stays text: no constraint. */
+	assert_int_equal(trace_read_any(p, false, &w, NULL, err, sizeof err), 0);
+	for (int32_t i = 0; i < w.n; i++)
+		assert_true(w.jobs[i].req.gpu_models == 0);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+	/* A model the cluster lacks. */
+	p = tu_write_tmp(".csv", HDR "openb-pod-0,6000,12288,1,1000,H100|B200,LS,Running,100,500,100\n");
+	assert_int_equal(trace_read_shaped(p, false, &sh, &w, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: pod 0 asks for GPU model H100|B200, which the cluster does not have"));
+	unlink(p);
+	free(p);
+	scenario_free(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -766,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_nodes_malformed),
 		cmocka_unit_test(test_nodes_repo),
 		cmocka_unit_test(test_anytrace),
+		cmocka_unit_test(test_spec_models),
 	};
 	return cmocka_run_group_tests_name("openb", tests, NULL, NULL);
 }

@@ -139,8 +139,6 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
 	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1",
 	  "expected 18 fields, got 17 (field 18 (think time) is missing)" },
-	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1 7 8",
-	  "expected 18 fields, got 20" },
 	{ "3 9 0 abc 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
 	  "field 4 (run time): expected -1 or a non-negative integer (seconds), got 'abc'" },
 	{ "3 9 0 10 12abc -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
@@ -193,6 +191,84 @@ static void test_malformed(void **state)
 		unlink(p);
 		free(p);
 	}
+}
+
+/* Extended SWF (the issue's production log with 21 fields failed with
+ * "expected 18 fields, got 21"): the extra fields are ignored and counted. */
+static void test_extended_fields(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf",
+		"; MaxProcs: 64\n"
+		"1 0 0 10 4 -1 -1 4 60 2048 1 1 1 -1 2 1 -1 -1 node01,node02 q_short nodes=1:ppn=4\n"
+		"2 5 0 10 1 -1 -1 1 60 -1 1 1 1 -1 1 2 -1 -1 x\n"
+		"3 6 0 10 1 -1 -1 1 60 -1 1 1 1 -1 1 2 -1 -1\n");
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.extra_field_lines, 2);
+	assert_int_equal(w.extra_fields_max, 3);
+	assert_int_equal(w.jobs[0].req.cores, 4);
+	assert_int_equal(w.jobs[0].req.nodes, 0);       /* default shape: cores anywhere */
+	assert_int_equal(w.jobs[0].req.mem_mib, 0);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+}
+
+/* Request shapes: node gangs of ppn, exclusive or not, memory per node from
+ * field 10 (KB per processor), partition -> label expression. */
+static void test_shapes(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf",
+		"1 0 0 10 10 -1 512 10 60 2048 1 1 1 -1 -1 1 -1 -1\n"
+		"2 1 0 10 3 -1 -1 3 60 -1 1 1 1 -1 -1 2 -1 -1\n"
+		"3 2 0 10 8 -1 -1 8 60 1024 1 1 1 -1 -1 -1 -1 -1\n");
+	struct workload w;
+	char err[512] = "";
+	struct swf_shape sh = { .kind = SWF_SHAPE_NODES, .ppn = 4, .mem = SWF_MEM_REQUESTED,
+	                        .npart = 2 };
+	sh.part[0].partition = 1;
+	snprintf(sh.part[0].expr, sizeof sh.part[0].expr, "partition = a");
+	sh.part[1].partition = 2;
+	snprintf(sh.part[1].expr, sizeof sh.part[1].expr, "partition = b");
+	struct swf_opts o = { .shape = &sh };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	/* 10 procs on 4-processor nodes: 3 nodes of ceil(10/3) = 4 cores. */
+	assert_int_equal(w.jobs[0].req.nodes, 3);
+	assert_int_equal(w.jobs[0].req.cores, 4);
+	assert_int_equal(w.jobs[0].req.mem_mib, 8);     /* 2048 KB x 4 per node */
+	assert_string_equal(w.str[w.jobs[0].req.sel_req - 1], "partition = a");
+	assert_int_equal(w.jobs[1].req.nodes, 1);
+	assert_int_equal(w.jobs[1].req.cores, 3);
+	assert_int_equal(w.jobs[1].req.mem_mib, 0);     /* -1: no memory request */
+	assert_string_equal(w.str[w.jobs[1].req.sel_req - 1], "partition = b");
+	assert_int_equal(w.jobs[2].req.sel_req, 0);     /* partition -1: anywhere */
+	workload_free(&w);
+	/* Exclusive: every node's ppn cores, however few processors. */
+	sh.exclusive = true;
+	sh.mem = SWF_MEM_USED;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.jobs[1].req.nodes, 1);
+	assert_int_equal(w.jobs[1].req.cores, 4);
+	assert_int_equal(w.jobs[0].req.mem_mib, 2);     /* field 7: 512 KB x 4 */
+	workload_free(&w);
+	/* A partition the scenario does not map is an error naming the line. */
+	sh.npart = 1;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: field 16 (partition): 2 is not in the scenario's partitions"));
+	/* Cores anywhere with memory: per core. */
+	struct swf_shape c = { .kind = SWF_SHAPE_CORES, .mem = SWF_MEM_REQUESTED };
+	o.shape = &c;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.jobs[0].req.nodes, 0);
+	assert_int_equal(w.jobs[0].req.cores, 10);
+	assert_int_equal(w.jobs[0].req.mem_mib, 2);
+	workload_free(&w);
+	unlink(p);
+	free(p);
 }
 
 static void test_lenient_counts(void **state)
@@ -404,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_gzip),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_lenient_counts),
+		cmocka_unit_test(test_extended_fields),
+		cmocka_unit_test(test_shapes),
 		cmocka_unit_test(test_unusable),
 		cmocka_unit_test(test_missing_and_truncated),
 		cmocka_unit_test(test_linereader),

@@ -1,0 +1,191 @@
+/* sacct: the Slurm accounting dumps captured on the local test cluster
+ * (tests/data/sacct/SOURCE.md) and malformed dumps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+#include "traces/anytrace.h"
+#include "traces/sacct.h"
+
+static void data_path(const char *name, char *out, size_t n)
+{
+	snprintf(out, n, "%s/tests/data/sacct/%s", tu_root(), name);
+}
+
+/* The job whose JobName-ordered index we want: by trace_id (JobIDRaw). */
+static int32_t by_id(const struct workload *w, int64_t id)
+{
+	for (int32_t i = 0; i < w->n; i++)
+		if (w->jobs[i].trace_id == id)
+			return i;
+	fail_msg("no job %lld", (long long)id);
+	return -1;
+}
+
+static void test_capture_alloc(void **st)
+{
+	(void)st;
+	char p[4096], err[512] = "";
+	data_path("local-alloc.txt", p, sizeof p);
+	assert_int_equal(trace_format_of(p), TRACE_SACCT);
+	struct workload w;
+	struct sacct_jobs x;
+	struct sacct_opts o = { .partition_label = "partition", .gpu_type_label = "gpu.type" };
+	if (trace_sacct_read(p, &o, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 20);
+	assert_int_equal(x.n, 20);
+	assert_int_equal(x.steps, 0);
+	assert_true(w.unix_start > 1700000000);
+	/* mpi-two: 2 nodes x 2 CPUs, 1000 MiB per node (ReqMem 2000M is the total). */
+	const struct job *j = &w.jobs[by_id(&w, 2)];
+	assert_int_equal(j->req.nodes, 2);
+	assert_int_equal(j->req.cores, 2);
+	assert_int_equal(j->req.mem_mib, 1000);
+	assert_int_equal(w.truth[j->id].run_us, 3 * SIMTIME_SEC);
+	assert_int_equal(j->walltime_us, 300 * SIMTIME_SEC);
+	assert_string_equal(x.qos.name[x.job[j->id].qos], "high");
+	assert_string_equal(x.accounts.name[x.job[j->id].account], "bio");
+	assert_string_equal(x.partitions.name[x.job[j->id].partition], "cpu");
+	assert_string_equal(w.str[j->req.sel_req - 1], "partition = \"cpu\"");
+	/* train-v100x2: 2 nodes, 4 GPUs of type v100 in all -> 2 per node. */
+	j = &w.jobs[by_id(&w, 8)];
+	assert_int_equal(j->req.nodes, 2);
+	assert_int_equal(j->req.gpus, 2);
+	assert_int_equal(j->cls, JOB_TRAINING);
+	assert_string_equal(x.job[j->id].gpu_type, "v100");
+	assert_string_equal(w.str[j->req.sel_req - 1], "partition = \"gpu\", gpu.type = \"v100\"");
+	/* infer-any asked any GPU; AllocTRES says it got an a100. */
+	assert_string_equal(x.job[by_id(&w, 9)].gpu_type, "a100");
+	/* States: FAILED and CANCELLED fail; TIMEOUT ran its minute. */
+	assert_int_equal(w.truth[by_id(&w, 3)].fails, 1);
+	assert_string_equal(x.job[by_id(&w, 3)].exit_code, "3:0");
+	assert_int_equal(w.truth[by_id(&w, 4)].fails, 1);
+	assert_string_equal(x.job[by_id(&w, 4)].state, "CANCELLED by 0");
+	int32_t ov = by_id(&w, 6);
+	assert_int_equal(w.truth[ov].fails, 0);
+	assert_int_equal(w.truth[ov].run_us, 60 * SIMTIME_SEC);
+	assert_int_equal(w.jobs[ov].walltime_us, 60 * SIMTIME_SEC);
+	assert_string_equal(x.job[ov].state, "TIMEOUT");
+	assert_string_equal(x.partitions.name[x.job[ov].partition], "short");
+	/* The array's tasks by JobIDRaw (11_0 is 18). */
+	assert_int_equal(w.jobs[by_id(&w, 18)].req.cores, 1);
+	/* Sorted by submit; ids are indexes. */
+	for (int32_t i = 0; i < w.n; i++) {
+		assert_int_equal(w.jobs[i].id, i);
+		assert_true(i == 0 || w.jobs[i].submit_us >= w.jobs[i - 1].submit_us);
+	}
+	workload_free(&w);
+	sacct_jobs_free(&x);
+}
+
+static void test_capture_steps_and_minimal(void **st)
+{
+	(void)st;
+	char p[4096], err[512] = "";
+	data_path("local-steps.txt", p, sizeof p);
+	struct workload w;
+	struct sacct_jobs x;
+	if (trace_sacct_read(p, NULL, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 20);
+	assert_int_equal(x.steps, 22);          /* .batch, .extern and the two srun steps */
+	assert_int_equal(w.jobs[by_id(&w, 2)].req.sel_req, 0);   /* no label options */
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	/* Another column set: no user, account or QOS columns. */
+	data_path("local-minimal.txt", p, sizeof p);
+	if (trace_read_any(p, false, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 20);
+	assert_int_equal(w.jobs[0].tenant, -1);
+	assert_int_equal(w.jobs[by_id(&w, 2)].req.cores, 2);
+	assert_int_equal(w.jobs[by_id(&w, 2)].req.mem_mib, 0);
+	workload_free(&w);
+}
+
+static const char hdr[] = "JobID|Partition|State|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem\n";
+
+static void test_malformed(void **st)
+{
+	(void)st;
+	static const struct { const char *text, *want; } bad[] = {
+		{ "JobID|Submit|End|NCPUS\n1|2026-01-01T00:00:00|2026-01-01T00:00:01|1\n",
+		  ":1: the header has no Start column" },
+		{ "1|cpu|COMPLETED|yesterday|2026-01-01T00:00:00|2026-01-01T00:00:01|00:05:00|1|1|1G\n",
+		  ":2: Submit: expected a time YYYY-MM-DDTHH:MM:SS, got 'yesterday'" },
+		{ "1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|1|1|1G\n",
+		  ":2: expected 10 '|'-separated fields as in the header, got 9" },
+		{ "1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|five|1|1|1G\n",
+		  ":2: Timelimit: expected a duration [D-]HH:MM:SS, got 'five'" },
+		{ "1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|5|0|1|1G\n",
+		  ":2: NNodes: expected a node count >= 1, got '0'" },
+		{ "1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:09|2026-01-01T00:00:01|5|1|1|1G\n",
+		  ":2: End is before Start" },
+		{ "1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:01|5|1|1|lots\n",
+		  ":2: ReqMem: expected a size like 500M" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s", strncmp(bad[i].text, "JobID", 5) ? hdr : "",
+		         bad[i].text);
+		char *p = tu_write_tmp(".sacct", text);
+		struct workload w;
+		char err[512] = "";
+		if (trace_sacct_read(p, NULL, &w, NULL, err, sizeof err) != -1 || !strstr(err, bad[i].want))
+			fail_msg("case %zu: %s\nexpected %s", i, err, bad[i].want);
+		assert_int_equal(w.n, 0);
+		assert_non_null(strstr(err, p));
+		unlink(p);
+		free(p);
+	}
+}
+
+static void test_never_ran_and_lenient(void **st)
+{
+	(void)st;
+	char *p = tu_write_tmp(".sacct",
+		"JobID|Partition|State|Submit|Start|End|Timelimit|NNodes|NCPUS|ReqMem\n"
+		"1|cpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1-00:00:00|1|4|100Mc\n"
+		"2|cpu|CANCELLED by 0|2026-01-01T00:00:05|None|2026-01-01T00:00:09|UNLIMITED|1|0|1G\n"
+		"3|gpu,cpu|RUNNING|2026-01-01T00:00:06|2026-01-01T00:00:07|Unknown|10|1|2|2Gn\n"
+		"4|cpu|COMPLETED|bad|2026-01-01T00:00:00|2026-01-01T00:01:00|5|1|1|1G\n"
+		"5|cpu|COMPLETED|2026-01-01T00:00:03|2026-01-01T00:00:04|2026-01-01T00:00:05|Partition_Limit|2|8|2Gn\n");
+	struct workload w;
+	struct sacct_jobs x;
+	char err[512] = "";
+	struct sacct_opts o = { .lenient = true };
+	assert_int_equal(trace_sacct_read(p, &o, &w, &x, err, sizeof err), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.skipped_unusable, 2);        /* never started; still running */
+	assert_int_equal(x.never_ran, 2);
+	assert_int_equal(w.skipped_malformed, 1);
+	assert_int_equal(w.jobs[0].walltime_us, 86400 * SIMTIME_SEC);
+	assert_int_equal(w.jobs[0].req.mem_mib, 400);    /* 100 MiB per CPU x 4 */
+	assert_int_equal(w.jobs[1].req.mem_mib, 2048);   /* 2G per node */
+	assert_int_equal(w.jobs[1].req.cores, 4);
+	assert_int_equal(w.jobs[1].walltime_us, SIMTIME_INF);
+	assert_int_equal(w.jobs[1].submit_us, 3 * SIMTIME_SEC);
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	unlink(p);
+	free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_capture_alloc),
+		cmocka_unit_test(test_capture_steps_and_minimal),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_never_ran_and_lenient),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,94 @@
+/* swfshape — the scenario's "workload.swf" object; see swfshape.h. */
+#include "traces/swfshape.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const keys[] = { "shape", "ppn", "exclusive", "memory", "partitions", NULL };
+
+int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shape *sh)
+{
+	char shape[16] = "", mem[16] = "";
+	long long ppn = 0;
+	/* The Slurm fields may have been read already ("slurm"). */
+	char pl[sizeof sh->partition_label], gl[sizeof sh->gpu_type_label];
+	memcpy(pl, sh->partition_label, sizeof pl);
+	memcpy(gl, sh->gpu_type_label, sizeof gl);
+	memset(sh, 0, sizeof *sh);
+	memcpy(sh->partition_label, pl, sizeof pl);
+	memcpy(sh->gpu_type_label, gl, sizeof gl);
+	if (jv_object(v, o, p, keys) || jv_str(v, o, p, "shape", false, shape, sizeof shape) ||
+	    jv_int(v, o, p, "ppn", false, 1, 1 << 20, &ppn) ||
+	    jv_bool(v, o, p, "exclusive", &sh->exclusive) ||
+	    jv_str(v, o, p, "memory", false, mem, sizeof mem))
+		return -1;
+	char q[256];
+	if (!shape[0] || strcmp(shape, "cores") == 0)
+		sh->kind = SWF_SHAPE_CORES;
+	else if (strcmp(shape, "nodes") == 0)
+		sh->kind = SWF_SHAPE_NODES;
+	else {
+		snprintf(q, sizeof q, "%s.shape", p);
+		return jv_fail(v, q, "expected \"cores\" or \"nodes\", got \"%s\"", shape);
+	}
+	sh->ppn = (int32_t)ppn;
+	if (sh->kind == SWF_SHAPE_NODES && sh->ppn <= 0) {
+		snprintf(q, sizeof q, "%s.ppn", p);
+		return jv_fail(v, q, "required with \"shape\": \"nodes\" (processors per node)");
+	}
+	if (sh->kind == SWF_SHAPE_CORES && (sh->ppn > 0 || sh->exclusive)) {
+		snprintf(q, sizeof q, "%s", p);
+		return jv_fail(v, q, "\"ppn\" and \"exclusive\" need \"shape\": \"nodes\"");
+	}
+	if (!mem[0] || strcmp(mem, "ignore") == 0)
+		sh->mem = SWF_MEM_IGNORE;
+	else if (strcmp(mem, "requested") == 0)
+		sh->mem = SWF_MEM_REQUESTED;
+	else if (strcmp(mem, "used") == 0)
+		sh->mem = SWF_MEM_USED;
+	else {
+		snprintf(q, sizeof q, "%s.memory", p);
+		return jv_fail(v, q, "expected \"ignore\", \"requested\" (field 10) or \"used\" "
+		               "(field 7), got \"%s\"", mem);
+	}
+	const json_t *parts = json_object_get(o, "partitions");
+	if (!parts)
+		return 0;
+	snprintf(q, sizeof q, "%s.partitions", p);
+	if (!json_is_object(parts))
+		return jv_fail(v, q, "expected an object mapping partition numbers (field 16) to "
+		               "label expressions");
+	const char *k;
+	const json_t *e;
+	json_object_foreach((json_t *)parts, k, e) {
+		char kp[512];
+		snprintf(kp, sizeof kp, "%s.%s", q, k);
+		char *end;
+		errno = 0;
+		long long n = strtoll(k, &end, 10);
+		if (!*k || *end || errno || n < 0)
+			return jv_fail(v, kp, "expected a partition number >= 0 as the key");
+		if (!json_is_string(e) || !json_string_value(e)[0] ||
+		    strlen(json_string_value(e)) >= sizeof sh->part[0].expr)
+			return jv_fail(v, kp, "expected a label expression of 1..%zu characters",
+			               sizeof sh->part[0].expr - 1);
+		if (sh->npart == SWF_MAX_PARTITIONS)
+			return jv_fail(v, kp, "at most %d partitions", SWF_MAX_PARTITIONS);
+		sh->part[sh->npart].partition = n;
+		snprintf(sh->part[sh->npart].expr, sizeof sh->part[0].expr, "%s", json_string_value(e));
+		sh->npart++;
+	}
+	return 0;
+}
+
+int slurm_labels_load(struct jv *v, const json_t *o, const char *p, struct swf_shape *sh)
+{
+	static const char *const skeys[] = { "partition_label", "gpu_type_label", NULL };
+	return jv_object(v, o, p, skeys) ||
+	       jv_str(v, o, p, "partition_label", false, sh->partition_label,
+	              sizeof sh->partition_label) ||
+	       jv_str(v, o, p, "gpu_type_label", false, sh->gpu_type_label, sizeof sh->gpu_type_label)
+	       ? -1 : 0;
+}
