@@ -1,0 +1,357 @@
+/* slurm_glue — the helpers of the Slurm executor (see slurm_glue.h): the
+ * glue's small state changes, its action runner (signals, kills, requeues,
+ * holds, drains: many commands at once), the Slurm shape of a placement
+ * (partition, CPUs, memory, GRES with the site's types, account, QOS), and
+ * the reads of Slurm each tick starts with (sinfo, then squeue -j of the
+ * open jobs). */
+#include "live/slurm_glue.h"
+#include "sim/mig.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+double sg_wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+const struct alloc_part *sg_parts_of(const struct live *L, int32_t id)
+{
+	return &L->s.cl.pool.p[L->s.jobs[id].parts];
+}
+
+/* Engine time of a Slurm time (Unix seconds); -1 for none. */
+int64_t sg_eng_time(const struct live *L, int64_t unix_s)
+{
+	if (unix_s <= 0)
+		return -1;
+	int64_t t = unix_s * 1000000 - L->epoch_unix_us;
+	return t > 0 ? t : 1;
+}
+
+void sg_set_ref(struct live *L, int32_t id, int64_t sid)
+{
+	if (sid > 0)
+		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "%" PRId64, sid);
+	else
+		L->jx[id].ref[0] = 0;
+	L->jdirty[id] = 1;
+}
+
+void sg_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg)
+{
+	struct sxc *x = L->xctx;
+	struct rec_row r = { .job = id, .node = -1, .kind = RIN_END, .attempt = (int32_t)L->s.jobs[id].restarts,
+	                     .state = st, .reason = why, .data = (char *)msg };
+	obs_add(&x->later, &r);
+}
+
+int sg_add_act(struct sxc *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason)
+{
+	if (x->nacts == x->capacts) {
+		int cap = x->capacts ? 2 * x->capacts : 32;
+		struct act *n = realloc(x->acts, (size_t)cap * sizeof *n);
+		if (!n)
+			return -1;
+		x->acts = n;
+		x->capacts = cap;
+	}
+	struct act *a = &x->acts[x->nacts++];
+	*a = (struct act){ .kind = kind, .job = job, .node = node, .sid = sid };
+	snprintf(a->reason, sizeof a->reason, "%s", reason ? reason : "");
+	return 0;
+}
+
+int sg_want_push(struct sxc *x, int32_t id)
+{
+	if (x->nwant == x->capwant) {
+		int cap = x->capwant ? 2 * x->capwant : 64;
+		int32_t *n = realloc(x->want, (size_t)cap * sizeof *n);
+		if (!n)
+			return -1;
+		x->want = n;
+		x->capwant = cap;
+	}
+	x->want[x->nwant++] = id;
+	return 0;
+}
+
+const struct sx_jobinfo *sg_snap_find(const struct sxc *x, int64_t sid)
+{
+	if (!x->have_snap || sid <= 0)
+		return NULL;
+	for (int i = 0; i < x->nsnap; i++)
+		if (x->snap[i].id == sid)
+			return &x->snap[i];
+	return NULL;
+}
+
+/* A job preempted before Slurm ran it has nothing to checkpoint: it is
+ * taken back (held in Slurm when it is pending there). */
+void sg_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
+{
+	struct sxc *x = L->xctx;
+	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || x->j[id].phase != SJ_PLACED)
+		return;
+	struct rec_row r = { .kind = RIN_UNSTART, .job = id, .node = -1, .attempt = (int32_t)L->s.jobs[id].restarts,
+	                     .data = (char *)"preempted before Slurm started it" };
+	obs_add(&x->later, &r);
+	x->j[id].phase = SJ_IDLE;
+	if (ji->st == SX_PENDING) {
+		char err[600];
+		if (sx_hold(&x->c, ji->id, err, sizeof err))
+			live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, err);
+	}
+}
+
+void sg_run_acts(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	if (x->nacts == 0)
+		return;
+	struct sx_cmd *cmds = calloc((size_t)x->nacts, sizeof *cmds);
+	struct sx_cmd **pc = calloc((size_t)x->nacts, sizeof *pc);
+	if (!cmds || !pc) {
+		free(cmds);
+		free(pc);
+		live_log(L, "out of memory running %d Slurm commands", x->nacts);
+		return;
+	}
+	int n = 0;
+	for (int k = 0; k < x->nacts; k++) {
+		struct act *a = &x->acts[k];
+		struct sx_cmd *c = &cmds[n];
+		sx_cmd_init(c);
+		switch (a->kind) {
+		case A_SIGNAL: {
+			const struct sx_jobinfo *ji = sg_snap_find(x, a->sid);
+			if (a->sid <= 0 || (ji && ji->st != SX_RUNNING)) {
+				/* Only a running job can be signalled: scancel --signal waits
+				 * for a pending one to start. */
+				if (ji && !sx_state_final(ji->st))
+					sg_never_started(L, a->job, ji);
+				a->sid = -1;
+				continue;
+			}
+			sx_cmd_add(c, "scancel");
+			sx_cmd_add(c, "--full");
+			sx_cmd_add(c, "--signal=%d", L->cfg.sig);
+			sx_cmd_add(c, "%" PRId64, a->sid);
+			break;
+		}
+		case A_KILL:
+		case A_CANCEL_SID:
+			sx_cmd_add(c, "scancel");
+			sx_cmd_add(c, "%" PRId64, a->sid);
+			break;
+		case A_REQUEUE:
+		case A_HOLD:
+			sx_cmd_add(c, "scontrol");
+			sx_cmd_add(c, a->kind == A_REQUEUE ? "requeuehold" : "hold");
+			sx_cmd_add(c, "%" PRId64, a->sid);
+			break;
+		case A_DRAIN:
+		case A_RESUME:
+			sx_cmd_add(c, "scontrol");
+			sx_cmd_add(c, "update");
+			sx_cmd_add(c, "NodeName=%s", L->s.cl.nodes[a->node].name);
+			sx_cmd_add(c, "State=%s", a->kind == A_DRAIN ? "DRAIN" : "RESUME");
+			if (a->kind == A_DRAIN)
+				sx_cmd_add(c, "Reason=%s", a->reason);
+			break;
+		}
+		pc[n] = c;
+		n++;
+	}
+	sx_run_all(&x->c, pc, n, x->cfg->parallel);
+	for (int k = 0, m = 0; k < x->nacts && m < n; k++) {
+		const struct act *a = &x->acts[k];
+		if (a->kind == A_SIGNAL && a->sid <= 0)
+			continue;   /* not sent (see above) */
+		struct sx_cmd *c = &cmds[m++];
+		const char *what = a->kind == A_SIGNAL ? "checkpoint signal" : a->kind == A_KILL ? "cancel"
+		                 : a->kind == A_CANCEL_SID ? "cancel (stray)" : a->kind == A_REQUEUE ? "requeue held"
+		                 : a->kind == A_HOLD ? "hold" : a->kind == A_DRAIN ? "drain" : "resume";
+		if (a->node >= 0) {
+			if (c->rc)
+				live_log(L, "node %s: %s in Slurm failed: %s", L->s.cl.nodes[a->node].name, what, c->err);
+			else
+				live_log(L, "node %s %s in Slurm", L->s.cl.nodes[a->node].name,
+				         a->kind == A_DRAIN ? "drained" : "resumed");
+		} else if (c->rc && !c->no_job) {
+			live_log(L, "job %d (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
+			         c->transient ? " (retried when Slurm answers)" : "");
+		}
+		sx_cmd_done(c);
+	}
+	free(cmds);
+	free(pc);
+	x->nacts = 0;
+}
+
+bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p)
+{
+	size_t k = strlen(p);
+	for (const char *s = n->partitions; (s = strstr(s, p)) != NULL; s += k)
+		if ((s == n->partitions || s[-1] == ',') && (s[k] == ',' || s[k] == 0))
+			return true;
+	return false;
+}
+
+int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len)
+{
+	struct sxc *x = L->xctx;
+	const struct job *j = &L->s.jobs[id];
+	const struct live_slurm_cfg *cf = x->cfg;
+	memset(sh, 0, sizeof *sh);
+	const char *cls = job_class_name((enum job_class)j->cls);
+	int gpn = 0, milli = 0, mig = -1;
+	for (int i = 0; i < j->nparts; i++) {
+		const struct alloc_part *p = &sg_parts_of(L, id)[i];
+		if (p->cores > sh->cpn)
+			sh->cpn = p->cores;
+		if (p->mem_mib > sh->mem)
+			sh->mem = p->mem_mib;
+		if (hl_popcount64(p->gpus) > gpn)
+			gpn = hl_popcount64(p->gpus);
+		if (p->milli > milli)
+			milli = p->milli;
+		if (p->mig_profile >= 0)
+			mig = i;
+	}
+	if (sh->mem <= 0)
+		sh->mem = cf->mem_mib_default;
+	const struct alloc_part *p0 = &sg_parts_of(L, id)[0];
+	const struct node *n0 = &L->s.cl.nodes[p0->node];
+	if (mig >= 0) {
+		const struct alloc_part *p = &sg_parts_of(L, id)[mig];
+		const struct node *nd = &L->s.cl.nodes[p->node];
+		const struct gpustate *gs = &L->s.cl.gpu[nd->gpu0 + __builtin_ctzll(p->gpus)];
+		const char *prof = gs->mig ? gs->mig->card->profiles[p->mig_profile].name : "?";
+		const char *g = livecfg_map_get(&cf->mig_gres, prof);
+		if (!g) {
+			snprintf(why, len, "a MIG %s instance: the site's GRES for it is not configured "
+			         "(slurm.mig_gres in the live config; docs/slurm.md)", prof);
+			return -1;
+		}
+		snprintf(sh->gres, sizeof sh->gres, "%s:1", g);
+	} else if (milli > 0) {
+		if (cf->shards_per_gpu <= 0) {
+			snprintf(why, len, "a %d/1000 share of a GPU: time-sliced shares need Slurm's shard GRES "
+			         "(slurm.shards_per_gpu in the live config; docs/slurm.md)", milli);
+			return -1;
+		}
+		snprintf(sh->gres, sizeof sh->gres, "shard:%d", (milli * cf->shards_per_gpu + 999) / 1000);
+	} else if (gpn > 0) {
+		const char *model = n0->ngpus > 0 && n0->gpu_model >= 0 ? L->s.cl.cat.gpus[n0->gpu_model].name : NULL;
+		const char *type = livecfg_map_get(&cf->gres_types, model);
+		if (type)
+			snprintf(sh->gres, sizeof sh->gres, "gpu:%s:%d", type, gpn);
+		else
+			snprintf(sh->gres, sizeof sh->gres, "gpu:%d", gpn);
+	}
+	/* The partition: the class's, else the first driven partition that
+	 * holds every node of the placement. */
+	sh->partition = livecfg_map_get(&cf->class_partition, cls);
+	for (int k = 0; !sh->partition && k < cf->npartition; k++) {
+		bool all = x->have_nodes;
+		for (int i = 0; all && i < j->nparts; i++) {
+			int32_t ni = x->nidx[sg_parts_of(L, id)[i].node];
+			all = ni >= 0 && sg_in_partitions(&x->nodes[ni], cf->partition[k]);
+		}
+		if (all)
+			sh->partition = cf->partition[k];
+	}
+	if (!sh->partition)
+		sh->partition = cf->npartition ? cf->partition[0] : "";
+	/* The account: the tenant's, else the default rule. */
+	const char *tname = L->sc.org.nt > j->tenant && j->tenant >= 0 ? L->sc.org.t[j->tenant].name : NULL;
+	sh->account = livecfg_map_get(&cf->accounts, tname);
+	if (!sh->account && cf->account[0])
+		sh->account = strcmp(cf->account, "tenant") == 0 ? tname : cf->account;
+	sh->qos = livecfg_map_get(&cf->qos, cls);
+	snprintf(sh->text, sizeof sh->text, "%s|%d|%" PRId64 "|%s|%s|%s|%d", sh->partition, sh->cpn, sh->mem, sh->gres,
+	         sh->account ? sh->account : "", sh->qos ? sh->qos : "", j->nparts);
+	return 0;
+}
+
+void sg_xref_close(struct live *L, int32_t id, int64_t sid)
+{
+	char err[512];
+	if (lstate_xref_close(&L->st, id, sid, err, sizeof err))
+		live_log(L, "%s", err);
+}
+
+int64_t *sg_open_sids(struct live *L, int *n)
+{
+	struct sxc *x = L->xctx;
+	int cap = 64;
+	int64_t *v = malloc((size_t)cap * sizeof *v);
+	*n = 0;
+	for (int32_t i = 0; v && i < L->s.njobs; i++) {
+		if (x->j[i].sid <= 0 || !x->j[i].open)
+			continue;
+		if (*n == cap) {
+			cap *= 2;
+			int64_t *nv = realloc(v, (size_t)cap * sizeof *nv);
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[(*n)++] = x->j[i].sid;
+	}
+	return v;
+}
+
+void sg_read_nodes(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	char err[600];
+	free(x->nodes);
+	x->nodes = NULL;
+	x->nnodes = 0;
+	x->have_nodes = sx_nodes(&x->c, &x->nodes, &x->nnodes, err, sizeof err) == 0;
+	if (!x->have_nodes) {
+		live_log(L, "reading Slurm's nodes: %s", err);
+		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its nodes: %s", err);
+	}
+	for (int32_t i = 0; i < L->s.cl.nnodes; i++) {
+		x->nidx[i] = -1;
+		for (int k = 0; x->have_nodes && k < x->nnodes; k++)
+			if (strcmp(x->nodes[k].name, L->s.cl.nodes[i].name) == 0) {
+				bool ours = x->cfg->npartition == 0;
+				for (int p = 0; !ours && p < x->cfg->npartition; p++)
+					ours = sg_in_partitions(&x->nodes[k], x->cfg->partition[p]);
+				if (ours)
+					x->nidx[i] = k;
+			}
+	}
+}
+
+/* This tick's squeue of the open Slurm jobs. */
+int sg_refresh_snap(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	int n = 0;
+	int64_t *sids = sg_open_sids(L, &n);
+	char err[600] = "out of memory";
+	free(x->snap);
+	x->snap = NULL;
+	x->nsnap = 0;
+	x->have_snap = sids && sx_jobs_by_id(&x->c, sids, n, &x->snap, &x->nsnap, err, sizeof err) == 0;
+	free(sids);
+	if (!x->have_snap) {
+		L->healthy = false;
+		snprintf(L->why, sizeof L->why, "slurm executor: cannot read its jobs: %s", err);
+		live_log(L, "reading Slurm's jobs: %s", err);
+		return -1;
+	}
+	return 0;
+}

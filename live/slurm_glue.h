@@ -1,0 +1,114 @@
+/* slurm_glue — what the Slurm executor's files share: live/lexec_slurm.c
+ * (the engine's decisions, carried out by flush), live/slurm_sync.c (what
+ * Slurm did, read back each tick) and the helpers both use (slurm_glue.c).
+ * Not for other modules: lexec_slurm is their interface (live_int.h). */
+#ifndef HL_SLURM_GLUE_H
+#define HL_SLURM_GLUE_H
+
+#include "live/live_int.h"
+#include "live/exec_slurm.h"
+
+enum sj_phase { SJ_IDLE, SJ_WANT, SJ_PLACED, SJ_RUNNING };
+
+struct sjob {
+	int64_t sid;              /* the Slurm job of its current or last attempt; -1 none */
+	int32_t base;             /* the hetlab attempt that Slurm job first ran as */
+	int32_t attempt;          /* the attempt it was placed for (-1 none) */
+	uint8_t phase;
+	bool open;                /* sid not yet seen final */
+	bool release_due;         /* placed on its nodes, the release still to (re)do */
+	bool recover;             /* a start the crash may have submitted: look for it by name first */
+	double placed_at;         /* wall clock of its submission or release for `attempt` */
+	double retry_at;          /* SJ_WANT: not before */
+	char shape[200];          /* what the Slurm job was submitted with (partition, cpus, mem, gres) */
+};
+
+enum act_kind { A_SIGNAL, A_KILL, A_REQUEUE, A_HOLD, A_DRAIN, A_RESUME, A_CANCEL_SID };
+
+struct act {
+	int kind;
+	int32_t job, node;
+	int64_t sid;
+	char reason[200];
+};
+
+struct nodeuse {              /* what this state's running jobs hold of a node in Slurm's terms */
+	int32_t cpus, gpus;
+	int64_t mem;
+};
+
+struct sxc {
+	struct sx_ctx c;
+	const struct live_slurm_cfg *cfg;
+	struct sx_config conf;
+	bool have_conf;
+	struct sjob *j;
+	int32_t *want;
+	int nwant, capwant;
+	struct act *acts;
+	int nacts, capacts;
+	struct sx_jobinfo *snap;     /* this tick's squeue of the open Slurm jobs, by id */
+	int nsnap;
+	bool have_snap;
+	struct sx_nodeinfo *nodes;   /* this tick's sinfo */
+	int nnodes;
+	bool have_nodes;
+	int32_t *nidx;               /* scenario node -> index in nodes, -1 */
+	struct nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
+	struct obs later;            /* inputs from flush, recorded at the next observe */
+	double last_ok;              /* wall clock of the last good read of Slurm */
+	bool warned_absent;          /* a scenario node Slurm does not list was logged */
+	bool ctld_down;              /* the last read of Slurm failed: no command is tried until one works */
+};
+
+/* The Slurm shape of job id's placement: its partition, per-node CPUs,
+ * memory and GRES. -1 with why for a request the site's GRES cannot
+ * express (a refusal, permanent). */
+struct shape {
+	const char *partition;
+	char gres[96];
+	int cpn;
+	int64_t mem;
+	const char *account, *qos;
+	char text[200];
+};
+
+/* Wall-clock seconds. */
+double sg_wall(void);
+/* Job id's allocation (its nparts parts). */
+const struct alloc_part *sg_parts_of(const struct live *L, int32_t id);
+/* Engine time of a Slurm time (Unix seconds); -1 for none. */
+int64_t sg_eng_time(const struct live *L, int64_t unix_s);
+/* Job id's Slurm job in its jobs-table ref (sid <= 0: none). */
+void sg_set_ref(struct live *L, int32_t id, int64_t sid);
+/* An end of job id's current attempt, recorded at the next observe. */
+void sg_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg);
+/* Queues an action for the next run_acts. -1 on ENOMEM. */
+int sg_add_act(struct sxc *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason);
+/* Queues job id for a start. -1 on ENOMEM. */
+int sg_want_push(struct sxc *x, int32_t id);
+/* This tick's squeue record of Slurm job sid, NULL when none. */
+const struct sx_jobinfo *sg_snap_find(const struct sxc *x, int64_t sid);
+/* A job preempted before Slurm ran it: taken back (held in Slurm when pending there). */
+void sg_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji);
+/* Runs every queued action (many at once) and logs what failed. */
+void sg_run_acts(struct live *L);
+/* Whether node n is in partition p (sinfo's partitions). */
+bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p);
+/* The Slurm shape of job id's placement; -1 with why for a request the site's GRES cannot express. */
+int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len);
+/* The Slurm job was seen final: a restart need not ask about it again. */
+void sg_xref_close(struct live *L, int32_t id, int64_t sid);
+/* The Slurm ids of this state not yet seen final (malloc'd, *n of them). */
+int64_t *sg_open_sids(struct live *L, int *n);
+/* sinfo --json into x->nodes, and each scenario node's index in it. */
+void sg_read_nodes(struct live *L);
+/* This tick's squeue of the open Slurm jobs. 0, or -1 (unhealthy, logged). */
+int sg_refresh_snap(struct live *L);
+
+/* slurm_sync.c */
+int slurm_observe(struct live *L, struct obs *o);
+int slurm_nodes_begin(struct live *L);
+int slurm_node_down(struct live *L, int32_t node);
+
+#endif
