@@ -257,20 +257,31 @@ int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t 
 		else
 			snprintf(sh->gres, sizeof sh->gres, "gpu:%d", gpn);
 	}
-	/* The partition: the class's, else the first driven partition that
-	 * holds every node of the placement. */
-	sh->partition = livecfg_map_get(&cf->class_partition, cls);
-	for (int k = 0; !sh->partition && k < cf->npartition; k++) {
+	/* The partition: the class's when it holds every node of the
+	 * placement, else the first driven partition that does. A placement no
+	 * partition holds whole cannot run (a Slurm job lives in one). */
+	const char *want = livecfg_map_get(&cf->class_partition, cls);
+	for (int k = -1; !sh->partition && k < cf->npartition; k++) {
+		const char *p = k < 0 ? want : cf->partition[k];
+		if (!p)
+			continue;
 		bool all = x->have_nodes;
 		for (int i = 0; all && i < j->nparts; i++) {
 			int32_t ni = x->nidx[sg_parts_of(L, id)[i].node];
-			all = ni >= 0 && sg_in_partitions(&x->nodes[ni], cf->partition[k]);
+			all = ni >= 0 && sg_in_partitions(&x->nodes[ni], p);
 		}
 		if (all)
-			sh->partition = cf->partition[k];
+			sh->partition = p;
+	}
+	if (!sh->partition && x->have_nodes && cf->npartition > 1) {
+		char place[512];
+		live_placement_text(L, id, place, sizeof place);
+		snprintf(why, len, "its nodes (%s) are not all in one partition: a Slurm job runs in one (give the "
+		         "scenario's nodes a partition label and the jobs a require expression; docs/slurm.md)", place);
+		return -1;
 	}
 	if (!sh->partition)
-		sh->partition = cf->npartition ? cf->partition[0] : "";
+		sh->partition = want ? want : cf->npartition ? cf->partition[0] : "";
 	/* The account: the tenant's, else the default rule. */
 	const char *tname = L->sc.org.nt > j->tenant && j->tenant >= 0 ? L->sc.org.t[j->tenant].name : NULL;
 	sh->account = livecfg_map_get(&cf->accounts, tname);

@@ -19,7 +19,8 @@
 # has them: SelectTypeParameters=CR_Core_Memory without DefMemPerNode (a
 # job that gives no --mem gets a whole node's memory; LOCAL_SLURM_SELECT
 # overrides), ReturnToService=2, MinJobAge=300 (LOCAL_SLURM_MINJOBAGE).
-# Accounts t0, t1, t2 and proj-a exist, and every user may use them. Needs
+# Accounts t0, t1, t2 and proj-a and QOS normal and hi exist, and every
+# user may use them. Needs
 # root and the Debian packages slurmctld slurmd slurm-client munge (and
 # slurmdbd mariadb-server for accounting). start exits non-zero with a
 # message when the daemons are not up within 60 s (then run stop: it is
@@ -85,9 +86,11 @@ EOC
 	timeout 10 sacctmgr -n -P show cluster format=cluster | grep -qx hetlab ||
 		timeout 10 sacctmgr -i add cluster hetlab >/dev/null || die "sacctmgr add cluster failed"
 	timeout 10 sacctmgr -i add account t0,t1,t2,proj-a cluster=hetlab >/dev/null 2>&1
+	timeout 10 sacctmgr -i add qos hi >/dev/null 2>&1
 	users="root nobody $(awk -F: '$3 >= 1000 && $3 < 65534 {print $1}' /etc/passwd)"
 	timeout 10 sacctmgr -i add user $(echo $users | tr ' ' ',') account=t0,t1,t2,proj-a \
 		cluster=hetlab >/dev/null 2>&1
+	timeout 10 sacctmgr -i modify user where name=$(echo $users | tr ' ' ',') set qos=normal,hi >/dev/null 2>&1
 	return 0
 }
 

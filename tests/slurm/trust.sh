@@ -112,7 +112,7 @@ cat >A.json <<'EOF'
 { "scenario": "scnA.json", "executor": "slurm", "state_dir": "sA", "tick_s": 0.1, "probe_every_s": 1, "probes": "none",
   "results_every_s": 0,
   "slurm": { "partition": "debug", "accounts": { "t0": "t0", "t1": "t1" }, "gres_types": { "L40S-48GB": "fake" },
-             "start_timeout_s": 5 },
+             "qos": { "inference": "hi" }, "start_timeout_s": 5 },
   "metrics": { "port": 0 } }
 EOF
 sed 's/scnA/scnB/; s/"sA"/"sB"/; s/"debug"/"second"/' A.json >B.json
@@ -269,6 +269,12 @@ check_eq "memory: three 500 MiB jobs ran at once (CR_Core_Memory)" "$over" 1
 check_eq "memory: each asked 500M per node" "$(sacct -n -X -P -j "$ids" --format=ReqMem | sort -u)" 500M
 check_eq "account: each tenant's account" \
 	"$(for k in 1 2 3; do sacct -n -X -P -j "$(sid_of sA mem$k)" --format=Account; done | tr '\n' ' ')" "t1 t0 t1 "
+check_eq "qos: the inference class's QOS" "$(sacct -n -X -P -j "$(sid_of sA inf)" --format=QOS)" hi
+# A time-sliced share of a GPU needs the site's shard GRES: refused, clearly.
+printf '{"name": "share", "class": "dev", "req": {"nodes": 1, "cores": 1, "mem_mib": 100, "gpus": 1, "gpu_milli": 500}, "argv": ["true"]}\n' | submit sA
+T=20 until_ok is_state sA share failed
+check_eq "refusal: a GPU share without slurm.shards_per_gpu fails, saying why" \
+	"$(grep -c "could not start: a 500/1000 share of a GPU: time-sliced shares need Slurm's shard GRES" A.log)" 1
 check_eq "gres: the site's GPU type" "$(sacct -n -X -P -j "$(sid_of sA g1)" --format=SubmitLine%500 | grep -o -- '--gres=gpu:fake:1')" "--gres=gpu:fake:1"
 
 # --- 6. slurmctld down: requests are queued, not refused ---------------------
@@ -314,11 +320,23 @@ d = json.load(sys.stdin)['gpu_util_split']; print('%.0f' % (d['inference_reserve
 check "accounting: hetlab report's GPU-seconds ($rep) are sacct's ($gs_s)" \
 	"$(awk -v a="${rep:-0}" -v b="$gs_s" 'BEGIN {print (b > 0 && (a - b) / b < 0.01 && (b - a) / b < 0.01)}')"
 
+# --- 10. one daemon, two partitions --------------------------------------------
+scn C 6 '["n1", "n2", "n3", "n4", "n5", "n6"]' >scnC.json
+sed 's/scnA/scnC/; s/"sA"/"sC"/; s/"partition": "debug"/"partition": ["debug", "second"], "class_partition": { "dev": "second" }/' A.json >C.json
+start_daemon C
+{ job c1 batch 4 4 2000 2; job c2 dev 1 1 500 2; job c3 batch 1 4 2000 2; job c4 batch 1 4 2000 2; job c5 batch 1 4 2000 2; } | submit sC
+T=60 until_ok sh -c "[ \"\$(sqlite3 '$D/sC/state.db' \"SELECT count(*) FROM jobs WHERE state = 'done'\")\" = 5 ]"
+check_eq "partitions: every job of a two-partition daemon ran" "$(q sC "SELECT group_concat(state, ' ') FROM jobs")" "done done done done done"
+check_eq "partitions: the 4-node job in debug" "$(sacct -n -X -P -j "$(sid_of sC c1)" --format=Partition)" debug
+check_eq "partitions: each job in the partition holding its nodes" \
+	"$(for k in 2 3 4 5; do n=$(awk '{print $3}' out/c$k.where); p=$(sacct -n -X -P -j "$(sid_of sC c$k)" --format=Partition); case $n in n[56]) [ "$p" = second ] && echo ok ;; *) [ "$p" = debug ] && echo ok ;; esac; done | wc -l)" 4
+stop_daemon C
+
 # --- 8-9. logs, metrics, replays -----------------------------------------------
 check_eq "logs: every submission names its Slurm job" "$(grep -c 'Slurm job [0-9]* submitted on' A.log | awk '{print ($1 >= 20)}')" 1
 passes=$(printf '%s\n' "$m" | awk '/^hetlab_scheduling_passes_total/ {print ($2 > 0)}')
 check_eq "metrics: scheduling passes counted" "$passes" 1
-for st in sA sB; do
+for st in sA sB sC; do
 	if out=$("$HETLAB" replay "$st" 2>&1); then ok "replay of $st makes the same decisions"
 	else bad "replay of $st makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
 done
