@@ -153,7 +153,7 @@ static int probe_round(struct ingest *g)
 		char msg[512];
 		int rc = read_node(L, i, &r, msg, sizeof msg);
 		if (rc < 0)
-			live_log(L, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
+			live_logl(L, LIVE_WARN, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
 		int down = L->xo->node_down && L->mode == LIVE_DAEMON ? L->xo->node_down(L, i) : -1;
 		if (rc != 0 && down < 0)
 			continue;
@@ -280,7 +280,7 @@ static int write_results(struct live *L)
 	char path[4200], err[512];
 	snprintf(path, sizeof path, "%s/results.db", L->cfg.state_dir);
 	if (live_results(L->cfg.state_dir, path, err, sizeof err)) {
-		live_log(L, "writing %s: %s", path, err);
+		live_logl(L, LIVE_ERROR, "writing %s: %s", path, err);
 		return -1;
 	}
 	return 0;

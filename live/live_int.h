@@ -4,6 +4,7 @@
 #define HL_LIVE_INT_H
 
 #include "live/daemon.h"
+#include "live/livelog.h"
 #include "live/metrics.h"
 #include "live/state.h"
 #include "policies/policy.h"
@@ -119,7 +120,10 @@ extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);
 void jobx_free(struct jobx *x);
 
-/* Logs one line to stderr (unless quiet), with the engine time. */
+/* livelog.c: one line to stderr (unless quiet) with the wall-clock time,
+ * the level and the engine time, the message escaped (livelog.h).
+ * live_log is live_logl at LIVE_INFO. */
 void live_log(struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void live_logl(struct live *L, enum live_level l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -31,18 +31,6 @@ int64_t live_unix_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-void live_log(struct live *L, const char *fmt, ...)
-{
-	if (L->o.quiet || L->mode != LIVE_DAEMON)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "hetlab live: [%.3f s] %s\n", simtime_to_s(L->s.now), msg);
-}
-
 /* ---- the engine's reports: the decision log, dirty jobs, counters ---- */
 
 static bool is_decision(enum rec_kind k)
@@ -91,7 +79,7 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 	default: break;
 	}
 	if ((kind == REC_FAULT || kind == REC_REPAIR) && L->mode == LIVE_DAEMON && !L->catching_up && node >= 0)
-		live_log(L, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
+		live_logl(L, kind == REC_FAULT ? LIVE_WARN : LIVE_INFO, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
 		         detail ? detail : "");
 	if (!is_decision(kind) || (L->catching_up && L->mode == LIVE_DAEMON))
 		return;
@@ -168,7 +156,7 @@ static int ex_start(void *ctx, struct sim *s, int32_t id)
 	if (L->xo->start(L, id, err, sizeof err)) {
 		/* The world refused: the job fails now (recorded as an end so
 		 * that a replay sees it too). */
-		live_log(L, "job %d could not start: %s", id, err);
+		live_logl(L, LIVE_ERROR, "job %d could not start: %s", id, err);
 		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "start failed");
 		struct rec_row r = { .t_us = s->now + 1, .after_us = s->now, .kind = RIN_END, .job = id, .node = -1,
 		                     .attempt = (int32_t)s->jobs[id].restarts, .state = JOB_FAILED, .reason = END_EXIT,
@@ -177,7 +165,7 @@ static int ex_start(void *ctx, struct sim *s, int32_t id)
 		if (lstate_rec_add(&L->st, &r, e2, sizeof e2) == 0)
 			sim_inject_end(s, r.t_us, id, (uint32_t)r.attempt, JOB_FAILED, END_EXIT);
 		else
-			live_log(L, "%s", e2);
+			live_logl(L, LIVE_ERROR, "%s", e2);
 	}
 	return 0;
 }
@@ -250,7 +238,7 @@ int live_inject(struct live *L, const struct rec_row *r)
 		if (cluster_bind_more(&s->cl, L->w.str, L->w.nstr, L->selmap, &j, 1, err, sizeof err)) {
 			/* Cannot run here (checked by hetlab submit; a scenario
 			 * changed under a recording): rejected at submit. */
-			live_log(L, "job %lld: %s: it is rejected", (long long)r->job, err);
+			live_logl(L, LIVE_WARN, "job %lld: %s: it is rejected", (long long)r->job, err);
 			j.req.sel_req = j.req.sel_pref = 0;
 			j.req.pool = 0;
 			j.req.plane = INT16_MAX;

@@ -1,5 +1,6 @@
 /* state — the live daemon's SQLite state. See state.h. */
 #include "live/state.h"
+#include "live/livelog.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -441,12 +442,15 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 			char start[32] = "-";
 			if (sta >= 0 && strcmp(col(q, 4), "pending") != 0 && strcmp(col(q, 4), "held") != 0)
 				snprintf(start, sizeof start, "%.1f", sta / 1e6);
-			char rr[160];
+			char rr[160], rre[640], name[256];
 			snprintf(rr, sizeof rr, "%s%s%s", col(q, 10), col(q, 10)[0] && col(q, 11)[0] ? " " : "", col(q, 11));
+			/* A name is the submitter's text: never raw on a terminal. */
+			live_escape(rre, sizeof rre, rr);
+			live_escape(name, sizeof name, col(q, 1));
 			fprintf(out, "%6lld  %-16.16s %-9s %6lld %-13s %9.1f %9s %3lld  %-30.30s %s\n",
-			        (long long)sqlite3_column_int64(q, 0), col(q, 1)[0] ? col(q, 1) : "-", col(q, 2),
+			        (long long)sqlite3_column_int64(q, 0), name[0] ? name : "-", col(q, 2),
 			        (long long)sqlite3_column_int64(q, 3), col(q, 4), sub / 1e6, start,
-			        (long long)sqlite3_column_int64(q, 9), col(q, 8)[0] ? col(q, 8) : "-", rr);
+			        (long long)sqlite3_column_int64(q, 9), col(q, 8)[0] ? col(q, 8) : "-", rre);
 		}
 		n++;
 	}
