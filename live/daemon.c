@@ -279,7 +279,12 @@ static int write_results(struct live *L)
 {
 	char path[4200], err[512];
 	snprintf(path, sizeof path, "%s/results.db", L->cfg.state_dir);
-	if (live_results(L->cfg.state_dir, path, err, sizeof err)) {
+	/* Private as the rest of the state (the recorder's files are made
+	 * by SQLite, which follows the umask). */
+	mode_t um = umask(077);
+	int rc = live_results(L->cfg.state_dir, path, err, sizeof err);
+	umask(um);
+	if (rc) {
 		live_logl(L, LIVE_ERROR, "writing %s: %s", path, err);
 		return -1;
 	}

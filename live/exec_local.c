@@ -67,7 +67,7 @@ static int join_path(char *buf, const char *a, const char *b)
 /* Reads a small file into buf (NUL-terminated): bytes read, or -1 (errno). */
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	size_t n = 0;
@@ -328,7 +328,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 		goto out;
 	}
 	made_lock = !file_exists(L->lock);
-	L->lockfd = fd_high(open(L->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+	L->lockfd = fd_high(open(L->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
 	if (L->lockfd < 0) {
 		seterr(err, errlen, "cannot create %s: %s", L->lock, strerror(errno));
 		made_lock = 0;
@@ -356,8 +356,8 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	undo_files(L, 0);
 	unlink(L->exittmp);
 
-	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (sp->out_append ? 0 : O_TRUNC);
-	L->outfd = fd_high(open(L->out, oflags, 0644));
+	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (sp->out_append ? 0 : O_TRUNC);
+	L->outfd = fd_high(open(L->out, oflags, 0600));
 	if (L->outfd < 0) {
 		seterr(err, errlen, "cannot open %s: %s", L->out, strerror(errno));
 		goto undo;
@@ -518,7 +518,7 @@ int lx_poll(const char *dir, int64_t key, struct lx_result *r)
 	if (e < 0)
 		return -1;
 	if (e == 0) {
-		int fd = open(lock, O_RDONLY | O_CLOEXEC);
+		int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno != ENOENT)
 				return -1;

@@ -109,7 +109,7 @@ static void say(const char *what, const char *arg, int e)
 int lx_write_atomic(const char *tmp, const char *path, const char *data, size_t n,
 		    const char *syncdir)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	if (lx_write_all(fd, data, n) < 0 || (syncdir && fsync(fd) < 0)) {

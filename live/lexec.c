@@ -20,8 +20,10 @@
 #include "live/nvml.h"
 #include "sim/mig.h"
 #include "live/topo.h"
+#include "live/statedir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,8 +144,7 @@ static int local_init(struct live *L, char *err, size_t errlen)
 	if (!(c->busy = calloc((size_t)L->s.cl.nnodes * (size_t)c->words + 1, sizeof *c->busy)))
 		goto oom;
 	snprintf(L->jobdir, sizeof L->jobdir, "%s/jobs", L->cfg.state_dir);
-	if (mkdir(L->jobdir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", L->jobdir, strerror(errno));
+	if (lsdir_subdir(L->cfg.state_dir, "jobs", err, errlen)) {
 		free(c->busy);
 		free(c);
 		return -1;
@@ -228,8 +229,11 @@ static int read_cpus_file(struct live *L, int32_t id)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, job_key(L, id));
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct jobx *x = &L->jx[id];
+	if (!f && fd >= 0)
+		close(fd);
 	x->ncpus = 0;
 	if (!f)
 		return -1;
@@ -270,7 +274,10 @@ static void mig_device(struct live *L, const struct alloc_part *p, const char *o
 	if (m && m->uuid[0]) {
 		snprintf(cuda, len, "%s", m->uuid);
 	} else {
-		FILE *f = fopen(out, "a");
+		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!f && fd >= 0)
+			close(fd);
 		if (f) {
 			fprintf(f, "hetlab: warning: no MIG device of GPU %d starts at memory slice %d (%s); "
 			        "CUDA_VISIBLE_DEVICES is the card\n", card, p->mig_start,
@@ -302,9 +309,12 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	for (int k = 0; k < x->ncpus; k++)

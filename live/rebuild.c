@@ -7,6 +7,7 @@
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
+#include "live/statedir.h"
 #include "analysis/recorder.h"
 #include "policies/health.h"
 #include "traces/tieredload.h"
@@ -508,16 +509,14 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 static int take_lock(struct live *L, char *err, size_t errlen)
 {
 	char path[4200];
-	if (mkdir(L->cfg.state_dir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: cannot create the state directory: %s", L->cfg.state_dir, strerror(errno));
+	/* Owned and private, the lock never followed through a link (a link
+	 * planted there would have us truncate the file it names). */
+	if (lsdir_prepare(L->cfg.state_dir, L->cfg.state_group, err, errlen))
 		return -1;
-	}
 	snprintf(path, sizeof path, "%s/daemon.lock", L->cfg.state_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int fd = lsdir_open(L->cfg.state_dir, "daemon.lock", O_RDWR | O_CREAT, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		char pid[32] = "?";
 		ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
@@ -534,6 +533,11 @@ static int take_lock(struct live *L, char *err, size_t errlen)
 		/* the pid is for the message only */
 	}
 	L->lock_fd = fd;
+	/* The database the daemon is about to open, as the lock. */
+	static const char *const files[] = { "state.db", "state.db-wal", "state.db-shm", "results.db", NULL };
+	for (int k = 0; files[k]; k++)
+		if (lsdir_check_file(L->cfg.state_dir, files[k], err, errlen))
+			return -1;
 	return 0;
 }
 
@@ -672,17 +676,24 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 		snprintf(err, errlen, "%s/state.db: no config recorded: not a live state", dir);
 		return -1;
 	}
-	/* The config as recorded, parsed from a private copy. */
+	/* The config as recorded, parsed from a private copy: a new file
+	 * (mkstemp: 0600, O_EXCL, so never a link someone planted). */
 	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s/.replay-config-%ld.json", dir, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
+	snprintf(tmp, sizeof tmp, "%s/.replay-config-XXXXXX.json", dir);
+	int fd = mkstemps(tmp, 5);
+	if (fd < 0) {
 		/* A read-only state directory: the system temp dir then. */
-		snprintf(tmp, sizeof tmp, "/tmp/hetlab-replay-config-%ld.json", (long)getpid());
-		f = fopen(tmp, "w");
+		const char *td = getenv("TMPDIR");
+		snprintf(tmp, sizeof tmp, "%s/hetlab-replay-config-XXXXXX.json", td && td[0] ? td : "/tmp");
+		fd = mkstemps(tmp, 5);
 	}
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		free(cfgtext);
 		return -1;
 	}

@@ -3,12 +3,14 @@
 #include "live/livelog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -51,21 +53,35 @@ static int exec(struct lstate *st, const char *sql, const char *what, char *err,
 	return 0;
 }
 
-static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_t errlen)
+enum open_how { OPEN_CREATE, OPEN_EXISTING, OPEN_RO };
+
+static int open_db(struct lstate *st, const char *dir, enum open_how how, char *err, size_t errlen)
 {
+	bool ro = how == OPEN_RO;
 	memset(st, 0, sizeof *st);
 	snprintf(st->path, sizeof st->path, "%s/state.db", dir);
-	if (!ro && mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	if (how == OPEN_CREATE && mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create the state directory: %s", dir, strerror(errno));
 		return -1;
 	}
 	struct stat sb;
-	if (ro && stat(st->path, &sb) < 0) {
+	if (how != OPEN_CREATE && stat(st->path, &sb) < 0) {
 		snprintf(err, errlen, "%s: no live state here (%s); is this the daemon's state_dir?", st->path,
 		         strerror(errno));
 		return -1;
 	}
-	int flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (how == OPEN_CREATE) {
+		/* Made here, private (SQLite would make it 0644; its -wal and
+		 * -shm files take the database's mode). */
+		int fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+		else if (errno != EEXIST) {
+			snprintf(err, errlen, "%s: cannot create: %s", st->path, strerror(errno));
+			return -1;
+		}
+	}
+	int flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOFOLLOW;
 	if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK) {
 		dbfail(st, "cannot open", err, errlen);
 		lstate_close(st);
@@ -77,7 +93,7 @@ static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_
 		lstate_close(st);
 		return -1;
 	}
-	if (ro) {
+	if (how != OPEN_CREATE) {
 		sqlite3_stmt *q = NULL;
 		int ok = sqlite3_prepare_v2(st->db, "SELECT 1 FROM rec LIMIT 1", -1, &q, NULL) == SQLITE_OK;
 		sqlite3_finalize(q);
@@ -92,12 +108,17 @@ static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_
 
 int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen)
 {
-	return open_db(st, dir, false, err, errlen);
+	return open_db(st, dir, OPEN_CREATE, err, errlen);
+}
+
+int lstate_open_existing(struct lstate *st, const char *dir, char *err, size_t errlen)
+{
+	return open_db(st, dir, OPEN_EXISTING, err, errlen);
 }
 
 int lstate_open_ro(struct lstate *st, const char *dir, char *err, size_t errlen)
 {
-	return open_db(st, dir, true, err, errlen);
+	return open_db(st, dir, OPEN_RO, err, errlen);
 }
 
 void lstate_close(struct lstate *st)

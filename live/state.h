@@ -43,8 +43,12 @@ struct lstate {
 };
 
 /* Opens (creating the schema when new) STATE_DIR/state.db; the directory
- * is created when missing. busy waits up to 10 s for another writer. */
+ * is created when missing (0700; state.db 0600). busy waits up to 10 s for
+ * another writer. Never through a symbolic link (SQLITE_OPEN_NOFOLLOW). */
 int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen);
+/* As lstate_open, but only an existing state: a missing directory or
+ * state.db is an error saying so (a client never creates a state). */
+int lstate_open_existing(struct lstate *st, const char *dir, char *err, size_t errlen);
 void lstate_close(struct lstate *st);
 /* Opens an existing state.db read-only (queue, replay): a missing file is
  * an error saying so. */

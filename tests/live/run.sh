@@ -326,6 +326,33 @@ check_eq "bad: an unknown executor names \$.executor" "$(printf '%s' "$out" | gr
 out=$("$HETLAB" replay "$T/nowhere" 2>&1)
 check_eq "bad: replay of a directory without state says so" "$(printf '%s' "$out" | grep -c 'no live state here')" 1
 
+# --- 12. the state is owned and private ----------------------------------------
+# A daemon.lock planted as a link to a file the daemon's user owns: the
+# daemon refuses the state and the file is untouched (the lock is opened
+# without following links). A state writable by others, or under a
+# world-writable parent without the sticky bit, is refused.
+check_eq "private: the state directory is 0700, its files 0600" \
+	"$(stat -c %a st-basic st-basic/jobs st-basic/state.db st-basic/daemon.lock st-basic/results.db st-basic/jobs/0.out | tr '\n' ' ')" \
+	"700 700 600 600 600 600 "
+mkdir -m 700 st-lnk
+echo precious >victim
+ln -s "$T/victim" st-lnk/daemon.lock
+cfg lnk ', "probes": "none"'
+out=$("$HETLAB" live --config lnk.json --max-s 1 2>&1)
+check_eq "private: a daemon.lock link is refused, naming it" "$(printf '%s' "$out" | grep -c 'st-lnk/daemon.lock: a symbolic link: refused')" 1
+check_eq "private: the file the link names is untouched" "$(cat victim)" precious
+mkdir -m 777 st-ww
+chmod 777 st-ww
+cfg ww ', "probes": "none"'
+out=$("$HETLAB" live --config ww.json --max-s 1 2>&1)
+check_eq "private: a state writable by everyone is refused" "$(printf '%s' "$out" | grep -c 'st-ww: the state directory is writable by everyone')" 1
+mkdir -m 777 shared
+chmod 777 shared
+printf '{ "scenario": "scn.json", "state_dir": "shared/st", "probes": "none" }\n' >shared.json
+out=$("$HETLAB" live --config shared.json --max-s 1 2>&1)
+check_eq "private: a state under a world-writable parent without the sticky bit is refused" \
+	"$(printf '%s' "$out" | grep -c 'writable by everyone and has no sticky bit'),$(ls shared | wc -l)" "1,0"
+
 echo
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -22,9 +22,247 @@
 #include <unistd.h>
 
 #include "live/livelog.h"
+#include "live/statedir.h"
 
 #define HAS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!strstr(h_, n_)) \
 	fail_msg("expected \"%s\" in \"%s\"", n_, h_); } while (0)
+
+/* ---- temporary directories ---- */
+
+static char *tmpdir_new(void)
+{
+	const char *base = getenv("TMPDIR");
+	char *d = NULL;
+	assert_true(asprintf(&d, "%s/hetlab-sec-unit-XXXXXX", base && base[0] ? base : "/tmp") > 0);
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static void tmpdir_free(char *d)
+{
+	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(d);
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat sb;
+	assert_int_equal(lstat(path, &sb), 0);
+	return sb.st_mode & 07777;
+}
+
+/* ---- the state directory ---- */
+
+static void test_statedir_prepare(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new(), err[1024] = "";
+	char *st = path_in(d, "st");
+	if (lsdir_prepare(st, NULL, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(mode_of(st), 0700);
+	/* An older, looser mode is tightened; a writable one is refused. */
+	assert_int_equal(chmod(st, 0755), 0);
+	assert_int_equal(lsdir_prepare(st, "", err, sizeof err), 0);
+	assert_int_equal(mode_of(st), 0700);
+	assert_int_equal(chmod(st, 0777), 0);
+	assert_int_equal(lsdir_prepare(st, NULL, err, sizeof err), -1);
+	HAS(err, "writable by everyone (mode 0777): refused");
+	assert_int_equal(chmod(st, 0770), 0);
+	assert_int_equal(lsdir_prepare(st, NULL, err, sizeof err), -1);
+	HAS(err, "writable by its group");
+	assert_int_equal(chmod(st, 0700), 0);
+	/* With a group: 0750 and that group. */
+	struct stat sb;
+	assert_int_equal(lsdir_prepare(st, "no-such-group-hetlab", err, sizeof err), -1);
+	HAS(err, "state_group \"no-such-group-hetlab\": no such group");
+	if (getgid() == 0 || geteuid() == 0) {
+		if (lsdir_prepare(st, "root", err, sizeof err))
+			fail_msg("%s", err);
+		assert_int_equal(mode_of(st), 0750);
+		assert_int_equal(stat(st, &sb), 0);
+		assert_int_equal(sb.st_gid, 0);
+	}
+	/* Not a directory. */
+	char *f = path_in(d, "file");
+	write_file(f, "x", 0600);
+	assert_int_equal(lsdir_prepare(f, NULL, err, sizeof err), -1);
+	HAS(err, "not a directory");
+	/* A parent writable by everyone without the sticky bit: refused, and
+	 * nothing is created in it; with the sticky bit (as /tmp): fine. */
+	char *ww = path_in(d, "ww"), *wst = path_in(ww, "st");
+	assert_int_equal(mkdir(ww, 0777), 0);
+	assert_int_equal(chmod(ww, 0777), 0);
+	assert_int_equal(lsdir_prepare(wst, NULL, err, sizeof err), -1);
+	HAS(err, "writable by everyone and has no sticky bit");
+	assert_int_equal(access(wst, F_OK), -1);
+	assert_int_equal(chmod(ww, 01777), 0);
+	if (lsdir_prepare(wst, NULL, err, sizeof err))
+		fail_msg("%s", err);
+	/* ... and the state above it checked too when it exists. */
+	assert_int_equal(chmod(ww, 0777), 0);
+	assert_int_equal(lsdir_prepare(wst, NULL, err, sizeof err), -1);
+	HAS(err, "has no sticky bit");
+	assert_int_equal(chmod(ww, 0755), 0);
+	/* A relative path is checked from the current directory. */
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(d), 0);
+	if (lsdir_prepare("st", NULL, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(chdir(cwd), 0);
+	/* A missing parent. */
+	char *deep = path_in(d, "no/such/st");
+	assert_int_equal(lsdir_prepare(deep, NULL, err, sizeof err), -1);
+	HAS(err, "cannot create the state directory");
+	free(deep);
+	free(ww);
+	free(wst);
+	free(f);
+	free(st);
+	tmpdir_free(d);
+}
+
+static void test_statedir_files(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new(), err[1024] = "";
+	assert_int_equal(chmod(d, 0700), 0);
+	/* A planted link is never followed: the file it names is untouched. */
+	char *victim = path_in(d, "victim"), *lock = path_in(d, "daemon.lock");
+	write_file(victim, "precious\n", 0644);
+	assert_int_equal(symlink(victim, lock), 0);
+	assert_int_equal(lsdir_open(d, "daemon.lock", O_RDWR | O_CREAT, err, sizeof err), -1);
+	HAS(err, "daemon.lock: a symbolic link: refused");
+	assert_int_equal(lsdir_check_file(d, "daemon.lock", err, sizeof err), -1);
+	char buf[32] = "";
+	int fd = open(victim, O_RDONLY);
+	assert_true(read(fd, buf, sizeof buf - 1) > 0);
+	close(fd);
+	assert_string_equal(buf, "precious\n");
+	unlink(lock);
+	/* Created 0600; an existing 0644 is made 0600; 0666 is refused. */
+	fd = lsdir_open(d, "daemon.lock", O_RDWR | O_CREAT, err, sizeof err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(mode_of(lock), 0600);
+	char *db = path_in(d, "state.db");
+	write_file(db, "x", 0644);
+	assert_int_equal(lsdir_check_file(d, "state.db", err, sizeof err), 0);
+	assert_int_equal(mode_of(db), 0600);
+	assert_int_equal(chmod(db, 0666), 0);
+	assert_int_equal(lsdir_check_file(d, "state.db", err, sizeof err), -1);
+	HAS(err, "writable by everyone (mode 0666): refused");
+	assert_int_equal(chmod(db, 0600), 0);
+	/* A hard link to a file elsewhere. */
+	char *hl = path_in(d, "state.db-wal");
+	assert_int_equal(link(victim, hl), 0);
+	assert_int_equal(lsdir_check_file(d, "state.db-wal", err, sizeof err), -1);
+	HAS(err, "hard links");
+	unlink(hl);
+	/* Missing is fine; a FIFO is not a regular file (and does not block). */
+	assert_int_equal(lsdir_check_file(d, "state.db-wal", err, sizeof err), 0);
+	assert_int_equal(mkfifo(hl, 0600), 0);
+	assert_int_equal(lsdir_check_file(d, "state.db-wal", err, sizeof err), -1);
+	HAS(err, "not a regular file");
+	unlink(hl);
+	/* A subdirectory: made 0700; a link in its place refused. */
+	assert_int_equal(lsdir_subdir(d, "jobs", err, sizeof err), 0);
+	char *jobs = path_in(d, "jobs"), *sl = path_in(d, "slurm");
+	assert_int_equal(mode_of(jobs), 0700);
+	assert_int_equal(symlink("/", sl), 0);
+	assert_int_equal(lsdir_subdir(d, "slurm", err, sizeof err), -1);
+	HAS(err, "a symbolic link: refused");
+	uid_t uid;
+	assert_int_equal(lsdir_owner(d, &uid, err, sizeof err), 0);
+	assert_int_equal(uid, geteuid());
+	assert_int_equal(lsdir_owner(jobs + 0, &uid, err, sizeof err), 0);
+	char *none = path_in(d, "typo");
+	assert_int_equal(lsdir_owner(none, &uid, err, sizeof err), -1);
+	HAS(err, "no such state directory");
+	free(none);
+	free(jobs);
+	free(sl);
+	free(hl);
+	free(db);
+	free(lock);
+	free(victim);
+	tmpdir_free(d);
+}
+
+/* Another user's directory, file or link (root only: chown). */
+static void test_statedir_other_user(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	char *d = tmpdir_new(), err[1024] = "";
+	uid_t nobody = 65534;
+	char *st = path_in(d, "st");
+	assert_int_equal(mkdir(st, 0700), 0);
+	assert_int_equal(chown(st, nobody, (gid_t)-1), 0);
+	assert_int_equal(lsdir_prepare(st, NULL, err, sizeof err), -1);
+	HAS(err, "the state directory belongs to");
+	HAS(err, "not to the daemon's user");
+	/* A state below another user's directory. */
+	char *sub = path_in(st, "inner");
+	assert_int_equal(lsdir_prepare(sub, NULL, err, sizeof err), -1);
+	HAS(err, "belongs to");
+	HAS(err, "who could replace the state");
+	/* A link planted by another user in a sticky directory. */
+	char *tmp = path_in(d, "sticky"), *link_ = NULL, *mine = path_in(d, "mine");
+	assert_int_equal(mkdir(tmp, 01777), 0);
+	assert_int_equal(chmod(tmp, 01777), 0);
+	assert_int_equal(mkdir(mine, 0700), 0);
+	link_ = path_in(tmp, "st");
+	assert_int_equal(symlink(mine, link_), 0);
+	assert_int_equal(lchown(link_, nobody, (gid_t)-1), 0);
+	assert_int_equal(lsdir_prepare(link_, NULL, err, sizeof err), -1);
+	HAS(err, "a symbolic link that belongs to");
+	/* One of our own is fine. */
+	assert_int_equal(lchown(link_, 0, (gid_t)-1), 0);
+	if (lsdir_prepare(link_, NULL, err, sizeof err))
+		fail_msg("%s", err);
+	/* A file of another user in our state. */
+	char *db = path_in(mine, "state.db");
+	write_file(db, "x", 0600);
+	assert_int_equal(chown(db, nobody, (gid_t)-1), 0);
+	assert_int_equal(lsdir_check_file(mine, "state.db", err, sizeof err), -1);
+	HAS(err, "not to the daemon's user: refused");
+	free(db);
+	free(link_);
+	free(mine);
+	free(tmp);
+	free(sub);
+	free(st);
+	tmpdir_free(d);
+}
 
 /* ---- log lines ---- */
 
@@ -76,6 +314,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_log_prefix),
+		cmocka_unit_test(test_statedir_prepare),
+		cmocka_unit_test(test_statedir_files),
+		cmocka_unit_test(test_statedir_other_user),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
