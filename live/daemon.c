@@ -96,17 +96,9 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 			         pct + 2);
 		else
 			snprintf(path, sizeof path, "%s", src->path);
-		struct stat sb;
-		if (stat(path, &sb) < 0)
-			return 1;
-		if ((double)(time(NULL) - sb.st_mtime) > L->cfg.stale_s)
-			return 1;   /* stale: the agent stopped writing */
-		char *text = live_read_file(path, msg, len);
-		if (!text)
-			return -1;
-		int rc = reading_parse(path, text, strlen(text), r, msg, len);
-		free(text);
-		return rc;
+		/* Bounded and non-blocking: a FIFO or a huge file there is
+		 * refused for this node, never waited on or read whole. */
+		return reading_read_file(path, L->cfg.stale_s, r, msg, len);
 	}
 	/* The host. */
 	if (!L->host_cur) {
@@ -134,6 +126,30 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 	return 0;
 }
 
+/* A refused reading is logged when it starts and when its reason
+ * changes, not every round; a node whose readings are accepted again says
+ * so once. */
+static void reading_refused(struct live *L, int32_t node, int rc, const char *msg)
+{
+	if (!L->refused && !(L->refused = calloc((size_t)L->s.cl.nnodes + 1, sizeof *L->refused)))
+		return;
+	uint32_t h = 0;
+	if (rc < 0) {
+		h = 2166136261u;
+		for (const char *p = msg; *p; p++)
+			h = (h ^ (uint8_t)*p) * 16777619u;
+		h |= 1;
+	}
+	if (h == L->refused[node])
+		return;
+	if (rc < 0)
+		live_logl(L, LIVE_WARN, "node %s: reading refused: %s", L->s.cl.nodes[node].name, msg);
+	else if (rc == 0)
+		live_log(L, "node %s: readings accepted again", L->s.cl.nodes[node].name);
+	if (rc <= 0)
+		L->refused[node] = h;
+}
+
 static bool hot_change(const struct live *L, int32_t node, const struct sim_reading *r)
 {
 	if (L->cfg.hot_c <= 0 || !isfinite(r->temp_c) || !L->s.cl.health)
@@ -152,8 +168,8 @@ static int probe_round(struct ingest *g)
 		struct sim_reading r;
 		char msg[512];
 		int rc = read_node(L, i, &r, msg, sizeof msg);
-		if (rc < 0)
-			live_logl(L, LIVE_WARN, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
+		if (rc <= 0)
+			reading_refused(L, i, rc, msg);
 		int down = L->xo->node_down && L->mode == LIVE_DAEMON ? L->xo->node_down(L, i) : -1;
 		if (rc != 0 && down < 0)
 			continue;

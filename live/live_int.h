@@ -68,6 +68,7 @@ struct live {
 	int64_t host_prev_us;
 	struct nvml_session *nvs;
 	struct nvml_probe *gpus;
+	uint32_t *refused;              /* per node, a hash of the reason its last reading was refused (0 none) */
 	/* metrics */
 	struct metrics_srv *ms;
 	struct metrics_counters mc;

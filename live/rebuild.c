@@ -654,6 +654,7 @@ void live_close(struct live *L)
 	free(L->jdirty);
 	free(L->lrd);
 	free(L->rec_at);
+	free(L->refused);
 	free(L->selmap);
 	free(L->mbuf);
 	workload_free(&L->w);

@@ -326,7 +326,32 @@ check_eq "bad: an unknown executor names \$.executor" "$(printf '%s' "$out" | gr
 out=$("$HETLAB" replay "$T/nowhere" 2>&1)
 check_eq "bad: replay of a directory without state says so" "$(printf '%s' "$out" | grep -c 'no live state here')" 1
 
-# --- 12. the state is owned and private ----------------------------------------
+# --- 12. a FIFO and a 300 MiB file at the reading paths ----------------------
+# Opening the FIFO used to block the daemon inside its write transaction
+# (no start, every submit "database is locked"); the big file was read
+# whole every round. Both are refused for their node, logged once, and
+# jobs run and submissions go through meanwhile.
+mkdir -p agent2
+mkfifo agent2/h1.json
+truncate -s 300M agent2/h2.json
+cfg fifo ', "probes": "file:agent2/%n.json", "stale_s": 600'
+job batch 2 fifo 2 | "$HETLAB" submit --config fifo.json - >/dev/null
+timeout 60 "$HETLAB" live --config fifo.json --exit-when-idle 2>log-fifo &
+DAEMON=$!
+sleep 1
+out=$(job batch 2 fifo 0.3 | timeout 10 "$HETLAB" submit --config fifo.json - 2>&1)
+check_eq "fifo: a submission goes through while the probes are bad" "$(printf '%s' "$out" | grep -c '1 job queued')" 1
+wait "$DAEMON"
+check_eq "fifo: the daemon ends" $? 0
+DAEMON=
+check_eq "fifo: both jobs done" "$(q st-fifo/state.db "SELECT group_concat(state) FROM jobs")" "done,done"
+check_eq "fifo: the FIFO is refused for its node, once" \
+	"$(grep -c 'warn .*node h1: reading refused: .*agent2/h1.json: not a regular file (a FIFO)' log-fifo)" 1
+check_eq "fifo: the 300 MiB file is refused by its size" \
+	"$(grep -c 'node h2: reading refused: .*agent2/h2.json: 314572800 bytes: a reading is at most 65536 bytes' log-fifo)" 1
+rm -rf agent2
+
+# --- 13. the state is owned and private ----------------------------------------
 # A daemon.lock planted as a link to a file the daemon's user owns: the
 # daemon refuses the state and the file is untouched (the lock is opened
 # without following links). A state writable by others, or under a

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "live/livelog.h"
+#include "live/reading.h"
 #include "live/statedir.h"
 
 #define HAS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!strstr(h_, n_)) \
@@ -264,6 +265,62 @@ static void test_statedir_other_user(void **state)
 	tmpdir_free(d);
 }
 
+/* ---- probe readings ---- */
+
+static void test_reading_file(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new(), err[1024] = "";
+	struct sim_reading r;
+	char *p = path_in(d, "h1.json");
+	/* None yet; then a good one; then stale. */
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), 1);
+	write_file(p, "{\"power_w\": 300, \"temp_c\": 50}\n", 0644);
+	if (reading_read_file(p, 60, &r, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(r.power_w == 300 && r.temp_c == 50);
+	struct timespec old[2] = { { .tv_sec = time(NULL) - 120 }, { .tv_sec = time(NULL) - 120 } };
+	assert_int_equal(utimensat(AT_FDCWD, p, old, 0), 0);
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), 1);
+	unlink(p);
+	/* A FIFO: refused at once (opening it for reading would wait for a
+	 * writer for ever). */
+	assert_int_equal(mkfifo(p, 0644), 0);
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), -1);
+	HAS(err, "h1.json: not a regular file (a FIFO)");
+	unlink(p);
+	/* A directory, a device. */
+	assert_int_equal(mkdir(p, 0755), 0);
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), -1);
+	HAS(err, "not a regular file (a directory)");
+	rmdir(p);
+	assert_int_equal(reading_read_file("/dev/zero", 1e9, &r, err, sizeof err), -1);
+	HAS(err, "/dev/zero: not a regular file (a device)");
+	/* 300 MiB (sparse): refused by its size, never read. */
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 300LL << 20), 0);
+	close(fd);
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), -1);
+	HAS(err, "h1.json: 314572800 bytes: a reading is at most 65536 bytes");
+	/* At the cap it is read (and must then parse). */
+	char *big = malloc(READING_MAX_BYTES + 1);
+	memset(big, ' ', READING_MAX_BYTES);
+	memcpy(big, "{\"util\": 0.5}", 13);
+	big[READING_MAX_BYTES] = 0;
+	write_file(p, big, 0644);
+	if (reading_read_file(p, 60, &r, err, sizeof err))
+		fail_msg("%s", err);
+	assert_true(r.util == 0.5);
+	free(big);
+	/* Bad contents name the file and the key. */
+	write_file(p, "{\"tempc\": 50}", 0644);
+	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), -1);
+	HAS(err, "h1.json: $.tempc: unknown key");
+	free(p);
+	tmpdir_free(d);
+}
+
 /* ---- log lines ---- */
 
 static void test_escape(void **state)
@@ -314,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_log_prefix),
+		cmocka_unit_test(test_reading_file),
 		cmocka_unit_test(test_statedir_prepare),
 		cmocka_unit_test(test_statedir_files),
 		cmocka_unit_test(test_statedir_other_user),
