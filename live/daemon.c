@@ -8,6 +8,7 @@
 #include "live/nvml.h"
 #include "live/reading.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,31 +56,117 @@ static int add_row(struct ingest *g, const struct rec_row *r)
 	return 0;
 }
 
+static bool idle(struct live *L);
+static int write_results(struct live *L);
+
+/* A submitted job line as it is recorded: checked (so that its injection
+ * cannot fail, here or in any replay), in its normal form, with who
+ * submitted it as the inbox row says (never as the line says). NULL with
+ * why: the row is quarantined. */
+static char *submit_line(struct live *L, const struct inbox_row *ir, char *why, size_t len)
+{
+	if (!ir->spec) {
+		snprintf(why, len, "%s inbox row %lld: a submission without a job line", L->st.path, (long long)ir->seq);
+		return NULL;
+	}
+	char src[4200];
+	snprintf(src, sizeof src, "%s inbox row", L->st.path);
+	char *norm = live_job_norm(src, ir->seq, ir->spec, ir->spec_len, NULL, why, len);
+	if (!norm || ir->uid < 0)
+		return norm;
+	json_t *o = json_loads(norm, 0, NULL);
+	json_t *who = json_pack("{sI sI ss}", "uid", (json_int_t)ir->uid, "gid", (json_int_t)ir->gid, "user",
+	                        ir->user ? ir->user : "");
+	char *line = NULL;
+	if (o && who && json_object_set(o, "submitter", who) == 0)
+		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(who);
+	json_decref(o);
+	free(norm);
+	if (!line)
+		snprintf(why, len, "out of memory");
+	return line;
+}
+
+/* Keeps a row that cannot be taken (table quarantine, `hetlab queue`
+ * lists it) and takes it out of the inbox, so the rows behind it go on. */
+static int quarantine(struct ingest *g, const struct inbox_row *ir, const char *why)
+{
+	struct live *L = g->L;
+	live_logl(L, LIVE_WARN, "inbox row %lld quarantined (kept in table quarantine, skipped): %s", (long long)ir->seq,
+	          why);
+	if (lstate_quarantine_add(&L->st, ir, why, g->err, g->errlen))
+		return -1;
+	return lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen);
+}
+
+/* The job table is full: the submissions wait in the inbox (said once).
+ * With --exit-when-idle, once every job has ended they would wait for
+ * ever: the daemon stops with an error instead of exiting 0. */
+static int table_full(struct ingest *g, const struct inbox_row *ir)
+{
+	struct live *L = g->L;
+	if (!L->inbox_full)
+		live_logl(L, LIVE_WARN, "inbox row %lld and those behind it wait: the job table is full (max_jobs %d): "
+		          "raise max_jobs in the config and restart", (long long)ir->seq, L->cfg.max_jobs);
+	L->inbox_full = true;
+	if (L->o.exit_when_idle && idle(L)) {
+		write_results(L);
+		snprintf(g->err, g->errlen, "--exit-when-idle: every job has ended, but submissions wait in the inbox "
+		         "(from row %lld): the job table is full (max_jobs %d); raise max_jobs in the config and restart",
+		         (long long)ir->seq, L->cfg.max_jobs);
+		return -1;
+	}
+	return 1;   /* leave it in the inbox */
+}
+
 static int inbox_row(void *ctx, const struct inbox_row *ir)
 {
 	struct ingest *g = ctx;
 	struct live *L = g->L;
 	struct rec_row r = { .t_us = g->t, .after_us = L->after_us, .job = -1, .node = -1 };
+	char why[1024];
+	char *line = NULL;
 	if (strcmp(ir->kind, "submit") == 0) {
 		int64_t id = L->s.njobs + g->submits;
-		if (id >= L->cfg.max_jobs) {
-			live_log(L, "inbox %lld: the job table is full (max_jobs %d): raise max_jobs in the config and restart",
-			         (long long)ir->seq, L->cfg.max_jobs);
-			return 1;   /* leave it in the inbox */
-		}
+		if (id >= L->cfg.max_jobs)
+			return table_full(g, ir);
+		if (!(line = submit_line(L, ir, why, sizeof why)))
+			return quarantine(g, ir, why);
 		r.kind = RIN_SUBMIT;
 		r.job = id;
-		r.data = (char *)(ir->spec ? ir->spec : "");
-	} else if (strcmp(ir->kind, "cancel") == 0 || strcmp(ir->kind, "approve") == 0) {
-		r.kind = ir->kind[0] == 'c' ? RIN_CANCEL : RIN_APPROVE;
+		r.data = line;
+		struct lstate_who w = { ir->uid, ir->gid, ir->user };
+		if (lstate_owner_put(&L->st, id, &w, g->err, g->errlen)) {
+			free(line);
+			return -1;
+		}
+	} else if (strcmp(ir->kind, "cancel") == 0) {
+		if (!ir->job_int || ir->job < 0 || ir->job >= L->cfg.max_jobs) {
+			snprintf(why, sizeof why, "%s inbox row %lld: cancel: no job %s%lld (job ids are 0..%d)", L->st.path,
+			         (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
+			         L->cfg.max_jobs - 1);
+			return quarantine(g, ir, why);
+		}
+		r.kind = RIN_CANCEL;
+		r.job = ir->job;
+	} else if (strcmp(ir->kind, "approve") == 0) {
+		if (!ir->job_int || ir->job < 0 || ir->job >= L->sc.org.nt) {
+			snprintf(why, sizeof why, "%s inbox row %lld: approve: the scenario has no tenant %s%lld (%d tenants)",
+			         L->st.path, (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
+			         L->sc.org.nt);
+			return quarantine(g, ir, why);
+		}
+		r.kind = RIN_APPROVE;
 		r.job = ir->job;
 	} else {
-		live_log(L, "inbox %lld: unknown request '%s' dropped", (long long)ir->seq, ir->kind);
-		return lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen);
+		snprintf(why, sizeof why, "%s inbox row %lld: unknown request '%.40s' (expected submit, cancel or approve)",
+		         L->st.path, (long long)ir->seq, ir->kind);
+		return quarantine(g, ir, why);
 	}
-	if (add_row(g, &r) || lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen))
-		return -1;
-	return 0;
+	int rc = add_row(g, &r) || lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen) ? -1 : 0;
+	free(line);
+	return rc;
 }
 
 /* A node's reading now, from its source. 0 with *r, 1 none, -1 bad. */

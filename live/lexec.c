@@ -23,6 +23,7 @@
 #include "live/statedir.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -289,6 +290,72 @@ static void mig_device(struct live *L, const struct alloc_part *p, const char *o
 	free(own);
 }
 
+/* Who a job runs as on this host: its submitter when that is not the
+ * daemon's user (then the daemon must be root; a job of another user is
+ * never run as the daemon's user), with that user's home, shell and names
+ * and without the daemon's environment. */
+struct runas {
+	bool other;
+	uid_t uid;
+	gid_t gid;
+	char user[64], home[4096], shell[256];
+	char out[64];                 /* the job's own output, in its cwd */
+};
+
+static int local_runas(struct live *L, int32_t id, struct runas *ra, char *err, size_t errlen)
+{
+	const struct jobx *x = &L->jx[id];
+	memset(ra, 0, sizeof *ra);
+	if (x->uid < 0 || (uid_t)x->uid == geteuid())
+		return 0;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "job %d of %s (uid %d): this daemon runs as uid %ld, not as root: it cannot run a job "
+		         "as another user", id, x->user[0] ? x->user : "?", x->uid, (long)geteuid());
+		return -1;
+	}
+	struct passwd pw, *res = NULL;
+	char buf[8192];
+	if (getpwuid_r((uid_t)x->uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
+		snprintf(err, errlen, "job %d: its submitter uid %d has no passwd entry any more: not run", id, x->uid);
+		return -1;
+	}
+	ra->other = true;
+	ra->uid = (uid_t)x->uid;
+	ra->gid = (gid_t)x->gid;
+	snprintf(ra->user, sizeof ra->user, "%s", res->pw_name);
+	snprintf(ra->home, sizeof ra->home, "%s", res->pw_dir && res->pw_dir[0] ? res->pw_dir : "/");
+	snprintf(ra->shell, sizeof ra->shell, "%s", res->pw_shell && res->pw_shell[0] ? res->pw_shell : "/bin/sh");
+	snprintf(ra->out, sizeof ra->out, "hetlab-%d.out", id);
+	return 0;
+}
+
+/* The environment of another user's job: its own and hetlab's (env),
+ * its user's names, home and shell, and a PATH. */
+static char **runas_env(char **env, const struct runas *ra)
+{
+	int n = 0;
+	while (env && env[n])
+		n++;
+	char **e = realloc(env, ((size_t)n + 6) * sizeof *e);
+	if (!e)
+		return env;
+	const char *path = getenv("PATH");
+	char *add[5] = { NULL };
+	if (asprintf(&add[0], "HOME=%s", ra->home) < 0 || asprintf(&add[1], "USER=%s", ra->user) < 0 ||
+	    asprintf(&add[2], "LOGNAME=%s", ra->user) < 0 || asprintf(&add[3], "SHELL=%s", ra->shell) < 0 ||
+	    asprintf(&add[4], "PATH=%s", path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin") < 0) {
+		e[n] = NULL;
+		return e;
+	}
+	/* The job's own env comes after, so that it wins (lx_spec: the last
+	 * of a repeated name). */
+	memmove(e + 5, e, (size_t)n * sizeof *e);
+	for (int k = 0; k < 5; k++)
+		e[k] = add[k];
+	e[n + 5] = NULL;
+	return e;
+}
+
 static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
 	struct lxc *c = L->xctx;
@@ -303,6 +370,9 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		snprintf(err, errlen, "job %d has no argv to run", id);
 		return -1;
 	}
+	struct runas ra;
+	if (local_runas(L, id, &ra, err, errlen))
+		return -1;
 	if (local_pick(L, id)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -347,10 +417,12 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
 	}
 	char **env = job_env(L, id, extra[0] ? extra : NULL);
+	if (ra.other)
+		env = runas_env(env, &ra);
 	struct lx_spec sp = {
 		.argv = (const char *const *)x->argv,
 		.env = (const char *const *)env,
-		.cwd = x->cwd,
+		.cwd = x->cwd ? x->cwd : ra.other ? ra.home : NULL,
 		.cpus = hcpus,
 		.ncpus = nh,
 		.cuda_visible = L->s.cl.nodes[p->node].ngpus > 0 ? cuda : NULL,
@@ -359,6 +431,14 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		.cgroup_parent = L->cfg.cgroup_parent[0] ? L->cfg.cgroup_parent : NULL,
 		.mem_max_bytes = L->cfg.cgroup_parent[0] ? p->mem_mib * 1048576 : 0,
 		.cpu_max_cores = L->cfg.cgroup_parent[0] ? p->cores : 0,
+		/* Another user's job: as that user, its output in its cwd (the
+		 * launcher's own messages stay in out). */
+		.run_as = ra.other,
+		.uid = ra.uid,
+		.gid = ra.gid,
+		.user = ra.other ? ra.user : NULL,
+		.user_out = ra.other ? ra.out : NULL,
+		.clean_env = ra.other,
 	};
 	struct lx_handle h;
 	int rc = lx_launch(L->jobdir, key, &sp, &h, err, errlen);

@@ -21,6 +21,11 @@ struct jobx {
 	char ref[48];           /* the executor's handle (Slurm job id), "" none */
 	int *cpus;              /* local: the node's cores it holds (malloc'd, capcpus entries) */
 	int ncpus, capcpus;
+	/* Who submitted it (the recorded line's "submitter", from the kernel
+	 * through the daemon's socket): the executors run it as that user.
+	 * -1 / "" unknown (a line of an older client): the daemon's user. */
+	int uid, gid;
+	char user[64];
 };
 
 struct lexec_ops;
@@ -76,6 +81,8 @@ struct live {
 	size_t mcap;
 	bool healthy;
 	char why[256];
+	bool inbox_full;                /* the job table is full: submissions wait (said once) */
+	struct lsock *sock;             /* the daemon's socket (live/sock.h), NULL none */
 	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
 	char err[512];
 };

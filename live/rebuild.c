@@ -8,6 +8,8 @@
 #include "live/nvml.h"
 #include "live/reading.h"
 #include "live/statedir.h"
+#include "live/sock.h"
+#include <limits.h>
 #include "analysis/recorder.h"
 #include "policies/health.h"
 #include "traces/tieredload.h"
@@ -541,6 +543,24 @@ static int take_lock(struct live *L, char *err, size_t errlen)
 	return 0;
 }
 
+/* Clients reach the daemon through its socket from now on. */
+static int start_socket(struct live *L, const char *scn, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	if (live_socket_path(&L->cfg, path, sizeof path)) {
+		snprintf(err, errlen, "%s/hetlab.sock: longer than a socket path may be (107 bytes): give \"socket\" in %s",
+		         L->cfg.state_dir, L->cfg.file);
+		return -1;
+	}
+	struct lsock_cfg c = { .path = path, .state_dir = L->cfg.state_dir, .operators = L->cfg.operators,
+	                       .scenario_text = scn, .scenario_file = L->cfg.scenario, .epoch_unix_us = L->epoch_unix_us,
+	                       .quiet = L->o.quiet };
+	if (lsock_start(&L->sock, &c, err, errlen))
+		return -1;
+	live_log(L, "listening on %s", path);
+	return 0;
+}
+
 int live_open(struct live **out, const struct live_cfg *cfg, const struct live_opts *o, enum live_mode mode,
               char *err, size_t errlen)
 {
@@ -584,10 +604,10 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 			snprintf(L->cfg.scenario, sizeof L->cfg.scenario, "%s", p);
 	}
 	int rc = build(L, scn, err, errlen);
+	if (rc == 0 && mode == LIVE_DAEMON)
+		rc = L->xo->init(L, err, errlen) || start_socket(L, scn, err, errlen) ? -1 : 0;
 	free(scn);
 	if (rc)
-		goto fail;
-	if (mode == LIVE_DAEMON && L->xo->init(L, err, errlen))
 		goto fail;
 	*out = L;
 	return 0;
@@ -624,6 +644,7 @@ void live_close(struct live *L)
 		return;
 	if (L->ms)
 		metrics_stop(L->ms);
+	lsock_stop(L->sock);
 	if (L->xctx && L->xo && L->xo->fini)
 		L->xo->fini(L);
 	if (L->pstate && L->pol && L->pol->fini)

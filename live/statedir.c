@@ -77,7 +77,7 @@ static int check_links(const char *abs, char *err, size_t errlen)
 
 /* Every directory above real (a real path) belongs to root or to us and,
  * unless sticky, is writable by neither group nor others. */
-static int check_ancestors(const char *real, const char *state, char *err, size_t errlen)
+static int check_ancestors(const char *real, const char *what, const char *state, char *err, size_t errlen)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof p, "%s", real);
@@ -97,13 +97,13 @@ static int check_ancestors(const char *real, const char *state, char *err, size_
 		char w[128];
 		if (!trusted_owner(sb.st_uid)) {
 			who(sb.st_uid, w, sizeof w);
-			snprintf(err, errlen, "%s: the directory above the state %s belongs to %s, who could replace the "
-			         "state: refused (keep the state under directories of root or of the daemon's user)", p, state, w);
+			snprintf(err, errlen, "%s: the directory above the %s %s belongs to %s, who could replace it: refused "
+			         "(keep it under directories of root or of the daemon's user)", p, what, state, w);
 			return -1;
 		}
 		if ((sb.st_mode & (S_IWGRP | S_IWOTH)) && !(sb.st_mode & S_ISVTX)) {
-			snprintf(err, errlen, "%s: the directory above the state %s is writable by %s and has no sticky bit, "
-			         "so anyone who can write it could replace the state: refused", p, state,
+			snprintf(err, errlen, "%s: the directory above the %s %s is writable by %s and has no sticky bit, "
+			         "so anyone who can write it could replace it: refused", p, what, state,
 			         sb.st_mode & S_IWOTH ? "everyone" : "its group");
 			return -1;
 		}
@@ -184,7 +184,7 @@ int lsdir_prepare(const char *dir, const char *group, char *err, size_t errlen)
 		}
 		char probe[PATH_MAX];
 		if (snprintf(probe, sizeof probe, "%s/x", strcmp(real, "/") ? real : "") >= (int)sizeof probe ||
-		    check_ancestors(probe, dir, err, errlen))
+		    check_ancestors(probe, "state", dir, err, errlen))
 			return -1;
 		if (mkdir(abs, mode) < 0 && errno != EEXIST) {
 			snprintf(err, errlen, "%s: cannot create the state directory: %s", dir, strerror(errno));
@@ -195,7 +195,7 @@ int lsdir_prepare(const char *dir, const char *group, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	if (check_ancestors(real, dir, err, errlen))
+	if (check_ancestors(real, "state", dir, err, errlen))
 		return -1;
 	int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -329,4 +329,24 @@ int lsdir_owner(const char *dir, uid_t *uid, char *err, size_t errlen)
 	}
 	*uid = sb.st_uid;
 	return 0;
+}
+
+int lsdir_check_above(const char *path, char *err, size_t errlen)
+{
+	char abs[PATH_MAX], parent[PATH_MAX], real[PATH_MAX], probe[PATH_MAX];
+	if (absolute(path, abs, sizeof abs, err, errlen) || check_links(abs, err, errlen))
+		return -1;
+	snprintf(parent, sizeof parent, "%s", abs);
+	char *slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	if (!realpath(parent, real)) {
+		snprintf(err, errlen, "%s: %s: %s", path, parent, strerror(errno));
+		return -1;
+	}
+	if (snprintf(probe, sizeof probe, "%s/x", strcmp(real, "/") ? real : "") >= (int)sizeof probe)
+		return -1;
+	return check_ancestors(probe, "socket", path, err, errlen);
 }

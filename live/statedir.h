@@ -38,6 +38,10 @@ int lsdir_check_file(const char *dir, const char *name, char *err, size_t errlen
  * creates) and checks what it opened as lsdir_check_file does. The
  * descriptor, or -1 with err. */
 int lsdir_open(const char *dir, const char *name, int flags, char *err, size_t errlen);
+/* The directories above path (a file the daemon makes outside its state,
+ * such as its socket) as lsdir_prepare checks those above the state.
+ * 0, or -1 with err. */
+int lsdir_check_above(const char *path, char *err, size_t errlen);
 /* The owner of dir (stat, following links): 0 with *uid, or -1 with err
  * ("no such state directory" when it does not exist). */
 int lsdir_owner(const char *dir, uid_t *uid, char *err, size_t errlen);

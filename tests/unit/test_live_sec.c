@@ -235,7 +235,7 @@ static void test_statedir_other_user(void **state)
 	char *sub = path_in(st, "inner");
 	assert_int_equal(lsdir_prepare(sub, NULL, err, sizeof err), -1);
 	HAS(err, "belongs to");
-	HAS(err, "who could replace the state");
+	HAS(err, "who could replace it");
 	/* A link planted by another user in a sticky directory. */
 	char *tmp = path_in(d, "sticky"), *link_ = NULL, *mine = path_in(d, "mine");
 	assert_int_equal(mkdir(tmp, 01777), 0);
