@@ -110,7 +110,7 @@ static int table_full(struct ingest *g, const struct inbox_row *ir)
 		live_logl(L, LIVE_WARN, "inbox row %lld and those behind it wait: the job table is full (max_jobs %d): "
 		          "raise max_jobs in the config and restart", (long long)ir->seq, L->cfg.max_jobs);
 	L->inbox_full = true;
-	if (L->o.exit_when_idle && idle(L)) {
+	if (L->o.exit_when_idle && g->submits == 0 && idle(L)) {
 		write_results(L);
 		snprintf(g->err, g->errlen, "--exit-when-idle: every job has ended, but submissions wait in the inbox "
 		         "(from row %lld): the job table is full (max_jobs %d); raise max_jobs in the config and restart",
