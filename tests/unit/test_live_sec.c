@@ -17,11 +17,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <jansson.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 
 #include "live/livelog.h"
+#include "live/daemon.h"
+#include "live/sock.h"
+#include "live/state.h"
 #include "live/reading.h"
 #include "live/statedir.h"
 
@@ -321,6 +331,312 @@ static void test_reading_file(void **state)
 	tmpdir_free(d);
 }
 
+/* ---- job lines ---- */
+
+static void test_job_norm(void **state)
+{
+	(void)state;
+	char err[1024];
+	/* Filled, a client's "submitter" dropped. */
+	const char *line = "{\"class\": \"batch\", \"req\": {\"nodes\": 1, \"cores\": 1}, \"argv\": [\"true\"],"
+	                   " \"submitter\": {\"uid\": 0, \"gid\": 0, \"user\": \"root\"}}";
+	char *t = live_job_norm("j.jsonl", 3, line, strlen(line), NULL, err, sizeof err);
+	if (!t)
+		fail_msg("%s", err);
+	assert_null(strstr(t, "submitter"));
+	HAS(t, "\"submit_us\":0");
+	free(t);
+	/* Too long: refused before it is parsed, naming the line. */
+	size_t n = LIVE_JOB_LINE_MAX + 1;
+	char *big = malloc(n + 1);
+	memset(big, ' ', n);
+	big[n] = 0;
+	assert_null(live_job_norm("j.jsonl", 9, big, n, NULL, err, sizeof err));
+	HAS(err, "j.jsonl:9: a job line of 65537 bytes: at most 65536 bytes are accepted");
+	free(big);
+	assert_null(live_job_norm("j.jsonl", 2, "[1]", 3, NULL, err, sizeof err));
+	HAS(err, "j.jsonl:2: $: expected a job object");
+	assert_null(live_job_norm("j.jsonl", 2, "{\"class\": \"batch\"", 17, NULL, err, sizeof err));
+	HAS(err, "j.jsonl:2:");
+}
+
+/* ---- the socket ---- */
+
+static const char sock_scn[] =
+	"{ \"name\": \"sock\", \"seed\": 1, \"policy\": \"fcfs\","
+	"  \"org\": { \"tenants\": [ { \"name\": \"lab\" } ] },"
+	"  \"node_types\": [ { \"name\": \"c\", \"cpu\": \"Xeon-6348\", \"sockets\": 1, \"cores\": 2, \"mem_gib\": 8 } ],"
+	"  \"racks\": [ { \"name\": \"r1\", \"power_kw\": 15, \"nodes\": [ { \"type\": \"c\", \"count\": 2, \"names\": [\"h1\", \"h2\"] } ] } ] }";
+
+struct sk {
+	char *d, *st, *path;
+	struct lsock *s;
+};
+
+static void sk_start(struct sk *k)
+{
+	char err[1024];
+	k->d = tmpdir_new();
+	k->st = path_in(k->d, "st");
+	k->path = path_in(k->d, "s.sock");
+	struct lstate st;
+	if (lstate_open(&st, k->st, err, sizeof err))
+		fail_msg("%s", err);
+	lstate_close(&st);
+	struct lsock_cfg c = { .path = k->path, .state_dir = k->st, .scenario_text = sock_scn, .scenario_file = "sock.json",
+	                       .quiet = true };
+	if (lsock_start(&k->s, &c, err, sizeof err))
+		fail_msg("%s", err);
+}
+
+static void sk_stop(struct sk *k)
+{
+	lsock_stop(k->s);
+	assert_int_equal(access(k->path, F_OK), -1);   /* removed */
+	free(k->path);
+	free(k->st);
+	tmpdir_free(k->d);
+}
+
+/* A request and its reply, parsed. */
+static json_t *call(const char *path, const char *req)
+{
+	char err[1024];
+	bool absent;
+	char *r = lsock_call(path, req, &absent, err, sizeof err);
+	if (!r)
+		fail_msg("%s", err);
+	json_t *o = json_loads(r, 0, NULL);
+	if (!o)
+		fail_msg("not JSON: %s", r);
+	free(r);
+	return o;
+}
+
+static const char *error_of(json_t *o)
+{
+	assert_false(json_is_true(json_object_get(o, "ok")));
+	return json_string_value(json_object_get(o, "error"));
+}
+
+static int64_t count_of(const char *dir, const char *sql)
+{
+	char p[4200], err[1024];
+	snprintf(p, sizeof p, "%s/state.db", dir);
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	(void)err;
+	return n;
+}
+
+static void test_sock_requests(void **state)
+{
+	(void)state;
+	struct sk k;
+	sk_start(&k);
+	struct stat sb;
+	assert_int_equal(lstat(k.path, &sb), 0);
+	assert_true(S_ISSOCK(sb.st_mode));
+	assert_int_equal(sb.st_mode & 0777, 0666);
+	json_t *o = call(k.path, "{\"op\": \"whoami\"}");
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_int_equal(json_integer_value(json_object_get(o, "uid")), geteuid());
+	assert_true(json_is_true(json_object_get(o, "operator")));   /* the daemon's own user */
+	json_decref(o);
+	/* A submission: checked, queued whole with who sent it. */
+	o = call(k.path, "{\"op\": \"submit\", \"src\": \"j.jsonl\", \"jobs\": ["
+	                 "{\"line\": 1, \"text\": \"{\\\"class\\\": \\\"batch\\\", \\\"req\\\": {\\\"nodes\\\": 1, \\\"cores\\\": 2},"
+	                 " \\\"argv\\\": [\\\"true\\\"], \\\"submitter\\\": {\\\"uid\\\": 4242, \\\"gid\\\": 1, \\\"user\\\": \\\"x\\\"}}\"},"
+	                 "{\"line\": 4, \"text\": \"{\\\"class\\\": \\\"batch\\\", \\\"req\\\": {\\\"nodes\\\": 1, \\\"cores\\\": 1}, \\\"argv\\\": [\\\"true\\\"]}\"}]}");
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_int_equal(json_integer_value(json_object_get(o, "queued")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "first_inbox")), 1);
+	json_decref(o);
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM inbox WHERE kind = 'submit' AND uid = %ld AND gid = %ld AND spec NOT LIKE '%%submitter%%'",
+	         (long)geteuid(), (long)getegid());
+	assert_int_equal(count_of(k.st, sql), 2);
+	/* One bad line refuses the whole submission, naming it. */
+	o = call(k.path, "{\"op\": \"submit\", \"src\": \"j.jsonl\", \"jobs\": ["
+	                 "{\"line\": 1, \"text\": \"{\\\"class\\\": \\\"batch\\\", \\\"req\\\": {\\\"nodes\\\": 1, \\\"cores\\\": 1}, \\\"argv\\\": [\\\"true\\\"]}\"},"
+	                 "{\"line\": 7, \"text\": \"{\\\"class\\\": \\\"batch\\\", \\\"req\\\": {\\\"nodes\\\": 1, \\\"cores\\\": 9999}, \\\"argv\\\": [\\\"true\\\"]}\"}]}");
+	HAS(error_of(o), "j.jsonl:7: the request exceeds every node of the cluster");
+	json_decref(o);
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox"), 2);
+	/* Bad requests. */
+	o = call(k.path, "not json");
+	HAS(error_of(o), "expected one JSON object on one line");
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"reboot\"}");
+	HAS(error_of(o), "unknown operation 'reboot'");
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"cancel\", \"jobs\": [4294967297]}");
+	HAS(error_of(o), "jobs[0]: expected a job id 0..2147483646");
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"approve\", \"tenants\": [\"nope\"]}");
+	HAS(error_of(o), "no tenant 'nope'");
+	json_decref(o);
+	/* Cancel and approve (an operator: any job; tenants by name). */
+	o = call(k.path, "{\"op\": \"cancel\", \"jobs\": [0, 1]}");
+	assert_int_equal(json_integer_value(json_object_get(o, "queued")), 2);
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"approve\", \"tenants\": [\"lab\", \"0\"]}");
+	assert_int_equal(json_integer_value(json_object_get(o, "queued")), 2);
+	json_decref(o);
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox WHERE kind = 'approve' AND job = 0"), 2);
+	/* The queue, as text and as JSON. */
+	o = call(k.path, "{\"op\": \"queue\", \"all\": true}");
+	HAS(json_string_value(json_object_get(o, "text")), "0 jobs; 2 submitted and not yet taken by the daemon");
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"queue\", \"json\": true}");
+	assert_string_equal(json_string_value(json_object_get(o, "text")), "[]\n");
+	json_decref(o);
+	sk_stop(&k);
+	/* Nobody there: absent. */
+	bool absent = false;
+	char err[256];
+	assert_null(lsock_call("/nonexistent/hetlab.sock", "{}", &absent, err, sizeof err));
+	assert_true(absent);
+	HAS(err, "no daemon answers on this socket");
+}
+
+/* A client that connects and says nothing holds nobody up; one that sends
+ * more than a request may be is refused. */
+static void test_sock_slow_and_big(void **state)
+{
+	(void)state;
+	struct sk k;
+	sk_start(&k);
+	int silent = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", k.path);
+	assert_int_equal(connect(silent, (struct sockaddr *)&a, sizeof a), 0);
+	json_t *o = call(k.path, "{\"op\": \"whoami\"}");
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	json_decref(o);
+	/* ... answered while the silent one is still open (not served in turn). */
+	char c;
+	assert_int_equal(recv(silent, &c, 1, MSG_DONTWAIT), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(silent);
+	/* More than LSOCK_REQ_MAX bytes without a newline. */
+	size_t n = (size_t)LSOCK_REQ_MAX + 16;
+	char *big = malloc(n + 1);
+	memset(big, 'x', n);
+	big[n] = 0;
+	char err[256];
+	char *r = lsock_call(k.path, big, NULL, err, sizeof err);
+	free(big);
+	if (!r)
+		fail_msg("%s", err);
+	HAS(r, "more than 33554432 bytes");
+	free(r);
+	sk_stop(&k);
+}
+
+/* The socket's path: a stale socket is replaced, a live one or a file is
+ * not. */
+static void test_sock_path(void **state)
+{
+	(void)state;
+	struct sk k;
+	sk_start(&k);
+	char err[1024];
+	struct lsock *s2;
+	struct lsock_cfg c = { .path = k.path, .state_dir = k.st, .quiet = true };
+	assert_int_equal(lsock_start(&s2, &c, err, sizeof err), -1);
+	HAS(err, "another hetlab daemon answers on this socket");
+	lsock_stop(k.s);
+	/* A dead daemon's socket. */
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", k.path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	close(fd);
+	if (lsock_start(&k.s, &c, err, sizeof err))
+		fail_msg("%s", err);
+	lsock_stop(k.s);
+	write_file(k.path, "x", 0600);
+	assert_int_equal(lsock_start(&s2, &c, err, sizeof err), -1);
+	HAS(err, "exists and is not a socket: refused");
+	unlink(k.path);
+	/* A socket path too long. */
+	char longp[200];
+	memset(longp, 'a', sizeof longp - 1);
+	longp[0] = '/';
+	longp[sizeof longp - 1] = 0;
+	c.path = longp;
+	assert_int_equal(lsock_start(&s2, &c, err, sizeof err), -1);
+	HAS(err, "a socket path is at most 107 bytes");
+	k.s = NULL;
+	sk_stop(&k);
+}
+
+/* Another user: sees only its own, may not cancel another's job or
+ * approve (root only: the client runs as nobody). */
+static void test_sock_other_user(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	struct sk k;
+	sk_start(&k);
+	assert_int_equal(chmod(k.d, 0755), 0);
+	/* job 0, of root */
+	char err[1024];
+	struct lstate st;
+	assert_int_equal(lstate_open(&st, k.st, err, sizeof err), 0);
+	struct lstate_who root = { 0, 0, "root" };
+	assert_int_equal(lstate_owner_put(&st, 0, &root, err, sizeof err), 0);
+	lstate_close(&st);
+	int pfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(3);
+		static const char *const reqs[] = {
+			"{\"op\": \"whoami\"}", "{\"op\": \"cancel\", \"jobs\": [0]}", "{\"op\": \"cancel\", \"jobs\": [5]}",
+			"{\"op\": \"approve\", \"tenants\": [\"lab\"]}", "{\"op\": \"queue\", \"all\": true}",
+		};
+		for (int i = 0; i < 5; i++) {
+			char e[256];
+			char *r = lsock_call(k.path, reqs[i], NULL, e, sizeof e);
+			dprintf(pfd[1], "%s\n", r ? r : e);
+			free(r);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	char buf[8192] = "";
+	size_t n = 0;
+	ssize_t r;
+	while ((r = read(pfd[0], buf + n, sizeof buf - 1 - n)) > 0)
+		n += (size_t)r;
+	buf[n] = 0;
+	close(pfd[0]);
+	int wst;
+	waitpid(pid, &wst, 0);
+	assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+	HAS(buf, "\"uid\":65534");
+	HAS(buf, "\"operator\":false");
+	HAS(buf, "job 0 is not yours");
+	HAS(buf, "job 5: no such job");
+	HAS(buf, "only an operator may approve");
+	HAS(buf, "0 jobs; 0 submitted");
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox"), 0);
+	sk_stop(&k);
+}
+
 /* ---- log lines ---- */
 
 static void test_escape(void **state)
@@ -372,6 +688,11 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_log_prefix),
 		cmocka_unit_test(test_reading_file),
+		cmocka_unit_test(test_job_norm),
+		cmocka_unit_test(test_sock_requests),
+		cmocka_unit_test(test_sock_slow_and_big),
+		cmocka_unit_test(test_sock_path),
+		cmocka_unit_test(test_sock_other_user),
 		cmocka_unit_test(test_statedir_prepare),
 		cmocka_unit_test(test_statedir_files),
 		cmocka_unit_test(test_statedir_other_user),
