@@ -362,35 +362,54 @@ static int queue_direct(const struct lclient *c, const struct target *t, const c
 	return rc;
 }
 
-int lclient_cancel(const struct lclient *c, const int64_t *ids, int n)
+/* What a client does when no daemon answers: queues into the state
+ * itself (arg: n job ids or tenant names). */
+typedef int (*direct_fn)(const struct lclient *c, const struct target *t, const void *arg, int n,
+                         const char *nodaemon);
+
+/* A request {"op": op, key: items} to the daemon (items stolen), else
+ * direct(). The exit status. */
+static int request(const struct lclient *c, const char *op, const char *key, json_t *items, direct_fn direct,
+                   const void *arg, int n)
 {
 	struct target *t = malloc(sizeof *t);
-	if (!t)
-		return say(c, 1, "out of memory");
-	int rc = target_of(c, t);
+	int rc = t ? target_of(c, t) : say(c, 1, "out of memory");
 	if (rc == 0) {
-		json_t *a = json_array(), *rep;
-		for (int k = 0; a && k < n; k++)
-			json_array_append_new(a, json_integer(ids[k]));
-		json_t *req = json_pack("{ss so}", "op", "cancel", "jobs", a);
+		json_t *req = items ? json_pack("{ss sO}", "op", op, key, items) : NULL, *rep = NULL;
 		char nodaemon[2048] = "";
 		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
 		json_decref(req);
-		if (rc == 0)
-			json_decref(rep);
-		else if (rc < 0)
-			rc = queue_direct(c, t, "cancel", ids, n, nodaemon);
+		json_decref(rep);
+		if (rc < 0)
+			rc = direct(c, t, arg, n, nodaemon);
 	}
-	if (rc == 0)
-		printf("hetlab cancel: %d cancellation%s queued for the daemon\n", n, n == 1 ? "" : "s");
+	json_decref(items);
 	free(t);
 	return rc;
 }
 
+static int cancel_direct(const struct lclient *c, const struct target *t, const void *ids, int n,
+                         const char *nodaemon)
+{
+	return queue_direct(c, t, "cancel", ids, n, nodaemon);
+}
+
+int lclient_cancel(const struct lclient *c, const int64_t *ids, int n)
+{
+	json_t *a = json_array();
+	for (int k = 0; a && k < n; k++)
+		json_array_append_new(a, json_integer(ids[k]));
+	int rc = request(c, "cancel", "jobs", a, cancel_direct, ids, n);
+	if (rc == 0)
+		printf("hetlab cancel: %d cancellation%s queued for the daemon\n", n, n == 1 ? "" : "s");
+	return rc;
+}
+
 /* Tenants by name or index, resolved with the state's scenario. */
-static int approve_direct(const struct lclient *c, const struct target *t, const char *const *names, int n,
+static int approve_direct(const struct lclient *c, const struct target *t, const void *arg, int n,
                           const char *nodaemon)
 {
+	const char *const *names = arg;
 	struct lstate st;
 	int rc = open_direct(c, t, nodaemon, false, &st);
 	if (rc)
@@ -422,27 +441,13 @@ static int approve_direct(const struct lclient *c, const struct target *t, const
 
 int lclient_approve(const struct lclient *c, const char *const *names, int n)
 {
-	struct target *t = malloc(sizeof *t);
-	if (!t)
-		return say(c, 1, "out of memory");
-	int rc = target_of(c, t);
-	if (rc == 0) {
-		json_t *a = json_array(), *rep;
-		for (int k = 0; a && k < n; k++)
-			json_array_append_new(a, json_string(names[k]));
-		json_t *req = json_pack("{ss so}", "op", "approve", "tenants", a);
-		char nodaemon[2048] = "";
-		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
-		json_decref(req);
-		if (rc == 0)
-			json_decref(rep);
-		else if (rc < 0)
-			rc = approve_direct(c, t, names, n, nodaemon);
-	}
+	json_t *a = json_array();
+	for (int k = 0; a && k < n; k++)
+		json_array_append_new(a, json_string(names[k]));
+	int rc = request(c, "approve", "tenants", a, approve_direct, names, n);
 	if (rc == 0)
 		printf("hetlab approve: %d approval%s queued for the daemon: the tenants' jobs held for quota are released\n",
 		       n, n == 1 ? "" : "s");
-	free(t);
 	return rc;
 }
 

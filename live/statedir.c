@@ -112,6 +112,28 @@ static int check_ancestors(const char *real, const char *what, const char *state
 	}
 }
 
+/* The directory holding abs (an absolute path, which may not exist yet)
+ * and every one above it, as check_ancestors. */
+static int check_parent(const char *abs, const char *what, const char *name, char *err, size_t errlen)
+{
+	char parent[PATH_MAX], real[PATH_MAX], probe[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", abs);
+	char *slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = 0;
+	else if (slash)
+		*slash = 0;
+	if (!realpath(parent, real)) {
+		snprintf(err, errlen, "%s: cannot make the %s: %s: %s", name, what, parent, strerror(errno));
+		return -1;
+	}
+	if (snprintf(probe, sizeof probe, "%s/x", strcmp(real, "/") ? real : "") >= (int)sizeof probe) {
+		snprintf(err, errlen, "%s: path too long", name);
+		return -1;
+	}
+	return check_ancestors(probe, what, name, err, errlen);
+}
+
 static int group_id(const char *group, gid_t *gid, char *err, size_t errlen)
 {
 	struct group gr, *res = NULL;
@@ -171,20 +193,7 @@ int lsdir_prepare(const char *dir, const char *group, char *err, size_t errlen)
 	struct stat sb;
 	if (lstat(abs, &sb) < 0 && errno == ENOENT) {
 		/* New: its parent must be safe before anything goes in. */
-		char parent[PATH_MAX];
-		snprintf(parent, sizeof parent, "%s", abs);
-		char *slash = strrchr(parent, '/');
-		if (slash == parent)
-			slash[1] = 0;
-		else if (slash)
-			*slash = 0;
-		if (!realpath(parent, real)) {
-			snprintf(err, errlen, "%s: cannot create the state directory: %s: %s", dir, parent, strerror(errno));
-			return -1;
-		}
-		char probe[PATH_MAX];
-		if (snprintf(probe, sizeof probe, "%s/x", strcmp(real, "/") ? real : "") >= (int)sizeof probe ||
-		    check_ancestors(probe, "state", dir, err, errlen))
+		if (check_parent(abs, "state", dir, err, errlen))
 			return -1;
 		if (mkdir(abs, mode) < 0 && errno != EEXIST) {
 			snprintf(err, errlen, "%s: cannot create the state directory: %s", dir, strerror(errno));
@@ -333,20 +342,8 @@ int lsdir_owner(const char *dir, uid_t *uid, char *err, size_t errlen)
 
 int lsdir_check_above(const char *path, char *err, size_t errlen)
 {
-	char abs[PATH_MAX], parent[PATH_MAX], real[PATH_MAX], probe[PATH_MAX];
+	char abs[PATH_MAX];
 	if (absolute(path, abs, sizeof abs, err, errlen) || check_links(abs, err, errlen))
 		return -1;
-	snprintf(parent, sizeof parent, "%s", abs);
-	char *slash = strrchr(parent, '/');
-	if (slash == parent)
-		slash[1] = 0;
-	else if (slash)
-		*slash = 0;
-	if (!realpath(parent, real)) {
-		snprintf(err, errlen, "%s: %s: %s", path, parent, strerror(errno));
-		return -1;
-	}
-	if (snprintf(probe, sizeof probe, "%s/x", strcmp(real, "/") ? real : "") >= (int)sizeof probe)
-		return -1;
-	return check_ancestors(probe, "socket", path, err, errlen);
+	return check_parent(abs, "socket", path, err, errlen);
 }

@@ -149,7 +149,7 @@ static void test_statedir_prepare(void **state)
 	/* A missing parent. */
 	char *deep = path_in(d, "no/such/st");
 	assert_int_equal(lsdir_prepare(deep, NULL, err, sizeof err), -1);
-	HAS(err, "cannot create the state directory");
+	HAS(err, "cannot make the state");
 	free(deep);
 	free(ww);
 	free(wst);
