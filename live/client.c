@@ -66,9 +66,13 @@ static int target_of(const struct lclient *c, struct target *t)
 		n = live_socket_path(&t->cfg, t->sock, sizeof t->sock) ? (int)sizeof t->sock : 0;
 	else
 		n = snprintf(t->sock, sizeof t->sock, "%s/hetlab.sock", t->dir);
-	if (n >= 108 || n >= (int)sizeof t->sock)
-		return say(c, 1, "the daemon's socket %s is longer than a socket path may be (107 bytes): give --socket",
-		           t->sock);
+	if (n >= 108 || n >= (int)sizeof t->sock) {
+		if (c->socket)
+			return say(c, 1, "%s: longer than a socket path may be (107 bytes)", c->socket);
+		/* The daemon serves no socket at a path that long (it says so):
+		 * only the state's owner can queue, directly. */
+		t->sock[0] = 0;
+	}
 	return 0;
 }
 
@@ -86,7 +90,14 @@ static int ask(const struct lclient *c, const struct target *t, json_t *req, jso
 		return say(c, 1, "more than %d bytes of jobs in one submission: submit them in parts", LSOCK_REQ_MAX);
 	}
 	bool absent = false;
-	char *r = lsock_call(t->sock, text, &absent, nodaemon, len);
+	char *r = NULL;
+	if (t->sock[0])
+		r = lsock_call(t->sock, text, &absent, nodaemon, len);
+	else {
+		absent = true;
+		snprintf(nodaemon, len, "%s/hetlab.sock: longer than a socket path may be (107 bytes), so no daemon "
+		         "serves it (the config's \"socket\" gives another)", t->dir);
+	}
 	free(text);
 	if (!r)
 		return absent ? -1 : say(c, 1, "%s", nodaemon);
