@@ -13,10 +13,17 @@ case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-live-XXXXXX")
 DAEMON=
+U=
+grp=
 cleanup() {
 	[ -n "$DAEMON" ] && kill -9 "$DAEMON" 2>/dev/null
 	pkill -9 -f "$T/" 2>/dev/null
 	rm -rf "$T"
+	if [ -n "$U" ]; then
+		pkill -9 -f "$U/" 2>/dev/null
+		rm -rf "$U"
+	fi
+	[ -n "$grp" ] && groupdel "$grp" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -514,6 +521,8 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	DAEMON=
 	groupdel "$grp" 2>/dev/null
 	rm -rf "$U"
+	U=
+	grp=
 else
 	echo "skip live: users (needs root, setpriv and the user nobody)"
 fi
