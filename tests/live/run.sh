@@ -19,10 +19,7 @@ cleanup() {
 	[ -n "$DAEMON" ] && kill -9 "$DAEMON" 2>/dev/null
 	pkill -9 -f "$T/" 2>/dev/null
 	rm -rf "$T"
-	if [ -n "$U" ]; then
-		pkill -9 -f "$U/" 2>/dev/null
-		rm -rf "$U"
-	fi
+	[ -n "$U" ] && rm -rf "$U"
 	[ -n "$grp" ] && groupdel "$grp" 2>/dev/null
 }
 trap cleanup EXIT
