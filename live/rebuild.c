@@ -82,8 +82,8 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 	default: break;
 	}
 	if ((kind == REC_FAULT || kind == REC_REPAIR) && L->mode == LIVE_DAEMON && !L->catching_up && node >= 0)
-		live_logl(L, kind == REC_FAULT ? LIVE_WARN : LIVE_INFO, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
-		         detail ? detail : "");
+		live_logl(L, kind == REC_FAULT ? LIVE_WARN : LIVE_INFO, "%s on node %s: %s",
+		          kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name, detail ? detail : "");
 	if (!is_decision(kind) || (L->catching_up && L->mode == LIVE_DAEMON))
 		return;
 	char place[1024] = "";
