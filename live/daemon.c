@@ -8,6 +8,7 @@
 #include "live/nvml.h"
 #include "live/reading.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,31 +69,117 @@ static int add_row(struct ingest *g, const struct rec_row *r)
 	return 0;
 }
 
+static bool idle(struct live *L);
+static int write_results(struct live *L);
+
+/* A submitted job line as it is recorded: checked (so that its injection
+ * cannot fail, here or in any replay), in its normal form, with who
+ * submitted it as the inbox row says (never as the line says). NULL with
+ * why: the row is quarantined. */
+static char *submit_line(struct live *L, const struct inbox_row *ir, char *why, size_t len)
+{
+	if (!ir->spec) {
+		snprintf(why, len, "%s inbox row %lld: a submission without a job line", L->st.path, (long long)ir->seq);
+		return NULL;
+	}
+	char src[4200];
+	snprintf(src, sizeof src, "%s inbox row", L->st.path);
+	char *norm = live_job_norm(src, ir->seq, ir->spec, ir->spec_len, NULL, why, len);
+	if (!norm || ir->uid < 0)
+		return norm;
+	json_t *o = json_loads(norm, 0, NULL);
+	json_t *who = json_pack("{sI sI ss}", "uid", (json_int_t)ir->uid, "gid", (json_int_t)ir->gid, "user",
+	                        ir->user ? ir->user : "");
+	char *line = NULL;
+	if (o && who && json_object_set(o, "submitter", who) == 0)
+		line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(who);
+	json_decref(o);
+	free(norm);
+	if (!line)
+		snprintf(why, len, "out of memory");
+	return line;
+}
+
+/* Keeps a row that cannot be taken (table quarantine, `hetlab queue`
+ * lists it) and takes it out of the inbox, so the rows behind it go on. */
+static int quarantine(struct ingest *g, const struct inbox_row *ir, const char *why)
+{
+	struct live *L = g->L;
+	live_logl(L, LIVE_WARN, "inbox row %lld quarantined (kept in table quarantine, skipped): %s", (long long)ir->seq,
+	          why);
+	if (lstate_quarantine_add(&L->st, ir, why, g->err, g->errlen))
+		return -1;
+	return lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen);
+}
+
+/* The job table is full: the submissions wait in the inbox (said once).
+ * With --exit-when-idle, once every job has ended they would wait for
+ * ever: the daemon stops with an error instead of exiting 0. */
+static int table_full(struct ingest *g, const struct inbox_row *ir)
+{
+	struct live *L = g->L;
+	if (!L->inbox_full)
+		live_logl(L, LIVE_WARN, "inbox row %lld and those behind it wait: the job table is full (max_jobs %d): "
+		          "raise max_jobs in the config and restart", (long long)ir->seq, L->cfg.max_jobs);
+	L->inbox_full = true;
+	if (L->o.exit_when_idle && g->submits == 0 && idle(L)) {
+		write_results(L);
+		snprintf(g->err, g->errlen, "--exit-when-idle: every job has ended, but submissions wait in the inbox "
+		         "(from row %lld): the job table is full (max_jobs %d); raise max_jobs in the config and restart",
+		         (long long)ir->seq, L->cfg.max_jobs);
+		return -1;
+	}
+	return 1;   /* leave it in the inbox */
+}
+
 static int inbox_row(void *ctx, const struct inbox_row *ir)
 {
 	struct ingest *g = ctx;
 	struct live *L = g->L;
 	struct rec_row r = { .job = -1, .node = -1 };
+	char why[1024];
+	char *line = NULL;
 	if (strcmp(ir->kind, "submit") == 0) {
 		int64_t id = L->s.njobs + g->submits;
-		if (id >= L->cfg.max_jobs) {
-			live_log(L, "inbox %lld: the job table is full (max_jobs %d): raise max_jobs in the config and restart",
-			         (long long)ir->seq, L->cfg.max_jobs);
-			return 1;   /* leave it in the inbox */
-		}
+		if (id >= L->cfg.max_jobs)
+			return table_full(g, ir);
+		if (!(line = submit_line(L, ir, why, sizeof why)))
+			return quarantine(g, ir, why);
 		r.kind = RIN_SUBMIT;
 		r.job = id;
-		r.data = (char *)(ir->spec ? ir->spec : "");
-	} else if (strcmp(ir->kind, "cancel") == 0 || strcmp(ir->kind, "approve") == 0) {
-		r.kind = ir->kind[0] == 'c' ? RIN_CANCEL : RIN_APPROVE;
+		r.data = line;
+		struct lstate_who w = { ir->uid, ir->gid, ir->user };
+		if (lstate_owner_put(&L->st, id, &w, g->err, g->errlen)) {
+			free(line);
+			return -1;
+		}
+	} else if (strcmp(ir->kind, "cancel") == 0) {
+		if (!ir->job_int || ir->job < 0 || ir->job >= L->cfg.max_jobs) {
+			snprintf(why, sizeof why, "%s inbox row %lld: cancel: no job %s%lld (job ids are 0..%d)", L->st.path,
+			         (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
+			         L->cfg.max_jobs - 1);
+			return quarantine(g, ir, why);
+		}
+		r.kind = RIN_CANCEL;
+		r.job = ir->job;
+	} else if (strcmp(ir->kind, "approve") == 0) {
+		if (!ir->job_int || ir->job < 0 || ir->job >= L->sc.org.nt) {
+			snprintf(why, sizeof why, "%s inbox row %lld: approve: the scenario has no tenant %s%lld (%d tenants)",
+			         L->st.path, (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
+			         L->sc.org.nt);
+			return quarantine(g, ir, why);
+		}
+		r.kind = RIN_APPROVE;
 		r.job = ir->job;
 	} else {
-		live_log(L, "inbox %lld: unknown request '%s' dropped", (long long)ir->seq, ir->kind);
-		return lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen);
+		snprintf(why, sizeof why, "%s inbox row %lld: unknown request '%.40s' (expected submit, cancel or approve)",
+		         L->st.path, (long long)ir->seq, ir->kind);
+		return quarantine(g, ir, why);
 	}
-	if (add_row(g, &r) || lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen))
-		return -1;
-	return 0;
+	int rc = add_row(g, &r) || lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen) ? -1 : 0;
+	free(line);
+	return rc;
 }
 
 /* A node's reading now, from its source. 0 with *r, 1 none, -1 bad. */
@@ -109,17 +196,9 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 			         pct + 2);
 		else
 			snprintf(path, sizeof path, "%s", src->path);
-		struct stat sb;
-		if (stat(path, &sb) < 0)
-			return 1;
-		if ((double)(time(NULL) - sb.st_mtime) > L->cfg.stale_s)
-			return 1;   /* stale: the agent stopped writing */
-		char *text = live_read_file(path, msg, len);
-		if (!text)
-			return -1;
-		int rc = reading_parse(path, text, strlen(text), r, msg, len);
-		free(text);
-		return rc;
+		/* Bounded and non-blocking: a FIFO or a huge file there is
+		 * refused for this node, never waited on or read whole. */
+		return reading_read_file(path, L->cfg.stale_s, r, msg, len);
 	}
 	/* The host. */
 	if (!L->host_cur) {
@@ -147,6 +226,30 @@ static int read_node(struct live *L, int32_t node, struct sim_reading *r, char *
 	return 0;
 }
 
+/* A refused reading is logged when it starts and when its reason
+ * changes, not every round; a node whose readings are accepted again says
+ * so once. */
+static void reading_refused(struct live *L, int32_t node, int rc, const char *msg)
+{
+	if (!L->refused && !(L->refused = calloc((size_t)L->s.cl.nnodes + 1, sizeof *L->refused)))
+		return;
+	uint32_t h = 0;
+	if (rc < 0) {
+		h = 2166136261u;
+		for (const char *p = msg; *p; p++)
+			h = (h ^ (uint8_t)*p) * 16777619u;
+		h |= 1;
+	}
+	if (h == L->refused[node])
+		return;
+	if (rc < 0)
+		live_logl(L, LIVE_WARN, "node %s: reading refused: %s", L->s.cl.nodes[node].name, msg);
+	else if (rc == 0)
+		live_log(L, "node %s: readings accepted again", L->s.cl.nodes[node].name);
+	if (rc <= 0)
+		L->refused[node] = h;
+}
+
 static bool hot_change(const struct live *L, int32_t node, const struct sim_reading *r)
 {
 	if (L->cfg.hot_c <= 0 || !isfinite(r->temp_c) || !L->s.cl.health)
@@ -165,8 +268,8 @@ static int probe_round(struct live *L, struct obs *o)
 		struct sim_reading r;
 		char msg[512];
 		int rc = read_node(L, i, &r, msg, sizeof msg);
-		if (rc < 0)
-			live_log(L, "node %s: reading refused: %s", L->s.cl.nodes[i].name, msg);
+		if (rc <= 0)
+			reading_refused(L, i, rc, msg);
 		int down = ask ? L->xo->node_down(L, i) : -1;
 		if (rc != 0 && down < 0)
 			continue;
@@ -325,8 +428,13 @@ static int write_results(struct live *L)
 {
 	char path[4200], err[512];
 	snprintf(path, sizeof path, "%s/results.db", L->cfg.state_dir);
-	if (live_results(L->cfg.state_dir, path, err, sizeof err)) {
-		live_log(L, "writing %s: %s", path, err);
+	/* Private as the rest of the state (the recorder's files are made
+	 * by SQLite, which follows the umask). */
+	mode_t um = umask(077);
+	int rc = live_results(L->cfg.state_dir, path, err, sizeof err);
+	umask(um);
+	if (rc) {
+		live_logl(L, LIVE_ERROR, "writing %s: %s", path, err);
 		return -1;
 	}
 	return 0;

@@ -25,6 +25,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "traces/livecfg.h"
 
@@ -61,6 +62,25 @@ void live_close(struct live *L);
  * non-empty array of strings), "env" (an object of strings), "cwd" and
  * "name". src names the line in messages. 0 or -1 with err. */
 int live_spec_check(const char *src, const char *text, char *err, size_t errlen);
+
+/* The daemon's socket (docs/live.md "The socket"): the config's "socket",
+ * else STATE_DIR/hetlab.sock. 0, or -1 when it is longer than a socket
+ * path may be (107 bytes). */
+int live_socket_path(const struct live_cfg *c, char *out, size_t len);
+
+/* The longest job line accepted (bytes). */
+#define LIVE_JOB_LINE_MAX 65536
+
+struct cluster;
+/* Checks one submitted job line and returns its normal form (malloc'd),
+ * or NULL with err: at most LIVE_JOB_LINE_MAX bytes, a JSON object,
+ * submit_us and run_us filled when absent (the daemon sets the submit
+ * time; run_us is unknown live), "submitter" removed (only the daemon
+ * says who submitted), the extras checked (live_spec_check), parsed as a
+ * trace line and, with cl, bound to the cluster and refused when no node
+ * could ever hold it. src and line name it in messages ("jobs.jsonl:3"). */
+char *live_job_norm(const char *src, int64_t line, const char *text, size_t len, struct cluster *cl,
+                    char *err, size_t errlen);
 
 /* Writes `path` (a results database, as `hetlab run` writes) by replaying
  * the recording of the state in `dir`. */

@@ -8,6 +8,7 @@
 #include "live/exec_shim.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -67,7 +68,7 @@ static int join_path(char *buf, const char *a, const char *b)
 /* Reads a small file into buf (NUL-terminated): bytes read, or -1 (errno). */
 static ssize_t read_small(const char *path, char *buf, size_t cap)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	size_t n = 0;
@@ -116,7 +117,7 @@ static int is_cuda_var(const char *e)
 static int build_env(struct launch *L, const struct lx_spec *sp, char *err, size_t errlen)
 {
 	size_t n0 = 0, n1 = 0;
-	for (char **e = environ; e && *e; e++)
+	for (char **e = environ; !sp->clean_env && e && *e; e++)
 		n0++;
 	for (const char *const *e = sp->env; e && *e; e++) {
 		if (env_name_len(*e) < 0) {
@@ -198,6 +199,41 @@ static int check_spec(const char *dir, const struct lx_spec *sp, char *err, size
 	return 0;
 }
 
+/* The ids and groups a run_as job takes (looked up now: the job may not
+ * call the group database after the fork). */
+static int plan_ids(struct launch *L, const struct lx_spec *sp, char *err, size_t errlen)
+{
+	L->run_as = 1;
+	L->uid = sp->uid;
+	L->gid = sp->gid;
+	if (sp->user_out && snprintf(L->user_out, LX_PATH, "%s", sp->user_out) >= LX_PATH) {
+		seterr(err, errlen, "%s: path too long", sp->user_out);
+		return -1;
+	}
+	int n = 64;
+	for (int tries = 0; tries < 4; tries++) {
+		gid_t *g = realloc(L->groups, (size_t)n * sizeof *g);
+		if (!g) {
+			seterr(err, errlen, "out of memory");
+			return -1;
+		}
+		L->groups = g;
+		if (!sp->user) {
+			g[0] = sp->gid;
+			L->ngroups = 1;
+			return 0;
+		}
+		int want = n;
+		if (getgrouplist(sp->user, sp->gid, g, &want) >= 0) {
+			L->ngroups = want;
+			return 0;
+		}
+		n = want > n ? want : 2 * n;
+	}
+	seterr(err, errlen, "%s: cannot list the user's groups", sp->user);
+	return -1;
+}
+
 /* Fills L's paths and values. */
 static int make_paths(struct launch *L, const char *dir, int64_t key, const struct lx_spec *sp,
 		      char *err, size_t errlen)
@@ -221,6 +257,8 @@ static int make_paths(struct launch *L, const char *dir, int64_t key, const stru
 	for (int i = 0; i < sp->ncpus; i++)
 		CPU_SET(sp->cpus[i], &L->cpus);
 	L->set_cpus = sp->ncpus > 0;
+	if (sp->run_as && plan_ids(L, sp, err, errlen) < 0)
+		return -1;
 	return 0;
 }
 
@@ -282,6 +320,7 @@ static void launch_free(struct launch *L)
 	close_set(&L->pipe_w);
 	free(L->envp);
 	free(L->cuda_entry);
+	free(L->groups);
 	free(L);
 }
 
@@ -328,7 +367,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 		goto out;
 	}
 	made_lock = !file_exists(L->lock);
-	L->lockfd = fd_high(open(L->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+	L->lockfd = fd_high(open(L->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
 	if (L->lockfd < 0) {
 		seterr(err, errlen, "cannot create %s: %s", L->lock, strerror(errno));
 		made_lock = 0;
@@ -356,8 +395,8 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	undo_files(L, 0);
 	unlink(L->exittmp);
 
-	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (sp->out_append ? 0 : O_TRUNC);
-	L->outfd = fd_high(open(L->out, oflags, 0644));
+	int oflags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC | (sp->out_append ? 0 : O_TRUNC);
+	L->outfd = fd_high(open(L->out, oflags, 0600));
 	if (L->outfd < 0) {
 		seterr(err, errlen, "cannot open %s: %s", L->out, strerror(errno));
 		goto undo;
@@ -518,7 +557,7 @@ int lx_poll(const char *dir, int64_t key, struct lx_result *r)
 	if (e < 0)
 		return -1;
 	if (e == 0) {
-		int fd = open(lock, O_RDONLY | O_CLOEXEC);
+		int fd = open(lock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno != ENOENT)
 				return -1;

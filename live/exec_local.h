@@ -64,8 +64,24 @@ struct lx_spec {
 	int cpu_max_cores;           /* cgroup cpu.max quota in whole cores (0: none) */
 	/* Added fields (zero: the default). */
 	int out_append;              /* nonzero: append to the output file; 0: truncate it */
+	int run_as;                  /* nonzero: the job runs as uid/gid, never as the daemon's user */
+	uid_t uid;
+	gid_t gid;
+	const char *user;            /* run_as: whose supplementary groups it gets (the group database's); NULL: gid only */
+	const char *user_out;        /* run_as: the job's own output, opened by the job once it is that user
+	                                (relative: to cwd; appended; 0600; never through a link); NULL: out_path */
+	int clean_env;               /* nonzero: env alone, the daemon's environment is not inherited */
 };
 /* Notes on lx_spec:
+ * - run_as: after its cgroup and affinity (which need the daemon's
+ *   rights), the job sets its groups (user's, from getgrouplist before
+ *   the fork), then gid, then uid, checks that it cannot get its old ids
+ *   back, and only then changes to cwd, opens user_out and executes: so a
+ *   job of another user never runs a single instruction of its program
+ *   with the daemon's rights, and what it opens, it opens as that user.
+ *   A step that fails ends the job as exited 127, with the reason in
+ *   out_path (the shim's side). The shim stays the daemon's user (it
+ *   writes KEY.exit in dir). Setting ids needs the daemon to be root.
  * - An env entry without '=' or with an empty name is bad input (lx_launch
  *   fails). An entry replaces an inherited variable of the same name. PATH
  *   set there is the one execvp searches. cuda_visible always decides

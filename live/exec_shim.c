@@ -109,7 +109,7 @@ static void say(const char *what, const char *arg, int e)
 int lx_write_atomic(const char *tmp, const char *path, const char *data, size_t n,
 		    const char *syncdir)
 {
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	if (lx_write_all(fd, data, n) < 0 || (syncdir && fsync(fd) < 0)) {
@@ -198,6 +198,55 @@ static void job_cgroup(const struct launch *L)
 		say("warning: running without a cgroup: cannot write", L->cg_procs, errno);
 }
 
+/* Becomes the job's user: groups, gid, uid (raw system calls: this is
+ * the only thread of the process, and glibc's wrappers would try to tell
+ * threads that are not there), then makes sure there is no way back. */
+static void become_user(const struct launch *L, pid_t shim)
+{
+	if (syscall(SYS_setgroups, (size_t)L->ngroups, L->groups) < 0) {
+		say("cannot set the job's groups", NULL, errno);
+		_exit(127);
+	}
+	if (syscall(SYS_setresgid, L->gid, L->gid, L->gid) < 0 || syscall(SYS_setresuid, L->uid, L->uid, L->uid) < 0) {
+		say("cannot become the job's user", NULL, errno);
+		_exit(127);
+	}
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+	if (getresuid(&r, &e, &s) < 0 || getresgid(&rg, &eg, &sg) < 0 || r != L->uid || e != L->uid || s != L->uid ||
+	    rg != L->gid || eg != L->gid || sg != L->gid) {
+		say("the job's ids are not its user's", NULL, 0);
+		_exit(127);
+	}
+	if (L->uid != 0 && (syscall(SYS_setresuid, (uid_t)-1, (uid_t)0, (uid_t)-1) == 0 || geteuid() == 0)) {
+		say("the job could get root back: not run", NULL, 0);
+		_exit(127);
+	}
+	/* A change of credentials clears the parent-death signal. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != shim)
+		_exit(127);
+}
+
+/* The job's own output, opened as its user: never through a link, only a
+ * regular file (a FIFO there must not hang the job). */
+static void open_user_out(const struct launch *L)
+{
+	int fd = open(L->user_out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		say("cannot open the job's output", L->user_out, errno);
+		_exit(127);
+	}
+	struct stat sb;
+	int fl = fcntl(fd, F_GETFL);
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		say("the job's output is not a regular file", L->user_out, 0);
+		_exit(127);
+	}
+	if (dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		_exit(127);
+	close(fd);
+}
+
 static _Noreturn void job_main(const struct launch *L, pid_t shim)
 {
 	/* Only the shim holds the lock; the job must not keep it alive. */
@@ -212,10 +261,14 @@ static _Noreturn void job_main(const struct launch *L, pid_t shim)
 		say("cannot set the CPU affinity of", L->argv[0], errno);
 		_exit(127);
 	}
+	if (L->run_as)
+		become_user(L, shim);
 	if (chdir(L->cwd) < 0) {
 		say("cannot change directory to", L->cwd, errno);
 		_exit(127);
 	}
+	if (L->user_out[0])
+		open_user_out(L);
 	environ = L->envp;
 	sigset_t none;
 	sigemptyset(&none);

@@ -34,6 +34,12 @@ struct launch {
 	char *cuda_entry;
 	cpu_set_t cpus;
 	int set_cpus;
+	int run_as;                       /* drop to uid/gid with groups[ngroups] before exec */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;
+	int ngroups;
+	char user_out[LX_PATH];           /* "" none: the output is outfd */
 	int lockfd, outfd, nullfd, pipe_r, pipe_w;
 };
 

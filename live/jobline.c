@@ -4,11 +4,14 @@
 #include "live/live_int.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const live_spec_extra[] = { "argv", "env", "cwd", "name", NULL };
+/* What a recorded job line carries beyond a trace line; "submitter" is
+ * the daemon's (who submitted it, from the kernel), never a client's. */
+const char *const live_spec_extra[] = { "argv", "env", "cwd", "name", "submitter", NULL };
 
 /* ---- the job line's extras: argv, env, cwd, name ---- */
 
@@ -45,6 +48,7 @@ void jobx_free(struct jobx *x)
 	free(x->name);
 	free(x->cpus);
 	memset(x, 0, sizeof *x);
+	x->uid = x->gid = -1;
 }
 
 /* Checks the extras of a job line: "argv" a non-empty array of strings,
@@ -85,7 +89,7 @@ int live_spec_check(const char *src, const char *text, char *err, size_t errlen)
 				goto out;
 			}
 	}
-	for (int i = 2; live_spec_extra[i]; i++) {
+	for (int i = 2; i < 4; i++) {
 		json_t *x = json_object_get(o, live_spec_extra[i]);
 		if (x && !json_is_string(x)) {
 			snprintf(err, errlen, "%s: $.%s: expected a string", src, live_spec_extra[i]);
@@ -101,9 +105,19 @@ out:
 void jobx_fill(struct jobx *x, const char *text)
 {
 	x->uid = x->gid = -1;
+	x->user[0] = 0;
 	json_t *o = json_loads(text, 0, NULL);
 	if (!o)
 		return;
+	json_t *who = json_object_get(o, "submitter");
+	json_t *u = json_object_get(who, "uid"), *g = json_object_get(who, "gid"), *un = json_object_get(who, "user");
+	if (json_is_integer(u) && json_is_integer(g) && json_integer_value(u) >= 0 && json_integer_value(u) <= INT32_MAX &&
+	    json_integer_value(g) >= 0 && json_integer_value(g) <= INT32_MAX) {
+		x->uid = (int)json_integer_value(u);
+		x->gid = (int)json_integer_value(g);
+		if (json_is_string(un))
+			snprintf(x->user, sizeof x->user, "%s", json_string_value(un));
+	}
 	json_t *a = json_object_get(o, "argv"), *e = json_object_get(o, "env");
 	if (json_is_array(a) && json_array_size(a) > 0)
 		x->argv = strv_from_json(a, false);
@@ -117,3 +131,58 @@ void jobx_fill(struct jobx *x, const char *text)
 	json_decref(o);
 }
 
+
+char *live_job_norm(const char *src, int64_t line, const char *text, size_t len, struct cluster *cl,
+                    char *err, size_t errlen)
+{
+	if (len > LIVE_JOB_LINE_MAX) {
+		snprintf(err, errlen, "%s:%lld: a job line of %zu bytes: at most %d bytes are accepted", src, (long long)line,
+		         len, LIVE_JOB_LINE_MAX);
+		return NULL;
+	}
+	json_error_t je;
+	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o) {
+		snprintf(err, errlen, "%s:%lld:%d: %s", src, (long long)line, je.column, je.text);
+		return NULL;
+	}
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "%s:%lld: $: expected a job object", src, (long long)line);
+		json_decref(o);
+		return NULL;
+	}
+	json_object_del(o, "submitter");
+	if (!json_object_get(o, "submit_us"))
+		json_object_set_new(o, "submit_us", json_integer(0));
+	if (!json_object_get(o, "run_us"))
+		json_object_set_new(o, "run_us", json_integer(0));
+	char *norm = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!norm) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	char where[600];
+	snprintf(where, sizeof where, "%s:%lld", src, (long long)line);
+	struct workload w;
+	workload_init(&w);
+	if (live_spec_check(where, norm, err, errlen) ||
+	    trace_jsonl_parse_job(src, line, norm, strlen(norm), live_spec_extra, &w, err, errlen))
+		goto bad;
+	if (cl && cluster_bind_workload(cl, w.str, w.nstr, w.jobs, w.n, err, errlen)) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s: %s", where, err);
+		snprintf(err, errlen, "%s", msg);
+		goto bad;
+	}
+	if (cl && !cluster_can_ever_fit(cl, &w.jobs[0].req)) {
+		snprintf(err, errlen, "%s: the request exceeds every node of the cluster: it could never run", where);
+		goto bad;
+	}
+	workload_free(&w);
+	return norm;
+bad:
+	workload_free(&w);
+	free(norm);
+	return NULL;
+}

@@ -17,8 +17,11 @@
 #include "live/nvml.h"
 #include "sim/mig.h"
 #include "live/topo.h"
+#include "live/statedir.h"
 
 #include <errno.h>
+#include <pwd.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,8 +142,7 @@ static int local_init(struct live *L, char *err, size_t errlen)
 	if (!(c->busy = calloc((size_t)L->s.cl.nnodes * (size_t)c->words + 1, sizeof *c->busy)))
 		goto oom;
 	snprintf(L->jobdir, sizeof L->jobdir, "%s/jobs", L->cfg.state_dir);
-	if (mkdir(L->jobdir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", L->jobdir, strerror(errno));
+	if (lsdir_subdir(L->cfg.state_dir, "jobs", err, errlen)) {
 		free(c->busy);
 		free(c);
 		return -1;
@@ -225,8 +227,11 @@ static int read_cpus_file(struct live *L, int32_t id)
 {
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, job_key(L, id));
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	struct jobx *x = &L->jx[id];
+	if (!f && fd >= 0)
+		close(fd);
 	x->ncpus = 0;
 	if (!f)
 		return -1;
@@ -267,7 +272,10 @@ static void mig_device(struct live *L, const struct alloc_part *p, const char *o
 	if (m && m->uuid[0]) {
 		snprintf(cuda, len, "%s", m->uuid);
 	} else {
-		FILE *f = fopen(out, "a");
+		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+		if (!f && fd >= 0)
+			close(fd);
 		if (f) {
 			fprintf(f, "hetlab: warning: no MIG device of GPU %d starts at memory slice %d (%s); "
 			        "CUDA_VISIBLE_DEVICES is the card\n", card, p->mig_start,
@@ -277,6 +285,72 @@ static void mig_device(struct live *L, const struct alloc_part *p, const char *o
 		}
 	}
 	free(own);
+}
+
+/* Who a job runs as on this host: its submitter when that is not the
+ * daemon's user (then the daemon must be root; a job of another user is
+ * never run as the daemon's user), with that user's home, shell and names
+ * and without the daemon's environment. */
+struct runas {
+	bool other;
+	uid_t uid;
+	gid_t gid;
+	char user[64], home[4096], shell[256];
+	char out[64];                 /* the job's own output, in its cwd */
+};
+
+static int local_runas(struct live *L, int32_t id, struct runas *ra, char *err, size_t errlen)
+{
+	const struct jobx *x = &L->jx[id];
+	memset(ra, 0, sizeof *ra);
+	if (x->uid < 0 || (uid_t)x->uid == geteuid())
+		return 0;
+	if (geteuid() != 0) {
+		snprintf(err, errlen, "job %d of %s (uid %d): this daemon runs as uid %ld, not as root: it cannot run a job "
+		         "as another user", id, x->user[0] ? x->user : "?", x->uid, (long)geteuid());
+		return -1;
+	}
+	struct passwd pw, *res = NULL;
+	char buf[8192];
+	if (getpwuid_r((uid_t)x->uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
+		snprintf(err, errlen, "job %d: its submitter uid %d has no passwd entry any more: not run", id, x->uid);
+		return -1;
+	}
+	ra->other = true;
+	ra->uid = (uid_t)x->uid;
+	ra->gid = (gid_t)x->gid;
+	snprintf(ra->user, sizeof ra->user, "%s", res->pw_name);
+	snprintf(ra->home, sizeof ra->home, "%s", res->pw_dir && res->pw_dir[0] ? res->pw_dir : "/");
+	snprintf(ra->shell, sizeof ra->shell, "%s", res->pw_shell && res->pw_shell[0] ? res->pw_shell : "/bin/sh");
+	snprintf(ra->out, sizeof ra->out, "hetlab-%d.out", id);
+	return 0;
+}
+
+/* The environment of another user's job: its own and hetlab's (env),
+ * its user's names, home and shell, and a PATH. */
+static char **runas_env(char **env, const struct runas *ra)
+{
+	int n = 0;
+	while (env && env[n])
+		n++;
+	char **e = realloc(env, ((size_t)n + 6) * sizeof *e);
+	if (!e)
+		return env;
+	const char *path = getenv("PATH");
+	char *add[5] = { NULL };
+	if (asprintf(&add[0], "HOME=%s", ra->home) < 0 || asprintf(&add[1], "USER=%s", ra->user) < 0 ||
+	    asprintf(&add[2], "LOGNAME=%s", ra->user) < 0 || asprintf(&add[3], "SHELL=%s", ra->shell) < 0 ||
+	    asprintf(&add[4], "PATH=%s", path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin") < 0) {
+		e[n] = NULL;
+		return e;
+	}
+	/* The job's own env comes after, so that it wins (lx_spec: the last
+	 * of a repeated name). */
+	memmove(e + 5, e, (size_t)n * sizeof *e);
+	for (int k = 0; k < 5; k++)
+		e[k] = add[k];
+	e[n + 5] = NULL;
+	return e;
 }
 
 static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
@@ -293,15 +367,21 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		snprintf(err, errlen, "job %d has no argv to run", id);
 		return -1;
 	}
+	struct runas ra;
+	if (local_runas(L, id, &ra, err, errlen))
+		return -1;
 	if (local_pick(L, id)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	for (int k = 0; k < x->ncpus; k++)
@@ -334,10 +414,12 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
 	}
 	char **env = lexec_job_env(L, id, extra[0] ? extra : NULL, false);
+	if (ra.other)
+		env = runas_env(env, &ra);
 	struct lx_spec sp = {
 		.argv = (const char *const *)x->argv,
 		.env = (const char *const *)env,
-		.cwd = x->cwd,
+		.cwd = x->cwd ? x->cwd : ra.other ? ra.home : NULL,
 		.cpus = hcpus,
 		.ncpus = nh,
 		.cuda_visible = L->s.cl.nodes[p->node].ngpus > 0 ? cuda : NULL,
@@ -346,6 +428,14 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		.cgroup_parent = L->cfg.cgroup_parent[0] ? L->cfg.cgroup_parent : NULL,
 		.mem_max_bytes = L->cfg.cgroup_parent[0] ? p->mem_mib * 1048576 : 0,
 		.cpu_max_cores = L->cfg.cgroup_parent[0] ? p->cores : 0,
+		/* Another user's job: as that user, its output in its cwd (the
+		 * launcher's own messages stay in out). */
+		.run_as = ra.other,
+		.uid = ra.uid,
+		.gid = ra.gid,
+		.user = ra.other ? ra.user : NULL,
+		.user_out = ra.other ? ra.out : NULL,
+		.clean_env = ra.other,
 	};
 	struct lx_handle h;
 	int rc = lx_launch(L->jobdir, key, &sp, &h, err, errlen);

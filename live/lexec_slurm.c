@@ -19,6 +19,7 @@
  * running job is found by its Slurm id from the state, else by its name
  * and comment (a crash between sbatch and the xref write). */
 #include "live/slurm_glue.h"
+#include "live/statedir.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -107,8 +108,10 @@ static int slurm_init(struct live *L, char *err, size_t errlen)
 	const char *conf = getenv("SLURM_CONF");
 	if (conf)
 		snprintf(x->c.slurm_conf, sizeof x->c.slurm_conf, "%s", conf);
-	if (mkdir(x->c.workdir, 0700) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", x->c.workdir, strerror(errno));
+	if (x->cfg->workdir[0] ? mkdir(x->c.workdir, 0700) < 0 && errno != EEXIST
+	                       : lsdir_subdir(L->cfg.state_dir, "slurm", err, errlen) < 0) {
+		if (x->cfg->workdir[0])
+			snprintf(err, errlen, "%s: %s", x->c.workdir, strerror(errno));
 		goto fail;
 	}
 	L->xctx = x;

@@ -4,6 +4,7 @@
 #define HL_LIVE_INT_H
 
 #include "live/daemon.h"
+#include "live/livelog.h"
 #include "live/metrics.h"
 #include "live/state.h"
 #include "policies/policy.h"
@@ -18,10 +19,13 @@ struct jobx {
 	char *cwd;
 	char *name;
 	char ref[48];           /* the executor's handle (Slurm job id), "" none */
-	int uid, gid;           /* who submitted it (-1 unknown: the daemon's user) */
-	char user[64];
 	int *cpus;              /* local: the node's cores it holds (malloc'd, capcpus entries) */
 	int ncpus, capcpus;
+	/* Who submitted it (the recorded line's "submitter", from the kernel
+	 * through the daemon's socket): the executors run it as that user.
+	 * -1 / "" unknown (a line of an older client): the daemon's user. */
+	int uid, gid;
+	char user[64];
 };
 
 struct lexec_ops;
@@ -69,6 +73,7 @@ struct live {
 	int64_t host_prev_us;
 	struct nvml_session *nvs;
 	struct nvml_probe *gpus;
+	uint32_t *refused;              /* per node, a hash of the reason its last reading was refused (0 none) */
 	/* metrics */
 	struct metrics_srv *ms;
 	struct metrics_counters mc;
@@ -76,6 +81,8 @@ struct live {
 	size_t mcap;
 	bool healthy;
 	char why[256];
+	bool inbox_full;                /* the job table is full: submissions wait (said once) */
+	struct lsock *sock;             /* the daemon's socket (live/sock.h), NULL none */
 	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
 	char state_id[17];              /* the state's unique id (meta state_id) */
 	char err[512];
@@ -150,7 +157,10 @@ void jobx_free(struct jobx *x);
 /* daemon.c: renders the metrics and the health for the endpoint now. */
 void live_publish(struct live *L);
 
-/* Logs one line to stderr (unless quiet), with the engine time. */
+/* livelog.c: one line to stderr (unless quiet) with the wall-clock time,
+ * the level and the engine time, the message escaped (livelog.h).
+ * live_log is live_logl at LIVE_INFO. */
 void live_log(struct live *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void live_logl(struct live *L, enum live_level l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

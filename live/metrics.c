@@ -685,12 +685,23 @@ static int parse_addr(const char *addr, int port, bool allow_public, struct sock
 		loopback = (ntohl(a4->sin_addr.s_addr) >> 24) == 127;
 		*v6 = false;
 	} else if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)port);
-		const uint8_t *b = a6->sin6_addr.s6_addr;
-		loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr) ||
-		           (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr) && b[12] == 127);
-		*v6 = true;
+		if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+			/* ::ffff:a.b.c.d is the IPv4 address: an IPv6-only socket
+			 * cannot bind it, so it is served as that. */
+			struct in_addr v4;
+			memcpy(&v4, a6->sin6_addr.s6_addr + 12, sizeof v4);
+			memset(ss, 0, sizeof *ss);
+			a4->sin_family = AF_INET;
+			a4->sin_port = htons((uint16_t)port);
+			a4->sin_addr = v4;
+			loopback = (ntohl(v4.s_addr) >> 24) == 127;
+			*v6 = false;
+		} else {
+			a6->sin6_family = AF_INET6;
+			a6->sin6_port = htons((uint16_t)port);
+			loopback = IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+			*v6 = true;
+		}
 	} else {
 		snprintf(err, errlen, "metrics address \"%s\": expected a numeric IPv4 or IPv6 address or \"localhost\"",
 		         addr);

@@ -3,10 +3,15 @@
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *const keys[] = { "power_w", "temp_c", "util", "gpu_errors", "bad_gpu", "down", NULL };
 
@@ -137,4 +142,67 @@ void reading_from_host(const struct hp_host *a, const struct hp_host *b, int64_t
 		out->power_w = p;
 	if (t > -1e9)
 		out->temp_c = t;
+}
+
+int reading_read_file(const char *path, double stale_s, struct sim_reading *out, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = -1;
+	char *buf = NULL;
+	struct stat sb;
+	if (fstat(fd, &sb) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (%s): a reading is a file the node's agent writes", path,
+		         S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory" : S_ISCHR(sb.st_mode) ||
+		         S_ISBLK(sb.st_mode) ? "a device" : S_ISSOCK(sb.st_mode) ? "a socket" : "not a file");
+		goto out;
+	}
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double age = (double)(now.tv_sec - sb.st_mtim.tv_sec) + (double)(now.tv_nsec - sb.st_mtim.tv_nsec) / 1e9;
+	if (age > stale_s) {
+		rc = 1;
+		goto out;
+	}
+	if (sb.st_size > READING_MAX_BYTES) {
+		snprintf(err, errlen, "%s: %lld bytes: a reading is at most %d bytes", path, (long long)sb.st_size,
+		         READING_MAX_BYTES);
+		goto out;
+	}
+	if (!(buf = malloc(READING_MAX_BYTES + 1))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	/* Never more than the cap, even from a file that grows meanwhile. */
+	size_t n = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + n, READING_MAX_BYTES + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0 || (n += (size_t)r) > READING_MAX_BYTES)
+			break;
+	}
+	if (n > READING_MAX_BYTES) {
+		snprintf(err, errlen, "%s: more than %d bytes: a reading is at most that", path, READING_MAX_BYTES);
+		goto out;
+	}
+	rc = reading_parse(path, buf, n, out, err, errlen);
+out:
+	free(buf);
+	close(fd);
+	return rc;
 }

@@ -23,6 +23,19 @@ int reading_parse(const char *src, const char *text, size_t len, struct sim_read
 /* The text form (NaN keys left out). Returns the length, or -1 when it does not fit. */
 int reading_format(const struct sim_reading *r, char *buf, size_t len);
 
+/* A reading is well under this; a bigger file at a reading's path is
+ * refused, never read. */
+#define READING_MAX_BYTES 65536
+
+/* Reads and parses the reading file at path (a "file:" probe source)
+ * without ever blocking or reading more than READING_MAX_BYTES: opened
+ * non-blocking, a regular file only (fstat after the open: a FIFO, a
+ * device or a directory is refused), no bigger than the cap. Returns 0
+ * with *out, 1 when there is none (no file, or older than stale_s: the
+ * agent stopped writing), -1 refused with "PATH: why" in err. Touches no
+ * database: the daemon calls it before the transaction that records. */
+int reading_read_file(const char *path, double stale_s, struct sim_reading *out, char *err, size_t errlen);
+
 struct hp_host;
 struct nvml_probe;
 /* A reading of this host from two host snapshots dt_us apart (CPU

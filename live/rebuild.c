@@ -7,6 +7,9 @@
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
+#include "live/statedir.h"
+#include "live/sock.h"
+#include <limits.h>
 #include "analysis/recorder.h"
 #include "policies/health.h"
 #include "traces/tieredload.h"
@@ -30,18 +33,6 @@ int64_t live_unix_us(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-void live_log(struct live *L, const char *fmt, ...)
-{
-	if (L->o.quiet || L->mode != LIVE_DAEMON)
-		return;
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "hetlab live: [%.3f s] %s\n", simtime_to_s(L->s.now), msg);
 }
 
 /* ---- the engine's reports: the decision log, dirty jobs, counters ---- */
@@ -92,8 +83,8 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 	default: break;
 	}
 	if ((kind == REC_FAULT || kind == REC_REPAIR) && L->mode == LIVE_DAEMON && !L->catching_up && node >= 0)
-		live_log(L, "%s on node %s: %s", kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name,
-		         detail ? detail : "");
+		live_logl(L, kind == REC_FAULT ? LIVE_WARN : LIVE_INFO, "%s on node %s: %s",
+		          kind == REC_FAULT ? "fault" : "repair", L->s.cl.nodes[node].name, detail ? detail : "");
 	if (!is_decision(kind) || (L->catching_up && L->mode == LIVE_DAEMON))
 		return;
 	char place[1024] = "";
@@ -169,7 +160,7 @@ static int ex_start(void *ctx, struct sim *s, int32_t id)
 	if (L->xo->start(L, id, err, sizeof err)) {
 		/* The world refused: the job fails now (recorded as an end so
 		 * that a replay sees it too). */
-		live_log(L, "job %d could not start: %s", id, err);
+		live_logl(L, LIVE_ERROR, "job %d could not start: %s", id, err);
 		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "start failed");
 		struct rec_row r = { .t_us = s->now + 1, .after_us = s->now, .kind = RIN_END, .job = id, .node = -1,
 		                     .attempt = (int32_t)s->jobs[id].restarts, .state = JOB_FAILED, .reason = END_EXIT,
@@ -178,7 +169,7 @@ static int ex_start(void *ctx, struct sim *s, int32_t id)
 		if (lstate_rec_add(&L->st, &r, e2, sizeof e2) == 0)
 			sim_inject_end(s, r.t_us, id, (uint32_t)r.attempt, JOB_FAILED, END_EXIT);
 		else
-			live_log(L, "%s", e2);
+			live_logl(L, LIVE_ERROR, "%s", e2);
 	}
 	return 0;
 }
@@ -251,7 +242,7 @@ int live_inject(struct live *L, const struct rec_row *r)
 		if (cluster_bind_more(&s->cl, L->w.str, L->w.nstr, L->selmap, &j, 1, err, sizeof err)) {
 			/* Cannot run here (checked by hetlab submit; a scenario
 			 * changed under a recording): rejected at submit. */
-			live_log(L, "job %lld: %s: it is rejected", (long long)r->job, err);
+			live_logl(L, LIVE_WARN, "job %lld: %s: it is rejected", (long long)r->job, err);
 			j.req.sel_req = j.req.sel_pref = 0;
 			j.req.pool = 0;
 			j.req.plane = INT16_MAX;
@@ -582,16 +573,14 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 static int take_lock(struct live *L, char *err, size_t errlen)
 {
 	char path[4200];
-	if (mkdir(L->cfg.state_dir, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: cannot create the state directory: %s", L->cfg.state_dir, strerror(errno));
+	/* Owned and private, the lock never followed through a link (a link
+	 * planted there would have us truncate the file it names). */
+	if (lsdir_prepare(L->cfg.state_dir, L->cfg.state_group, err, errlen))
 		return -1;
-	}
 	snprintf(path, sizeof path, "%s/daemon.lock", L->cfg.state_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	int fd = lsdir_open(L->cfg.state_dir, "daemon.lock", O_RDWR | O_CREAT, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		char pid[32] = "?";
 		ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
@@ -608,6 +597,31 @@ static int take_lock(struct live *L, char *err, size_t errlen)
 		/* the pid is for the message only */
 	}
 	L->lock_fd = fd;
+	/* The database the daemon is about to open, as the lock. */
+	static const char *const files[] = { "state.db", "state.db-wal", "state.db-shm", "results.db", NULL };
+	for (int k = 0; files[k]; k++)
+		if (lsdir_check_file(L->cfg.state_dir, files[k], err, errlen))
+			return -1;
+	return 0;
+}
+
+/* Clients reach the daemon through its socket from now on. */
+static int start_socket(struct live *L, const char *scn, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	if (live_socket_path(&L->cfg, path, sizeof path)) {
+		/* (A configured one that long is refused by the config.) Only
+		 * the state's owner can queue then, into the state itself. */
+		live_logl(L, LIVE_WARN, "no socket: %s/hetlab.sock is longer than a socket path may be (107 bytes); give "
+		          "\"socket\" in %s for clients to reach the daemon", L->cfg.state_dir, L->cfg.file);
+		return 0;
+	}
+	struct lsock_cfg c = { .path = path, .state_dir = L->cfg.state_dir, .operators = L->cfg.operators,
+	                       .scenario_text = scn, .scenario_file = L->cfg.scenario, .epoch_unix_us = L->epoch_unix_us,
+	                       .quiet = L->o.quiet };
+	if (lsock_start(&L->sock, &c, err, errlen))
+		return -1;
+	live_log(L, "listening on %s", path);
 	return 0;
 }
 
@@ -654,10 +668,10 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 			snprintf(L->cfg.scenario, sizeof L->cfg.scenario, "%s", p);
 	}
 	int rc = build(L, scn, err, errlen);
+	if (rc == 0 && mode == LIVE_DAEMON)
+		rc = L->xo->init(L, err, errlen) || start_socket(L, scn, err, errlen) ? -1 : 0;
 	free(scn);
 	if (rc)
-		goto fail;
-	if (mode == LIVE_DAEMON && L->xo->init(L, err, errlen))
 		goto fail;
 	*out = L;
 	return 0;
@@ -694,6 +708,7 @@ void live_close(struct live *L)
 		return;
 	if (L->ms)
 		metrics_stop(L->ms);
+	lsock_stop(L->sock);
 	if (L->xctx && L->xo && L->xo->fini)
 		L->xo->fini(L);
 	if (L->pstate && L->pol && L->pol->fini)
@@ -724,6 +739,7 @@ void live_close(struct live *L)
 	free(L->jdirty);
 	free(L->lrd);
 	free(L->rec_at);
+	free(L->refused);
 	free(L->selmap);
 	free(L->mbuf);
 	workload_free(&L->w);
@@ -746,17 +762,24 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 		snprintf(err, errlen, "%s/state.db: no config recorded: not a live state", dir);
 		return -1;
 	}
-	/* The config as recorded, parsed from a private copy. */
+	/* The config as recorded, parsed from a private copy: a new file
+	 * (mkstemp: 0600, O_EXCL, so never a link someone planted). */
 	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s/.replay-config-%ld.json", dir, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
+	snprintf(tmp, sizeof tmp, "%s/.replay-config-XXXXXX.json", dir);
+	int fd = mkstemps(tmp, 5);
+	if (fd < 0) {
 		/* A read-only state directory: the system temp dir then. */
-		snprintf(tmp, sizeof tmp, "/tmp/hetlab-replay-config-%ld.json", (long)getpid());
-		f = fopen(tmp, "w");
+		const char *td = getenv("TMPDIR");
+		snprintf(tmp, sizeof tmp, "%s/hetlab-replay-config-XXXXXX.json", td && td[0] ? td : "/tmp");
+		fd = mkstemps(tmp, 5);
 	}
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		free(cfgtext);
 		return -1;
 	}

@@ -1,13 +1,16 @@
 /* state — the live daemon's SQLite state. See state.h. */
 #include "live/state.h"
+#include "live/livelog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -71,21 +74,67 @@ static int migrate(struct lstate *st, char *err, size_t errlen)
 	            "adding the recording's time columns", err, errlen);
 }
 
-static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_t errlen)
+static bool has_column(struct lstate *st, const char *table, const char *column);
+
+/* Who sent each request, who owns each job, and the inbox rows that could
+ * not be taken: added to states made before them (a column at a time, in
+ * one transaction, so two openers do not race). */
+static int identity_schema(struct lstate *st, char *err, size_t errlen)
 {
+	static const char *const cols[] = { "uid INTEGER", "gid INTEGER", "user TEXT" };
+	if (has_column(st, "inbox", "user") && has_column(st, "job_owner", "user") &&
+	    has_column(st, "quarantine", "why"))
+		return 0;
+	if (exec(st, "BEGIN IMMEDIATE", "BEGIN", err, errlen))
+		return -1;
+	for (int k = 0; k < 3; k++) {
+		char name[8], sql[96];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(cols[k], " "), cols[k]);
+		snprintf(sql, sizeof sql, "ALTER TABLE inbox ADD COLUMN %s", cols[k]);
+		if (!has_column(st, "inbox", name) && exec(st, sql, "adding the inbox's identity columns", err, errlen))
+			goto fail;
+	}
+	if (exec(st, "CREATE TABLE IF NOT EXISTS job_owner(id INTEGER PRIMARY KEY, uid INTEGER, gid INTEGER, user TEXT);"
+	         "CREATE TABLE IF NOT EXISTS quarantine(seq INTEGER PRIMARY KEY, inbox_seq INTEGER, kind TEXT,"
+	         " job INTEGER, spec TEXT, at_unix REAL, uid INTEGER, gid INTEGER, user TEXT, why TEXT,"
+	         " quarantined_unix REAL);", "creating the owner and quarantine tables", err, errlen) ||
+	    exec(st, "COMMIT", "COMMIT", err, errlen))
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+enum open_how { OPEN_CREATE, OPEN_EXISTING, OPEN_RO };
+
+static int open_db(struct lstate *st, const char *dir, enum open_how how, char *err, size_t errlen)
+{
+	bool ro = how == OPEN_RO;
 	memset(st, 0, sizeof *st);
 	snprintf(st->path, sizeof st->path, "%s/state.db", dir);
-	if (!ro && mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	if (how == OPEN_CREATE && mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create the state directory: %s", dir, strerror(errno));
 		return -1;
 	}
 	struct stat sb;
-	if (ro && stat(st->path, &sb) < 0) {
+	if (how != OPEN_CREATE && stat(st->path, &sb) < 0) {
 		snprintf(err, errlen, "%s: no live state here (%s); is this the daemon's state_dir?", st->path,
 		         strerror(errno));
 		return -1;
 	}
-	int flags = ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (how == OPEN_CREATE) {
+		/* Made here, private (SQLite would make it 0644; its -wal and
+		 * -shm files take the database's mode). */
+		int fd = open(st->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+		else if (errno != EEXIST) {
+			snprintf(err, errlen, "%s: cannot create: %s", st->path, strerror(errno));
+			return -1;
+		}
+	}
+	int flags = (ro ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOFOLLOW;
 	if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK) {
 		dbfail(st, "cannot open", err, errlen);
 		lstate_close(st);
@@ -93,11 +142,12 @@ static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if (!ro && (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", "setting WAL", err, errlen) ||
-	            exec(st, schema_sql, "creating the schema", err, errlen) || migrate(st, err, errlen))) {
+	            exec(st, schema_sql, "creating the schema", err, errlen) || migrate(st, err, errlen) ||
+	            identity_schema(st, err, errlen))) {
 		lstate_close(st);
 		return -1;
 	}
-	if (ro) {
+	if (how != OPEN_CREATE) {
 		sqlite3_stmt *q = NULL;
 		int ok = sqlite3_prepare_v2(st->db, "SELECT 1 FROM rec LIMIT 1", -1, &q, NULL) == SQLITE_OK;
 		sqlite3_finalize(q);
@@ -112,12 +162,17 @@ static int open_db(struct lstate *st, const char *dir, bool ro, char *err, size_
 
 int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen)
 {
-	return open_db(st, dir, false, err, errlen);
+	return open_db(st, dir, OPEN_CREATE, err, errlen);
+}
+
+int lstate_open_existing(struct lstate *st, const char *dir, char *err, size_t errlen)
+{
+	return open_db(st, dir, OPEN_EXISTING, err, errlen);
 }
 
 int lstate_open_ro(struct lstate *st, const char *dir, char *err, size_t errlen)
 {
-	return open_db(st, dir, true, err, errlen);
+	return open_db(st, dir, OPEN_RO, err, errlen);
 }
 
 void lstate_close(struct lstate *st)
@@ -227,7 +282,8 @@ int lstate_inbox_add(struct lstate *st, const char *kind, int64_t job, const cha
 int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
                       char *err, size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "SELECT seq, kind, job, spec FROM inbox ORDER BY seq", err, errlen);
+	sqlite3_stmt *q = prep(st, "SELECT seq, kind, job, spec, uid, gid, user, at_unix FROM inbox ORDER BY seq",
+	                       err, errlen);
 	if (!q)
 		return -1;
 	int rc = 0, s;
@@ -236,8 +292,14 @@ int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox
 			.seq = sqlite3_column_int64(q, 0),
 			.kind = (const char *)sqlite3_column_text(q, 1),
 			.job = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2),
+			.job_int = sqlite3_column_type(q, 2) == SQLITE_INTEGER,
 			.spec = (const char *)sqlite3_column_text(q, 3),
+			.uid = sqlite3_column_type(q, 4) == SQLITE_INTEGER ? sqlite3_column_int64(q, 4) : -1,
+			.gid = sqlite3_column_type(q, 5) == SQLITE_INTEGER ? sqlite3_column_int64(q, 5) : -1,
+			.user = (const char *)sqlite3_column_text(q, 6),
+			.at_unix = sqlite3_column_double(q, 7),
 		};
+		r.spec_len = r.spec ? (size_t)sqlite3_column_bytes(q, 3) : 0;
 		if (!r.kind)
 			r.kind = "";
 		if ((rc = fn(ctx, &r)) != 0)
@@ -429,37 +491,45 @@ static const char *col(sqlite3_stmt *q, int i)
 
 int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen)
 {
+	return lstate_print_queue_for(st, out, all, json, -1, err, errlen);
+}
+
+int lstate_print_queue_for(struct lstate *st, FILE *out, bool all, bool json, int64_t uid, char *err, size_t errlen)
+{
 	char ep[32] = "";
 	lstate_meta_get(st, "epoch_unix_us", ep, sizeof ep);
 	long long epoch = strtoll(ep, NULL, 10);
-	sqlite3_stmt *q = prep(st, all ? "SELECT id, name, class, tenant, state, submit_us, start_us, end_us, nodes,"
-	                                 " attempt, reason, ref FROM jobs ORDER BY id"
-	                               : "SELECT id, name, class, tenant, state, submit_us, start_us, end_us, nodes,"
-	                                 " attempt, reason, ref FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')"
-	                                 " ORDER BY id", err, errlen);
+	/* A state made before job owners were recorded (read-only: not
+	 * upgraded) has no owners: only the unfiltered view shows its jobs. */
+	bool owners = has_column(st, "job_owner", "uid");
+	char sql[640];
+	snprintf(sql, sizeof sql, "SELECT j.id, j.name, j.class, j.tenant, j.state, j.submit_us, j.start_us, j.end_us,"
+	         " j.nodes, j.attempt, j.reason, j.ref, %s FROM jobs j%s WHERE %s AND %s ORDER BY j.id",
+	         owners ? "o.user" : "NULL", owners ? " LEFT JOIN job_owner o ON o.id = j.id" : "",
+	         all ? "1" : "j.state NOT IN ('done', 'failed', 'killed')",
+	         uid < 0 ? "1" : owners ? "o.uid = ?1" : "0");
+	sqlite3_stmt *q = prep(st, sql, err, errlen);
 	if (!q)
 		return -1;
+	if (uid >= 0 && owners)
+		sqlite3_bind_int64(q, 1, uid);
 	if (json)
 		fputs("[", out);
 	else
-		fprintf(out, "%6s  %-16s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "CLASS", "TENANT", "STATE",
-		        "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
+		fprintf(out, "%6s  %-16s %-10s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "USER", "CLASS", "TENANT",
+		        "STATE", "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
 	int n = 0, s;
 	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
 		long long sub = sqlite3_column_int64(q, 5), sta = sqlite3_column_int64(q, 6);
+		const char *user = (const char *)sqlite3_column_text(q, 12);
 		if (json) {
-			char stj[32] = "null";
-			if (sta >= 0)
-				snprintf(stj, sizeof stj, "%.3f", (double)(epoch + sta) / 1e6);
-			json_t *o = json_pack("{sI ss ss sI ss sf ss sI ss ss ss}", "id", (json_int_t)sqlite3_column_int64(q, 0),
-			                      "name", col(q, 1), "class", col(q, 2), "tenant", (json_int_t)sqlite3_column_int64(q, 3),
-			                      "state", col(q, 4), "submit_unix", (double)(epoch + sub) / 1e6, "start_unix", stj,
+			json_t *o = json_pack("{sI ss so ss sI ss sf so sI ss ss ss}", "id", (json_int_t)sqlite3_column_int64(q, 0),
+			                      "name", col(q, 1), "user", user ? json_string(user) : json_null(), "class", col(q, 2),
+			                      "tenant", (json_int_t)sqlite3_column_int64(q, 3), "state", col(q, 4),
+			                      "submit_unix", (double)(epoch + sub) / 1e6,
+			                      "start_unix", sta >= 0 ? json_real((double)(epoch + sta) / 1e6) : json_null(),
 			                      "attempt", (json_int_t)sqlite3_column_int64(q, 9), "nodes", col(q, 8),
 			                      "reason", col(q, 10), "ref", col(q, 11));
-			if (o && sta >= 0)
-				json_object_set_new(o, "start_unix", json_real((double)(epoch + sta) / 1e6));
-			else if (o)
-				json_object_set_new(o, "start_unix", json_null());
 			char *t = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 			fprintf(out, "%s\n %s", n ? "," : "", t ? t : "{}");
 			free(t);
@@ -468,12 +538,16 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 			char start[32] = "-";
 			if (sta >= 0 && strcmp(col(q, 4), "pending") != 0 && strcmp(col(q, 4), "held") != 0)
 				snprintf(start, sizeof start, "%.1f", sta / 1e6);
-			char rr[160];
+			char rr[160], rre[640], name[256], ue[256];
 			snprintf(rr, sizeof rr, "%s%s%s", col(q, 10), col(q, 10)[0] && col(q, 11)[0] ? " " : "", col(q, 11));
-			fprintf(out, "%6lld  %-16.16s %-9s %6lld %-13s %9.1f %9s %3lld  %-30.30s %s\n",
-			        (long long)sqlite3_column_int64(q, 0), col(q, 1)[0] ? col(q, 1) : "-", col(q, 2),
+			/* A name is the submitter's text: never raw on a terminal. */
+			live_escape(rre, sizeof rre, rr);
+			live_escape(name, sizeof name, col(q, 1));
+			live_escape(ue, sizeof ue, user ? user : "-");
+			fprintf(out, "%6lld  %-16.16s %-10.10s %-9s %6lld %-13s %9.1f %9s %3lld  %-30.30s %s\n",
+			        (long long)sqlite3_column_int64(q, 0), name[0] ? name : "-", ue, col(q, 2),
 			        (long long)sqlite3_column_int64(q, 3), col(q, 4), sub / 1e6, start,
-			        (long long)sqlite3_column_int64(q, 9), col(q, 8)[0] ? col(q, 8) : "-", rr);
+			        (long long)sqlite3_column_int64(q, 9), col(q, 8)[0] ? col(q, 8) : "-", rre);
 		}
 		n++;
 	}
@@ -481,23 +555,29 @@ int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *
 	if (s != SQLITE_DONE)
 		return dbfail(st, "reading jobs", err, errlen);
 	int64_t inbox = 0;
-	if ((q = prep(st, "SELECT count(*) FROM inbox WHERE kind = 'submit'", err, errlen))) {
+	bool by_uid = uid >= 0 && has_column(st, "inbox", "uid");
+	if ((q = prep(st, by_uid ? "SELECT count(*) FROM inbox WHERE kind = 'submit' AND uid = ?"
+	                         : uid >= 0 ? "SELECT 0" : "SELECT count(*) FROM inbox WHERE kind = 'submit'", err, errlen))) {
+		if (by_uid)
+			sqlite3_bind_int64(q, 1, uid);
 		if (sqlite3_step(q) == SQLITE_ROW)
 			inbox = sqlite3_column_int64(q, 0);
 		sqlite3_finalize(q);
 	}
 	if (json)
 		fprintf(out, "%s]\n", n ? "\n" : "");
-	else
+	else {
 		fprintf(out, "%d job%s%s; %lld submitted and not yet taken by the daemon\n", n, n == 1 ? "" : "s",
 		        all ? "" : " not finished", (long long)inbox);
+		lstate_print_quarantine(st, out, uid);
 	/* Capacity others hold (the Slurm executor), which the policy does not use. */
-	if (!json && (q = prep(st, "SELECT node, cores, gpus, mem_mib, what FROM foreign_hold ORDER BY node", NULL, 0))) {
+	if ((q = prep(st, "SELECT node, cores, gpus, mem_mib, what FROM foreign_hold ORDER BY node", NULL, 0))) {
 		while (sqlite3_step(q) == SQLITE_ROW)
 			fprintf(out, "held outside hetlab on %s: %lld cores, %lld GPUs, %lld MiB (%s)\n", col(q, 0),
 			        (long long)sqlite3_column_int64(q, 1), (long long)sqlite3_column_int64(q, 2),
 			        (long long)sqlite3_column_int64(q, 3), col(q, 4));
 		sqlite3_finalize(q);
+	}
 	}
 	return 0;
 }
@@ -568,4 +648,112 @@ int lstate_foreign_set(struct lstate *st, const char *node, int cores, int gpus,
 		bind_text(q, 5, what);
 	}
 	return step_done(st, q, "recording what others hold", err, errlen);
+}
+int64_t lstate_print_quarantine(struct lstate *st, FILE *out, int64_t uid)
+{
+	if (!has_column(st, "quarantine", "why"))
+		return 0;
+	sqlite3_stmt *q = prep(st, uid < 0 ? "SELECT inbox_seq, kind, user, why FROM quarantine ORDER BY seq"
+	                                   : "SELECT inbox_seq, kind, user, why FROM quarantine WHERE uid = ? ORDER BY seq",
+	                       NULL, 0);
+	if (!q)
+		return -1;
+	if (uid >= 0)
+		sqlite3_bind_int64(q, 1, uid);
+	int64_t n = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		char why[1200], kind[64], user[128];
+		live_escape(why, sizeof why, col(q, 3));
+		live_escape(kind, sizeof kind, col(q, 1));
+		live_escape(user, sizeof user, col(q, 2)[0] ? col(q, 2) : "?");
+		fprintf(out, "quarantined: inbox row %lld (%s by %s), skipped: %s\n", (long long)sqlite3_column_int64(q, 0),
+		        kind, user, why);
+		n++;
+	}
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* ---- identity: who sent a request, who owns a job, the quarantine ---- */
+
+static bool has_column(struct lstate *st, const char *table, const char *column)
+{
+	sqlite3_stmt *q = NULL;
+	char sql[96];
+	snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(q, 1, column, -1, SQLITE_STATIC);
+	bool yes = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_finalize(q);
+	return yes;
+}
+
+static void bind_id(sqlite3_stmt *q, int i, int64_t v)
+{
+	if (v >= 0)
+		sqlite3_bind_int64(q, i, v);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+int lstate_inbox_add_as(struct lstate *st, const char *kind, int64_t job, const char *spec,
+                        const struct lstate_who *w, int64_t *seq, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT INTO inbox(kind, job, spec, at_unix, uid, gid, user) VALUES(?, ?, ?, "
+	                       "(julianday('now') - 2440587.5) * 86400.0, ?, ?, ?)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_text(q, 1, kind, -1, SQLITE_STATIC);
+	bind_id(q, 2, job);
+	bind_text(q, 3, spec);
+	bind_id(q, 4, w ? w->uid : -1);
+	bind_id(q, 5, w ? w->gid : -1);
+	bind_text(q, 6, w ? w->user : NULL);
+	if (step_done(st, q, "adding to the inbox", err, errlen))
+		return -1;
+	if (seq)
+		*seq = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int lstate_quarantine_add(struct lstate *st, const struct inbox_row *r, const char *why, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT INTO quarantine(inbox_seq, kind, job, spec, at_unix, uid, gid, user, why,"
+	                       " quarantined_unix) SELECT seq, kind, job, spec, at_unix, uid, gid, user, ?,"
+	                       " (julianday('now') - 2440587.5) * 86400.0 FROM inbox WHERE seq = ?", err, errlen);
+	if (!q)
+		return -1;
+	bind_text(q, 1, why);
+	sqlite3_bind_int64(q, 2, r->seq);
+	return step_done(st, q, "quarantining an inbox row", err, errlen);
+}
+
+int lstate_owner_put(struct lstate *st, int64_t job, const struct lstate_who *w, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO job_owner(id, uid, gid, user) VALUES(?, ?, ?, ?)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, job);
+	bind_id(q, 2, w ? w->uid : -1);
+	bind_id(q, 3, w ? w->gid : -1);
+	bind_text(q, 4, w ? w->user : NULL);
+	return step_done(st, q, "recording a job's owner", err, errlen);
+}
+
+int lstate_owner_get(struct lstate *st, int64_t job, int64_t *uid)
+{
+	*uid = -1;
+	sqlite3_stmt *q = prep(st, "SELECT uid FROM job_owner WHERE id = ?", NULL, 0);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, job);
+	int rc = 1;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		rc = 0;
+		if (sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+			*uid = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_finalize(q);
+	return rc;
 }

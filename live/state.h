@@ -49,8 +49,12 @@ struct lstate {
 };
 
 /* Opens (creating the schema when new) STATE_DIR/state.db; the directory
- * is created when missing. busy waits up to 10 s for another writer. */
+ * is created when missing (0700; state.db 0600). busy waits up to 10 s for
+ * another writer. Never through a symbolic link (SQLITE_OPEN_NOFOLLOW). */
 int lstate_open(struct lstate *st, const char *dir, char *err, size_t errlen);
+/* As lstate_open, but only an existing state: a missing directory or
+ * state.db is an error saying so (a client never creates a state). */
+int lstate_open_existing(struct lstate *st, const char *dir, char *err, size_t errlen);
 void lstate_close(struct lstate *st);
 /* Opens an existing state.db read-only (queue, replay): a missing file is
  * an error saying so. */
@@ -70,17 +74,46 @@ int lstate_meta_set(struct lstate *st, const char *key, const char *value, char 
 int lstate_inbox_add(struct lstate *st, const char *kind, int64_t job, const char *spec,
                      char *err, size_t errlen);
 
+/* Who sent a request: from the kernel (the daemon's socket), or the
+ * client itself when it writes the inbox of its own state. -1 / NULL:
+ * unknown. */
+struct lstate_who {
+	int64_t uid, gid;
+	const char *user;
+};
+/* As lstate_inbox_add, with who sent it (NULL: unknown); *seq (may be
+ * NULL) gets the row's seq. */
+int lstate_inbox_add_as(struct lstate *st, const char *kind, int64_t job, const char *spec,
+                        const struct lstate_who *w, int64_t *seq, char *err, size_t errlen);
+
 /* The daemon: every inbox row in order (fn's non-zero return stops), and
  * removing one (inside the transaction that records it). */
 struct inbox_row {
 	int64_t seq;
 	const char *kind;
-	int64_t job;
+	int64_t job;                 /* -1 when NULL */
 	const char *spec;
+	/* Added fields. */
+	bool job_int;                /* the job column holds an integer */
+	size_t spec_len;             /* bytes of spec */
+	int64_t uid, gid;            /* who sent it; -1 unknown (a row of an older client) */
+	const char *user;            /* NULL unknown */
+	double at_unix;              /* when it was queued */
 };
 int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
                       char *err, size_t errlen);
 int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen);
+
+/* An inbox row that cannot be taken (it does not parse, names no valid
+ * job or tenant): copied into table quarantine with why (the caller then
+ * removes it from the inbox in the same transaction). */
+int lstate_quarantine_add(struct lstate *st, const struct inbox_row *r, const char *why, char *err, size_t errlen);
+
+/* job_owner: who submitted each job (written when its submission is
+ * recorded). get: 0 with *uid (-1 unknown), 1 when the job has no owner
+ * recorded (not submitted yet, or by an older daemon), -1 on error. */
+int lstate_owner_put(struct lstate *st, int64_t job, const struct lstate_who *w, char *err, size_t errlen);
+int lstate_owner_get(struct lstate *st, int64_t job, int64_t *uid);
 
 /* One recorded input. */
 /* RUNNING: the executor saw the attempt run since t1_us. END: t1_us, t2_us
@@ -128,6 +161,13 @@ struct lstate_job {
 int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, size_t errlen);
 /* `hetlab queue`: the jobs (unfinished ones unless all) as a table or JSON. */
 int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen);
+/* The queue as user uid may see it: only the jobs and inbox rows that
+ * user submitted (uid -1: everything), with each job's USER. Table mode
+ * ends with the quarantined inbox rows (lstate_print_quarantine). */
+int lstate_print_queue_for(struct lstate *st, FILE *out, bool all, bool json, int64_t uid, char *err, size_t errlen);
+/* One line per quarantined inbox row (of uid; -1 all): "quarantined:
+ * inbox row 17 (submit by alice), skipped: why". How many, or -1. */
+int64_t lstate_print_quarantine(struct lstate *st, FILE *out, int64_t uid);
 /* The ref of job id into out ("" when none). */
 int lstate_job_ref(struct lstate *st, int64_t id, char *out, size_t len);
 

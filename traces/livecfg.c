@@ -10,7 +10,7 @@
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
 	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "hot_c", "cool_c", "xid_repair_s",
-	"stale_s", "probes", "local", "slurm", "metrics", NULL };
+	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
 static const char *const slurm_keys[] = { "bindir", "partition", "class_partition", "qos", "accounts",
 	"account", "gres_types", "mig_gres", "shards_per_gpu", "mem_mib_default", "start_timeout_s", "parallel",
@@ -197,6 +197,19 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	if (jv_str(&v, root, "$", "state_dir", false, tmp, sizeof tmp))
 		goto fail;
 	resolve(c, tmp, c->state_dir, sizeof c->state_dir);
+	tmp[0] = 0;
+	if (jv_str(&v, root, "$", "socket", false, tmp, sizeof tmp) ||
+	    jv_str(&v, root, "$", "operators", false, c->operators, sizeof c->operators) ||
+	    jv_str(&v, root, "$", "state_group", false, c->state_group, sizeof c->state_group))
+		goto fail;
+	if (tmp[0]) {
+		resolve(c, tmp, c->socket, sizeof c->socket);
+		if (strlen(c->socket) >= 108) {
+			jv_fail(&v, "$.socket", "expected a path of at most 107 bytes (a Unix socket's limit), got %zu",
+			        strlen(c->socket));
+			goto fail;
+		}
+	}
 	if (jv_num(&v, root, "$", "tick_s", false, 0.001, 3600, &c->tick_s) ||
 	    jv_num(&v, root, "$", "probe_every_s", false, 0.01, 86400, &c->probe_every_s) ||
 	    jv_num(&v, root, "$", "record_every_s", false, 0, 86400 * 7, &c->record_every_s) ||

@@ -86,6 +86,10 @@ struct live_cfg {
 	char metrics_addr[64];         /* "" = no endpoint */
 	int metrics_port;
 	bool metrics_public;
+	/* Security (docs/live.md "Security") */
+	char socket[PATH_MAX];         /* the daemon's Unix socket (resolved); "" = STATE_DIR/hetlab.sock */
+	char operators[64];            /* group whose members may see, cancel and approve everything ("" none) */
+	char state_group[64];          /* group given the state directory (0750); "" 0700 */
 };
 
 /* Reads path. 0, or -1 with "FILE: $.path: what" in err. */

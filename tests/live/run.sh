@@ -13,10 +13,14 @@ case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-live-XXXXXX")
 DAEMON=
+U=
+grp=
 cleanup() {
 	[ -n "$DAEMON" ] && kill -9 "$DAEMON" 2>/dev/null
 	pkill -9 -f "$T/" 2>/dev/null
 	rm -rf "$T"
+	[ -n "$U" ] && rm -rf "$U"
+	[ -n "$grp" ] && groupdel "$grp" 2>/dev/null
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -325,6 +329,200 @@ out=$("$HETLAB" live --config bad.json 2>&1)
 check_eq "bad: an unknown executor names \$.executor" "$(printf '%s' "$out" | grep -c 'bad.json: \$.executor')" 1
 out=$("$HETLAB" replay "$T/nowhere" 2>&1)
 check_eq "bad: replay of a directory without state says so" "$(printf '%s' "$out" | grep -c 'no live state here')" 1
+
+# --- 12. a FIFO and a 300 MiB file at the reading paths ----------------------
+# Opening the FIFO used to block the daemon inside its write transaction
+# (no start, every submit "database is locked"); the big file was read
+# whole every round. Both are refused for their node, logged once, and
+# jobs run and submissions go through meanwhile.
+mkdir -p agent2
+mkfifo agent2/h1.json
+truncate -s 300M agent2/h2.json
+cfg fifo ', "probes": "file:agent2/%n.json", "stale_s": 600'
+job batch 2 fifo 2 | "$HETLAB" submit --config fifo.json - >/dev/null
+timeout 60 "$HETLAB" live --config fifo.json --exit-when-idle 2>log-fifo &
+DAEMON=$!
+sleep 1
+out=$(job batch 2 fifo 0.3 | timeout 10 "$HETLAB" submit --config fifo.json - 2>&1)
+check_eq "fifo: a submission goes through while the probes are bad" "$(printf '%s' "$out" | grep -c '1 job queued')" 1
+wait "$DAEMON"
+check_eq "fifo: the daemon ends" $? 0
+DAEMON=
+check_eq "fifo: both jobs done" "$(q st-fifo/state.db "SELECT group_concat(state) FROM jobs")" "done,done"
+check_eq "fifo: the FIFO is refused for its node, once" \
+	"$(grep -c 'warn .*node h1: reading refused: .*agent2/h1.json: not a regular file (a FIFO)' log-fifo)" 1
+check_eq "fifo: the 300 MiB file is refused by its size" \
+	"$(grep -c 'node h2: reading refused: .*agent2/h2.json: 314572800 bytes: a reading is at most 65536 bytes' log-fifo)" 1
+rm -rf agent2
+
+# --- 13. the state is owned and private ----------------------------------------
+# A daemon.lock planted as a link to a file the daemon's user owns: the
+# daemon refuses the state and the file is untouched (the lock is opened
+# without following links). A state writable by others, or under a
+# world-writable parent without the sticky bit, is refused.
+check_eq "private: the state directory is 0700, its files 0600" \
+	"$(stat -c %a st-basic st-basic/jobs st-basic/state.db st-basic/daemon.lock st-basic/results.db st-basic/jobs/0.out | tr '\n' ' ')" \
+	"700 700 600 600 600 600 "
+mkdir -m 700 st-lnk
+echo precious >victim
+ln -s "$T/victim" st-lnk/daemon.lock
+cfg lnk ', "probes": "none"'
+out=$("$HETLAB" live --config lnk.json --max-s 1 2>&1)
+check_eq "private: a daemon.lock link is refused, naming it" "$(printf '%s' "$out" | grep -c 'st-lnk/daemon.lock: a symbolic link: refused')" 1
+check_eq "private: the file the link names is untouched" "$(cat victim)" precious
+mkdir -m 777 st-ww
+chmod 777 st-ww
+cfg ww ', "probes": "none"'
+out=$("$HETLAB" live --config ww.json --max-s 1 2>&1)
+check_eq "private: a state writable by everyone is refused" "$(printf '%s' "$out" | grep -c 'st-ww: the state directory is writable by everyone')" 1
+mkdir -m 777 shared
+chmod 777 shared
+printf '{ "scenario": "scn.json", "state_dir": "shared/st", "probes": "none" }\n' >shared.json
+out=$("$HETLAB" live --config shared.json --max-s 1 2>&1)
+check_eq "private: a state under a world-writable parent without the sticky bit is refused" \
+	"$(printf '%s' "$out" | grep -c 'writable by everyone and has no sticky bit'),$(ls shared | wc -l)" "1,0"
+
+# --- 14. a bad inbox row is quarantined, the jobs behind it run -------------
+# Rows written into the inbox by hand (an older client, sqlite3): a job
+# line cut short, a cancel whose job is text, one whose id wraps to job 1
+# in 32 bits, an unknown request. Each is kept in table quarantine and
+# reported by `hetlab queue`; the good jobs around them run; a restart
+# does not exit (before, the cut line was recorded, the daemon exited and
+# every restart replayed it and exited again).
+cfg qbad ', "probes": "none"'
+{ job batch 1 qbad 0.2; job batch 1 qbad 0.2; } >jobs-qbad.jsonl
+"$HETLAB" submit --config qbad.json jobs-qbad.jsonl >/dev/null
+q st-qbad/state.db "INSERT INTO inbox(kind, job, spec) VALUES ('submit', NULL, '{\"class\": \"batch\", \"req\": {\"nodes\": 1, \"cores\": 1}, \"argv\": [\"tr'); INSERT INTO inbox(kind, job) VALUES ('cancel', 'abc'); INSERT INTO inbox(kind, job) VALUES ('cancel', 4294967297); INSERT INTO inbox(kind) VALUES ('resubmit');"
+job batch 1 qbad 0.2 | "$HETLAB" submit --config qbad.json - >/dev/null
+timeout 60 "$HETLAB" live --config qbad.json --exit-when-idle 2>log-qbad
+check_eq "quarantine: the daemon keeps running and exits when idle" $? 0
+check_eq "quarantine: the three good jobs ran, none cancelled" "$(q st-qbad/state.db "SELECT group_concat(state) FROM jobs")" "done,done,done"
+check_eq "quarantine: four rows kept, naming their inbox rows" \
+	"$(q st-qbad/state.db "SELECT group_concat(inbox_seq) FROM quarantine")" "3,4,5,6"
+check_eq "quarantine: the cut line's message names its inbox row" \
+	"$(grep -c 'inbox row 3 quarantined .*st-qbad/state.db inbox row:3:' log-qbad)" 1
+out=$("$HETLAB" queue --state st-qbad 2>&1)
+check_eq "quarantine: hetlab queue reports them" "$(printf '%s\n' "$out" | grep -c '^quarantined: inbox row [3-6] ')" 4
+timeout 60 "$HETLAB" live --config qbad.json --exit-when-idle -q 2>log-qbad2
+check_eq "quarantine: a restart does not exit (nothing bad was recorded)" "$?,$(q st-qbad/state.db "SELECT count(*) FROM inbox")" "0,0"
+replay_same quarantine qbad
+
+# --- 15. --exit-when-idle with submissions waiting for a full job table -----
+# It used to exit 0 with the jobs still in the inbox: it now says why and
+# exits 1 (results.db written), the jobs kept for a daemon with a bigger
+# max_jobs.
+cfg full ', "probes": "none", "max_jobs": 2'
+for i in 1 2 3; do job batch 1 full 0.2; done >jobs-full.jsonl
+"$HETLAB" submit --config full.json jobs-full.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config full.json --exit-when-idle 2>log-full
+check_eq "full: exits 1 once the table is full and every job has ended" $? 1
+check_eq "full: says why" "$(grep -c 'submissions wait in the inbox (from row 3): the job table is full (max_jobs 2)' log-full)" 1
+check_eq "full: the waiting job is kept, results written" \
+	"$(q st-full/state.db "SELECT count(*) FROM inbox"),$(q st-full/results.db "SELECT count(*) FROM job")" "1,2"
+cfg full ', "probes": "none", "max_jobs": 3'
+timeout 60 "$HETLAB" live --config full.json --exit-when-idle -q 2>/dev/null
+check_eq "full: a daemon with room runs it" "$?,$(q st-full/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")" "0,3"
+
+# --- 16. typos, caps and names that would drive a terminal ----------------------
+out=$("$HETLAB" submit --state st-tpyo --job '{"class": "batch", "req": {"nodes": 1, "cores": 9999}, "argv": ["true"]}' 2>&1)
+check_eq "typo: --state naming no directory is an error, nothing made" \
+	"$?,$(printf '%s' "$out" | grep -c 'st-tpyo: no such state directory'),$(ls -d st-tpyo 2>/dev/null | wc -l)" "1,1,0"
+mkdir -m 700 st-empty
+out=$("$HETLAB" submit --state st-empty --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["true"]}' 2>&1)
+check_eq "typo: a directory without a state is an error" "$?,$(printf '%s' "$out" | grep -c 'no live state here')" "1,1"
+out=$("$HETLAB" submit --state st-basic --job '{"class": "batch", "req": {"nodes": 1, "cores": 9999}, "argv": ["true"]}' 2>&1)
+check_eq "typo: a 9,999-core job for the 2-core cluster is refused" "$?,$(printf '%s' "$out" | grep -c 'could never run')" "1,1"
+out=$("$HETLAB" cancel --state st-basic 9223372036854775808 2>&1)
+check_eq "cancel: 9223372036854775808 is refused, not saturated" "$?,$(printf '%s' "$out" | grep -c "expected job ids 0..2147483646")" "2,1"
+python3 -c "import sys; sys.stdout.write('{\"class\": \"batch\", \"req\": {\"nodes\": 1, \"cores\": 1}, \"argv\": [\"true\"], \"name\": \"' + 'x' * 100000 + '\"}\n')" >long.jsonl
+out=$("$HETLAB" submit --state st-basic long.jsonl 2>&1)
+check_eq "cap: a 100 kB job line is refused, naming the line" "$?,$(printf '%s' "$out" | grep -c 'long.jsonl:1: a job line of more than 65536 bytes')" "1,1"
+python3 -c "import sys; sys.stdout.write('{\"name\": \"' + 'x' * (100 << 20) + '\"}\n')" | timeout 20 "$HETLAB" submit --state st-basic - >cap.out 2>&1
+check_eq "cap: a 100 MiB job line from stdin is refused at once" "$?,$(grep -c 'stdin:1: a job line of more than 65536 bytes' cap.out)" "1,1"
+cfg esc ', "probes": "none"'
+printf '{"class": "batch", "name": "a\\nhetlab live: FORGED error\\u001b[2J\\u009b31m", "req": {"nodes": 1, "cores": 1}, "argv": ["true"]}\n' >jobs-esc.jsonl
+"$HETLAB" submit --config esc.json jobs-esc.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config esc.json --exit-when-idle 2>log-esc
+check_eq "escape: a job name forges no log line" "$(grep -c '^hetlab live: FORGED' log-esc),$(grep -c 'start job 0 (a\\nhetlab live: FORGED error\\x1b\[2J\\u009b31m)' log-esc)" "0,1"
+check_eq "escape: no escape byte reaches the log" "$(tr -d -c '\033' <log-esc | wc -c)" 0
+check_eq "escape: hetlab queue prints the name escaped" "$("$HETLAB" queue --state st-esc --all | tr -d -c '\033' | wc -c)" 0
+check_eq "log: every line has the wall-clock time, a level and the engine time" \
+	"$(grep -c -v -E '^hetlab live: [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (info|warn|error) \[[0-9]+\.[0-9]{3} s\] ' log-esc log-fifo log-qbad | grep -v ':0$' | wc -l)" 0
+
+# --- 17. jobs of other users, identity from the kernel (root only) ------------
+# The daemon (root) serves a socket in a directory everyone reaches;
+# `nobody` submits through it: the job runs as nobody (a "submitter" it
+# put in the line is ignored), without the daemon's environment, its
+# output in its cwd, owned by nobody. nobody sees only its own jobs and
+# may neither cancel root's nor approve; a member of the operators group
+# may. Without a daemon, nobody cannot queue into root's state, and a
+# daemon that is not root refuses another user's jobs, saying why.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	U=$(mktemp -d /tmp/hetlab-live-users-XXXXXX)
+	chmod 755 "$U"
+	mkdir "$U/pub" "$U/work"
+	chown nobody "$U/work"
+	cp "$HETLAB" "$U/hetlab"
+	chmod 755 "$U/hetlab"
+	grp=hetlabops$$
+	groupadd "$grp" 2>/dev/null
+	gid=$(getent group "$grp" | cut -d: -f3)
+	as_nobody() { (cd "$U/work" && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$@"); }
+	as_op() { (cd "$U/work" && setpriv --reuid=nobody --regid="$(id -g nobody)" --groups="$gid" "$@"); }
+	sock=$U/pub/hetlab.sock
+	cfg users ", \"probes\": \"none\", \"socket\": \"$sock\", \"operators\": \"$grp\""
+	HETLAB_DAEMON_SECRET=s3cret timeout 60 "$HETLAB" live --config users.json --exit-when-idle 2>log-users &
+	DAEMON=$!
+	for i in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.1; done
+	job batch 1 users 4 | "$HETLAB" submit --config users.json - >/dev/null
+	out=$(as_nobody "$U/hetlab" submit --socket "$sock" --job '{"class": "batch", "name": "theirs", "req": {"nodes": 1, "cores": 1}, "submitter": {"uid": 0, "gid": 0, "user": "root"}, "argv": ["sh", "-c", "id -u; pwd; echo user=$USER secret=${HETLAB_DAEMON_SECRET-unset}"]}' 2>&1)
+	check_eq "users: nobody submits through the socket" "$(printf '%s' "$out" | grep -c '1 job queued')" 1
+	for i in $(seq 1 50); do [ -s "$U/work/hetlab-1.out" ] && break; sleep 0.1; done
+	sleep 0.3
+	check_eq "users: the job ran as nobody in its cwd, without the daemon's environment" \
+		"$(tr '\n' ' ' <"$U/work/hetlab-1.out" 2>/dev/null)" "$(id -u nobody) $U/work user=nobody secret=unset "
+	check_eq "users: its output belongs to nobody, mode 0600" "$(stat -c '%U %a' "$U/work/hetlab-1.out" 2>/dev/null)" "nobody 600"
+	check_eq "users: the recording says who submitted it (the line's own claim dropped)" \
+		"$(q st-users/state.db "SELECT json_extract(data, '\$.submitter.user') || ' ' || json_extract(data, '\$.submitter.uid') FROM rec WHERE kind = 'submit' AND job = 1")" "nobody $(id -u nobody)"
+	out=$(as_nobody "$U/hetlab" queue --socket "$sock" --all 2>&1)
+	check_eq "users: nobody's queue shows only nobody's job" "$(printf '%s\n' "$out" | awk '/^ *[0-9]+  / {print $2 ":" $3}')" "theirs:nobody"
+	check_eq "users: the daemon's user sees both, with their users" \
+		"$("$HETLAB" queue --config users.json --all | awk '/^ *[0-9]+  / {print $3}' | tr '\n' ' ')" "root nobody "
+	out=$(as_nobody "$U/hetlab" cancel --socket "$sock" 0 2>&1)
+	check_eq "users: nobody may not cancel root's job" "$?,$(printf '%s' "$out" | grep -c 'job 0 is not yours')" "1,1"
+	out=$(as_nobody "$U/hetlab" approve --socket "$sock" 0 2>&1)
+	check_eq "users: nobody may not approve" "$?,$(printf '%s' "$out" | grep -c 'only an operator may approve')" "1,1"
+	out=$(as_op "$U/hetlab" cancel --socket "$sock" 0 2>&1)
+	check_eq "users: a member of the operators group may cancel it" "$?,$(printf '%s' "$out" | grep -c '1 cancellation queued')" "0,1"
+	wait "$DAEMON"
+	DAEMON=
+	check_eq "users: root's job cancelled by the operator, nobody's done" \
+		"$(q st-users/state.db "SELECT group_concat(state || ':' || coalesce(reason, '')) FROM jobs")" "killed:cancelled,done:"
+	out=$(as_nobody "$U/hetlab" submit --socket "$sock" --state "$T/st-users" --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["true"]}' 2>&1)
+	check_eq "users: without a daemon nobody cannot queue into root's state, told why" \
+		"$?,$(printf '%s' "$out" | grep -c "$sock: no daemon answers on this socket")" "1,1"
+	# A daemon that is not root: its own state, run as nobody.
+	mkdir "$U/nb"
+	cp scn.json "$U/scn.json"
+	printf '{ "scenario": "%s/scn.json", "state_dir": "%s/nb/st", "tick_s": 0.05, "probes": "none" }\n' "$U" "$U" >"$U/nb.json"
+	chown -R nobody "$U/nb"
+	as_nobody timeout 30 "$U/hetlab" live --config "$U/nb.json" --max-s 2 2>log-nb &
+	DAEMON=$!
+	for i in $(seq 1 50); do [ -S "$U/nb/st/hetlab.sock" ] && break; sleep 0.1; done
+	out=$("$HETLAB" submit --socket "$U/nb/st/hetlab.sock" --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["true"]}' 2>&1)
+	check_eq "users: a daemon that is not root refuses another user's job, saying why" \
+		"$?,$(printf '%s' "$out" | grep -c 'this daemon runs as nobody .*, not as root: it can run jobs only as that user')" "1,1"
+	out=$(as_nobody "$U/hetlab" submit --config "$U/nb.json" --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}, "argv": ["true"]}' 2>&1)
+	check_eq "users: ... and takes its own user's" "$(printf '%s' "$out" | grep -c '1 job queued')" 1
+	wait "$DAEMON"
+	DAEMON=
+	groupdel "$grp" 2>/dev/null
+	rm -rf "$U"
+	U=
+	grp=
+else
+	echo "skip live: users (needs root, setpriv and the user nobody)"
+fi
 
 echo
 echo "live: $pass passed, $fail failed"

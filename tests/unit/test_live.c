@@ -641,19 +641,19 @@ static void test_state_jobs_queue(void **state)
 	assert_int_equal(lstate_open_ro(&st, dir, err, sizeof err), 0);
 	char *t = queue_text(&st, false, false);
 	char hdr[256], l1[256], l2[256];
-	snprintf(hdr, sizeof hdr, "%6s  %-16s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "CLASS", "TENANT",
-	         "STATE", "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
-	snprintf(l1, sizeof l1, "%6d  %-16s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 1, "serve", "inference", 0,
-	         "running", 2.0, "2.5", 0, "h2", "4242");
-	snprintf(l2, sizeof l2, "%6d  %-16s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 2, "-", "batch", 1, "pending",
-	         3.0, "-", 0, "-", "waiting");
+	snprintf(hdr, sizeof hdr, "%6s  %-16s %-10s %-9s %6s %-13s %9s %9s %3s  %-30s %s\n", "ID", "NAME", "USER", "CLASS",
+	         "TENANT", "STATE", "SUBMIT_S", "START_S", "TRY", "NODES", "REASON/REF");
+	snprintf(l1, sizeof l1, "%6d  %-16s %-10s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 1, "serve", "-", "inference",
+	         0, "running", 2.0, "2.5", 0, "h2", "4242");
+	snprintf(l2, sizeof l2, "%6d  %-16s %-10s %-9s %6d %-13s %9.1f %9s %3d  %-30s %s\n", 2, "-", "-", "batch", 1,
+	         "pending", 3.0, "-", 0, "-", "waiting");
 	char want[1024];
 	snprintf(want, sizeof want, "%s%s%s2 jobs not finished; 1 submitted and not yet taken by the daemon\n", hdr, l1,
 	         l2);
 	assert_string_equal(t, want);
 	free(t);
 	t = queue_text(&st, true, false);
-	HAS(t, "     0  train-a          training       2 done");
+	HAS(t, "     0  train-a          -          training       2 done");
 	HAS(t, "3 jobs; 1 submitted");
 	free(t);
 
@@ -693,12 +693,13 @@ static void test_state_queue_json(void **state)
 	assert_true(json_is_array(a));
 	assert_int_equal(json_array_size(a), 3);
 	for (size_t i = 0; i < 3; i++) {
-		assert_int_equal(json_object_size(json_array_get(a, i)), 11);
+		assert_int_equal(json_object_size(json_array_get(a, i)), 12);
 		assert_int_equal(json_integer_value(json_object_get(json_array_get(a, i), "id")), (json_int_t)i);
 	}
 	json_t *o = json_array_get(a, 1);
 	assert_int_equal(json_integer_value(json_object_get(o, "id")), 1);
 	assert_string_equal(json_string_value(json_object_get(o, "name")), "serve");
+	assert_true(json_is_null(json_object_get(o, "user")));
 	assert_string_equal(json_string_value(json_object_get(o, "class")), "inference");
 	assert_int_equal(json_integer_value(json_object_get(o, "tenant")), 0);
 	assert_string_equal(json_string_value(json_object_get(o, "state")), "running");

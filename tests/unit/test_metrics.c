@@ -686,6 +686,17 @@ static void test_server_addresses(void **state)
 	if (metrics_start(&m, "127.0.0.2", 0, false, err, sizeof err))
 		fail_msg("%s", err);
 	metrics_stop(m);
+	/* An IPv4-mapped IPv6 address is its IPv4 address: loopback when that
+	 * is, and served on it (an IPv6-only socket could not bind it). */
+	if (metrics_start(&m, "::ffff:127.0.0.1", 0, false, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(metrics_publish(m, "hetlab_up 1\n", 12, true, NULL), 0);
+	get(metrics_port(m), "GET", "/metrics", &r);
+	assert_int_equal(r.status, 200);
+	free(r.body);
+	metrics_stop(m);
+	assert_int_equal(metrics_start(&m, "::ffff:10.1.2.3", 0, false, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not a loopback address"));
 	/* ::1 is loopback; a host without IPv6 cannot bind it (not our error) */
 	if (metrics_start(&m, "::1", 0, false, err, sizeof err) == 0)
 		metrics_stop(m);

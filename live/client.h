@@ -1,0 +1,33 @@
+/* client — what `hetlab submit`, `cancel`, `approve` and `queue` do once
+ * their arguments are parsed (cli/cmd_live.c): reach the daemon through
+ * its socket (live/sock.h) when one answers; when no daemon runs, the
+ * owner of the state (only) queues into its inbox directly, as the daemon
+ * would (checked, with who sent it); anyone else gets an error naming the
+ * socket. A state directory that does not exist or holds no state is an
+ * error, never created on the way (a typo in --state would otherwise
+ * queue jobs no daemon reads).
+ *
+ * Each returns the exit status (0 done, 1 refused or failed, 2 usage) and
+ * says what happened: results on stdout, messages on stderr as "hetlab
+ * CMD: ...". docs/live.md "Jobs" and "The socket". */
+#ifndef HL_LIVE_CLIENT_H
+#define HL_LIVE_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct lclient {
+	const char *cmd;       /* "submit", "cancel", ... for messages */
+	const char *config;    /* --config LIVE.json (NULL: none) */
+	const char *state;     /* --state DIR (NULL: none) */
+	const char *socket;    /* --socket PATH (NULL: the config's, else STATE_DIR/hetlab.sock) */
+};
+
+/* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin). */
+int lclient_submit(const struct lclient *c, const char *job, const char *file);
+int lclient_cancel(const struct lclient *c, const int64_t *ids, int n);
+/* Tenants by name (the scenario's org.tenants) or index. */
+int lclient_approve(const struct lclient *c, const char *const *names, int n);
+int lclient_queue(const struct lclient *c, bool all, bool json);
+
+#endif
