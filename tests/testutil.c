@@ -16,6 +16,9 @@ char *tu_tmpath(const char *suffix)
 	if (!p)
 		abort();
 	snprintf(p, len, "%s/hetlab-test-%ld-%u%s", dir, (long)getpid(), counter++, suffix);
+	/* A file left by an earlier run whose pid this one reuses (a crashed or
+	 * interrupted test) must not be taken for this test's. */
+	unlink(p);
 	return p;
 }
 
