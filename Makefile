@@ -115,12 +115,14 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 
 # Against a real local Slurm cluster (tests/slurm/): `hetlab sweep --slurm`
 # (prints SKIP when Slurm cannot be installed or started), then the Slurm
-# executor and `hetlab live --executor slurm` (these fail, with the daemons'
-# logs, when the cluster does not start).
+# executor, `hetlab live --executor slurm` and what a Slurm admin would try
+# on it (trust.sh, with slurmdbd: these fail, with the daemons' logs, when
+# the cluster does not start).
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
+	@sh tests/slurm/trust.sh $(HETLAB)
 
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate

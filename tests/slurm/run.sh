@@ -4,7 +4,8 @@
 #
 #   sh tests/slurm/run.sh build/hetlab
 #
-# Installs slurmctld slurmd slurm-client munge when missing (as root). When
+# Installs slurmctld slurmd slurm-client munge slurmdbd mariadb-server when
+# missing (as root). When
 # the cluster cannot be started, prints "SKIP slurm: why" and exits 0; once
 # it is up, any failed check exits 1. Prints "slurm: N passed, N failed".
 set -u
@@ -18,14 +19,14 @@ SWEEP=$ROOT/scenarios/sweep-example.json
 skip() { echo "SKIP slurm: $*"; exit 0; }
 
 have_slurm() {
-	for c in munged slurmctld slurmd sbatch squeue scontrol sinfo; do
+	for c in munged slurmctld slurmd sbatch squeue scontrol sinfo slurmdbd mariadbd sacct; do
 		command -v $c >/dev/null 2>&1 || return 1
 	done
 }
 [ "$(id -u)" = 0 ] || skip "needs root (munged and slurmd run as root here)"
 if ! have_slurm; then
-	echo "== installing slurmctld slurmd slurm-client munge"
-	pk="slurmctld slurmd slurm-client munge"
+	echo "== installing slurmctld slurmd slurm-client munge slurmdbd mariadb-server"
+	pk="slurmctld slurmd slurm-client munge slurmdbd mariadb-server"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pk </dev/null >/dev/null 2>&1 ||
 		{ apt-get update -qq </dev/null >/dev/null 2>&1 &&
 		  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pk </dev/null >/dev/null 2>&1; }

@@ -116,6 +116,7 @@ cat >A.json <<'EOF'
   "metrics": { "port": 0 } }
 EOF
 sed 's/scnA/scnB/; s/"sA"/"sB"/; s/"debug"/"second"/' A.json >B.json
+sed 's/"sA"/"sU"/; s|"tick_s"|"socket": "'"$D"'/U.sock", "tick_s"|' A.json >U.json
 
 start_daemon() {   # NAME: config NAME.json, log NAME.log (appended)
 	"$HETLAB" live --config "$1.json" >>"$1.log" 2>&1 &
@@ -320,6 +321,21 @@ d = json.load(sys.stdin)['gpu_util_split']; print('%.0f' % (d['inference_reserve
 check "accounting: hetlab report's GPU-seconds ($rep) are sacct's ($gs_s)" \
 	"$(awk -v a="${rep:-0}" -v b="$gs_s" 'BEGIN {print (b > 0 && (a - b) / b < 0.01 && (b - a) / b < 0.01)}')"
 
+# --- 11. a job of another user runs as that user ---------------------------------
+# The daemon is root; nobody submits through its socket (identity from the
+# kernel): Slurm runs the job as nobody, in nobody's directory.
+mkdir -p "$D/nob"
+chmod 755 "$D"
+chmod 777 "$D/nob" out
+start_daemon U
+(cd "$D/nob" && printf '{"name": "asnobody", "class": "batch", "req": {"nodes": 1, "cores": 1, "mem_mib": 100}, "argv": ["sh", "-c", "id -un > %s/nob/who"]}\n' "$D" |
+	runuser -u nobody -- "$HETLAB" submit --socket "$D/U.sock" - >/dev/null 2>"$D/nob.err")
+T=40 until_ok is_state sU asnobody done
+check_eq "users: nobody's job ran in Slurm as nobody" "$(sacct -n -X -P -j "$(sid_of sU asnobody)" --format=User) $(cat "$D/nob/who" 2>/dev/null)" "nobody nobody"
+check "users: its output is in nobody's directory, nobody's" \
+	"$(ls -l "$D"/nob/hetlab-*-*.out 2>/dev/null | awk '{print $3}' | grep -qx nobody && echo 1)" "$(ls -l "$D/nob" 2>&1; cat "$D/nob.err")"
+stop_daemon U
+
 # --- 10. one daemon, two partitions --------------------------------------------
 scn C 6 '["n1", "n2", "n3", "n4", "n5", "n6"]' >scnC.json
 sed 's/scnA/scnC/; s/"sA"/"sC"/; s/"partition": "debug"/"partition": ["debug", "second"], "class_partition": { "dev": "second" }/' A.json >C.json
@@ -336,7 +352,7 @@ stop_daemon C
 check_eq "logs: every submission names its Slurm job" "$(grep -c 'Slurm job [0-9]* submitted on' A.log | awk '{print ($1 >= 20)}')" 1
 passes=$(printf '%s\n' "$m" | awk '/^hetlab_scheduling_passes_total/ {print ($2 > 0)}')
 check_eq "metrics: scheduling passes counted" "$passes" 1
-for st in sA sB sC; do
+for st in sA sB sC sU; do
 	if out=$("$HETLAB" replay "$st" 2>&1); then ok "replay of $st makes the same decisions"
 	else bad "replay of $st makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
 done
