@@ -15,6 +15,7 @@
 #include "traces/tieredload.h"
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -800,6 +801,56 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 	return live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen);
 }
 
+struct xexp {
+	sqlite3_stmt *q;
+	int rc;
+};
+
+static int xref_export_row(void *ctx, const struct lstate_xref *r)
+{
+	struct xexp *e = ctx;
+	sqlite3_reset(e->q);
+	sqlite3_bind_int64(e->q, 1, r->job);
+	sqlite3_bind_int64(e->q, 2, r->sid);
+	sqlite3_bind_int(e->q, 3, r->attempt);
+	if (sqlite3_step(e->q) != SQLITE_DONE)
+		e->rc = -1;
+	return e->rc;
+}
+
+/* Table slurm_job of the results: every Slurm job each job used, with the
+ * attempt it first ran as (a resumption after a requeue is the same Slurm
+ * job; one submitted anew is another row). Nothing for the local
+ * executor. */
+static int export_slurm_ids(struct lstate *st, const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+	struct xexp e = { 0 };
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, "BEGIN; CREATE TABLE IF NOT EXISTS slurm_job(job INTEGER NOT NULL, slurm_id INTEGER NOT NULL,"
+	                 " first_attempt INTEGER NOT NULL, PRIMARY KEY(job, slurm_id)); DELETE FROM slurm_job;",
+	                 NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO slurm_job VALUES(?, ?, ?)", -1, &e.q, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: writing the Slurm job ids: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+		sqlite3_finalize(e.q);
+		sqlite3_close(db);
+		return -1;
+	}
+	char e2[512] = "";
+	int rc = lstate_xref_each(st, xref_export_row, &e, e2, sizeof e2);
+	if (rc && strstr(e2, "no such table"))
+		rc = 0;   /* a state made before the table: no ids kept */
+	if (rc == 0 && e.rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		rc = 0;
+	else {
+		snprintf(err, errlen, "%s: writing the Slurm job ids: %s", path, rc ? e2 : sqlite3_errmsg(db));
+		rc = -1;
+	}
+	sqlite3_finalize(e.q);
+	sqlite3_close(db);
+	return rc;
+}
+
 int live_results(const char *dir, const char *path, char *err, size_t errlen)
 {
 	struct live *L;
@@ -828,6 +879,8 @@ int live_results(const char *dir, const char *path, char *err, size_t errlen)
 	}
 	if (rec)
 		recorder_abort(rec);
+	if (rc == 0 && L->cfg.exec == LIVE_EXEC_SLURM)
+		rc = export_slurm_ids(&L->st, path, err, errlen);
 	live_close(L);
 	return rc;
 }

@@ -308,6 +308,8 @@ check_eq "sacct: the preempted run is REQUEUED of the same Slurm job, then it co
 T=20 until_ok sh -c "[ -z \"\$(squeue -h -p debug -o %i)\" ]"
 stop_daemon A
 stop_daemon B
+check_eq "results: slurm_job links each hetlab job to its Slurm jobs" \
+	"$(sqlite3 -batch -noheader sA/results.db "SELECT count(*) FROM slurm_job WHERE job = $(q sA "SELECT id FROM jobs WHERE name = '$victim'") AND slurm_id = $vsid" 2>&1)" 1
 ids=$(sacct -n -P -X -S now-1hour --name="$(q sA "SELECT group_concat('hetlab-$S8A-' || id, ',') FROM jobs")" --format=JobIDRaw | sort -u | paste -sd, -)
 sac=$(sacct -n -P -D -X -j "$ids" --format=ElapsedRaw,AllocTRES | awk -F'|' '{c = 0; g = 0; n = split($2, a, ","); for (i = 1; i <= n; i++) { split(a[i], kv, "="); if (kv[1] == "cpu") c = kv[2]; if (kv[1] == "gres/gpu") g = kv[2] } cs += $1 * c; gs += $1 * g} END {printf "%.0f %.0f", cs, gs}')
 hl=$(sqlite3 -batch -noheader "sA/results.db" "SELECT printf('%.0f %.0f', sum(core_s), sum(gpu_s)) FROM job")
