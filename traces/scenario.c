@@ -265,9 +265,13 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	if (!nodes)
 		return -1;
 	jv_subpath(q, sizeof q, p, "nodes");
+	/* A rack entry with "count" names its racks NAME01, NAME02, ... whatever
+	 * the count, so that a sweep or plan setting the count to 1 keeps the
+	 * names events refer to; without "count" the one rack is NAME. */
+	bool numbered = json_object_get(o, "count") != NULL;
 	for (long long r = 0; r < count; r++) {
 		char rname[HL_NAME_MAX];
-		if (count > 1)
+		if (numbered)
 			snprintf(rname, sizeof rname, "%s%02lld", name, r + 1);
 		else
 			snprintf(rname, sizeof rname, "%s", name);

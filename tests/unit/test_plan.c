@@ -64,6 +64,34 @@ static void test_load_ok(void **state)
 	plan_spec_fini(&s);
 }
 
+/* A rack entry with a count keeps its numbered names at a count of 1: the
+ * loader checks every variable at its min, and an event naming
+ * air-a100-01-n1 used to find no such node once the count was 1 (the racks
+ * were then named air-a100- and air-a100--n1). */
+static void test_count_one_keeps_rack_names(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	if (load_text("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[1].count\", \"min\": 1, "
+	              "\"max\": 2, \"cost\": 1}], " TGT ", \"fixed\": {\"$.events\": [{\"at\": \"2d\", "
+	              "\"fail\": \"gpu_degrade\", \"node\": \"air-a100-01-n1\", \"gpu\": 2, \"value\": 0.5, "
+	              "\"repair_h\": 24}]}}", &s, err, sizeof err))
+		fail_msg("%s", err);
+	plan_spec_fini(&s);
+}
+
+/* The worked example of docs/planning.md loads (the doc-test runs it). */
+static void test_worked_example_loads(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	if (plan_load("scenarios/plan-example.json", "/tmp/unused-plan-out", &s, err, sizeof err))
+		fail_msg("%s", err);
+	plan_spec_fini(&s);
+}
+
 static void test_load_errors(void **state)
 {
 	(void)state;
@@ -238,6 +266,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_ok),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_count_one_keeps_rack_names),
+		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_greedy_matches_brute_force),
 		cmocka_unit_test(test_infeasible),
