@@ -256,8 +256,10 @@ static void fake_ok(struct sweep_result *r, size_t point, uint64_t seed, double 
 	r->run.seed = strdup("s");
 	r->run.policy = strdup("easy");
 	r->run.scenario = strdup("guian");
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		r->run.v[m] = m == COMPARE_GPU_UTIL ? NAN : x + m;
+	/* mean_wait x, gpu_util undefined, makespan x + 6 */
+	metric_set_put(&r->run.m, "mean_wait", x);
+	metric_set_put(&r->run.m, "gpu_util", NAN);
+	metric_set_put(&r->run.m, "makespan", x + 6);
 }
 
 static void test_summary_order(void **st)
@@ -307,6 +309,10 @@ static void test_summary_order(void **st)
 	free(pt);
 	char *rs = dump_query(s1, "SELECT point, seed, status, exit_status, note, db, mean_wait, "
 	                          "gpu_util FROM result WHERE point = 2");
+	char *ms = dump_query(s1, "SELECT point, seed, name, value FROM metric WHERE point = 2 ORDER BY name");
+	assert_string_equal(ms, "1:2|1:1|3:gpu_util|<null>|\n1:2|1:1|3:makespan|2:46.0|\n"
+	                    "1:2|1:1|3:mean_wait|2:40.0|\n");
+	free(ms);
 	assert_string_equal(rs, "1:2|1:1|3:ok|1:0|<null>|3:point-2/seed-1.db|2:40.0|<null>|\n"
 	                    "1:2|1:2|3:failed|1:3|3:exit status 3|3:point-2/seed-2.db|<null>|<null>|\n");
 	free(rs);
