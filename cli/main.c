@@ -29,6 +29,9 @@ int cmd_approve(int argc, char **argv);
 /* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_probe(int argc, char **argv);
 
+/* cli/cmd_scenario.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_scenario(int argc, char **argv);
+
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
 	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
@@ -107,6 +110,10 @@ static const struct subcmd cmds[] = {
 	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
 	  "candidate with --exhaustive). Prints the candidates explored and the\n"
 	  "answer with its confidence. See docs/planning.md." },
+	{ "scenario", cmd_scenario, "hetlab scenario list | show [NAME] | check FILE",
+	  "Prints an embedded scenario (show; default guian, the default scenario)\n"
+	  "to start a scenario, sweep or plan file from, lists them (list), or\n"
+	  "loads a scenario file and reports its first error (check)." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--speed] [--mig [CARD]]",
