@@ -62,6 +62,8 @@ struct plan_spec {
 	double maint_per_node_year;    /* maintenance per node per year */
 	double space_per_rack_year;    /* rack space and power provisioning per rack per year */
 	struct metric_window window;   /* the measurement window for every target and the energy */
+	int confident;                 /* "confident": a target counts as met only when the
+	                                  t bound in its direction meets it, not just the mean */
 };
 
 /* What one run of a candidate used, for its running costs. */

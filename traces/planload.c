@@ -20,7 +20,7 @@
 #include "traces/sweepload.h"
 
 static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
-	"fixed", "energy_price_per_kwh", "targets", "cost", NULL };
+	"fixed", "energy_price_per_kwh", "targets", "cost", "confident", NULL };
 static const char *const cost_keys[] = { "life_years", "energy_price_per_kwh", "pue",
 	"maintenance_per_node_year", "space_per_rack_year", NULL };
 static const char *const var_keys[] = { "path", "min", "max", "cost", NULL };
@@ -195,13 +195,15 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		goto out;
 	}
 	char sbuf[PATH_MAX], obuf[PATH_MAX];
+	bool conf = false;
 	if (jv_str(&v, root, "$", "scenario", false, sbuf, sizeof sbuf) ||
 	    jv_str(&v, root, "$", "out", false, obuf, sizeof obuf) ||
-	    load_cost(&v, root, s) ||
+	    load_cost(&v, root, s) || jv_bool(&v, root, "$", "confident", &conf) ||
 	    load_seeds(&v, json_object_get(root, "seeds"), s) ||
 	    load_vars(&v, jv_array(&v, root, "$", "vars", true), s) ||
 	    load_targets(&v, jv_array(&v, root, "$", "targets", true), s))
 		goto out;
+	s->confident = conf;
 	if (!json_object_get(root, "out"))
 		snprintf(obuf, sizeof obuf, "plan-out");
 	if (!(s->out = out ? strdup(out) : sweep_join(dir, obuf)))

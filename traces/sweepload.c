@@ -339,7 +339,7 @@ out:
 /* ---- the sweep file -------------------------------------------------------------- */
 
 static const char *const sweep_keys[] = { "description", "scenario", "seeds", "out", "params",
-	"metrics", NULL };
+	"metrics", "fixed", NULL };
 
 /* "metrics": the metrics the sweep's table shows (names of analysis/metric.h). */
 static int load_metrics(struct jv *v, json_t *arr, struct sweep_grid *g)
@@ -505,6 +505,24 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	}
 	if (!(g->out = out ? strdup(out) : sweep_join(dir, obuf)))
 		goto nomem;
+
+	/* Fixed settings, applied to every point in file order before the
+	 * parameters (an appended rack whose count a parameter varies). */
+	json_t *fixed = json_object_get(root, "fixed");
+	if (fixed && !json_is_object(fixed)) {
+		jv_fail(&v, "$.fixed", "expected an object of \"$.path\": value, got %s", jv_type(fixed));
+		goto out;
+	}
+	const char *fk;
+	json_t *fv;
+	json_object_foreach(fixed, fk, fv) {
+		char why[512], where[300];
+		snprintf(where, sizeof where, "$.fixed[\"%s\"]", fk);
+		if (path_set(scn, fk, fv, why, sizeof why)) {
+			jv_fail(&v, where, "%s", why);
+			goto out;
+		}
+	}
 
 	/* Parameters: check every path with every value against the scenario. */
 	json_t *params = json_object_get(root, "params");
