@@ -50,6 +50,8 @@ static int gpu_models(struct mrun *r, const char *dir, struct runplot_set *set, 
 	if (nm == 0 || r->last_us <= 0)
 		return 0;
 	int64_t end = r->last_us, w = bin_width(r, end), nb = end / w + 1;
+	if (nb < 2)
+		return 0;   /* too short a run for a curve */
 	double *alloc = calloc((size_t)(nm * nb), sizeof *alloc), *cap = calloc((size_t)(nm * nb), sizeof *cap);
 	double *x = calloc((size_t)nb, sizeof *x), *y = calloc((size_t)(nm * nb), sizeof *y);
 	int ret = -1;
@@ -116,6 +118,8 @@ static int wait_time(struct mrun *r, const char *dir, struct runplot_set *set, c
 		return 0;
 	int64_t w = end > 2 * 86400e6 ? (int64_t)(6 * 3600e6) : (int64_t)3600e6;
 	int64_t nb = end / w + 1;
+	if (nb < 2)
+		return 0;   /* every job submitted in one interval: no curve */
 	double *sum = calloc((size_t)((JOB_NCLASS) * nb), sizeof *sum), *cnt = calloc((size_t)(JOB_NCLASS * nb), sizeof *cnt);
 	double *x = calloc((size_t)nb, sizeof *x), *y = calloc((size_t)(JOB_NCLASS * nb), sizeof *y);
 	int ret = -1;
