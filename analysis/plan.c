@@ -388,7 +388,14 @@ static void print_json(const struct plan_spec *s, const struct plan_result *r, F
 	        : "greedy", PLAN_LEVEL);
 	for (size_t i = 0; i < s->nvar; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", s->var[i].path);
-	fputs("], \"candidates\": [", f);
+	fputs("], \"targets\": [", f);
+	for (size_t t = 0; t < s->ntarget; t++) {
+		fprintf(f, "%s{\"metric\": \"%s\", \"%s\": ", t ? ", " : "", s->target[t].metric,
+		        s->target[t].is_max ? "max" : "min");
+		json_num(f, s->target[t].bound);
+		fputs("}", f);
+	}
+	fprintf(f, "], \"confident_required\": %s, \"candidates\": [", s->confident ? "true" : "false");
 	for (size_t i = 0; i < r->ncand; i++) {
 		const struct plan_cand *c = &r->cand[i];
 		fprintf(f, "%s\n  {\"x\": [", i ? "," : "");

@@ -309,6 +309,19 @@ int cmd_plan(int argc, char **argv)
 	}
 	fprintf(stderr, "hetlab plan: %zu runs made, %zu reused -> %s\n", ctx.nrun, ctx.nreused,
 	        spec.out);
+	/* OUT/plan.json: the frontier for `hetlab report` and `hetlab plot`. */
+	char pj[PATH_MAX + 16], pjt[PATH_MAX + 48];
+	snprintf(pj, sizeof pj, "%s/plan.json", spec.out);
+	snprintf(pjt, sizeof pjt, "%s.tmp-%ld", pj, (long)getpid());
+	FILE *jf = fopen(pjt, "w");
+	int jbad = !jf || plan_print(&spec, &res, 1, jf) < 0;
+	if (jf)
+		jbad |= fclose(jf) != 0;
+	if (jbad || rename(pjt, pj) != 0) {
+		fprintf(stderr, "hetlab plan: cannot write %s: %s\n", pj, strerror(errno));
+		unlink(pjt);
+		goto out;
+	}
 	if (plan_print(&spec, &res, json, stdout) < 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "hetlab plan: cannot write the output\n");
 		goto out;
