@@ -7,8 +7,8 @@ usage: tests/doc/run.py HETLAB [PAGE.md ...] [--regenerate]
 Only fenced blocks whose info string is `doctest` (run, compare the output)
 or `doctest-skip REASON` (shown, not run here) are touched; a page without
 them is not a doc-test page and is left alone. Each page runs in its own
-scratch folder (which has scenarios/, traces/, tests/ and docs/ of the
-checkout linked in, and build/hetlab, the binary under test), its blocks in order, so a later block sees what an
+scratch folder (which has traces/, tests/ and docs/ of the checkout
+linked in, a copy of scenarios/, and build/hetlab, the binary under test), its blocks in order, so a later block sees what an
 earlier one wrote. `hetlab` on PATH is the binary given.
 
 --regenerate rewrites each block's expected output with what the commands
@@ -25,7 +25,8 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LINKS = ("build", "scenarios", "traces", "tests", "docs", "Makefile")
+LINKS = ("traces", "tests", "docs", "Makefile")
+COPIES = ("scenarios",)   # copied: sweep and plan files write beside themselves ("../sweep-out")
 FENCE = re.compile(r"^(\s*)(```+)\s*(doctest(?:-skip)?)\b(.*)$")
 EXIT = re.compile(r"#\s*exit status (\d+)\s*$")
 TIMEOUT_S = 120
@@ -144,10 +145,10 @@ def scratch(hetlab):
     os.mkdir(os.path.join(d, "build"))
     os.symlink(os.path.abspath(hetlab), os.path.join(d, "build", "hetlab"))
     for n in LINKS:
-        if n == "build":
-            continue
         if os.path.exists(os.path.join(ROOT, n)):
             os.symlink(os.path.join(ROOT, n), os.path.join(d, n))
+    for n in COPIES:
+        shutil.copytree(os.path.join(ROOT, n), os.path.join(d, n), symlinks=True)
     bindir = os.path.join(d, ".bin")
     os.mkdir(bindir)
     os.symlink(os.path.abspath(hetlab), os.path.join(bindir, "hetlab"))
