@@ -164,7 +164,7 @@ def run_page(page, hetlab, regen, counts):
     rel = os.path.relpath(page, ROOT)
     d, bindir = scratch(hetlab)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
-               LC_ALL="C", TZ="UTC", HETLAB_DOCTEST="1")
+               LC_ALL="C.UTF-8", TZ="UTC", HETLAB_DOCTEST="1")
     edits = []
     try:
         for (start, end, kind, arg) in bl:
