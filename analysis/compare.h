@@ -7,12 +7,15 @@
  * form a pair, and the per-pair differences d_i = B_i - A_i cancel most of
  * the workload's own variation.
  *
- * This module reads the headline metrics of each run (read-only, the same
- * definitions as `hetlab report`, docs/results.md), pairs the two sides by
- * seed, and for every metric computes the mean difference, a Student-t or
- * percentile-bootstrap confidence interval, the Wilcoxon signed-rank p-value
- * and a verdict; it prints the result as text, JSON or one self-contained
- * HTML page. The method is in docs/compare.md; keep the two in step.
+ * This module reads each run's metrics from the registry (analysis/metric.h,
+ * read-only, within a measurement window) and a digest of its job table,
+ * pairs the two sides by seed (warning when a pair's job tables differ),
+ * says what differs between A and B (policy, parameters, the JSON paths of
+ * their scenario.json), and for every metric computes the mean difference, a
+ * Student-t or percentile-bootstrap confidence interval, the Wilcoxon
+ * signed-rank p-value and a verdict; it prints the result as text, JSON or
+ * one self-contained HTML page with a figure of the changes. The method is
+ * in docs/compare.md; keep the two in step.
  *
  * Ownership: every struct here is caller-owned storage filled by an
  * `_load` / `compare_build` call and emptied by its `_fini`; strings and
