@@ -320,14 +320,17 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	        res->nstat - nb - nw, res->nstat, res->npair);
 	html_escape(out, pairs);
 	fputs(").", out);
+	size_t shown = 0;
 	for (size_t s = 0; s < res->nstat; s++)
 		if (res->stat[s].verdict == COMPARE_BETTER || res->stat[s].verdict == COMPARE_WORSE) {
 			char b[64];
-			fputs(" ", out);
+			fputs(shown++ ? "; " : " ", out);
 			html_escape(out, res->stat[s].metric);
-			fprintf(out, " %s %s;", fchange(b, sizeof b, res->stat[s].rel_change),
+			fprintf(out, " %s %s", fchange(b, sizeof b, res->stat[s].rel_change),
 			        compare_verdict_name(res->stat[s].verdict));
 		}
+	if (shown)
+		fputs(".", out);
 	fputs("</p>\n<p>A: ", out);
 	html_escape(out, res->a->dir);
 	fputs(" (scenario ", out);

@@ -689,12 +689,6 @@ static void put_svg(FILE *out, const char *svg, const char *prefix)
 			p += 7;
 			continue;
 		}
-		if (strncmp(p, "<image ", 7) == 0) {
-			/* A heat map's pixels stay pixels when the page scales the figure. */
-			fputs("<image style=\"image-rendering: pixelated\" ", out);
-			p += 7;
-			continue;
-		}
 		if (strncmp(p, "url(#", 5) == 0) {
 			fprintf(out, "url(#%s-", prefix);
 			p += 5;

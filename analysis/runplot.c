@@ -874,6 +874,42 @@ out:
 	return ret;
 }
 
+/* gnuplot's SVG heat map is one embedded PNG image, which a viewer
+ * scaling the figure interpolates into a blur: mark it pixelated. Leaves
+ * the file as it is when it cannot be rewritten. */
+static void crisp_heat_map(const char *dir)
+{
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof path, "%s/node_temp.svg", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *in = fopen(path, "rb");
+	if (!in)
+		return;
+	FILE *out = fopen(tmp, "wb");
+	if (!out) {
+		fclose(in);
+		return;
+	}
+	char buf[8192];
+	int c, k = 0;
+	static const char tag[] = "<image ";
+	while ((c = fgetc(in)) != EOF) {
+		buf[k++] = (char)c;
+		if (buf[k - 1] != tag[k - 1]) {
+			fwrite(buf, 1, (size_t)k, out);
+			k = 0;
+		} else if (k == (int)sizeof tag - 1) {
+			fputs("<image style='image-rendering:pixelated' ", out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, (size_t)k, out);
+	bool bad = ferror(in) || ferror(out);
+	fclose(in);
+	if (fclose(out) != 0 || bad || rename(tmp, path) != 0)
+		unlink(tmp);
+}
+
 int runplot_draw(const char *db, const char *dir, const char *prog, struct runplot_set *set,
                  char *err, size_t errlen)
 {
@@ -884,7 +920,10 @@ int runplot_draw(const char *db, const char *dir, const char *prog, struct runpl
 	const char *names[RUNPLOT_MAX_FIGS];
 	for (int i = 0; i < set->n; i++)
 		names[i] = set->fig[i].name;
-	return plot_render(prog, dir, set->n, names, err, errlen);
+	int rc = plot_render(prog, dir, set->n, names, err, errlen);
+	if (rc == 0)
+		crisp_heat_map(dir);
+	return rc;
 }
 
 void runplot_remove(const char *dir, const struct runplot_set *set)

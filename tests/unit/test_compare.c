@@ -355,6 +355,27 @@ static void test_run_metrics(void **st)
 	compare_run_fini(&r);
 	unlink(path);
 
+	/* A window: until the last arrival (50 s), the job metrics count the
+	 * jobs submitted in [0, 50], the GPU-seconds those in [0, 50]:
+	 * training 1 GPU x 50 s over 2 GPUs x 50 s = 0.5. A warm-up of 15 s
+	 * leaves the killed batch job and the second training job (2 jobs). */
+	make_db(path, "7", "fcfs", tiny_jobs, 1);
+	struct metric_window w = { .until = METRIC_UNTIL_ARRIVALS, .given = true };
+	if (compare_run_load(path, &w, &r, err, sizeof err))
+		fail_msg("%s", err);
+	near(metric_get(&r.m, "gpu_util"), 0.5, 1e-12);
+	near(metric_get(&r.m, "jobs"), 4, 0);
+	assert_true(r.m.t1_us == 50000000);
+	compare_run_fini(&r);
+	w = (struct metric_window){ .warmup_s = 15, .given = true };
+	if (compare_run_load(path, &w, &r, err, sizeof err))
+		fail_msg("%s", err);
+	near(metric_get(&r.m, "jobs"), 2, 0);
+	near(metric_get(&r.m, "killed"), 1, 0);
+	near(metric_get(&r.m, "mean_wait"), 100, 1e-9);
+	compare_run_fini(&r);
+	unlink(path);
+
 	/* A newer schema is refused with the file's name. */
 	make_db(path, "7", "fcfs", tiny_jobs, 2);
 	assert_int_equal(compare_run_load(path, NULL, &r, err, sizeof err), -1);
@@ -525,6 +546,49 @@ static void test_pairing(void **st)
 	remove_dir(empty);
 }
 
+/* The same jobs under another scenario name pair without a warning; other
+ * jobs (another workload) warn, naming the seed; the labels say what differs. */
+static void test_workload_check(void **st)
+{
+	(void)st;
+	const int seeds[] = { 1, 2 };
+	char *da = make_dir("fast", seeds, 2), *db = make_dir("fast", seeds, 2), err[512];
+	char path[600];
+	/* B: seed 1 renamed (same jobs); seed 2 with one more job. */
+	snprintf(path, sizeof path, "%s/seed-1.db", db);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	exec(h, "UPDATE run SET scenario = 'renamed'");
+	sqlite3_close(h);
+	struct compare_side a, b;
+	struct compare_result res;
+	const char *m[] = { "mean_wait" };
+	assert_int_equal(compare_side_load(da, NULL, &a, err, sizeof err), 0);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), 0);
+	assert_int_equal(compare_build(&a, &b, m, 1, 0.95, &res, err, sizeof err), 0);
+	for (size_t i = 0; i < res.nwarning; i++)
+		assert_null(strstr(res.warning[i], "do not share"));
+	compare_result_fini(&res);
+	compare_side_fini(&b);
+	snprintf(path, sizeof path, "%s/seed-2.db", db);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	exec(h, "INSERT INTO job(class, state, submit_us, start_us, end_us, cores, gpus) VALUES ('dev', 'done', 1, 1, 2, 1, 0)");
+	sqlite3_close(h);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), 0);
+	assert_int_equal(compare_build(&a, &b, m, 1, 0.95, &res, err, sizeof err), 0);
+	int warned = 0, differs = 0;
+	for (size_t i = 0; i < res.nwarning; i++)
+		warned |= strstr(res.warning[i], "seed 2: the job tables of A and B differ") != NULL;
+	for (size_t i = 0; i < res.ndiffers; i++)
+		differs |= strstr(res.differs[i], "scenario: tiny -> mixed") != NULL;
+	assert_true(warned && differs);
+	compare_result_fini(&res);
+	compare_side_fini(&a);
+	compare_side_fini(&b);
+	remove_dir(da);
+	remove_dir(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_wilcoxon_normal),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_metric_names),
+		cmocka_unit_test(test_workload_check),
 		cmocka_unit_test(test_run_metrics),
 		cmocka_unit_test(test_pairing),
 	};
