@@ -110,6 +110,12 @@ static void test_load_errors(void **state)
 	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].cuont\", \"min\": 1, "
 	             "\"max\": 2, \"cost\": 1}], " TGT "}", "the scenario rejects it");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"extra\": 1}", "extra");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"cost\": {\"life_years\": 0}}",
+	             "$.cost.life_years");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"cost\": {\"lifetime\": 5}}",
+	             "lifetime");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"makespan{class=dev}\", "
+	             "\"max\": 1}]}", "makespan takes no label");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"scenario\": \"no-such.json\"}",
 	             "$.scenario");
 }
@@ -235,6 +241,32 @@ static void test_tco(void **state)
 	plan_spec_fini(&s);
 }
 
+/* With "confident", a candidate is feasible only when its t bound meets the
+ * target: the answer's bound meets it, and cells whose mean meets it but
+ * whose bound does not are infeasible. */
+static void test_confident(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 100, 30);
+	s.confident = 1;
+	struct plan_result r;
+	char err[256];
+	int calls = 0;
+	assert_int_equal(plan_search(&s, 1, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_true(r.answer >= 0);
+	assert_true(r.cand[r.answer].bound[0] <= 100);
+	int strict = 0;
+	for (size_t i = 0; i < r.ncand; i++) {
+		const struct plan_cand *c = &r.cand[i];
+		assert_int_equal(c->feasible, c->bound[0] <= 100);
+		strict |= c->mean[0] <= 100 && c->bound[0] > 100;
+	}
+	assert_true(strict);   /* the table has a cell the mean alone would have taken */
+	plan_result_fini(&r);
+	plan_spec_fini(&s);
+}
+
 /* The cheapest feasible cell by brute force over the table. */
 static void brute(const struct plan_spec *s, long *best)
 {
@@ -317,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_tco),
+		cmocka_unit_test(test_confident),
 		cmocka_unit_test(test_greedy_matches_brute_force),
 		cmocka_unit_test(test_infeasible),
 	};
