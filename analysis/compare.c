@@ -795,8 +795,10 @@ static int scenario_differs(struct compare_result *res)
 	if (ja && jb) {
 		flatten(ja, path, sizeof path, &la, &na);
 		flatten(jb, path, sizeof path, &lb, &nb);
-		qsort(la, na, sizeof *la, cmp_line);
-		qsort(lb, nb, sizeof *lb, cmp_line);
+		if (na)
+			qsort(la, na, sizeof *la, cmp_line);
+		if (nb)
+			qsort(lb, nb, sizeof *lb, cmp_line);
 		size_t i = 0, k = 0;
 		while (ret == 0 && (i < na || k < nb)) {
 			const char *x = i < na ? la[i] : NULL, *y = k < nb ? lb[k] : NULL;

@@ -132,8 +132,10 @@ static void put_group(struct out *o, const char *key, const char *val, struct gr
 		{ "p50", 0.50 }, { "p90", 0.90 }, { "p95", 0.95 }, { "p99", 0.99 },
 	};
 	char base[32];
-	qsort(g->wait.v, g->wait.n, sizeof(double), cmp_double);
-	qsort(g->jct.v, g->jct.n, sizeof(double), cmp_double);
+	if (g->wait.n)
+		qsort(g->wait.v, g->wait.n, sizeof(double), cmp_double);
+	if (g->jct.n)
+		qsort(g->jct.v, g->jct.n, sizeof(double), cmp_double);
 	double ws = 0, js = 0;
 	for (size_t i = 0; i < g->wait.n; i++)
 		ws += g->wait.v[i];
@@ -270,7 +272,8 @@ static int services(struct mrun *r, struct out *o, int64_t t0, int64_t t1)
 	for (size_t k = 0; k < r->njobs; k++)
 		if (r->jobs[k].cls == JOB_INFERENCE && r->jobs[k].grp >= 0)
 			v[n++] = &r->jobs[k];
-	qsort(v, n, sizeof *v, cmp_job_grp);
+	if (n)
+		qsort(v, n, sizeof *v, cmp_job_grp);
 	double total = 0;
 	int nsvc = 0;
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
@@ -480,7 +483,8 @@ int mrun_metrics(struct mrun *r, const struct metric_window *w, struct metric_se
 		goto nomem;
 	if (o.oom)
 		goto nomem;
-	qsort(outset->v, outset->n, sizeof *outset->v, cmp_val);
+	if (outset->n)
+		qsort(outset->v, outset->n, sizeof *outset->v, cmp_val);
 	ret = 0;
 	goto out;
 nomem:

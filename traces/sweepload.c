@@ -429,7 +429,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 {
 	struct jv v = { .file = path, .err = err, .errlen = errlen };
 	json_error_t je;
-	json_t *root = NULL, *scn = NULL;
+	json_t *root = NULL, *scn = NULL, *acc = NULL;
 	char *dir = NULL, *base = NULL, *cwd = NULL;
 	int ret = -1;
 	memset(g, 0, sizeof *g);
@@ -535,7 +535,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	json_t *arr;
 	/* Each parameter is checked on the scenario with the earlier ones at
 	 * their first values, so that "$.racks[+]" can precede "$.racks[4].count". */
-	json_t *acc = json_deep_copy(scn);
+	acc = json_deep_copy(scn);
 	if (!acc)
 		goto nomem;
 	json_object_foreach(params, k, arr) {
@@ -578,8 +578,6 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 		for (size_t i = 0; i < n; i++)
 			free(txt[i]);
 		free(txt);
-		if (bad || oom || r)
-			json_decref(acc);
 		if (bad)
 			goto out;
 		if (oom || r)
@@ -588,12 +586,10 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 			if (strcmp(g->param[j].column, g->param[g->nparam - 1].column) == 0) {
 				jv_fail(&v, where, "names the same column %s as \"%s\"; give each "
 				        "setting once", g->param[j].column, g->param[j].path);
-				json_decref(acc);
 				goto out;
 			}
 	}
 
-	json_decref(acc);
 	/* The points, each with its scenario text. */
 	if (sweep_grid_expand(g))
 		goto nomem;
@@ -627,6 +623,7 @@ out:
 	free(dir);
 	free(base);
 	free(cwd);
+	json_decref(acc);
 	json_decref(scn);
 	json_decref(root);
 	if (ret)
