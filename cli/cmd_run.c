@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/metric.h"
 #include "analysis/recorder.h"
 #include "analysis/notify.h"
 #include "traces/tieredload.h"
@@ -393,6 +394,25 @@ static int run_single(int argc, char **argv)
 	rec = NULL;
 	if (r)
 		goto out;
+	/* The names of tenants and services, and the scenario's measurement
+	 * window, for the metrics (analysis/metric.h); a file that cannot take
+	 * them is removed, as a failed run leaves none. */
+	{
+		const char **tn = calloc((size_t)sc.org.nt + 1, sizeof *tn), *sn[SYNTH_SERVICES_MAX];
+		int ntn = 0, nsn = 0;
+		for (int32_t k = 0; tn && k < sc.org.nt; k++)
+			tn[ntn++] = sc.org.t[k].name;
+		for (int32_t k = 0; sc.workload == SCN_SYNTH && k < sc.synth.nservices; k++)
+			sn[nsn++] = sc.synth.svc[k].name;
+		int mr = !tn ? -1 : metric_store_meta(out, &sc.measure, tn, ntn, sn, nsn, err, sizeof err);
+		free(tn);
+		if (mr < 0) {
+			if (!err[0])
+				snprintf(err, sizeof err, "out of memory");
+			unlink(out);
+			goto out;
+		}
+	}
 	if (!quiet)
 		printf("hetlab run: scenario %s, policy %s, seed %llu: %d jobs on %d nodes "
 		       "(%lld cores, %lld GPUs), %.1f simulated days, %llu events in %.2f s -> %s\n",

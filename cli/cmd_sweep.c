@@ -26,6 +26,7 @@
 #include "traces/sweepload.h"
 
 #define USAGE "usage: hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]\n" \
+	"                    [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n" \
 	"       hetlab sweep SWEEP.json --point I [-j N] [--out DIR] [--traces DIR]\n" \
 	"       hetlab sweep SWEEP.json --merge [--out DIR]\n" \
 	"       hetlab sweep SWEEP.json --slurm [--partition P] [--max-parallel K] " \
@@ -444,8 +445,18 @@ int cmd_sweep(int argc, char **argv)
 		return 1;
 	}
 	so.extra = extra;
+	struct metric_window win = { 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		char werr[256];
+		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
+		if (wr < 0) {
+			usage_err("%s", werr);
+			free(extra);
+			return 2;
+		}
+		if (wr > 0)
+			continue;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			printf(USAGE);
 			free(extra);
@@ -553,7 +564,7 @@ int cmd_sweep(int argc, char **argv)
 			}
 			free(dir);
 			char lerr[512];
-			if (sweep_result_load(j->db, i, g.seed[s], &res[k], lerr, sizeof lerr) == 0) {
+			if (sweep_result_load(j->db, i, g.seed[s], &win, &res[k], lerr, sizeof lerr) == 0) {
 				have[k] = true;
 				ndone++;
 			} else if (only == SIZE_MAX || i == only) {
@@ -670,7 +681,7 @@ int cmd_sweep(int argc, char **argv)
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		int r;
-		if (code == 0 && sweep_result_load(j->db, j->point, j->seed, &res[k], note,
+		if (code == 0 && sweep_result_load(j->db, j->point, j->seed, &win, &res[k], note,
 		                                   sizeof note) == 0) {
 			r = 0;
 		} else {
@@ -704,7 +715,7 @@ int cmd_sweep(int argc, char **argv)
 			if (have[k])
 				continue;
 			char lerr[512], note[640];
-			if (sweep_result_load(jobs[k].db, jobs[k].point, jobs[k].seed, &res[k], lerr,
+			if (sweep_result_load(jobs[k].db, jobs[k].point, jobs[k].seed, &win, &res[k], lerr,
 			                      sizeof lerr) == 0) {
 				have[k] = true;   /* finished since the start (--slurm --wait) */
 				continue;

@@ -29,6 +29,9 @@ int cmd_approve(int argc, char **argv);
 /* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_probe(int argc, char **argv);
 
+/* cli/cmd_scenario.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_scenario(int argc, char **argv);
+
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
 	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
@@ -48,7 +51,10 @@ static const struct subcmd cmds[] = {
 	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
 	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
 	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
-	  "tables and a warning). --out writes FILE atomically." },
+	  "tables and a warning). --out writes FILE atomically. --warmup,\n"
+	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
+	  "sweep's summary.db (or folder), a plan's plan.json (or folder) and a\n"
+	  "frag database." },
 	{ "bill", cmd_bill, "hetlab bill RUN.DB [--period month|week|day] [--format text|json|csv] [--records]",
 	  "Invoices per tenant and billing period from a run database, priced by\n"
 	  "the scenario's \"billing\" block (or a default price list when the file\n"
@@ -91,7 +97,9 @@ static const struct subcmd cmds[] = {
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
 	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time, the\n"
 	  "waiting-time CDF per class, modelled IT power over time and core-hours\n"
-	  "per tenant stacked over time. See docs/results.md." },
+	  "per tenant stacked over time. See docs/results.md. Also draws a sweep's\n"
+	  "summary (each metric against each parameter), a plan's frontier and a\n"
+	  "frag database's allocation curves." },
 	{ "sweep", cmd_sweep, "hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
 	  "seeds and parameters (JSON paths into the scenario, such as\n"
@@ -107,6 +115,10 @@ static const struct subcmd cmds[] = {
 	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
 	  "candidate with --exhaustive). Prints the candidates explored and the\n"
 	  "answer with its confidence. See docs/planning.md." },
+	{ "scenario", cmd_scenario, "hetlab scenario list | show [NAME] | check FILE",
+	  "Prints an embedded scenario (show; default guian, the default scenario)\n"
+	  "to start a scenario, sweep or plan file from, lists them (list), or\n"
+	  "loads a scenario file and reports its first error (check)." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--speed] [--mig [CARD]]",
