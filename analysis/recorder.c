@@ -129,10 +129,12 @@ struct strbuf {
 	size_t len, cap;
 };
 
-/* A node name's prefix length and numeric suffix (-1: none). */
+/* A node name's prefix length, numeric suffix (-1: none) and group: the
+ * same for the names with the same prefix. */
 struct nsplit {
 	size_t plen;
 	long num;
+	int32_t grp;
 };
 
 /* Which table a batch fills (struct sqlbatch.tag). */
@@ -263,11 +265,15 @@ static void audit_rows(struct recorder *r, const struct sqlbatch *b, const struc
 	}
 }
 
+static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf);
+
 /* Seals and inserts one buffer of rows (on the writer thread, or at the end). */
 static void write_buf(struct recorder *r, struct sqlbatch *b, struct sqlbatch_buf *buf)
 {
 	if (atomic_load(&r->failed))
 		return;
+	if (b->tag == T_JOB)
+		complete_jobs(r, b, buf);
 	audit_rows(r, b, buf);
 	char err[256];
 	if (!atomic_load(&r->failed) && sqlbatch_write(b, buf, err, sizeof err) < 0)
@@ -373,14 +379,24 @@ static void split_of(const struct recorder *r, const struct cluster *cl, int nod
 		*out = r->split[node];
 	} else {
 		out->plen = name_split(cl->nodes[node].name, &out->num);
+		out->grp = -1 - node;   /* a group of its own */
 	}
 }
 
+/* What a job row needs of one part of its allocation, copied when the job
+ * ends (the allocation is released right after) for the writer thread. */
+struct jpart {
+	int32_t node, cores;
+	int64_t mem_mib;
+	uint64_t gpus;
+};
+
 /* node_list: the nodes' names in allocation order, comma-separated, with
  * runs of names that differ only in a numeric suffix compressed the Slurm
- * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". */
+ * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". Names share
+ * a prefix exactly when their groups (nsplit.grp) are the same. */
 static int node_list(const struct recorder *r, struct strbuf *b, const struct cluster *cl,
-                     const struct alloc_part *parts, int nparts)
+                     const struct jpart *parts, int nparts)
 {
 	b->len = 0;
 	if (sb_put(b, "", 0) < 0)
@@ -398,8 +414,7 @@ static int node_list(const struct recorder *r, struct strbuf *b, const struct cl
 		while (sp.num >= 0 && end < nparts) {
 			struct nsplit s2;
 			split_of(r, cl, parts[end].node, &s2);
-			if (s2.num < 0 || s2.plen != sp.plen ||
-			    memcmp(cl->nodes[parts[end].node].name, name, sp.plen) != 0)
+			if (s2.num < 0 || s2.grp != sp.grp)
 				break;
 			end++;
 		}
@@ -438,6 +453,39 @@ static int node_list(const struct recorder *r, struct strbuf *b, const struct cl
 	return 0;
 }
 
+/* The job row's columns nodes .. mem_mib and node_list. */
+enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
+
+/* Fills in, on the writer thread, the job columns that come from the
+ * allocation: the sums over its parts and the node list (the parts were
+ * copied to the row's SB_AUX value by write_job). */
+static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf)
+{
+	const struct cluster *cl = &r->sim->cl;
+	for (int i = 0; i < buf->rows; i++) {
+		struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
+		if (v[JC_NODE_LIST].type != SB_AUX)
+			continue;
+		const struct jpart *parts = (const struct jpart *)(buf->aux + v[JC_NODE_LIST].u.t.off);
+		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *parts);
+		int64_t cores = 0, gpus = 0, mem = 0;
+		for (int k = 0; k < n; k++) {
+			cores += parts[k].cores;
+			gpus += hl_popcount64(parts[k].gpus);
+			mem += parts[k].mem_mib;
+		}
+		sqlbatch_int(&v[JC_NODES], n);
+		sqlbatch_int(&v[JC_CORES], cores);
+		sqlbatch_int(&v[JC_GPUS], gpus);
+		sqlbatch_int(&v[JC_MEM], mem);
+		if (node_list(r, &r->nodes, cl, parts, n) < 0) {
+			rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
+			return;
+		}
+		sqlbatch_buf_text(buf, &v[JC_NODE_LIST], r->nodes.p, r->nodes.len);
+	}
+}
+
 /* ---- the engine's hooks -------------------------------------------------- */
 
 static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node,
@@ -467,24 +515,31 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 {
 	const struct alloc_part *parts = NULL;
 	int nparts = j->nparts > 0 ? j->nparts : 0;
-	int64_t cores = 0, gpus = 0, mem = 0;
 	if (nparts > 0) {
 		assert((uint64_t)j->parts + (uint64_t)nparts <= s->cl.pool.n);
 		parts = s->cl.pool.p + j->parts;
-		for (int i = 0; i < nparts; i++) {
-			cores += parts[i].cores;
-			gpus += hl_popcount64(parts[i].gpus);
-			mem += parts[i].mem_mib;
-		}
-	}
-	if (parts && node_list(r, &r->nodes, &s->cl, parts, nparts) < 0) {
-		rec_failf(r, "job %" PRId32 ": node list: out of memory", j->id);
-		return;
 	}
 	bool ended = j->end_us >= 0 && j->end_us != SIMTIME_INF;
 	struct sqlbatch_val *v = next_row(r, &r->jobs);
 	if (!v)
 		return;
+	/* The allocation's parts, for complete_jobs: the sums and the node
+	 * list are the writer thread's work. */
+	uint64_t any_gpu = 0;
+	if (parts) {
+		struct jpart *jp = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)nparts * sizeof *jp);
+		if (!jp) {
+			rec_failf(r, "job %" PRId32 ": out of memory", j->id);
+			return;
+		}
+		for (int i = 0; i < nparts; i++) {
+			jp[i] = (struct jpart){ parts[i].node, parts[i].cores, parts[i].mem_mib, parts[i].gpus };
+			any_gpu |= parts[i].gpus;
+		}
+	} else {
+		for (int c = JC_NODES; c <= JC_MEM; c++)
+			sqlbatch_int(&v[c], 0);
+	}
 	int k = 0;
 	sqlbatch_int(&v[k++], j->id);
 	sqlbatch_int(&v[k++], j->trace_id);
@@ -495,13 +550,10 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 		sqlbatch_int(&v[k], j->queue);
 	k++;
 	sqlbatch_static(&v[k++], job_state_name((enum job_state)j->state));
-	sqlbatch_int(&v[k++], nparts);
-	sqlbatch_int(&v[k++], cores);
-	sqlbatch_int(&v[k++], gpus);
-	sqlbatch_int(&v[k++], mem);
+	k = JC_MEM + 1;
 	sqlbatch_int(&v[k++], job_req_cores(&j->req));
 	sqlbatch_int(&v[k++], job_req_gpus(&j->req));
-	sqlbatch_text(&r->jobs, &v[k++], parts ? r->nodes.p : NULL, r->nodes.len);
+	k++;   /* node_list: complete_jobs */
 	sqlbatch_int(&v[k++], j->preemptions);
 	val_time_us(&v[k++], j->submit_us);
 	val_time_us(&v[k++], j->start_us);
@@ -509,7 +561,7 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	val_time_us(&v[k++], j->walltime_us);
 	sqlbatch_static(&v[k++], j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
 	const struct node *n0 = parts ? &s->cl.nodes[parts[0].node] : NULL;
-	sqlbatch_static(&v[k++], n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
+	sqlbatch_static(&v[k++], n0 && any_gpu && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
 	                         ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
 	char share[32] = "";
 	if (parts && parts[0].milli > 0)
@@ -832,6 +884,40 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 	sqlite3_finalize(st);
 }
 
+static int cmp_prefix(const void *a, const void *b, void *ctx)
+{
+	const struct recorder *r = ((const void **)ctx)[0];
+	const struct cluster *cl = ((const void **)ctx)[1];
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+	size_t lx = r->split[x].plen, ly = r->split[y].plen;
+	int c = memcmp(cl->nodes[x].name, cl->nodes[y].name, lx < ly ? lx : ly);
+	return c ? c : (lx > ly) - (lx < ly);
+}
+
+/* Each node's name split once, and the groups of names with the same
+ * prefix numbered (the nodes sorted by prefix). 0, or -1 out of memory. */
+static int split_nodes(struct recorder *r, const struct cluster *cl)
+{
+	int32_t n = cl->nnodes;
+	for (int32_t i = 0; i < n; i++)
+		r->split[i].plen = name_split(cl->nodes[i].name, &r->split[i].num);
+	int32_t *order = malloc((size_t)(n + 1) * sizeof *order);
+	if (!order)
+		return -1;
+	for (int32_t i = 0; i < n; i++)
+		order[i] = i;
+	const void *ctx[2] = { r, cl };
+	qsort_r(order, (size_t)n, sizeof *order, cmp_prefix, ctx);
+	int32_t grp = 0;
+	for (int32_t i = 0; i < n; i++) {
+		if (i > 0 && cmp_prefix(&order[i - 1], &order[i], ctx) != 0)
+			grp++;
+		r->split[order[i]].grp = grp;
+	}
+	free(order);
+	return 0;
+}
+
 void recorder_attach(struct recorder *r, struct sim *s)
 {
 	/* Node names are split once here; a node added later (none is, yet)
@@ -839,11 +925,8 @@ void recorder_attach(struct recorder *r, struct sim *s)
 	free(r->split);
 	r->nsplit = 0;
 	r->split = malloc((size_t)(s->cl.nnodes + 1) * sizeof *r->split);
-	if (r->split) {
-		for (int32_t i = 0; i < s->cl.nnodes; i++)
-			r->split[i].plen = name_split(s->cl.nodes[i].name, &r->split[i].num);
+	if (r->split && split_nodes(r, &s->cl) == 0)
 		r->nsplit = s->cl.nnodes;
-	}
 	r->sim = s;
 	/* The sample hook's scratch: the largest rack's nodes. */
 	int32_t most = 1;

@@ -45,6 +45,7 @@ static void buf_free(struct sqlbatch_buf *buf)
 		return;
 	free(buf->v);
 	free(buf->text);
+	free(buf->aux);
 	free(buf);
 }
 
@@ -101,7 +102,35 @@ struct sqlbatch_val *sqlbatch_row(struct sqlbatch *b)
 
 void sqlbatch_text(struct sqlbatch *b, struct sqlbatch_val *v, const char *s, size_t n)
 {
+	sqlbatch_buf_text(b->cur, v, s, n);
+}
+
+void *sqlbatch_aux(struct sqlbatch *b, struct sqlbatch_val *v, size_t n)
+{
 	struct sqlbatch_buf *buf = b->cur;
+	size_t off = (buf->auxlen + 7) & ~(size_t)7;
+	if (off + n > buf->auxcap) {
+		size_t cap = buf->auxcap ? buf->auxcap : 4096;
+		while (cap < off + n)
+			cap *= 2;
+		unsigned char *p = realloc(buf->aux, cap);
+		if (!p) {
+			buf->oom = true;
+			v->type = SB_NULL;
+			return NULL;
+		}
+		buf->aux = p;
+		buf->auxcap = cap;
+	}
+	buf->auxlen = off + n;
+	v->type = SB_AUX;
+	v->u.t.off = off;
+	v->u.t.len = n;
+	return buf->aux + off;
+}
+
+void sqlbatch_buf_text(struct sqlbatch_buf *buf, struct sqlbatch_val *v, const char *s, size_t n)
+{
 	if (!s) {
 		v->type = SB_NULL;
 		return;
@@ -145,6 +174,7 @@ void sqlbatch_give(struct sqlbatch *b, struct sqlbatch_buf *buf)
 {
 	buf->rows = 0;
 	buf->tlen = 0;
+	buf->auxlen = 0;
 	buf->oom = false;
 	pthread_mutex_lock(&b->mu);
 	buf->next_free = b->free;
@@ -207,6 +237,7 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 		b->written += buf->rows;
 	buf->rows = 0;
 	buf->tlen = 0;
+	buf->auxlen = 0;
 	return rc;
 }
 

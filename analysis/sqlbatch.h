@@ -34,7 +34,10 @@
 
 #define SQLBATCH_ROWS 64
 
-enum { SB_NULL, SB_INT, SB_REAL, SB_TEXT, SB_STATIC };
+/* SB_AUX: a value the owner computes later from bytes it put in the
+ * buffer's aux area (u.t: where they are), before the buffer is written;
+ * one left so is written as NULL. */
+enum { SB_NULL, SB_INT, SB_REAL, SB_TEXT, SB_STATIC, SB_AUX };
 
 struct sqlbatch_val {
 	uint8_t type;
@@ -55,6 +58,8 @@ struct sqlbatch_buf {
 	int rows;
 	char *text;
 	size_t tlen, tcap;
+	unsigned char *aux;          /* the owner's bytes for SB_AUX values, 8-byte aligned pieces */
+	size_t auxlen, auxcap;
 	bool oom;
 	struct sqlbatch_buf *next_free;
 };
@@ -85,6 +90,11 @@ static inline bool sqlbatch_full(const struct sqlbatch *b)
 struct sqlbatch_val *sqlbatch_row(struct sqlbatch *b);
 /* Copies n bytes of s into the current buffer (s NULL: a NULL value). */
 void sqlbatch_text(struct sqlbatch *b, struct sqlbatch_val *v, const char *s, size_t n);
+/* The same into a given buffer (one detached by sqlbatch_take). */
+void sqlbatch_buf_text(struct sqlbatch_buf *buf, struct sqlbatch_val *v, const char *s, size_t n);
+/* n bytes of the current buffer's aux area for an SB_AUX value v (which it
+ * marks so); NULL when out of memory (v is then NULL). */
+void *sqlbatch_aux(struct sqlbatch *b, struct sqlbatch_val *v, size_t n);
 /* Detaches the current buffer and starts another; NULL when out of memory. */
 struct sqlbatch_buf *sqlbatch_take(struct sqlbatch *b);
 /* Inserts buf's rows and empties it. 0, or -1 with err. */
