@@ -140,6 +140,10 @@ struct nsplit {
 /* Which table a batch fills (struct sqlbatch.tag). */
 enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
 
+/* The page cache: small enough that full pages are written out by the
+ * writer thread as the run goes, not all at the COMMIT. */
+#define RECORDER_CACHE_KIB 8192
+
 /* Buffers of rows that may wait for the writer thread, all tables together. */
 #define WRITER_QUEUE 64
 
@@ -806,9 +810,10 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	char pragmas[320];
 	snprintf(pragmas, sizeof pragmas,
 	         "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	         " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;"
+	         " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-%d; PRAGMA temp_store=MEMORY;"
 	         " PRAGMA user_version=%d; PRAGMA application_id=%d;",
-	         RECORDER_PAGE_SIZE, RECORDER_SCHEMA_VERSION, RECORDER_APPLICATION_ID);
+	         RECORDER_PAGE_SIZE, RECORDER_CACHE_KIB, RECORDER_SCHEMA_VERSION,
+	         RECORDER_APPLICATION_ID);
 	char meta[160];
 	snprintf(meta, sizeof meta,
 	         "INSERT INTO meta VALUES('schema_version', '%d'), ('writer', 'hetlab');",
