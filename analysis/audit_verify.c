@@ -602,6 +602,8 @@ struct walk {
 	int64_t k;              /* the mark of the current block */
 	struct abuf block;
 	int64_t first;          /* the current block's first seq */
+	int64_t walked;         /* the last seq read */
+	int64_t from_archive;   /* records of the current block read from archives */
 };
 
 /* Checks one record; 1 when it holds, 0 when it broke the chain (v says how). */
@@ -689,9 +691,13 @@ static int walk_one(struct walk *w, const struct arec *r, const char *where)
 		}
 		w->block.len = 0;
 		w->k++;
+		/* Records count as verified a block at a time. */
+		v->count += r->seq - w->first + 1;
+		v->narchived += w->from_archive;
+		w->from_archive = 0;
+		v->last_seq = r->seq;
 	}
-	v->last_seq = r->seq;
-	v->count++;
+	w->walked = r->seq;
 	return 1;
 }
 
@@ -707,10 +713,10 @@ static int walk_src(struct walk *w, struct src *s, char *err, size_t errlen)
 		src_where(s, where, sizeof where);
 		if (rc == -2)
 			return verdict(w->v, AUDIT_BAD_FIELD, r.seq, where, "%s", bad);
+		if (s->gz)
+			w->from_archive++;
 		if (!walk_one(w, &r, where))
 			return 0;
-		if (s->gz)
-			w->v->narchived++;
 	}
 	return 0;
 }
@@ -830,7 +836,7 @@ int audit_verify_db(sqlite3 *db, const char *path, const struct audit_verify_opt
 		if (r < 0)
 			goto out;
 	}
-	int64_t last = w.started ? v->last_seq : w.expect - 1;
+	int64_t last = w.started ? w.walked : w.expect - 1;
 	if (v->what == AUDIT_OK && last < h.seq)
 		verdict(v, AUDIT_BAD_HEAD, last + 1, path, "records %" PRId64 "..%" PRId64 " are missing"
 		        " at the end (the head seals seq %" PRId64 ")", last + 1, h.seq, h.seq);

@@ -67,11 +67,14 @@ static bool is_hex_hash(const char *s)
 static int print_verdict(const char *db, const struct audit_verdict *v, int narchives)
 {
 	if (v->what != AUDIT_OK) {
-		printf("%s: audit chain BROKEN at seq %" PRId64 ": %s: %s\n", db, v->seq,
-		       audit_break_name(v->what), v->detail);
+		printf("%s: audit chain BROKEN", db);
+		if (v->seq > 0)
+			printf(" at seq %" PRId64, v->seq);
+		printf(": %s: %s\n", audit_break_name(v->what), v->detail);
 		if (strcmp(v->source, db) != 0)
 			printf("  in %s\n", v->source);
-		printf("  (%" PRId64 " records before it verified)\n", v->count);
+		if (v->count > 0)
+			printf("  (%" PRId64 " records before it verified)\n", v->count);
 		return 1;
 	}
 	printf("%s: audit chain OK: %" PRId64 " records", db, v->count);
