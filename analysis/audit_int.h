@@ -57,6 +57,9 @@ struct arec {
 };
 void ab_record(struct abuf *b, const struct arec *r);
 
+/* SHA-256 of a serialisation (0, or -1 when it ran out of memory or OpenSSL
+ * failed); frees it. */
+int audit_digest_of(struct abuf *b, uint8_t out[32]);
 /* SHA-256 of n bytes. 0 or -1 (OpenSSL failed). */
 int audit_sha256(const void *p, size_t n, uint8_t out[32]);
 /* The same with a context made by audit_md_new (EVP_MD_CTX_free frees it):
@@ -82,7 +85,31 @@ struct seals {
 	size_t n, cap;
 };
 void seals_free(struct seals *s);
-struct audit_stream;
+/* The rows of one part of a streamed table seen so far. */
+struct part_acc {
+	int64_t n;
+	uint64_t present[AUDIT_SEAL_ROWS / 64];
+	uint8_t dig[AUDIT_SEAL_ROWS][32];
+};
+
+/* A table sealed as its rows are written: each row's digest kept in its
+ * part until the part is full (or the stream closes). */
+struct audit_stream {
+	char tbl[64];
+	struct part_acc **parts;    /* by part number; NULL: none yet, or finished */
+	int64_t nparts;
+	struct seals done;          /* finished parts, in the order they finished */
+};
+void audit_stream_init(struct audit_stream *st, const char *tbl);
+/* One row's digest. 0, or -1 with why (a negative or repeated rowid, memory). */
+int audit_stream_add(struct audit_stream *st, int64_t rowid, const uint8_t digest[32], char *why,
+                     size_t whylen);
+/* Finishes the parts still open and sorts them. 0 or -1 (memory). */
+int audit_stream_close(struct audit_stream *st);
+void audit_stream_free(struct audit_stream *st);
+/* A row's serialisation up to its values: the tag, the rowid, their number. */
+void audit_row_start(struct abuf *b, int64_t rowid, int n);
+
 /* Computes the seals of every table of db but `event` and the audit
  * tables, and of the schema, in (tbl, part) order: by reading the tables
  * back, but for those of `streams` (the writer's, already sealed as they

@@ -2,6 +2,7 @@
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
 #include "analysis/audit.h"
+#include "analysis/hostlist.h"
 #include "analysis/sqlbatch.h"
 #include "analysis/tmpclean.h"
 #include "analysis/workq.h"
@@ -124,19 +125,6 @@ int record_level_parse(const char *s)
 	return -1;
 }
 
-struct strbuf {
-	char *p;
-	size_t len, cap;
-};
-
-/* A node name's prefix length, numeric suffix (-1: none) and group: the
- * same for the names with the same prefix. */
-struct nsplit {
-	size_t plen;
-	long num;
-	int32_t grp;
-};
-
 /* Which table a batch fills (struct sqlbatch.tag). */
 enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
 
@@ -159,9 +147,9 @@ struct recorder {
 	char *tmp;              /* where it is written until recorder_finish */
 	int tmp_slot;           /* its tmpclean slot (removed on SIGINT/SIGTERM) */
 	int64_t seq;            /* last event row's seq */
-	struct strbuf nodes;    /* node_list scratch, reused */
-	struct nsplit *split;   /* each node's name split once, at attach */
-	int32_t nsplit;
+	struct hostlist hosts;  /* node lists (analysis/hostlist.h), the writer's */
+	int32_t *ids;           /* the writer's scratch: one job's node ids */
+	int nids;
 	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
 	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
 	struct audit_writer *audit;   /* the event table's hash chain (analysis/audit.h) */
@@ -328,65 +316,6 @@ static const char *state_text(int state)
 	return state >= 0 && state < JOB_NSTATE ? job_state_name((enum job_state)state) : NULL;
 }
 
-/* ---- node lists ---------------------------------------------------------- */
-
-static int sb_put(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return -1;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-/* v in decimal, without printf: this runs for every node of every job. */
-static int sb_putu(struct strbuf *b, unsigned long v)
-{
-	char tmp[24];
-	size_t n = sizeof tmp;
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return sb_put(b, tmp + n, sizeof tmp - n);
-}
-
-/* Splits a node name into a prefix and a numeric suffix. The suffix counts
- * only without a leading zero (so that "n01" is never written back as
- * "n1") and when it is short enough to fit; otherwise *num is -1. */
-static size_t name_split(const char *name, long *num)
-{
-	size_t len = strlen(name), p = len;
-	while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
-		p--;
-	size_t nd = len - p;
-	if (nd == 0 || nd > 9 || (nd > 1 && name[p] == '0')) {
-		*num = -1;
-		return len;
-	}
-	*num = strtol(name + p, NULL, 10);
-	return p;
-}
-
-static void split_of(const struct recorder *r, const struct cluster *cl, int node, struct nsplit *out)
-{
-	if (node < r->nsplit) {
-		*out = r->split[node];
-	} else {
-		out->plen = name_split(cl->nodes[node].name, &out->num);
-		out->grp = -1 - node;   /* a group of its own */
-	}
-}
-
 /* What a job row needs of one part of its allocation, copied when the job
  * ends (the allocation is released right after) for the writer thread. */
 struct jpart {
@@ -394,68 +323,6 @@ struct jpart {
 	int64_t mem_mib;
 	uint64_t gpus;
 };
-
-/* node_list: the nodes' names in allocation order, comma-separated, with
- * runs of names that differ only in a numeric suffix compressed the Slurm
- * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". Names share
- * a prefix exactly when their groups (nsplit.grp) are the same. */
-static int node_list(const struct recorder *r, struct strbuf *b, const struct cluster *cl,
-                     const struct jpart *parts, int nparts)
-{
-	b->len = 0;
-	if (sb_put(b, "", 0) < 0)
-		return -1;
-	int i = 0;
-	while (i < nparts) {
-		assert(parts[i].node >= 0 && parts[i].node < cl->nnodes);
-		const char *name = cl->nodes[parts[i].node].name;
-		struct nsplit sp;
-		split_of(r, cl, parts[i].node, &sp);
-		if (i > 0 && sb_put(b, ",", 1) < 0)
-			return -1;
-		/* The group: following parts with the same prefix and a number. */
-		int end = i + 1;
-		while (sp.num >= 0 && end < nparts) {
-			struct nsplit s2;
-			split_of(r, cl, parts[end].node, &s2);
-			if (s2.num < 0 || s2.grp != sp.grp)
-				break;
-			end++;
-		}
-		if (sp.num < 0 || end == i + 1) {
-			if (sb_put(b, name, strlen(name)) < 0)
-				return -1;
-			i++;
-			continue;
-		}
-		if (sb_put(b, name, sp.plen) < 0 || sb_put(b, "[", 1) < 0)
-			return -1;
-		for (int k = i; k < end;) {
-			struct nsplit a0;
-			split_of(r, cl, parts[k].node, &a0);
-			long lo = a0.num, hi = lo;
-			int m = k + 1;
-			for (; m < end; m++) {
-				struct nsplit am;
-				split_of(r, cl, parts[m].node, &am);
-				if (am.num != hi + 1)
-					break;
-				hi = am.num;
-			}
-			if (k > i && sb_put(b, ",", 1) < 0)
-				return -1;
-			if (sb_putu(b, (unsigned long)lo) < 0)
-				return -1;
-			if (hi > lo && (sb_put(b, "-", 1) < 0 || sb_putu(b, (unsigned long)hi) < 0))
-				return -1;
-			k = m;
-		}
-		if (sb_put(b, "]", 1) < 0)
-			return -1;
-		i = end;
-	}
-	return 0;
-}
 
 /* The job row's columns nodes .. mem_mib and node_list. */
 enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
@@ -482,11 +349,24 @@ static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct s
 		sqlbatch_int(&v[JC_CORES], cores);
 		sqlbatch_int(&v[JC_GPUS], gpus);
 		sqlbatch_int(&v[JC_MEM], mem);
-		if (node_list(r, &r->nodes, cl, parts, n) < 0) {
+		if (n > r->nids) {
+			int32_t *p = realloc(r->ids, (size_t)n * sizeof *p);
+			if (!p) {
+				rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
+				return;
+			}
+			r->ids = p;
+			r->nids = n;
+		}
+		for (int k = 0; k < n; k++)
+			r->ids[k] = parts[k].node;
+		size_t len = 0;
+		const char *list = hostlist_format(&r->hosts, cl, r->ids, n, &len);
+		if (!list) {
 			rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
 			return;
 		}
-		sqlbatch_buf_text(buf, &v[JC_NODE_LIST], r->nodes.p, r->nodes.len);
+		sqlbatch_buf_text(buf, &v[JC_NODE_LIST], list, len);
 	}
 }
 
@@ -700,8 +580,8 @@ static void rec_free(struct recorder *r)
 {
 	pthread_mutex_destroy(&r->errmu);
 	tmpclean_drop(r->tmp_slot);
-	free(r->nodes.p);
-	free(r->split);
+	hostlist_fini(&r->hosts);
+	free(r->ids);
 	free(r->temps);
 	free(r->tmp);
 	free(r->path);
@@ -889,49 +769,13 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 	sqlite3_finalize(st);
 }
 
-static int cmp_prefix(const void *a, const void *b, void *ctx)
-{
-	const struct recorder *r = ((const void **)ctx)[0];
-	const struct cluster *cl = ((const void **)ctx)[1];
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	size_t lx = r->split[x].plen, ly = r->split[y].plen;
-	int c = memcmp(cl->nodes[x].name, cl->nodes[y].name, lx < ly ? lx : ly);
-	return c ? c : (lx > ly) - (lx < ly);
-}
-
-/* Each node's name split once, and the groups of names with the same
- * prefix numbered (the nodes sorted by prefix). 0, or -1 out of memory. */
-static int split_nodes(struct recorder *r, const struct cluster *cl)
-{
-	int32_t n = cl->nnodes;
-	for (int32_t i = 0; i < n; i++)
-		r->split[i].plen = name_split(cl->nodes[i].name, &r->split[i].num);
-	int32_t *order = malloc((size_t)(n + 1) * sizeof *order);
-	if (!order)
-		return -1;
-	for (int32_t i = 0; i < n; i++)
-		order[i] = i;
-	const void *ctx[2] = { r, cl };
-	qsort_r(order, (size_t)n, sizeof *order, cmp_prefix, ctx);
-	int32_t grp = 0;
-	for (int32_t i = 0; i < n; i++) {
-		if (i > 0 && cmp_prefix(&order[i - 1], &order[i], ctx) != 0)
-			grp++;
-		r->split[order[i]].grp = grp;
-	}
-	free(order);
-	return 0;
-}
-
 void recorder_attach(struct recorder *r, struct sim *s)
 {
 	/* Node names are split once here; a node added later (none is, yet)
 	 * is split when it is met. */
-	free(r->split);
-	r->nsplit = 0;
-	r->split = malloc((size_t)(s->cl.nnodes + 1) * sizeof *r->split);
-	if (r->split && split_nodes(r, &s->cl) == 0)
-		r->nsplit = s->cl.nnodes;
+	hostlist_fini(&r->hosts);
+	if (hostlist_init(&r->hosts, &s->cl) < 0)
+		rec_failf(r, "out of memory");
 	r->sim = s;
 	/* The sample hook's scratch: the largest rack's nodes. */
 	int32_t most = 1;
