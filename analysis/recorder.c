@@ -332,11 +332,11 @@ enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
  * copied to the row's SB_AUX value by write_job). */
 static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf)
 {
-	const struct cluster *cl = &r->sim->cl;
 	for (int i = 0; i < buf->rows; i++) {
 		struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
-		if (v[JC_NODE_LIST].type != SB_AUX)
+		if (v[JC_NODE_LIST].type != SB_AUX || !r->sim)
 			continue;
+		const struct cluster *cl = &r->sim->cl;
 		const struct jpart *parts = (const struct jpart *)(buf->aux + v[JC_NODE_LIST].u.t.off);
 		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *parts);
 		int64_t cores = 0, gpus = 0, mem = 0;
@@ -973,6 +973,7 @@ void recorder_abort(struct recorder *r)
 {
 	if (!r)
 		return;
+	atomic_store(&r->failed, true);   /* the writer skips what is still queued */
 	rec_close(r);
 	unlink(r->tmp);
 	rec_free(r);
