@@ -316,52 +316,21 @@ static const char *state_text(int state)
 	return state >= 0 && state < JOB_NSTATE ? job_state_name((enum job_state)state) : NULL;
 }
 
-/* What a job row needs of one part of its allocation, copied when the job
- * ends (the allocation is released right after) for the writer thread. */
-struct jpart {
-	int32_t node, cores;
-	int64_t mem_mib;
-	uint64_t gpus;
-};
-
 /* The job row's columns nodes .. mem_mib and node_list. */
 enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
 
-/* Fills in, on the writer thread, the job columns that come from the
- * allocation: the sums over its parts and the node list (the parts were
- * copied to the row's SB_AUX value by write_job). */
+/* Fills in, on the writer thread, the job's node list from the node ids
+ * that write_job copied to the row's SB_AUX value. */
 static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf)
 {
 	for (int i = 0; i < buf->rows; i++) {
 		struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
 		if (v[JC_NODE_LIST].type != SB_AUX || !r->sim)
 			continue;
-		const struct cluster *cl = &r->sim->cl;
-		const struct jpart *parts = (const struct jpart *)(buf->aux + v[JC_NODE_LIST].u.t.off);
-		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *parts);
-		int64_t cores = 0, gpus = 0, mem = 0;
-		for (int k = 0; k < n; k++) {
-			cores += parts[k].cores;
-			gpus += hl_popcount64(parts[k].gpus);
-			mem += parts[k].mem_mib;
-		}
-		sqlbatch_int(&v[JC_NODES], n);
-		sqlbatch_int(&v[JC_CORES], cores);
-		sqlbatch_int(&v[JC_GPUS], gpus);
-		sqlbatch_int(&v[JC_MEM], mem);
-		if (n > r->nids) {
-			int32_t *p = realloc(r->ids, (size_t)n * sizeof *p);
-			if (!p) {
-				rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
-				return;
-			}
-			r->ids = p;
-			r->nids = n;
-		}
-		for (int k = 0; k < n; k++)
-			r->ids[k] = parts[k].node;
+		const int32_t *ids = (const int32_t *)(buf->aux + v[JC_NODE_LIST].u.t.off);
+		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *ids);
 		size_t len = 0;
-		const char *list = hostlist_format(&r->hosts, cl, r->ids, n, &len);
+		const char *list = hostlist_format(&r->hosts, &r->sim->cl, ids, n, &len);
 		if (!list) {
 			rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
 			return;
@@ -407,23 +376,27 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	struct sqlbatch_val *v = next_row(r, &r->jobs);
 	if (!v)
 		return;
-	/* The allocation's parts, for complete_jobs: the sums and the node
-	 * list are the writer thread's work. */
-	uint64_t any_gpu = 0;
+	/* The sums over the allocation's parts, and its node ids for
+	 * complete_jobs: the node list is the writer thread's work. */
+	int64_t cores = 0, gpus = 0, mem = 0;
 	if (parts) {
-		struct jpart *jp = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)nparts * sizeof *jp);
-		if (!jp) {
+		int32_t *ids = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)nparts * sizeof *ids);
+		if (!ids) {
 			rec_failf(r, "job %" PRId32 ": out of memory", j->id);
 			return;
 		}
 		for (int i = 0; i < nparts; i++) {
-			jp[i] = (struct jpart){ parts[i].node, parts[i].cores, parts[i].mem_mib, parts[i].gpus };
-			any_gpu |= parts[i].gpus;
+			ids[i] = parts[i].node;
+			cores += parts[i].cores;
+			mem += parts[i].mem_mib;
+			if (parts[i].gpus)
+				gpus += hl_popcount64(parts[i].gpus);
 		}
-	} else {
-		for (int c = JC_NODES; c <= JC_MEM; c++)
-			sqlbatch_int(&v[c], 0);
 	}
+	sqlbatch_int(&v[JC_NODES], nparts);
+	sqlbatch_int(&v[JC_CORES], cores);
+	sqlbatch_int(&v[JC_GPUS], gpus);
+	sqlbatch_int(&v[JC_MEM], mem);
 	int k = 0;
 	sqlbatch_int(&v[k++], j->id);
 	sqlbatch_int(&v[k++], j->trace_id);
@@ -445,7 +418,7 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	val_time_us(&v[k++], j->walltime_us);
 	sqlbatch_static(&v[k++], j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
 	const struct node *n0 = parts ? &s->cl.nodes[parts[0].node] : NULL;
-	sqlbatch_static(&v[k++], n0 && any_gpu && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
+	sqlbatch_static(&v[k++], n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
 	                         ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
 	char share[32] = "";
 	if (parts && parts[0].milli > 0)
