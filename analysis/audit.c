@@ -65,7 +65,7 @@ int audit_failf(char *err, size_t errlen, const char *fmt, ...)
 
 /* ---- the serialisation ---------------------------------------------------- */
 
-static void __attribute__((noinline)) ab_grow(struct abuf *b, size_t n)
+void ab_grow(struct abuf *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 4096;
 	while (cap < b->len + n)
@@ -79,83 +79,10 @@ static void __attribute__((noinline)) ab_grow(struct abuf *b, size_t n)
 	b->cap = cap;
 }
 
-/* Once grown, a serialisation costs a compare and a copy per field. */
-static inline void ab_put(struct abuf *b, const void *p, size_t n)
-{
-	if (b->len + n > b->cap) {
-		ab_grow(b, n);
-		if (b->oom)
-			return;
-	}
-	if (n)
-		memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
 void ab_free(struct abuf *b)
 {
 	free(b->p);
 	memset(b, 0, sizeof *b);
-}
-
-void ab_tag(struct abuf *b, const char *tag)
-{
-	ab_put(b, tag, strlen(tag) + 1);
-}
-
-static void put_u64(struct abuf *b, unsigned char type, uint64_t u)
-{
-	unsigned char o[9];
-	o[0] = type;
-	for (int i = 0; i < 8; i++)
-		o[1 + i] = (unsigned char)(u >> (56 - 8 * i));
-	ab_put(b, o, sizeof o);
-}
-
-void ab_int(struct abuf *b, int64_t v)
-{
-	put_u64(b, 'I', (uint64_t)v);
-}
-
-/* As SQLite stores it: NaN becomes NULL, and -0.0 reads back as 0.0 (a REAL
- * column keeps an integral value as an integer). */
-void ab_real(struct abuf *b, double v)
-{
-	if (isnan(v)) {
-		ab_null(b);
-		return;
-	}
-	uint64_t u = 0;
-	if (v != 0)
-		memcpy(&u, &v, sizeof u);
-	put_u64(b, 'R', u);
-}
-
-static void put_bytes(struct abuf *b, unsigned char type, const void *p, size_t n)
-{
-	if (n > UINT32_MAX) {
-		b->oom = true;
-		return;
-	}
-	unsigned char o[5] = { type, (unsigned char)(n >> 24), (unsigned char)(n >> 16),
-	                       (unsigned char)(n >> 8), (unsigned char)n };
-	ab_put(b, o, sizeof o);
-	ab_put(b, p, n);
-}
-
-void ab_text(struct abuf *b, const char *p, size_t n)
-{
-	put_bytes(b, 'T', p, n);
-}
-
-void ab_blob(struct abuf *b, const void *p, size_t n)
-{
-	put_bytes(b, 'B', p, n);
-}
-
-void ab_null(struct abuf *b)
-{
-	ab_put(b, "N", 1);
 }
 
 void ab_append(struct abuf *b, const struct abuf *src)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <openssl/evp.h>
 #include <sqlite3.h>
@@ -35,12 +36,85 @@ struct abuf {
 };
 
 void ab_free(struct abuf *b);
-void ab_tag(struct abuf *b, const char *tag);
-void ab_int(struct abuf *b, int64_t v);
-void ab_real(struct abuf *b, double v);
-void ab_text(struct abuf *b, const char *p, size_t n);
-void ab_blob(struct abuf *b, const void *p, size_t n);
-void ab_null(struct abuf *b);
+/* Makes room for n more bytes (sets oom when it cannot). */
+void ab_grow(struct abuf *b, size_t n);
+
+/* Inline: these run for every value of every row the recorder seals. Once
+ * grown, a serialisation costs a compare and a copy per value. */
+static inline void ab_put(struct abuf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		ab_grow(b, n);
+		if (b->oom)
+			return;
+	}
+	if (n)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static inline void ab_tag(struct abuf *b, const char *tag)
+{
+	ab_put(b, tag, strlen(tag) + 1);
+}
+
+/* A type byte and 8 bytes big-endian. */
+static inline void ab_u64(struct abuf *b, unsigned char type, uint64_t u)
+{
+	unsigned char o[9];
+	o[0] = type;
+	uint64_t be = __builtin_bswap64(u);
+	memcpy(o + 1, &be, 8);
+	ab_put(b, o, sizeof o);
+}
+
+static inline void ab_int(struct abuf *b, int64_t v)
+{
+	ab_u64(b, 'I', (uint64_t)v);
+}
+
+static inline void ab_null(struct abuf *b)
+{
+	ab_put(b, "N", 1);
+}
+
+/* As SQLite stores it: NaN becomes NULL, and -0.0 reads back as 0.0 (a REAL
+ * column keeps an integral value as an integer). */
+static inline void ab_real(struct abuf *b, double v)
+{
+	if (v != v) {
+		ab_null(b);
+		return;
+	}
+	uint64_t u = 0;
+	if (v != 0)
+		memcpy(&u, &v, sizeof u);
+	ab_u64(b, 'R', u);
+}
+
+/* A type byte, a 4-byte big-endian length and the bytes. */
+static inline void ab_bytes(struct abuf *b, unsigned char type, const void *p, size_t n)
+{
+	if (n > UINT32_MAX) {
+		b->oom = true;
+		return;
+	}
+	unsigned char o[5] = { type, (unsigned char)(n >> 24), (unsigned char)(n >> 16),
+	                       (unsigned char)(n >> 8), (unsigned char)n };
+	ab_put(b, o, sizeof o);
+	ab_put(b, p, n);
+}
+
+static inline void ab_text(struct abuf *b, const char *p, size_t n)
+{
+	ab_bytes(b, 'T', p, n);
+}
+
+static inline void ab_blob(struct abuf *b, const void *p, size_t n)
+{
+	ab_bytes(b, 'B', p, n);
+}
+
 /* The bytes of src appended to b. */
 void ab_append(struct abuf *b, const struct abuf *src);
 /* Column i of a row, by its type. */

@@ -7,40 +7,10 @@
 
 #include "sim/cluster.h"
 
-static int put(struct hostlist *h, const char *s, size_t n)
-{
-	if (h->len + n + 1 > h->cap) {
-		size_t cap = h->cap ? h->cap : 256;
-		while (h->len + n + 1 > cap)
-			cap *= 2;
-		char *p = realloc(h->buf, cap);
-		if (!p)
-			return -1;
-		h->buf = p;
-		h->cap = cap;
-	}
-	memcpy(h->buf + h->len, s, n);
-	h->len += n;
-	h->buf[h->len] = '\0';
-	return 0;
-}
-
-/* v in decimal, without printf: this runs for every node of every job. */
-static int put_u(struct hostlist *h, unsigned long v)
-{
-	char tmp[24];
-	size_t n = sizeof tmp;
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return put(h, tmp + n, sizeof tmp - n);
-}
-
 /* Splits a node name into a prefix and a numeric suffix. The suffix counts
  * only without a leading zero (so that "n01" is never written back as
  * "n1") and when it is short enough to fit; otherwise *num is -1. */
-static size_t name_split(const char *name, long *num)
+static size_t name_split(const char *name, int32_t *num)
 {
 	size_t len = strlen(name), p = len;
 	while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
@@ -50,17 +20,8 @@ static size_t name_split(const char *name, long *num)
 		*num = -1;
 		return len;
 	}
-	*num = strtol(name + p, NULL, 10);
+	*num = (int32_t)strtol(name + p, NULL, 10);
 	return p;
-}
-
-static struct hostlist_split split_of(const struct hostlist *h, const struct cluster *cl, int32_t node)
-{
-	if (node < h->n)
-		return h->split[node];
-	struct hostlist_split s = { .grp = -1 - node };   /* a group of its own */
-	s.plen = name_split(cl->nodes[node].name, &s.num);
-	return s;
 }
 
 struct sortctx {
@@ -72,7 +33,7 @@ static int cmp_prefix(const void *a, const void *b, void *arg)
 {
 	const struct sortctx *c = arg;
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-	size_t lx = c->h->split[x].plen, ly = c->h->split[y].plen;
+	size_t lx = (size_t)c->h->plen[x], ly = (size_t)c->h->plen[y];
 	int d = memcmp(c->cl->nodes[x].name, c->cl->nodes[y].name, lx < ly ? lx : ly);
 	return d ? d : (lx > ly) - (lx < ly);
 }
@@ -81,16 +42,20 @@ int hostlist_init(struct hostlist *h, const struct cluster *cl)
 {
 	memset(h, 0, sizeof *h);
 	int32_t n = cl->nnodes;
-	h->split = malloc((size_t)(n + 1) * sizeof *h->split);
-	int32_t *order = malloc((size_t)(n + 1) * sizeof *order);
-	if (!h->split || !order) {
+	size_t sz = (size_t)(n + 1) * sizeof(int32_t);
+	h->plen = malloc(sz);
+	h->num = malloc(sz);
+	h->grp = malloc(sz);
+	int32_t *order = malloc(sz);
+	if (!h->plen || !h->num || !h->grp || !order) {
 		free(order);
-		free(h->split);
-		h->split = NULL;
+		hostlist_fini(h);
 		return -1;
 	}
 	for (int32_t i = 0; i < n; i++) {
-		h->split[i].plen = name_split(cl->nodes[i].name, &h->split[i].num);
+		size_t len = strlen(cl->nodes[i].name);
+		h->maxname = len > h->maxname ? len : h->maxname;
+		h->plen[i] = (int32_t)name_split(cl->nodes[i].name, &h->num[i]);
 		order[i] = i;
 	}
 	/* The groups: the nodes sorted by prefix, numbered. */
@@ -100,7 +65,7 @@ int hostlist_init(struct hostlist *h, const struct cluster *cl)
 	for (int32_t i = 0; i < n; i++) {
 		if (i > 0 && cmp_prefix(&order[i - 1], &order[i], &ctx) != 0)
 			grp++;
-		h->split[order[i]].grp = grp;
+		h->grp[order[i]] = grp;
 	}
 	free(order);
 	h->n = n;
@@ -109,61 +74,91 @@ int hostlist_init(struct hostlist *h, const struct cluster *cl)
 
 void hostlist_fini(struct hostlist *h)
 {
-	free(h->split);
+	free(h->plen);
+	free(h->num);
+	free(h->grp);
 	free(h->buf);
 	memset(h, 0, sizeof *h);
+}
+
+/* v in decimal at o, without printf: this runs for every node of every job. */
+static char *put_u(char *o, uint32_t v)
+{
+	char tmp[12];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n > 0)
+		*o++ = tmp[--n];
+	return o;
 }
 
 const char *hostlist_format(struct hostlist *h, const struct cluster *cl, const int32_t *nodes,
                             int n, size_t *len)
 {
-	h->len = 0;
-	if (put(h, "", 0) < 0)
-		return NULL;
+	/* Nothing is longer than every name written out with its comma. */
+	size_t need = (size_t)n * (h->maxname + 2) + 2;
+	for (int i = 0; i < n && h->n < cl->nnodes; i++)
+		if (nodes[i] >= h->n)
+			need += strlen(cl->nodes[nodes[i]].name);   /* a node after init */
+	if (need > h->cap) {
+		size_t cap = h->cap ? h->cap : 256;
+		while (cap < need)
+			cap *= 2;
+		char *p = realloc(h->buf, cap);
+		if (!p)
+			return NULL;
+		h->buf = p;
+		h->cap = cap;
+	}
+	char *o = h->buf;
+	const int32_t *num = h->num, *grp = h->grp;
 	int i = 0;
 	while (i < n) {
-		assert(nodes[i] >= 0 && nodes[i] < cl->nnodes);
-		const char *name = cl->nodes[nodes[i]].name;
-		struct hostlist_split sp = split_of(h, cl, nodes[i]);
-		if (i > 0 && put(h, ",", 1) < 0)
-			return NULL;
-		/* The group: following nodes with the same prefix and a number. */
+		int32_t node = nodes[i];
+		assert(node >= 0 && node < cl->nnodes);
+		const char *name = cl->nodes[node].name;
+		if (i > 0)
+			*o++ = ',';
+		/* A node added after init, or without a number: its name. The group:
+		 * the following nodes with the same prefix and a number. */
 		int end = i + 1;
-		while (sp.num >= 0 && end < n) {
-			struct hostlist_split s2 = split_of(h, cl, nodes[end]);
-			if (s2.num < 0 || s2.grp != sp.grp)
-				break;
-			end++;
-		}
-		if (sp.num < 0 || end == i + 1) {
-			if (put(h, name, strlen(name)) < 0)
-				return NULL;
+		if (node < h->n && num[node] >= 0)
+			while (end < n && nodes[end] < h->n && grp[nodes[end]] == grp[node] && num[nodes[end]] >= 0)
+				end++;
+		if (end == i + 1) {
+			size_t l = strlen(name);
+			memcpy(o, name, l);
+			o += l;
 			i++;
 			continue;
 		}
-		if (put(h, name, sp.plen) < 0 || put(h, "[", 1) < 0)
-			return NULL;
+		memcpy(o, name, (size_t)h->plen[node]);
+		o += h->plen[node];
+		*o++ = '[';
 		for (int k = i; k < end;) {
-			long lo = split_of(h, cl, nodes[k]).num, hi = lo;
+			int32_t lo = num[nodes[k]], hi = lo;
 			int m = k + 1;
-			for (; m < end; m++) {
-				long num = split_of(h, cl, nodes[m]).num;
-				if (num != hi + 1)
-					break;
-				hi = num;
+			while (m < end && num[nodes[m]] == hi + 1) {
+				hi++;
+				m++;
 			}
-			if (k > i && put(h, ",", 1) < 0)
-				return NULL;
-			if (put_u(h, (unsigned long)lo) < 0)
-				return NULL;
-			if (hi > lo && (put(h, "-", 1) < 0 || put_u(h, (unsigned long)hi) < 0))
-				return NULL;
+			if (k > i)
+				*o++ = ',';
+			o = put_u(o, (uint32_t)lo);
+			if (hi > lo) {
+				*o++ = '-';
+				o = put_u(o, (uint32_t)hi);
+			}
 			k = m;
 		}
-		if (put(h, "]", 1) < 0)
-			return NULL;
+		*o++ = ']';
 		i = end;
 	}
+	*o = '\0';
+	h->len = (size_t)(o - h->buf);
 	*len = h->len;
 	return h->buf;
 }

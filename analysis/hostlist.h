@@ -17,15 +17,13 @@
 
 struct cluster;
 
-struct hostlist_split {
-	size_t plen;      /* the prefix's length */
-	long num;         /* the numeric suffix, -1 when none counts */
-	int32_t grp;      /* the same for the names with the same prefix */
-};
-
 struct hostlist {
-	struct hostlist_split *split;   /* per node of the cluster at init */
+	/* Per node of the cluster at init: the prefix's length, the numeric
+	 * suffix (-1 when none counts) and the group (the same for the names
+	 * with the same prefix). */
+	int32_t *plen, *num, *grp;
 	int32_t n;
+	size_t maxname;   /* the longest name's length */
 	char *buf;
 	size_t len, cap;
 };

@@ -132,8 +132,11 @@ enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
  * writer thread as the run goes, not all at the COMMIT. */
 #define RECORDER_CACHE_KIB 8192
 
+/* Rows per buffer handed to the writer thread (jobs: a quarter): large, so
+ * that the thread is woken rarely. */
+#define BUFFER_ROWS 512
 /* Buffers of rows that may wait for the writer thread, all tables together. */
-#define WRITER_QUEUE 64
+#define WRITER_QUEUE 16
 
 struct recorder {
 	sqlite3 *db;
@@ -591,11 +594,14 @@ static int rec_close(struct recorder *r)
 static int batches_init(struct recorder *r)
 {
 	char err[400];
-	if (sqlbatch_init(&r->events, r->db, "event", EVENT_COLS, EVENT_NCOL, SQLBATCH_ROWS, err, sizeof err) ||
-	    sqlbatch_init(&r->jobs, r->db, "job", JOB_COLS, JOB_NCOL, JOB_BATCH, err, sizeof err) ||
-	    sqlbatch_init(&r->samples, r->db, "sample", SAMPLE_COLS, SAMPLE_NCOL, SQLBATCH_ROWS, err, sizeof err) ||
+	if (sqlbatch_init(&r->events, r->db, "event", EVENT_COLS, EVENT_NCOL, SQLBATCH_ROWS,
+	                  BUFFER_ROWS, err, sizeof err) ||
+	    sqlbatch_init(&r->jobs, r->db, "job", JOB_COLS, JOB_NCOL, JOB_BATCH, BUFFER_ROWS / 4,
+	                  err, sizeof err) ||
+	    sqlbatch_init(&r->samples, r->db, "sample", SAMPLE_COLS, SAMPLE_NCOL, SQLBATCH_ROWS,
+	                  BUFFER_ROWS, err, sizeof err) ||
 	    sqlbatch_init(&r->rack_samples, r->db, "rack_sample", RACK_SAMPLE_COLS, RACK_SAMPLE_NCOL,
-	                  SQLBATCH_ROWS, err, sizeof err)) {
+	                  SQLBATCH_ROWS, BUFFER_ROWS, err, sizeof err)) {
 		rec_failf(r, "%s", err);
 		return -1;
 	}

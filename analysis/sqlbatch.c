@@ -50,15 +50,16 @@ static void buf_free(struct sqlbatch_buf *buf)
 }
 
 int sqlbatch_init(struct sqlbatch *b, sqlite3 *db, const char *table, const char *cols, int ncol,
-                  int cap, char *err, size_t errlen)
+                  int per, int cap, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof *b);
 	b->db = db;
 	b->ncol = ncol;
-	b->cap = cap < 1 ? 1 : cap > SQLBATCH_ROWS ? SQLBATCH_ROWS : cap;
+	b->per = per < 1 ? 1 : per > SQLBATCH_ROWS ? SQLBATCH_ROWS : per;
+	b->cap = cap < b->per ? b->per : cap / b->per * b->per;
 	b->mu_ok = pthread_mutex_init(&b->mu, NULL) == 0;
 	b->cur = buf_new(b);
-	char *one = insert_sql(table, cols, ncol, 1), *many = insert_sql(table, cols, ncol, b->cap);
+	char *one = insert_sql(table, cols, ncol, 1), *many = insert_sql(table, cols, ncol, b->per);
 	int rc = -1;
 	if (!b->mu_ok || !b->cur || !one || !many) {
 		snprintf(err, errlen, "table %s: out of memory", table);
@@ -223,12 +224,16 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 	if (buf->oom) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
-	} else if (buf->rows == b->cap && b->cap > 1) {
-		for (int r = 0; r < buf->rows; r++)
-			bind_row(buf, b->many, r * b->ncol + 1, buf->v + (size_t)r * (size_t)b->ncol, b->ncol);
-		rc = step(b, b->many, err, errlen);
 	} else {
-		for (int r = 0; r < buf->rows && rc == 0; r++) {
+		/* Whole statements of `per` rows, then the rest a row at a time. */
+		int r = 0;
+		for (; b->per > 1 && r + b->per <= buf->rows && rc == 0; r += b->per) {
+			for (int k = 0; k < b->per; k++)
+				bind_row(buf, b->many, k * b->ncol + 1, buf->v + (size_t)(r + k) * (size_t)b->ncol,
+				         b->ncol);
+			rc = step(b, b->many, err, errlen);
+		}
+		for (; r < buf->rows && rc == 0; r++) {
 			bind_row(buf, b->one, 1, buf->v + (size_t)r * (size_t)b->ncol, b->ncol);
 			rc = step(b, b->one, err, errlen);
 		}

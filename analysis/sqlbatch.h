@@ -3,9 +3,9 @@
  * One INSERT statement per row costs a statement execution per row; the
  * recorder writes hundreds of thousands of small rows, so it buffers them:
  * sqlbatch_row() hands out the values of the next row of the current buffer
- * (SQLBATCH_ROWS rows at most), and one prepared multi-row INSERT
- * ("VALUES (...), (...), ...") writes a full buffer; a partial one is written
- * a row at a time. Text values are copied into the buffer (or, for strings
+ * (`cap` rows), and a buffer is written by a prepared multi-row INSERT
+ * ("VALUES (...), (...), ...") of `per` rows (at most SQLBATCH_ROWS) as many
+ * times as it fills it, the rest a row at a time. Text values are copied into the buffer (or, for strings
  * that outlive it, borrowed with sqlbatch_static), so the caller's strings
  * can be reused at once. Nothing is allocated per row once the buffers have
  * grown.
@@ -67,7 +67,7 @@ struct sqlbatch_buf {
 struct sqlbatch {
 	sqlite3 *db;
 	sqlite3_stmt *one, *many;
-	int ncol, cap;
+	int ncol, per, cap;          /* columns, rows per INSERT, rows per buffer */
 	int tag;                     /* the caller's: which table this is */
 	struct sqlbatch_buf *cur;
 	struct sqlbatch_buf *free;   /* recycled buffers, under mu */
@@ -77,9 +77,10 @@ struct sqlbatch {
 };
 
 /* Prepares the inserts into table(cols) (cols: "a, b, c", ncol of them),
- * `cap` rows at a time (1 .. SQLBATCH_ROWS). 0, or -1 with err. */
+ * `per` rows an INSERT (1 .. SQLBATCH_ROWS), buffers of `cap` rows (a
+ * multiple of per). 0, or -1 with err. */
 int sqlbatch_init(struct sqlbatch *b, sqlite3 *db, const char *table, const char *cols, int ncol,
-                  int cap, char *err, size_t errlen);
+                  int per, int cap, char *err, size_t errlen);
 void sqlbatch_fini(struct sqlbatch *b);
 static inline bool sqlbatch_full(const struct sqlbatch *b)
 {

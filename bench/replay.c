@@ -15,10 +15,11 @@
  *              recording level (with --levels: at every level), removed
  *              afterwards.
  * The replays with and without the recorder alternate, so that a change
- * of the machine's load touches both. Each is timed in wall-clock seconds
- * and in CPU seconds of the process (the recorder's writer thread
- * included). The recorder's cost is printed as the ratio of the medians,
- * with the results file's size.
+ * of the machine's load touches both. Each is timed in wall-clock seconds,
+ * in CPU seconds of the process (the recorder's writer thread included),
+ * and in CPU seconds of the engine's thread alone (what a run takes when
+ * the writer has a core of its own). The recorder's cost is printed as the
+ * ratio of the medians, with the results file's size.
  * The policy is POLICY, else the scenario's (which is easy when it names
  * none); the scenario's policy_params apply when they name the policy's
  * parameters. The trace directory for "$TRACES/..." paths is --traces, else
@@ -68,7 +69,7 @@ struct opts {
 
 /* What one replay measured. */
 struct outcome {
-	double total_s, cpu_s, sim_s;
+	double total_s, cpu_s, main_s, sim_s;
 	int32_t njobs, nnodes;
 	uint64_t nevents, npasses;
 	simtime end;
@@ -82,6 +83,16 @@ static double cpu_now_s(void)
 		return 0;
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* CPU seconds of the calling thread: the engine's (the recorder's writer
+ * thread is the rest of the process's). */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static double peak_rss_mib(void)
@@ -178,7 +189,7 @@ static int time_replay(const struct opts *o, const char *db_path, enum record_le
 	char tpath[PATH_MAX + 64];
 	int rc = -1;
 
-	double t0 = bench_now_s(), c0 = cpu_now_s();
+	double t0 = bench_now_s(), c0 = cpu_now_s(), m0 = thread_cpu_s();
 	workload_init(&w);
 	if (load(o, &sc, tpath, sizeof tpath, err, errlen))
 		goto fail_load;
@@ -267,6 +278,7 @@ fail_load:
 	workload_free(&w);
 	out->total_s = bench_now_s() - t0;
 	out->cpu_s = cpu_now_s() - c0;
+	out->main_s = thread_cpu_s() - m0;
 	return rc;
 }
 
@@ -331,7 +343,7 @@ static off_t file_size(const char *path)
 
 /* The medians of one phase over the runs. */
 struct phase {
-	double total_s[MAX_RUNS], cpu_s[MAX_RUNS], sim_s[MAX_RUNS];
+	double total_s[MAX_RUNS], cpu_s[MAX_RUNS], main_s[MAX_RUNS], sim_s[MAX_RUNS];
 	double rss_mib;
 	off_t bytes;
 };
@@ -340,6 +352,7 @@ static void phase_add(struct phase *p, int r, const struct outcome *o)
 {
 	p->total_s[r] = o->total_s;
 	p->cpu_s[r] = o->cpu_s;
+	p->main_s[r] = o->main_s;
 	p->sim_s[r] = o->sim_s;
 	double rss = peak_rss_mib();
 	p->rss_mib = rss > p->rss_mib ? rss : p->rss_mib;
@@ -348,8 +361,9 @@ static void phase_add(struct phase *p, int r, const struct outcome *o)
 static void phase_print(const char *name, const struct phase *p, int runs, uint64_t nevents)
 {
 	double sim = bench_median(p->sim_s, runs);
-	printf("  %-26s %9.3f %8.3f %9.3f %11.3f %13.1f\n", name, bench_median(p->total_s, runs),
-	       bench_median(p->cpu_s, runs), sim, (double)nevents / sim / 1e6, p->rss_mib);
+	printf("  %-26s %9.3f %8.3f %9.3f %9.3f %11.3f %13.1f\n", name, bench_median(p->total_s, runs),
+	       bench_median(p->cpu_s, runs), bench_median(p->main_s, runs), sim,
+	       (double)nevents / sim / 1e6, p->rss_mib);
 }
 
 int main(int argc, char **argv)
@@ -421,15 +435,15 @@ int main(int argc, char **argv)
 	unlink(db);
 
 	double mp = bench_median(parse_s, o.runs), mr = bench_median(plain.total_s, o.runs);
-	double mrc = bench_median(plain.cpu_s, o.runs);
+	double mrc = bench_median(plain.cpu_s, o.runs), mrm = bench_median(plain.main_s, o.runs);
 	printf("replay %s, policy %s: %d jobs on %d nodes, %.1f simulated days, %llu events, "
 	       "%llu passes; median of %d run(s)\n",
 	       o.scenario, pname, first.njobs, first.nnodes, simtime_to_s(first.end) / 86400.0,
 	       (unsigned long long)first.nevents, (unsigned long long)first.npasses, o.runs);
 	printf("  trace %s (%d jobs)\n", tpath, njobs);
-	printf("  %-26s %9s %8s %9s %11s %13s\n", "phase", "total s", "cpu s", "sim_run s",
-	       "M events/s", "peak RSS MiB");
-	printf("  %-26s %9.3f %8s %9s %11s %13.1f\n", "parse only", mp, "-", "-", "-", rss_parse);
+	printf("  %-26s %9s %8s %9s %9s %11s %13s\n", "phase", "total s", "cpu s", "engine s",
+	       "sim_run s", "M events/s", "peak RSS MiB");
+	printf("  %-26s %9.3f %8s %9s %9s %11s %13.1f\n", "parse only", mp, "-", "-", "-", "-", rss_parse);
 	phase_print("replay, no recorder", &plain, o.runs, first.nevents);
 	for (int l = 0; l < RECORD_NLEVEL; l++) {
 		if (l != RECORD_DEFAULT && !o.levels)
@@ -441,10 +455,10 @@ int main(int argc, char **argv)
 	for (int l = 0; l < RECORD_NLEVEL; l++) {
 		if (l != RECORD_DEFAULT && !o.levels)
 			continue;
-		printf("  recorder (%s): %.2fx the replay without it (wall), %.2fx (CPU); results file"
-		       " %.1f MiB\n", record_level_name((enum record_level)l),
+		printf("  recorder (%s): %.2fx the replay without it (wall), %.2fx (CPU), %.2fx (the"
+		       " engine's thread); results file %.1f MiB\n", record_level_name((enum record_level)l),
 		       bench_median(rec[l].total_s, o.runs) / mr, bench_median(rec[l].cpu_s, o.runs) / mrc,
-		       (double)rec[l].bytes / (1024.0 * 1024.0));
+		       bench_median(rec[l].main_s, o.runs) / mrm, (double)rec[l].bytes / (1024.0 * 1024.0));
 	}
 	double with = bench_median(rec[RECORD_DEFAULT].total_s, o.runs) / mr;
 	double mib = (double)rec[RECORD_DEFAULT].bytes / (1024.0 * 1024.0);
