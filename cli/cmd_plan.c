@@ -97,6 +97,7 @@ static int put_scenario(const char *path, const char *text, const char *out, cha
 	}
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	tmpclean_stale(path, NULL, 0);   /* those of dead processes */
 	int slot = tmpclean_add(tmp);   /* removed on SIGINT/SIGTERM */
 	FILE *f = fopen(tmp, "wb");
 	size_t n = strlen(text);
