@@ -344,52 +344,26 @@ int metric_run_load(const char *db, const struct metric_window *w, struct metric
 	return ret;
 }
 
-int metric_store_meta(const char *db, const struct metric_window *w, const char *const *tenants,
-                      int ntenants, const char *const *services, int nservices, char *err,
-                      size_t errlen)
+int metric_meta_texts(const struct metric_window *w, const char *const *tenants, int ntenants,
+                      const char *const *services, int nservices, char **labels, char **measure)
 {
-	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
-	json_t *labels = json_object(), *ta = json_array(), *sa = json_array();
+	json_t *lab = json_object(), *ta = json_array(), *sa = json_array();
 	for (int i = 0; i < ntenants; i++)
 		json_array_append_new(ta, json_string(tenants[i]));
 	for (int i = 0; i < nservices; i++)
 		json_array_append_new(sa, json_string(services[i]));
-	json_object_set_new(labels, "tenants", ta);
-	json_object_set_new(labels, "services", sa);
-	char *lt = json_dumps(labels, JSON_COMPACT), *wt = w && w->given ? metric_window_to_json_text(w) : NULL;
-	json_decref(labels);
-	if (!lt || (w && w->given && !wt)) {
-		snprintf(err, errlen, "%s: out of memory", db);
-		goto out;
+	json_object_set_new(lab, "tenants", ta);
+	json_object_set_new(lab, "services", sa);
+	*labels = json_dumps(lab, JSON_COMPACT);
+	json_decref(lab);
+	*measure = w && w->given ? metric_window_to_json_text(w) : NULL;
+	if (!*labels || (w && w->given && !*measure)) {
+		free(*labels);
+		free(*measure);
+		*labels = *measure = NULL;
+		return -1;
 	}
-	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1, &st,
-	                       NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: writing table meta: %s", db, h ? sqlite3_errmsg(h) : "out of memory");
-		goto out;
-	}
-	sqlite3_bind_text(st, 1, "labels", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, lt, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE && wt) {
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, "measure", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, wt, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-	}
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "%s: writing table meta: %s", db, sqlite3_errmsg(h));
-		goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	free(lt);
-	free(wt);
-	return ret;
+	return 0;
 }
 
 int metric_window_arg(int argc, char **argv, int *i, struct metric_window *w, char *err,

@@ -120,10 +120,10 @@ void metric_set_fini(struct metric_set *s);
 double metric_get(const struct metric_set *s, const char *name);
 /* Sets (adds or replaces) a value; 0, or -1 when out of memory. */
 int metric_set_put(struct metric_set *s, const char *name, double v);
-/* Stores the window and the tenants' and services' names of a run in its
- * meta table (cmd_run, after the run). 0, or -1 with a message. */
-int metric_store_meta(const char *db, const struct metric_window *w, const char *const *tenants,
-                      int ntenants, const char *const *services, int nservices, char *err,
-                      size_t errlen);
+/* The meta rows a run's file carries for the metrics: "labels" (the
+ * tenants' and services' names, JSON) and, when the scenario gave one,
+ * "measure" (its window, JSON; NULL otherwise). Both malloc'd; -1 on ENOMEM. */
+int metric_meta_texts(const struct metric_window *w, const char *const *tenants, int ntenants,
+                      const char *const *services, int nservices, char **labels, char **measure);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/plan.h"
+#include "analysis/tmpclean.h"
 #include "cli/cmd.h"
 #include "traces/planload.h"
 
@@ -97,6 +98,8 @@ static int put_scenario(const char *path, const char *text, const char *out, cha
 	}
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	tmpclean_stale(path, NULL, 0);   /* those of dead processes */
+	int slot = tmpclean_add(tmp);   /* removed on SIGINT/SIGTERM */
 	FILE *f = fopen(tmp, "wb");
 	size_t n = strlen(text);
 	int bad = !f || fwrite(text, 1, n, f) != n;
@@ -105,8 +108,10 @@ static int put_scenario(const char *path, const char *text, const char *out, cha
 	if (bad || rename(tmp, path) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
+		tmpclean_drop(slot);
 		return -1;
 	}
+	tmpclean_drop(slot);
 	return 0;
 }
 
@@ -124,6 +129,7 @@ static pid_t spawn(const char *exe, const char *scn, uint64_t seed, const char *
 		fprintf(stderr, "hetlab plan: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
+	tmpclean_child(pid);   /* gets the SIGINT/SIGTERM that ends the plan */
 	return pid;
 }
 
@@ -155,6 +161,7 @@ static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double
 		while (running > 0 && (q == s->nseed || running >= (size_t)ctx->par)) {
 			int st;
 			pid_t p = waitpid(-1, &st, 0);
+			tmpclean_child_done(p);
 			if (p < 0 && errno == EINTR)
 				continue;
 			if (p < 0) {
@@ -233,6 +240,7 @@ int cmd_plan(int argc, char **argv)
 	bool exh = false, json = false;
 	struct evalctx ctx = { .par = 1 };
 	struct metric_window win = { 0 };
+	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		char werr[256];

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
+#include "analysis/tmpclean.h"
 #include "cli/cmd.h"
 #include "traces/scenario.h"
 #include "traces/sweepload.h"
@@ -93,18 +94,22 @@ static int write_atomic(const char *path, const char *text)
 {
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	tmpclean_stale(path, NULL, 0);   /* those of dead processes */
+	int slot = tmpclean_add(tmp);   /* removed on SIGINT/SIGTERM */
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
-		return -1;
+		return tmpclean_drop(slot), -1;
 	size_t n = strlen(text);
 	int bad = fwrite(text, 1, n, f) != n;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) < 0) {
 		int e = errno;
 		unlink(tmp);
+		tmpclean_drop(slot);
 		errno = e ? e : EIO;
 		return -1;
 	}
+	tmpclean_drop(slot);
 	return 0;
 }
 
@@ -225,6 +230,7 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
 		fprintf(stderr, "hetlab sweep: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
+	tmpclean_child(pid);   /* gets the SIGINT/SIGTERM that ends the sweep */
 	return pid;
 }
 
@@ -440,6 +446,7 @@ int cmd_sweep(int argc, char **argv)
 	bool dry = false, merge = false, slurm = false, slurm_only = false;
 	struct slurm_opts so = { 0 };
 	const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
 	if (!extra) {
 		fprintf(stderr, "hetlab sweep: out of memory\n");
 		return 1;
@@ -660,6 +667,7 @@ int cmd_sweep(int argc, char **argv)
 		}
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
+		tmpclean_child_done(pid);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -736,7 +744,11 @@ int cmd_sweep(int argc, char **argv)
 	gmtime_r(&now, &tm);
 	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(sumpath, sizeof sumpath, "%s/summary.db", g.out);
-	if (sweep_summary_write(&g, res, nrun, sumpath, created, err, sizeof err) < 0) {
+	tmpclean_stale(sumpath, err, sizeof err);
+	int slot = tmpclean_watch(sumpath);
+	int wrc = sweep_summary_write(&g, res, nrun, sumpath, created, err, sizeof err);
+	tmpclean_drop(slot);
+	if (wrc < 0) {
 		fprintf(stderr, "hetlab sweep: %s\n", err);
 		goto out;
 	}
