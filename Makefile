@@ -37,7 +37,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test test-live test-shared asan valgrind bench install clean deps help golden
+.PHONY: all run test unit scenario-test doc-test test-live test-shared asan valgrind bench install clean deps help golden
 all: $(DEPS_OK) $(HETLAB)
 
 help:
@@ -102,7 +102,11 @@ unit: $(TEST_BIN) $(HETLAB)
 scenario-test: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test test-live
+test: all unit scenario-test doc-test test-live
+
+# Every command shown in README.md and docs/ (docs/doctest.md).
+doc-test: $(HETLAB)
+	@sh tests/doc/run.sh $(HETLAB)
 
 # Live mode against real processes on this host (tests/live/run.sh).
 test-live: $(HETLAB)

@@ -4,6 +4,8 @@
 #include "analysis/compare.h"
 
 #include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -22,34 +24,9 @@
 #include "analysis/recorder.h"
 #include "analysis/report.h"
 
-/* Bounded slowdown's threshold, as in report.c. */
-#define BSLD_TAU_S 10.0
-
-/* The per-class names follow enum job_class; test_compare checks them
- * against job_class_name. */
-_Static_assert(JOB_NCLASS == 4, "add the new class's wait_<class> name below");
-static const char *const metric_names[COMPARE_NMETRIC] = {
-	"mean_wait", "p95_wait", "mean_jct", "mean_bsld",
-	"core_util", "gpu_util", "makespan", "killed",
-	"wait_training", "wait_inference", "wait_batch", "wait_dev",
-};
-
-const char *compare_metric_name(enum compare_metric m)
+int compare_metric_higher_better(const char *name)
 {
-	return (int)m >= 0 && m < COMPARE_NMETRIC ? metric_names[m] : "?";
-}
-
-int compare_metric_parse(const char *name)
-{
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		if (strcmp(name, metric_names[m]) == 0)
-			return m;
-	return -1;
-}
-
-int compare_metric_higher_better(enum compare_metric m)
-{
-	return m == COMPARE_CORE_UTIL || m == COMPARE_GPU_UTIL;
+	return metric_direction(name) == METRIC_HIGHER;
 }
 
 int compare_format_parse(const char *name)
@@ -159,17 +136,6 @@ static char *col_strdup(sqlite3_stmt *st, int i)
 	return strdup(t ? (const char *)t : "");
 }
 
-/* The metrics from the job rows; the formulas of docs/results.md. */
-struct acc {
-	double *wait;                  /* waits of started jobs */
-	size_t nwait, cap;
-	double wait_sum, jct_sum, bsld_sum, core_s, gpu_s;
-	int64_t njct, nbsld, killed;
-	double cls_wait_sum[JOB_NCLASS];
-	int64_t cls_started[JOB_NCLASS];
-	int64_t first_submit, last_end;
-};
-
 /* A side is a queue discipline and a placement: "easy, placement topology"
  * when the run placed by anything but first fit (files from before
  * placements existed have no such column and keep the policy alone). */
@@ -188,83 +154,37 @@ static void with_placement(sqlite3 *db, char **policy)
 	sqlite3_finalize(st);
 }
 
-static int run_load_jobs(sqlite3 *db, struct compare_run *r, int64_t cores, int64_t gpus,
-                         char *err, size_t errlen)
+/* FNV-1a over the job table's workload: each job's class, tenant, submit
+ * time and request, in id order. The same seed under two policies gives
+ * the same digest; another workload (another seed, scale or trace) almost
+ * surely another. */
+static int workload_digest(sqlite3 *db, const char *path, uint64_t *out, char *err, size_t errlen)
 {
-	struct acc a = { .first_submit = INT64_MAX, .last_end = -1 };
+	static const char *const cols[] = { "class", "tenant", "submit_us", "req_cores", "req_gpus",
+		"mem_mib", NULL };
+	char sql[512] = "SELECT ";
+	size_t off = strlen(sql);
+	for (int k = 0; cols[k]; k++)
+		off += (size_t)snprintf(sql + off, sizeof sql - off, "%s%s", k ? ", " : "",
+		                        report_has_column(db, "job", cols[k]) ? cols[k] : "NULL");
+	snprintf(sql + off, sizeof sql - off, " FROM job ORDER BY id");
 	sqlite3_stmt *st = NULL;
-	int ret = -1;
-	if (report_prepare_jobs(db, &st) != SQLITE_OK)
-		return run_fail_db(db, r->path, "reading table job", err, errlen);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return run_fail_db(db, path, "reading table job", err, errlen);
+	uint64_t h = 1469598103934665603ULL;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const unsigned char *cls_txt = sqlite3_column_text(st, 0);
-		const unsigned char *state = sqlite3_column_text(st, 1);
-		int cls = cls_txt ? job_class_parse((const char *)cls_txt) : -1;
-		int64_t submit = sqlite3_column_int64(st, 2);
-		int started = sqlite3_column_type(st, 3) != SQLITE_NULL;
-		int ended = sqlite3_column_type(st, 4) != SQLITE_NULL;
-		int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-		if (state && strcmp((const char *)state, "killed") == 0)
-			a.killed++;
-		if (submit < a.first_submit)
-			a.first_submit = submit;
-		if (ended && end > a.last_end)
-			a.last_end = end;
-		if (started) {
-			double w = (double)(start - submit) / 1e6;
-			if (a.nwait == a.cap) {
-				size_t cap = a.cap ? a.cap * 2 : 1024;
-				double *p = realloc(a.wait, cap * sizeof *p);
-				if (!p) {
-					failf(err, errlen, "%s: out of memory", r->path);
-					goto out;
-				}
-				a.wait = p;
-				a.cap = cap;
-			}
-			a.wait[a.nwait++] = w;
-			a.wait_sum += w;
-			if (cls >= 0) {
-				a.cls_wait_sum[cls] += w;
-				a.cls_started[cls]++;
-			}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		for (int k = 0; cols[k]; k++) {
+			const unsigned char *t = sqlite3_column_text(st, k);
+			for (; t && *t; t++)
+				h = (h ^ *t) * 1099511628211ULL;
+			h = (h ^ '|') * 1099511628211ULL;
 		}
-		if (ended) {
-			a.jct_sum += (double)(end - submit) / 1e6;
-			a.njct++;
-			if (started) {
-				double w = (double)(start - submit) / 1e6, run = (double)(end - start) / 1e6;
-				a.core_s += (double)sqlite3_column_int64(st, 5) * run;
-				a.gpu_s += sqlite3_column_double(st, 6) * run;
-				a.bsld_sum += fmax((w + run) / fmax(run, BSLD_TAU_S), 1.0);
-				a.nbsld++;
-			}
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		run_fail_db(db, r->path, "reading table job", err, errlen);
-		goto out;
-	}
-	double ms = a.last_end >= 0 && a.first_submit != INT64_MAX
-	            ? (double)(a.last_end - a.first_submit) / 1e6 : NAN;
-	qsort(a.wait, a.nwait, sizeof *a.wait, cmp_double);
-	r->v[COMPARE_MEAN_WAIT] = a.nwait ? a.wait_sum / (double)a.nwait : NAN;
-	r->v[COMPARE_P95_WAIT] = report_percentile(a.wait, a.nwait, 0.95);
-	r->v[COMPARE_MEAN_JCT] = a.njct ? a.jct_sum / (double)a.njct : NAN;
-	r->v[COMPARE_MEAN_BSLD] = a.nbsld ? a.bsld_sum / (double)a.nbsld : NAN;
-	r->v[COMPARE_CORE_UTIL] = cores > 0 && ms > 0 ? a.core_s / ((double)cores * ms) : NAN;
-	r->v[COMPARE_GPU_UTIL] = gpus > 0 && ms > 0 ? a.gpu_s / ((double)gpus * ms) : NAN;
-	r->v[COMPARE_MAKESPAN] = ms;
-	r->v[COMPARE_KILLED] = (double)a.killed;
-	for (int c = 0; c < JOB_NCLASS; c++)
-		r->v[COMPARE_WAIT_CLASS + c] = a.cls_started[c]
-		                               ? a.cls_wait_sum[c] / (double)a.cls_started[c] : NAN;
-	ret = 0;
-out:
 	sqlite3_finalize(st);
-	free(a.wait);
-	return ret;
+	if (rc != SQLITE_DONE)
+		return run_fail_db(db, path, "reading table job", err, errlen);
+	*out = h;
+	return 0;
 }
 
 void compare_run_fini(struct compare_run *r)
@@ -273,10 +193,13 @@ void compare_run_fini(struct compare_run *r)
 	free(r->seed);
 	free(r->policy);
 	free(r->scenario);
+	free(r->policy_params);
+	metric_set_fini(&r->m);
 	memset(r, 0, sizeof *r);
 }
 
-int compare_run_load(const char *path, struct compare_run *r, char *err, size_t errlen)
+int compare_run_load(const char *path, const struct metric_window *w, struct compare_run *r,
+                     char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	sqlite3 *db = NULL;
@@ -296,8 +219,9 @@ int compare_run_load(const char *path, struct compare_run *r, char *err, size_t 
 	}
 	if (run_check_schema(db, path, err, errlen) < 0)
 		goto out_db;
-	if (sqlite3_prepare_v2(db, "SELECT scenario, policy, seed, total_cores, total_gpus FROM run",
-	                       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, report_has_column(db, "run", "policy_params")
+	                       ? "SELECT scenario, policy, seed, policy_params FROM run"
+	                       : "SELECT scenario, policy, seed, NULL FROM run", -1, &st, NULL) != SQLITE_OK) {
 		run_fail_db(db, path, "reading table run", err, errlen);
 		goto out_db;
 	}
@@ -316,15 +240,17 @@ int compare_run_load(const char *path, struct compare_run *r, char *err, size_t 
 	r->scenario = col_strdup(st, 0);
 	r->policy = col_strdup(st, 1);
 	r->seed = col_strdup(st, 2);
+	if (sqlite3_column_type(st, 3) == SQLITE_TEXT && sqlite3_column_bytes(st, 3) > 0)
+		r->policy_params = col_strdup(st, 3);
 	with_placement(db, &r->policy);
-	int64_t cores = sqlite3_column_int64(st, 3), gpus = sqlite3_column_int64(st, 4);
 	if (!r->scenario || !r->policy || !r->seed) {
 		failf(err, errlen, "%s: out of memory", path);
 		goto out_st;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (run_load_jobs(db, r, cores, gpus, err, errlen) < 0)
+	if (workload_digest(db, path, &r->workload, err, errlen) < 0 ||
+	    metric_run_load(path, w, &r->m, err, errlen) < 0)
 		goto out_db;
 	ret = 0;
 out_st:
@@ -355,10 +281,33 @@ void compare_side_fini(struct compare_side *s)
 		compare_run_fini(&s->run[i]);
 	free(s->run);
 	free(s->dir);
+	free(s->scenario_json);
 	memset(s, 0, sizeof *s);
 }
 
-int compare_side_load(const char *dir, struct compare_side *s, char *err, size_t errlen)
+/* The whole file, or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[4096];
+	size_t got;
+	while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		fwrite(chunk, 1, got, m);
+	fclose(f);
+	if (!m || fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int compare_side_load(const char *dir, const struct metric_window *w, struct compare_side *s,
+                      char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
 	char **names = NULL;
@@ -396,13 +345,16 @@ int compare_side_load(const char *dir, struct compare_side *s, char *err, size_t
 		if (!path)
 			goto nomem;
 		snprintf(path, plen, "%s/%s", dir, names[i]);
-		int rc = compare_run_load(path, &s->run[s->nrun], err, errlen);
+		int rc = compare_run_load(path, w, &s->run[s->nrun], err, errlen);
 		free(path);
 		if (rc < 0)
 			goto out_names;
 		s->nrun++;
 	}
 	qsort(s->run, s->nrun, sizeof *s->run, cmp_run);
+	char sj[4200];
+	snprintf(sj, sizeof sj, "%s/scenario.json", dir);
+	s->scenario_json = slurp(sj);
 	for (size_t i = 1; i < s->nrun; i++)
 		if (seed_cmp(s->run[i - 1].seed, s->run[i].seed) == 0) {
 			failf(err, errlen, "%s and %s both hold seed %s", s->run[i - 1].path,
@@ -591,11 +543,11 @@ enum compare_verdict compare_verdict_of(double lo, double hi, int higher_better)
 	return COMPARE_NO_DIFF;
 }
 
-int compare_stat_compute(struct compare_stat *st, enum compare_metric m, const double *a,
+int compare_stat_compute(struct compare_stat *st, const char *m, const double *a,
                          const double *b, size_t n, double level)
 {
 	memset(st, 0, sizeof *st);
-	st->metric = m;
+	snprintf(st->metric, sizeof st->metric, "%s", m);
 	st->mean_a = st->mean_b = st->mean_diff = st->sd_diff = st->rel_change = NAN;
 	st->t_lo = st->t_hi = st->boot_lo = st->boot_hi = st->lo = st->hi = st->p = NAN;
 	st->method = COMPARE_CI_NONE;
@@ -704,6 +656,25 @@ char *compare_seed_list(const char *const *seed, size_t n)
 	return out;
 }
 
+/* One metric's statistics over the pairs, into res->stat[q]. */
+static int stat_one(struct compare_result *res, const struct compare_run **ra,
+                    const struct compare_run **rb, size_t q, const char *name, double level)
+{
+	double *va = res->pa + q * res->npair, *vb = res->pb + q * res->npair;
+	for (size_t k = 0; k < res->npair; k++) {
+		va[k] = metric_get(&ra[k]->m, name);
+		vb[k] = metric_get(&rb[k]->m, name);
+	}
+	if (compare_stat_compute(&res->stat[q], name, va, vb, res->npair, level) < 0)
+		return -1;
+	res->nstat++;
+	if (res->stat[q].n < 2 &&
+	    add_warning(res, "%s is defined in only %zu pair%s: no interval", name, res->stat[q].n,
+	                res->stat[q].n == 1 ? "" : "s") < 0)
+		return -1;
+	return 0;
+}
+
 /* The side's policy, or "mixed" when its runs differ. */
 const char *compare_side_policy(const struct compare_side *s)
 {
@@ -724,11 +695,171 @@ void compare_result_fini(struct compare_result *res)
 	for (size_t i = 0; i < res->nwarning; i++)
 		free(res->warning[i]);
 	free(res->warning);
+	for (size_t i = 0; i < res->ndiffers; i++)
+		free(res->differs[i]);
+	free(res->differs);
+	free(res->pa);
+	free(res->pb);
 	memset(res, 0, sizeof *res);
 }
 
+size_t compare_default_metrics(const struct metric_set *s, const char **names, size_t max)
+{
+	static const char *const head[] = { "mean_wait", "p95_wait", "mean_jct", "mean_bsld",
+		"core_util", "gpu_util", "makespan", "killed", "mean_wait{class=training}",
+		"mean_wait{class=inference}", "mean_wait{class=batch}", "mean_wait{class=dev}",
+		"it_energy_kwh", "slo_violation_s", NULL };
+	size_t n = 0;
+	for (int i = 0; head[i] && n < max; i++)
+		if (!isnan(metric_get(s, head[i])))
+			names[n++] = head[i];
+	return n;
+}
+
+static int add_differs(struct compare_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_differs(struct compare_result *res, const char *fmt, ...)
+{
+	char **w = realloc(res->differs, (res->ndiffers + 1) * sizeof *w);
+	if (!w)
+		return -1;
+	res->differs = w;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vasprintf(&w[res->ndiffers], fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	res->ndiffers++;
+	return 0;
+}
+
+/* The side's value of a run field when every run agrees, else "mixed". */
+static const char *side_field(const struct compare_side *s, size_t off)
+{
+	if (s->nrun == 0)
+		return "-";
+	const char *v0 = *(char *const *)((const char *)&s->run[0] + off);
+	for (size_t i = 1; i < s->nrun; i++) {
+		const char *v = *(char *const *)((const char *)&s->run[i] + off);
+		if ((v0 == NULL) != (v == NULL) || (v0 && strcmp(v0, v) != 0))
+			return "mixed";
+	}
+	return v0 ? v0 : "-";
+}
+
+/* Every scalar of a JSON document as "path=value" lines, sorted. */
+static void flatten(json_t *j, char *path, size_t len, char ***out, size_t *n)
+{
+	size_t pl = strlen(path);
+	if (json_is_object(j)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(j, k, v) {
+			snprintf(path + pl, len - pl, ".%s", k);
+			flatten(v, path, len, out, n);
+		}
+	} else if (json_is_array(j)) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(j, i, v) {
+			snprintf(path + pl, len - pl, "[%zu]", i);
+			flatten(v, path, len, out, n);
+		}
+	} else {
+		char *val = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15)), *line;
+		char **p = realloc(*out, (*n + 1) * sizeof *p);
+		if (val && p && asprintf(&line, "%s=%s", path, val) >= 0) {
+			*out = p;
+			p[(*n)++] = line;
+		} else if (p) {
+			*out = p;
+		}
+		free(val);
+	}
+	path[pl] = '\0';
+}
+
+static int cmp_line(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* What differs between the two sides' scenario.json (sweep points, plan
+ * candidates): at most 6 paths, "$.policy: \"easy\" -> \"conservative\"". */
+static int scenario_differs(struct compare_result *res)
+{
+	json_t *ja = json_loads(res->a->scenario_json, 0, NULL), *jb = json_loads(res->b->scenario_json, 0, NULL);
+	char **la = NULL, **lb = NULL, path[1024] = "$";
+	size_t na = 0, nb = 0, shown = 0, more = 0;
+	int ret = 0;
+	if (ja && jb) {
+		flatten(ja, path, sizeof path, &la, &na);
+		flatten(jb, path, sizeof path, &lb, &nb);
+		if (na)
+			qsort(la, na, sizeof *la, cmp_line);
+		if (nb)
+			qsort(lb, nb, sizeof *lb, cmp_line);
+		size_t i = 0, k = 0;
+		while (ret == 0 && (i < na || k < nb)) {
+			const char *x = i < na ? la[i] : NULL, *y = k < nb ? lb[k] : NULL;
+			size_t px = x ? strcspn(x, "=") : 0, py = y ? strcspn(y, "=") : 0;
+			int c = !x ? 1 : !y ? -1 : strncmp(x, y, px > py ? px : py);
+			if (c == 0 && strcmp(x, y) == 0) {
+				i++;
+				k++;
+				continue;
+			}
+			if (shown == 6) {
+				more++;
+			} else if (c == 0) {
+				ret = add_differs(res, "%.*s: %s -> %s", (int)px, x, x + px + 1, y + py + 1);
+				shown++;
+			} else if (c < 0) {
+				ret = add_differs(res, "%.*s: %s -> (absent)", (int)px, x, x + px + 1);
+				shown++;
+			} else {
+				ret = add_differs(res, "%.*s: (absent) -> %s", (int)py, y, y + py + 1);
+				shown++;
+			}
+			if (c <= 0)
+				i++;
+			if (c >= 0)
+				k++;
+		}
+		if (ret == 0 && more)
+			ret = add_differs(res, "and %zu more scenario settings", more);
+	}
+	for (size_t i = 0; i < na; i++)
+		free(la[i]);
+	for (size_t i = 0; i < nb; i++)
+		free(lb[i]);
+	free(la);
+	free(lb);
+	json_decref(ja);
+	json_decref(jb);
+	return ret;
+}
+
+/* The labels: what differs between A and B. */
+static int build_differs(struct compare_result *res)
+{
+	static const struct { const char *what; size_t off; } fields[] = {
+		{ "scenario", offsetof(struct compare_run, scenario) },
+		{ "policy", offsetof(struct compare_run, policy) },
+		{ "policy parameters", offsetof(struct compare_run, policy_params) },
+	};
+	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+		const char *x = side_field(res->a, fields[f].off), *y = side_field(res->b, fields[f].off);
+		if (strcmp(x, y) != 0 && add_differs(res, "%s: %s -> %s", fields[f].what, x, y) < 0)
+			return -1;
+	}
+	if (res->a->scenario_json && res->b->scenario_json && scenario_differs(res) < 0)
+		return -1;
+	return 0;
+}
+
 int compare_build(const struct compare_side *a, const struct compare_side *b,
-                  const enum compare_metric *metrics, size_t nmetric, double level,
+                  const char *const *metrics, size_t nmetric, double level,
                   struct compare_result *res, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof *res);
@@ -736,18 +867,15 @@ int compare_build(const struct compare_side *a, const struct compare_side *b,
 	res->b = b;
 	res->level = level;
 	const struct compare_run **ra = NULL, **rb = NULL;
-	double *va = NULL, *vb = NULL;
 	char *list = NULL;
+	const char *dflt[32];
 	size_t na = a->nrun, nb = b->nrun, cap = na < nb ? na : nb;
 	ra = malloc((cap ? cap : 1) * sizeof *ra);
 	rb = malloc((cap ? cap : 1) * sizeof *rb);
-	va = malloc((cap ? cap : 1) * sizeof *va);
-	vb = malloc((cap ? cap : 1) * sizeof *vb);
 	res->pair_seed = malloc((cap ? cap : 1) * sizeof *res->pair_seed);
 	res->only_a = malloc((na ? na : 1) * sizeof *res->only_a);
 	res->only_b = malloc((nb ? nb : 1) * sizeof *res->only_b);
-	res->stat = calloc(COMPARE_NMETRIC + nmetric, sizeof *res->stat);
-	if (!ra || !rb || !va || !vb || !res->pair_seed || !res->only_a || !res->only_b || !res->stat)
+	if (!ra || !rb || !res->pair_seed || !res->only_a || !res->only_b)
 		goto nomem;
 
 	/* Both sides are sorted by seed: merge. */
@@ -787,11 +915,12 @@ int compare_build(const struct compare_side *a, const struct compare_side *b,
 		free(list);
 		list = NULL;
 	}
+	/* The same workload is the same job table, whatever the scenario is called. */
 	for (size_t k = 0; k < res->npair; k++)
-		if (strcmp(ra[k]->scenario, rb[k]->scenario) != 0) {
-			if (add_warning(res, "seed %s ran scenario '%s' in A and '%s' in B: the pairs do "
-			                "not share their workloads", res->pair_seed[k], ra[k]->scenario,
-			                rb[k]->scenario) < 0)
+		if (ra[k]->workload != rb[k]->workload) {
+			if (add_warning(res, "seed %s: the job tables of A and B differ (submit times or "
+			                "requests): the pairs do not share their workloads, so the "
+			                "differences include the workload's own", res->pair_seed[k]) < 0)
 				goto nomem;
 			break;
 		}
@@ -812,37 +941,44 @@ int compare_build(const struct compare_side *a, const struct compare_side *b,
 	                "%.4g the %g %% level asks: it cannot show a difference", res->npair, pmin,
 	                1 - level, 100 * level) < 0)
 		goto nomem;
+	if (build_differs(res) < 0)
+		goto nomem;
 
-	/* The metrics: those asked, else every one some paired run defines. */
-	enum compare_metric all[COMPARE_NMETRIC];
+	/* The metrics: those asked, else the headline ones some paired run defines. */
 	if (nmetric == 0) {
-		for (int m = 0; m < COMPARE_NMETRIC; m++) {
-			int defined = 0;
-			for (size_t k = 0; k < res->npair && !defined; k++)
-				defined = !isnan(ra[k]->v[m]) || !isnan(rb[k]->v[m]);
-			if (defined)
-				all[nmetric++] = (enum compare_metric)m;
-		}
-		metrics = all;
-	}
-	for (size_t s = 0; s < nmetric; s++) {
-		enum compare_metric m = metrics[s];
 		for (size_t k = 0; k < res->npair; k++) {
-			va[k] = ra[k]->v[m];
-			vb[k] = rb[k]->v[m];
+			const char *got[32];
+			size_t ng = compare_default_metrics(&ra[k]->m, got, 32);
+			ng += compare_default_metrics(&rb[k]->m, got + ng, 32 - ng);
+			for (size_t g = 0; g < ng; g++) {
+				bool have = false;
+				for (size_t q = 0; q < nmetric && !have; q++)
+					have = strcmp(dflt[q], got[g]) == 0;
+				if (!have && nmetric < 32)
+					dflt[nmetric++] = got[g];
+			}
 		}
-		if (compare_stat_compute(&res->stat[s], m, va, vb, res->npair, level) < 0)
+		metrics = dflt;
+		res->stat = calloc(nmetric ? nmetric : 1, sizeof *res->stat);
+		res->pa = calloc((nmetric ? nmetric : 1) * res->npair, sizeof *res->pa);
+		res->pb = calloc((nmetric ? nmetric : 1) * res->npair, sizeof *res->pb);
+		if (!res->stat || !res->pa || !res->pb)
 			goto nomem;
-		res->nstat++;
-		if (res->stat[s].n < 2 &&
-		    add_warning(res, "%s is defined in only %zu pair%s: no interval",
-		                compare_metric_name(m), res->stat[s].n, res->stat[s].n == 1 ? "" : "s") < 0)
+		for (size_t q = 0; q < nmetric; q++)
+			if (stat_one(res, ra, rb, q, dflt[q], level) < 0)
+				goto nomem;
+	} else {
+		res->stat = calloc(nmetric, sizeof *res->stat);
+		res->pa = calloc(nmetric * res->npair, sizeof *res->pa);
+		res->pb = calloc(nmetric * res->npair, sizeof *res->pb);
+		if (!res->stat || !res->pa || !res->pb)
 			goto nomem;
+		for (size_t q = 0; q < nmetric; q++)
+			if (stat_one(res, ra, rb, q, metrics[q], level) < 0)
+				goto nomem;
 	}
 	free(ra);
 	free(rb);
-	free(va);
-	free(vb);
 	return 0;
 nomem:
 	failf(err, errlen, "out of memory");
@@ -850,9 +986,6 @@ fail:
 	free(list);
 	free(ra);
 	free(rb);
-	free(va);
-	free(vb);
 	compare_result_fini(res);
 	return -1;
 }
-

@@ -7,12 +7,15 @@
  * form a pair, and the per-pair differences d_i = B_i - A_i cancel most of
  * the workload's own variation.
  *
- * This module reads the headline metrics of each run (read-only, the same
- * definitions as `hetlab report`, docs/results.md), pairs the two sides by
- * seed, and for every metric computes the mean difference, a Student-t or
- * percentile-bootstrap confidence interval, the Wilcoxon signed-rank p-value
- * and a verdict; it prints the result as text, JSON or one self-contained
- * HTML page. The method is in docs/compare.md; keep the two in step.
+ * This module reads each run's metrics from the registry (analysis/metric.h,
+ * read-only, within a measurement window) and a digest of its job table,
+ * pairs the two sides by seed (warning when a pair's job tables differ),
+ * says what differs between A and B (policy, parameters, the JSON paths of
+ * their scenario.json), and for every metric computes the mean difference, a
+ * Student-t or percentile-bootstrap confidence interval, the Wilcoxon
+ * signed-rank p-value and a verdict; it prints the result as text, JSON or
+ * one self-contained HTML page with a figure of the changes. The method is
+ * in docs/compare.md; keep the two in step.
  *
  * Ownership: every struct here is caller-owned storage filled by an
  * `_load` / `compare_build` call and emptied by its `_fini`; strings and
@@ -23,22 +26,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analysis/metric.h"
 #include "sim/job.h"
-
-/* The metrics, in display order. The last JOB_NCLASS are the mean wait of
- * each job class (`wait_<class>`). */
-enum compare_metric {
-	COMPARE_MEAN_WAIT,      /* mean wait over started jobs, s */
-	COMPARE_P95_WAIT,       /* 95th percentile wait (linear interpolation), s */
-	COMPARE_MEAN_JCT,       /* mean end - submit over ended jobs, s */
-	COMPARE_MEAN_BSLD,      /* mean bounded slowdown, 10 s threshold */
-	COMPARE_CORE_UTIL,      /* core-seconds / (total_cores x makespan) */
-	COMPARE_GPU_UTIL,       /* GPU-seconds / (total_gpus x makespan) */
-	COMPARE_MAKESPAN,       /* max(end) - min(submit), s */
-	COMPARE_KILLED,         /* jobs in state killed */
-	COMPARE_WAIT_CLASS,     /* first of the JOB_NCLASS per-class mean waits */
-	COMPARE_NMETRIC = COMPARE_WAIT_CLASS + JOB_NCLASS
-};
 
 /* The interval a metric's verdict rests on. */
 enum compare_method { COMPARE_CI_NONE, COMPARE_CI_T, COMPARE_CI_BOOTSTRAP };
@@ -62,12 +51,15 @@ enum compare_format { COMPARE_TEXT, COMPARE_JSON, COMPARE_HTML };
 /* Below this many pairs the output warns that the interval is wide. */
 #define COMPARE_FEW_PAIRS 5
 
-/* One run database's headline metrics. */
+/* One run database: its settings, its metrics (analysis/metric.h) within
+ * the comparison's window, and a digest of its workload. */
 struct compare_run {
 	char *path;             /* the file */
 	char *seed;             /* run.seed as decimal text */
-	char *policy, *scenario;
-	double v[COMPARE_NMETRIC];   /* NaN where undefined */
+	char *policy, *scenario;   /* policy: "easy" or "easy, placement topology" */
+	char *policy_params;    /* NULL when none */
+	uint64_t workload;      /* FNV-1a over the job table's submit times and requests */
+	struct metric_set m;
 };
 
 /* Every run database in one directory. */
@@ -75,11 +67,12 @@ struct compare_side {
 	char *dir;
 	struct compare_run *run;     /* sorted by seed (numerically) */
 	size_t nrun;
+	char *scenario_json;         /* DIR/scenario.json (a sweep point, a plan candidate); NULL */
 };
 
 /* The statistics of one metric over the pairs where both sides define it. */
 struct compare_stat {
-	enum compare_metric metric;
+	char metric[METRIC_NAME_MAX];   /* canonical name */
 	size_t n;                    /* pairs used */
 	double mean_a, mean_b;       /* means of each side over those pairs */
 	double mean_diff, sd_diff;   /* of d_i = B_i - A_i; sd with n - 1 */
@@ -108,26 +101,28 @@ struct compare_result {
 	size_t nstat;
 	char **warning;              /* lines to show the reader */
 	size_t nwarning;
+	char **differs;              /* what differs between A and B ("policy: easy -> conservative") */
+	size_t ndiffers;
+	double *pa, *pb;             /* nstat x npair paired values (NaN where undefined), for the figure */
 };
 
 /* ---- metrics and files ---------------------------------------------------- */
 
-/* The metric's name ("mean_wait", "wait_training", ...). */
-const char *compare_metric_name(enum compare_metric m);
-/* A metric by name; -1 when unknown. */
-int compare_metric_parse(const char *name);
-/* 1 when higher values are better (utilisations), 0 when lower are. */
-int compare_metric_higher_better(enum compare_metric m);
+/* 1 when higher values of the metric are better, 0 otherwise. */
+int compare_metric_higher_better(const char *name);
 /* "text", "json" or "html"; -1 for anything else. */
 int compare_format_parse(const char *name);
 const char *compare_verdict_name(enum compare_verdict v);
 
-/* Reads one run database read-only. 0, or -1 with a message naming the file. */
-int compare_run_load(const char *path, struct compare_run *r, char *err, size_t errlen);
+/* Reads one run database read-only, its metrics within window w (NULL:
+ * the run's own window). 0, or -1 with a message naming the file. */
+int compare_run_load(const char *path, const struct metric_window *w, struct compare_run *r,
+                     char *err, size_t errlen);
 void compare_run_fini(struct compare_run *r);
 /* Reads every `*.db` file of `dir`; two files with the same seed, or none at
  * all, are errors. 0, or -1 with a message. */
-int compare_side_load(const char *dir, struct compare_side *s, char *err, size_t errlen);
+int compare_side_load(const char *dir, const struct metric_window *w, struct compare_side *s,
+                      char *err, size_t errlen);
 void compare_side_fini(struct compare_side *s);
 
 /* ---- statistics (exposed for the tests) ----------------------------------- */
@@ -156,21 +151,28 @@ double compare_wilcoxon(const double *d, size_t n, double *w_plus, size_t *nonze
 enum compare_verdict compare_verdict_of(double lo, double hi, int higher_better);
 /* All the statistics of one metric from paired values (pairs where either
  * value is NaN are left out). 0, or -1 when out of memory. */
-int compare_stat_compute(struct compare_stat *st, enum compare_metric m, const double *a,
+int compare_stat_compute(struct compare_stat *st, const char *metric, const double *a,
                          const double *b, size_t n, double level);
 
 /* ---- comparison ----------------------------------------------------------- */
 
-/* Pairs a and b by seed and computes the statistics of `metrics[0..nmetric-1]`,
- * or, with nmetric 0, of every metric defined in some run (wait_<class> for
- * the classes present). Fewer than 2 pairs is an error. 0, or -1 with a
- * message. */
+/* Pairs a and b by seed and computes the statistics of `metrics[0..nmetric-1]`
+ * (canonical names), or, with nmetric 0, of the headline metrics that some
+ * paired run defines (compare_default_metrics). Fewer than 2 pairs is an
+ * error. 0, or -1 with a message. */
 int compare_build(const struct compare_side *a, const struct compare_side *b,
-                  const enum compare_metric *metrics, size_t nmetric, double level,
+                  const char *const *metrics, size_t nmetric, double level,
                   struct compare_result *res, char *err, size_t errlen);
 void compare_result_fini(struct compare_result *res);
 /* Prints the result; 0, or -1 when the stream fails. */
 int compare_print(const struct compare_result *res, enum compare_format fmt, FILE *out);
+
+/* The headline metrics compare, sweep and plan show by default: the mean
+ * and 95th percentile wait, JCT, bounded slowdown, utilisations, makespan,
+ * killed jobs, the mean wait of each class, energy and SLO violation when
+ * the run has them. Fills names (borrowed from a static table or from the
+ * set) and returns their count (at most max). */
+size_t compare_default_metrics(const struct metric_set *s, const char **names, size_t max);
 
 /* Shared by compare.c and compare_out.c. */
 const char *compare_method_name(enum compare_method m);

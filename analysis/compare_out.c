@@ -62,31 +62,48 @@ static const char *side_scenario(const struct compare_side *s)
 	return s->nrun ? s->run[0].scenario : "-";
 }
 
+/* The width of the metric column: the longest name, at least 15. */
+static int name_width(const struct compare_result *res)
+{
+	size_t w = 15;
+	for (size_t s = 0; s < res->nstat; s++)
+		if (strlen(res->stat[s].metric) > w)
+			w = strlen(res->stat[s].metric);
+	return (int)w;
+}
+
 static void print_text(const struct compare_result *res, FILE *out, const char *pairs)
 {
-	char lvl[16];
+	char lvl[16], win[128];
 	snprintf(lvl, sizeof lvl, "%g %%", 100 * res->level);
+	metric_window_describe(&res->a->run[0].m.window, win, sizeof win);
 	fprintf(out, "hetlab compare: B - A over %zu seeds paired by seed (%s)\n\n", res->npair, pairs);
-	fprintf(out, "  A  %s  (policy %s, %zu runs)\n", res->a->dir, compare_side_policy(res->a), res->a->nrun);
-	fprintf(out, "  B  %s  (policy %s, %zu runs)\n", res->b->dir, compare_side_policy(res->b), res->b->nrun);
-	fprintf(out, "  scenario %s; %s intervals; verdicts say how B does against A\n\n",
-	        side_scenario(res->a), lvl);
+	fprintf(out, "  A  %s  (scenario %s, policy %s, %zu runs)\n", res->a->dir, side_scenario(res->a),
+	        compare_side_policy(res->a), res->a->nrun);
+	fprintf(out, "  B  %s  (scenario %s, policy %s, %zu runs)\n", res->b->dir, side_scenario(res->b),
+	        compare_side_policy(res->b), res->b->nrun);
+	if (res->ndiffers == 0)
+		fputs("  A and B differ in: nothing recorded (the same scenario and policy)\n", out);
+	for (size_t d = 0; d < res->ndiffers; d++)
+		fprintf(out, "  %s %s\n", d ? "                  " : "A and B differ in:", res->differs[d]);
+	fprintf(out, "  window %s; %s intervals; verdicts say how B does against A\n\n", win, lvl);
 	char hdr[32];
 	snprintf(hdr, sizeof hdr, "%s interval", lvl);
-	fprintf(out, "  %-15s %3s %11s %11s %11s %10s  %-26s %-9s %10s  %s\n", "metric", "n", "mean A",
-	        "mean B", "mean diff", "change", hdr, "method", "Wilcoxon p", "verdict");
+	int nw = name_width(res);
+	fprintf(out, "  %-*s %-8s %3s %11s %11s %11s %10s  %-26s %-9s %10s  %s\n", nw, "metric", "unit", "n",
+	        "mean A", "mean B", "mean diff", "change", hdr, "method", "Wilcoxon p", "verdict");
 	for (size_t s = 0; s < res->nstat; s++) {
 		const struct compare_stat *st = &res->stat[s];
 		char b[6][64];
-		fprintf(out, "  %-15s %3zu %11s %11s %11s %10s  %-26s %-9s %10s  %s\n",
-		        compare_metric_name(st->metric), st->n, fnum(b[0], 64, st->mean_a),
+		fprintf(out, "  %-*s %-8s %3zu %11s %11s %11s %10s  %-26s %-9s %10s  %s\n", nw,
+		        st->metric, metric_unit(st->metric), st->n, fnum(b[0], 64, st->mean_a),
 		        fnum(b[1], 64, st->mean_b), fnum(b[2], 64, st->mean_diff),
 		        fchange(b[3], 64, st->rel_change), finterval(b[4], 64, st->lo, st->hi),
 		        compare_method_name(st->method), fp(b[5], 64, st->p), compare_verdict_name(st->verdict));
 	}
 	fprintf(out, "\n  method: t = Student t interval; bootstrap = percentile bootstrap (%d resamples),\n"
 	             "  used when |skewness of the differences| > %g. Wilcoxon p: signed-rank test,\n"
-	             "  exact up to %d non-zero differences. Lower is better except core_util, gpu_util.\n",
+	             "  exact up to %d non-zero differences. Units and directions: hetlab compare --list-metrics.\n",
 	        COMPARE_BOOT_N, COMPARE_SKEW_LIMIT, COMPARE_WILCOXON_EXACT_MAX);
 	if (res->nwarning)
 		fputc('\n', out);
@@ -148,11 +165,19 @@ static json_t *json_result(const struct compare_result *res)
 	json_object_set_new(root, "seeds", jseeds(res->pair_seed, res->npair));
 	json_object_set_new(root, "only_a", jseeds(res->only_a, res->nonly_a));
 	json_object_set_new(root, "only_b", jseeds(res->only_b, res->nonly_b));
+	json_t *df = json_array();
+	for (size_t d = 0; d < res->ndiffers; d++)
+		json_array_append_new(df, json_string(res->differs[d]));
+	json_object_set_new(root, "differs", df);
+	char win[128];
+	metric_window_describe(&res->a->run[0].m.window, win, sizeof win);
+	json_object_set_new(root, "window", json_string(win));
 	json_t *ms = json_array();
 	for (size_t s = 0; s < res->nstat; s++) {
 		const struct compare_stat *st = &res->stat[s];
 		json_t *o = json_object();
-		json_object_set_new(o, "metric", json_string(compare_metric_name(st->metric)));
+		json_object_set_new(o, "metric", json_string(st->metric));
+		json_object_set_new(o, "unit", json_string(metric_unit(st->metric)));
 		json_object_set_new(o, "better", json_string(compare_metric_higher_better(st->metric)
 		                                             ? "higher" : "lower"));
 		json_object_set_new(o, "n", json_integer((json_int_t)st->n));
@@ -208,12 +233,72 @@ static const char *verdict_class(enum compare_verdict v)
 	return "na";
 }
 
+/* The figure beside the table: each metric's paired difference B - A as a
+ * change relative to mean A, its interval as a bar and its mean as a dot,
+ * coloured by verdict; a metric whose mean A is 0 has no relative scale and
+ * is listed without a bar. Inline SVG, drawn here (no gnuplot needed). */
+static void html_forest(const struct compare_result *res, FILE *out)
+{
+	enum { W = 900, LEFT = 300, RIGHT = 40, ROW = 24, TOP = 34 };
+	double span = 0.1;
+	for (size_t s = 0; s < res->nstat; s++) {
+		const struct compare_stat *st = &res->stat[s];
+		if (st->mean_a != 0 && isfinite(st->lo) && isfinite(st->hi)) {
+			double lo = fabs(st->lo / st->mean_a), hi = fabs(st->hi / st->mean_a);
+			span = fmax(span, fmax(lo, hi));
+		}
+	}
+	span = fmin(span * 1.1, 5.0);
+	int h = TOP + ROW * (int)res->nstat + 40;
+	double x0 = LEFT, x1 = W - RIGHT, mid = (x0 + x1) / 2;
+	fprintf(out, "<figure><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+	        "aria-label=\"relative change of each metric, B against A\" "
+	        "font-family=\"sans-serif\" font-size=\"13\">\n", W, h, W, h);
+	fprintf(out, "<text x=\"%d\" y=\"18\" font-weight=\"bold\">Change of B against A (mean "
+	        "difference / mean A, with its interval)</text>\n", 8);
+	for (int k = -2; k <= 2; k++) {
+		double x = mid + (x1 - mid) * k / 2.0;
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>\n", x, TOP - 6,
+		        x, h - 34, k == 0 ? "#444" : "#ddd", k == 0 ? " stroke-width=\"1.5\"" : "");
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%+.0f %%</text>\n", x, h - 18,
+		        100 * span * k / 2.0);
+	}
+	for (size_t s = 0; s < res->nstat; s++) {
+		const struct compare_stat *st = &res->stat[s];
+		int y = TOP + ROW * (int)s + ROW / 2;
+		const char *col = st->verdict == COMPARE_BETTER ? "#1a7f37" : st->verdict == COMPARE_WORSE
+		                  ? "#b3261e" : "#777";
+		fputs("<text x=\"8\" y=\"", out);
+		fprintf(out, "%d\" dominant-baseline=\"middle\">", y);
+		html_escape(out, st->metric);
+		fputs("</text>\n", out);
+		if (!(st->mean_a != 0) || !isfinite(st->lo) || !isfinite(st->hi)) {
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" dominant-baseline=\"middle\" fill=\"#777\" "
+			        "text-anchor=\"middle\">no relative scale (mean A is 0 or no interval)</text>\n", mid, y);
+			continue;
+		}
+		double scale = (x1 - mid) / span;
+		double lo = fmax(-span, fmin(span, st->lo / fabs(st->mean_a)));
+		double hi = fmax(-span, fmin(span, st->hi / fabs(st->mean_a)));
+		double m = fmax(-span, fmin(span, st->mean_diff / fabs(st->mean_a)));
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"4\"/>\n",
+		        mid + lo * scale, y, mid + hi * scale, y, col);
+		fprintf(out, "<circle cx=\"%.1f\" cy=\"%d\" r=\"5\" fill=\"%s\"/>\n", mid + m * scale, y, col);
+	}
+	fprintf(out, "</svg><figcaption>Each metric's mean paired difference B &minus; A as a share of "
+	        "mean A (dot) and its %g %% interval (bar): green where B is better, red where it is "
+	        "worse, grey where the interval holds 0. Bars are cut at &plusmn;%.0f %%.</figcaption>"
+	        "</figure>\n", 100 * res->level, 100 * span);
+}
+
 static void print_html(const struct compare_result *res, FILE *out, const char *pairs)
 {
+	char win[128];
+	metric_window_describe(&res->a->run[0].m.window, win, sizeof win);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<title>hetlab compare</title>\n<style>\n"
-	      "body { font-family: sans-serif; margin: 2em; color: #222; }\n"
-	      "table { border-collapse: collapse; }\n"
+	      "body { font-family: sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }\n"
+	      "table { border-collapse: collapse; margin: 0.5em 0 1.2em; }\n"
 	      "th, td { padding: 0.3em 0.7em; border: 1px solid #ccc; }\n"
 	      "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
 	      "th { background: #f0f0f0; }\n"
@@ -221,31 +306,69 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	      "tr.worse td.verdict { background: #ffc7ce; color: #9c0006; }\n"
 	      "tr.same td.verdict { background: #eeeeee; }\n"
 	      "tr.na td.verdict { color: #888; }\n"
+	      ".summary { font-size: 1.1em; background: #f6f8fa; border-left: 4px solid #888; padding: 0.6em 1em; }\n"
+	      "figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }\n"
 	      ".warn { color: #9c5700; }\n"
-	      "</style>\n</head>\n<body>\n<h1>hetlab compare</h1>\n<p>A: ", out);
+	      "</style>\n</head>\n<body>\n<h1>hetlab compare</h1>\n", out);
+	size_t nb = 0, nw = 0;
+	for (size_t s = 0; s < res->nstat; s++) {
+		nb += res->stat[s].verdict == COMPARE_BETTER;
+		nw += res->stat[s].verdict == COMPARE_WORSE;
+	}
+	fprintf(out, "<p class=\"summary\">B is <b>better</b> on %zu, <b>worse</b> on %zu and not "
+	        "significantly different on %zu of %zu metrics, over %zu seeds paired by seed (", nb, nw,
+	        res->nstat - nb - nw, res->nstat, res->npair);
+	html_escape(out, pairs);
+	fputs(").", out);
+	size_t shown = 0;
+	for (size_t s = 0; s < res->nstat; s++)
+		if (res->stat[s].verdict == COMPARE_BETTER || res->stat[s].verdict == COMPARE_WORSE) {
+			char b[64];
+			fputs(shown++ ? "; " : " ", out);
+			html_escape(out, res->stat[s].metric);
+			fprintf(out, " %s %s", fchange(b, sizeof b, res->stat[s].rel_change),
+			        compare_verdict_name(res->stat[s].verdict));
+		}
+	if (shown)
+		fputs(".", out);
+	fputs("</p>\n<p>A: ", out);
 	html_escape(out, res->a->dir);
-	fputs(" (policy ", out);
+	fputs(" (scenario ", out);
+	html_escape(out, side_scenario(res->a));
+	fputs(", policy ", out);
 	html_escape(out, compare_side_policy(res->a));
 	fprintf(out, ", %zu runs)<br>\nB: ", res->a->nrun);
 	html_escape(out, res->b->dir);
-	fputs(" (policy ", out);
+	fputs(" (scenario ", out);
+	html_escape(out, side_scenario(res->b));
+	fputs(", policy ", out);
 	html_escape(out, compare_side_policy(res->b));
-	fprintf(out, ", %zu runs)<br>\nscenario ", res->b->nrun);
-	html_escape(out, side_scenario(res->a));
-	fprintf(out, "; differences B &minus; A over %zu seeds paired by seed (", res->npair);
-	html_escape(out, pairs);
-	fprintf(out, "); %g %% intervals; verdicts say how B does against A.</p>\n", 100 * res->level);
-	fprintf(out, "<table>\n<tr><th>metric</th><th>n</th><th>mean A</th><th>mean B</th>"
-	             "<th>mean diff</th><th>change</th><th>%g %% interval</th><th>method</th>"
+	fprintf(out, ", %zu runs)<br>\nA and B differ in: ", res->b->nrun);
+	if (res->ndiffers == 0)
+		fputs("nothing recorded (the same scenario and policy)", out);
+	for (size_t d = 0; d < res->ndiffers; d++) {
+		fputs(d ? "; " : "", out);
+		html_escape(out, res->differs[d]);
+	}
+	fputs("<br>\nwindow: ", out);
+	html_escape(out, win);
+	fprintf(out, "; differences B &minus; A; %g %% intervals; verdicts say how B does against "
+	        "A.</p>\n", 100 * res->level);
+	html_forest(res, out);
+	fprintf(out, "<table>\n<tr><th>metric</th><th>unit</th><th>better</th><th>n</th><th>mean A</th>"
+	             "<th>mean B</th><th>mean diff</th><th>change</th><th>%g %% interval</th><th>method</th>"
 	             "<th>Wilcoxon p</th><th>verdict</th></tr>\n", 100 * res->level);
 	for (size_t s = 0; s < res->nstat; s++) {
 		const struct compare_stat *st = &res->stat[s];
 		char b[6][64];
-		fprintf(out, "<tr class=\"%s\"><td>%s</td><td class=\"num\">%zu</td>"
+		int dir = metric_direction(st->metric);
+		fprintf(out, "<tr class=\"%s\"><td>", verdict_class(st->verdict));
+		html_escape(out, st->metric);
+		fprintf(out, "</td><td>%s</td><td>%s</td><td class=\"num\">%zu</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td>"
 		        "<td class=\"num\">%s</td><td class=\"verdict\">%s</td></tr>\n",
-		        verdict_class(st->verdict), compare_metric_name(st->metric), st->n,
+		        metric_unit(st->metric), dir > 0 ? "higher" : dir < 0 ? "lower" : "-", st->n,
 		        fnum(b[0], 64, st->mean_a), fnum(b[1], 64, st->mean_b),
 		        fnum(b[2], 64, st->mean_diff), fchange(b[3], 64, st->rel_change),
 		        finterval(b[4], 64, st->lo, st->hi), compare_method_name(st->method),
@@ -253,8 +376,7 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	}
 	fprintf(out, "</table>\n<p>t = Student t interval; bootstrap = percentile bootstrap "
 	             "(%d resamples), used when |skewness of the differences| &gt; %g. Wilcoxon p: "
-	             "two-sided signed-rank test, exact up to %d non-zero differences. Lower is "
-	             "better except for core_util and gpu_util.</p>\n",
+	             "two-sided signed-rank test, exact up to %d non-zero differences.</p>\n",
 	        COMPARE_BOOT_N, COMPARE_SKEW_LIMIT, COMPARE_WILCOXON_EXACT_MAX);
 	for (size_t w = 0; w < res->nwarning; w++) {
 		fputs("<p class=\"warn\">warning: ", out);

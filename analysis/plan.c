@@ -1,6 +1,7 @@
 /* plan — the cost model, the search and its output (see plan.h). */
 #include "analysis/plan.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ static void cand_fini(struct plan_cand *c)
 	free(c->mean);
 	free(c->bound);
 	free(c->ok);
+	free(c->per_seed);
 }
 
 void plan_result_fini(struct plan_result *r)
@@ -74,33 +76,77 @@ char *plan_cand_name(const struct plan_spec *s, const long *x)
 	return n;
 }
 
-int plan_run_energy(const char *db, double makespan_s, double *kwh, char *err, size_t errlen)
+static double count_rows(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	double n = NAN;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+int plan_run_usage(const char *db, const struct metric_set *m, struct plan_usage *u, char *err,
+                   size_t errlen)
 {
 	sqlite3 *h = NULL;
-	sqlite3_stmt *st = NULL;
-	int ret = -1;
-	*kwh = 0;
+	memset(u, 0, sizeof *u);
+	u->it_kwh = metric_get(m, "it_energy_kwh");
+	u->facility_kwh = metric_get(m, "facility_energy_kwh");
+	u->energy_cost = metric_get(m, "energy_cost");
+	u->window_s = m->t1_us > m->t0_us ? (double)(m->t1_us - m->t0_us) / 1e6 : 0;
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", db, h ? sqlite3_errmsg(h) : "out of memory");
-		goto close;
+		sqlite3_close(h);
+		return -1;
 	}
-	if (sqlite3_prepare_v2(h, "SELECT avg(power_w) FROM sample WHERE power_w IS NOT NULL", -1,
-	                       &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", db, sqlite3_errmsg(h));
-		goto close;
-	}
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL && isfinite(makespan_s))
-			*kwh = sqlite3_column_double(st, 0) * makespan_s / 3.6e6;
-		ret = 0;
-	} else {
-		snprintf(err, errlen, "%s: %s", db, sqlite3_errmsg(h));
-	}
-close:
-	sqlite3_finalize(st);
+	u->nodes = count_rows(h, "SELECT count(*) FROM node");
+	u->racks = count_rows(h, "SELECT count(*) FROM rack");
 	sqlite3_close(h);
-	return ret;
+	if (isnan(u->nodes))
+		u->nodes = 0;
+	if (isnan(u->racks))
+		u->racks = 0;
+	return 0;
+}
+
+void plan_cost(const struct plan_spec *s, const struct plan_usage *use, size_t nuse,
+               struct plan_cand *c)
+{
+	double it = 0, fac = 0, cost = 0, win = 0, nodes = 0, racks = 0;
+	size_t nf = 0, nc = 0;
+	for (size_t q = 0; q < nuse; q++) {
+		const struct plan_usage *u = &use[q];
+		double f = !isnan(s->pue) ? (isnan(u->it_kwh) ? NAN : u->it_kwh * s->pue) : u->facility_kwh;
+		double yr = u->window_s > 0 ? 365.25 * 86400 / u->window_s : 0;
+		if (!isnan(f)) {
+			fac += f * yr;
+			nf++;
+		}
+		if (!isnan(u->energy_cost)) {
+			cost += u->energy_cost * yr;
+			nc++;
+		}
+		it += isnan(u->it_kwh) ? 0 : u->it_kwh;
+		win += u->window_s;
+		nodes += u->nodes;
+		racks += u->racks;
+	}
+	(void)it;
+	(void)win;
+	double n = nuse ? (double)nuse : 1;
+	c->capex = plan_capex(s, c->x);
+	c->capex_year = s->life_years > 0 ? c->capex / s->life_years : c->capex;
+	c->energy_kwh_year = nf ? fac / (double)nf : 0;
+	if (!isnan(s->energy_price_per_kwh))
+		c->energy_year = c->energy_kwh_year * s->energy_price_per_kwh;
+	else
+		c->energy_year = nc ? cost / (double)nc : 0;
+	c->nodes = nodes / n;
+	c->racks = racks / n;
+	c->maint_year = s->maint_per_node_year * c->nodes;
+	c->space_year = s->space_per_rack_year * c->racks;
+	c->cost = c->capex_year + c->energy_year + c->maint_year + c->space_year;
 }
 
 /* ---- the search ------------------------------------------------------------------ */
@@ -148,13 +194,14 @@ static long evaluate(struct search *k, const long *x)
 	struct plan_cand *c = &k->r->cand[k->r->ncand];
 	memset(c, 0, sizeof *c);
 	double *val = calloc(s->nseed * s->ntarget + 1, sizeof *val);
-	double *en = calloc(s->nseed, sizeof *en);
+	struct plan_usage *en = calloc(s->nseed, sizeof *en);
 	double *col = calloc(s->nseed, sizeof *col);
 	c->x = malloc(s->nvar * sizeof *c->x + 1);
 	c->mean = calloc(s->ntarget + 1, sizeof *c->mean);
 	c->bound = calloc(s->ntarget + 1, sizeof *c->bound);
 	c->ok = calloc(s->ntarget + 1, sizeof *c->ok);
-	if (!val || !en || !col || !c->x || !c->mean || !c->bound || !c->ok) {
+	c->per_seed = calloc(s->nseed * s->ntarget + 1, sizeof *c->per_seed);
+	if (!val || !en || !col || !c->x || !c->mean || !c->bound || !c->ok || !c->per_seed) {
 		free(val);
 		free(en);
 		free(col);
@@ -171,10 +218,8 @@ static long evaluate(struct search *k, const long *x)
 		cand_fini(c);
 		return -1;
 	}
-	c->capex = plan_capex(s, x);
-	for (size_t q = 0; q < s->nseed; q++)
-		c->energy_kwh += en[q] / (double)s->nseed;
-	c->cost = c->capex + s->energy_price_per_kwh * c->energy_kwh;
+	plan_cost(s, en, s->nseed, c);
+	memcpy(c->per_seed, val, s->nseed * s->ntarget * sizeof *val);
 	c->feasible = c->confident = 1;
 	for (size_t t = 0; t < s->ntarget; t++) {
 		size_t n = 0;
@@ -188,10 +233,11 @@ static long evaluate(struct search *k, const long *x)
 		const struct plan_target *tg = &s->target[t];
 		c->mean[t] = mean;
 		c->bound[t] = tg->is_max ? hi : lo;
-		c->ok[t] = meets(tg, mean);
+		/* With "confident", a target is met only when its bound meets it. */
+		c->ok[t] = meets(tg, s->confident ? c->bound[t] : mean);
 		c->feasible &= c->ok[t];
 		c->confident &= meets(tg, c->bound[t]);
-		double v = plan_shortfall(tg, mean);
+		double v = plan_shortfall(tg, s->confident ? c->bound[t] : mean);
 		if (v > c->violation)
 			c->violation = v;
 	}
@@ -203,7 +249,7 @@ static long evaluate(struct search *k, const long *x)
 	if (k->progress) {
 		fprintf(k->progress, "hetlab plan: candidate %zu: ", c->order);
 		print_x(s, x, k->progress);
-		fprintf(k->progress, ": cost %.0f, %s\n", c->cost, c->feasible ? "feasible" : "fails");
+		fprintf(k->progress, ": cost %.0f a year, %s\n", c->cost, c->feasible ? "feasible" : "fails");
 	}
 	return (long)c->order;
 nomem:
@@ -342,22 +388,40 @@ static void print_json(const struct plan_spec *s, const struct plan_result *r, F
 	        : "greedy", PLAN_LEVEL);
 	for (size_t i = 0; i < s->nvar; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", s->var[i].path);
-	fputs("], \"candidates\": [", f);
+	fputs("], \"targets\": [", f);
+	for (size_t t = 0; t < s->ntarget; t++) {
+		fprintf(f, "%s{\"metric\": \"%s\", \"%s\": ", t ? ", " : "", s->target[t].metric,
+		        s->target[t].is_max ? "max" : "min");
+		json_num(f, s->target[t].bound);
+		fputs("}", f);
+	}
+	fprintf(f, "], \"confident_required\": %s, \"candidates\": [", s->confident ? "true" : "false");
 	for (size_t i = 0; i < r->ncand; i++) {
 		const struct plan_cand *c = &r->cand[i];
 		fprintf(f, "%s\n  {\"x\": [", i ? "," : "");
 		for (size_t v = 0; v < s->nvar; v++)
 			fprintf(f, "%s%ld", v ? ", " : "", c->x[v]);
-		fputs("], \"cost\": ", f);
+		fputs("], \"cost_per_year\": ", f);
 		json_num(f, c->cost);
 		fputs(", \"capex\": ", f);
 		json_num(f, c->capex);
-		fputs(", \"energy_kwh\": ", f);
-		json_num(f, c->energy_kwh);
+		fputs(", \"capex_per_year\": ", f);
+		json_num(f, c->capex_year);
+		fputs(", \"energy_kwh_per_year\": ", f);
+		json_num(f, c->energy_kwh_year);
+		fputs(", \"energy_per_year\": ", f);
+		json_num(f, c->energy_year);
+		fputs(", \"maintenance_per_year\": ", f);
+		json_num(f, c->maint_year);
+		fputs(", \"space_per_year\": ", f);
+		json_num(f, c->space_year);
+		fputs(", \"nodes\": ", f);
+		json_num(f, c->nodes);
+		fputs(", \"racks\": ", f);
+		json_num(f, c->racks);
 		fputs(", \"targets\": [", f);
 		for (size_t t = 0; t < s->ntarget; t++) {
-			fprintf(f, "%s{\"metric\": \"%s\", \"mean\": ", t ? ", " : "",
-			        compare_metric_name((enum compare_metric)s->target[t].metric));
+			fprintf(f, "%s{\"metric\": \"%s\", \"mean\": ", t ? ", " : "", s->target[t].metric);
 			json_num(f, c->mean[t]);
 			fputs(", \"bound\": ", f);
 			json_num(f, c->bound[t]);
@@ -383,17 +447,16 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 	fprintf(f, "%s search: %zu candidates evaluated, %zu seeds each; targets:",
 	        r->exhaustive ? "exhaustive" : "greedy", r->ncand, s->nseed);
 	for (size_t t = 0; t < s->ntarget; t++)
-		fprintf(f, "%s %s %s %g", t ? "," : "",
-		        compare_metric_name((enum compare_metric)s->target[t].metric),
+		fprintf(f, "%s %s %s %g", t ? "," : "", s->target[t].metric,
 		        s->target[t].is_max ? "<=" : ">=", s->target[t].bound);
-	fprintf(f, "\n(mean over seeds, [%g%% t bound in the target's direction])\n\n",
-	        PLAN_LEVEL * 100);
+	fprintf(f, "\n(mean over seeds, [%g%% t bound in the target's direction]%s)\n\n",
+	        PLAN_LEVEL * 100, s->confident ? "; feasible when the bound meets every target" : "");
 	fputs("   #", f);
 	for (size_t v = 0; v < s->nvar; v++)
 		fprintf(f, "    x%-2zu", v + 1);
-	fprintf(f, " %12s", "cost");
+	fprintf(f, " %12s", "cost/year");
 	for (size_t t = 0; t < s->ntarget; t++)
-		fprintf(f, " %30s", compare_metric_name((enum compare_metric)s->target[t].metric));
+		fprintf(f, " %30s", s->target[t].metric);
 	fputs("  feasible\n", f);
 	for (size_t i = 0; i < r->ncand; i++) {
 		const struct plan_cand *c = &r->cand[i];
@@ -421,10 +484,30 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 	const struct plan_cand *a = &r->cand[r->answer];
 	fputs("answer: ", f);
 	print_x(s, a->x, f);
-	fprintf(f, "\n  cost %.0f (capex %.0f", a->cost, a->capex);
-	if (s->energy_price_per_kwh > 0)
-		fprintf(f, " + energy %.1f kWh x %g", a->energy_kwh, s->energy_price_per_kwh);
-	fprintf(f, ")\n  %s", a->confident ? "confident: every target's " : "not confident: ");
+	fprintf(f, "\n  cost of ownership %.0f a year:\n", a->cost);
+	fprintf(f, "    capex        %12.0f  (%.0f over %g years)\n", a->capex_year, a->capex, s->life_years);
+	if (!isnan(s->energy_price_per_kwh))
+		fprintf(f, "    energy       %12.0f  (%.0f kWh a year at the facility x %g)\n", a->energy_year,
+		        a->energy_kwh_year, s->energy_price_per_kwh);
+	else
+		fprintf(f, "    energy       %12.0f  (%.0f kWh a year at the facility, the scenario's tariff)\n",
+		        a->energy_year, a->energy_kwh_year);
+	fprintf(f, "    maintenance  %12.0f  (%.0f nodes x %g)\n", a->maint_year, a->nodes,
+	        s->maint_per_node_year);
+	fprintf(f, "    rack space   %12.0f  (%.0f racks x %g)\n", a->space_year, a->racks,
+	        s->space_per_rack_year);
+	for (size_t t = 0; t < s->ntarget; t++) {
+		fprintf(f, "  %s per seed:", s->target[t].metric);
+		size_t met = 0;
+		for (size_t q = 0; q < s->nseed; q++) {
+			double v = a->per_seed[q * s->ntarget + t];
+			met += meets(&s->target[t], v);
+			fprintf(f, " %" PRIu64 ": %.4g%s", s->seed[q], v, q + 1 < s->nseed ? "," : "");
+		}
+		fprintf(f, "\n    (%zu of %zu seeds meet %s %g)\n", met, s->nseed,
+		        s->target[t].is_max ? "<=" : ">=", s->target[t].bound);
+	}
+	fprintf(f, "  %s", a->confident ? "confident: every target's " : "not confident: ");
 	if (a->confident)
 		fprintf(f, "%g%% t bound meets it too\n", PLAN_LEVEL * 100);
 	else {
@@ -432,8 +515,8 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 		for (size_t t = 0; t < s->ntarget; t++)
 			if (!meets(&s->target[t], a->bound[t])) {
 				fprintf(f, "%s%s %s bound %.4g does not meet %g", first ? "" : "; ",
-				        compare_metric_name((enum compare_metric)s->target[t].metric),
-				        s->target[t].is_max ? "upper" : "lower", a->bound[t], s->target[t].bound);
+				        s->target[t].metric, s->target[t].is_max ? "upper" : "lower", a->bound[t],
+				        s->target[t].bound);
 				first = 0;
 			}
 		fputs(" (more seeds would narrow the interval)\n", f);

@@ -2,10 +2,13 @@
  *
  * `hetlab plan PLAN.json` varies a few integer scenario settings (node or
  * rack counts, each a JSON path with a range and a capex per unit) and looks
- * for the cheapest combination whose replicated runs meet every target (a
- * metric of compare.h with a max or a min). This module holds the plan as
- * plain data, the cost model, the search (greedy, or exhaustive over the
- * box) and the printing of the frontier it explored. It does not run
+ * for the combination of the lowest yearly cost of ownership whose
+ * replicated runs meet every target (a metric of analysis/metric.h with a
+ * max or a min). This module holds the plan as plain data, the cost model
+ * (capex amortised over a life, yearly energy at the facility's PUE and the
+ * tariff, maintenance per node-year, rack space per rack-year), the search
+ * (greedy, or exhaustive over the box) and the printing of the frontier it
+ * explored. It does not run
  * anything itself: each candidate is evaluated through a caller-supplied
  * function (cli/cmd_plan.c runs `hetlab run` processes; the tests plug in a
  * table), so the search is testable without a simulator. The loader is
@@ -21,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/metric.h"
+
 /* The confidence level of the t interval reported for each target. */
 #define PLAN_LEVEL 0.95
 
@@ -34,7 +39,7 @@ struct plan_var {
 /* One target: the mean over seeds of `metric` must be <= bound (is_max) or
  * >= bound. */
 struct plan_target {
-	int metric;             /* an enum compare_metric */
+	char metric[METRIC_NAME_MAX];   /* canonical name */
 	int is_max;
 	double bound;
 };
@@ -50,25 +55,46 @@ struct plan_spec {
 	size_t ntarget;
 	uint64_t *seed;
 	size_t nseed;
-	double energy_price_per_kwh;   /* 0: no energy cost */
+	/* The cost of ownership (docs/planning.md, "Cost"), "cost" in the file. */
+	double life_years;             /* capex amortised over it (default 5) */
+	double energy_price_per_kwh;   /* NaN: the scenario's own tariff (the run's energy_cost) */
+	double pue;                    /* NaN: the run's facility energy (its PUE model) */
+	double maint_per_node_year;    /* maintenance per node per year */
+	double space_per_rack_year;    /* rack space and power provisioning per rack per year */
+	struct metric_window window;   /* the measurement window for every target and the energy */
+	int confident;                 /* "confident": a target counts as met only when the
+	                                  t bound in its direction meets it, not just the mean */
+};
+
+/* What one run of a candidate used, for its running costs. */
+struct plan_usage {
+	double it_kwh, facility_kwh;   /* in the window; NaN without the power model */
+	double energy_cost;            /* at the scenario's tariff, in the window; NaN: none */
+	double window_s;               /* the window's length */
+	double nodes, racks;           /* in the cluster (counted once present) */
 };
 
 /* What an evaluator returns for one candidate: per seed s, the value of
- * target t in val[s * ntarget + t] (NaN when undefined) and the energy in
- * energy_kwh[s] (0 when unknown). */
+ * target t in val[s * ntarget + t] (NaN when undefined) and its usage in
+ * use[s]. */
 typedef int (*plan_eval_fn)(void *ctx, const struct plan_spec *spec, const long *x, double *val,
-                            double *energy_kwh, char *err, size_t errlen);
+                            struct plan_usage *use, char *err, size_t errlen);
 
 /* One evaluated candidate. */
 struct plan_cand {
 	long *x;                /* nvar values */
 	double capex;           /* sum cost_i x_i */
-	double energy_kwh;      /* mean over seeds */
-	double cost;            /* capex + energy_price x energy_kwh */
+	double capex_year;      /* capex / life_years */
+	double energy_kwh_year; /* facility energy per year (mean over seeds, annualised) */
+	double energy_year;     /* its cost per year */
+	double maint_year, space_year;
+	double nodes, racks;    /* mean over seeds */
+	double cost;            /* per year: the sum of the four; the objective */
 	double *mean;           /* ntarget means over the seeds where defined (NaN: none) */
 	double *bound;          /* ntarget: the t-interval end in the target's direction
 	                           (the upper end for a max, the lower for a min); NaN with < 2 seeds */
 	int *ok;                /* ntarget: 1 when the mean meets the target */
+	double *per_seed;       /* nseed x ntarget: each seed's value (NaN: undefined) */
 	int feasible;           /* every ok */
 	int confident;          /* feasible and every bound meets its target too */
 	double violation;       /* max over targets of the relative shortfall, 0 when feasible */
@@ -104,8 +130,12 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 
 /* "cand-X1-X2-..." (caller frees; NULL on ENOMEM). */
 char *plan_cand_name(const struct plan_spec *s, const long *x);
-/* Mean IT power (sample.power_w) x makespan of a run database, in kWh; 0
- * when the run has no power samples. 0, or -1 with a message. */
-int plan_run_energy(const char *db, double makespan_s, double *kwh, char *err, size_t errlen);
+/* The usage of one run from its metrics (within their window) and its
+ * database (nodes and racks). 0, or -1 with a message. */
+int plan_run_usage(const char *db, const struct metric_set *m, struct plan_usage *u, char *err,
+                   size_t errlen);
+/* Fills the yearly costs of c from the mean usage over the seeds. */
+void plan_cost(const struct plan_spec *s, const struct plan_usage *use, size_t nuse,
+               struct plan_cand *c);
 
 #endif

@@ -213,8 +213,12 @@ int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, 
 	/* One block per series, separated by two blank lines (gnuplot's index). */
 	for (int k = 0; k < ns; k++) {
 		fprintf(f, "%s# series %d: %s\n", k ? "\n\n" : "", k, s[k].title ? s[k].title : "");
-		for (int64_t i = 0; i < s[k].n; i++)
-			fprintf(f, "%.10g %.10g\n", s[k].x[i], s[k].y[i]);
+		for (int64_t i = 0; i < s[k].n; i++) {
+			fprintf(f, "%.10g %.10g", s[k].x[i], s[k].y[i]);
+			if (s[k].err)
+				fprintf(f, " %.10g", s[k].err[i]);
+			fputc('\n', f);
+		}
 	}
 	if (close_checked(f, path, err, errlen) != 0)
 		return -1;
@@ -223,8 +227,12 @@ int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, 
 	script_head(f, fig);
 	fputs("  plot", f);
 	for (int k = 0; k < ns; k++) {
-		fprintf(f, "%s '%s.dat' index %d using 1:2 with %s", k ? "," : "", fig->name, k,
-		        with[style]);
+		if (s[k].err)
+			fprintf(f, "%s '%s.dat' index %d using 1:2:3 with yerrorlines lw 2 pt 7", k ? "," : "",
+			        fig->name, k);
+		else
+			fprintf(f, "%s '%s.dat' index %d using 1:2 with %s", k ? "," : "", fig->name, k,
+			        with[style]);
 		put_title(f, &s[k]);
 	}
 	fputc('\n', f);

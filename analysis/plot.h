@@ -36,6 +36,7 @@ struct plot_series {
 	int64_t n;              /* points (plot_xy) */
 	const double *x;        /* plot_xy only */
 	const double *y;        /* plot_bars: one value per label */
+	const double *err;      /* plot_xy: ± half-widths drawn as error bars; NULL none */
 };
 
 enum plot_style { PLOT_LINES, PLOT_STEPS, PLOT_POINTS };

@@ -2,11 +2,17 @@
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
 #include "analysis/audit.h"
+#include "analysis/hostlist.h"
+#include "analysis/sqlbatch.h"
+#include "analysis/tmpclean.h"
+#include "analysis/workq.h"
 #include "sim/mig.h"
 #include "sim/power.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -21,11 +27,10 @@
 
 #include "sim/engine.h"
 
-/* A `detail` longer than this is cut: events stay small. */
-#define DETAIL_MAX 256
-
-/* Version 1. A change that a reader of version 1 would misread bumps
- * RECORDER_SCHEMA_VERSION (docs/results.md, "Schema versions"). */
+/* Version 2. A change that a reader of version 2 would misread bumps
+ * RECORDER_SCHEMA_VERSION (docs/results.md, "Schema versions"). The job
+ * table's seconds columns are computed from the exact microseconds when
+ * they are read (generated columns: nothing stored twice). */
 static const char schema_sql[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
 	/* seed has no declared type, so that SQLite keeps a seed of 2^63 or
@@ -37,12 +42,17 @@ static const char schema_sql[] =
 	" skipped_malformed INTEGER, skipped_unusable INTEGER, created TEXT,"
 	" policy_params TEXT, rejected INTEGER, placement TEXT,"
 	" it_energy_kwh REAL, facility_energy_kwh REAL, idle_energy_kwh REAL,"
-	" energy_cost REAL, carbon_kg REAL);\n"
+	" energy_cost REAL, carbon_kg REAL, level TEXT, records INTEGER);\n"
 	"CREATE TABLE job("
 	" id INTEGER PRIMARY KEY, trace_id INTEGER, class TEXT, tenant INTEGER,"
 	" grp INTEGER, queue INTEGER, state TEXT,"
-	" submit_s REAL, start_s REAL, end_s REAL, wait_s REAL, run_s REAL,"
-	" walltime_s REAL, nodes INTEGER, cores INTEGER, gpus INTEGER,"
+	" submit_s REAL GENERATED ALWAYS AS (submit_us / 1e6) VIRTUAL,"
+	" start_s REAL GENERATED ALWAYS AS (start_us / 1e6) VIRTUAL,"
+	" end_s REAL GENERATED ALWAYS AS (end_us / 1e6) VIRTUAL,"
+	" wait_s REAL GENERATED ALWAYS AS ((start_us - submit_us) / 1e6) VIRTUAL,"
+	" run_s REAL GENERATED ALWAYS AS ((end_us - start_us) / 1e6) VIRTUAL,"
+	" walltime_s REAL GENERATED ALWAYS AS (walltime_us / 1e6) VIRTUAL,"
+	" nodes INTEGER, cores INTEGER, gpus INTEGER,"
 	" mem_mib INTEGER, req_cores INTEGER, req_gpus INTEGER, node_list TEXT,"
 	" preemptions INTEGER,"
 	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER,"
@@ -67,22 +77,20 @@ static const char schema_sql[] =
 	" t_us INTEGER NOT NULL, rack INTEGER NOT NULL, power_w REAL, cap_w REAL, warn INTEGER,"
 	" throttle REAL, temp_p50 REAL, temp_p95 REAL, temp_max REAL);\n";
 
-static const char event_sql[] =
-	"INSERT INTO event(seq, t_us, kind, job, node, state, detail)"
-	" VALUES(?,?,?,?,?,?,?)";
-static const char job_sql[] =
-	"INSERT INTO job(id, trace_id, class, tenant, grp, queue, state,"
-	" submit_s, start_s, end_s, wait_s, run_s, walltime_s, nodes, cores, gpus,"
-	" mem_mib, req_cores, req_gpus, node_list, preemptions,"
-	" submit_us, start_us, end_us, walltime_us, reason, gpu_model, gpu_share,"
-	" gpu_s, core_s, lost_gpu_s, ckpt_s, held_s, hold_why, restarts, energy_j, energy_cost)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-static const char sample_sql[] =
-	"INSERT INTO sample(t_us, cores_alloc, cores_total, gpus_alloc, gpus_total,"
-	" pending, running, power_w, facility_w, outside_c) VALUES(?,?,?,?,?,?,?,?,?,?)";
-static const char rack_sample_sql[] =
-	"INSERT INTO rack_sample(t_us, rack, power_w, cap_w, warn, throttle, temp_p50, temp_p95,"
-	" temp_max) VALUES(?,?,?,?,?,?,?,?,?)";
+#define EVENT_COLS "seq, t_us, kind, job, node, state, detail"
+#define EVENT_NCOL 7
+#define JOB_COLS "id, trace_id, class, tenant, grp, queue, state, nodes, cores, gpus," \
+	" mem_mib, req_cores, req_gpus, node_list, preemptions, submit_us, start_us, end_us," \
+	" walltime_us, reason, gpu_model, gpu_share, gpu_s, core_s, lost_gpu_s, ckpt_s, held_s," \
+	" hold_why, restarts, energy_j, energy_cost"
+#define JOB_NCOL 31
+#define JOB_BATCH 16
+#define SAMPLE_COLS "t_us, cores_alloc, cores_total, gpus_alloc, gpus_total, pending, running," \
+	" power_w, facility_w, outside_c"
+#define SAMPLE_NCOL 10
+#define RACK_SAMPLE_COLS "t_us, rack, power_w, cap_w, warn, throttle, temp_p50, temp_p95, temp_max"
+#define RACK_SAMPLE_NCOL 9
+
 /* The power model's totals per rack, known only when the run has ended. */
 static const char rack_end_sql[] =
 	"UPDATE rack SET peak_w = ?, warn_s = ?, over_s = ?, throttled_gpu_h = ?, energy_kwh = ?,"
@@ -96,28 +104,62 @@ static const char run_sql[] =
 	"INSERT INTO run(scenario, policy, seed, version, trace, wall_s, events,"
 	" passes, jobs, nodes, total_cores, total_gpus, skipped_malformed,"
 	" skipped_unusable, created, policy_params, rejected, placement, it_energy_kwh,"
-	" facility_energy_kwh, idle_energy_kwh, energy_cost, carbon_kg)"
-	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	" facility_energy_kwh, idle_energy_kwh, energy_cost, carbon_kg, level, records)"
+	" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 
-struct strbuf {
-	char *p;
-	size_t len, cap;
+static const char *const level_names[RECORD_NLEVEL] = {
+	[RECORD_SUMMARY] = "summary", [RECORD_JOBS] = "jobs", [RECORD_EVENTS] = "events",
+	[RECORD_FULL] = "full",
 };
+
+const char *record_level_name(enum record_level l)
+{
+	return (unsigned)l < RECORD_NLEVEL ? level_names[l] : "?";
+}
+
+int record_level_parse(const char *s)
+{
+	for (int l = 0; s && l < RECORD_NLEVEL; l++)
+		if (strcmp(s, level_names[l]) == 0)
+			return l;
+	return -1;
+}
+
+/* Which table a batch fills (struct sqlbatch.tag). */
+enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
+
+/* The page cache: small enough that full pages are written out by the
+ * writer thread as the run goes, not all at the COMMIT. */
+#define RECORDER_CACHE_KIB 8192
+
+/* Rows per buffer handed to the writer thread (jobs: a quarter): large, so
+ * that the thread is woken rarely. */
+#define BUFFER_ROWS 512
+/* Buffers of rows that may wait for the writer thread, all tables together. */
+#define WRITER_QUEUE 16
 
 struct recorder {
 	sqlite3 *db;
-	sqlite3_stmt *st_event, *st_job, *st_sample, *st_rack_sample;
+	struct sqlbatch events, jobs, samples, rack_samples;
+	struct workq wq;        /* the writer thread: inserts and audit hashing */
+	bool wq_ok;
+	enum record_level level;
+	const struct audit_key *key;   /* borrowed; NULL: unkeyed */
+	char *head_out;                /* the caller's buffer for the head's hash, or NULL */
 	char *path;             /* the final file */
 	char *tmp;              /* where it is written until recorder_finish */
+	int tmp_slot;           /* its tmpclean slot (removed on SIGINT/SIGTERM) */
 	int64_t seq;            /* last event row's seq */
-	int64_t njobs, nsamples;
-	struct strbuf nodes;    /* node_list scratch, reused */
-	struct nsplit *split;   /* each node's name split once, at attach */
-	int32_t nsplit;
+	struct hostlist hosts;  /* node lists (analysis/hostlist.h), the writer's */
+	int32_t *ids;           /* the writer's scratch: one job's node ids */
+	int nids;
 	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
 	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
-	struct audit_writer *audit;   /* the `audit` table's hash chain (analysis/audit.h) */
-	bool failed;
+	struct audit_writer *audit;   /* the event table's hash chain (analysis/audit.h) */
+	int st_job, st_sample, st_rack;   /* its streams: the tables sealed as they are written */
+	int64_t nsamples, nrack_samples;  /* rows sealed so far (the writer's): the next rowid */
+	atomic_bool failed;     /* set by either thread, with err under errmu */
+	pthread_mutex_t errmu;
 	char err[512];
 };
 
@@ -126,16 +168,18 @@ static void rec_failf(struct recorder *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void rec_failf(struct recorder *r, const char *fmt, ...)
 {
-	if (r->failed)
-		return;
-	r->failed = true;
-	int n = snprintf(r->err, sizeof r->err, "%s: ", r->path);
-	if (n < 0 || (size_t)n >= sizeof r->err)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
-	va_end(ap);
+	pthread_mutex_lock(&r->errmu);
+	if (!atomic_load(&r->failed)) {
+		int n = snprintf(r->err, sizeof r->err, "%s: ", r->path);
+		if (n >= 0 && (size_t)n < sizeof r->err) {
+			va_list ap;
+			va_start(ap, fmt);
+			vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+			va_end(ap);
+		}
+		atomic_store(&r->failed, true);
+	}
+	pthread_mutex_unlock(&r->errmu);
 }
 
 static void rec_fail_db(struct recorder *r, const char *what)
@@ -172,23 +216,6 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* A time in µs, or NULL when unset (negative) or infinite. */
-static void bind_time_us(sqlite3_stmt *st, int i, simtime t)
-{
-	if (t < 0 || t == SIMTIME_INF)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, t);
-}
-
-static void bind_time_s(sqlite3_stmt *st, int i, simtime t)
-{
-	if (t < 0 || t == SIMTIME_INF)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, simtime_to_s(t));
-}
-
 /* v when `on` (the power model ran), else NULL. */
 static void bind_real_if(sqlite3_stmt *st, int i, bool on, double v)
 {
@@ -198,130 +225,121 @@ static void bind_real_if(sqlite3_stmt *st, int i, bool on, double v)
 		sqlite3_bind_null(st, i);
 }
 
+static const char *const batch_what[] = {
+	[T_EVENT] = "writing event rows", [T_JOB] = "writing job rows",
+	[T_SAMPLE] = "writing sample rows", [T_RACK] = "writing rack sample rows",
+};
+
+/* The audit log's share of a buffer of rows: event rows become records of
+ * the chain, the rows of the other tables are sealed as they go. */
+static void audit_rows(struct recorder *r, const struct sqlbatch *b, const struct sqlbatch_buf *buf)
+{
+	for (int i = 0; i < buf->rows && !atomic_load(&r->failed); i++) {
+		const struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
+		int rc;
+		switch (b->tag) {
+		case T_EVENT:
+			rc = audit_writer_record(r->audit, v[0].u.i, v[1].u.i, v[2].u.s,
+			                         v[3].type == SB_INT ? (int32_t)v[3].u.i : -1,
+			                         v[4].type == SB_INT ? (int32_t)v[4].u.i : -1,
+			                         v[5].type == SB_STATIC ? v[5].u.s : NULL,
+			                         v[6].type == SB_TEXT ? buf->text + v[6].u.t.off : NULL,
+			                         v[6].type == SB_TEXT ? v[6].u.t.len : 0);
+			break;
+		case T_JOB:
+			rc = audit_writer_row(r->audit, r->st_job, v[0].u.i, buf, v, b->ncol);
+			break;
+		case T_SAMPLE:
+			rc = audit_writer_row(r->audit, r->st_sample, ++r->nsamples, buf, v, b->ncol);
+			break;
+		default:
+			rc = audit_writer_row(r->audit, r->st_rack, ++r->nrack_samples, buf, v, b->ncol);
+		}
+		if (rc < 0)
+			rec_failf(r, "%s", audit_writer_error(r->audit));
+	}
+}
+
+static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf);
+
+/* Seals and inserts one buffer of rows (on the writer thread, or at the end). */
+static void write_buf(struct recorder *r, struct sqlbatch *b, struct sqlbatch_buf *buf)
+{
+	if (atomic_load(&r->failed))
+		return;
+	if (b->tag == T_JOB)
+		complete_jobs(r, b, buf);
+	audit_rows(r, b, buf);
+	char err[256];
+	if (!atomic_load(&r->failed) && sqlbatch_write(b, buf, err, sizeof err) < 0)
+		rec_failf(r, "%s: %s", batch_what[b->tag], err);
+}
+
+/* The writer thread's work item: a full buffer. */
+static void consume(void *ctx, struct workq_item *it)
+{
+	struct recorder *r = ctx;
+	struct sqlbatch_buf *buf = (struct sqlbatch_buf *)it;
+	struct sqlbatch *b = buf->owner;
+	write_buf(r, b, buf);
+	sqlbatch_give(b, buf);
+}
+
+/* The next row of a batch, or NULL with the error kept. A full buffer goes
+ * to the writer thread first. */
+static struct sqlbatch_val *next_row(struct recorder *r, struct sqlbatch *b)
+{
+	if (sqlbatch_full(b)) {
+		struct sqlbatch_buf *buf = sqlbatch_take(b);
+		if (!buf) {
+			rec_failf(r, "%s: out of memory", batch_what[b->tag]);
+			return NULL;
+		}
+		buf->item.fn = consume;
+		workq_push(&r->wq, &buf->item);
+	}
+	return sqlbatch_row(b);
+}
+
+/* A time in µs, or NULL when unset (negative) or infinite. */
+static void val_time_us(struct sqlbatch_val *v, simtime t)
+{
+	if (t >= 0 && t != SIMTIME_INF)
+		sqlbatch_int(v, t);
+}
+
+static void val_real_if(struct sqlbatch_val *v, bool on, double x)
+{
+	if (on)
+		sqlbatch_real(v, x);
+}
+
 static const char *state_text(int state)
 {
 	return state >= 0 && state < JOB_NSTATE ? job_state_name((enum job_state)state) : NULL;
 }
 
-/* ---- node lists ---------------------------------------------------------- */
+/* The job row's columns nodes .. mem_mib and node_list. */
+enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
 
-static int sb_put(struct strbuf *b, const char *s, size_t n)
+/* Fills in, on the writer thread, the job's node list from the node ids
+ * that write_job copied to the row's SB_AUX value. */
+static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return -1;
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-static int sb_putu(struct strbuf *b, unsigned long v)
-{
-	char tmp[24];
-	int n = snprintf(tmp, sizeof tmp, "%lu", v);
-	return sb_put(b, tmp, (size_t)n);
-}
-
-/* Splits a node name into a prefix and a numeric suffix. The suffix counts
- * only without a leading zero (so that "n01" is never written back as
- * "n1") and when it is short enough to fit; otherwise *num is -1. */
-static size_t name_split(const char *name, long *num)
-{
-	size_t len = strlen(name), p = len;
-	while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
-		p--;
-	size_t nd = len - p;
-	if (nd == 0 || nd > 9 || (nd > 1 && name[p] == '0')) {
-		*num = -1;
-		return len;
-	}
-	*num = strtol(name + p, NULL, 10);
-	return p;
-}
-
-/* A node name's prefix length and numeric suffix (-1: none). */
-struct nsplit {
-	size_t plen;
-	long num;
-};
-
-static void split_of(const struct recorder *r, const struct cluster *cl, int node, struct nsplit *out)
-{
-	if (node < r->nsplit) {
-		*out = r->split[node];
-	} else {
-		out->plen = name_split(cl->nodes[node].name, &out->num);
-	}
-}
-
-/* node_list: the nodes' names in allocation order, comma-separated, with
- * runs of names that differ only in a numeric suffix compressed the Slurm
- * way: "r1-n3,r1-n4,r1-n5,r1-n7,r2-n0" is "r1-n[3-5,7],r2-n0". */
-static int node_list(const struct recorder *r, struct strbuf *b, const struct cluster *cl,
-                     const struct alloc_part *parts, int nparts)
-{
-	b->len = 0;
-	if (sb_put(b, "", 0) < 0)
-		return -1;
-	int i = 0;
-	while (i < nparts) {
-		assert(parts[i].node >= 0 && parts[i].node < cl->nnodes);
-		const char *name = cl->nodes[parts[i].node].name;
-		struct nsplit sp;
-		split_of(r, cl, parts[i].node, &sp);
-		if (i > 0 && sb_put(b, ",", 1) < 0)
-			return -1;
-		/* The group: following parts with the same prefix and a number. */
-		int end = i + 1;
-		while (sp.num >= 0 && end < nparts) {
-			struct nsplit s2;
-			split_of(r, cl, parts[end].node, &s2);
-			if (s2.num < 0 || s2.plen != sp.plen ||
-			    memcmp(cl->nodes[parts[end].node].name, name, sp.plen) != 0)
-				break;
-			end++;
-		}
-		if (sp.num < 0 || end == i + 1) {
-			if (sb_put(b, name, strlen(name)) < 0)
-				return -1;
-			i++;
+	for (int i = 0; i < buf->rows; i++) {
+		struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
+		if (v[JC_NODE_LIST].type != SB_AUX || !r->sim)
 			continue;
+		const int32_t *ids = (const int32_t *)(buf->aux + v[JC_NODE_LIST].u.t.off);
+		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *ids);
+		size_t len = 0;
+		const char *list = hostlist_format(&r->hosts, &r->sim->cl, ids, n, &len);
+		if (!list) {
+			rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
+			return;
 		}
-		if (sb_put(b, name, sp.plen) < 0 || sb_put(b, "[", 1) < 0)
-			return -1;
-		for (int k = i; k < end;) {
-			struct nsplit a0;
-			split_of(r, cl, parts[k].node, &a0);
-			long lo = a0.num, hi = lo;
-			int m = k + 1;
-			for (; m < end; m++) {
-				struct nsplit am;
-				split_of(r, cl, parts[m].node, &am);
-				if (am.num != hi + 1)
-					break;
-				hi = am.num;
-			}
-			if (k > i && sb_put(b, ",", 1) < 0)
-				return -1;
-			if (sb_putu(b, (unsigned long)lo) < 0)
-				return -1;
-			if (hi > lo && (sb_put(b, "-", 1) < 0 || sb_putu(b, (unsigned long)hi) < 0))
-				return -1;
-			k = m;
-		}
-		if (sb_put(b, "]", 1) < 0)
-			return -1;
-		i = end;
+		sqlbatch_buf_text(buf, &v[JC_NODE_LIST], list, len);
 	}
-	return 0;
 }
 
 /* ---- the engine's hooks -------------------------------------------------- */
@@ -332,95 +350,79 @@ static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, in
 	struct recorder *r = ctx;
 	if (r->failed)
 		return;
-	sqlite3_stmt *st = r->st_event;
-	sqlite3_bind_int64(st, 1, ++r->seq);
-	sqlite3_bind_int64(st, 2, t);
-	sqlite3_bind_text(st, 3, rec_kind_name(kind), -1, SQLITE_STATIC);
+	struct sqlbatch_val *v = next_row(r, &r->events);
+	if (!v)
+		return;
+	const char *kname = rec_kind_name(kind), *sn = state_text(state);
+	size_t dlen = detail ? audit_detail_len(detail) : 0;
+	int64_t seq = ++r->seq;
+	sqlbatch_int(&v[0], seq);
+	sqlbatch_int(&v[1], t);
+	sqlbatch_static(&v[2], kname);
 	if (job >= 0)
-		sqlite3_bind_int(st, 4, job);
-	else
-		sqlite3_bind_null(st, 4);
+		sqlbatch_int(&v[3], job);
 	if (node >= 0)
-		sqlite3_bind_int(st, 5, node);
-	else
-		sqlite3_bind_null(st, 5);
-	const char *sn = state_text(state);
-	if (sn)
-		sqlite3_bind_text(st, 6, sn, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
-	if (detail)
-		sqlite3_bind_text(st, 7, detail, (int)strnlen(detail, DETAIL_MAX), SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 7);
-	if (step_insert(r, st, "writing an event row") == 0 &&
-	    audit_writer_event(r->audit, r->sim, t, kind, job, node, detail) < 0)
-		rec_failf(r, "%s", audit_writer_error(r->audit));
+		sqlbatch_int(&v[4], node);
+	sqlbatch_static(&v[5], sn);
+	sqlbatch_text(&r->events, &v[6], detail, dlen);
 }
 
 static void write_job(struct recorder *r, const struct sim *s, const struct job *j)
 {
 	const struct alloc_part *parts = NULL;
 	int nparts = j->nparts > 0 ? j->nparts : 0;
-	int64_t cores = 0, gpus = 0, mem = 0;
 	if (nparts > 0) {
 		assert((uint64_t)j->parts + (uint64_t)nparts <= s->cl.pool.n);
 		parts = s->cl.pool.p + j->parts;
+	}
+	bool ended = j->end_us >= 0 && j->end_us != SIMTIME_INF;
+	struct sqlbatch_val *v = next_row(r, &r->jobs);
+	if (!v)
+		return;
+	/* The sums over the allocation's parts, and its node ids for
+	 * complete_jobs: the node list is the writer thread's work. */
+	int64_t cores = 0, gpus = 0, mem = 0;
+	if (parts) {
+		int32_t *ids = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)nparts * sizeof *ids);
+		if (!ids) {
+			rec_failf(r, "job %" PRId32 ": out of memory", j->id);
+			return;
+		}
 		for (int i = 0; i < nparts; i++) {
+			ids[i] = parts[i].node;
 			cores += parts[i].cores;
-			gpus += hl_popcount64(parts[i].gpus);
 			mem += parts[i].mem_mib;
+			if (parts[i].gpus)
+				gpus += hl_popcount64(parts[i].gpus);
 		}
 	}
-	if (parts && node_list(r, &r->nodes, &s->cl, parts, nparts) < 0) {
-		rec_failf(r, "job %" PRId32 ": node list: out of memory", j->id);
-		return;
-	}
-	bool started = j->start_us >= 0;
-	bool ended = j->end_us >= 0 && j->end_us != SIMTIME_INF;
-
-	sqlite3_stmt *st = r->st_job;
-	int k = 1;
-	sqlite3_bind_int(st, k++, j->id);
-	sqlite3_bind_int64(st, k++, j->trace_id);
-	sqlite3_bind_text(st, k++, job_class_name((enum job_class)j->cls), -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, k++, j->tenant);
-	sqlite3_bind_int(st, k++, j->group);
+	sqlbatch_int(&v[JC_NODES], nparts);
+	sqlbatch_int(&v[JC_CORES], cores);
+	sqlbatch_int(&v[JC_GPUS], gpus);
+	sqlbatch_int(&v[JC_MEM], mem);
+	int k = 0;
+	sqlbatch_int(&v[k++], j->id);
+	sqlbatch_int(&v[k++], j->trace_id);
+	sqlbatch_static(&v[k++], job_class_name((enum job_class)j->cls));
+	sqlbatch_int(&v[k++], j->tenant);
+	sqlbatch_int(&v[k++], j->group);
 	if (j->queue >= 0)
-		sqlite3_bind_int(st, k++, j->queue);
-	else
-		sqlite3_bind_null(st, k++);
-	sqlite3_bind_text(st, k++, job_state_name((enum job_state)j->state), -1, SQLITE_STATIC);
-	bind_time_s(st, k++, j->submit_us);
-	bind_time_s(st, k++, j->start_us);
-	bind_time_s(st, k++, ended ? j->end_us : -1);
-	if (started)
-		sqlite3_bind_double(st, k++, simtime_to_s(j->start_us - j->submit_us));
-	else
-		sqlite3_bind_null(st, k++);
-	if (started && ended)
-		sqlite3_bind_double(st, k++, simtime_to_s(j->end_us - j->start_us));
-	else
-		sqlite3_bind_null(st, k++);
-	bind_time_s(st, k++, j->walltime_us);
-	sqlite3_bind_int(st, k++, nparts);
-	sqlite3_bind_int64(st, k++, cores);
-	sqlite3_bind_int64(st, k++, gpus);
-	sqlite3_bind_int64(st, k++, mem);
-	sqlite3_bind_int64(st, k++, job_req_cores(&j->req));
-	sqlite3_bind_int64(st, k++, job_req_gpus(&j->req));
-	if (parts)
-		sqlite3_bind_text(st, k++, r->nodes.p, (int)r->nodes.len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, k++);
-	sqlite3_bind_int(st, k++, j->preemptions);
-	bind_time_us(st, k++, j->submit_us);
-	bind_time_us(st, k++, j->start_us);
-	bind_time_us(st, k++, ended ? j->end_us : -1);
-	bind_time_us(st, k++, j->walltime_us);
-	bind_text_or_null(st, k++, j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
+		sqlbatch_int(&v[k], j->queue);
+	k++;
+	sqlbatch_static(&v[k++], job_state_name((enum job_state)j->state));
+	k = JC_MEM + 1;
+	sqlbatch_int(&v[k++], job_req_cores(&j->req));
+	sqlbatch_int(&v[k++], job_req_gpus(&j->req));
+	k++;   /* node_list: complete_jobs */
+	sqlbatch_int(&v[k++], j->preemptions);
+	val_time_us(&v[k++], j->submit_us);
+	val_time_us(&v[k++], j->start_us);
+	val_time_us(&v[k++], ended ? j->end_us : -1);
+	val_time_us(&v[k++], j->walltime_us);
+	sqlbatch_static(&v[k++], j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
 	const struct node *n0 = parts ? &s->cl.nodes[parts[0].node] : NULL;
-	bind_text_or_null(st, k++, n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
+	sqlbatch_static(&v[k++], n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
+	                         ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
 	char share[32] = "";
 	if (parts && parts[0].milli > 0)
 		snprintf(share, sizeof share, "%dm", parts[0].milli);
@@ -428,20 +430,18 @@ static void write_job(struct recorder *r, const struct sim *s, const struct job 
 	         __builtin_ctzll(parts[0].gpus) < n0->mig_cards && s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig)
 		snprintf(share, sizeof share, "%s",
 		         s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig->card->profiles[parts[0].mig_profile].name);
-	bind_text_or_null(st, k++, share[0] ? share : NULL);
-	sqlite3_bind_double(st, k++, j->gpu_s);
-	sqlite3_bind_double(st, k++, j->core_s);
-	sqlite3_bind_double(st, k++, j->lost_gpu_s);
-	sqlite3_bind_double(st, k++, j->ckpt_s);
+	sqlbatch_text(&r->jobs, &v[k++], share[0] ? share : NULL, strlen(share));
+	sqlbatch_real(&v[k++], j->gpu_s);
+	sqlbatch_real(&v[k++], j->core_s);
+	sqlbatch_real(&v[k++], j->lost_gpu_s);
+	sqlbatch_real(&v[k++], j->ckpt_s);
 	simtime held = j->held_us + (j->hold_since >= 0 ? s->now - j->hold_since : 0);
-	sqlite3_bind_double(st, k++, simtime_to_s(held));
-	bind_text_or_null(st, k++, j->hold_why == HOLD_QUOTA ? "quota" : NULL);
-	sqlite3_bind_int(st, k++, j->restarts);
-	bind_real_if(st, k++, s->cl.pw != NULL, j->energy_j);
-	bind_real_if(st, k++, s->cl.pw != NULL, j->energy_cost);
-	assert(k - 1 == sqlite3_bind_parameter_count(st));
-	if (step_insert(r, st, "writing a job row") == 0)
-		r->njobs++;
+	sqlbatch_real(&v[k++], simtime_to_s(held));
+	sqlbatch_static(&v[k++], j->hold_why == HOLD_QUOTA ? "quota" : NULL);
+	sqlbatch_int(&v[k++], j->restarts);
+	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_j);
+	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_cost);
+	assert(k == JOB_NCOL);
 }
 
 static void hook_job_end(void *ctx, const struct sim *s, const struct job *j)
@@ -480,33 +480,39 @@ static double facility_w_at(const struct cluster *cl, double outside_c)
 	return w;
 }
 
-/* rack_sample's power-model columns (4 .. 9) for rack k at t; NULL
+/* rack_sample's power-model columns (3 .. 8 of v) for rack k at t; NULL
  * without the model. */
-static void bind_rack_power(struct recorder *r, sqlite3_stmt *st, int32_t k, simtime t)
+static void rack_power_vals(struct recorder *r, struct sqlbatch_val *v, int32_t k, simtime t)
 {
 	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
-	if (!cl || !cl->pw || k >= cl->nracks) {
-		for (int i = 4; i <= 9; i++)
-			sqlite3_bind_null(st, i);
+	if (!cl || !cl->pw || k >= cl->nracks)
 		return;
-	}
 	const struct rack_power *rp = &cl->pw->rack[k];
-	sqlite3_bind_double(st, 4, rp->cap_w);
-	sqlite3_bind_int(st, 5, (rp->flags & PW_RACK_WARN) != 0);
-	sqlite3_bind_double(st, 6, rp->throttle);
+	sqlbatch_real(&v[3], rp->cap_w);
+	sqlbatch_int(&v[4], (rp->flags & PW_RACK_WARN) != 0);
+	sqlbatch_real(&v[5], rp->throttle);
 	const struct rack *rk = &cl->racks[k];
 	int32_t n = 0;
 	for (int32_t i = rk->first_node; r->temps && i < rk->first_node + rk->nnodes && i < cl->nnodes; i++)
 		r->temps[n++] = power_node_temp_at(cl, i, t);
-	if (n == 0) {
-		for (int i = 7; i <= 9; i++)
-			sqlite3_bind_null(st, i);
+	if (n == 0)
 		return;
-	}
 	qsort(r->temps, (size_t)n, sizeof *r->temps, cmp_double);
-	sqlite3_bind_double(st, 7, quantile(r->temps, n, 0.50));
-	sqlite3_bind_double(st, 8, quantile(r->temps, n, 0.95));
-	sqlite3_bind_double(st, 9, r->temps[n - 1]);
+	sqlbatch_real(&v[6], quantile(r->temps, n, 0.50));
+	sqlbatch_real(&v[7], quantile(r->temps, n, 0.95));
+	sqlbatch_real(&v[8], r->temps[n - 1]);
+}
+
+/* Below level full, a sample's rack rows are left out when no rack drew any
+ * power and the run has no power model: they would say 0 W and nothing else. */
+static bool rack_rows_wanted(const struct recorder *r, const struct sim_sample *smp)
+{
+	if (r->level >= RECORD_FULL || (r->sim && r->sim->cl.pw))
+		return true;
+	for (int32_t k = 0; k < smp->nracks; k++)
+		if (smp->rack_power_w[k] != 0)
+			return true;
+	return false;
 }
 
 static void hook_sample(void *ctx, const struct sim_sample *smp)
@@ -515,32 +521,32 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 	if (r->failed)
 		return;
 	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
-	sqlite3_stmt *st = r->st_sample;
-	sqlite3_bind_int64(st, 1, smp->t);
-	sqlite3_bind_int64(st, 2, smp->cores_alloc);
-	sqlite3_bind_int64(st, 3, smp->cores_total);
-	sqlite3_bind_int64(st, 4, smp->gpus_alloc);
-	sqlite3_bind_int64(st, 5, smp->gpus_total);
-	sqlite3_bind_int(st, 6, smp->pending);
-	sqlite3_bind_int(st, 7, smp->running);
-	sqlite3_bind_double(st, 8, smp->power_w);
+	struct sqlbatch_val *v = next_row(r, &r->samples);
+	if (!v)
+		return;
+	sqlbatch_int(&v[0], smp->t);
+	sqlbatch_int(&v[1], smp->cores_alloc);
+	sqlbatch_int(&v[2], smp->cores_total);
+	sqlbatch_int(&v[3], smp->gpus_alloc);
+	sqlbatch_int(&v[4], smp->gpus_total);
+	sqlbatch_int(&v[5], smp->pending);
+	sqlbatch_int(&v[6], smp->running);
+	sqlbatch_real(&v[7], smp->power_w);
 	if (cl && cl->pw) {
 		double out_c = power_outside_c(&cl->pw->cfg, smp->t);
-		sqlite3_bind_double(st, 9, facility_w_at(cl, out_c));
-		sqlite3_bind_double(st, 10, out_c);
-	} else {
-		sqlite3_bind_null(st, 9);
-		sqlite3_bind_null(st, 10);
+		sqlbatch_real(&v[8], facility_w_at(cl, out_c));
+		sqlbatch_real(&v[9], out_c);
 	}
-	if (step_insert(r, st, "writing a sample row") == 0)
-		r->nsamples++;
-	for (int32_t k = 0; k < smp->nracks && smp->rack_power_w && !r->failed; k++) {
-		sqlite3_stmt *rs = r->st_rack_sample;
-		sqlite3_bind_int64(rs, 1, smp->t);
-		sqlite3_bind_int(rs, 2, k);
-		sqlite3_bind_double(rs, 3, smp->rack_power_w[k]);
-		bind_rack_power(r, rs, k, smp->t);
-		step_insert(r, rs, "writing a rack sample row");
+	if (!smp->rack_power_w || !rack_rows_wanted(r, smp))
+		return;
+	for (int32_t k = 0; k < smp->nracks && !r->failed; k++) {
+		struct sqlbatch_val *w = next_row(r, &r->rack_samples);
+		if (!w)
+			return;
+		sqlbatch_int(&w[0], smp->t);
+		sqlbatch_int(&w[1], k);
+		sqlbatch_real(&w[2], smp->rack_power_w[k]);
+		rack_power_vals(r, w, k, smp->t);
 	}
 }
 
@@ -548,8 +554,10 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 
 static void rec_free(struct recorder *r)
 {
-	free(r->nodes.p);
-	free(r->split);
+	pthread_mutex_destroy(&r->errmu);
+	tmpclean_drop(r->tmp_slot);
+	hostlist_fini(&r->hosts);
+	free(r->ids);
 	free(r->temps);
 	free(r->tmp);
 	free(r->path);
@@ -559,11 +567,14 @@ static void rec_free(struct recorder *r)
 /* Finalizes the statements and closes the handle; -1 if closing failed. */
 static int rec_close(struct recorder *r)
 {
-	sqlite3_finalize(r->st_event);
-	sqlite3_finalize(r->st_job);
-	sqlite3_finalize(r->st_sample);
-	sqlite3_finalize(r->st_rack_sample);
-	r->st_event = r->st_job = r->st_sample = r->st_rack_sample = NULL;
+	if (r->wq_ok) {
+		workq_fini(&r->wq);   /* what is queued is written (or skipped once failed) */
+		r->wq_ok = false;
+	}
+	sqlbatch_fini(&r->events);
+	sqlbatch_fini(&r->jobs);
+	sqlbatch_fini(&r->samples);
+	sqlbatch_fini(&r->rack_samples);
 	audit_writer_free(r->audit);
 	r->audit = NULL;
 	int rc = SQLITE_OK;
@@ -580,67 +591,105 @@ static int rec_close(struct recorder *r)
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
-static char *str_dupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *str_dupf(const char *fmt, ...)
+static int batches_init(struct recorder *r)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
+	char err[400];
+	if (sqlbatch_init(&r->events, r->db, "event", EVENT_COLS, EVENT_NCOL, SQLBATCH_ROWS,
+	                  BUFFER_ROWS, err, sizeof err) ||
+	    sqlbatch_init(&r->jobs, r->db, "job", JOB_COLS, JOB_NCOL, JOB_BATCH, BUFFER_ROWS / 4,
+	                  err, sizeof err) ||
+	    sqlbatch_init(&r->samples, r->db, "sample", SAMPLE_COLS, SAMPLE_NCOL, SQLBATCH_ROWS,
+	                  BUFFER_ROWS, err, sizeof err) ||
+	    sqlbatch_init(&r->rack_samples, r->db, "rack_sample", RACK_SAMPLE_COLS, RACK_SAMPLE_NCOL,
+	                  SQLBATCH_ROWS, BUFFER_ROWS, err, sizeof err)) {
+		rec_failf(r, "%s", err);
+		return -1;
+	}
+	r->events.tag = T_EVENT;
+	r->jobs.tag = T_JOB;
+	r->samples.tag = T_SAMPLE;
+	r->rack_samples.tag = T_RACK;
+	if (workq_init(&r->wq, WRITER_QUEUE, r) < 0) {
+		rec_failf(r, "cannot set up the writer thread");
+		return -1;
+	}
+	r->wq_ok = true;
+	return 0;
 }
 
-struct recorder *recorder_open(const char *path, char *err, size_t errlen)
+struct recorder *recorder_open_with(const char *path, const struct recorder_opts *o, char *err,
+                                    size_t errlen)
 {
+	/* The recorder's connection is used by one thread; SQLite's memory
+	 * statistics take a global mutex per allocation and nothing here reads
+	 * them. (A no-op once SQLite is initialised, e.g. by a live daemon.) */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	struct recorder *r = calloc(1, sizeof *r);
 	if (!r) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
+	r->tmp_slot = -1;
+	if (pthread_mutex_init(&r->errmu, NULL) != 0) {
+		free(r);
+		snprintf(err, errlen, "%s: cannot set up a mutex", path);
+		return NULL;
+	}
+	r->level = o && (unsigned)o->level < RECORD_NLEVEL ? o->level : RECORD_DEFAULT;
+	r->key = o ? o->key : NULL;
+	r->head_out = o ? o->head_out : NULL;
 	r->path = strdup(path);
-	r->tmp = str_dupf("%s.tmp-%ld", path, (long)getpid());
+	r->tmp = tmpclean_name(path);
 	if (!r->path || !r->tmp) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto fail_alloc;
 	}
-	/* A leftover of an earlier run with our pid would be appended to. */
+	if (r->key && !audit_key_can_sign(r->key)) {
+		snprintf(err, errlen, "%s: the audit key %s is a public key: the run needs the key that"
+		         " signs", path, audit_key_id(r->key));
+		goto fail_alloc;
+	}
+	/* Temporary files of runs to the same output that died (SIGKILL, a
+	 * crash), and a leftover of an earlier run with our pid. */
+	if (tmpclean_stale(path, err, errlen) < 0)
+		goto fail_alloc;
 	if (unlink(r->tmp) < 0 && errno != ENOENT) {
 		snprintf(err, errlen, "%s: cannot remove stale %s: %s", path, r->tmp, strerror(errno));
 		goto fail_alloc;
 	}
-	int rc = sqlite3_open_v2(r->tmp, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	r->tmp_slot = tmpclean_add(r->tmp);
+	int rc = sqlite3_open_v2(r->tmp, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot create %s: %s", path, r->tmp,
 		         r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
 		goto fail_db;
 	}
 	sqlite3_extended_result_codes(r->db, 1);
-	char pragmas[256];
+	char pragmas[320];
 	snprintf(pragmas, sizeof pragmas,
-	         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-	         " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-32768;"
+	         "PRAGMA page_size=%d; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+	         " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-%d; PRAGMA temp_store=MEMORY;"
 	         " PRAGMA user_version=%d; PRAGMA application_id=%d;",
-	         RECORDER_SCHEMA_VERSION, RECORDER_APPLICATION_ID);
+	         RECORDER_PAGE_SIZE, RECORDER_CACHE_KIB, RECORDER_SCHEMA_VERSION,
+	         RECORDER_APPLICATION_ID);
 	char meta[160];
 	snprintf(meta, sizeof meta,
 	         "INSERT INTO meta VALUES('schema_version', '%d'), ('writer', 'hetlab');",
 	         RECORDER_SCHEMA_VERSION);
 	if (exec_sql(r, pragmas, "setting up") < 0 || exec_sql(r, "BEGIN", "BEGIN") < 0 ||
 	    exec_sql(r, schema_sql, "creating the schema") < 0 ||
-	    exec_sql(r, meta, "writing meta") < 0)
+	    exec_sql(r, meta, "writing meta") < 0 || batches_init(r) < 0)
 		goto fail_schema;
-	if (sqlite3_prepare_v3(r->db, event_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_event, NULL) ||
-	    sqlite3_prepare_v3(r->db, job_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_job, NULL) ||
-	    sqlite3_prepare_v3(r->db, sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_sample, NULL) ||
-	    sqlite3_prepare_v3(r->db, rack_sample_sql, -1, SQLITE_PREPARE_PERSISTENT, &r->st_rack_sample, NULL)) {
-		rec_fail_db(r, "preparing inserts");
-		goto fail_schema;
-	}
 	char aerr[512];
 	if (!(r->audit = audit_writer_new(r->db, aerr, sizeof aerr))) {
 		rec_failf(r, "%s", aerr);
+		goto fail_schema;
+	}
+	if ((r->st_job = audit_writer_stream(r->audit, "job")) < 0 ||
+	    (r->st_sample = audit_writer_stream(r->audit, "sample")) < 0 ||
+	    (r->st_rack = audit_writer_stream(r->audit, "rack_sample")) < 0) {
+		rec_failf(r, "%s", audit_writer_error(r->audit));
 		goto fail_schema;
 	}
 	return r;
@@ -653,6 +702,11 @@ fail_db:
 fail_alloc:
 	rec_free(r);
 	return NULL;
+}
+
+struct recorder *recorder_open(const char *path, char *err, size_t errlen)
+{
+	return recorder_open_with(path, NULL, err, errlen);
 }
 
 /* The `node` table: what event.node and job.node_list refer to. */
@@ -698,14 +752,9 @@ void recorder_attach(struct recorder *r, struct sim *s)
 {
 	/* Node names are split once here; a node added later (none is, yet)
 	 * is split when it is met. */
-	free(r->split);
-	r->nsplit = 0;
-	r->split = malloc((size_t)(s->cl.nnodes + 1) * sizeof *r->split);
-	if (r->split) {
-		for (int32_t i = 0; i < s->cl.nnodes; i++)
-			r->split[i].plen = name_split(s->cl.nodes[i].name, &r->split[i].num);
-		r->nsplit = s->cl.nnodes;
-	}
+	hostlist_fini(&r->hosts);
+	if (hostlist_init(&r->hosts, &s->cl) < 0)
+		rec_failf(r, "out of memory");
 	r->sim = s;
 	/* The sample hook's scratch: the largest rack's nodes. */
 	int32_t most = 1;
@@ -716,13 +765,45 @@ void recorder_attach(struct recorder *r, struct sim *s)
 		rec_failf(r, "out of memory");
 	if (!r->failed)
 		write_nodes(r, &s->cl);
+	/* The level decides which hooks there are: the engine skips a NULL one. */
 	const struct sim_recorder hooks = {
 		.ctx = r,
-		.event = hook_event,
-		.job_end = hook_job_end,
+		.event = r->level >= RECORD_EVENTS ? hook_event : NULL,
+		.job_end = r->level >= RECORD_JOBS ? hook_job_end : NULL,
 		.sample = hook_sample,
 	};
 	sim_set_recorder(s, &hooks);
+}
+
+int recorder_set_meta(struct recorder *r, const char *key, const char *value)
+{
+	if (!key || !value)
+		return 0;
+	if (r->failed)
+		return -1;
+	if (r->wq_ok)
+		workq_drain(&r->wq);   /* the connection is the writer thread's while it works */
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(r->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1, &st, NULL) !=
+	    SQLITE_OK) {
+		rec_fail_db(r, "preparing a meta row");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+	int rc = step_insert(r, st, "writing a meta row");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int recorder_exec(struct recorder *r, const char *sql, const char *what)
+{
+	if (r->failed)
+		return -1;
+	if (r->wq_ok)
+		workq_drain(&r->wq);   /* the connection is the writer thread's while it works */
+	return exec_sql(r, sql, what) < 0 ? -1 : 0;
 }
 
 int recorder_set_billing(struct recorder *r, const char *json_text)
@@ -731,6 +812,8 @@ int recorder_set_billing(struct recorder *r, const char *json_text)
 		return 0;
 	if (r->failed)
 		return -1;
+	if (r->wq_ok)
+		workq_drain(&r->wq);   /* the connection is the writer thread's while it works */
 	if (exec_sql(r, "CREATE TABLE IF NOT EXISTS billing(config TEXT); DELETE FROM billing;",
 	             "creating table billing") < 0)
 		return -1;
@@ -749,6 +832,11 @@ int recorder_set_billing(struct recorder *r, const char *json_text)
 const char *recorder_error(const struct recorder *r)
 {
 	return r->failed ? r->err : NULL;
+}
+
+enum record_level recorder_level(const struct recorder *r)
+{
+	return r->level;
 }
 
 static void utc_now(char *buf, size_t len)
@@ -785,7 +873,7 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	sqlite3_bind_double(st, 6, wall_s);
 	sqlite3_bind_int64(st, 7, (int64_t)events);
 	sqlite3_bind_int64(st, 8, (int64_t)passes);
-	sqlite3_bind_int64(st, 9, r->njobs);
+	sqlite3_bind_int64(st, 9, r->jobs.written);
 	sqlite3_bind_int(st, 10, ri->nnodes);
 	sqlite3_bind_int64(st, 11, ri->total_cores);
 	sqlite3_bind_int64(st, 12, ri->total_gpus);
@@ -806,7 +894,9 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	bind_real_if(st, 21, pw != NULL, pw ? pw->idle_energy_j / 3.6e6 : 0);
 	bind_real_if(st, 22, pw != NULL, pw ? pw->cost : 0);
 	bind_real_if(st, 23, carbon, pw ? pw->carbon_g / 1000 : 0);
-	assert(sqlite3_bind_parameter_count(st) == 23);
+	sqlite3_bind_text(st, 24, record_level_name(r->level), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 25, r->seq);
+	assert(sqlite3_bind_parameter_count(st) == 25);
 	int rc = step_insert(r, st, "writing the run row");
 	sqlite3_finalize(st);
 	return rc;
@@ -840,21 +930,38 @@ static int write_rack_totals(struct recorder *r)
 	return r->failed ? -1 : 0;
 }
 
+/* Stops the writer thread once it has written what was queued, then writes
+ * the rows still buffered, here. */
+static int flush_all(struct recorder *r)
+{
+	if (r->wq_ok) {
+		workq_fini(&r->wq);
+		r->wq_ok = false;
+	}
+	struct sqlbatch *all[] = { &r->events, &r->jobs, &r->samples, &r->rack_samples };
+	for (size_t i = 0; i < sizeof all / sizeof all[0] && !r->failed; i++)
+		write_buf(r, all[i], all[i]->cur);
+	return r->failed ? -1 : 0;
+}
+
 int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s,
                     uint64_t events, uint64_t passes, char *err, size_t errlen)
 {
 	assert(r && ri);
 	if (r->failed)
 		goto fail;
-	if (write_rack_totals(r) < 0 || write_run(r, ri, wall_s, events, passes) < 0)
+	if (flush_all(r) < 0 || write_rack_totals(r) < 0 || write_run(r, ri, wall_s, events, passes) < 0)
 		goto fail;
-	if (audit_writer_finish(r->audit) < 0) {
+	/* Built once at the end, and only at level full: a job's history is a
+	 * scan of `event` otherwise (milliseconds), and the index is a tenth
+	 * of the file. */
+	if (r->level >= RECORD_FULL &&
+	    exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
+		goto fail;
+	if (audit_writer_finish(r->audit, record_level_name(r->level), r->key, r->head_out) < 0) {
 		rec_failf(r, "%s", audit_writer_error(r->audit));
 		goto fail;
 	}
-	/* Built once at the end: cheaper than maintaining it row by row. */
-	if (exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
-		goto fail;
 	if (exec_sql(r, "COMMIT", "COMMIT") < 0)
 		goto fail;
 	if (rec_close(r) < 0)
@@ -876,6 +983,7 @@ void recorder_abort(struct recorder *r)
 {
 	if (!r)
 		return;
+	atomic_store(&r->failed, true);   /* the writer skips what is still queued */
 	rec_close(r);
 	unlink(r->tmp);
 	rec_free(r);

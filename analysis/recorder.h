@@ -4,16 +4,26 @@
  * installs its hooks, and every event, ended job and monitoring sample the
  * engine reports becomes one row of the `event`, `job` or `sample` table
  * (the cluster's nodes and racks are written to `node` and `rack` when it
- * is attached) (docs/results.md describes every table and column). When the
- * run has the power model (s->cl.pw), the sample hook also reads each
- * rack's cap, warning, throttle and node temperatures from it, and
- * recorder_finish() adds its energy, cost and carbon totals to `rack` and
- * `run`; without it those columns are NULL. Rows go through
- * prepared statements that are prepared once, inside one transaction, into
- * a temporary sibling of the output ("PATH.tmp-PID") opened with the journal
- * and syncs off: recorder_finish() writes the `run` row, commits and renames
- * the temporary file over PATH, so PATH only ever holds a complete database;
- * recorder_abort() removes it. A reader never sees a half-written run.
+ * is attached) (docs/results.md describes every table and column). What is
+ * kept is the recording level (enum record_level): `summary` keeps the run,
+ * the cluster and the time series; `jobs` adds one row per job; `events`
+ * (the default) adds the event log with its audit chain (analysis/audit.h);
+ * `full` adds every rack sample and the event index. When the run has the
+ * power model (s->cl.pw), the sample hook also reads each rack's cap,
+ * warning, throttle and node temperatures from it, and recorder_finish()
+ * adds its energy, cost and carbon totals to `rack` and `run`; without it
+ * those columns are NULL.
+ *
+ * Rows are buffered and written many at a time (analysis/sqlbatch.h)
+ * through statements prepared once, inside one transaction, into a
+ * temporary sibling of the output ("PATH.tmp-PID", analysis/tmpclean.h:
+ * removed when SIGINT or SIGTERM ends a command that installed the
+ * handlers, and by the next recorder_open of PATH when its process died)
+ * opened with the journal, the syncs and the connection mutex off:
+ * recorder_finish() writes the `run` row, seals the audit log, commits and
+ * renames the temporary file over PATH, so PATH only ever holds a complete
+ * database; recorder_abort() removes it. A reader never sees a half-written
+ * run.
  *
  * The engine's hooks cannot fail, so the first error (always with
  * sqlite3_errmsg and the file's name) is kept, later rows are dropped, and
@@ -21,21 +31,42 @@
  *
  * Ownership: the recorder owns its SQLite handle and statements (they never
  * leave analysis/); recorder_finish() and recorder_abort() free it, whatever
- * they return. The struct sim it is attached to stays the caller's and must
- * outlive recorder_finish() (which reads its power totals); strings in
- * struct run_info are borrowed. */
+ * they return. The struct sim it is attached to, and the key of its
+ * options, stay the caller's and must outlive recorder_finish() (which reads
+ * its power totals); strings in struct run_info are borrowed. */
 #ifndef HL_RECORDER_H
 #define HL_RECORDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define RECORDER_SCHEMA_VERSION 1
+#define RECORDER_SCHEMA_VERSION 2
 /* PRAGMA application_id of a hetlab results file: "HLRS". */
 #define RECORDER_APPLICATION_ID 0x484c5253
+#define RECORDER_PAGE_SIZE 8192
 
 struct recorder;
 struct sim;
+struct audit_key;
+
+/* What a results file keeps, each level everything of the one before. */
+enum record_level {
+	RECORD_SUMMARY,   /* run, meta, node, rack, sample, billing (and rack_sample with power figures) */
+	RECORD_JOBS,      /* + job: one row per job */
+	RECORD_EVENTS,    /* + event: every decision and state change, hash-chained */
+	RECORD_FULL,      /* + every rack_sample row (also all-zero ones), the event_job index */
+	RECORD_NLEVEL
+};
+#define RECORD_DEFAULT RECORD_EVENTS
+const char *record_level_name(enum record_level l);
+/* The level named s, or -1. */
+int record_level_parse(const char *s);
+
+struct recorder_opts {
+	enum record_level level;        /* RECORD_DEFAULT unless set */
+	const struct audit_key *key;    /* authenticates the audit head; NULL: unkeyed */
+	char *head_out;                 /* NULL, or AUDIT_HASH_HEX + 1 bytes for the head's hash */
+};
 
 /* What the `run` row says about the run besides what the recorder counted.
  * Strings may be NULL (stored as NULL). */
@@ -50,20 +81,32 @@ struct run_info {
 	const char *placement;       /* "best-fit", "first-fit (label-blind)", ... */
 };
 
-/* Creates PATH's temporary sibling, the schema, and opens the transaction.
- * NULL with a message naming the file in err on failure. */
+/* Removes PATH's stale temporary siblings, creates its own, the schema, and
+ * opens the transaction. o may be NULL (the defaults). NULL with a message
+ * naming the file in err on failure. */
+struct recorder *recorder_open_with(const char *path, const struct recorder_opts *o, char *err,
+                                    size_t errlen);
+/* recorder_open_with(path, NULL, ...). */
 struct recorder *recorder_open(const char *path, char *err, size_t errlen);
-/* Installs the recorder's hooks in `s` (sim_set_recorder, ctx = r) and
- * writes the `node` and `rack` tables from s->cl, which must be complete
- * by then (cl.pw too, when the run has the power model). Keeps s. */
+/* Installs the recorder's hooks in `s` (sim_set_recorder, ctx = r; those
+ * the level needs) and writes the `node` and `rack` tables from s->cl,
+ * which must be complete by then (cl.pw too, when the run has the power
+ * model). Keeps s. */
 void recorder_attach(struct recorder *r, struct sim *s);
-/* Writes the run row, commits, closes and renames the file over PATH.
- * 0 on success; -1 with the reason in err (the temporary file is removed).
- * Frees r in both cases. */
+/* Writes the rows still buffered and the run row, seals the audit log,
+ * commits, closes and renames the file over PATH. 0 on success; -1 with the
+ * reason in err (the temporary file is removed). Frees r in both cases. */
 int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s,
                     uint64_t events, uint64_t passes, char *err, size_t errlen);
 /* Closes, removes the temporary file and frees r. NULL is a no-op. */
 void recorder_abort(struct recorder *r);
+/* Runs sql (a table of the caller's, its rows) in the run's transaction,
+ * before it is sealed; `what` names it in the error. 0, or -1 (the
+ * recorder has failed). */
+int recorder_exec(struct recorder *r, const char *sql, const char *what);
+/* A row of table meta (key, value), written before the run is sealed. 0,
+ * or -1 (the recorder has failed). */
+int recorder_set_meta(struct recorder *r, const char *key, const char *value);
 /* Stores the run's billing configuration (the scenario's "billing" block
  * as traces/billload.c normalised it) as the one row of table
  * `billing(config TEXT)`, replacing an earlier one; `hetlab bill` reads
@@ -74,5 +117,6 @@ void recorder_abort(struct recorder *r);
 int recorder_set_billing(struct recorder *r, const char *json_text);
 /* The first error seen so far, or NULL. */
 const char *recorder_error(const struct recorder *r);
+enum record_level recorder_level(const struct recorder *r);
 
 #endif

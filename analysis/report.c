@@ -68,6 +68,42 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+const struct report_headline report_headlines[] = {
+	{ "p95_wait", "p95 wait (s)", 0 },
+	{ "p95_wait{class=training}", "p95 wait of training (s)", 0 },
+	{ "mean_wait", "mean wait (s)", 0 },
+	{ "mean_jct", "mean job completion time (s)", 0 },
+	{ "mean_bsld", "mean bounded slowdown", 0 },
+	{ "gpu_util", "GPU utilisation", 'p' },
+	{ "core_util", "core utilisation", 'p' },
+	{ "killed", "jobs killed", 0 },
+	{ "failed", "jobs failed", 0 },
+	{ "slo_violation_s", "SLO violation, all services (s)", 0 },
+	{ "lost_gpu_h", "lost GPU-hours", 0 },
+	{ "facility_energy_kwh", "facility energy (kWh)", 0 },
+	{ "energy_cost", "energy cost", 0 },
+	{ "pue", "PUE", 0 },
+	{ "peak_cap", "highest rack peak / cap", 'p' },
+	{ "throttled_gpu_h", "throttled GPU-hours", 0 },
+	{ NULL, NULL, 0 },
+};
+
+const char *report_tenant_name(const struct report *rp, int64_t t, char *buf, size_t len)
+{
+	if (rp->mr.db)
+		return mrun_tenant_name(&rp->mr, t, buf, len);
+	snprintf(buf, len, "%" PRId64, t);
+	return buf;
+}
+
+const char *report_service_name(const struct report *rp, int64_t g, char *buf, size_t len)
+{
+	if (rp->mr.db)
+		return mrun_service_name(&rp->mr, g, buf, len);
+	snprintf(buf, len, "%" PRId64, g);
+	return buf;
+}
+
 /* Sorts x in place and summarises it. */
 static void dist_of(struct report_dist *d, double *x, size_t n)
 {
@@ -1042,6 +1078,19 @@ static int compute(struct report *rp)
 		if (strcmp(rp->classes.v[c], job_class_name(JOB_INFERENCE)) == 0)
 			inference = c;
 	}
+	/* Utilisation as the registry counts it (every run of a job, the nodes
+	 * present, within the window) where the file lets it. */
+	if (rp->ms.n > 0) {
+		rp->all.core_util = metric_get(&rp->ms, "core_util");
+		rp->all.gpu_util = metric_get(&rp->ms, "gpu_util");
+		for (int c = 0; c < rp->classes.n; c++) {
+			char name[METRIC_NAME_MAX];
+			snprintf(name, sizeof name, "core_util{class=%s}", rp->classes.v[c]);
+			rp->per_class[c].core_util = metric_get(&rp->ms, name);
+			snprintf(name, sizeof name, "gpu_util{class=%s}", rp->classes.v[c]);
+			rp->per_class[c].gpu_util = metric_get(&rp->ms, name);
+		}
+	}
 	compute_gpu_split(rp, inference);
 	rp->power.jobs_cost = rp->all.energy_cost;
 	if (compute_tenants(rp) < 0 || compute_services(rp, inference, last_us) < 0 ||
@@ -1132,8 +1181,9 @@ static void text_lost_cells(FILE *out, const struct report *rp, const struct rep
 static void text_tenant_row(FILE *out, const struct report *rp, int64_t tenant,
                             const struct report_group *g)
 {
-	char b[6][32];
-	fprintf(out, "  %-14" PRId64 " %8" PRId64 " %10s %9s %9s %9s %10s %7s", tenant, g->jobs,
+	char b[6][32], nb[32];
+	fprintf(out, "  %-14s %8" PRId64 " %10s %9s %9s %9s %10s %7s",
+	        report_tenant_name(rp, tenant, nb, sizeof nb), g->jobs,
 	        fnum(b[0], 32, g->wait.mean, 1), fnum(b[1], 32, g->wait.p50, 1),
 	        fnum(b[2], 32, g->wait.p95, 1), fnum(b[3], 32, g->wait.p99, 1),
 	        fnum(b[4], 32, g->jct.mean, 1), fnum(b[5], 32, g->bsld, 2));
@@ -1167,8 +1217,9 @@ static void print_text_org(const struct report *rp, FILE *out)
 		        "started", "SLO violation", "delay mean", "delay max");
 		for (int k = 0; k < rp->nservices; k++) {
 			const struct report_service *sv = &rp->services[k];
-			char b[3][32];
-			fprintf(out, "  %-14" PRId64 " %8" PRId64 " %8" PRId64 " %14s %14s %14s\n", sv->grp,
+			char b[3][32], nb[32];
+			fprintf(out, "  %-14s %8" PRId64 " %8" PRId64 " %14s %14s %14s\n",
+			        report_service_name(rp, sv->grp, nb, sizeof nb),
 			        sv->replicas, sv->started, fnum(b[0], 32, sv->slo_violation_s, 1),
 			        fnum(b[1], 32, sv->delay_mean_s, 1), fnum(b[2], 32, sv->delay_max_s, 1));
 		}
@@ -1231,11 +1282,10 @@ static void print_text_power(const struct report *rp, FILE *out)
 	if (!(rp->have & REPORT_HAVE_ENERGY))
 		return;
 	fprintf(out, "\n  %-14s %8s %12s %12s\n", "energy/tenant", "jobs", "kWh", "cost");
-	for (int t = 0; t < rp->ntenants; t++) {
-		snprintf(b[8], 32, "%" PRId64, rp->tenants[t]);
-		text_energy_row(out, b[8], rp->per_tenant[t].jobs, rp->per_tenant[t].energy_kwh,
+	for (int t = 0; t < rp->ntenants; t++)
+		text_energy_row(out, report_tenant_name(rp, rp->tenants[t], b[8], 32),
+		                rp->per_tenant[t].jobs, rp->per_tenant[t].energy_kwh,
 		                rp->per_tenant[t].energy_cost);
-	}
 	text_energy_row(out, "no job (idle)", -1, pw->idle_kwh, pw->cost - pw->jobs_cost);
 	fprintf(out, "\n  %-14s %8s %12s %12s\n", "energy/class", "jobs", "kWh", "cost");
 	for (int k = 0; k < rp->classes.n; k++) {
@@ -1295,7 +1345,8 @@ static void print_text(const struct report *rp, FILE *out)
 	        r->nodes, r->total_cores, r->total_gpus);
 	fprintf(out, "  %-13s %.3f s, %" PRId64 " events, %" PRId64 " scheduling passes\n",
 	        "wall time", r->wall_s, r->events, r->passes);
-	fprintf(out, "  %-13s %s\n\n", "created", or_dash(r->created));
+	fprintf(out, "  %-13s %s\n", "created", or_dash(r->created));
+	fprintf(out, "  %-13s %s\n\n", "window", rp->window);
 
 	fprintf(out, "  %-13s %zu:", "jobs", rp->nrows);
 	for (int k = 0; k < rp->states.n; k++) {
@@ -1315,8 +1366,17 @@ static void print_text(const struct report *rp, FILE *out)
 		fputs(" -", out);
 	fprintf(out, "\n  %-13s ", "makespan");
 	print_duration(out, rp->makespan_s);
-	fprintf(out, "\n  %-13s cores %s, GPUs %s\n\n", "utilisation",
+	fprintf(out, "\n  %-13s cores %s, GPUs %s\n", "utilisation",
 	        fpct(b[0], 32, rp->all.core_util), fpct(b[1], 32, rp->all.gpu_util));
+	/* GPU utilisation per model, of the GPUs present (the registry's gpu_util{gpu=M}). */
+	int nmodel = 0;
+	for (size_t i = 0; i < rp->ms.n; i++)
+		if (strncmp(rp->ms.v[i].name, "gpu_util{gpu=", 13) == 0) {
+			const char *m = rp->ms.v[i].name + 13;
+			fprintf(out, "%s%.*s %s", nmodel++ ? ", " : "  GPU models    ", (int)strlen(m) - 1, m,
+			        fpct(b[0], 32, rp->ms.v[i].v));
+		}
+	fputs(nmodel ? "\n\n" : "\n", out);
 
 	bool split = rp->classes.n > 1;
 	fprintf(out, "  %-14s %10s %10s %11s %11s %11s %11s %11s\n", "wait (s)", "jobs", "started",
@@ -1415,14 +1475,19 @@ static void json_org(const struct report *rp, json_t *root)
 	char key[24];
 	json_t *bt = json_object();
 	for (int t = 0; t < rp->ntenants; t++) {
+		char nb[32];
 		snprintf(key, sizeof key, "%" PRId64, rp->tenants[t]);
-		json_object_set_new(bt, key, jgroup(&rp->per_tenant[t], rp));
+		json_t *g = jgroup(&rp->per_tenant[t], rp);
+		json_object_set_new(g, "name", json_string(report_tenant_name(rp, rp->tenants[t], nb, sizeof nb)));
+		json_object_set_new(bt, key, g);
 	}
 	json_object_set_new(root, "by_tenant", bt);
 	json_t *svs = json_object();
 	for (int k = 0; k < rp->nservices; k++) {
 		const struct report_service *sv = &rp->services[k];
 		json_t *o = json_object();
+		char nb[32];
+		json_object_set_new(o, "name", json_string(report_service_name(rp, sv->grp, nb, sizeof nb)));
 		json_object_set_new(o, "replicas", json_integer(sv->replicas));
 		json_object_set_new(o, "started", json_integer(sv->started));
 		json_object_set_new(o, "slo_violation_s", jreal(sv->slo_violation_s));
@@ -1609,6 +1674,11 @@ static json_t *json_report(const struct report *rp)
 	json_org(rp, root);
 	json_power(rp, root);
 	json_ops(rp, root);
+	json_object_set_new(root, "window", json_string(rp->window));
+	json_t *ms = json_object();
+	for (size_t i = 0; i < rp->ms.n; i++)
+		json_object_set_new(ms, rp->ms.v[i].name, jreal(rp->ms.v[i].v));
+	json_object_set_new(root, "metrics", ms);
 	return root;
 }
 
@@ -1640,6 +1710,8 @@ static void report_fini(struct report *rp)
 	ops_kinds_free(rp->ops.drains, rp->ops.ndrains);
 	names_fini(&rp->classes);
 	names_fini(&rp->states);
+	metric_set_fini(&rp->ms);
+	mrun_close(&rp->mr);
 }
 
 int report_print(const char *db, enum report_format fmt, FILE *out, char *err, size_t errlen)
@@ -1649,6 +1721,46 @@ int report_print(const char *db, enum report_format fmt, FILE *out, char *err, s
 
 int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, size_t warnlen,
                  char *err, size_t errlen)
+{
+	return report_write_window(db, fmt, NULL, out, warn, warnlen, err, errlen);
+}
+
+/* The registry's view of the run (names, the window and every metric in
+ * it), then the job rows outside the window left out of the tables. A file
+ * the registry cannot read keeps the report without them. */
+static int apply_window(struct report *rp, const struct metric_window *w)
+{
+	char merr[512];
+	snprintf(rp->window, sizeof rp->window, "whole run");
+	if (mrun_open(rp->path, &rp->mr, merr, sizeof merr) < 0)
+		return 0;
+	if (mrun_metrics(&rp->mr, w, &rp->ms, merr, sizeof merr) < 0)
+		return rep_failf(rp, "%s", merr);
+	char d[128];
+	metric_window_describe(&rp->ms.window, d, sizeof d);
+	snprintf(rp->window, sizeof rp->window, "%s: %.1f s to %.1f s%s", d, (double)rp->ms.t0_us / 1e6,
+	         (double)rp->ms.t1_us / 1e6, rp->ms.whole ? "" : " (jobs submitted in it; time in it)");
+	if (rp->ms.whole)
+		return 0;
+	size_t k = 0;
+	for (int c = 0; c < rp->classes.n; c++)
+		rp->classes.count[c] = 0;
+	for (int c = 0; c < rp->states.n; c++)
+		rp->states.count[c] = 0;
+	for (size_t i = 0; i < rp->nrows; i++) {
+		const struct report_job *j = &rp->rows[i];
+		if (j->submit_us < rp->ms.t0_us || j->submit_us > rp->ms.t1_us)
+			continue;
+		rp->classes.count[j->cls]++;
+		rp->states.count[j->state]++;
+		rp->rows[k++] = *j;
+	}
+	rp->nrows = k;
+	return 0;
+}
+
+int report_write_window(const char *db, enum report_format fmt, const struct metric_window *w,
+                        FILE *out, char *warn, size_t warnlen, char *err, size_t errlen)
 {
 	struct report rp = { .path = db, .err = err, .errlen = errlen };
 	if (warn && warnlen)
@@ -1663,8 +1775,8 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
 		goto out_db;
 	}
 	if (check_schema(&rp) < 0 || load_run(&rp) < 0 || load_jobs(&rp) < 0 ||
-	    load_job_extras(&rp) < 0 || load_samples(&rp) < 0 || load_power(&rp) < 0 ||
-	    load_ops(&rp) < 0 || compute(&rp) < 0)
+	    load_job_extras(&rp) < 0 || apply_window(&rp, w) < 0 || load_samples(&rp) < 0 ||
+	    load_power(&rp) < 0 || load_ops(&rp) < 0 || compute(&rp) < 0)
 		goto out_db;
 
 	if (fmt == REPORT_JSON) {

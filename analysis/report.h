@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "analysis/mrun.h"
+
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML };
 
 /* "text", "json", "markdown" (or "md") or "html"; -1 for anything else. */
@@ -39,6 +41,11 @@ int report_print(const char *db, enum report_format fmt, FILE *out, char *err, s
  * no figures, which is not an error. */
 int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, size_t warnlen,
                  char *err, size_t errlen);
+/* report_write within a measurement window (NULL: the run's own window,
+ * analysis/metric.h): the job tables count the jobs submitted in it, the
+ * summary's metrics everything in it; the report names the window. */
+int report_write_window(const char *db, enum report_format fmt, const struct metric_window *w,
+                        FILE *out, char *warn, size_t warnlen, char *err, size_t errlen);
 /* Linear interpolation between the closest ranks of sorted x[0..n-1]
  * (p in [0, 1]); NaN when n is 0. Exposed for the tests. */
 double report_percentile(const double *x, size_t n, double p);
@@ -195,11 +202,26 @@ struct report {
 	struct report_samples smp;
 	struct report_power power;
 	struct report_ops ops;
+	struct mrun mr;                    /* the run for the metric registry (names, window) */
+	struct metric_set ms;              /* every metric within the window */
+	char window[160];                  /* "whole run" or the window with its bounds */
 	double *scratch;                   /* nrows values for the distributions */
 	size_t *idx;                       /* nrows row indexes: the group being computed */
 	char *err;
 	size_t errlen;
 };
+
+/* The name of tenant t and of service g (the run's names, else the number). */
+const char *report_tenant_name(const struct report *rp, int64_t t, char *buf, size_t len);
+const char *report_service_name(const struct report *rp, int64_t g, char *buf, size_t len);
+/* The headline metrics the summaries show: name, label for a person, and
+ * how to print the value ('p' a share, 'h' hours from seconds, else the
+ * unit); ends with a NULL name. */
+struct report_headline {
+	const char *metric, *label;
+	char fmt;
+};
+extern const struct report_headline report_headlines[];
 
 /* report_doc.c: the loaded and computed report as Markdown or HTML. */
 void report_doc_markdown(const struct report *rp, FILE *out);

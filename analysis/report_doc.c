@@ -24,7 +24,15 @@ enum { CELL = 64, MAX_COLS = 14 };
 struct doc {
 	FILE *out;
 	bool html;
+	/* HTML: the figures drawn for the page, placed next to their tables. */
+	const struct runplot_set *figs;
+	const char *figdir;
+	bool used[RUNPLOT_MAX_FIGS];
+	char *warn;
+	size_t warnlen;
 };
+
+static void doc_figure(struct doc *d, const char *name);
 
 /* ---- escaping ------------------------------------------------------------ */
 
@@ -54,7 +62,7 @@ static void put_md(FILE *out, const char *s)
 	}
 }
 
-static void put_text(const struct doc *d, const char *s)
+static void put_text(struct doc *d, const char *s)
 {
 	if (d->html)
 		put_html(d->out, s);
@@ -64,7 +72,7 @@ static void put_text(const struct doc *d, const char *s)
 
 /* ---- the writer ---------------------------------------------------------- */
 
-static void doc_heading(const struct doc *d, int level, const char *text)
+static void doc_heading(struct doc *d, int level, const char *text)
 {
 	if (d->html) {
 		fprintf(d->out, "<h%d>", level);
@@ -77,7 +85,7 @@ static void doc_heading(const struct doc *d, int level, const char *text)
 	}
 }
 
-static void doc_para(const struct doc *d, const char *text)
+static void doc_para(struct doc *d, const char *text)
 {
 	fputs(d->html ? "<p>" : "", d->out);
 	put_text(d, text);
@@ -85,7 +93,7 @@ static void doc_para(const struct doc *d, const char *text)
 }
 
 /* A table's header; `num` says which columns are numbers (right-aligned). */
-static void doc_table(const struct doc *d, int ncol, const char *const *head, const bool *num)
+static void doc_table(struct doc *d, int ncol, const char *const *head, const bool *num)
 {
 	if (d->html) {
 		fputs("<table>\n<tr>", d->out);
@@ -108,7 +116,7 @@ static void doc_table(const struct doc *d, int ncol, const char *const *head, co
 	fputs("|\n", d->out);
 }
 
-static void doc_row(const struct doc *d, int ncol, const char *const *cell, const bool *num)
+static void doc_row(struct doc *d, int ncol, const char *const *cell, const bool *num)
 {
 	if (d->html) {
 		fputs("<tr>", d->out);
@@ -128,7 +136,7 @@ static void doc_row(const struct doc *d, int ncol, const char *const *cell, cons
 	fputs("|\n", d->out);
 }
 
-static void doc_table_end(const struct doc *d)
+static void doc_table_end(struct doc *d)
 {
 	fputs(d->html ? "</table>\n" : "\n", d->out);
 }
@@ -181,13 +189,13 @@ static const char *or_dash(const char *s)
 
 /* ---- the sections (the text report's, in its order) --------------------- */
 
-static void kv(const struct doc *d, const char *k, const char *v)
+static void kv(struct doc *d, const char *k, const char *v)
 {
 	const char *cell[2] = { k, v };
 	doc_row(d, 2, cell, NULL);
 }
 
-static void run_section(const struct doc *d, const struct report *rp)
+static void run_section(struct doc *d, const struct report *rp)
 {
 	const struct report_run *r = &rp->run;
 	char b[512];
@@ -218,7 +226,7 @@ static void run_section(const struct doc *d, const struct report *rp)
 	doc_table_end(d);
 }
 
-static void jobs_section(const struct doc *d, const struct report *rp)
+static void jobs_section(struct doc *d, const struct report *rp)
 {
 	char b[3][CELL];
 	static const bool num[] = { false, true };
@@ -254,9 +262,11 @@ static void jobs_section(const struct doc *d, const struct report *rp)
 	                        fpct(b[2], rp->all.gpu_util) };
 	doc_row(d, 3, cell, nm);
 	doc_table_end(d);
+	doc_figure(d, "utilisation");
+	doc_figure(d, "gpu_models");
 }
 
-static void wait_row(const struct doc *d, const char *name, const struct report_group *g,
+static void wait_row(struct doc *d, const char *name, const struct report_group *g,
                      const bool *num)
 {
 	char b[7][CELL];
@@ -267,7 +277,7 @@ static void wait_row(const struct doc *d, const char *name, const struct report_
 	doc_row(d, 8, cell, num);
 }
 
-static void done_row(const struct doc *d, const char *name, const struct report_group *g,
+static void done_row(struct doc *d, const char *name, const struct report_group *g,
                      const bool *num)
 {
 	char b[7][CELL];
@@ -278,7 +288,7 @@ static void done_row(const struct doc *d, const char *name, const struct report_
 	doc_row(d, 8, cell, num);
 }
 
-static void metric_sections(const struct doc *d, const struct report *rp)
+static void metric_sections(struct doc *d, const struct report *rp)
 {
 	static const bool num[] = { false, true, true, true, true, true, true, true };
 	bool split = rp->classes.n > 1;
@@ -292,6 +302,8 @@ static void metric_sections(const struct doc *d, const struct report *rp)
 		wait_row(d, rp->classes.v[i], &rp->per_class[i], num);
 	}
 	doc_table_end(d);
+	doc_figure(d, "wait_time");
+	doc_figure(d, "wait_cdf");
 	doc_heading(d, 2, "Completion (s)");
 	static const char *const hd[] = { "jobs of", "ended", "JCT mean", "p50", "p95",
 	                                  "bounded slowdown", "core util", "GPU util" };
@@ -316,6 +328,7 @@ static void metric_sections(const struct doc *d, const struct report *rp)
 		doc_row(d, 6, cell, num + 1);
 		doc_table_end(d);
 	}
+	doc_figure(d, "queue");
 }
 
 /* Appends the lost-work columns (when the run has any preemption, lost
@@ -352,7 +365,7 @@ static int lost_cells(const struct report *rp, const struct report_group *g, con
 	return n;
 }
 
-static void lost_row(const struct doc *d, const struct report *rp, const char *name,
+static void lost_row(struct doc *d, const struct report *rp, const char *name,
                      const struct report_group *g, const bool *num)
 {
 	char b[6][CELL];
@@ -361,11 +374,11 @@ static void lost_row(const struct doc *d, const struct report *rp, const char *n
 	doc_row(d, n, cell, num);
 }
 
-static void tenant_row(const struct doc *d, const struct report *rp, int64_t tenant,
+static void tenant_row(struct doc *d, const struct report *rp, int64_t tenant,
                        const struct report_group *g, const bool *num)
 {
 	char b[13][CELL];
-	const char *cell[MAX_COLS] = { fint(b[5], tenant), fint(b[6], g->jobs),
+	const char *cell[MAX_COLS] = { report_tenant_name(rp, tenant, b[5], CELL), fint(b[6], g->jobs),
 	                               fnum(b[7], g->wait.mean, 1), fnum(b[8], g->wait.p50, 1),
 	                               fnum(b[9], g->wait.p95, 1), fnum(b[10], g->wait.p99, 1),
 	                               fnum(b[11], g->jct.mean, 1), fnum(b[12], g->bsld, 2) };
@@ -376,7 +389,7 @@ static void tenant_row(const struct doc *d, const struct report *rp, int64_t ten
 /* The sections after the text report's first ones, in its order: lost
  * work and holds per class, the tenants, the inference services,
  * reserved and shared GPU use. */
-static void org_sections(const struct doc *d, const struct report *rp)
+static void org_sections(struct doc *d, const struct report *rp)
 {
 	const char *head[MAX_COLS];
 	bool num[MAX_COLS];
@@ -405,6 +418,7 @@ static void org_sections(const struct doc *d, const struct report *rp)
 		for (int t = 0; t < rp->ntenants; t++)
 			tenant_row(d, rp, rp->tenants[t], &rp->per_tenant[t], num);
 		doc_table_end(d);
+		doc_figure(d, "tenants");
 	}
 	if (rp->nservices > 0) {
 		static const char *const hs[] = { "service", "replicas", "started",
@@ -415,7 +429,7 @@ static void org_sections(const struct doc *d, const struct report *rp)
 		for (int k = 0; k < rp->nservices; k++) {
 			const struct report_service *sv = &rp->services[k];
 			char b[6][CELL];
-			const char *cell[6] = { fint(b[0], sv->grp), fint(b[1], sv->replicas),
+			const char *cell[6] = { report_service_name(rp, sv->grp, b[0], CELL), fint(b[1], sv->replicas),
 			                        fint(b[2], sv->started), fnum(b[3], sv->slo_violation_s, 1),
 			                        fnum(b[4], sv->delay_mean_s, 1),
 			                        fnum(b[5], sv->delay_max_s, 1) };
@@ -441,7 +455,7 @@ static void org_sections(const struct doc *d, const struct report *rp)
 	}
 }
 
-static void energy_row(const struct doc *d, const char *name, const char *jobs, double kwh,
+static void energy_row(struct doc *d, const char *name, const char *jobs, double kwh,
                        double cost, const bool *num)
 {
 	char b[2][CELL];
@@ -451,7 +465,7 @@ static void energy_row(const struct doc *d, const char *name, const char *jobs, 
 
 /* The power model's section (the text report's last): totals, racks, and
  * the energy per tenant and class. */
-static void power_sections(const struct doc *d, const struct report *rp)
+static void power_sections(struct doc *d, const struct report *rp)
 {
 	const struct report_power *pw = &rp->power;
 	if (!pw->on)
@@ -467,6 +481,8 @@ static void power_sections(const struct doc *d, const struct report *rp)
 	                       fnum(b[4], pw->cost, 2), fnum(b[5], pw->carbon_kg, 1) };
 	doc_row(d, 6, tot, num + 1);
 	doc_table_end(d);
+	doc_figure(d, "power");
+	doc_figure(d, "energy");
 	if (pw->nracks > 0) {
 		static const char *const hr[] = { "rack", "cap (kW)", "peak (kW)", "peak / cap",
 		                                  "minutes in warning", "minutes over cap",
@@ -484,6 +500,8 @@ static void power_sections(const struct doc *d, const struct report *rp)
 			doc_row(d, 9, cell, num);
 		}
 		doc_table_end(d);
+		doc_figure(d, "rack_power");
+		doc_figure(d, "node_temp");
 	}
 	if (!(rp->have & REPORT_HAVE_ENERGY))
 		return;
@@ -491,7 +509,7 @@ static void power_sections(const struct doc *d, const struct report *rp)
 	doc_heading(d, 3, "Energy per tenant");
 	doc_table(d, 4, he, num);
 	for (int t = 0; t < rp->ntenants; t++)
-		energy_row(d, fint(b[0], rp->tenants[t]), fint(b[1], rp->per_tenant[t].jobs),
+		energy_row(d, report_tenant_name(rp, rp->tenants[t], b[0], CELL), fint(b[1], rp->per_tenant[t].jobs),
 		           rp->per_tenant[t].energy_kwh, rp->per_tenant[t].energy_cost, num);
 	energy_row(d, "no job (idle)", "", pw->idle_kwh, pw->cost - pw->jobs_cost, num);
 	doc_table_end(d);
@@ -508,7 +526,7 @@ static void power_sections(const struct doc *d, const struct report *rp)
 
 /* The operations section (the text report's last): failures by kind,
  * node availability, drained node-hours by reason, migrations. */
-static void ops_sections(const struct doc *d, const struct report *rp)
+static void ops_sections(struct doc *d, const struct report *rp)
 {
 	const struct report_ops *ops = &rp->ops;
 	if (!ops->on)
@@ -555,8 +573,51 @@ static void ops_sections(const struct doc *d, const struct report *rp)
 		doc_para(d, "invoices: hetlab bill");
 }
 
-static void doc_body(const struct doc *d, const struct report *rp)
+/* The answer first: the headline figures with their units and window. */
+static void summary_section(struct doc *d, const struct report *rp)
 {
+	char p[640], b[2][CELL];
+	const struct report_run *r = &rp->run;
+	doc_heading(d, 2, "Summary");
+	snprintf(p, sizeof p, "Scenario %s, policy %s, seed %s: %zu jobs on %" PRId64 " nodes (%" PRId64
+	         " cores, %" PRId64 " GPUs). Measured over the %s.", or_dash(r->scenario),
+	         or_dash(r->policy), or_dash(r->seed), rp->nrows, r->nodes, r->total_cores,
+	         r->total_gpus, rp->window);
+	doc_para(d, p);
+	if (rp->ms.n == 0)
+		return;
+	static const char *const h[] = { "headline", "value", "unit" };
+	static const bool num[] = { false, true, false };
+	doc_table(d, 3, h, num);
+	for (int i = 0; report_headlines[i].metric; i++) {
+		double v = metric_get(&rp->ms, report_headlines[i].metric);
+		if (isnan(v))
+			continue;
+		const char *unit = metric_unit(report_headlines[i].metric);
+		if (report_headlines[i].fmt == 'p') {
+			fpct(b[0], v);
+			unit = "% of capacity";
+		} else {
+			fnum(b[0], v, v == floor(v) && fabs(v) < 1e15 ? 0 : fabs(v) < 10 ? 3 : 1);
+		}
+		const char *cell[3] = { report_headlines[i].label, b[0], unit };
+		doc_row(d, 3, cell, num);
+	}
+	/* The GPU models: what decides a heterogeneous purchase. */
+	for (size_t i = 0; i < rp->ms.n; i++)
+		if (strncmp(rp->ms.v[i].name, "gpu_util{gpu=", 13) == 0) {
+			char label[96];
+			snprintf(label, sizeof label, "GPU utilisation of %.*s",
+			         (int)strlen(rp->ms.v[i].name + 13) - 1, rp->ms.v[i].name + 13);
+			const char *cell[3] = { label, fpct(b[1], rp->ms.v[i].v), "% of its GPUs present" };
+			doc_row(d, 3, cell, num);
+		}
+	doc_table_end(d);
+}
+
+static void doc_body(struct doc *d, const struct report *rp)
+{
+	summary_section(d, rp);
 	run_section(d, rp);
 	jobs_section(d, rp);
 	metric_sections(d, rp);
@@ -587,6 +648,8 @@ static const char css[] =
 	"th { background: #f0f0f0; }\n"
 	"figure { margin: 1.5em 0; }\n"
 	"figure svg { width: 100%; height: auto; max-width: 1000px; display: block; }\n"
+	"figure svg image { image-rendering: pixelated; image-rendering: crisp-edges; }\n"
+	"h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.2em; margin-top: 1.6em; }\n"
 	"figcaption { color: #444; font-size: 0.95em; }\n"
 	".warn { color: #9c5700; }\n"
 	".note { color: #555; }\n";
@@ -674,75 +737,90 @@ static void set_warn(char *warn, size_t warnlen, const char *msg)
 		snprintf(warn, warnlen, "%s", msg);
 }
 
-static void figures_section(const struct report *rp, FILE *out, char *warn, size_t warnlen)
+/* Puts figure `name` here, when it was drawn and not placed yet. */
+static void doc_figure(struct doc *d, const char *name)
 {
-	char dir[4096], err[1024], msg[1400];
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof dir, "%s/hetlab-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	fputs("<h2>Figures</h2>\n", out);
-	if (!mkdtemp(dir)) {
-		snprintf(msg, sizeof msg, "the figures could not be drawn: %s: %s", dir,
-		         strerror(errno));
-		goto no_figs;
-	}
-	struct runplot_set set;
-	int rc = runplot_draw(rp->path, dir, NULL, &set, err, sizeof err);
-	if (rc == PLOT_NOPROG)
-		snprintf(msg, sizeof msg, "the figures could not be drawn: gnuplot is not on PATH "
-		         "(Debian: apt-get install gnuplot-nox; scripts/deps.sh does it)");
-	else if (rc < 0)
-		snprintf(msg, sizeof msg, "the figures could not be drawn: %s", err);
-	if (rc < 0) {
-		runplot_remove(dir, &set);
-		rmdir(dir);
-		goto no_figs;
-	}
-	for (int i = 0; i < set.n; i++) {
-		char path[4200];
-		snprintf(path, sizeof path, "%s/%s.svg", dir, set.fig[i].name);
+	if (!d->html || !d->figs)
+		return;
+	for (int i = 0; i < d->figs->n; i++) {
+		if (d->used[i] || strcmp(d->figs->fig[i].name, name) != 0)
+			continue;
+		d->used[i] = true;
+		char path[4200], msg[4400];
+		snprintf(path, sizeof path, "%s/%s.svg", d->figdir, name);
 		char *svg = read_all(path);
-		fputs("<figure>\n", out);
+		fprintf(d->out, "<figure id=\"fig-%s\">\n", name);
 		if (svg && strstr(svg, "<svg")) {
-			put_svg(out, svg, set.fig[i].name);
-			fputc('\n', out);
+			put_svg(d->out, svg, name);
+			fputc('\n', d->out);
 		} else {
 			snprintf(msg, sizeof msg, "%s: cannot read the figure", path);
-			set_warn(warn, warnlen, msg);
-			fputs("<p class=\"warn\">This figure could not be read.</p>\n", out);
+			set_warn(d->warn, d->warnlen, msg);
+			fputs("<p class=\"warn\">This figure could not be read.</p>\n", d->out);
 		}
 		free(svg);
-		fputs("<figcaption>", out);
-		put_html(out, set.fig[i].caption);
-		fputs("</figcaption>\n</figure>\n", out);
+		fputs("<figcaption>", d->out);
+		put_html(d->out, d->figs->fig[i].caption);
+		fputs("</figcaption>\n</figure>\n", d->out);
 	}
-	if (set.note[0]) {
-		fputs("<p class=\"note\">", out);
-		put_html(out, set.note);
-		fputs("</p>\n", out);
-	}
-	runplot_remove(dir, &set);
-	rmdir(dir);
-	return;
-no_figs:
-	set_warn(warn, warnlen, msg);
-	fputs("<p class=\"warn\">The tables above are complete, but ", out);
-	put_html(out, msg);
-	fputs(".</p>\n", out);
 }
 
 int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnlen)
 {
-	struct doc d = { .out = out, .html = true };
+	struct doc d = { .out = out, .html = true, .warn = warn, .warnlen = warnlen };
+	char dir[4096], err[1024], msg[1400] = "";
+	const char *tmp = getenv("TMPDIR");
+	struct runplot_set set = { 0 };
+	bool made = false;
+	snprintf(dir, sizeof dir, "%s/hetlab-report-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		snprintf(msg, sizeof msg, "the figures could not be drawn: %s: %s", dir, strerror(errno));
+	} else {
+		made = true;
+		int rc = runplot_draw(rp->path, dir, NULL, &set, err, sizeof err);
+		if (rc == PLOT_NOPROG)
+			snprintf(msg, sizeof msg, "the figures could not be drawn: gnuplot is not on PATH "
+			         "(Debian: apt-get install gnuplot-nox; scripts/deps.sh does it)");
+		else if (rc < 0)
+			snprintf(msg, sizeof msg, "the figures could not be drawn: %s", err);
+		if (rc >= 0) {
+			d.figs = &set;
+			d.figdir = dir;
+		}
+	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>hetlab "
 	      "report: ", out);
 	put_html(out, rp->path);
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>hetlab report: ", css);
 	put_html(out, rp->path);
 	fputs("</h1>\n", out);
+	if (msg[0]) {
+		set_warn(warn, warnlen, msg);
+		fputs("<p class=\"warn\">The tables are complete, but ", out);
+		put_html(out, msg);
+		fputs(".</p>\n", out);
+	}
 	doc_body(&d, rp);
+	/* Figures no section took (none is dropped). */
+	bool more = false;
+	for (int i = 0; d.figs && i < set.n; i++)
+		if (!d.used[i]) {
+			if (!more)
+				fputs("<h2>More figures</h2>\n", out);
+			more = true;
+			doc_figure(&d, set.fig[i].name);
+		}
+	if (set.note[0]) {
+		fputs("<p class=\"note\">", out);
+		put_html(out, set.note);
+		fputs("</p>\n", out);
+	}
 	fputs("<p class=\"note\">Undefined figures are shown as -. The metrics are defined in "
-	      "docs/results.md (Report metrics).</p>\n", out);
-	figures_section(rp, out, warn, warnlen);
+	      "docs/results.md (Report metrics) and docs/compare.md (Metrics).</p>\n", out);
 	fputs("</body>\n</html>\n", out);
+	if (made) {
+		runplot_remove(dir, &set);
+		rmdir(dir);
+	}
 	return 0;
 }

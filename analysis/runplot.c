@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include "analysis/mrun.h"
 #include "analysis/plot.h"
 #include "analysis/recorder.h"
 #include "sim/job.h"
@@ -24,6 +25,7 @@ enum { TOP_TENANTS = 8 };
 struct rp_ctx {
 	const char *db_path, *dir;
 	sqlite3 *db;
+	struct mrun mr;              /* the registry's model (names); mr.db NULL when unread */
 	struct runplot_set *set;
 	char *err;
 	size_t errlen;
@@ -258,7 +260,7 @@ static int dash_caps(struct rp_ctx *c, const char *name, int nr)
 	return 0;
 }
 
-enum { TOP_RACKS = 8 };
+enum { TOP_RACKS = 16 };
 
 /* Each rack's modelled power as a share of its capacity over time, for the
  * racks that come closest to their cap, with the 90 % warning level and the
@@ -276,12 +278,22 @@ static int rack_fig(struct rp_ctx *c)
 	if (sqlite3_prepare_v2(c->db,
 	        "SELECT r.id, r.name, max(s.power_w) / r.cap_w AS peak FROM rack r"
 	        " JOIN rack_sample s ON s.rack = r.id WHERE r.cap_w > 0"
-	        " GROUP BY r.id ORDER BY peak DESC, r.id LIMIT 8", -1, &st, NULL) != SQLITE_OK) {
+	        " GROUP BY r.id ORDER BY peak DESC, r.id", -1, &st, NULL) != SQLITE_OK) {
 		add_note(c, "No rack power figure: the file has no rack tables (written by an older hetlab).");
 		sqlite3_finalize(st);
 		return 0;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW && nr < TOP_RACKS) {
+	char left[200] = "";
+	int nleft = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (nr == TOP_RACKS) {   /* not drawn: named in the caption */
+			size_t l = strlen(left);
+			if (nleft < 6)
+				snprintf(left + l, sizeof left - l, "%s%s", nleft ? ", " : "",
+				         (const char *)sqlite3_column_text(st, 1));
+			nleft++;
+			continue;
+		}
 		id[nr] = sqlite3_column_int(st, 0);
 		snprintf(names[nr], sizeof names[nr], "%s", (const char *)sqlite3_column_text(st, 1));
 		nr++;
@@ -340,15 +352,16 @@ static int rack_fig(struct rp_ctx *c)
 		goto out;
 	if (draw_caps && dash_caps(c, "rack_power", nr) != 0)
 		goto out;
-	add_fig(c, "rack_power", draw_caps
-	        ? "Each rack's modelled IT power as a share of its capacity, per monitoring sample, "
-	          "for the racks that come closest to their cap (at most 8); the dashed line is the "
-	          "90 % warning level, the thick one the cap, and each rack's own cap as the power "
-	          "model saw it (changed by environment events) is the thin dashed step line in its "
-	          "colour."
-	        : "Each rack's modelled IT power as a share of its capacity, per monitoring sample, "
-	          "for the racks that come closest to their cap (at most 8); the dashed line is the "
-	          "90 % warning level, the thick one the cap.");
+	char cap[640], rest[320] = "";
+	if (nleft)
+		snprintf(rest, sizeof rest, " %d more racks, further from their caps, are not drawn (%s%s; "
+		         "the rack table lists every one).", nleft, left, nleft > 6 ? ", ..." : "");
+	snprintf(cap, sizeof cap, "Each rack's modelled IT power as a share of its capacity, per "
+	         "monitoring sample, %s; the dashed line is the 90 %% warning level, the thick one the "
+	         "cap%s.%s", nleft ? "for the racks that come closest to their cap" : "for every rack",
+	         draw_caps ? ", and each rack's own cap as the power model saw it (changed by "
+	         "environment events) is the thin dashed step line in its colour" : "", rest);
+	add_fig(c, "rack_power", cap);
 	ret = 0;
 	goto out;
 nomem:
@@ -708,9 +721,25 @@ static int tenant_figs(struct rp_ctx *c)
 		return failf(c, "the run is too long to draw core-hours per %s (%" PRId64 " bins)",
 		             bin_s > 3600 ? "day" : "hour", nbin);
 
-	if (sqlite3_prepare_v2(c->db, "SELECT tenant, start_us, end_us, cores FROM job"
-	                       " WHERE start_us IS NOT NULL AND end_us IS NOT NULL"
-	                       " ORDER BY tenant", -1, &st, NULL) != SQLITE_OK)
+	/* GPU-hours on a cluster with GPUs (what a GPU cluster bills), else core-hours. */
+	bool gpu = false;
+	if (sqlite3_prepare_v2(c->db, "SELECT total_gpus > 0 FROM run", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		gpu = sqlite3_column_int(st, 0) != 0;
+	sqlite3_finalize(st);
+	st = NULL;
+	bool share = report_has_column(c->db, "job", "gpu_share");
+	if (sqlite3_prepare_v2(c->db, gpu && share
+	                       ? "SELECT tenant, start_us, end_us,"
+	                         " CASE WHEN gpu_share LIKE '%m' THEN gpus * CAST(rtrim(gpu_share, 'm') AS REAL) / 1000"
+	                         " WHEN gpu_share LIKE '%g.%' THEN gpus * CAST(substr(gpu_share, 1, instr(gpu_share, 'g') - 1) AS REAL) / 7"
+	                         " ELSE gpus END FROM job WHERE start_us IS NOT NULL AND end_us IS NOT NULL ORDER BY tenant"
+	                       : gpu ? "SELECT tenant, start_us, end_us, gpus FROM job"
+	                                    " WHERE start_us IS NOT NULL AND end_us IS NOT NULL"
+	                                    " ORDER BY tenant"
+	                                  : "SELECT tenant, start_us, end_us, cores FROM job"
+	                                    " WHERE start_us IS NOT NULL AND end_us IS NOT NULL"
+	                                    " ORDER BY tenant", -1, &st, NULL) != SQLITE_OK)
 		return fail_db(c, "reading table job");
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -732,7 +761,7 @@ static int tenant_figs(struct rp_ctx *c)
 		struct tenant *t = &tn[ntn - 1];
 		double a = (double)sqlite3_column_int64(st, 1) / 1e6;
 		double b = (double)sqlite3_column_int64(st, 2) / 1e6;
-		double cores = (double)sqlite3_column_int64(st, 3);
+		double cores = sqlite3_column_double(st, 3);   /* or GPUs: the figure's unit */
 		/* Split the run over the bins it overlaps. */
 		for (int64_t k = (int64_t)floor(a / bin_s); k < nbin && (double)k * bin_s < b; k++) {
 			double lo = fmax(a, (double)k * bin_s), hi = fmin(b, (double)(k + 1) * bin_s);
@@ -765,7 +794,10 @@ static int tenant_figs(struct rp_ctx *c)
 			snprintf(titles[k], sizeof titles[k], "other (%d tenants)", ntn - TOP_TENANTS);
 		else if (tn[k].null_id)
 			snprintf(titles[k], sizeof titles[k], "tenant unknown");
-		else
+		else if (c->mr.db) {
+			char nb[32];
+			snprintf(titles[k], sizeof titles[k], "%s", mrun_tenant_name(&c->mr, tn[k].id, nb, sizeof nb));
+		} else
 			snprintf(titles[k], sizeof titles[k], "tenant %" PRId64, tn[k].id);
 		s[k] = (struct plot_series){ .title = titles[k], .y = ys + (size_t)k * (size_t)nbin };
 	}
@@ -774,20 +806,23 @@ static int tenant_figs(struct rp_ctx *c)
 		lp[b] = labels[b];
 	}
 	bool daily = bin_s > 3600.0;
-	struct plot_fig f = { .name = "tenants",
-	                      .title = daily ? "Allocated core-hours per tenant per day"
-	                                     : "Allocated core-hours per tenant per hour",
+	const char *what = gpu ? "GPU-hours" : "core-hours";
+	char ftitle[96], fylabel[64];
+	snprintf(ftitle, sizeof ftitle, "Allocated %s per tenant per %s", what, daily ? "day" : "hour");
+	snprintf(fylabel, sizeof fylabel, "%s per %s", what, daily ? "day" : "hour");
+	struct plot_fig f = { .name = "tenants", .title = ftitle,
 	                      .xlabel = daily ? "day of the run (from the start)"
 	                                      : "hour of the run (from the start)",
-	                      .ylabel = daily ? "core-hours per day" : "core-hours per hour",
+	                      .ylabel = fylabel,
 	                      .extra = "set key outside right top\n"
 	                                "set linetype cycle 9\nset linetype 9 lc rgb '#a0a0a0'" };
 	if (plot_stacked_bars(c->dir, &f, (int)nbin, lp, ns, s, c->err, c->errlen) != 0)
 		goto out;
 	char cap[256];
-	snprintf(cap, sizeof cap, "Core-hours allocated to the jobs that ran, per %s, per tenant: "
-	         "the %d largest tenants by total core-hours%s. Only a job's last run counts.",
-	         daily ? "day" : "hour", ntn < TOP_TENANTS ? ntn : TOP_TENANTS,
+	snprintf(cap, sizeof cap, "%s allocated to the jobs that ran, per %s, per tenant: "
+	         "the %d largest tenants by total %s%s. Only a job's last run counts.",
+	         gpu ? "GPU-hours (card equivalents: a share counts its part of a card)" : "Core-hours",
+	         daily ? "day" : "hour", ntn < TOP_TENANTS ? ntn : TOP_TENANTS, what,
 	         ntn > TOP_TENANTS ? " and the others summed" : "");
 	add_fig(c, "tenants", cap);
 	ret = 0;
@@ -823,13 +858,56 @@ int runplot_write(const char *db, const char *dir, struct runplot_set *set, char
 	}
 	if (check_db(&c) < 0 || plot_mkdir(dir, err, errlen) < 0)
 		goto out;
-	if (sample_figs(&c) < 0 || rack_fig(&c) < 0 || temp_fig(&c) < 0 || wait_cdf(&c) < 0 ||
-	    tenant_figs(&c) < 0)
+	char why[512];
+	if (mrun_open(db, &c.mr, why, sizeof why) < 0) {
+		char note[600];
+		snprintf(note, sizeof note, "No figures per GPU model or over time: %s.", why);
+		add_note(&c, note);
+	}
+	if (sample_figs(&c) < 0 || (c.mr.db && runplot_model_figs(&c.mr, dir, set, err, errlen) < 0) ||
+	    rack_fig(&c) < 0 || temp_fig(&c) < 0 || wait_cdf(&c) < 0 || tenant_figs(&c) < 0)
 		goto out;
 	ret = 0;
 out:
+	mrun_close(&c.mr);
 	sqlite3_close(c.db);
 	return ret;
+}
+
+/* gnuplot's SVG heat map is one embedded PNG image, which a viewer
+ * scaling the figure interpolates into a blur: mark it pixelated. Leaves
+ * the file as it is when it cannot be rewritten. */
+static void crisp_heat_map(const char *dir)
+{
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof path, "%s/node_temp.svg", dir);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *in = fopen(path, "rb");
+	if (!in)
+		return;
+	FILE *out = fopen(tmp, "wb");
+	if (!out) {
+		fclose(in);
+		return;
+	}
+	char buf[8192];
+	int c, k = 0;
+	static const char tag[] = "<image ";
+	while ((c = fgetc(in)) != EOF) {
+		buf[k++] = (char)c;
+		if (buf[k - 1] != tag[k - 1]) {
+			fwrite(buf, 1, (size_t)k, out);
+			k = 0;
+		} else if (k == (int)sizeof tag - 1) {
+			fputs("<image style='image-rendering:pixelated' ", out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, (size_t)k, out);
+	bool bad = ferror(in) || ferror(out);
+	fclose(in);
+	if (fclose(out) != 0 || bad || rename(tmp, path) != 0)
+		unlink(tmp);
 }
 
 int runplot_draw(const char *db, const char *dir, const char *prog, struct runplot_set *set,
@@ -842,7 +920,10 @@ int runplot_draw(const char *db, const char *dir, const char *prog, struct runpl
 	const char *names[RUNPLOT_MAX_FIGS];
 	for (int i = 0; i < set->n; i++)
 		names[i] = set->fig[i].name;
-	return plot_render(prog, dir, set->n, names, err, errlen);
+	int rc = plot_render(prog, dir, set->n, names, err, errlen);
+	if (rc == 0)
+		crisp_heat_map(dir);
+	return rc;
 }
 
 void runplot_remove(const char *dir, const struct runplot_set *set)

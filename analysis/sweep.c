@@ -138,6 +138,9 @@ void sweep_grid_fini(struct sweep_grid *g)
 	free(g->file);
 	free(g->scenario);
 	free(g->out);
+	for (size_t i = 0; i < g->nmetric; i++)
+		free(g->metric[i]);
+	free(g->metric);
 	memset(g, 0, sizeof *g);
 }
 
@@ -228,8 +231,8 @@ char *sweep_run_relpath(size_t point, uint64_t seed)
 
 /* ---- results ------------------------------------------------------------------- */
 
-int sweep_result_load(const char *db, size_t point, uint64_t seed, struct sweep_result *r,
-                      char *err, size_t errlen)
+int sweep_result_load(const char *db, size_t point, uint64_t seed, const struct metric_window *w,
+                      struct sweep_result *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	r->point = point;
@@ -238,7 +241,7 @@ int sweep_result_load(const char *db, size_t point, uint64_t seed, struct sweep_
 		failf(err, errlen, "%s: %s", db, strerror(errno));
 		return -1;
 	}
-	if (compare_run_load(db, &r->run, err, errlen) < 0)
+	if (compare_run_load(db, w, &r->run, err, errlen) < 0)
 		return -1;
 	r->status = SWEEP_OK;
 	return 0;
@@ -252,8 +255,6 @@ int sweep_result_failed(struct sweep_result *r, size_t point, uint64_t seed, int
 	r->seed = seed;
 	r->status = SWEEP_FAILED;
 	r->exit_status = exit_status;
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		r->run.v[m] = NAN;
 	if (note && !(r->note = strdup(note)))
 		return -1;
 	return 0;
@@ -291,6 +292,12 @@ static const struct sweep_result **sorted(const struct sweep_result *res, size_t
 }
 
 /* ---- the summary database ------------------------------------------------------ */
+
+/* The wide columns of table result: the headline metrics under their
+ * first names (docs/sweep.md); every metric is in table metric. */
+static const char *const result_cols[] = { "mean_wait", "p95_wait", "mean_jct", "mean_bsld",
+	"core_util", "gpu_util", "makespan", "killed", "wait_training", "wait_inference",
+	"wait_batch", "wait_dev", NULL };
 
 /* A growing SQL string. */
 struct sbuf {
@@ -375,9 +382,11 @@ static int write_tables(sqlite3 *db, const char *path, const struct sweep_grid *
 	sb_addf(&sql, ");\nCREATE TABLE result (point INTEGER NOT NULL, seed INTEGER NOT NULL, "
 	        "status TEXT NOT NULL, exit_status INTEGER NOT NULL, note TEXT, db TEXT NOT NULL, "
 	        "scenario TEXT, policy TEXT");
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		sb_addf(&sql, ", %s REAL", compare_metric_name((enum compare_metric)m));
-	sb_addf(&sql, ", PRIMARY KEY (point, seed));\n");
+	for (int m = 0; result_cols[m]; m++)
+		sb_addf(&sql, ", %s REAL", result_cols[m]);
+	sb_addf(&sql, ", PRIMARY KEY (point, seed));\n"
+	        "CREATE TABLE metric (point INTEGER NOT NULL, seed INTEGER NOT NULL, name TEXT NOT NULL, "
+	        "value REAL, PRIMARY KEY (point, seed, name));\n");
 	if (sql.oom)
 		goto nomem;
 	if (exec_sql(db, path, sql.s, err, errlen))
@@ -440,7 +449,7 @@ static int write_tables(sqlite3 *db, const char *path, const struct sweep_grid *
 	/* Table result, in (point, seed) order. */
 	sql.n = 0;
 	sb_addf(&sql, "INSERT INTO result VALUES (?, ?, ?, ?, ?, ?, ?, ?");
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
+	for (int m = 0; result_cols[m]; m++)
 		sb_addf(&sql, ", ?");
 	sb_addf(&sql, ")");
 	if (sql.oom)
@@ -466,11 +475,33 @@ static int write_tables(sqlite3 *db, const char *path, const struct sweep_grid *
 			sqlite3_bind_text(st, 7, r->run.scenario, -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 8, r->run.policy, -1, SQLITE_STATIC);
 		}
-		for (int m = 0; m < COMPARE_NMETRIC; m++)
-			if (!isnan(r->run.v[m]))
-				sqlite3_bind_double(st, 9 + m, r->run.v[m]);
+		for (int m = 0; result_cols[m]; m++) {
+			double v = metric_get(&r->run.m, result_cols[m]);
+			if (!isnan(v))
+				sqlite3_bind_double(st, 9 + m, v);
+		}
 		if (sqlite3_step(st) != SQLITE_DONE)
 			goto dbfail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* Table metric: every metric of every ok run. */
+	if (sqlite3_prepare_v2(db, "INSERT INTO metric VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		goto dbfail;
+	for (size_t i = 0; i < nres; i++) {
+		const struct sweep_result *r = res[i];
+		for (size_t k = 0; r->status == SWEEP_OK && k < r->run.m.n; k++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, (sqlite3_int64)r->point);
+			sqlite3_bind_int64(st, 2, (sqlite3_int64)r->seed);
+			sqlite3_bind_text(st, 3, r->run.m.v[k].name, -1, SQLITE_STATIC);
+			if (isnan(r->run.m.v[k].v))
+				sqlite3_bind_null(st, 4);
+			else
+				sqlite3_bind_double(st, 4, r->run.m.v[k].v);
+			if (sqlite3_step(st) != SQLITE_DONE)
+				goto dbfail;
+		}
 	}
 	ret = 0;
 	goto out;
@@ -538,9 +569,9 @@ out_mem:
 int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res, size_t nres,
                       FILE *out)
 {
-	static const enum compare_metric shown[] = { COMPARE_MEAN_WAIT, COMPARE_P95_WAIT,
-		COMPARE_MEAN_BSLD, COMPARE_CORE_UTIL, COMPARE_GPU_UTIL };
-	const size_t nshown = sizeof shown / sizeof shown[0];
+	static const char *const dflt[] = { "mean_wait", "p95_wait", "mean_bsld", "core_util", "gpu_util" };
+	const char *const *shown = g->nmetric ? (const char *const *)g->metric : dflt;
+	const size_t nshown = g->nmetric ? g->nmetric : sizeof dflt / sizeof dflt[0];
 	int *w = calloc(g->nparam ? g->nparam : 1, sizeof *w);
 	if (!w)
 		return -1;
@@ -556,12 +587,27 @@ int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res
 	for (size_t k = 0; k < g->nparam; k++)
 		fprintf(out, "  %-*.*s", w[k], w[k], g->param[k].path);
 	fprintf(out, "  %5s", "runs");
-	for (size_t j = 0; j < nshown; j++)
-		fprintf(out, "  %11s", compare_metric_name(shown[j]));
+	int *mw = calloc(nshown, sizeof *mw);
+	double *sum = calloc(nshown, sizeof *sum);
+	size_t *cnt = calloc(nshown, sizeof *cnt);
+	if (!mw || !sum || !cnt) {
+		free(w);
+		free(mw);
+		free(sum);
+		free(cnt);
+		return -1;
+	}
+	for (size_t j = 0; j < nshown; j++) {
+		mw[j] = (int)strlen(shown[j]);
+		if (mw[j] < 11)
+			mw[j] = 11;
+		fprintf(out, "  %*s", mw[j], shown[j]);
+	}
 	fputc('\n', out);
 	for (size_t i = 0; i < g->npoint; i++) {
-		double sum[8] = { 0 };
-		size_t cnt[8] = { 0 }, ok = 0, all = 0;
+		size_t ok = 0, all = 0;
+		memset(sum, 0, nshown * sizeof *sum);
+		memset(cnt, 0, nshown * sizeof *cnt);
 		for (size_t r = 0; r < nres; r++) {
 			if (res[r].point != i)
 				continue;
@@ -569,11 +615,13 @@ int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res
 			if (res[r].status != SWEEP_OK)
 				continue;
 			ok++;
-			for (size_t j = 0; j < nshown; j++)
-				if (!isnan(res[r].run.v[shown[j]])) {
-					sum[j] += res[r].run.v[shown[j]];
+			for (size_t j = 0; j < nshown; j++) {
+				double v = metric_get(&res[r].run.m, shown[j]);
+				if (!isnan(v)) {
+					sum[j] += v;
 					cnt[j]++;
 				}
+			}
 		}
 		fprintf(out, "%5zu", i);
 		for (size_t k = 0; k < g->nparam; k++)
@@ -583,14 +631,17 @@ int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res
 		fprintf(out, "  %5s", runs);
 		for (size_t j = 0; j < nshown; j++) {
 			if (!cnt[j])
-				fprintf(out, "  %11s", "-");
-			else if (compare_metric_higher_better(shown[j]))
-				fprintf(out, "  %9.2f %%", 100.0 * sum[j] / (double)cnt[j]);
+				fprintf(out, "  %*s", mw[j], "-");
+			else if (strcmp(metric_unit(shown[j]), "fraction") == 0)
+				fprintf(out, "  %*.2f %%", mw[j] - 2, 100.0 * sum[j] / (double)cnt[j]);
 			else
-				fprintf(out, "  %11.1f", sum[j] / (double)cnt[j]);
+				fprintf(out, "  %*.1f", mw[j], sum[j] / (double)cnt[j]);
 		}
 		fputc('\n', out);
 	}
 	free(w);
+	free(mw);
+	free(sum);
+	free(cnt);
 	return ferror(out) ? -1 : 0;
 }

@@ -50,6 +50,8 @@ struct sweep_grid {
 	size_t nseed;
 	struct sweep_point *point;   /* npoint = product of the nvalue (1 without params) */
 	size_t npoint;
+	char **metric;               /* the "metrics" to print (canonical names); none: the default five */
+	size_t nmetric;
 };
 
 /* The outcome of one (point, seed) run. */
@@ -87,8 +89,8 @@ char *sweep_run_relpath(size_t point, uint64_t seed);
 
 /* Reads a finished run database into r (status SWEEP_OK). 0, or -1 with a
  * message when the file is missing or not a finished run. */
-int sweep_result_load(const char *db, size_t point, uint64_t seed, struct sweep_result *r,
-                      char *err, size_t errlen);
+int sweep_result_load(const char *db, size_t point, uint64_t seed, const struct metric_window *w,
+                      struct sweep_result *r, char *err, size_t errlen);
 /* A failed run: status SWEEP_FAILED with the exit status and a note (copied). */
 int sweep_result_failed(struct sweep_result *r, size_t point, uint64_t seed, int exit_status,
                         const char *note);
@@ -101,8 +103,8 @@ void sweep_result_fini(struct sweep_result *r);
 int sweep_summary_write(const struct sweep_grid *g, const struct sweep_result *res, size_t nres,
                         const char *path, const char *created, char *err, size_t errlen);
 /* Prints one line per point: its values and the mean over its ok seeds of
- * mean_wait, p95_wait, mean_bsld, core_util and gpu_util. 0, or -1 when the
- * stream fails. */
+ * the grid's metrics (default mean_wait, p95_wait, mean_bsld, core_util and
+ * gpu_util). 0, or -1 when the stream fails. */
 int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res, size_t nres,
                       FILE *out);
 

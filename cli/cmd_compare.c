@@ -12,14 +12,14 @@
 
 static const char usage[] =
 	"usage: hetlab compare DIR_A DIR_B [--metric M]... [--level L] [--format text|json|html]"
-	" [--out FILE]\n";
+	" [--out FILE]\n"
+	"                      [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n"
+	"       hetlab compare --list-metrics\n";
 
 static void list_metrics(FILE *out)
 {
-	fputs("known metrics:", out);
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		fprintf(out, " %s", compare_metric_name((enum compare_metric)m));
-	fputc('\n', out);
+	fputs("metrics: NAME or NAME{LABEL=VALUE}, e.g. p95_wait{class=training}\n", out);
+	metric_print_list(out);
 }
 
 /* The value of option argv[*i] ("--name V" or "--name=V"); NULL when it is
@@ -45,28 +45,45 @@ int cmd_compare(int argc, char **argv)
 {
 	const char *dir[2] = { NULL, NULL }, *format = "text", *out_path = NULL;
 	double level = 0.95;
-	enum compare_metric metrics[COMPARE_NMETRIC];
+	enum { MAX_METRICS = 64 };
+	char names[MAX_METRICS][METRIC_NAME_MAX];
+	const char *metrics[MAX_METRICS];
 	size_t nmetric = 0;
+	struct metric_window win = { 0 };
+	char werr[256];
 	int ndir = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int missing = 0;
+		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
+		if (wr < 0) {
+			fprintf(stderr, "hetlab compare: %s\n%s", werr, usage);
+			return 2;
+		} else if (wr > 0) {
+			continue;
+		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(a, "--list-metrics") == 0) {
 			list_metrics(stdout);
 			return 0;
 		} else if ((v = opt_value(argc, argv, &i, "--metric", &missing))) {
-			int m = compare_metric_parse(v);
-			if (m < 0) {
-				fprintf(stderr, "hetlab compare: unknown metric '%s'\n", v);
-				list_metrics(stderr);
+			if (nmetric == MAX_METRICS) {
+				fprintf(stderr, "hetlab compare: at most %d metrics\n", MAX_METRICS);
+				return 2;
+			}
+			if (!metric_parse(v, names[nmetric], sizeof names[nmetric], werr, sizeof werr)) {
+				fprintf(stderr, "hetlab compare: %s\n", werr);
 				return 2;
 			}
 			int dup = 0;
 			for (size_t k = 0; k < nmetric; k++)
-				dup |= metrics[k] == (enum compare_metric)m;
-			if (!dup)
-				metrics[nmetric++] = (enum compare_metric)m;
+				dup |= strcmp(metrics[k], names[nmetric]) == 0;
+			if (!dup) {
+				metrics[nmetric] = names[nmetric];
+				nmetric++;
+			}
 		} else if ((v = opt_value(argc, argv, &i, "--level", &missing))) {
 			char *end;
 			errno = 0;
@@ -109,11 +126,11 @@ int cmd_compare(int argc, char **argv)
 	int ret = 1;
 	struct compare_side a, b;
 	struct compare_result res;
-	if (compare_side_load(dir[0], &a, err, sizeof err) < 0) {
+	if (compare_side_load(dir[0], &win, &a, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab compare: %s\n", err);
 		return 1;
 	}
-	if (compare_side_load(dir[1], &b, err, sizeof err) < 0) {
+	if (compare_side_load(dir[1], &win, &b, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab compare: %s\n", err);
 		goto out_a;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/frag.h"
+#include "analysis/tmpclean.h"
 
 static const char usage[] =
 	"usage: hetlab frag [TRACE_DIR] [--nodes FILE] [--pods FILE] [--policies LIST]\n"
@@ -18,6 +19,7 @@ int cmd_frag(int argc, char **argv)
 	const char *out = "frag.db", *plot = NULL;
 	long s0 = 42, s1 = 51, jobs = 1;
 	double inflate = 1.3;
+	tmpclean_install();   /* SIGINT, SIGTERM: the results file being written is removed */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -121,7 +123,11 @@ int cmd_frag(int argc, char **argv)
 	}
 	struct frag_meta m = { .nodes = nodes, .pods = pods, .inflate = inflate,
 	                       .gpu_milli_cap = in.gpu_milli_cap };
-	if (frag_write_db(out, &m, nr, res, err, sizeof err) < 0) {
+	tmpclean_stale(out, err, sizeof err);
+	int slot = tmpclean_watch(out);   /* its temporary file, removed on SIGINT/SIGTERM */
+	int wrc = frag_write_db(out, &m, nr, res, err, sizeof err);
+	tmpclean_drop(slot);
+	if (wrc < 0) {
 		fprintf(stderr, "hetlab frag: %s\n", err);
 		goto out;
 	}

@@ -21,10 +21,12 @@
 
 #include "analysis/compare.h"
 #include "analysis/plan.h"
+#include "analysis/tmpclean.h"
 #include "cli/cmd.h"
 #include "traces/planload.h"
 
-#define USAGE "usage: hetlab plan PLAN.json [-j N] [--out DIR] [--exhaustive] [--json]\n"
+#define USAGE "usage: hetlab plan PLAN.json [-j N] [--out DIR] [--exhaustive] [--json]\n" \
+	"                   [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n"
 
 struct evalctx {
 	char exe[PATH_MAX];
@@ -96,6 +98,8 @@ static int put_scenario(const char *path, const char *text, const char *out, cha
 	}
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	tmpclean_stale(path, NULL, 0);   /* those of dead processes */
+	int slot = tmpclean_add(tmp);   /* removed on SIGINT/SIGTERM */
 	FILE *f = fopen(tmp, "wb");
 	size_t n = strlen(text);
 	int bad = !f || fwrite(text, 1, n, f) != n;
@@ -104,8 +108,10 @@ static int put_scenario(const char *path, const char *text, const char *out, cha
 	if (bad || rename(tmp, path) < 0) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
+		tmpclean_drop(slot);
 		return -1;
 	}
+	tmpclean_drop(slot);
 	return 0;
 }
 
@@ -123,11 +129,12 @@ static pid_t spawn(const char *exe, const char *scn, uint64_t seed, const char *
 		fprintf(stderr, "hetlab plan: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
+	tmpclean_child(pid);   /* gets the SIGINT/SIGTERM that ends the plan */
 	return pid;
 }
 
 static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double *val,
-                    double *energy_kwh, char *err, size_t errlen)
+                    struct plan_usage *use, char *err, size_t errlen)
 {
 	struct evalctx *ctx = vctx;
 	int ret = -1;
@@ -154,6 +161,7 @@ static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double
 		while (running > 0 && (q == s->nseed || running >= (size_t)ctx->par)) {
 			int st;
 			pid_t p = waitpid(-1, &st, 0);
+			tmpclean_child_done(p);
 			if (p < 0 && errno == EINTR)
 				continue;
 			if (p < 0) {
@@ -174,7 +182,7 @@ static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double
 			goto out;
 		}
 		char lerr[512];
-		if (compare_run_load(db[q], &run, lerr, sizeof lerr) == 0) {
+		if (compare_run_load(db[q], &s->window, &run, lerr, sizeof lerr) == 0) {
 			compare_run_fini(&run);
 			ctx->nreused++;
 			continue;
@@ -191,7 +199,7 @@ static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double
 	/* Read the metrics (a missing database is a failed run). */
 	for (size_t q = 0; q < s->nseed; q++) {
 		char lerr[512];
-		if (compare_run_load(db[q], &run, lerr, sizeof lerr) < 0) {
+		if (compare_run_load(db[q], &s->window, &run, lerr, sizeof lerr) < 0) {
 			compare_run_fini(&run);
 			snprintf(err, errlen, "%s: the run of seed %" PRIu64 " failed (%s); run `hetlab "
 			         "run %s --seed %" PRIu64 "` to see why", name, s->seed[q], lerr, scn,
@@ -199,11 +207,10 @@ static int evaluate(void *vctx, const struct plan_spec *s, const long *x, double
 			goto out;
 		}
 		for (size_t t = 0; t < s->ntarget; t++)
-			val[q * s->ntarget + t] = run.v[s->target[t].metric];
-		double ms = run.v[COMPARE_MAKESPAN];
+			val[q * s->ntarget + t] = metric_get(&run.m, s->target[t].metric);
+		int ur = plan_run_usage(db[q], &run.m, &use[q], err, errlen);
 		compare_run_fini(&run);
-		if (s->energy_price_per_kwh > 0 &&
-		    plan_run_energy(db[q], ms, &energy_kwh[q], err, errlen) < 0)
+		if (ur < 0)
 			goto out;
 	}
 	ret = 0;
@@ -232,8 +239,18 @@ int cmd_plan(int argc, char **argv)
 	const char *file = NULL, *out = NULL;
 	bool exh = false, json = false;
 	struct evalctx ctx = { .par = 1 };
+	struct metric_window win = { 0 };
+	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		char werr[256];
+		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
+		if (wr < 0) {
+			usage_err("%s", werr);
+			return 2;
+		}
+		if (wr > 0)
+			continue;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			printf(USAGE);
 			return 0;
@@ -280,6 +297,8 @@ int cmd_plan(int argc, char **argv)
 		fprintf(stderr, "hetlab plan: %s\n", err);
 		return 1;
 	}
+	if (win.given)
+		spec.window = win;
 	int rc = 1;
 	struct plan_result res = { .answer = -1 };
 	ssize_t n = readlink("/proc/self/exe", ctx.exe, sizeof ctx.exe - 1);
@@ -298,6 +317,19 @@ int cmd_plan(int argc, char **argv)
 	}
 	fprintf(stderr, "hetlab plan: %zu runs made, %zu reused -> %s\n", ctx.nrun, ctx.nreused,
 	        spec.out);
+	/* OUT/plan.json: the frontier for `hetlab report` and `hetlab plot`. */
+	char pj[PATH_MAX + 16], pjt[PATH_MAX + 48];
+	snprintf(pj, sizeof pj, "%s/plan.json", spec.out);
+	snprintf(pjt, sizeof pjt, "%s.tmp-%ld", pj, (long)getpid());
+	FILE *jf = fopen(pjt, "w");
+	int jbad = !jf || plan_print(&spec, &res, 1, jf) < 0;
+	if (jf)
+		jbad |= fclose(jf) != 0;
+	if (jbad || rename(pjt, pj) != 0) {
+		fprintf(stderr, "hetlab plan: cannot write %s: %s\n", pj, strerror(errno));
+		unlink(pjt);
+		goto out;
+	}
 	if (plan_print(&spec, &res, json, stdout) < 0 || fflush(stdout) != 0) {
 		fprintf(stderr, "hetlab plan: cannot write the output\n");
 		goto out;

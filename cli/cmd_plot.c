@@ -4,16 +4,41 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "analysis/frag.h"
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
+#include "analysis/sumreport.h"
 
-static const char usage[] = "usage: hetlab plot RUN.DB -o DIR\n";
+static const char usage[] =
+	"usage: hetlab plot RUN.DB -o DIR\n"
+	"       hetlab plot SWEEP_OUT/summary.db -o DIR [--metric M]...   (or the sweep's folder)\n"
+	"       hetlab plot PLAN_OUT/plan.json -o DIR                      (or the plan's folder)\n"
+	"       hetlab plot FRAG.DB -o DIR\n";
+
+static void print_figs(const char *dir, const struct sumreport_figs *f)
+{
+	for (int i = 0; i < f->n; i++)
+		printf("%s/%s.png  %s.svg  %s.gp  %s.dat\n", dir, f->name[i], f->name[i], f->name[i],
+		       f->name[i]);
+}
 
 int cmd_plot(int argc, char **argv)
 {
 	const char *db = NULL, *dir = NULL;
+	const char *metrics[64];
+	size_t nmetric = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (strcmp(a, "--metric") == 0) {
+			if (i + 1 >= argc || nmetric == 64) {
+				fprintf(stderr, "hetlab plot: --metric needs a metric name\n%s", usage);
+				return 2;
+			}
+			metrics[nmetric++] = argv[++i];
+			continue;
+		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
 			return 0;
@@ -41,7 +66,29 @@ int cmd_plot(int argc, char **argv)
 		        "no database given", usage);
 		return 2;
 	}
-	char err[1024];
+	char err[1024], rbuf[4200];
+	struct stat sb;
+	if (stat(db, &sb) == 0 && S_ISDIR(sb.st_mode)) {   /* a sweep's or a plan's folder */
+		snprintf(rbuf, sizeof rbuf, "%s/summary.db", db);
+		if (stat(rbuf, &sb) != 0)
+			snprintf(rbuf, sizeof rbuf, "%s/plan.json", db);
+		db = rbuf;
+	}
+	int kind = sumreport_kind(db);
+	if (kind != SUMREPORT_OTHER || frag_db_is(db) == 1) {
+		struct sumreport_figs f = { 0 };
+		int r = kind == SUMREPORT_SWEEP ? sumreport_sweep_plot(db, metrics, nmetric, dir, &f, err, sizeof err)
+		        : kind == SUMREPORT_PLAN ? sumreport_plan_plot(db, dir, &f, err, sizeof err)
+		        : frag_plot(db, dir, err, sizeof err);
+		if (r != 0) {
+			fprintf(stderr, "hetlab plot: %s\n", err);
+			return 1;
+		}
+		if (kind == SUMREPORT_OTHER)
+			printf("%s: the frag allocation curves (see hetlab frag --plot)\n", dir);
+		print_figs(dir, &f);
+		return 0;
+	}
 	struct runplot_set set;
 	int rc = runplot_draw(db, dir, NULL, &set, err, sizeof err);
 	if (rc < 0) {

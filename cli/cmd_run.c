@@ -8,8 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/metric.h"
+#include "analysis/audit.h"
 #include "analysis/recorder.h"
 #include "analysis/notify.h"
+#include "analysis/tmpclean.h"
 #include "traces/tieredload.h"
 #include "policies/health.h"
 #include "cli/cmd.h"
@@ -23,6 +26,7 @@
               "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
               "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n" \
               "                  [--placement STRATEGY] [--label-blind]\n" \
+              "                  [--record summary|jobs|events|full] [--audit-key FILE]\n" \
               "       hetlab run [SCENARIO] --seeds A-B --out DIR [options]\n"
 
 struct progress {
@@ -113,7 +117,10 @@ static int policy_params(const struct policy_ops *pol, const struct scenario *sc
 static int run_single(int argc, char **argv)
 {
 	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
-	const char *placement = NULL;
+	const char *placement = NULL, *keyfile = getenv("HETLAB_AUDIT_KEY");
+	int level = RECORD_DEFAULT;
+	struct audit_key *key = NULL;
+	char head[AUDIT_HASH_HEX + 1] = "";
 	bool label_blind = false;
 	char **params = calloc((size_t)argc + 1, sizeof *params);
 	char **cscales = calloc((size_t)argc + 1, sizeof *cscales);
@@ -159,6 +166,16 @@ static int run_single(int argc, char **argv)
 			else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) out = val;
 			else if (strcmp(a, "--traces") == 0) traces = val;
 			else if (strcmp(a, "--param") == 0) params[nparams++] = (char *)val;
+			else if (strcmp(a, "--audit-key") == 0) keyfile = val;
+			else if (strcmp(a, "--record") == 0) {
+				if ((level = record_level_parse(val)) < 0) {
+					fprintf(stderr, "hetlab run: --record: expected summary, jobs, events or full,"
+					        " got '%s'\n", val);
+					free(params);
+					free(cscales);
+					return 2;
+				}
+			}
 			else if (strcmp(a, "--scale-class") == 0) cscales[ncscales++] = (char *)val;
 			else if (strcmp(a, "--scale-rate") == 0 || strcmp(a, "--scale-size") == 0) {
 				char *end;
@@ -198,6 +215,8 @@ static int run_single(int argc, char **argv)
 		scn_path = a;
 	}
 
+	if (keyfile && *keyfile && !(key = audit_key_load(keyfile, false, err, sizeof err)))
+		goto out;
 	if (scenario_load(scn_path, &sc, err, sizeof err))
 		goto out;
 	have_sc = true;
@@ -352,7 +371,8 @@ static int run_single(int argc, char **argv)
 		sim_set_health(&s, &hmon);
 	}
 
-	if (!(rec = recorder_open(out, err, sizeof err)))
+	struct recorder_opts ro = { .level = (enum record_level)level, .key = key, .head_out = head };
+	if (!(rec = recorder_open_with(out, &ro, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);
 	recorder_set_billing(rec, sc.billing_json);
@@ -389,6 +409,29 @@ static int run_single(int argc, char **argv)
 	if (nt.failed)
 		fprintf(stderr, "hetlab run: warning: %ld of %ld notify commands failed (first: %s)\n",
 		        nt.failed, nt.fired, nt.first_error);
+	/* The names of tenants and services, and the scenario's measurement
+	 * window, for the metrics (analysis/metric.h), sealed with the run. */
+	{
+		const char **tn = calloc((size_t)sc.org.nt + 1, sizeof *tn), *sn[SYNTH_SERVICES_MAX];
+		int ntn = 0, nsn = 0;
+		for (int32_t k = 0; tn && k < sc.org.nt; k++)
+			tn[ntn++] = sc.org.t[k].name;
+		for (int32_t k = 0; sc.workload == SCN_SYNTH && k < sc.synth.nservices; k++)
+			sn[nsn++] = sc.synth.svc[k].name;
+		char *lt = NULL, *mt = NULL;
+		int mr = !tn ? -1 : metric_meta_texts(&sc.measure, tn, ntn, sn, nsn, &lt, &mt);
+		free(tn);
+		if (mr == 0 && (recorder_set_meta(rec, "labels", lt) || recorder_set_meta(rec, "measure", mt)))
+			mr = -1;
+		free(lt);
+		free(mt);
+		if (mr < 0) {
+			snprintf(err, sizeof err, "%s: %s", out, recorder_error(rec) ? recorder_error(rec) : "out of memory");
+			recorder_abort(rec);
+			rec = NULL;
+			goto out;
+		}
+	}
 	int r = recorder_finish(rec, &ri, wall, s.nevents, s.npasses, err, sizeof err);
 	rec = NULL;
 	if (r)
@@ -399,6 +442,9 @@ static int run_single(int argc, char **argv)
 		       sc.name, pol->name, (unsigned long long)sc.seed, njobs, nnodes,
 		       (long long)cores, (long long)gpus, simtime_to_s(s.now) / 86400.0,
 		       (unsigned long long)s.nevents, wall, out);
+	if (!quiet && key)   /* to be kept elsewhere: hetlab audit verify --expect-head */
+		printf("hetlab run: audit head %s (level %s, authenticated by %s)\n", head,
+		       record_level_name((enum record_level)level), audit_key_id(key));
 	rc = 0;
 out:
 	if (rc && err[0])
@@ -413,6 +459,7 @@ out:
 	if (have_sc)
 		scenario_free(&sc);
 	workload_free(&w);
+	audit_key_free(key);
 	free(params);
 	free(cscales);
 	return rc;
@@ -425,6 +472,7 @@ out:
 int cmd_run(int argc, char **argv)
 {
 	const char *seeds = NULL, *dir = NULL;
+	tmpclean_install();   /* SIGINT, SIGTERM: remove the results file being written */
 	for (int i = 1; i + 1 < argc; i++) {
 		if (strcmp(argv[i], "--seeds") == 0)
 			seeds = argv[i + 1];

@@ -21,11 +21,13 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
+#include "analysis/tmpclean.h"
 #include "cli/cmd.h"
 #include "traces/scenario.h"
 #include "traces/sweepload.h"
 
 #define USAGE "usage: hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]\n" \
+	"                    [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n" \
 	"       hetlab sweep SWEEP.json --point I [-j N] [--out DIR] [--traces DIR]\n" \
 	"       hetlab sweep SWEEP.json --merge [--out DIR]\n" \
 	"       hetlab sweep SWEEP.json --slurm [--partition P] [--max-parallel K] " \
@@ -92,18 +94,22 @@ static int write_atomic(const char *path, const char *text)
 {
 	char tmp[PATH_MAX + 32];
 	snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+	tmpclean_stale(path, NULL, 0);   /* those of dead processes */
+	int slot = tmpclean_add(tmp);   /* removed on SIGINT/SIGTERM */
 	FILE *f = fopen(tmp, "wb");
 	if (!f)
-		return -1;
+		return tmpclean_drop(slot), -1;
 	size_t n = strlen(text);
 	int bad = fwrite(text, 1, n, f) != n;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path) < 0) {
 		int e = errno;
 		unlink(tmp);
+		tmpclean_drop(slot);
 		errno = e ? e : EIO;
 		return -1;
 	}
+	tmpclean_drop(slot);
 	return 0;
 }
 
@@ -224,6 +230,7 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
 		fprintf(stderr, "hetlab sweep: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
 	}
+	tmpclean_child(pid);   /* gets the SIGINT/SIGTERM that ends the sweep */
 	return pid;
 }
 
@@ -439,13 +446,24 @@ int cmd_sweep(int argc, char **argv)
 	bool dry = false, merge = false, slurm = false, slurm_only = false;
 	struct slurm_opts so = { 0 };
 	const char **extra = calloc((size_t)argc + 1, sizeof *extra);
+	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
 	if (!extra) {
 		fprintf(stderr, "hetlab sweep: out of memory\n");
 		return 1;
 	}
 	so.extra = extra;
+	struct metric_window win = { 0 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		char werr[256];
+		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
+		if (wr < 0) {
+			usage_err("%s", werr);
+			free(extra);
+			return 2;
+		}
+		if (wr > 0)
+			continue;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			printf(USAGE);
 			free(extra);
@@ -553,7 +571,7 @@ int cmd_sweep(int argc, char **argv)
 			}
 			free(dir);
 			char lerr[512];
-			if (sweep_result_load(j->db, i, g.seed[s], &res[k], lerr, sizeof lerr) == 0) {
+			if (sweep_result_load(j->db, i, g.seed[s], &win, &res[k], lerr, sizeof lerr) == 0) {
 				have[k] = true;
 				ndone++;
 			} else if (only == SIZE_MAX || i == only) {
@@ -649,6 +667,7 @@ int cmd_sweep(int argc, char **argv)
 		}
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
+		tmpclean_child_done(pid);
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
@@ -670,7 +689,7 @@ int cmd_sweep(int argc, char **argv)
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		int r;
-		if (code == 0 && sweep_result_load(j->db, j->point, j->seed, &res[k], note,
+		if (code == 0 && sweep_result_load(j->db, j->point, j->seed, &win, &res[k], note,
 		                                   sizeof note) == 0) {
 			r = 0;
 		} else {
@@ -704,7 +723,7 @@ int cmd_sweep(int argc, char **argv)
 			if (have[k])
 				continue;
 			char lerr[512], note[640];
-			if (sweep_result_load(jobs[k].db, jobs[k].point, jobs[k].seed, &res[k], lerr,
+			if (sweep_result_load(jobs[k].db, jobs[k].point, jobs[k].seed, &win, &res[k], lerr,
 			                      sizeof lerr) == 0) {
 				have[k] = true;   /* finished since the start (--slurm --wait) */
 				continue;
@@ -725,7 +744,11 @@ int cmd_sweep(int argc, char **argv)
 	gmtime_r(&now, &tm);
 	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(sumpath, sizeof sumpath, "%s/summary.db", g.out);
-	if (sweep_summary_write(&g, res, nrun, sumpath, created, err, sizeof err) < 0) {
+	tmpclean_stale(sumpath, err, sizeof err);
+	int slot = tmpclean_watch(sumpath);
+	int wrc = sweep_summary_write(&g, res, nrun, sumpath, created, err, sizeof err);
+	tmpclean_drop(slot);
+	if (wrc < 0) {
 		fprintf(stderr, "hetlab sweep: %s\n", err);
 		goto out;
 	}

@@ -29,11 +29,15 @@ int cmd_approve(int argc, char **argv);
 /* cli/cmd_probe.c (declared here rather than in cmd.h, which that change did not own). */
 int cmd_probe(int argc, char **argv);
 
+/* cli/cmd_scenario.c (declared here rather than in cmd.h, which that change did not own). */
+int cmd_scenario(int argc, char **argv);
+
 static const struct subcmd cmds[] = {
 	{ "run", cmd_run,
 	  "hetlab run [SCENARIO] [--policy P] [--seed N | --seeds A-B] [--trace FILE] [--out DB|DIR] [--traces DIR]\n"
 	  "             [--lenient] [--param K=V] [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n"
-	  "             [--placement STRATEGY] [--label-blind]",
+	  "             [--placement STRATEGY] [--label-blind] [--record summary|jobs|events|full]\n"
+	  "             [--audit-key FILE]",
 	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
 	  "workload with a trace file (SWF, plain or .gz, or .jsonl). --param sets a\n"
@@ -42,13 +46,20 @@ static const struct subcmd cmds[] = {
 	  "arrival rate × X, GPU and core counts × X, or one class's rate × X\n"
 	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4). --seeds A-B --out DIR\n"
 	  "runs once per seed into DIR/seed-N.db: the same seed is the same workload\n"
-	  "under every policy, so two such directories pair up for `hetlab compare`." },
+	  "under every policy, so two such directories pair up for `hetlab compare`.\n"
+	  "--record chooses what the database keeps (default events: jobs, the\n"
+	  "hash-chained event log); --audit-key FILE (or HETLAB_AUDIT_KEY) signs its\n"
+	  "audit head with an HMAC key file or an Ed25519 PEM key. SIGINT or SIGTERM\n"
+	  "stops a run without leaving its temporary file." },
 	{ "report", cmd_report, "hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE]",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
 	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
 	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
 	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
-	  "tables and a warning). --out writes FILE atomically." },
+	  "tables and a warning). --out writes FILE atomically. --warmup,\n"
+	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
+	  "sweep's summary.db (or folder), a plan's plan.json (or folder) and a\n"
+	  "frag database." },
 	{ "bill", cmd_bill, "hetlab bill RUN.DB [--period month|week|day] [--format text|json|csv] [--records]",
 	  "Invoices per tenant and billing period from a run database, priced by\n"
 	  "the scenario's \"billing\" block (or a default price list when the file\n"
@@ -91,7 +102,9 @@ static const struct subcmd cmds[] = {
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
 	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time, the\n"
 	  "waiting-time CDF per class, modelled IT power over time and core-hours\n"
-	  "per tenant stacked over time. See docs/results.md." },
+	  "per tenant stacked over time. See docs/results.md. Also draws a sweep's\n"
+	  "summary (each metric against each parameter), a plan's frontier and a\n"
+	  "frag database's allocation curves." },
 	{ "sweep", cmd_sweep, "hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
 	  "seeds and parameters (JSON paths into the scenario, such as\n"
@@ -107,6 +120,10 @@ static const struct subcmd cmds[] = {
 	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
 	  "candidate with --exhaustive). Prints the candidates explored and the\n"
 	  "answer with its confidence. See docs/planning.md." },
+	{ "scenario", cmd_scenario, "hetlab scenario list | show [NAME] | check FILE",
+	  "Prints an embedded scenario (show; default guian, the default scenario)\n"
+	  "to start a scenario, sweep or plan file from, lists them (list), or\n"
+	  "loads a scenario file and reports its first error (check)." },
 	{ "policies", cmd_policies, "hetlab policies",
 	  "Lists the scheduling policies and their parameters." },
 	{ "catalog", cmd_catalog, "hetlab catalog [--json] [--speed] [--mig [CARD]]",
@@ -116,12 +133,16 @@ static const struct subcmd cmds[] = {
 	  "card's profiles with their slices and valid start positions; with a CARD,\n"
 	  "also its number of valid full layouts." },
 	{ "audit", cmd_audit, "hetlab audit verify|prune|export RUN.DB ...",
-	  "hetlab audit verify [--archive FILE.jsonl.gz]... RUN.DB\n"
-	  "    recomputes the results file's hash-chained audit log (from the first\n"
+	  "hetlab audit verify [--archive FILE.jsonl.gz]... [--key FILE | --pubkey FILE]\n"
+	  "                    [--expect-head HASH] RUN.DB\n"
+	  "    recomputes the results file's hash-chained event log (from the first\n"
 	  "    record, or from the anchor a prune sealed; with --archive, across the\n"
-	  "    archives and the database as one chain) and prints OK with the count,\n"
-	  "    or the first broken record's seq and what is wrong (exit status 1).\n"
+	  "    archives and the database as one chain), the seals of its other tables\n"
+	  "    and its head (with --key or --pubkey, its MAC; with --expect-head, that\n"
+	  "    it is HASH) and prints OK with the count, or the first thing broken\n"
+	  "    and what is wrong (exit status 1).\n"
 	  "hetlab audit prune RUN.DB [--older-than DAYS | --before DAYS] [--archive FILE.jsonl.gz]\n"
+	  "                   [--key FILE]\n"
 	  "    moves the records older than DAYS (default 190, never under 183) before\n"
 	  "    the newest, in simulated time, to a gzip JSON Lines archive and seals an\n"
 	  "    anchor so that verify continues from it.\n"

@@ -802,52 +802,61 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 }
 
 struct xexp {
-	sqlite3_stmt *q;
-	int rc;
+	char *sql;
+	size_t len, cap;
+	int n, rc;
 };
 
 static int xref_export_row(void *ctx, const struct lstate_xref *r)
 {
 	struct xexp *e = ctx;
-	sqlite3_reset(e->q);
-	sqlite3_bind_int64(e->q, 1, r->job);
-	sqlite3_bind_int64(e->q, 2, r->sid);
-	sqlite3_bind_int(e->q, 3, r->attempt);
-	if (sqlite3_step(e->q) != SQLITE_DONE)
-		e->rc = -1;
-	return e->rc;
+	char row[96];
+	int k = snprintf(row, sizeof row, "%s(%lld, %lld, %d)", e->n++ ? "," : "", (long long)r->job,
+	                 (long long)r->sid, (int)r->attempt);
+	if (e->len + (size_t)k + 2 > e->cap) {
+		size_t cap = e->cap ? 2 * e->cap : 4096;
+		while (cap < e->len + (size_t)k + 2)
+			cap *= 2;
+		char *n = realloc(e->sql, cap);
+		if (!n)
+			return e->rc = -1;
+		e->sql = n;
+		e->cap = cap;
+	}
+	memcpy(e->sql + e->len, row, (size_t)k + 1);
+	e->len += (size_t)k;
+	return 0;
 }
 
 /* Table slurm_job of the results: every Slurm job each job used, with the
  * attempt it first ran as (a resumption after a requeue is the same Slurm
- * job; one submitted anew is another row). Nothing for the local
- * executor. */
-static int export_slurm_ids(struct lstate *st, const char *path, char *err, size_t errlen)
+ * job; one submitted anew is another row), written in the run's
+ * transaction so that the audit seals it. */
+static int export_slurm_ids(struct lstate *st, struct recorder *rec, char *err, size_t errlen)
 {
-	sqlite3 *db = NULL;
-	struct xexp e = { 0 };
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "BEGIN; CREATE TABLE IF NOT EXISTS slurm_job(job INTEGER NOT NULL, slurm_id INTEGER NOT NULL,"
-	                 " first_attempt INTEGER NOT NULL, PRIMARY KEY(job, slurm_id)); DELETE FROM slurm_job;",
-	                 NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO slurm_job VALUES(?, ?, ?)", -1, &e.q, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: writing the Slurm job ids: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
-		sqlite3_finalize(e.q);
-		sqlite3_close(db);
+	static const char head[] = "CREATE TABLE slurm_job(job INTEGER NOT NULL, slurm_id INTEGER NOT NULL,"
+	                           " first_attempt INTEGER NOT NULL, PRIMARY KEY(job, slurm_id));"
+	                           " INSERT INTO slurm_job VALUES";
+	struct xexp e = { .sql = strdup(head), .len = sizeof head - 1, .cap = sizeof head };
+	if (!e.sql) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	char e2[512] = "";
 	int rc = lstate_xref_each(st, xref_export_row, &e, e2, sizeof e2);
 	if (rc && strstr(e2, "no such table"))
 		rc = 0;   /* a state made before the table: no ids kept */
-	if (rc == 0 && e.rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
-		rc = 0;
-	else {
-		snprintf(err, errlen, "%s: writing the Slurm job ids: %s", path, rc ? e2 : sqlite3_errmsg(db));
+	if (rc == 0 && e.rc == 0) {
+		if (e.n == 0)   /* no row: the table alone */
+			e.sql[e.len - strlen(" INSERT INTO slurm_job VALUES")] = 0;
+		rc = recorder_exec(rec, e.sql, "writing the Slurm job ids");
+		if (rc)
+			snprintf(err, errlen, "%s", recorder_error(rec));
+	} else {
+		snprintf(err, errlen, "writing the Slurm job ids: %s", rc ? e2 : "out of memory");
 		rc = -1;
 	}
-	sqlite3_finalize(e.q);
-	sqlite3_close(db);
+	free(e.sql);
 	return rc;
 }
 
@@ -866,6 +875,8 @@ int live_results(const char *dir, const char *path, char *err, size_t errlen)
 	L->fwd = L->s.rec;
 	install_hooks(L);
 	int rc = live_catch_up(L, err, errlen);
+	if (rc == 0 && L->cfg.exec == LIVE_EXEC_SLURM)
+		rc = export_slurm_ids(&L->st, rec, err, errlen);
 	if (rc == 0) {
 		char pol[96];
 		snprintf(pol, sizeof pol, "%s", L->pol->name);
@@ -879,8 +890,6 @@ int live_results(const char *dir, const char *path, char *err, size_t errlen)
 	}
 	if (rec)
 		recorder_abort(rec);
-	if (rc == 0 && L->cfg.exec == LIVE_EXEC_SLURM)
-		rc = export_slurm_ids(&L->st, path, err, errlen);
 	live_close(L);
 	return rc;
 }

@@ -885,6 +885,8 @@ static void node_emptied(struct sim *s, int32_t node)
 	if (h && strcmp(h->drain_reason, "leave") == 0) {
 		s->cl.svc[node] = NODE_ABSENT;
 		node_presence(s, node, false);
+		if (s->cl.pw)
+			pw_node_changed(s, node);
 		rec_event(s, REC_LEAVE, -1, node, 0, NULL);
 		return;
 	}
@@ -1024,6 +1026,8 @@ static int fault_event(struct sim *s, const struct fault_event *e)
 			return 0;
 		cl->svc[e->node] = NODE_UP;
 		node_presence(s, e->node, true);
+		if (cl->pw)
+			pw_node_changed(s, e->node);
 		rec_event(s, REC_JOIN, -1, e->node, 0, cl->types[cl->nodes[e->node].type].name);
 		s->dirty = true;
 		for (int k = 0; k < FAULT_NKIND; k++)
@@ -1064,6 +1068,8 @@ static int faults_init(struct sim *s)
 		if (fc->ev[k].kind == FEV_JOIN && cl->svc[fc->ev[k].node] != NODE_ABSENT) {
 			cl->svc[fc->ev[k].node] = NODE_ABSENT;
 			node_presence(s, fc->ev[k].node, false);
+			if (cl->pw)
+				pw_node_changed(s, fc->ev[k].node);   /* absent: no power until it joins */
 		}
 	for (int k = 0; k < FAULT_NKIND && k < 8; k++) {
 		if (fc->proc[k].dist == FDIST_NONE)

@@ -150,6 +150,8 @@ double power_cpu_active_w_per_core(const struct cluster *cl, int node)
 double power_node_w(const struct cluster *cl, int node)
 {
 	const struct node *n = &cl->nodes[node];
+	if (cl->svc && cl->svc[node] == NODE_ABSENT)
+		return 0;   /* not in the cluster (yet, or any more): it draws nothing */
 	double p = power_node_idle_w(cl, node);
 	double act = power_gpu_active_w(cl, node);
 	for (int g = 0; g < n->ngpus && act > 0; g++)

@@ -20,7 +20,9 @@
 #include "traces/sweepload.h"
 
 static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
-	"fixed", "energy_price_per_kwh", "targets", NULL };
+	"fixed", "energy_price_per_kwh", "targets", "cost", "confident", NULL };
+static const char *const cost_keys[] = { "life_years", "energy_price_per_kwh", "pue",
+	"maintenance_per_node_year", "space_per_rack_year", NULL };
 static const char *const var_keys[] = { "path", "min", "max", "cost", NULL };
 static const char *const target_keys[] = { "metric", "max", "min", NULL };
 
@@ -111,25 +113,49 @@ static int load_targets(struct jv *v, json_t *arr, struct plan_spec *s)
 	if (!(s->target = calloc(n, sizeof *s->target)))
 		return jv_fail(v, "$.targets", "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		char p[64], name[64];
+		char p[64], name[METRIC_NAME_MAX], why[256];
 		json_t *o = json_array_get(arr, i);
 		jv_idxpath(p, sizeof p, "$.targets", i);
 		if (jv_object(v, o, p, target_keys) || jv_str(v, o, p, "metric", true, name, sizeof name))
 			return -1;
-		int m = compare_metric_parse(name);
-		if (m < 0)
-			return jv_fail(v, p, "\"metric\": unknown metric \"%s\" (expected a name of hetlab "
-			               "compare such as p95_wait, mean_wait, wait_training, gpu_util)", name);
+		struct plan_target *t = &s->target[s->ntarget];
+		if (!metric_parse(name, t->metric, sizeof t->metric, why, sizeof why))
+			return jv_fail(v, p, "\"metric\": %s", why);
 		bool hmax = json_object_get(o, "max") != NULL, hmin = json_object_get(o, "min") != NULL;
 		if (hmax == hmin)
 			return jv_fail(v, p, "expected exactly one of \"max\" and \"min\"");
-		struct plan_target *t = &s->target[s->ntarget];
-		t->metric = m;
 		t->is_max = hmax;
 		if (jv_num(v, o, p, hmax ? "max" : "min", true, -1e300, 1e300, &t->bound))
 			return -1;
 		s->ntarget++;
 	}
+	return 0;
+}
+
+/* "cost": the cost of ownership per year (docs/planning.md, "Cost"); the
+ * top-level "energy_price_per_kwh" of older plan files is its tariff. */
+static int load_cost(struct jv *v, json_t *root, struct plan_spec *s)
+{
+	s->life_years = 5;
+	s->energy_price_per_kwh = NAN;
+	s->pue = NAN;
+	json_t *c = json_object_get(root, "cost");
+	if (json_object_get(root, "energy_price_per_kwh")) {
+		if (c && json_object_get(c, "energy_price_per_kwh"))
+			return jv_fail(v, "$.energy_price_per_kwh", "also given as $.cost.energy_price_per_kwh: "
+			               "give it once");
+		if (jv_num(v, root, "$", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh))
+			return -1;
+	}
+	if (!c)
+		return 0;
+	if (jv_object(v, c, "$.cost", cost_keys) ||
+	    jv_num(v, c, "$.cost", "life_years", false, 0.1, 100, &s->life_years) ||
+	    jv_num(v, c, "$.cost", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh) ||
+	    jv_num(v, c, "$.cost", "pue", false, 1, 10, &s->pue) ||
+	    jv_num(v, c, "$.cost", "maintenance_per_node_year", false, 0, 1e12, &s->maint_per_node_year) ||
+	    jv_num(v, c, "$.cost", "space_per_rack_year", false, 0, 1e12, &s->space_per_rack_year))
+		return -1;
 	return 0;
 }
 
@@ -169,13 +195,15 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		goto out;
 	}
 	char sbuf[PATH_MAX], obuf[PATH_MAX];
+	bool conf = false;
 	if (jv_str(&v, root, "$", "scenario", false, sbuf, sizeof sbuf) ||
 	    jv_str(&v, root, "$", "out", false, obuf, sizeof obuf) ||
-	    jv_num(&v, root, "$", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh) ||
+	    load_cost(&v, root, s) || jv_bool(&v, root, "$", "confident", &conf) ||
 	    load_seeds(&v, json_object_get(root, "seeds"), s) ||
 	    load_vars(&v, jv_array(&v, root, "$", "vars", true), s) ||
 	    load_targets(&v, jv_array(&v, root, "$", "targets", true), s))
 		goto out;
+	s->confident = conf;
 	if (!json_object_get(root, "out"))
 		snprintf(obuf, sizeof obuf, "plan-out");
 	if (!(s->out = out ? strdup(out) : sweep_join(dir, obuf)))

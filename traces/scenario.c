@@ -174,7 +174,7 @@ out:
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
 	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "power", "failures", "health",
-	"workload", "billing", NULL };
+	"workload", "billing", "measure", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", "leaf",
@@ -253,7 +253,7 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	double kw = 0;
 	if (jv_object(v, o, p, rack_keys) ||
 	    jv_str(v, o, p, "name", true, name, 32) ||   /* room for a count suffix and "-n<k>" */
-	    jv_int(v, o, p, "count", false, 1, 100000, &count) ||
+	    jv_int(v, o, p, "count", false, 0, 100000, &count) ||
 	    jv_num(v, o, p, "power_kw", true, 0.001, 1e4, &kw) ||
 	    jv_str(v, o, p, "cooling", false, cooling, sizeof cooling))
 		return -1;
@@ -266,9 +266,13 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	if (!nodes)
 		return -1;
 	jv_subpath(q, sizeof q, p, "nodes");
+	/* A rack entry with "count" names its racks NAME01, NAME02, ... whatever
+	 * the count, so that a sweep or plan setting the count to 1 keeps the
+	 * names events refer to; without "count" the one rack is NAME. */
+	bool numbered = json_object_get(o, "count") != NULL;
 	for (long long r = 0; r < count; r++) {
 		char rname[HL_NAME_MAX];
-		if (count > 1)
+		if (numbered)
 			snprintf(rname, sizeof rname, "%s%02lld", name, r + 1);
 		else
 			snprintf(rname, sizeof rname, "%s", name);
@@ -445,6 +449,16 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 	}
 	if (org_load(v, &sc->cl.cat, root, &sc->org) || power_load(v, root, &sc->power))
 		return -1;
+	/* "measure": the window every metric of the run counts (analysis/metric.h). */
+	json_t *ms = json_object_get(root, "measure");
+	if (ms) {
+		char *t = json_dumps(ms, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17)), why[256];
+		bool oom = !t;
+		int bad = oom || metric_window_from_json_text(t, &sc->measure, why, sizeof why) < 0;
+		free(t);
+		if (bad)
+			return jv_fail(v, "$.measure", "%s", oom ? "out of memory" : why);
+	}
 	if (json_object_get(root, "tiered")) {
 		if (!(sc->tiered = malloc(sizeof *sc->tiered)))
 			return jv_fail(v, "$.tiered", "out of memory");

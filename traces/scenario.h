@@ -20,6 +20,7 @@
 #include "traces/trace.h"
 #include "traces/invcluster.h"
 #include "traces/scnres.h"
+#include "analysis/metric.h"
 
 #define SCN_MAX_PARAMS 16
 
@@ -58,6 +59,7 @@ struct scenario {
 	bool faults;                   /* any of them present: the engine models faults */
 	int32_t nenv;
 	struct tiered_cfg *tiered;     /* "tiered" (traces/tieredload.c); NULL when absent */
+	struct metric_window measure;  /* "measure" (given false when absent) */
 	char *billing_json;            /* "billing" normalised by traces/billload.c (owned), for
 	                                * recorder_set_billing; NULL when absent */
 	struct synth_cfg synth;

@@ -219,6 +219,18 @@ static int path_set(json_t *root, const char *jpath, json_t *value, char *why, s
 			key[e - p - 1] = '\0';
 			is_idx = false;
 			p = e;
+		} else if (strcmp(p, "[+]") == 0) {
+			/* The last step "[+]": append the value to the array. */
+			if (!json_is_array(cur)) {
+				failf(why, whylen, "%.*s is %s, not an array to append to", (int)done, jpath,
+				      cur ? (json_is_object(cur) ? "an object" : "a scalar") : "absent");
+				return -1;
+			}
+			if (json_is_null(value)) {
+				failf(why, whylen, "[+] appends a value; null removes, at an index");
+				return -1;
+			}
+			return json_array_append_new(cur, json_deep_copy(value)) ? -1 : 0;
 		} else if (*p == '[') {
 			const char *e = p + 1;
 			if (!isdigit((unsigned char)*e)) {
@@ -255,6 +267,8 @@ static int path_set(json_t *root, const char *jpath, json_t *value, char *why, s
 				      jpath, json_array_size(cur), idx);
 				return -1;
 			}
+			if (last && json_is_null(value))   /* null removes the element */
+				return json_array_remove(cur, idx) ? -1 : 0;
 			if (last)
 				return json_array_set_new(cur, idx, json_deep_copy(value)) ? -1 : 0;
 			cur = json_array_get(cur, idx);
@@ -265,6 +279,14 @@ static int path_set(json_t *root, const char *jpath, json_t *value, char *why, s
 				return -1;
 			}
 			json_t *next = json_object_get(cur, key);
+			if (last && json_is_null(value)) {   /* null removes the key */
+				if (!next) {
+					failf(why, whylen, "%s does not exist in the scenario, so it cannot be removed",
+					      jpath);
+					return -1;
+				}
+				return json_object_del(cur, key) ? -1 : 0;
+			}
 			if (last)
 				return json_object_set_new(cur, key, json_deep_copy(value)) ? -1 : 0;
 			if (!next && *p == '.') {
@@ -317,7 +339,32 @@ out:
 /* ---- the sweep file -------------------------------------------------------------- */
 
 static const char *const sweep_keys[] = { "description", "scenario", "seeds", "out", "params",
-	NULL };
+	"metrics", "fixed", NULL };
+
+/* "metrics": the metrics the sweep's table shows (names of analysis/metric.h). */
+static int load_metrics(struct jv *v, json_t *arr, struct sweep_grid *g)
+{
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) == 0)
+		return jv_fail(v, "$.metrics", "expected a non-empty array of metric names, got %s",
+		               jv_type(arr));
+	if (!(g->metric = calloc(json_array_size(arr), sizeof *g->metric)))
+		return jv_fail(v, "$.metrics", "out of memory");
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		char p[64], canon[METRIC_NAME_MAX], why[256];
+		jv_idxpath(p, sizeof p, "$.metrics", i);
+		if (!json_is_string(e))
+			return jv_fail(v, p, "expected a metric name, got %s", jv_type(e));
+		if (!metric_parse(json_string_value(e), canon, sizeof canon, why, sizeof why))
+			return jv_fail(v, p, "%s", why);
+		if (!(g->metric[g->nmetric++] = strdup(canon)))
+			return jv_fail(v, p, "out of memory");
+	}
+	return 0;
+}
 
 /* dir/rel, or rel when it is absolute. */
 char *sweep_join(const char *dir, const char *rel)
@@ -382,7 +429,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 {
 	struct jv v = { .file = path, .err = err, .errlen = errlen };
 	json_error_t je;
-	json_t *root = NULL, *scn = NULL;
+	json_t *root = NULL, *scn = NULL, *acc = NULL;
 	char *dir = NULL, *base = NULL, *cwd = NULL;
 	int ret = -1;
 	memset(g, 0, sizeof *g);
@@ -412,7 +459,8 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 		jv_fail(&v, "$", "\"seeds\" is required (\"1-5\" or [1, 2, 3])");
 		goto out;
 	}
-	if (load_seeds(&v, json_object_get(root, "seeds"), g))
+	if (load_seeds(&v, json_object_get(root, "seeds"), g) ||
+	    load_metrics(&v, json_object_get(root, "metrics"), g))
 		goto out;
 	if (json_object_get(root, "scenario")) {
 		if (!sbuf[0]) {
@@ -458,6 +506,24 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	if (!(g->out = out ? strdup(out) : sweep_join(dir, obuf)))
 		goto nomem;
 
+	/* Fixed settings, applied to every point in file order before the
+	 * parameters (an appended rack whose count a parameter varies). */
+	json_t *fixed = json_object_get(root, "fixed");
+	if (fixed && !json_is_object(fixed)) {
+		jv_fail(&v, "$.fixed", "expected an object of \"$.path\": value, got %s", jv_type(fixed));
+		goto out;
+	}
+	const char *fk;
+	json_t *fv;
+	json_object_foreach(fixed, fk, fv) {
+		char why[512], where[300];
+		snprintf(where, sizeof where, "$.fixed[\"%s\"]", fk);
+		if (path_set(scn, fk, fv, why, sizeof why)) {
+			jv_fail(&v, where, "%s", why);
+			goto out;
+		}
+	}
+
 	/* Parameters: check every path with every value against the scenario. */
 	json_t *params = json_object_get(root, "params");
 	if (params && !json_is_object(params)) {
@@ -467,6 +533,11 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	}
 	const char *k;
 	json_t *arr;
+	/* Each parameter is checked on the scenario with the earlier ones at
+	 * their first values, so that "$.racks[+]" can precede "$.racks[4].count". */
+	acc = json_deep_copy(scn);
+	if (!acc)
+		goto nomem;
 	json_object_foreach(params, k, arr) {
 		char where[300], why[512];
 		snprintf(where, sizeof where, "$.params[\"%s\"]", k);
@@ -481,7 +552,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 			goto nomem;
 		bool bad = false, oom = false;
 		for (size_t i = 0; i < n && !bad && !oom; i++) {
-			json_t *probe = json_deep_copy(scn);
+			json_t *probe = json_deep_copy(acc);
 			if (!probe || !(txt[i] = dump_text(json_array_get(arr, i), false)))
 				oom = true;
 			else if (path_set(probe, k, json_array_get(arr, i), why, sizeof why)) {
@@ -501,6 +572,8 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 					bad = true;
 					break;
 				}
+		if (!bad && !oom && path_set(acc, k, json_array_get(arr, 0), why, sizeof why))
+			oom = true;
 		int r = bad || oom ? -1 : sweep_grid_add_param(g, k, (const char *const *)txt, n);
 		for (size_t i = 0; i < n; i++)
 			free(txt[i]);
@@ -550,6 +623,7 @@ out:
 	free(dir);
 	free(base);
 	free(cwd);
+	json_decref(acc);
 	json_decref(scn);
 	json_decref(root);
 	if (ret)

@@ -28,7 +28,9 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
  * JSON document `doc` and returns the new document as text in *out (the
  * caller frees it). Object keys along the path that do not exist are
  * added (an intermediate one as an empty object, when the next step is a
- * key); array elements must exist. Messages start with `label`.
+ * key); array elements must exist. A last step "[+]" appends the value to
+ * the array; the value null removes the element or key at the path (JSON
+ * merge-patch style). Messages start with `label`.
  * 0, or -1 with a message. */
 int sweep_apply(const char *label, const char *doc, const char *jpath, const char *value,
                 char **out, char *err, size_t errlen);

@@ -366,24 +366,174 @@ else
 fi
 expect_fail "report refuses a non-database" "report" "$HETLAB" report "$TMP/bad.json"
 
-# The audit log (docs/audit.md): the default scenario's hash chain verifies;
-# one byte flipped in one record's reason breaks it at that record's seq.
-if "$HETLAB" run --out "$TMP/audit.db" --quiet && out=$("$HETLAB" audit verify "$TMP/audit.db") &&
-   printf '%s' "$out" | grep -q "audit chain OK: $(q "$TMP/audit.db" "SELECT count(*) FROM event WHERE kind <> 'sample'") records"; then
-	ok "audit: the default scenario's chain verifies"
-	seq=$(q "$TMP/audit.db" "SELECT seq FROM audit WHERE reason IS NOT NULL ORDER BY seq LIMIT 1 OFFSET 5")
-	q "$TMP/audit.db" "UPDATE audit SET reason = char((unicode(reason) | 1) - (unicode(reason) & 1)) || substr(reason, 2) WHERE seq = $seq"
-	out=$("$HETLAB" audit verify "$TMP/audit.db"); rc=$?
-	if [ -n "$seq" ] && [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "BROKEN at seq $seq: hash mismatch"; then
-		ok "audit: a byte flipped in seq $seq's reason is found there"
+# The audit log (docs/audit.md): the default scenario's chain verifies; each
+# tampering class of the hardening issue is found; keyed mode; levels.
+# verify_broken NAME DB WANT [verify options]: exit 1 and WANT in the verdict.
+verify_broken() {
+	name=$1; db=$2; want=$3; shift 3
+	out=$("$HETLAB" audit verify "$@" "$db" 2>&1); rc=$?
+	if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "BROKEN" && printf '%s' "$out" | grep -qF -- "$want"; then
+		ok "$name"
 	else
-		bad "audit: tampered reason at seq $seq" "rc=$rc: $out"
+		bad "$name" "rc=$rc: $out"
 	fi
+}
+if "$HETLAB" run --out "$TMP/audit.db" --quiet && out=$("$HETLAB" audit verify "$TMP/audit.db") &&
+   printf '%s' "$out" | grep -q "audit chain OK: $(q "$TMP/audit.db" "SELECT count(*) FROM event") records"; then
+	ok "audit: the default scenario's chain verifies"
+	head=$(printf '%s\n' "$out" | sed -n 's/^  head \([0-9a-f]\{64\}\)$/\1/p')
+	seq=$(q "$TMP/audit.db" "SELECT seq FROM event WHERE detail IS NOT NULL ORDER BY seq LIMIT 1 OFFSET 5")
+	cp "$TMP/audit.db" "$TMP/t.db"
+	q "$TMP/t.db" "UPDATE event SET detail = char((unicode(detail) | 1) - (unicode(detail) & 1)) || substr(detail, 2) WHERE seq = $seq"
+	first=$(( (seq - 1) / 64 * 64 + 1 ))
+	verify_broken "audit: a byte flipped in seq $seq's detail is found in its block ($first..)" "$TMP/t.db" \
+		"at seq $first: hash mismatch: records $first.."
+	cp "$TMP/audit.db" "$TMP/t.db"
+	q "$TMP/t.db" "DELETE FROM event; DELETE FROM audit_mark; UPDATE audit_head SET seq = 0, chain = zeroblob(32)"
+	verify_broken "audit: an emptied chain with its head set to 0 records" "$TMP/t.db" "head mismatch"
+	cp "$TMP/audit.db" "$TMP/t.db"
+	q "$TMP/t.db" "DELETE FROM event WHERE seq > 4032; DELETE FROM audit_mark WHERE seq > 4032;
+		UPDATE audit_head SET seq = 4032, chain = (SELECT hash FROM audit_mark WHERE seq = 4032)"
+	verify_broken "audit: a truncated chain with its head rewritten" "$TMP/t.db" "head mismatch"
+	cp "$TMP/audit.db" "$TMP/t.db"
+	job=$(q "$TMP/t.db" "SELECT id FROM job WHERE state = 'failed' LIMIT 1")
+	q "$TMP/t.db" "UPDATE job SET state = 'done', reason = NULL WHERE id = $job"
+	verify_broken "audit: job $job edited from failed to done" "$TMP/t.db" "seal mismatch: table job"
+	cp "$TMP/audit.db" "$TMP/t.db"
+	q "$TMP/t.db" "DELETE FROM event WHERE kind = 'drain'"
+	verify_broken "audit: deleted drain events" "$TMP/t.db" "gap in seq"
+	if "$HETLAB" audit verify --expect-head "$head" "$TMP/audit.db" > /dev/null; then
+		ok "audit: --expect-head with the head verify printed"
+	else
+		bad "audit: --expect-head"
+	fi
+	verify_broken "audit: --expect-head with another head" "$TMP/audit.db" "expected" \
+		--expect-head 0000000000000000000000000000000000000000000000000000000000000000
 else
 	bad "audit: verify the default scenario" "$out"
 fi
 expect_fail "audit: a prune under 183 days is refused" "at least 183 days" \
 	"$HETLAB" audit prune "$TMP/audit.db" --older-than 30
+
+# Keyed mode: an HMAC key file, and an Ed25519 pair made with openssl.
+head -c 32 /dev/urandom > "$TMP/audit.key"
+head -c 32 /dev/urandom > "$TMP/other.key"
+if "$HETLAB" run --out "$TMP/keyed.db" --quiet --audit-key "$TMP/audit.key" &&
+   "$HETLAB" audit verify --key "$TMP/audit.key" "$TMP/keyed.db" | grep -q "authenticated by hmac-sha256:.*: checked"; then
+	ok "audit: a run with --audit-key verifies with --key"
+	verify_broken "audit: another key is refused" "$TMP/keyed.db" "not with the key given" --key "$TMP/other.key"
+	verify_broken "audit: the unkeyed file with --key" "$TMP/audit.db" "not authenticated" --key "$TMP/audit.key"
+else
+	bad "audit: --audit-key run and verify --key"
+fi
+if HETLAB_AUDIT_KEY="$TMP/audit.key" "$HETLAB" run --out "$TMP/keyed-env.db" --quiet &&
+   "$HETLAB" audit verify --key "$TMP/audit.key" "$TMP/keyed-env.db" > /dev/null; then
+	ok "audit: HETLAB_AUDIT_KEY keys a run"
+else
+	bad "audit: HETLAB_AUDIT_KEY"
+fi
+if command -v openssl > /dev/null && openssl genpkey -algorithm ed25519 -out "$TMP/audit.pem" 2>/dev/null &&
+   openssl pkey -in "$TMP/audit.pem" -pubout -out "$TMP/audit.pub" 2>/dev/null; then
+	if "$HETLAB" run --out "$TMP/signed.db" --quiet --audit-key "$TMP/audit.pem" &&
+	   "$HETLAB" audit verify --pubkey "$TMP/audit.pub" "$TMP/signed.db" | grep -q "authenticated by ed25519:.*: checked"; then
+		ok "audit: an Ed25519-signed run verifies with the public key"
+		cp "$TMP/signed.db" "$TMP/t.db"
+		q "$TMP/t.db" "UPDATE audit_head SET mac = zeroblob(64)"
+		verify_broken "audit: a forged signature" "$TMP/t.db" "MAC does not match" --pubkey "$TMP/audit.pub"
+	else
+		bad "audit: Ed25519 run and verify --pubkey"
+	fi
+else
+	echo "skip the Ed25519 audit key: no openssl program here"
+fi
+expect_fail "audit: a short key file is refused, named" "audit.short" \
+	sh -c "printf short > '$TMP/audit.short' && '$HETLAB' run --out '$TMP/x.db' --quiet --audit-key '$TMP/audit.short'"
+
+# Recording levels: each verifies; summary and jobs keep less.
+for level in summary jobs full; do
+	if "$HETLAB" run --out "$TMP/lvl-$level.db" --quiet --record $level &&
+	   "$HETLAB" audit verify "$TMP/lvl-$level.db" | grep -q "level $level" &&
+	   "$HETLAB" report "$TMP/lvl-$level.db" > /dev/null; then
+		ok "record $level: verifies and reports"
+	else
+		bad "record $level"
+	fi
+done
+check_eq "record summary: no job or event rows" \
+	"$(q "$TMP/lvl-summary.db" "SELECT (SELECT count(*) FROM job) || ',' || (SELECT count(*) FROM event) || ',' || (SELECT count(*) > 0 FROM sample)")" "0,0,1"
+check_eq "record jobs: job rows, no event rows" \
+	"$(q "$TMP/lvl-jobs.db" "SELECT (SELECT count(*) FROM job) || ',' || (SELECT count(*) FROM event)")" "2701,0"
+check_eq "record full: the event index" "$(q "$TMP/lvl-full.db" "SELECT count(*) FROM sqlite_master WHERE name = 'event_job'")" 1
+expect_fail "record: an unknown level is refused" "expected summary, jobs, events or full" \
+	"$HETLAB" run --out "$TMP/x.db" --record everything
+
+# Interrupted runs leave no temporary file (docs/results.md): the notify
+# command of a preempting run signals hetlab while it waits for it.
+sed '1a "notify": { "command": ["sh", "-c", "kill -$0 $PPID", "SIG"] },' scenarios/guian.json > "$TMP/sig.json"
+sigrun() { # SIGNAL OUT
+	sed "s/\"SIG\"/\"$1\"/" "$TMP/sig.json" > "$TMP/sig-$1.json"
+	"$HETLAB" run "$TMP/sig-$1.json" --policy tiered --seed 3 --scale-class training=2 --out "$2" --quiet 2>/dev/null
+}
+mkdir -p "$TMP/sig"
+for sig in INT TERM; do
+	sigrun $sig "$TMP/sig/run.db"; rc=$?
+	case $sig in INT) want=130 ;; TERM) want=143 ;; esac
+	left=$(ls "$TMP/sig" | grep -c 'tmp-' || true)
+	if [ $rc -eq $want ] && [ "$left" -eq 0 ] && [ ! -e "$TMP/sig/run.db" ]; then
+		ok "run: SIG$sig removes the temporary file and exits $want"
+	else
+		bad "run: SIG$sig" "exit $rc (want $want), $left temporary files: $(ls "$TMP/sig")"
+	fi
+done
+sigrun KILL "$TMP/sig/run.db"
+left=$(ls "$TMP/sig" | grep -c 'run.db.tmp-' || true)
+if [ "$left" -eq 1 ] && "$HETLAB" run --out "$TMP/sig/run.db" --quiet &&
+   [ "$(ls "$TMP/sig" | grep -c 'tmp-' || true)" -eq 0 ] && [ -e "$TMP/sig/run.db" ]; then
+	ok "run: a SIGKILLed run's temporary file is removed by the next run to that output"
+else
+	bad "run: stale temporary after SIGKILL" "$(ls "$TMP/sig")"
+fi
+# A sweep stopped by SIGTERM (sent to it by a run's notify command, as kill
+# would): its runs get the signal too, and nothing temporary is left.
+mkdir -p "$TMP/sw"
+sed 's/"kill -$0 $PPID"/"kill -TERM $(cut -d\\" \\" -f4 \/proc\/$PPID\/stat)"/' "$TMP/sig.json" > "$TMP/sw/scenario.json"
+printf '{ "scenario": "scenario.json", "seeds": "3-4", "out": "out", "params": { "$.policy": ["tiered"], "$.workload.synthetic.scale.classes.training": [2] } }\n' > "$TMP/sw/sweep.json"
+"$HETLAB" sweep "$TMP/sw/sweep.json" -j 1 > /dev/null 2>&1; rc=$?
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -z "$(find "$TMP/sw" -name '*.tmp-*')" ] && break
+	sleep 0.5   # the runs end after the sweep: wait for them, not a timing assertion
+done
+left=$(find "$TMP/sw" -name '*.tmp-*' | wc -l)
+if [ $rc -eq 143 ] && [ "$left" -eq 0 ] && [ -z "$(find "$TMP/sw" -name 'seed-*.db')" ]; then
+	ok "sweep: SIGTERM stops it and its runs, exit 143, no temporary file"
+else
+	bad "sweep: SIGTERM" "exit $rc, $left temporary files: $(find "$TMP/sw" -name '*.tmp-*')"
+fi
+# A plan stopped by SIGINT the same way.
+mkdir -p "$TMP/pl"
+sed 's/"TERM"/"INT"/; s/-TERM/-INT/' "$TMP/sw/scenario.json" > "$TMP/pl/scenario.json"
+printf '{ "scenario": "scenario.json", "seeds": "3", "out": "out", "fixed": { "$.policy": "tiered", "$.workload.synthetic.scale.classes.training": 2 }, "vars": [ { "path": "$.racks[0].count", "min": 1, "max": 2, "cost": 1 } ], "targets": [ { "metric": "wait_training", "max": 1e9 } ] }
+' > "$TMP/pl/plan.json"
+"$HETLAB" plan "$TMP/pl/plan.json" > /dev/null 2>&1; rc=$?
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	[ -z "$(find "$TMP/pl" -name '*.tmp-*')" ] && break
+	sleep 0.5
+done
+left=$(find "$TMP/pl" -name '*.tmp-*' | wc -l)
+if [ $rc -eq 130 ] && [ "$left" -eq 0 ] && [ -z "$(find "$TMP/pl" -name 'seed-*.db')" ]; then
+	ok "plan: SIGINT stops it and its runs, exit 130, no temporary file"
+else
+	bad "plan: SIGINT" "exit $rc, $left temporary files: $(find "$TMP/pl" -name '*.tmp-*')"
+fi
+# frag: a dead process's temporary file of the same output goes.
+dead=$(sh -c 'echo $$')
+: > "$TMP/frag.db.tmp-$dead"
+if "$HETLAB" frag --seeds 42-42 --policies bestfit --out "$TMP/frag.db" > /dev/null 2>&1 &&
+   [ ! -e "$TMP/frag.db.tmp-$dead" ]; then
+	ok "frag: a dead process's temporary file of its output is removed"
+else
+	bad "frag: stale temporary file" "$(ls "$TMP" | grep frag)"
+fi
 
 echo
 echo "scenario: $pass passed, $fail failed"

@@ -17,6 +17,7 @@
 #include <sqlite3.h>
 
 #include "analysis/compare.h"
+#include "analysis/recorder.h"
 #include "tests/testutil.h"
 
 #define near(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
@@ -207,16 +208,16 @@ static void test_verdicts(void **st)
 	assert_int_equal(compare_verdict_of(0.01, 0.03, 1), COMPARE_BETTER);
 	assert_int_equal(compare_verdict_of(-0.03, -0.01, 1), COMPARE_WORSE);
 	assert_int_equal(compare_verdict_of(NAN, NAN, 1), COMPARE_NA);
-	assert_true(compare_metric_higher_better(COMPARE_CORE_UTIL));
-	assert_true(compare_metric_higher_better(COMPARE_GPU_UTIL));
-	assert_false(compare_metric_higher_better(COMPARE_MEAN_WAIT));
-	assert_false(compare_metric_higher_better(COMPARE_KILLED));
+	assert_true(compare_metric_higher_better("core_util"));
+	assert_true(compare_metric_higher_better("gpu_util{gpu=H100-SXM-80GB}"));
+	assert_false(compare_metric_higher_better("mean_wait"));
+	assert_false(compare_metric_higher_better("killed"));
 	assert_string_equal(compare_verdict_name(COMPARE_NO_DIFF), "no significant difference");
 
 	/* Through compare_stat_compute: B waits 1..5 s less than A, t interval. */
 	const double a[] = { 10, 20, 30, 40, 50 }, b[] = { 9, 18, 27, 36, 45 };
 	struct compare_stat s;
-	assert_int_equal(compare_stat_compute(&s, COMPARE_MEAN_WAIT, a, b, 5, 0.95), 0);
+	assert_int_equal(compare_stat_compute(&s, "mean_wait", a, b, 5, 0.95), 0);
 	assert_int_equal(s.n, 5);
 	near(s.mean_diff, -3, 1e-12);
 	near(s.rel_change, 27.0 / 30 - 1, 1e-12);
@@ -226,20 +227,20 @@ static void test_verdicts(void **st)
 	near(s.p, 0.0625, 1e-15);
 	assert_int_equal(s.verdict, COMPARE_BETTER);
 	/* The same as utilisations: higher is better, so B is worse. */
-	assert_int_equal(compare_stat_compute(&s, COMPARE_CORE_UTIL, a, b, 5, 0.95), 0);
+	assert_int_equal(compare_stat_compute(&s, "core_util", a, b, 5, 0.95), 0);
 	assert_int_equal(s.verdict, COMPARE_WORSE);
 	/* Skewed differences (0 x 9 and 10, skew 2.28) use the bootstrap; a NaN
 	 * pair is left out. */
 	double a2[11] = { 0 }, b2[11] = { 0 };
 	b2[9] = 10;
 	a2[10] = NAN;
-	assert_int_equal(compare_stat_compute(&s, COMPARE_MAKESPAN, a2, b2, 11, 0.95), 0);
+	assert_int_equal(compare_stat_compute(&s, "makespan", a2, b2, 11, 0.95), 0);
 	assert_int_equal(s.n, 10);
 	assert_int_equal(s.method, COMPARE_CI_BOOTSTRAP);
 	assert_true(s.lo == s.boot_lo && s.hi == s.boot_hi);
 	assert_true(s.lo >= 0 && s.hi <= 10);
 	/* Fewer than 2 pairs: no interval, no verdict. */
-	assert_int_equal(compare_stat_compute(&s, COMPARE_MAKESPAN, a, b, 1, 0.95), 0);
+	assert_int_equal(compare_stat_compute(&s, "makespan", a, b, 1, 0.95), 0);
 	assert_int_equal(s.method, COMPARE_CI_NONE);
 	assert_int_equal(s.verdict, COMPARE_NA);
 }
@@ -247,16 +248,32 @@ static void test_verdicts(void **st)
 static void test_metric_names(void **st)
 {
 	(void)st;
+	char canon[METRIC_NAME_MAX], err[256];
+	/* The old per-class names are aliases of the labelled mean wait. */
 	for (int c = 0; c < JOB_NCLASS; c++) {
-		char want[64];
-		snprintf(want, sizeof want, "wait_%s", job_class_name((enum job_class)c));
-		assert_string_equal(compare_metric_name((enum compare_metric)(COMPARE_WAIT_CLASS + c)),
-		                    want);
+		char old[64], want[64];
+		snprintf(old, sizeof old, "wait_%s", job_class_name((enum job_class)c));
+		snprintf(want, sizeof want, "mean_wait{class=%s}", job_class_name((enum job_class)c));
+		assert_non_null(metric_parse(old, canon, sizeof canon, err, sizeof err));
+		assert_string_equal(canon, want);
 	}
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		assert_int_equal(compare_metric_parse(compare_metric_name((enum compare_metric)m)), m);
-	assert_int_equal(compare_metric_parse("mean_wait"), COMPARE_MEAN_WAIT);
-	assert_int_equal(compare_metric_parse("nope"), -1);
+	/* Every base parses, with its unit and direction. */
+	for (int k = 0; metric_kinds[k].base; k++) {
+		assert_ptr_equal(metric_parse(metric_kinds[k].base, canon, sizeof canon, err, sizeof err),
+		                 &metric_kinds[k]);
+		assert_true(metric_kinds[k].unit[0] != '\0');
+	}
+	assert_non_null(metric_parse("p95_wait{class=training}", canon, sizeof canon, err, sizeof err));
+	assert_int_equal(metric_direction("p95_wait{class=training}"), METRIC_LOWER);
+	assert_int_equal(metric_direction("gpu_util{gpu=H100-SXM-80GB}"), METRIC_HIGHER);
+	assert_string_equal(metric_unit("it_energy_kwh"), "kWh");
+	assert_null(metric_parse("nope", canon, sizeof canon, err, sizeof err));
+	assert_non_null(strstr(err, "unknown metric 'nope'"));
+	assert_null(metric_parse("makespan{class=dev}", canon, sizeof canon, err, sizeof err));
+	assert_non_null(strstr(err, "makespan takes no label"));
+	assert_null(metric_parse("p95_wait{gpu=x}", canon, sizeof canon, err, sizeof err));
+	assert_non_null(strstr(err, "takes the labels class, tenant"));
+	assert_null(metric_parse("p95_wait{class}", canon, sizeof canon, err, sizeof err));
 	assert_int_equal(compare_format_parse("html"), COMPARE_HTML);
 	assert_int_equal(compare_format_parse("xml"), -1);
 }
@@ -320,35 +337,59 @@ static void test_run_metrics(void **st)
 	char *path = tu_tmpath(".db"), err[512];
 	make_db(path, "7", "fcfs", tiny_jobs, 1);
 	struct compare_run r;
-	assert_int_equal(compare_run_load(path, &r, err, sizeof err), 0);
+	if (compare_run_load(path, NULL, &r, err, sizeof err))
+		fail_msg("%s", err);
 	assert_string_equal(r.seed, "7");
 	assert_string_equal(r.policy, "fcfs");
-	near(r.v[COMPARE_MEAN_WAIT], 130.0 / 3, 1e-9);
-	near(r.v[COMPARE_P95_WAIT], 93, 1e-9);
-	near(r.v[COMPARE_MEAN_JCT], 83.75, 1e-9);
-	near(r.v[COMPARE_MEAN_BSLD], 6.5 / 3, 1e-12);
-	near(r.v[COMPARE_CORE_UTIL], 0.564, 1e-12);
-	near(r.v[COMPARE_GPU_UTIL], 0.6, 1e-12);
-	near(r.v[COMPARE_MAKESPAN], 250, 1e-9);
-	near(r.v[COMPARE_KILLED], 1, 0);
-	near(r.v[COMPARE_WAIT_CLASS + JOB_TRAINING], 50, 1e-9);
-	near(r.v[COMPARE_WAIT_CLASS + JOB_BATCH], 30, 1e-9);
-	assert_true(isnan(r.v[COMPARE_WAIT_CLASS + JOB_INFERENCE]));
-	assert_true(isnan(r.v[COMPARE_WAIT_CLASS + JOB_DEV]));
+	near(metric_get(&r.m, "mean_wait"), 130.0 / 3, 1e-9);
+	near(metric_get(&r.m, "p95_wait"), 93, 1e-9);
+	near(metric_get(&r.m, "mean_jct"), 83.75, 1e-9);
+	near(metric_get(&r.m, "mean_bsld"), 6.5 / 3, 1e-12);
+	near(metric_get(&r.m, "core_util"), 0.564, 1e-12);
+	near(metric_get(&r.m, "gpu_util"), 0.6, 1e-12);
+	near(metric_get(&r.m, "makespan"), 250, 1e-9);
+	near(metric_get(&r.m, "killed"), 1, 0);
+	near(metric_get(&r.m, "wait_training"), 50, 1e-9);
+	near(metric_get(&r.m, "mean_wait{class=batch}"), 30, 1e-9);
+	assert_true(isnan(metric_get(&r.m, "mean_wait{class=inference}")));
+	assert_true(isnan(metric_get(&r.m, "wait_dev")));
+	compare_run_fini(&r);
+	unlink(path);
+
+	/* A window: until the last arrival (50 s), the job metrics count the
+	 * jobs submitted in [0, 50], the GPU-seconds those in [0, 50]:
+	 * training 1 GPU x 50 s over 2 GPUs x 50 s = 0.5. A warm-up of 15 s
+	 * leaves the killed batch job and the second training job (2 jobs). */
+	make_db(path, "7", "fcfs", tiny_jobs, 1);
+	struct metric_window w = { .until = METRIC_UNTIL_ARRIVALS, .given = true };
+	if (compare_run_load(path, &w, &r, err, sizeof err))
+		fail_msg("%s", err);
+	near(metric_get(&r.m, "gpu_util"), 0.5, 1e-12);
+	near(metric_get(&r.m, "jobs"), 4, 0);
+	assert_true(r.m.t1_us == 50000000);
+	compare_run_fini(&r);
+	w = (struct metric_window){ .warmup_s = 15, .given = true };
+	if (compare_run_load(path, &w, &r, err, sizeof err))
+		fail_msg("%s", err);
+	near(metric_get(&r.m, "jobs"), 2, 0);
+	near(metric_get(&r.m, "killed"), 1, 0);
+	near(metric_get(&r.m, "mean_wait"), 100, 1e-9);
 	compare_run_fini(&r);
 	unlink(path);
 
 	/* A newer schema is refused with the file's name. */
-	make_db(path, "7", "fcfs", tiny_jobs, 2);
-	assert_int_equal(compare_run_load(path, &r, err, sizeof err), -1);
+	make_db(path, "7", "fcfs", tiny_jobs, RECORDER_SCHEMA_VERSION + 1);
+	assert_int_equal(compare_run_load(path, NULL, &r, err, sizeof err), -1);
 	assert_non_null(strstr(err, path));
-	assert_non_null(strstr(err, "schema version 2"));
+	char newer[32];
+	snprintf(newer, sizeof newer, "schema version %d", RECORDER_SCHEMA_VERSION + 1);
+	assert_non_null(strstr(err, newer));
 	unlink(path);
 	/* Not a database. */
 	FILE *f = fopen(path, "w");
 	fputs("hello\n", f);
 	fclose(f);
-	assert_int_equal(compare_run_load(path, &r, err, sizeof err), -1);
+	assert_int_equal(compare_run_load(path, NULL, &r, err, sizeof err), -1);
 	assert_non_null(strstr(err, path));
 	unlink(path);
 	free(path);
@@ -406,15 +447,15 @@ static void test_pairing(void **st)
 	const int sa[] = { 10, 1, 2, 3 }, sb[] = { 2, 3, 4, 10 };
 	char *da = make_dir("fast", sa, 4), *db = make_dir("slow", sb, 4), err[512];
 	struct compare_side a, b;
-	assert_int_equal(compare_side_load(da, &a, err, sizeof err), 0);
-	assert_int_equal(compare_side_load(db, &b, err, sizeof err), 0);
+	assert_int_equal(compare_side_load(da, NULL, &a, err, sizeof err), 0);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), 0);
 	assert_int_equal(a.nrun, 4);
 	/* Sorted numerically: 1 2 3 10. */
 	assert_string_equal(a.run[0].seed, "1");
 	assert_string_equal(a.run[3].seed, "10");
 
 	struct compare_result res;
-	enum compare_metric m[] = { COMPARE_MEAN_WAIT, COMPARE_CORE_UTIL };
+	const char *m[] = { "mean_wait", "core_util" };
 	assert_int_equal(compare_build(&a, &b, m, 2, 0.95, &res, err, sizeof err), 0);
 	assert_int_equal(res.npair, 3);
 	assert_string_equal(res.pair_seed[0], "2");
@@ -428,7 +469,7 @@ static void test_pairing(void **st)
 	/* Seed s: A waits (s + 0) / 2 s, B waits (s + 10 + 10) / 2 s, so
 	 * d = 10 s whatever s: the interval is [10, 10] and B is worse. */
 	const struct compare_stat *w = &res.stat[0];
-	assert_int_equal(w->metric, COMPARE_MEAN_WAIT);
+	assert_string_equal(w->metric, "mean_wait");
 	assert_int_equal(w->n, 3);
 	near(w->mean_diff, 10, 1e-9);
 	near(w->lo, 10, 1e-9);
@@ -474,8 +515,8 @@ static void test_pairing(void **st)
 	assert_int_equal(compare_build(&a, &b, NULL, 0, 0.95, &res, err, sizeof err), 0);
 	int seen_dev = 0, seen_train = 0;
 	for (size_t i = 0; i < res.nstat; i++) {
-		seen_dev |= res.stat[i].metric == COMPARE_WAIT_CLASS + JOB_DEV;
-		seen_train |= res.stat[i].metric == COMPARE_WAIT_CLASS + JOB_TRAINING;
+		seen_dev |= strcmp(res.stat[i].metric, "mean_wait{class=dev}") == 0;
+		seen_train |= strcmp(res.stat[i].metric, "mean_wait{class=training}") == 0;
 	}
 	assert_true(seen_dev && !seen_train);
 	compare_result_fini(&res);
@@ -484,7 +525,7 @@ static void test_pairing(void **st)
 	/* One seed in common is too few. */
 	const int one[] = { 3, 7 };
 	char *dc = make_dir("slow", one, 2);
-	assert_int_equal(compare_side_load(dc, &b, err, sizeof err), 0);
+	assert_int_equal(compare_side_load(dc, NULL, &b, err, sizeof err), 0);
 	assert_int_equal(compare_build(&a, &b, NULL, 0, 0.95, &res, err, sizeof err), -1);
 	assert_non_null(strstr(err, "1 seed in common"));
 	compare_side_fini(&b);
@@ -494,7 +535,7 @@ static void test_pairing(void **st)
 	char dup[600];
 	snprintf(dup, sizeof dup, "%s/again.db", db);
 	make_db(dup, "3", "slow", tiny_jobs, 1);
-	assert_int_equal(compare_side_load(db, &b, err, sizeof err), -1);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), -1);
 	assert_non_null(strstr(err, "both hold seed 3"));
 
 	compare_side_fini(&a);
@@ -503,9 +544,52 @@ static void test_pairing(void **st)
 	/* A directory without runs. */
 	char *empty = tu_tmpath("");
 	assert_int_equal(mkdir(empty, 0700), 0);
-	assert_int_equal(compare_side_load(empty, &a, err, sizeof err), -1);
+	assert_int_equal(compare_side_load(empty, NULL, &a, err, sizeof err), -1);
 	assert_non_null(strstr(err, "no run databases"));
 	remove_dir(empty);
+}
+
+/* The same jobs under another scenario name pair without a warning; other
+ * jobs (another workload) warn, naming the seed; the labels say what differs. */
+static void test_workload_check(void **st)
+{
+	(void)st;
+	const int seeds[] = { 1, 2 };
+	char *da = make_dir("fast", seeds, 2), *db = make_dir("fast", seeds, 2), err[512];
+	char path[600];
+	/* B: seed 1 renamed (same jobs); seed 2 with one more job. */
+	snprintf(path, sizeof path, "%s/seed-1.db", db);
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	exec(h, "UPDATE run SET scenario = 'renamed'");
+	sqlite3_close(h);
+	struct compare_side a, b;
+	struct compare_result res;
+	const char *m[] = { "mean_wait" };
+	assert_int_equal(compare_side_load(da, NULL, &a, err, sizeof err), 0);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), 0);
+	assert_int_equal(compare_build(&a, &b, m, 1, 0.95, &res, err, sizeof err), 0);
+	for (size_t i = 0; i < res.nwarning; i++)
+		assert_null(strstr(res.warning[i], "do not share"));
+	compare_result_fini(&res);
+	compare_side_fini(&b);
+	snprintf(path, sizeof path, "%s/seed-2.db", db);
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	exec(h, "INSERT INTO job(class, state, submit_us, start_us, end_us, cores, gpus) VALUES ('dev', 'done', 1, 1, 2, 1, 0)");
+	sqlite3_close(h);
+	assert_int_equal(compare_side_load(db, NULL, &b, err, sizeof err), 0);
+	assert_int_equal(compare_build(&a, &b, m, 1, 0.95, &res, err, sizeof err), 0);
+	int warned = 0, differs = 0;
+	for (size_t i = 0; i < res.nwarning; i++)
+		warned |= strstr(res.warning[i], "seed 2: the job tables of A and B differ") != NULL;
+	for (size_t i = 0; i < res.ndiffers; i++)
+		differs |= strstr(res.differs[i], "scenario: tiny -> mixed") != NULL;
+	assert_true(warned && differs);
+	compare_result_fini(&res);
+	compare_side_fini(&a);
+	compare_side_fini(&b);
+	remove_dir(da);
+	remove_dir(db);
 }
 
 int main(void)
@@ -518,6 +602,7 @@ int main(void)
 		cmocka_unit_test(test_wilcoxon_normal),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_metric_names),
+		cmocka_unit_test(test_workload_check),
 		cmocka_unit_test(test_run_metrics),
 		cmocka_unit_test(test_pairing),
 	};

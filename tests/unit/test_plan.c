@@ -53,7 +53,9 @@ static void test_load_ok(void **state)
 	assert_int_equal(s.var[0].max, 3);
 	assert_int_equal(s.nseed, 3);
 	assert_int_equal(s.ntarget, 1);
-	assert_int_equal(s.target[0].metric, COMPARE_P95_WAIT);
+	assert_string_equal(s.target[0].metric, "p95_wait");
+	assert_float_equal(s.energy_price_per_kwh, 0.2, 0);
+	assert_float_equal(s.life_years, 5, 0);
 	assert_true(s.target[0].is_max);
 	assert_true(strstr(s.scenario, "1.4") != NULL);
 	long x = 2;
@@ -64,13 +66,41 @@ static void test_load_ok(void **state)
 	plan_spec_fini(&s);
 }
 
+/* A rack entry with a count keeps its numbered names at a count of 1: the
+ * loader checks every variable at its min, and an event naming
+ * air-a100-01-n1 used to find no such node once the count was 1 (the racks
+ * were then named air-a100- and air-a100--n1). */
+static void test_count_one_keeps_rack_names(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	if (load_text("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[1].count\", \"min\": 1, "
+	              "\"max\": 2, \"cost\": 1}], " TGT ", \"fixed\": {\"$.events\": [{\"at\": \"2d\", "
+	              "\"fail\": \"gpu_degrade\", \"node\": \"air-a100-01-n1\", \"gpu\": 2, \"value\": 0.5, "
+	              "\"repair_h\": 24}]}}", &s, err, sizeof err))
+		fail_msg("%s", err);
+	plan_spec_fini(&s);
+}
+
+/* The worked example of docs/planning.md loads (the doc-test runs it). */
+static void test_worked_example_loads(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	if (plan_load("scenarios/plan-example.json", "/tmp/unused-plan-out", &s, err, sizeof err))
+		fail_msg("%s", err);
+	plan_spec_fini(&s);
+}
+
 static void test_load_errors(void **state)
 {
 	(void)state;
 	expect_error("{" VARS ", " TGT "}", "\"seeds\" is required");
 	expect_error("{\"seeds\": \"1-2\", " TGT "}", "$.vars");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"nope\", \"max\": 1}]}",
-	             "$.targets[0]: \"metric\": unknown metric \"nope\"");
+	             "$.targets[0]: \"metric\": unknown metric 'nope'");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"gpu_util\"}]}",
 	             "$.targets[0]: expected exactly one of");
 	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].count\", \"min\": 3, "
@@ -80,6 +110,12 @@ static void test_load_errors(void **state)
 	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].cuont\", \"min\": 1, "
 	             "\"max\": 2, \"cost\": 1}], " TGT "}", "the scenario rejects it");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"extra\": 1}", "extra");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"cost\": {\"life_years\": 0}}",
+	             "$.cost.life_years");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"cost\": {\"lifetime\": 5}}",
+	             "lifetime");
+	expect_error("{\"seeds\": \"1-2\", " VARS ", \"targets\": [{\"metric\": \"makespan{class=dev}\", "
+	             "\"max\": 1}]}", "makespan takes no label");
 	expect_error("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"scenario\": \"no-such.json\"}",
 	             "$.scenario");
 }
@@ -95,7 +131,7 @@ static const double fake_wait[4][4] = {
 };
 
 static int fake_eval(void *ctx, const struct plan_spec *s, const long *x, double *val,
-                     double *energy_kwh, char *err, size_t errlen)
+                     struct plan_usage *use, char *err, size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -104,7 +140,12 @@ static int fake_eval(void *ctx, const struct plan_spec *s, const long *x, double
 	for (size_t q = 0; q < s->nseed; q++) {
 		double w = fake_wait[x[0] - 1][x[1] - 1];
 		val[q * s->ntarget] = w + (q ? 5 : -5);   /* mean w, small spread */
-		energy_kwh[q] = 10.0 * (double)(x[0] + x[1]);
+		/* 10 (x1 + x2) kWh at the facility over a year-long window, 2 racks
+		 * and 3 nodes per unit of each variable */
+		use[q] = (struct plan_usage){ .it_kwh = 8.0 * (double)(x[0] + x[1]),
+			.facility_kwh = 10.0 * (double)(x[0] + x[1]), .energy_cost = NAN,
+			.window_s = 365.25 * 86400, .nodes = 3.0 * (double)(x[0] + x[1]),
+			.racks = 2.0 * (double)(x[0] + x[1]) };
 	}
 	return 0;
 }
@@ -118,12 +159,14 @@ static void fake_spec(struct plan_spec *s, double cost1, double cost2)
 	s->var[1] = (struct plan_var){ .path = strdup("$.b"), .min = 1, .max = 4, .cost = cost2 };
 	s->ntarget = 1;
 	s->target = calloc(1, sizeof *s->target);
-	s->target[0] = (struct plan_target){ .metric = COMPARE_MEAN_WAIT, .is_max = 1, .bound = 100 };
+	s->target[0] = (struct plan_target){ .metric = "mean_wait", .is_max = 1, .bound = 100 };
 	s->nseed = 2;
 	s->seed = calloc(2, sizeof *s->seed);
 	s->seed[0] = 1;
 	s->seed[1] = 2;
 	s->energy_price_per_kwh = 0.5;
+	s->pue = NAN;
+	s->life_years = 1;
 }
 
 static void test_cost(void **state)
@@ -136,7 +179,7 @@ static void test_cost(void **state)
 	assert_float_equal(plan_shortfall(&s.target[0], 150), 0.5, 1e-12);
 	assert_float_equal(plan_shortfall(&s.target[0], 50), 0, 0);
 	assert_true(isinf(plan_shortfall(&s.target[0], NAN)));
-	struct plan_target mn = { .metric = COMPARE_GPU_UTIL, .is_max = 0, .bound = 0.5 };
+	struct plan_target mn = { .metric = "gpu_util", .is_max = 0, .bound = 0.5 };
 	assert_float_equal(plan_shortfall(&mn, 0.4), 0.2, 1e-12);
 	char *n = plan_cand_name(&s, x);
 	assert_string_equal(n, "cand-2-3");
@@ -156,6 +199,70 @@ static void test_cost(void **state)
 		assert_float_equal(c->mean[0], fake_wait[c->x[0] - 1][c->x[1] - 1], 1e-9);
 		assert_true(c->bound[0] > c->mean[0]);   /* the upper end for a max */
 	}
+	plan_result_fini(&r);
+	plan_spec_fini(&s);
+}
+
+/* The yearly cost of ownership: capex over its life, the facility energy
+ * annualised from the window at the tariff (or at a given PUE, or at the
+ * scenario's own tariff), maintenance per node-year, space per rack-year. */
+static void test_tco(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 1000, 400);
+	s.life_years = 4;
+	s.maint_per_node_year = 7;
+	s.space_per_rack_year = 11;
+	long x[2] = { 2, 1 };
+	struct plan_cand c = { .x = x };
+	/* Two seeds over half a year each: 100 and 140 kWh at the facility. */
+	struct plan_usage u[2] = {
+		{ .it_kwh = 80, .facility_kwh = 100, .energy_cost = 30, .window_s = 365.25 * 43200, .nodes = 20, .racks = 4 },
+		{ .it_kwh = 110, .facility_kwh = 140, .energy_cost = 50, .window_s = 365.25 * 43200, .nodes = 20, .racks = 4 },
+	};
+	plan_cost(&s, u, 2, &c);
+	assert_float_equal(c.capex, 2400, 1e-9);
+	assert_float_equal(c.capex_year, 600, 1e-9);
+	assert_float_equal(c.energy_kwh_year, 240, 1e-9);          /* mean 120 x 2 */
+	assert_float_equal(c.energy_year, 120, 1e-9);              /* x 0.5 */
+	assert_float_equal(c.maint_year, 140, 1e-9);
+	assert_float_equal(c.space_year, 44, 1e-9);
+	assert_float_equal(c.cost, 600 + 120 + 140 + 44, 1e-9);
+	/* A PUE of the plan's: IT x 1.5 = 120 and 165, mean 142.5, x 2. */
+	s.pue = 1.5;
+	plan_cost(&s, u, 2, &c);
+	assert_float_equal(c.energy_kwh_year, 285, 1e-9);
+	/* No tariff: the scenario's own energy cost, annualised: mean 40 x 2. */
+	s.pue = NAN;
+	s.energy_price_per_kwh = NAN;
+	plan_cost(&s, u, 2, &c);
+	assert_float_equal(c.energy_year, 80, 1e-9);
+	plan_spec_fini(&s);
+}
+
+/* With "confident", a candidate is feasible only when its t bound meets the
+ * target: the answer's bound meets it, and cells whose mean meets it but
+ * whose bound does not are infeasible. */
+static void test_confident(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 100, 30);
+	s.confident = 1;
+	struct plan_result r;
+	char err[256];
+	int calls = 0;
+	assert_int_equal(plan_search(&s, 1, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_true(r.answer >= 0);
+	assert_true(r.cand[r.answer].bound[0] <= 100);
+	int strict = 0;
+	for (size_t i = 0; i < r.ncand; i++) {
+		const struct plan_cand *c = &r.cand[i];
+		assert_int_equal(c->feasible, c->bound[0] <= 100);
+		strict |= c->mean[0] <= 100 && c->bound[0] > 100;
+	}
+	assert_true(strict);   /* the table has a cell the mean alone would have taken */
 	plan_result_fini(&r);
 	plan_spec_fini(&s);
 }
@@ -238,7 +345,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_ok),
 		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_count_one_keeps_rack_names),
+		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_tco),
+		cmocka_unit_test(test_confident),
 		cmocka_unit_test(test_greedy_matches_brute_force),
 		cmocka_unit_test(test_infeasible),
 	};

@@ -271,7 +271,10 @@ static void test_rows(void **state)
 	sqlite3 *db = db_open(path);
 	assert_int_equal(q_int(db, "PRAGMA user_version"), RECORDER_SCHEMA_VERSION);
 	assert_int_equal(q_int(db, "PRAGMA application_id"), RECORDER_APPLICATION_ID);
-	q_text_eq(db, "SELECT value FROM meta WHERE key = 'schema_version'", "1");
+	char version[16];
+	snprintf(version, sizeof version, "%d", RECORDER_SCHEMA_VERSION);
+	q_text_eq(db, "SELECT value FROM meta WHERE key = 'schema_version'", version);
+	q_text_eq(db, "SELECT level || ',' || records FROM run", "events,9");
 	/* run */
 	q_text_eq(db, "SELECT scenario || ',' || policy || ',' || seed || ',' || version || ','"
 	              " || trace || ',' || events || ',' || passes || ',' || jobs || ',' || nodes"
@@ -564,7 +567,7 @@ static void test_report_numbers(void **state)
 	write_standard(path);
 	json_t *root = report_json(path);
 
-	assert_near(root, "schema_version", 1);
+	assert_near(root, "schema_version", RECORDER_SCHEMA_VERSION);
 	assert_near(root, "run.seed", 42);
 	assert_near(root, "run.jobs", 5);
 	assert_near(root, "run.skipped_malformed", 3);
@@ -729,8 +732,12 @@ static void test_report_errors(void **state)
 
 	char *newer = tu_tmpath(".db");
 	write_standard(newer);
-	make_db(newer, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
-	expect_report_error(newer, "schema version 2 is newer");
+	char sql[96], msg[64];
+	snprintf(sql, sizeof sql, "UPDATE meta SET value = '%d' WHERE key = 'schema_version'",
+	         RECORDER_SCHEMA_VERSION + 1);
+	snprintf(msg, sizeof msg, "schema version %d is newer", RECORDER_SCHEMA_VERSION + 1);
+	make_db(newer, sql);
+	expect_report_error(newer, msg);
 	unlink(newer);
 	free(newer);
 }

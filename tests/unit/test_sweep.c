@@ -183,6 +183,53 @@ static void test_apply(void **st)
 	assert_int_equal(sweep_apply("t", doc, "racks", "1", &out, err, sizeof err), -1);
 	assert_int_equal(sweep_apply("t", doc, "$.racks[x]", "1", &out, err, sizeof err), -1);
 	assert_int_equal(sweep_apply("t", doc, "$", "1", &out, err, sizeof err), -1);
+	/* [+] appends to an array; null removes an element or a key. */
+	assert_int_equal(sweep_apply("t", doc, "$.racks[+]", "{\"count\": 0}", &out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "\"racks\":[{\"count\":2,\"cooling\":\"air\"},{\"count\":1},{\"count\":0}]"));
+	free(out);
+	assert_int_equal(sweep_apply("t", doc, "$.racks[0]", "null", &out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "\"racks\":[{\"count\":1}]"));
+	free(out);
+	assert_int_equal(sweep_apply("t", doc, "$.racks[0].cooling", "null", &out, err, sizeof err), 0);
+	assert_non_null(strstr(out, "\"racks\":[{\"count\":2},"));
+	free(out);
+	assert_int_equal(sweep_apply("t", doc, "$.name[+]", "1", &out, err, sizeof err), -1);
+	assert_non_null(strstr(err, "$.name is a scalar, not an array to append to"));
+	assert_int_equal(sweep_apply("t", doc, "$.racks[+]", "null", &out, err, sizeof err), -1);
+	assert_int_equal(sweep_apply("t", doc, "$.nope", "null", &out, err, sizeof err), -1);
+	assert_non_null(strstr(err, "cannot be removed"));
+}
+
+/* A sweep file's fixed settings come first: a rack appended there, its
+ * count a parameter (0 = no rack), checked with the earlier parameters at
+ * their first values; "metrics" names the table's columns. */
+static void test_fixed_append(void **st)
+{
+	(void)st;
+	char *dir = make_tmpdir(), path[600], err[1024];
+	snprintf(path, sizeof path, "%s/s.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"seeds\": \"1\", \"out\": \"o\", \"fixed\": {\"$.racks[+]\": {\"name\": \"new-\","
+	      " \"count\": 0, \"power_kw\": 40, \"cooling\": \"liquid\", \"nodes\": [{\"type\":"
+	      " \"h100-8x\", \"count\": 2}]}}, \"params\": {\"$.racks[4].count\": [0, 2]},"
+	      " \"metrics\": [\"wait_training\", \"gpu_util{gpu=H100-SXM-80GB}\"]}", f);
+	fclose(f);
+	struct sweep_grid g;
+	if (sweep_load(path, NULL, &g, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(g.npoint, 2);
+	assert_non_null(strstr(g.point[1].scenario, "\"name\": \"new-\""));
+	assert_int_equal(g.nmetric, 2);
+	assert_string_equal(g.metric[0], "mean_wait{class=training}");
+	sweep_grid_fini(&g);
+	f = fopen(path, "w");
+	fputs("{\"seeds\": \"1\", \"metrics\": [\"p95_wait{gpu=x}\"]}", f);
+	fclose(f);
+	assert_int_equal(sweep_load(path, NULL, &g, err, sizeof err), -1);
+	assert_non_null(strstr(err, "$.metrics[0]"));
+	unlink(path);
+	rmdir(dir);
+	free(dir);
 }
 
 static void test_load(void **st)
@@ -256,8 +303,10 @@ static void fake_ok(struct sweep_result *r, size_t point, uint64_t seed, double 
 	r->run.seed = strdup("s");
 	r->run.policy = strdup("easy");
 	r->run.scenario = strdup("guian");
-	for (int m = 0; m < COMPARE_NMETRIC; m++)
-		r->run.v[m] = m == COMPARE_GPU_UTIL ? NAN : x + m;
+	/* mean_wait x, gpu_util undefined, makespan x + 6 */
+	metric_set_put(&r->run.m, "mean_wait", x);
+	metric_set_put(&r->run.m, "gpu_util", NAN);
+	metric_set_put(&r->run.m, "makespan", x + 6);
 }
 
 static void test_summary_order(void **st)
@@ -307,6 +356,10 @@ static void test_summary_order(void **st)
 	free(pt);
 	char *rs = dump_query(s1, "SELECT point, seed, status, exit_status, note, db, mean_wait, "
 	                          "gpu_util FROM result WHERE point = 2");
+	char *ms = dump_query(s1, "SELECT point, seed, name, value FROM metric WHERE point = 2 ORDER BY name");
+	assert_string_equal(ms, "1:2|1:1|3:gpu_util|<null>|\n1:2|1:1|3:makespan|2:46.0|\n"
+	                    "1:2|1:1|3:mean_wait|2:40.0|\n");
+	free(ms);
 	assert_string_equal(rs, "1:2|1:1|3:ok|1:0|<null>|3:point-2/seed-1.db|2:40.0|<null>|\n"
 	                    "1:2|1:2|3:failed|1:3|3:exit status 3|3:point-2/seed-2.db|<null>|<null>|\n");
 	free(rs);
@@ -453,6 +506,7 @@ int main(void)
 		cmocka_unit_test(test_seeds),
 		cmocka_unit_test(test_grid_order),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_fixed_append),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_summary_order),
 		cmocka_unit_test(test_resume_same_summary),

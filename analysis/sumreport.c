@@ -1,0 +1,534 @@
+/* sumreport — `hetlab report` and `hetlab plot` of what a sweep or a plan
+ * leaves: a sweep's summary database (each metric per point, mean and 95 %
+ * t interval over its seeds; plotted against each parameter) and a plan's
+ * OUT/plan.json (the frontier: cost a year against each target, the answer
+ * marked). See sumreport.h. */
+#include "analysis/sumreport.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "analysis/compare.h"
+#include "analysis/metric.h"
+#include "analysis/plot.h"
+
+static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool has_table(sqlite3 *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	bool ok = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+	                             -1, &st, NULL) == SQLITE_OK;
+	if (ok) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		ok = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+int sumreport_kind(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= 5 && strcmp(path + n - 5, ".json") == 0) {
+		json_t *j = json_load_file(path, 0, NULL);
+		int plan = json_is_object(j) && json_object_get(j, "candidates") && json_object_get(j, "vars");
+		json_decref(j);
+		return plan ? SUMREPORT_PLAN : SUMREPORT_OTHER;
+	}
+	sqlite3 *db = NULL;
+	int k = SUMREPORT_OTHER;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    has_table(db, "sweep") && has_table(db, "point") && has_table(db, "result"))
+		k = SUMREPORT_SWEEP;
+	sqlite3_close(db);
+	return k;
+}
+
+/* ---- a sweep's summary -------------------------------------------------------- */
+
+struct sweep_sum {
+	int npoint, nparam;
+	char **param;                /* paths */
+	char ***value;               /* [point][param] JSON text */
+	int *ok, *all;               /* runs per point */
+	int nmetric;
+	char **metric;
+	double *mean, *half;         /* [point * nmetric + m]; NaN none */
+	int *n;
+};
+
+static void sum_fini(struct sweep_sum *s)
+{
+	for (int p = 0; p < s->npoint; p++) {
+		for (int k = 0; s->value && s->value[p] && k < s->nparam; k++)
+			free(s->value[p][k]);
+		if (s->value)
+			free(s->value[p]);
+	}
+	free(s->value);
+	for (int k = 0; k < s->nparam; k++)
+		free(s->param[k]);
+	free(s->param);
+	for (int m = 0; m < s->nmetric; m++)
+		free(s->metric[m]);
+	free(s->metric);
+	free(s->ok);
+	free(s->all);
+	free(s->mean);
+	free(s->half);
+	free(s->n);
+	memset(s, 0, sizeof *s);
+}
+
+static const char *const default_metrics[] = { "mean_wait", "p95_wait", "p95_wait{class=training}",
+	"gpu_util", "facility_energy_kwh", "slo_violation_s", NULL };
+
+static int sum_load(const char *path, const char *const *want, size_t nwant, struct sweep_sum *s,
+                    char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int ret = -1;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		failf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto out;
+	}
+	/* The parameters, from table sweep. */
+	if (sqlite3_prepare_v2(db, "SELECT params, npoint FROM sweep", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		failf(err, errlen, "%s: reading table sweep: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	json_t *pa = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+	s->npoint = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	s->nparam = (int)json_array_size(pa);
+	s->param = calloc((size_t)s->nparam + 1, sizeof *s->param);
+	for (int k = 0; s->param && k < s->nparam; k++)
+		s->param[k] = strdup(json_string_value(json_array_get(pa, (size_t)k)));
+	json_decref(pa);
+	s->value = calloc((size_t)s->npoint + 1, sizeof *s->value);
+	s->ok = calloc((size_t)s->npoint + 1, sizeof *s->ok);
+	s->all = calloc((size_t)s->npoint + 1, sizeof *s->all);
+	if (!s->param || !s->value || !s->ok || !s->all)
+		goto nomem;
+	/* Table point: the values (column 1 + k in grid order). */
+	if (sqlite3_prepare_v2(db, "SELECT * FROM point ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		goto dbfail;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int id = sqlite3_column_int(st, 0);
+		if (id < 0 || id >= s->npoint)
+			continue;
+		if (!(s->value[id] = calloc((size_t)s->nparam + 1, sizeof **s->value)))
+			goto nomem;
+		for (int k = 0; k < s->nparam; k++) {
+			const unsigned char *t = sqlite3_column_text(st, k + 1);
+			if (!(s->value[id][k] = strdup(t ? (const char *)t : "-")))
+				goto nomem;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT point, status FROM result", -1, &st, NULL) != SQLITE_OK)
+		goto dbfail;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int p = sqlite3_column_int(st, 0);
+		if (p < 0 || p >= s->npoint)
+			continue;
+		s->all[p]++;
+		s->ok[p] += strcmp((const char *)sqlite3_column_text(st, 1), "ok") == 0;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	/* The metrics: those asked, else the defaults the file has. */
+	bool have_metric = has_table(db, "metric");
+	const char *const *list = nwant ? want : default_metrics;
+	size_t nlist = nwant;
+	if (!nwant)
+		while (default_metrics[nlist])
+			nlist++;
+	s->metric = calloc(nlist + 1, sizeof *s->metric);
+	if (!s->metric)
+		goto nomem;
+	if (have_metric && sqlite3_prepare_v2(db, "SELECT point, value FROM metric WHERE name = ?", -1,
+	                                      &st, NULL) != SQLITE_OK)
+		goto dbfail;
+	double *vals = calloc((size_t)s->npoint * 64 + 1, sizeof *vals);
+	int *cnt = calloc((size_t)s->npoint + 1, sizeof *cnt);
+	s->mean = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->mean);
+	s->half = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->half);
+	s->n = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->n);
+	if (!vals || !cnt || !s->mean || !s->half || !s->n) {
+		free(vals);
+		free(cnt);
+		goto nomem;
+	}
+	for (size_t i = 0; have_metric && i < nlist; i++) {
+		char canon[METRIC_NAME_MAX], why[256];
+		if (!metric_parse(list[i], canon, sizeof canon, why, sizeof why)) {
+			free(vals);
+			free(cnt);
+			failf(err, errlen, "%s", why);
+			goto out;
+		}
+		memset(cnt, 0, (size_t)s->npoint * sizeof *cnt);
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, canon, -1, SQLITE_TRANSIENT);
+		int any = 0;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int p = sqlite3_column_int(st, 0);
+			if (p < 0 || p >= s->npoint || cnt[p] >= 64 || sqlite3_column_type(st, 1) == SQLITE_NULL)
+				continue;
+			vals[p * 64 + cnt[p]++] = sqlite3_column_double(st, 1);
+			any = 1;
+		}
+		if (!any && !nwant)
+			continue;             /* a default the file does not have */
+		int m = s->nmetric++;
+		if (!(s->metric[m] = strdup(canon))) {
+			free(vals);
+			free(cnt);
+			goto nomem;
+		}
+		for (int p = 0; p < s->npoint; p++) {
+			size_t k = (size_t)m * (size_t)s->npoint + (size_t)p;
+			double mean, sd, lo, hi;
+			s->n[k] = cnt[p];
+			compare_mean_sd(vals + p * 64, (size_t)cnt[p], &mean, &sd);
+			s->mean[k] = mean;
+			s->half[k] = compare_t_interval(vals + p * 64, (size_t)cnt[p], 0.95, &lo, &hi) == 0
+			             ? (hi - lo) / 2 : NAN;
+		}
+	}
+	free(vals);
+	free(cnt);
+	ret = 0;
+	goto out;
+dbfail:
+	failf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+	goto out;
+nomem:
+	failf(err, errlen, "%s: out of memory", path);
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	if (ret < 0)
+		sum_fini(s);
+	return ret;
+}
+
+static void fmt_val(char *buf, size_t len, const char *metric, double mean, double half)
+{
+	bool frac = strcmp(metric_unit(metric), "fraction") == 0;
+	double k = frac ? 100 : 1;
+	if (isnan(mean))
+		snprintf(buf, len, "-");
+	else if (isnan(half))
+		snprintf(buf, len, frac ? "%.2f %%" : "%.1f", k * mean);
+	else
+		snprintf(buf, len, frac ? "%.2f ±%.2f %%" : "%.1f ±%.1f", k * mean, k * half);
+}
+
+int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric, FILE *out,
+                    char *err, size_t errlen)
+{
+	struct sweep_sum s;
+	if (sum_load(path, metrics, nmetric, &s, err, errlen) < 0)
+		return -1;
+	fprintf(out, "hetlab report: %s (a sweep: %d points, each metric's mean over the point's ok "
+	        "seeds ± the half-width of its 95 %% t interval)\n\n", path, s.npoint);
+	int *w = calloc((size_t)(s.nparam + s.nmetric) + 1, sizeof *w);
+	if (!w) {
+		sum_fini(&s);
+		return failf(err, errlen, "out of memory");
+	}
+	for (int k = 0; k < s.nparam; k++) {
+		w[k] = (int)strlen(s.param[k]);
+		for (int p = 0; p < s.npoint; p++)
+			if (s.value[p] && (int)strlen(s.value[p][k]) > w[k])
+				w[k] = (int)strlen(s.value[p][k]);
+	}
+	for (int m = 0; m < s.nmetric; m++) {
+		w[s.nparam + m] = (int)strlen(s.metric[m]) > 18 ? (int)strlen(s.metric[m]) : 18;
+	}
+	fprintf(out, "%5s", "point");
+	for (int k = 0; k < s.nparam; k++)
+		fprintf(out, "  %-*s", w[k], s.param[k]);
+	fprintf(out, "  %5s", "runs");
+	for (int m = 0; m < s.nmetric; m++)
+		fprintf(out, "  %*s", w[s.nparam + m], s.metric[m]);
+	fputc('\n', out);
+	for (int p = 0; p < s.npoint; p++) {
+		fprintf(out, "%5d", p);
+		for (int k = 0; k < s.nparam; k++)
+			fprintf(out, "  %-*s", w[k], s.value[p] ? s.value[p][k] : "-");
+		char runs[24];
+		snprintf(runs, sizeof runs, "%d/%d", s.ok[p], s.all[p]);
+		fprintf(out, "  %5s", runs);
+		for (int m = 0; m < s.nmetric; m++) {
+			char v[64];
+			size_t k = (size_t)m * (size_t)s.npoint + (size_t)p;
+			fmt_val(v, sizeof v, s.metric[m], s.mean[k], s.half[k]);
+			fprintf(out, "  %*s", w[s.nparam + m], v);
+		}
+		fputc('\n', out);
+	}
+	fputs("\nunits:", out);
+	for (int m = 0; m < s.nmetric; m++)
+		fprintf(out, "%s %s %s", m ? "," : "", s.metric[m],
+		        strcmp(metric_unit(s.metric[m]), "fraction") == 0 ? "%" : metric_unit(s.metric[m]));
+	fputc('\n', out);
+	free(w);
+	sum_fini(&s);
+	return ferror(out) ? failf(err, errlen, "cannot write the report") : 0;
+}
+
+static int render(const char *dir, const struct sumreport_figs *figs, char *err, size_t errlen)
+{
+	const char *names[SUMREPORT_MAX_FIGS];
+	for (int i = 0; i < figs->n; i++)
+		names[i] = figs->name[i];
+	return figs->n ? plot_render(NULL, dir, figs->n, names, err, errlen) : 0;
+}
+
+/* The x of a parameter value: the number, or its index among the values. */
+static double xval(const struct sweep_sum *s, int k, int p, bool numeric)
+{
+	if (numeric)
+		return strtod(s->value[p][k], NULL);
+	int idx = 0;
+	for (int q = 0; q < p; q++) {
+		bool seen = false;
+		for (int r = 0; r < q && !seen; r++)
+			seen = strcmp(s->value[r][k], s->value[q][k]) == 0;
+		if (!seen && strcmp(s->value[q][k], s->value[p][k]) != 0)
+			idx++;
+	}
+	return idx;
+}
+
+int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nmetric,
+                         const char *dir, struct sumreport_figs *figs, char *err, size_t errlen)
+{
+	struct sweep_sum s;
+	memset(figs, 0, sizeof *figs);
+	if (sum_load(path, metrics, nmetric, &s, err, errlen) < 0)
+		return -1;
+	int ret = -1;
+	if (plot_mkdir(dir, err, errlen) < 0)
+		goto out;
+	for (int k = 0; k < s.nparam; k++) {
+		bool numeric = true;
+		for (int p = 0; p < s.npoint; p++) {
+			char *e;
+			strtod(s.value[p][k], &e);
+			numeric &= s.value[p] && *e == '\0' && e != s.value[p][k];
+		}
+		for (int m = 0; m < s.nmetric && figs->n < SUMREPORT_MAX_FIGS; m++) {
+			/* One series per combination of the other parameters' values. */
+			struct plot_series ser[16];
+			char titles[16][160];
+			double xs[16][64], ys[16][64], es[16][64];
+			int ns = 0;
+			int *series_of = calloc((size_t)s.npoint, sizeof *series_of);
+			if (!series_of)
+				goto out;
+			for (int p = 0; p < s.npoint; p++) {
+				char key[160] = "";
+				size_t off = 0;
+				for (int o = 0; o < s.nparam; o++)
+					if (o != k)
+						off += (size_t)snprintf(key + off, sizeof key - off, "%s%s=%s",
+						                        off ? ", " : "", s.param[o], s.value[p][o]);
+				int found = -1;
+				for (int q = 0; q < ns; q++)
+					if (strcmp(titles[q], key[0] ? key : s.metric[m]) == 0)
+						found = q;
+				if (found < 0 && ns < 16) {
+					found = ns++;
+					snprintf(titles[found], sizeof titles[found], "%s", key[0] ? key : s.metric[m]);
+					ser[found] = (struct plot_series){ .title = titles[found], .x = xs[found],
+						.y = ys[found], .err = es[found] };
+				}
+				series_of[p] = found;
+			}
+			double scale = strcmp(metric_unit(s.metric[m]), "fraction") == 0 ? 100 : 1;
+			for (int p = 0; p < s.npoint; p++) {
+				int q = series_of[p];
+				size_t kk = (size_t)m * (size_t)s.npoint + (size_t)p;
+				if (q < 0 || ser[q].n >= 64)
+					continue;
+				xs[q][ser[q].n] = xval(&s, k, p, numeric);
+				ys[q][ser[q].n] = scale * s.mean[kk];
+				es[q][ser[q].n] = isnan(s.half[kk]) ? 0 : scale * s.half[kk];
+				ser[q].n++;
+			}
+			free(series_of);
+			char name[64], title[256], ylabel[160], extra[2048] = "set key below\n";
+			snprintf(name, sizeof name, "sweep_p%d_m%d", k, m);
+			snprintf(title, sizeof title, "%s against %s", s.metric[m], s.param[k]);
+			snprintf(ylabel, sizeof ylabel, "%s (%s; mean over seeds, 95 %% t interval)", s.metric[m],
+			         scale == 100 ? "%" : metric_unit(s.metric[m]));
+			if (!numeric) {
+				size_t off = strlen(extra);
+				off += (size_t)snprintf(extra + off, sizeof extra - off, "set xtics (");
+				int idx = 0;
+				for (int p = 0; p < s.npoint; p++) {
+					bool seen = false;
+					for (int r = 0; r < p && !seen; r++)
+						seen = strcmp(s.value[r][k], s.value[p][k]) == 0;
+					if (seen)
+						continue;
+					off += (size_t)snprintf(extra + off, sizeof extra - off, "%s'", idx ? ", " : "");
+					for (const char *c = s.value[p][k]; *c && off + 4 < sizeof extra; c++)
+						extra[off++] = *c == '\'' ? '"' : *c;
+					extra[off] = '\0';
+					off += (size_t)snprintf(extra + off, sizeof extra - off, "' %d", idx++);
+				}
+				snprintf(extra + off, sizeof extra - off, ")\nset xrange [-0.5:%d.5]", idx - 1);
+			} else {
+				strcat(extra, "set offsets graph 0.05, graph 0.05, 0, 0");
+			}
+			struct plot_fig f = { .name = name, .title = title, .xlabel = s.param[k],
+			                      .ylabel = ylabel, .extra = extra };
+			if (plot_xy(dir, &f, PLOT_LINES, ns, ser, err, errlen) != 0)
+				goto out;
+			snprintf(figs->name[figs->n++], sizeof figs->name[0], "%s", name);
+		}
+	}
+	ret = render(dir, figs, err, errlen);
+out:
+	sum_fini(&s);
+	return ret;
+}
+
+/* ---- a plan's output ----------------------------------------------------------- */
+
+int sumreport_plan(const char *path, FILE *out, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j)
+		return failf(err, errlen, "%s: %s", path, je.text);
+	json_t *vars = json_object_get(j, "vars"), *tg = json_object_get(j, "targets");
+	json_t *cand = json_object_get(j, "candidates"), *ans = json_object_get(j, "answer");
+	fprintf(out, "hetlab report: %s (a plan, %s search: %zu candidates; the cost is a year's cost "
+	        "of ownership)\n\n", path, json_string_value(json_object_get(j, "search")),
+	        json_array_size(cand));
+	size_t i;
+	json_t *v;
+	json_array_foreach(tg, i, v) {
+		json_t *mx = json_object_get(v, "max");
+		fprintf(out, "target %zu: %s %s %g\n", i + 1, json_string_value(json_object_get(v, "metric")),
+		        mx ? "<=" : ">=", json_number_value(mx ? mx : json_object_get(v, "min")));
+	}
+	fputs("\n   #", out);
+	json_array_foreach(vars, i, v)
+		fprintf(out, "  %s", json_string_value(v));
+	fprintf(out, "  %14s  feasible\n", "cost/year");
+	json_array_foreach(cand, i, v) {
+		fprintf(out, "%4zu", i);
+		size_t k;
+		json_t *x;
+		json_array_foreach(json_object_get(v, "x"), k, x)
+			fprintf(out, "  %*lld", (int)strlen(json_string_value(json_array_get(vars, k))),
+			        (long long)json_integer_value(x));
+		fprintf(out, "  %14.0f  %s%s\n", json_number_value(json_object_get(v, "cost_per_year")),
+		        json_is_true(json_object_get(v, "feasible")) ? "yes" : "no",
+		        json_is_integer(ans) && (json_int_t)i == json_integer_value(ans) ? "  <- answer" : "");
+	}
+	if (!json_is_integer(ans))
+		fputs("\nanswer: none of the candidates evaluated meets every target\n", out);
+	json_decref(j);
+	return ferror(out) ? failf(err, errlen, "cannot write the report") : 0;
+}
+
+int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs *figs, char *err,
+                        size_t errlen)
+{
+	memset(figs, 0, sizeof *figs);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j)
+		return failf(err, errlen, "%s: %s", path, je.text);
+	int ret = -1;
+	json_t *tg = json_object_get(j, "targets"), *cand = json_object_get(j, "candidates");
+	json_t *ans = json_object_get(j, "answer");
+	size_t nc = json_array_size(cand);
+	double *x = calloc(3 * nc + 3, sizeof *x), *y = calloc(3 * nc + 3, sizeof *y);
+	if (!x || !y || plot_mkdir(dir, err, errlen) < 0)
+		goto out;
+	size_t t;
+	json_t *tv;
+	json_array_foreach(tg, t, tv) {
+		if (figs->n >= SUMREPORT_MAX_FIGS)
+			break;
+		const char *metric = json_string_value(json_object_get(tv, "metric"));
+		json_t *mx = json_object_get(tv, "max");
+		double bound = json_number_value(mx ? mx : json_object_get(tv, "min"));
+		/* Three series: feasible, not feasible, the answer. */
+		size_t n[3] = { 0, 0, 0 };
+		for (size_t c = 0; c < nc; c++) {
+			json_t *cv = json_array_get(cand, c);
+			json_t *tt = json_array_get(json_object_get(cv, "targets"), t);
+			double m = json_number_value(json_object_get(tt, "mean"));
+			if (!json_is_number(json_object_get(tt, "mean")))
+				continue;
+			int k = json_is_integer(ans) && (json_int_t)c == json_integer_value(ans) ? 2
+			        : json_is_true(json_object_get(cv, "feasible")) ? 0 : 1;
+			x[k * nc + n[k]] = json_number_value(json_object_get(cv, "cost_per_year")) / 1e6;
+			y[k * nc + n[k]] = m;
+			n[k]++;
+		}
+		struct plot_series s[3] = {
+			{ .title = "feasible", .n = (int64_t)n[0], .x = x, .y = y },
+			{ .title = "not feasible", .n = (int64_t)n[1], .x = x + nc, .y = y + nc },
+			{ .title = "the answer", .n = (int64_t)n[2], .x = x + 2 * nc, .y = y + 2 * nc },
+		};
+		struct plot_series keep[3];
+		int ns = 0;
+		for (int k = 0; k < 3; k++)
+			if (s[k].n > 0)
+				keep[ns++] = s[k];
+		if (ns == 0)
+			continue;
+		char name[32], title[256], ylabel[200], extra[256];
+		snprintf(name, sizeof name, "plan_t%zu", t);
+		snprintf(title, sizeof title, "Candidates: cost a year against %s", metric);
+		snprintf(ylabel, sizeof ylabel, "%s (%s), mean over seeds", metric, metric_unit(metric));
+		snprintf(extra, sizeof extra, "set key below\nset logscale y\nset arrow from graph 0, "
+		         "first %g to graph 1, first %g nohead dt 2\nset label 'target' at graph 0.01, "
+		         "first %g offset 0,0.6", bound > 0 ? bound : 1, bound > 0 ? bound : 1,
+		         bound > 0 ? bound : 1);
+		struct plot_fig f = { .name = name, .title = title,
+		                      .xlabel = "cost of ownership (millions a year)", .ylabel = ylabel,
+		                      .extra = extra };
+		if (plot_xy(dir, &f, PLOT_POINTS, ns, keep, err, errlen) != 0)
+			goto out;
+		snprintf(figs->name[figs->n++], sizeof figs->name[0], "%s", name);
+	}
+	ret = render(dir, figs, err, errlen);
+out:
+	free(x);
+	free(y);
+	json_decref(j);
+	return ret;
+}
