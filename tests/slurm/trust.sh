@@ -308,6 +308,8 @@ check_eq "sacct: the preempted run is REQUEUED of the same Slurm job, then it co
 T=20 until_ok sh -c "[ -z \"\$(squeue -h -p debug -o %i)\" ]"
 stop_daemon A
 stop_daemon B
+check "results: the live results.db verifies (hetlab audit verify)" \
+	"$("$HETLAB" audit verify sA/results.db >audit.out 2>&1 && echo 1)" "$(cat audit.out)"
 check_eq "results: slurm_job links each hetlab job to its Slurm jobs" \
 	"$(sqlite3 -batch -noheader sA/results.db "SELECT count(*) FROM slurm_job WHERE job = $(q sA "SELECT id FROM jobs WHERE name = '$victim'") AND slurm_id = $vsid" 2>&1)" 1
 ids=$(sacct -n -P -X -S now-1hour --name="$(q sA "SELECT group_concat('hetlab-$S8A-' || id, ',') FROM jobs")" --format=JobIDRaw | sort -u | paste -sd, -)
