@@ -90,6 +90,19 @@ sstate() {
 	echo "$s"
 }
 is_sstate() { [ "$(sstate "$1")" = "$2" ]; }
+# Field $2 of Slurm job $1's last record in sacct, once slurmdbd has it
+# (its record of a job that just ended can lag a moment).
+acct() {
+	i=0
+	while :; do
+		v=$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$1" --format="$2" 2>/dev/null | tail -n 1)
+		[ -n "$v" ] && [ "$v" != Unknown ] && break
+		i=$((i + 1))
+		[ $i -ge 50 ] && break
+		sleep 0.2
+	done
+	echo "$v"
+}
 cd "$D" || exit 1
 mkdir -p out
 
@@ -240,8 +253,8 @@ back=$(q sA "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE j.n
 first=$([ "$back" = lim1 ] && echo lim2 || echo lim1)
 check "limit: the job Slurm held back was taken back, not counted running (${back:-none})" "$([ -n "$back" ] && echo 1)" \
 	"$(q sA "SELECT j.name || ' ' || kind || ' ' || detail FROM decision d JOIN jobs j ON j.id = d.job WHERE j.name LIKE 'lim%'")"
-e1=$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$(sid_of sA "$first")" --format=End | tail -n 1)
-s2=$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$(sid_of sA "${back:-lim2}")" --format=Start | tail -n 1)
+e1=$(acct "$(sid_of sA "$first")" End)
+s2=$(acct "$(sid_of sA "${back:-lim2}")" Start)
 hs=$(sqlite3 -batch -noheader sA/state.db "SELECT start_us FROM jobs WHERE name = '${back:-lim2}'")
 ep=$(q sA "SELECT value FROM meta WHERE key = 'epoch_unix_us'")
 check "limit: Slurm ran it after the first ended ($s2 >= $e1), and so says hetlab ($(( (ep + hs) / 1000000 )))" \
@@ -269,14 +282,14 @@ over=$(SLURM_TIME_FORMAT=%s sacct -n -X -P -j "$ids" --format=Start,End | awk -F
 check_eq "memory: three 500 MiB jobs ran at once (CR_Core_Memory)" "$over" 1
 check_eq "memory: each asked 500M per node" "$(sacct -n -X -P -j "$ids" --format=ReqMem | sort -u)" 500M
 check_eq "account: each tenant's account" \
-	"$(for k in 1 2 3; do sacct -n -X -P -j "$(sid_of sA mem$k)" --format=Account; done | tr '\n' ' ')" "t1 t0 t1 "
-check_eq "qos: the inference class's QOS" "$(sacct -n -X -P -j "$(sid_of sA inf)" --format=QOS)" hi
+	"$(for k in 1 2 3; do acct "$(sid_of sA mem$k)" Account; done | tr '\n' ' ')" "t1 t0 t1 "
+check_eq "qos: the inference class's QOS" "$(acct "$(sid_of sA inf)" QOS)" hi
 # A time-sliced share of a GPU needs the site's shard GRES: refused, clearly.
 printf '{"name": "share", "class": "dev", "req": {"nodes": 1, "cores": 1, "mem_mib": 100, "gpus": 1, "gpu_milli": 500}, "argv": ["true"]}\n' | submit sA
 T=20 until_ok is_state sA share failed
 check_eq "refusal: a GPU share without slurm.shards_per_gpu fails, saying why" \
 	"$(grep -c "could not start: a 500/1000 share of a GPU: time-sliced shares need Slurm's shard GRES" A.log)" 1
-check_eq "gres: the site's GPU type" "$(sacct -n -X -P -j "$(sid_of sA g1)" --format=SubmitLine%500 | grep -o -- '--gres=gpu:fake:1')" "--gres=gpu:fake:1"
+check_eq "gres: the site's GPU type" "$(acct "$(sid_of sA g1)" SubmitLine%500 | grep -o -- '--gres=gpu:fake:1')" "--gres=gpu:fake:1"
 
 # --- 6. slurmctld down: requests are queued, not refused ---------------------
 sh "$HERE/local-slurm.sh" stop-ctld "$C"
@@ -335,7 +348,7 @@ start_daemon U
 (cd "$D/nob" && printf '{"name": "asnobody", "class": "batch", "req": {"nodes": 1, "cores": 1, "mem_mib": 100}, "argv": ["sh", "-c", "id -un > %s/nob/who"]}\n' "$D" |
 	runuser -u nobody -- "$HETLAB" submit --socket "$D/U.sock" - >/dev/null 2>"$D/nob.err")
 T=40 until_ok is_state sU asnobody done
-check_eq "users: nobody's job ran in Slurm as nobody" "$(sacct -n -X -P -j "$(sid_of sU asnobody)" --format=User) $(cat "$D/nob/who" 2>/dev/null)" "nobody nobody"
+check_eq "users: nobody's job ran in Slurm as nobody" "$(acct "$(sid_of sU asnobody)" User) $(cat "$D/nob/who" 2>/dev/null)" "nobody nobody"
 check "users: its output is in nobody's directory, nobody's" \
 	"$(ls -l "$D"/nob/hetlab-*-*.out 2>/dev/null | awk '{print $3}' | grep -qx nobody && echo 1)" "$(ls -l "$D/nob" 2>&1; cat "$D/nob.err")"
 stop_daemon U
@@ -347,9 +360,10 @@ start_daemon C
 { job c1 batch 4 4 2000 2; job c2 dev 1 1 500 2; job c3 batch 1 4 2000 2; job c4 batch 1 4 2000 2; job c5 batch 1 4 2000 2; } | submit sC
 T=60 until_ok sh -c "[ \"\$(sqlite3 '$D/sC/state.db' \"SELECT count(*) FROM jobs WHERE state = 'done'\")\" = 5 ]"
 check_eq "partitions: every job of a two-partition daemon ran" "$(q sC "SELECT group_concat(state, ' ') FROM jobs")" "done done done done done"
-check_eq "partitions: the 4-node job in debug" "$(sacct -n -X -P -j "$(sid_of sC c1)" --format=Partition)" debug
+# (squeue, not sacct: slurmdbd may not have the record of a job just ended yet)
+check_eq "partitions: the 4-node job in debug" "$(squeue -h -t all -j "$(sid_of sC c1)" -o %P)" debug
 check_eq "partitions: each job in the partition holding its nodes" \
-	"$(for k in 2 3 4 5; do n=$(awk '{print $3}' out/c$k.where); p=$(sacct -n -X -P -j "$(sid_of sC c$k)" --format=Partition); case $n in n[56]) [ "$p" = second ] && echo ok ;; *) [ "$p" = debug ] && echo ok ;; esac; done | wc -l)" 4
+	"$(for k in 2 3 4 5; do n=$(awk '{print $3}' out/c$k.where); p=$(squeue -h -t all -j "$(sid_of sC c$k)" -o %P); case $n in n[56]) [ "$p" = second ] && echo ok ;; *) [ "$p" = debug ] && echo ok ;; esac; done | wc -l)" 4
 stop_daemon C
 
 # --- 8-9. logs, metrics, replays -----------------------------------------------
