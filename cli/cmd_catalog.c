@@ -214,14 +214,24 @@ int cmd_catalog(int argc, char **argv)
 	} else if (speed) {
 		print_speed(&cat);
 	} else {
-		printf("GPUs (per card; FP16/FP8 dense tensor TFLOPS; speed relative to A100-SXM-80GB)\n");
-		printf("  %-16s %7s %7s %7s %8s %8s %6s %4s\n", "name", "mem GiB", "TDP W", "idle W",
-		       "FP16", "FP8", "speed", "MIG");
+		printf("GPUs (per card; FP16/FP8: dense tensor TFLOPS, \"-\": no FP8)\n"
+		       "  train: what an fp16 training job runs at, relative to A100-SXM-80GB (the speed\n"
+		       "         table; --speed has every class and precision)\n"
+		       "  peak:  rel_speed, the FP16 peak ratio, used only where the table has no cell\n");
+		printf("  %-16s %7s %7s %7s %8s %8s %6s %6s %4s\n", "name", "mem GiB", "TDP W", "idle W",
+		       "FP16", "FP8", "train", "peak", "MIG");
 		for (int i = 0; i < cat.ngpus; i++) {
 			const struct gpu_model *g = &cat.gpus[i];
-			printf("  %-16s %7.0f %7.0f %7.0f %8.1f %8.1f %6.3g %4s\n", g->name,
-			       (double)g->mem_mib / 1024, g->tdp_w, g->idle_w, g->fp16_tflops,
-			       g->fp8_tflops, g->rel_speed, g->mig ? "yes" : "no");
+			char fp8[16], train[16];
+			if (g->fp8_tflops > 0)
+				snprintf(fp8, sizeof fp8, "%.1f", g->fp8_tflops);
+			else
+				snprintf(fp8, sizeof fp8, "-");
+			double tr = g->speed[JOB_TRAINING][PREC_FP16];
+			snprintf(train, sizeof train, "%.3g", tr > 0 ? tr : g->rel_speed);
+			printf("  %-16s %7.0f %7.0f %7.0f %8.1f %8s %6s %6.3g %4s\n", g->name,
+			       (double)g->mem_mib / 1024, g->tdp_w, g->idle_w, g->fp16_tflops, fp8, train,
+			       g->rel_speed, g->mig ? "yes" : "no");
 		}
 		printf("\nCPUs (per socket)\n");
 		printf("  %-14s %6s %8s %6s %7s %7s %8s %4s\n", "name", "cores", "threads", "GHz",
