@@ -155,7 +155,7 @@ static void roff(FILE *out, const char *s)
 {
 	bool bol = true;
 	for (; *s; s++) {
-		if (bol && (*s == '.' || *s == '\''))
+		if (bol && (*s == '.' || *s == '\'' || *s == '`'))
 			fputs("\\&", out);
 		bol = false;
 		if (*s == '\\')
