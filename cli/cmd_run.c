@@ -19,6 +19,7 @@
 #include "traces/anytrace.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
+#include "traces/tscale.h"
 
 #define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
               "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
@@ -219,11 +220,13 @@ static int run_single(int argc, char **argv)
 		goto out;
 
 	/* Planning knobs: on top of the scenario's own "scale". */
-	if ((scale_rate >= 0 || scale_size >= 0 || ncscales) && (trace || sc.workload != SCN_SYNTH)) {
-		snprintf(err, sizeof err, "--scale-*: the knobs apply to a synthetic workload, and this run replays a trace");
+	bool replay = trace || sc.workload != SCN_SYNTH;
+	if ((scale_size >= 0 || ncscales) && replay) {
+		snprintf(err, sizeof err, "--scale-size and --scale-class apply to a synthetic workload, and this run "
+		         "replays a trace (--scale-rate thins or replicates a trace's arrivals)");
 		goto out;
 	}
-	if (scale_rate >= 0)
+	if (scale_rate >= 0 && !replay)
 		sc.synth.scale_rate *= scale_rate;
 	if (scale_size > 0)
 		sc.synth.scale_size *= scale_size;
@@ -276,6 +279,9 @@ static int run_single(int argc, char **argv)
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
+	/* Demand scaling of a replay: thinning or replication (traces/tscale.h). */
+	if (replay && scale_rate >= 0 && workload_scale_rate(&w, scale_rate, sc.seed, err, sizeof err))
+		goto out;
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)

@@ -3,6 +3,7 @@
  * optionally drawing its figures. Argument parsing and printing only: the
  * readers live in traces/, the statistics in traces/tracestat.c, the
  * gnuplot runner in analysis/plot.c. */
+#include "analysis/runtrace.h"
 #include "cli/cmd.h"
 #include "analysis/plot.h"
 #include "traces/anytrace.h"
@@ -149,7 +150,10 @@ static void print_sizes(const char *what, const struct tracestat_sizes *d)
 static void print_profile(const struct inspect *in)
 {
 	const struct tracestat *s = &in->st;
-	if (s->utc)
+	if (s->utc && s->tz[0])
+		printf("%-15s arrivals per hour; local hours of %s (TimeZoneString; UnixStartTime %lld)\n",
+		       "hour of day", s->tz, (long long)in->w->unix_start);
+	else if (s->utc)
 		printf("%-15s arrivals per hour; UTC hours (UnixStartTime %lld)\n", "hour of day",
 		       (long long)in->w->unix_start);
 	else
@@ -162,7 +166,7 @@ static void print_profile(const struct inspect *in)
 		printf("\n");
 	}
 	printf("%-15s arrivals per day; %s\n%-15s", "day of week",
-	       s->utc ? "UTC days" : "day 0 = the trace's first day", "");
+	       s->utc ? (s->tz[0] ? "local days (TimeZoneString)" : "UTC days") : "day 0 = the trace's first day", "");
 	for (int d = 0; d < 7; d++)
 		printf(" %s %.1f%s", tracestat_dow_name(s->utc, d), s->dow_rate[d], d < 6 ? "," : "\n");
 }
@@ -319,7 +323,10 @@ static json_t *profile_json(const struct tracestat *s)
 	json_t *labels = json_array();
 	for (int d = 0; d < 7 && labels; d++)
 		json_array_append_new(labels, json_string(tracestat_dow_name(s->utc, d)));
-	const char *origin = s->utc ? "utc" : "trace_start";
+	/* "local:ZONE" when the log's TimeZoneString named a known zone */
+	char zone[80];
+	snprintf(zone, sizeof zone, "local:%s", s->tz);
+	const char *origin = s->utc ? (s->tz[0] ? zone : "utc") : "trace_start";
 	return json_pack("{s:{s:s, s:o*, s:o*, s:o*}, s:{s:s, s:o*, s:o*, s:o*, s:o*}}",
 	                 "arrivals_by_hour", "origin", origin, "per_hour", reals(s->hour_rate, 24),
 	                 "arrivals", ints(s->hour_n, 24), "slots", ints(s->hour_slots, 24),
@@ -727,6 +734,19 @@ int cmd_trace(int argc, char **argv)
 		return usage("inspect takes one FILE");
 	if (convert && (as_json || plot_dir || by))
 		return usage("--json, --by and --plot are for inspect");
+	if (convert && runtrace_is_db(pos[1])) {
+		/* a results database: its jobs as they ran (analysis/runtrace.h) */
+		char derr[1024];
+		int64_t n;
+		if (!ends_with(pos[2], ".jsonl") && !ends_with(pos[2], ".swf"))
+			return usage("OUT must be a .swf or .jsonl file");
+		if (runtrace_write(pos[1], pos[2], -1, &n, derr, sizeof derr) != 0) {
+			fprintf(stderr, "hetlab trace: %s\n", derr);
+			return 1;
+		}
+		printf("%s: %lld jobs written from the run %s\n", pos[2], (long long)n, pos[1]);
+		return 0;
+	}
 	if (convert && !ends_with(pos[2], ".jsonl"))
 		return usage("OUT must be a .jsonl file");
 	enum tracestat_by grp = TRACESTAT_BY_CLASS;

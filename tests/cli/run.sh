@@ -122,6 +122,29 @@ check_eq "jobs: not a database exits 1" "$(rc "$HETLAB" jobs "$TMP/list")" 1
 	ok "jobs: FIELD%-W left-justifies, a wider value ends in '+'" || bad "jobs widths" "$("$HETLAB" jobs -o JobID%-4,State%3 -n "$DB" | head -1)"
 "$HETLAB" jobs --helpformat | grep -q AllocTRES && ok "jobs --helpformat" || bad "jobs --helpformat"
 
+# ---- a run as a trace, and demand scaling of a replay --------------------
+"$HETLAB" trace convert "$DB" "$TMP/run.swf" >/dev/null && "$HETLAB" trace convert "$DB" "$TMP/run.jsonl" >/dev/null ||
+	bad "trace convert run.db"
+check_eq "trace convert run.db out.swf: one line per job" "$(grep -vc '^;' "$TMP/run.swf")" "$njobs"
+grep -q '^; UnixStartTime: ' "$TMP/run.swf" && grep -q '^; MaxProcs: ' "$TMP/run.swf" &&
+	ok "run.swf has the SWF header" || bad "run.swf header"
+check_eq "SWF fields per line" "$(grep -v '^;' "$TMP/run.swf" | awk '{print NF}' | sort -u)" 18
+"$HETLAB" trace inspect "$TMP/run.swf" | grep -q "^jobs  *$njobs " && ok "hetlab reads its SWF export back" ||
+	bad "trace inspect run.swf"
+done_swf=$(grep -v '^;' "$TMP/run.swf" | awk '$11 == 1' | wc -l)
+check_eq "SWF status 1 = the run's done jobs" "$done_swf" "$(sqlite3 -batch -noheader "$DB" "SELECT count(*) FROM job WHERE state = 'done'")"
+check_eq "trace convert run.db out.txt exits 2" "$(rc "$HETLAB" trace convert "$DB" "$TMP/run.txt")" 2
+"$HETLAB" run -q --trace "$TMP/run.jsonl" --out "$TMP/r1.db" >/dev/null 2>&1 &&
+	"$HETLAB" run -q --trace "$TMP/run.jsonl" --scale-rate 2 --out "$TMP/r2.db" >/dev/null 2>&1 &&
+	"$HETLAB" run -q --trace "$TMP/run.jsonl" --scale-rate 0.5 --out "$TMP/r05.db" >/dev/null 2>&1 ||
+	bad "replays of the JSON Lines export with --scale-rate"
+check_eq "a replay of the JSON Lines export has every job" "$(sqlite3 -batch -noheader "$TMP/r1.db" 'SELECT count(*) FROM job')" "$njobs"
+check_eq "--scale-rate 2 on a replay doubles the jobs" "$(sqlite3 -batch -noheader "$TMP/r2.db" 'SELECT count(*) FROM job')" "$((2 * njobs))"
+h=$(sqlite3 -batch -noheader "$TMP/r05.db" 'SELECT count(*) FROM job')
+[ "$h" -gt $((njobs * 4 / 10)) ] && [ "$h" -lt $((njobs * 6 / 10)) ] && ok "--scale-rate 0.5 on a replay thins to about half ($h)" ||
+	bad "--scale-rate 0.5 on a replay" "$h of $njobs"
+check_eq "--scale-size on a replay exits 1" "$(rc "$HETLAB" run --trace "$TMP/run.jsonl" --scale-size 2 --out "$TMP/x.db")" 1
+
 # ---- export openmetrics --------------------------------------------------
 "$HETLAB" export openmetrics "$DB" --origin 2026-01-05 -o "$TMP/run.om" || bad "export openmetrics"
 tail -1 "$TMP/run.om" | grep -qx '# EOF' && ok "openmetrics: ends with # EOF" || bad "openmetrics EOF"
