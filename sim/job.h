@@ -87,6 +87,8 @@ struct job_req {
 	int16_t sel_pref;      /* preferred label expression + 1; 0 none */
 	int16_t plane;         /* required network plane + 1; 0 any */
 	int16_t pool;          /* storage pool + 1; 0 none */
+	int16_t tolerate;      /* tolerations (sim/taint.h) + 1, in the workload's strings; 0 none.
+	                          Folded into sel_req / sel_pref when the workload is bound */
 	int8_t mig_g;          /* a MIG instance of this many compute slices (1..7); 0 none */
 	uint8_t flags;         /* enum req_flag */
 	uint8_t precision;     /* enum precision */

@@ -163,6 +163,54 @@ check_eq "export: no database exits 2" "$(rc "$HETLAB" export openmetrics)" 2
 check_eq "export: a missing database exits 1" "$(rc "$HETLAB" export openmetrics "$TMP/none.db" -o "$TMP/x.om")" 1
 [ ! -e "$TMP/x.om" ] && ok "export: no half-written file on failure" || bad "export left a file"
 
+# ---- Kubernetes-shaped placement: taints, tolerations, ORed terms, priority classes
+cat > "$TMP/k8s.json" <<'EOS'
+{ "name": "k8s", "seed": 1, "policy": "fcfs",
+  "node_types": [
+    { "name": "h100", "gpu": "H100-SXM-80GB", "gpus": 8, "cpu": "Xeon-8480+", "sockets": 2, "mem_gib": 1024,
+      "labels": { "node.taints": "dedicated=ml:NoSchedule" } },
+    { "name": "a100", "gpu": "A100-SXM-80GB", "gpus": 8, "cpu": "Xeon-8480+", "sockets": 2, "mem_gib": 1024,
+      "labels": { "node.taints": "spot=true:PreferNoSchedule" } },
+    { "name": "l40s", "gpu": "L40S-48GB", "gpus": 4, "cpu": "Xeon-8480+", "sockets": 2, "mem_gib": 512 } ],
+  "racks": [ { "name": "r1", "power_kw": 40,
+    "nodes": [ { "type": "h100", "count": 2 }, { "type": "a100", "count": 2 }, { "type": "l40s", "count": 2 } ] } ] }
+EOS
+awk 'BEGIN { for (i = 0; i < 60; i++) {
+	k = i % 4; req = "\"nodes\": 1, \"gpus\": 2, \"cores\": 8, \"mem_mib\": 65536"; cls = "\"class\": \"training\""
+	if (k == 1) req = req ", \"tolerations\": \"dedicated=ml:NoSchedule\""
+	if (k == 2) req = req ", \"require\": \"nvidia.com/gpu.product = NVIDIA-H100-80GB-HBM3 | nvidia.com/gpu.product = NVIDIA-L40S\", \"tolerations\": \"dedicated:NoSchedule\""
+	if (k == 3) cls = "\"priority_class\": \"inference\""
+	printf "{\"submit_us\": %d, \"run_us\": 3600000000, %s, \"req\": {%s}}\n", i * 60000000, cls, req } }' > "$TMP/k8s.jsonl"
+if "$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/k8s.jsonl" --out "$TMP/k8s.db" >/dev/null 2>&1; then
+	kq() { sqlite3 -batch -noheader "$TMP/k8s.db" "$1"; }
+	# nodes r1-n1, r1-n2: h100 (NoSchedule); r1-n3, r1-n4: a100 (PreferNoSchedule); r1-n5, r1-n6: l40s
+	check_eq "taints: a job without a toleration never runs on a NoSchedule node" \
+		"$(kq "SELECT count(*) FROM job WHERE id % 4 IN (0, 3) AND node_list IN ('r1-n1', 'r1-n2')")" 0
+	[ "$(kq "SELECT count(*) FROM job WHERE id % 4 = 1 AND node_list IN ('r1-n1', 'r1-n2')")" -gt 0 ] &&
+		ok "tolerations: a tolerating job runs on the tainted nodes" || bad "tolerating jobs on tainted nodes"
+	check_eq "PreferNoSchedule: the first untolerating job goes to an untainted node" "$(kq 'SELECT node_list FROM job WHERE id = 0')" r1-n5
+	check_eq "ORed terms: H100 | L40S jobs run on neither A100" \
+		"$(kq "SELECT count(*) FROM job WHERE id % 4 = 2 AND node_list IN ('r1-n3', 'r1-n4')")" 0
+	[ "$(kq "SELECT count(DISTINCT node_list IN ('r1-n5', 'r1-n6')) FROM job WHERE id % 4 = 2")" = 2 ] &&
+		ok "ORed terms: both alternatives are used" || bad "ORed terms alternatives"
+	check_eq "priority_class inference maps to the inference class" "$(kq "SELECT DISTINCT class FROM job WHERE id % 4 = 3")" inference
+	check_eq "every job ran" "$(kq "SELECT count(*) FROM job WHERE state = 'done'")" 60
+else
+	bad "the Kubernetes-shaped scenario runs" "$("$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/k8s.jsonl" --out "$TMP/k8s.db" 2>&1 | tail -2)"
+fi
+printf '{"submit_us": 0, "run_us": 1, "req": {"cores": 1, "tolerations": "a:Never"}}\n' > "$TMP/badtol.jsonl"
+"$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/badtol.jsonl" --out "$TMP/x.db" 2>"$TMP/err"
+grep -q 'badtol.jsonl:1: $.req.tolerations: toleration "a:Never": unknown effect' "$TMP/err" &&
+	ok "a bad toleration names the file, line and JSON path" || bad "bad toleration message" "$(cat "$TMP/err")"
+printf '{"submit_us": 0, "run_us": 1, "priority_class": "urgent", "req": {"cores": 1}}\n' > "$TMP/badpc.jsonl"
+"$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/badpc.jsonl" --out "$TMP/x.db" 2>"$TMP/err"
+grep -q "badpc.jsonl:1: \$.priority_class: unknown priority class 'urgent'" "$TMP/err" &&
+	ok "an unknown priority class names the file, line and JSON path" || bad "bad priority class" "$(cat "$TMP/err")"
+sed 's/dedicated=ml:NoSchedule/dedicated=ml:Sometimes/' "$TMP/k8s.json" > "$TMP/badtaint.json"
+"$HETLAB" run -q "$TMP/badtaint.json" --trace "$TMP/k8s.jsonl" --out "$TMP/x.db" 2>"$TMP/err"
+grep -q 'node r1-n1 (type "h100", rack "r1"): label node.taints: taint "dedicated=ml:Sometimes": unknown effect' "$TMP/err" &&
+	ok "a bad taint names the node, its type and rack" || bad "bad taint message" "$(cat "$TMP/err")"
+
 # ---- man pages and completions -------------------------------------------
 nman=0
 for f in "$BUILD"/man/*.1; do
