@@ -22,6 +22,7 @@
  * checks that they agree). */
 const double openmetrics_wait_buckets_s[] = { 1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 7 * 86400 };
 #define NWAITB (int)(sizeof openmetrics_wait_buckets_s / sizeof openmetrics_wait_buckets_s[0])
+const int openmetrics_nwait_buckets = NWAITB;
 
 struct sample {
 	int64_t t_us;
@@ -473,6 +474,9 @@ int openmetrics_write(const char *path, int64_t origin_s, FILE *out, char *err, 
 	    event_steps(&m, "preempt", &preempts))
 		goto out;
 	sample_family(&m, "hetlab_up", "1 over the simulated run (the live daemon's: while it serves).", 7);
+	family(&m, "hetlab_start_time_seconds", "gauge", NULL, "When the run started (the origin), unix seconds.");
+	for (size_t t = 0; t < m.ns; t++)
+		point(&m, "hetlab_start_time_seconds", NULL, (double)m.origin_s, m.s[t].t_us);
 	sample_family(&m, "hetlab_engine_time_seconds", "The engine's clock, seconds since its start.", 8);
 	if (gpus_total(&m))
 		goto out;

@@ -22,6 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The wait histogram's upper bounds, s (the live daemon's too). */
+extern const double openmetrics_wait_buckets_s[];
+extern const int openmetrics_nwait_buckets;
+
 /* origin_s < 0: the run's `created` time. 0, or -1 with a message in err. */
 int openmetrics_write(const char *db, int64_t origin_s, FILE *out, char *err, size_t errlen);
 
