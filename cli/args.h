@@ -53,7 +53,7 @@ enum cli_key {
 	OPT_READING, OPT_RECORDS, OPT_RESULTS, OPT_SBATCH_ARG, OPT_SCALE_CLASS, OPT_SCALE_RATE,
 	OPT_SCALE_SIZE, OPT_SEED, OPT_SEEDS, OPT_SLURM, OPT_SPEED, OPT_STARTTIME, OPT_STATE,
 	OPT_SYSFS_ROOT, OPT_TENANTS, OPT_TOPOLOGY_XML, OPT_TRACE, OPT_TRACES, OPT_WAIT, OPT_LIST,
-	OPT_VERSION, OPT_ORIGIN,
+	OPT_VERSION, OPT_ORIGIN, OPT_WARMUP, OPT_COOLDOWN, OPT_ARRIVALS_ONLY,
 };
 
 /* Option flags. */
@@ -128,6 +128,11 @@ int cli_choice(const struct cli_args *p, const char *words, int *out);
  * or a usage error (*rc 2). Then cli_args_init(&p, "trace convert",
  * argc - 1, argv + 1). (cli/main.c) */
 const struct cli_cmd *cli_sub_find(const char *cmd, int argc, char **argv, int *rc);
+
+/* The measurement-window options (OPT_WARMUP, OPT_COOLDOWN,
+ * OPT_ARRIVALS_ONLY) into w: 0, or a usage error printed (2). cli/argwin.c */
+struct metric_window;
+int cli_window_opt(const struct cli_args *p, int key, struct metric_window *w);
 
 /* Help, man pages and completions (cli/helpgen.c). */
 void cli_print_help(FILE *out, const struct cli_cmd *cmd, const char *prog);

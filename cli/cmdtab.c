@@ -32,6 +32,10 @@ int cmd_scenario(int argc, char **argv);
 #define O_OUT(m, h, c) { OPT_OUT, "out", 'o', m, h, 0, c, NULL }
 #define O_JOBS { OPT_JOBS, "jobs", 'j', "N", "run N `hetlab run` processes at a time (1-1024, default 1)", 0, 0, NULL }
 #define O_STATE { OPT_STATE, "state", 0, "DIR", "the daemon's state directory (its state.db)", 0, D, NULL }
+#define O_WINDOW \
+	{ OPT_WARMUP, "warmup", 0, "DUR", "measure from DUR after the start (12h, 1d, 90m, seconds; default the run's recorded window)", 0, 0, NULL }, \
+	{ OPT_COOLDOWN, "cooldown", 0, "DUR", "measure until DUR before the end", 0, 0, NULL }, \
+	{ OPT_ARRIVALS_ONLY, "arrivals-only", 0, NULL, "measure until the last arrival (not with --cooldown)", 0, 0, NULL }
 #define O_CONFIG { OPT_CONFIG, "config", 0, "LIVE.json", "the daemon's configuration, for its state directory", 0, F, NULL }
 
 static const struct cli_opt run_opts[] = {
@@ -55,6 +59,8 @@ static const struct cli_opt run_opts[] = {
 static const struct cli_opt report_opts[] = {
 	{ OPT_FORMAT, "format", 0, "FMT", "text (default), json, markdown or html", 0, W, "text json markdown html" },
 	O_OUT("FILE", "write the report to FILE (atomically) instead of standard output", F),
+	{ OPT_METRIC, "metric", 0, "M", "a sweep summary: report this metric (default the headline metrics)", CLI_REPEAT, 0, NULL },
+	O_WINDOW,
 	END,
 };
 
@@ -333,12 +339,15 @@ const struct cli_cmd cli_commands[] = {
 	  "workload under every policy, so two such directories pair up for\n"
 	  "`hetlab compare`.",
 	  run_opts, NULL, F, "docs/scenario.md, docs/results.md", cmd_run },
-	{ "report", "RUN.DB", "summarise a run",
+	{ "report", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "summarise a run, a sweep, a plan or a frag experiment",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
 	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
 	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
 	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
-	  "tables and a warning). --out writes FILE atomically.",
+	  "tables and a warning). --out writes FILE atomically. --warmup,\n"
+	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
+	  "sweep's summary.db (or its folder; --metric picks metrics), a plan's\n"
+	  "plan.json (or its folder) and a frag database (as text or json).",
 	  report_opts, NULL, F, "docs/results.md", cmd_report },
 	{ "jobs", "RUN.DB", "list a run's jobs like sacct",
 	  "Lists the jobs of a run database the way Slurm's sacct lists a\n"
