@@ -146,10 +146,12 @@ static const struct cli_opt frag_opts[] = {
 };
 
 static const struct cli_opt compare_opts[] = {
-	{ OPT_METRIC, "metric", 0, "M", "compare this metric only (repeatable; default all; --help lists them)", CLI_REPEAT, 0, NULL },
+	{ OPT_METRIC, "metric", 0, "M", "compare this metric only, NAME or NAME{LABEL=VALUE} such as p95_wait{class=training} (default all; --list-metrics lists them)", CLI_REPEAT, 0, NULL },
 	{ OPT_LEVEL, "level", 0, "L", "the confidence level of the intervals, in (0, 1) (default 0.95)", 0, 0, NULL },
 	{ OPT_FORMAT, "format", 0, "FMT", "text (default), json or html", 0, W, "text json html" },
 	O_OUT("FILE", "write the comparison to FILE instead of standard output", F),
+	O_WINDOW,
+	{ OPT_LIST_METRICS, "list-metrics", 0, NULL, "list the metrics and exit", 0, 0, NULL },
 	END,
 };
 
@@ -388,7 +390,8 @@ const struct cli_cmd cli_commands[] = {
 	  "difference B - A with a Student-t (or bootstrap, for skewed differences)\n"
 	  "interval, the Wilcoxon signed-rank p-value and a verdict (better, worse,\n"
 	  "no significant difference). --metric picks metrics (default all), --level\n"
-	  "the interval's level.",
+	  "the interval's level; --warmup, --cooldown and --arrivals-only set the\n"
+	  "measurement window.",
 	  compare_opts, NULL, D, "docs/compare.md", cmd_compare },
 	{ "plot", "RUN.DB", "draw a run's figures with gnuplot",
 	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
