@@ -180,6 +180,7 @@ static const struct cli_opt plan_opts[] = {
 	O_OUT("DIR", "the plan's folder (default the plan file's name without .json)", D),
 	{ OPT_EXHAUSTIVE, "exhaustive", 0, NULL, "evaluate every candidate instead of climbing", 0, 0, NULL },
 	O_JSON("print the answer as JSON"),
+	O_WINDOW,
 	END,
 };
 
