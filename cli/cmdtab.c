@@ -172,6 +172,7 @@ static const struct cli_opt sweep_opts[] = {
 	{ OPT_MAX_PARALLEL, "max-parallel", 0, "K", "--slurm: at most K array tasks at a time", 0, 0, NULL },
 	{ OPT_SBATCH_ARG, "sbatch-arg", 0, "ARG", "--slurm: one more argument for sbatch", CLI_REPEAT, 0, NULL },
 	{ OPT_WAIT, "wait", 0, NULL, "--slurm: wait for the array and merge", 0, 0, NULL },
+	O_WINDOW,
 	END,
 };
 
