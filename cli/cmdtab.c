@@ -142,6 +142,7 @@ static const struct cli_opt frag_opts[] = {
 	{ OPT_INFLATE, "inflate", 0, "X", "pods inflated to X times the cluster's capacity (default 1.3)", 0, 0, NULL },
 	O_OUT("DB", "the results database (default frag.db)", F),
 	{ OPT_PLOT, "plot", 0, "DIR", "draw the allocation curves into DIR", 0, D, NULL },
+	{ OPT_JOBS, "jobs", 'j', "N", "run N worker processes (1-64, default 1)", 0, 0, NULL },
 	END,
 };
 
