@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "sim/mig.h"
 #include "traces/migload.h"
 #include "traces/scenario.h"
 
-#define CATALOG_USAGE "usage: hetlab catalog [--json] [--speed | --mig [CARD]]\n"
 
 /* A GPU's speed table: {"training": {"fp16": x, "fp8": y, "fp32": z}, ...};
  * null for a cell the catalog leaves out (rel_speed applies there). */
@@ -182,24 +182,23 @@ int cmd_catalog(int argc, char **argv)
 {
 	bool as_json = false, mig = false, speed = false;
 	const char *mig_card = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			as_json = true;
-		} else if (strcmp(argv[i], "--speed") == 0) {
-			speed = true;
-		} else if (strcmp(argv[i], "--mig") == 0) {
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "catalog", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_JSON: as_json = true; break;
+		case OPT_SPEED: speed = true; break;
+		case OPT_MIG:
 			mig = true;
-			if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				mig_card = argv[++i];
-		} else {
-			fprintf(stderr, "hetlab catalog: unknown argument '%s'\n" CATALOG_USAGE, argv[i]);
-			return 2;
+			mig_card = ap.val;   /* NULL: every card */
+			break;
+		case CLI_POS: return cli_usage(&ap, "unknown argument '%s'", ap.val);
 		}
-	}
-	if (mig && speed) {
-		fprintf(stderr, "hetlab catalog: --speed and --mig are exclusive\n" CATALOG_USAGE);
-		return 2;
-	}
+	if (mig && speed)
+		return cli_usage(&ap, "--speed and --mig are exclusive");
 	if (mig)
 		return print_mig(mig_card, as_json);
 	struct catalog cat;
