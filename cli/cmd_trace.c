@@ -4,6 +4,7 @@
  * readers live in traces/, the statistics in traces/tracestat.c, the
  * gnuplot runner in analysis/plot.c. */
 #include "analysis/runtrace.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "analysis/plot.h"
 #include "traces/anytrace.h"
@@ -20,30 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TRACE_USAGE \
-	"usage: hetlab trace convert IN OUT.jsonl [--lenient] [--traces DIR]\n" \
-	"       hetlab trace inspect FILE [--lenient] [--json] [--by class|queue] [--plot DIR]\n" \
-	"                            [--traces DIR]\n" \
-	"       hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical] [--burst-gap S]\n" \
-	"       hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X] [--out T.jsonl]\n" \
-	"                                     [--compare TRACE | --no-compare]\n" \
-	"IN and FILE: SWF (plain or .gz), .jsonl, or .csv (.csv.gz): an Alibaba openb pod\n" \
-	"list, else the Alibaba DLRM trace; inspect also takes an openb node list;\n" \
-	"a relative path not found here is looked up in the trace directory (--traces,\n" \
-	"$HETLAB_TRACES, ../shared/traces).\n" \
-	"--lenient: skip and count malformed lines instead of failing.\n" \
-	"--by: group the demand table by job class (default) or queue.\n" \
-	"--plot DIR: write the figures' data and gnuplot scripts into DIR and draw PNG and SVG.\n"
-
 enum { TOP_SERVICES = 10, PLOT_SERVICES = 5 };
 
 static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb", "sacct" };
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "hetlab trace: %s\n", msg);
-	fputs(TRACE_USAGE, stderr);
+	fprintf(stderr, "hetlab trace: %s\nTry 'hetlab trace --help'.\n", msg ? msg : "bad arguments");
 	return 2;
 }
 
@@ -676,52 +660,38 @@ static int inspect_nodes(const char *path, char *err, size_t errlen)
 int cmd_trace(int argc, char **argv)
 {
 	/* fit and synth have their own parsers (cli/cmd_fit.c). */
-	if (argc > 1 && strcmp(argv[1], "fit") == 0)
+	int rc0;
+	const struct cli_cmd *sub = cli_sub_find("trace", argc, argv, &rc0);
+	if (!sub)
+		return rc0;
+	if (strcmp(sub->name, "fit") == 0)
 		return cmd_trace_fit(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "synth") == 0)
+	if (strcmp(sub->name, "synth") == 0)
 		return cmd_trace_synth(argc - 1, argv + 1);
 	bool lenient = false, as_json = false;
 	const char *tflag = NULL, *plot_dir = NULL, *by = NULL;
-	const char *pos[3];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(TRACE_USAGE, stdout);
-			return 0;
-		} else if (strcmp(a, "--lenient") == 0) {
-			lenient = true;
-		} else if (strcmp(a, "--json") == 0) {
-			as_json = true;
-		} else if (strcmp(a, "--traces") == 0) {
-			if (++i == argc)
-				return usage("--traces needs a directory");
-			tflag = argv[i];
-		} else if (strcmp(a, "--plot") == 0) {
-			if (++i == argc)
-				return usage("--plot needs a folder");
-			plot_dir = argv[i];
-		} else if (strcmp(a, "--by") == 0) {
-			if (++i == argc)
-				return usage("--by takes class or queue");
-			by = argv[i];
-		} else if (strncmp(a, "--traces=", 9) == 0) {
-			tflag = a + 9;
-		} else if (strncmp(a, "--plot=", 7) == 0) {
-			plot_dir = a + 7;
-		} else if (strncmp(a, "--by=", 5) == 0) {
-			by = a + 5;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab trace: unknown option %s\n", a);
-			return usage(NULL);
-		} else if (npos < 3) {
-			pos[npos++] = a;
-		} else {
-			return usage("too many arguments");
+	const char *pos[3] = { sub->name, NULL, NULL };
+	int npos = 1;
+	char path[32];
+	snprintf(path, sizeof path, "trace %s", sub->name);
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, path, argc - 1, argv + 1);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_LENIENT: lenient = true; break;
+		case OPT_JSON: as_json = true; break;
+		case OPT_TRACES: tflag = ap.val; break;
+		case OPT_PLOT: plot_dir = ap.val; break;
+		case OPT_BY: by = ap.val; break;
+		case CLI_POS:
+			if (npos == 3)
+				return cli_usage(&ap, "too many arguments ('%s')", ap.val);
+			pos[npos++] = ap.val;
+			break;
 		}
-	}
-	if (npos == 0)
-		return usage(NULL);
 	bool convert = strcmp(pos[0], "convert") == 0;
 	bool insp = strcmp(pos[0], "inspect") == 0;
 	if (!convert && !insp) {

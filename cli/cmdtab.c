@@ -115,12 +115,18 @@ static const struct cli_cmd trace_subs[] = {
 	  "(OUT.jsonl). IN may also be a results database (run.db): its jobs as they\n"
 	  "ran are written as JSON Lines (OUT.jsonl) or as a Standard Workload Format\n"
 	  "trace (OUT.swf) with the SWF header comments, for other schedulers'\n"
-	  "tools. See docs/traces.md.",
+	  "tools. IN: SWF (plain or .gz), .jsonl, .csv (.csv.gz: an Alibaba openb pod\n"
+	  "list, else the Alibaba DLRM trace) or a results database; a relative path\n"
+	  "not found here is looked up in the trace directory.",
 	  convert_opts, NULL, F, "docs/traces.md", NULL },
 	{ "inspect", "FILE", "print a trace's statistics",
 	  "Prints a trace's statistics: arrivals by hour and weekday, size and\n"
 	  "duration percentiles, GPU-hours per model, per class or queue. An openb\n"
-	  "node list gets its node and GPU summary.",
+	  "node list gets its node and GPU summary. FILE: SWF (plain or .gz),\n"
+	  ".jsonl, .csv (an Alibaba openb pod or node list, else the DLRM trace); a\n"
+	  "relative path not found here is looked up in the trace directory. Hours\n"
+	  "and weekdays are UTC from the SWF UnixStartTime, in the log's own zone\n"
+	  "when its TimeZoneString names one.",
 	  inspect_opts, NULL, F, "docs/traces.md", NULL },
 	{ "fit", "TRACE", "fit the synthetic generator to a trace",
 	  "Fits the synthetic generator to a trace: arrival rate by hour of week,\n"
