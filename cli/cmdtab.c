@@ -90,6 +90,7 @@ static const struct cli_opt fit_opts[] = {
 	O_OUT("MODEL.json", "the fitted model (required): a scenario's workload.synthetic block", F),
 	{ OPT_DIST, "dist", 0, "D", "force the duration law: lognormal, weibull, gamma or empirical (default the best by AIC)", 0, W, "lognormal weibull gamma empirical" },
 	{ OPT_EMPIRICAL, "empirical", 0, NULL, "durations from the empirical distribution (same as --dist empirical)", 0, 0, NULL },
+	{ OPT_INDEPENDENT, "independent", 0, NULL, "fit durations apart from sizes and Poisson arrivals (the class-wide fit) instead of the joint model", 0, 0, NULL },
 	{ OPT_BY, "by", 0, "GROUP", "fit per class (default) or per queue", 0, W, "class queue" },
 	{ OPT_BURST_GAP, "burst-gap", 0, "S", "arrivals closer than S seconds form one burst (default: no bursts)", 0, 0, NULL },
 	O_LENIENT,
@@ -130,12 +131,19 @@ static const struct cli_cmd trace_subs[] = {
 	  inspect_opts, NULL, F, "docs/traces.md", NULL },
 	{ "fit", "TRACE", "fit the synthetic generator to a trace",
 	  "Fits the synthetic generator to a trace: arrival rate by hour of week,\n"
+	  "a joint model by default (durations per size class, dur_by_size, and\n"
+	  "arrival gaps in profile time, zero gaps included, gap_quantiles_s),\n"
 	  "size mixes, durations by maximum likelihood (lognormal, Weibull or gamma,\n"
-	  "the best by AIC). MODEL.json is a scenario's workload.synthetic block.",
+	  "the best by AIC; --empirical: 101 quantiles). MODEL.json is a scenario's\n"
+	  "workload.synthetic block; with --by queue, one model per queue,\n"
+	  "MODEL-qN.json. --burst-gap S: a job submitted at most S seconds after the\n"
+	  "previous one joins its burst (fits burst_p, burst_mean, burst_gap_s).",
 	  fit_opts, NULL, F, "docs/workloads.md", NULL },
 	{ "synth", "MODEL.json", "generate a trace from a fitted model",
-	  "Generates a trace from a model and prints Kolmogorov-Smirnov distances\n"
-	  "to the original (durations, inter-arrivals, sizes).",
+	  "Generates a trace from a model (what `hetlab trace fit` writes) and prints\n"
+	  "two-sample Kolmogorov-Smirnov distances to the original (durations,\n"
+	  "inter-arrival times, sizes): --compare TRACE, by default the model's\n"
+	  "fitted_from when that file exists.",
 	  synth_opts, NULL, F, "docs/workloads.md", NULL },
 	END,
 };
