@@ -96,6 +96,11 @@ const struct cli_cmd *cli_sub_find(const char *cmd, int argc, char **argv, int *
 	for (const struct cli_cmd *s = top->subs; s->name; s++)
 		if (strcmp(s->name, argv[1]) == 0)
 			return s;
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "hetlab %s: unknown option %s (give the command first)\nTry 'hetlab %s --help'.\n",
+		        cmd, argv[1], cmd);
+		return NULL;
+	}
 	unknown(cmd, "command", argv[1], top->subs);
 	return NULL;
 }
