@@ -368,10 +368,10 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 
 /* ---- binding a workload's names ---- */
 
-static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
+/* Appends a compiled selector (taking it; NULL: the compile failed with
+ * why). Its index in cl->sel, or -1 with a message. */
+static int push_selector(struct cluster *cl, struct selector *S, const char *why, char *err, size_t errlen)
 {
-	char why[256];
-	struct selector *S = sel_compile(text, why, sizeof why);
 	if (!S) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -385,6 +385,13 @@ static int add_selector(struct cluster *cl, const char *text, char *err, size_t 
 	cl->sel = ns;
 	cl->sel[cl->nsel] = S;
 	return cl->nsel++;
+}
+
+static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
+{
+	char why[256];
+	struct selector *S = sel_compile(text, why, sizeof why);
+	return push_selector(cl, S, why, err, errlen);
 }
 
 /* A selector with a job's tolerations (a cluster with taints: sim/taint.h),
@@ -410,19 +417,7 @@ static int tol_selector(struct cluster *cl, bool prefer, const char *expr, const
 	char why[300];
 	struct selector *S = sel_compile_tol(expr, tol, prefer, key, why, sizeof why);
 	free(key);
-	if (!S) {
-		snprintf(err, errlen, "%s", why);
-		return -1;
-	}
-	struct selector **ns = realloc(cl->sel, (size_t)(cl->nsel + 1) * sizeof *ns);
-	if (!ns) {
-		sel_free(S);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	cl->sel = ns;
-	cl->sel[cl->nsel] = S;
-	return cl->nsel++;
+	return push_selector(cl, S, why, err, errlen);
 }
 
 /* Folds a job's tolerations into its selectors on a cluster with taints:
