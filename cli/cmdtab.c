@@ -413,10 +413,12 @@ const struct cli_cmd cli_commands[] = {
 	{ "plot", "RUN.DB", "draw a run's figures with gnuplot",
 	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
-	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time, the\n"
-	  "waiting-time CDF per class, modelled IT power over time, core-hours\n"
-	  "per tenant stacked over time, and the other figures docs/results.md\n"
-	  "lists (the command prints each file it wrote).",
+	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time\n"
+	  "(utilisation, queue), modelled IT power over time (power), each rack's\n"
+	  "power against its cap (rack_power), the hottest node of each rack (node_temp), the\n"
+	  "waiting-time CDF per class (wait_cdf) and core-hours per tenant stacked\n"
+	  "over time (tenants); the power and thermal figures need a run with the\n"
+	  "power model. It prints each file it wrote.",
 	  plot_opts, NULL, F, "docs/results.md", cmd_plot },
 	{ "sweep", "SWEEP.json", "run a grid of scenario variants x seeds",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
