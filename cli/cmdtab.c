@@ -415,10 +415,10 @@ const struct cli_cmd cli_commands[] = {
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
 	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time\n"
 	  "(utilisation, queue), modelled IT power over time (power), each rack's\n"
-	  "power against its cap (rack_power), the hottest node of each rack (node_temp), the\n"
-	  "waiting-time CDF per class (wait_cdf) and core-hours per tenant stacked\n"
-	  "over time (tenants); the power and thermal figures need a run with the\n"
-	  "power model. It prints each file it wrote.",
+	  "power against its cap (rack_power), the hottest node of each rack\n"
+	  "(node_temp), the waiting-time CDF per class (wait_cdf) and core-hours per\n"
+	  "tenant stacked over time (tenants); the power and thermal figures need a\n"
+	  "run with the power model. It prints each file it wrote.",
 	  plot_opts, NULL, F, "docs/results.md", cmd_plot },
 	{ "sweep", "SWEEP.json", "run a grid of scenario variants x seeds",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
