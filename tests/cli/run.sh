@@ -35,6 +35,8 @@ while read -r cmd sub; do
 			bad "$cmd $sub $h prints 'hetlab help $cmd $sub'" "$(diff "$TMP/help" "$TMP/out" | head -5)"
 		fi
 	done
+	wide=$(awk 'length > 79' "$TMP/help" | head -1)
+	[ -z "$wide" ] || bad "help $cmd $sub fits in 79 columns" "$wide"
 	# shellcheck disable=SC2086
 	got=$(rc "$HETLAB" $cmd $sub --no-such-option)
 	lines=$(wc -l < "$TMP/err")
