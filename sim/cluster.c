@@ -432,11 +432,11 @@ static int bind_tolerations(struct cluster *cl, char *const *strs, int32_t nstrs
 	bool hard = labels_tainted(cl->labels, false) > 0, soft = labels_tainted(cl->labels, true) > 0;
 	if (!hard && !soft)
 		return 0;
-	if (r->tolerate > nstrs || r->sel_req > nstrs || r->sel_pref > nstrs) {
+	if (jb->tolerate > nstrs || r->sel_req > nstrs || r->sel_pref > nstrs) {
 		snprintf(err, errlen, "job %lld: a label expression or toleration out of range", (long long)jb->trace_id);
 		return -1;
 	}
-	const char *tol = r->tolerate > 0 ? strs[r->tolerate - 1] : NULL;
+	const char *tol = jb->tolerate > 0 ? strs[jb->tolerate - 1] : NULL;
 	int16_t *sels[2] = { &r->sel_req, &r->sel_pref };
 	for (int k = 0; k < 2; k++) {
 		if (!(k ? soft : hard))

@@ -295,7 +295,7 @@ static int get_str_ref(struct jctx *c, const char *jp, json_t *v, bool expr,
 }
 
 /* The request fields beyond counts and memory (see docs/traces.md). */
-static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct job_req *r)
+static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct job_req *r, int16_t *tolerate)
 {
 	if (v[R_MILLI]) {
 		json_t *m = v[R_MILLI];
@@ -379,12 +379,12 @@ static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct jo
 		if (k == -1)
 			return jfail(c, "$.req.tolerations", "out of memory, or more than 32000 distinct names and "
 			             "expressions in the trace");
-		r->tolerate = (int16_t)(k + 1 > 0 ? k + 1 : 0);
+		*tolerate = (int16_t)(k + 1 > 0 ? k + 1 : 0);
 	}
 	return 0;
 }
 
-static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_req *r)
+static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_req *r, int16_t *tolerate)
 {
 	if (!json_is_object(obj)) {
 		return jfail(c, "$.req", "expected an object, got %s", type_name(obj));
@@ -408,7 +408,7 @@ static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_r
 		             "give nodes > 0");
 	if (r->cores == 0 && r->gpus == 0)
 		return jfail(c, "$.req", "expected cores > 0 or gpus > 0");
-	return get_req_ext(c, v, w, r);
+	return get_req_ext(c, v, w, r, tolerate);
 }
 
 /* trace_id defaults to the job's position in the file (w->n); strings the
@@ -468,7 +468,7 @@ static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct jo
 			return jfail(c, "$.state", "expected \"pending\" (a trace holds jobs not yet "
 			             "submitted), got '%.60s'", s);
 	}
-	if (get_req(c, v[T_REQ], w, &j->req) != 0)
+	if (get_req(c, v[T_REQ], w, &j->req, &j->tolerate) != 0)
 		return -1;
 	memset(t, 0, sizeof *t);
 	t->run_us = x[T_RUN];
@@ -619,7 +619,7 @@ static const char *str_of(const struct workload *w, int k1)
 /* Adds the request fields beyond counts and memory, each only when set, so
  * that a trace without them is written as it always was. 0, or -1 on
  * ENOMEM. */
-static int put_req_ext(json_t *req, const struct workload *w, const struct job_req *r)
+static int put_req_ext(json_t *req, const struct workload *w, const struct job_req *r, int16_t tolerate)
 {
 	int rc = 0;
 	if (r->gpu_milli)
@@ -653,8 +653,8 @@ static int put_req_ext(json_t *req, const struct workload *w, const struct job_r
 		rc |= json_object_set_new(req, "require", json_string(str_of(w, r->sel_req)));
 	if (r->sel_pref)
 		rc |= json_object_set_new(req, "prefer", json_string(str_of(w, r->sel_pref)));
-	if (r->tolerate && str_of(w, r->tolerate))
-		rc |= json_object_set_new(req, "tolerations", json_string(str_of(w, r->tolerate)));
+	if (tolerate && str_of(w, tolerate))
+		rc |= json_object_set_new(req, "tolerations", json_string(str_of(w, tolerate)));
 	return rc ? -1 : 0;
 }
 
@@ -667,7 +667,7 @@ static json_t *job_to_obj(const struct workload *w, const struct job *j, const s
 	                        "gpu_models_mask", (json_int_t)j->req.gpu_models);
 	if (!req)
 		return NULL;
-	if (put_req_ext(req, w, &j->req) != 0) {
+	if (put_req_ext(req, w, &j->req, j->tolerate) != 0) {
 		json_decref(req);
 		return NULL;
 	}

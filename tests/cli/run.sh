@@ -197,6 +197,8 @@ if "$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/k8s.jsonl" --out "$TMP/k8s.db"
 		ok "ORed terms: both alternatives are used" || bad "ORed terms alternatives"
 	check_eq "priority_class inference maps to the inference class" "$(kq "SELECT DISTINCT class FROM job WHERE id % 4 = 3")" inference
 	check_eq "every job ran" "$(kq "SELECT count(*) FROM job WHERE state = 'done'")" 60
+	"$HETLAB" trace convert "$TMP/k8s.jsonl" "$TMP/k8s2.jsonl" >/dev/null &&
+		check_eq "tolerations survive a JSON Lines round trip" "$(grep -c '"tolerations":' "$TMP/k8s2.jsonl")" 30
 else
 	bad "the Kubernetes-shaped scenario runs" "$("$HETLAB" run -q "$TMP/k8s.json" --trace "$TMP/k8s.jsonl" --out "$TMP/k8s.db" 2>&1 | tail -2)"
 fi
