@@ -201,7 +201,8 @@ static int step_cmp(const void *a, const void *b)
  * at or before it). */
 static void steps_write(struct om *m, struct steps *S, const char *name)
 {
-	qsort(S->v, S->n, sizeof *S->v, step_cmp);
+	if (S->n)
+		qsort(S->v, S->n, sizeof *S->v, step_cmp);
 	size_t i = 0;
 	for (int k = 0; k < S->nseries; k++) {
 		while (i < S->n && S->v[i].series < k)
@@ -222,7 +223,8 @@ static double *steps_matrix(struct om *m, struct steps *S)
 	double *v = calloc((size_t)(S->nseries ? S->nseries : 1) * m->ns, sizeof *v);
 	if (!v)
 		return NULL;
-	qsort(S->v, S->n, sizeof *S->v, step_cmp);
+	if (S->n)
+		qsort(S->v, S->n, sizeof *S->v, step_cmp);
 	size_t i = 0;
 	for (int k = 0; k < S->nseries; k++) {
 		double x = 0;
