@@ -121,7 +121,9 @@ if start_prom sim "$TMP/empty.yml" "$TMP/data"; then
 	for expr in 'hetlab_gpus_allocated_ratio' 'sum(hetlab_gpus_total)' 'hetlab_gpus_allocated' \
 	            'sum by (class) (hetlab_jobs{state="pending"})' 'sum by (class) (hetlab_jobs{state=~"running|checkpointing"})' \
 	            'rate(hetlab_job_starts_total[1h])' 'sum by (state) (rate(hetlab_job_ends_total[1h]))' \
-	            'rate(hetlab_job_submits_total[1h])' 'hetlab_rack_power_watts' 'hetlab_up' 'time() - hetlab_start_time_seconds'; do
+	            'rate(hetlab_job_submits_total[1h])' 'hetlab_rack_power_watts' 'hetlab_up' 'time() - hetlab_start_time_seconds' \
+	            'histogram_quantile(0.95, sum by (le) (increase(hetlab_job_wait_seconds_bucket[1h])))' \
+	            'hetlab_tenant_gpus_allocated' 'hetlab_tenant_cores_allocated'; do
 		probe=$(printf '%s' "$expr" | sed 's/\[1h\]/[$__rate_interval]/')
 		tr -d '\\"' < "$DASH" | grep -qF "$(printf '%s' "$probe" | tr -d '"')" || bad "the dashboard has the query $expr"
 		[ "$(nresults "$expr" "$T")" -gt 0 ] || bad "dashboard query $expr has data at $T"

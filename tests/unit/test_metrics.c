@@ -707,7 +707,20 @@ static bool rendered_family(const char *text, const char *name)
 {
 	char h[160];
 	snprintf(h, sizeof h, "# TYPE %s ", name);
-	return strstr(text, h) != NULL;
+	if (strstr(text, h))
+		return true;
+	/* a histogram's series: NAME_bucket, NAME_sum, NAME_count of "# TYPE NAME histogram" */
+	static const char *const sfx[] = { "_bucket", "_sum", "_count" };
+	size_t n = strlen(name);
+	for (int k = 0; k < 3; k++) {
+		size_t m = strlen(sfx[k]);
+		if (n > m && strcmp(name + n - m, sfx[k]) == 0) {
+			snprintf(h, sizeof h, "# TYPE %.*s histogram", (int)(n - m), name);
+			if (strstr(text, h))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Every "expr" of every panel (and templating query) in the dashboard. */
