@@ -4,6 +4,7 @@
 #include "cli/cmd.h"
 #include "live/daemon.h"
 #include "live/state.h"
+#include "policies/policy.h"
 #include "sim/cluster.h"
 #include "traces/livecfg.h"
 #include "traces/scenario.h"
@@ -45,7 +46,14 @@ int cmd_live(int argc, char **argv)
 		case CLI_ERR: return CLI_USAGE;
 		case OPT_CONFIG: config = ap.val; break;
 		case OPT_EXECUTOR: o.executor = ap.val; break;
-		case OPT_POLICY: o.policy = ap.val; break;
+		case OPT_POLICY:
+			o.policy = ap.val;
+			if (!policy_find(o.policy)) {
+				char names[256];
+				policy_names(names, sizeof names);
+				return cli_usage(&ap, "--policy: unknown policy '%s' (known: %s)", o.policy, names);
+			}
+			break;
 		case OPT_STATE: state = ap.val; break;
 		case OPT_METRICS_ADDR: o.metrics_addr = ap.val; break;
 		case OPT_METRICS_PORT:

@@ -78,6 +78,10 @@ got=$(rc "$HETLAB" trace frobnicate x)
 check_eq "run --seed bad exits 2" "$(rc "$HETLAB" run --seed=x)" 2
 check_eq "run --policy bad exits 2" "$(rc "$HETLAB" run --policy=nope --out "$TMP/c.db")" 2
 check_eq "run --seed without a value exits 2" "$(rc "$HETLAB" run --seed)" 2
+check_eq "live --policy bad exits 2" "$(rc "$HETLAB" live --policy=nope --config "$TMP/none.json")" 2
+check_eq "live --metrics-port bad exits 2" "$(rc "$HETLAB" live --metrics-port 70000 --config "$TMP/none.json")" 2
+check_eq "sweep -j0 exits 2" "$(rc "$HETLAB" sweep -j0 x.json)" 2
+check_eq "compare --level=2 exits 2" "$(rc "$HETLAB" compare a b --level=2)" 2
 check_eq "run: a missing scenario file exits 1" "$(rc "$HETLAB" run "$TMP/none.json" --out "$TMP/c.db")" 1
 check_eq "report: a missing database exits 1" "$(rc "$HETLAB" report "$TMP/none.db")" 1
 check_eq "plot --out=DIR" "$(rc "$HETLAB" plot "$TMP/a.db" --out="$TMP/figs")" \
