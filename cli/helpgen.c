@@ -396,6 +396,9 @@ static void print_bash(FILE *out)
 	      "_hetlab()\n{\n"
 	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
 	      "\tlocal key=${COMP_WORDS[1]} first=2 opts=\"\" pos=none\n"
+	      "\t# --opt=value: bash splits at '=' (COMP_WORDBREAKS)\n"
+	      "\tif [ \"$cur\" = \"=\" ]; then cur=\"\"; prev=${COMP_WORDS[COMP_CWORD-1]};\n"
+	      "\telif [ \"$prev\" = \"=\" ] && [ \"$COMP_CWORD\" -ge 3 ]; then prev=${COMP_WORDS[COMP_CWORD-2]}; fi\n"
 	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\t_hetlab_words \"", out);
 	command_words(out);
 	fputs(" --help --version\"\n\t\treturn\n\tfi\n\tcase \"$key\" in\n", out);

@@ -242,6 +242,8 @@ check_eq "bash: hetlab ru<TAB>" "$(comp 'hetlab ru' 1)" "run"
 check_eq "bash: hetlab run --pol<TAB>" "$(comp 'hetlab run --pol' 2)" "--policy="
 comp 'hetlab run --policy ""' 3 | grep -qw easy && ok "bash: --policy <TAB> lists the policies" || bad "bash policy words"
 check_eq "bash: hetlab trace c<TAB>" "$(comp 'hetlab trace c' 2)" "convert"
+check_eq "bash: hetlab report x --format=<TAB>" "$(comp 'hetlab report x --format =' 4)" "text json markdown html"
+check_eq "bash: hetlab report x --format=j<TAB>" "$(comp 'hetlab report x --format = j' 5)" "json"
 check_eq "bash: hetlab report x --format <TAB>" "$(comp 'hetlab report x --format ""' 4)" "text json markdown html"
 if command -v zsh >/dev/null; then
 	zsh -n "$BUILD/completion/_hetlab" && ok "zsh completion parses" || bad "zsh completion syntax"
