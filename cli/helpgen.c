@@ -232,7 +232,7 @@ static void man_synopsis(FILE *out, const char *prog, const struct cli_cmd *c)
 	fputs(".br\n", out);
 }
 
-static void man_tail(FILE *out, const char *see)
+static void man_tail(FILE *out, const char *see, bool top)
 {
 	fputs(".SH EXIT STATUS\n.TP\n0\nsuccess.\n.TP\n1\nthe work failed: a bad input file, a failed run, "
 	      "a check that did not pass.\n.TP\n2\na usage error: an unknown option, a bad or missing "
@@ -245,7 +245,12 @@ static void man_tail(FILE *out, const char *see)
 		roff(out, see);
 		fputs(".\n.PP\n", out);
 	}
-	fputs(".BR hetlab (1)\n", out);
+	if (!top) {
+		fputs(".BR hetlab (1)\n", out);
+		return;
+	}
+	for (const struct cli_cmd *c = cli_commands; c->name; c++)
+		fprintf(out, ".BR hetlab\\-%s (1)%s\n", c->name, c[1].name ? "," : "");
 }
 
 static void man_head(FILE *out, const char *page, const char *name, const char *summary)
@@ -283,7 +288,7 @@ int cli_print_man(FILE *out, const char *path)
 			roff(out, c->summary);
 			fputs(".\n", out);
 		}
-		man_tail(out, "README.md, docs/");
+		man_tail(out, "README.md, docs/", true);
 		return 0;
 	}
 	const struct cli_cmd *c = cli_cmd_find(path);
@@ -328,7 +333,7 @@ int cli_print_man(FILE *out, const char *path)
 		fputs(".SH OPTIONS\n", out);
 		man_opts(out, c);
 	}
-	man_tail(out, c->see);
+	man_tail(out, c->see, false);
 	return 0;
 }
 
