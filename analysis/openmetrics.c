@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/sacct.h"
+#include "analysis/joblist.h"
 
 /* The wait-time histogram's upper bounds, in seconds: the same as the live
  * daemon's (live/metrics.c, metrics_wait_buckets_s; tests/unit/test_openmetrics.c
@@ -455,7 +455,7 @@ static int64_t run_created(struct om *m)
 	int64_t t = 0;
 	if (sqlite3_prepare_v2(m->db, "SELECT created FROM run LIMIT 1", -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		if (sacct_parse_time((const char *)sqlite3_column_text(st, 0), 0, &t) != 0)
+		if (joblist_parse_time((const char *)sqlite3_column_text(st, 0), 0, &t) != 0)
 			t = 0;
 	sqlite3_finalize(st);
 	return t;

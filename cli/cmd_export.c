@@ -1,7 +1,7 @@
 /* hetlab export openmetrics RUN.DB — a run's samples for Prometheus
  * (analysis/openmetrics.h). Argument parsing and the atomic --out. */
 #include "analysis/openmetrics.h"
-#include "analysis/sacct.h"
+#include "analysis/joblist.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
 
@@ -35,7 +35,7 @@ static int export_openmetrics(int argc, char **argv)
 	if (out_path && !*out_path)
 		return cli_usage(&p, "--out needs a file name");
 	int64_t origin_s = -1;
-	if (origin && (origin[0] == '+' || sacct_parse_time(origin, 0, &origin_s)))
+	if (origin && (origin[0] == '+' || joblist_parse_time(origin, 0, &origin_s)))
 		return cli_usage(&p, "--origin: '%s': expected YYYY-MM-DD[THH:MM[:SS]] (UTC)", origin);
 	/* --out: a temporary sibling renamed over FILE, never a half-written file. */
 	char tmp[4096 + 32];

@@ -1,6 +1,6 @@
-/* hetlab jobs RUN.DB — a run's jobs listed like sacct (analysis/sacct.h).
+/* hetlab jobs RUN.DB — a run's jobs listed like sacct (analysis/joblist.h).
  * Argument parsing only. */
-#include "analysis/sacct.h"
+#include "analysis/joblist.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
 
@@ -8,7 +8,7 @@ int cmd_jobs(int argc, char **argv);
 int cmd_jobs(int argc, char **argv)
 {
 	struct cli_args p;
-	struct sacct_opts o = { 0 };
+	struct joblist_opts o = { 0 };
 	const char *db = NULL;
 	bool helpformat = false;
 	int c;
@@ -34,15 +34,15 @@ int cmd_jobs(int argc, char **argv)
 			break;
 		}
 	if (helpformat) {
-		sacct_print_fields(stdout);
+		joblist_print_fields(stdout);
 		return CLI_OK;
 	}
 	if (!db)
 		return cli_usage(&p, "which run? (hetlab jobs RUN.DB)");
 	char err[1024];
-	if (sacct_check(&o, err, sizeof err))
+	if (joblist_check(&o, err, sizeof err))
 		return cli_usage(&p, "%s", err);
-	if (sacct_list(db, &o, stdout, err, sizeof err)) {
+	if (joblist_print(db, &o, stdout, err, sizeof err)) {
 		fprintf(stderr, "hetlab jobs: %s\n", err);
 		return CLI_FAIL;
 	}

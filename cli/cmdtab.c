@@ -117,8 +117,9 @@ static const struct cli_cmd trace_subs[] = {
 	  "ran are written as JSON Lines (OUT.jsonl) or as a Standard Workload Format\n"
 	  "trace (OUT.swf) with the SWF header comments, for other schedulers'\n"
 	  "tools. IN: SWF (plain or .gz), .jsonl, .csv (.csv.gz: an Alibaba openb pod\n"
-	  "list, else the Alibaba DLRM trace) or a results database; a relative path\n"
-	  "not found here is looked up in the trace directory.",
+	  "list, else the Alibaba DLRM trace), a Slurm accounting dump (sacct -P) or\n"
+	  "a results database; a relative path not found here is looked up in the\n"
+	  "trace directory.",
 	  convert_opts, NULL, F, "docs/traces.md", NULL },
 	{ "inspect", "FILE", "print a trace's statistics",
 	  "Prints a trace's statistics: arrivals by hour and weekday, size and\n"

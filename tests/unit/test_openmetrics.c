@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "analysis/openmetrics.h"
-#include "analysis/sacct.h"
+#include "analysis/joblist.h"
 #include "live/metrics.h"
 
 static void test_same_bounds(void **state)
@@ -29,30 +29,30 @@ static void test_times(void **state)
 {
 	(void)state;
 	int64_t t;
-	assert_int_equal(sacct_parse_time("2026-01-05", 0, &t), 0);
+	assert_int_equal(joblist_parse_time("2026-01-05", 0, &t), 0);
 	assert_int_equal(t, 1767571200);
-	assert_int_equal(sacct_parse_time("2026-01-05T01:02:03", 0, &t), 0);
+	assert_int_equal(joblist_parse_time("2026-01-05T01:02:03", 0, &t), 0);
 	assert_int_equal(t, 1767571200 + 3723);
-	assert_int_equal(sacct_parse_time("2026-01-05T01:02Z", 0, &t), 0);
+	assert_int_equal(joblist_parse_time("2026-01-05T01:02Z", 0, &t), 0);
 	assert_int_equal(t, 1767571200 + 3720);
-	assert_int_equal(sacct_parse_time("+90", 1000, &t), 0);
+	assert_int_equal(joblist_parse_time("+90", 1000, &t), 0);
 	assert_int_equal(t, 1090);
 	static const char *const bad[] = { "yesterday", "2026-13-01", "2026-01-05T25:00", "+", "+-3", "2026-01-05x", "1969-12-31" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		assert_int_equal(sacct_parse_time(bad[i], 0, &t), -1);
-	struct sacct_opts o = { .format = "JobID,State%-12,AllocTRES%40" };
+		assert_int_equal(joblist_parse_time(bad[i], 0, &t), -1);
+	struct joblist_opts o = { .format = "JobID,State%-12,AllocTRES%40" };
 	char err[256];
-	assert_int_equal(sacct_check(&o, err, sizeof err), 0);
+	assert_int_equal(joblist_check(&o, err, sizeof err), 0);
 	o.format = "JobID,Nope";
-	assert_int_equal(sacct_check(&o, err, sizeof err), -1);
+	assert_int_equal(joblist_check(&o, err, sizeof err), -1);
 	assert_non_null(strstr(err, "unknown field 'Nope'"));
 	o.format = "JobID%0";
-	assert_int_equal(sacct_check(&o, err, sizeof err), -1);
+	assert_int_equal(joblist_check(&o, err, sizeof err), -1);
 	o.format = NULL;
 	o.states = "CD,FAILED,oom";
-	assert_int_equal(sacct_check(&o, err, sizeof err), 0);
+	assert_int_equal(joblist_check(&o, err, sizeof err), 0);
 	o.states = "DONE";
-	assert_int_equal(sacct_check(&o, err, sizeof err), -1);
+	assert_int_equal(joblist_check(&o, err, sizeof err), -1);
 }
 
 static void test_pass_histogram(void **state)

@@ -1,6 +1,6 @@
-/* sacct — `hetlab jobs`: a run's job table printed with sacct's fields,
- * formats and filters (analysis/sacct.h). */
-#include "analysis/sacct.h"
+/* joblist — `hetlab jobs`: a run's job table printed with sacct's fields,
+ * formats and filters (analysis/joblist.h). */
+#include "analysis/joblist.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -155,7 +155,7 @@ static int check_states(const char *list, char *err, size_t errlen)
 	return 0;
 }
 
-int sacct_parse_time(const char *s, int64_t origin, int64_t *out)
+int joblist_parse_time(const char *s, int64_t origin, int64_t *out)
 {
 	if (s[0] == '+') {
 		char *end;
@@ -192,7 +192,7 @@ int sacct_parse_time(const char *s, int64_t origin, int64_t *out)
 	return 0;
 }
 
-int sacct_check(const struct sacct_opts *o, char *err, size_t errlen)
+int joblist_check(const struct joblist_opts *o, char *err, size_t errlen)
 {
 	struct col cols[MAX_COLS];
 	int ncols;
@@ -204,7 +204,7 @@ int sacct_check(const struct sacct_opts *o, char *err, size_t errlen)
 	const char *const what[3] = { "--starttime", "--endtime", "--origin" };
 	const char *const val[3] = { o->start, o->end, o->origin };
 	for (int k = 0; k < 3; k++)
-		if (val[k] && (sacct_parse_time(val[k], 0, &t) || (k == 2 && val[k][0] == '+'))) {
+		if (val[k] && (joblist_parse_time(val[k], 0, &t) || (k == 2 && val[k][0] == '+'))) {
 			snprintf(err, errlen, "%s: '%s': expected YYYY-MM-DD[THH:MM[:SS]] (UTC)%s", what[k], val[k],
 			         k == 2 ? "" : " or +SECONDS from the run's start");
 			return -1;
@@ -437,20 +437,20 @@ static int run_origin(sqlite3 *db, const char *path, int64_t *origin, char *err,
 	}
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		const char *c = (const char *)sqlite3_column_text(st, 0);
-		if (sacct_parse_time(c, 0, origin) != 0)
+		if (joblist_parse_time(c, 0, origin) != 0)
 			*origin = 0;
 	}
 	sqlite3_finalize(st);
 	return 0;
 }
 
-int sacct_list(const char *path, const struct sacct_opts *o, FILE *out, char *err, size_t errlen)
+int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, char *err, size_t errlen)
 {
 	struct col cols[MAX_COLS];
 	int ncols, rc = -1;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
-	if (sacct_check(o, err, errlen) || parse_format(o->format, cols, &ncols, err, errlen))
+	if (joblist_check(o, err, errlen) || parse_format(o->format, cols, &ncols, err, errlen))
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
@@ -458,13 +458,13 @@ int sacct_list(const char *path, const struct sacct_opts *o, FILE *out, char *er
 	}
 	int64_t origin = 0, wstart = INT64_MIN, wend = INT64_MAX;
 	if (o->origin)
-		sacct_parse_time(o->origin, 0, &origin);
+		joblist_parse_time(o->origin, 0, &origin);
 	else if (run_origin(db, path, &origin, err, errlen))
 		goto out;
 	if (o->start)
-		sacct_parse_time(o->start, origin, &wstart);
+		joblist_parse_time(o->start, origin, &wstart);
 	if (o->end)
-		sacct_parse_time(o->end, origin, &wend);
+		joblist_parse_time(o->end, origin, &wend);
 	bool have_energy = has_column(db, "job", "energy_j") == 1;
 	bool have_restarts = has_column(db, "job", "restarts") == 1;
 	char sql[1024];
@@ -557,7 +557,7 @@ out:
 	return rc;
 }
 
-void sacct_print_fields(FILE *out)
+void joblist_print_fields(FILE *out)
 {
 	for (int f = 0; f < F_NFIELDS; f++)
 		fprintf(out, "%-20s%s", fields[f].name, f % 4 == 3 || f == F_NFIELDS - 1 ? "\n" : "");
