@@ -173,6 +173,7 @@ static const struct cli_opt compare_opts[] = {
 
 static const struct cli_opt plot_opts[] = {
 	O_OUT("DIR", "the folder for the figures (required)", D),
+	{ OPT_METRIC, "metric", 0, "M", "a sweep summary: draw this metric (default the headline metrics)", CLI_REPEAT, 0, NULL },
 	END,
 };
 
@@ -411,7 +412,7 @@ const struct cli_cmd cli_commands[] = {
 	  "the interval's level; --warmup, --cooldown and --arrivals-only set the\n"
 	  "measurement window.",
 	  compare_opts, NULL, D, "docs/compare.md", cmd_compare },
-	{ "plot", "RUN.DB", "draw a run's figures with gnuplot",
+	{ "plot", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "draw the figures of a run, a sweep, a plan or a frag experiment",
 	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
 	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time\n"
@@ -419,7 +420,10 @@ const struct cli_cmd cli_commands[] = {
 	  "power against its cap (rack_power), the hottest node of each rack\n"
 	  "(node_temp), the waiting-time CDF per class (wait_cdf) and core-hours per\n"
 	  "tenant stacked over time (tenants); the power and thermal figures need a\n"
-	  "run with the power model. It prints each file it wrote.",
+	  "run with the power model. It prints each file it wrote. Also draws a\n"
+	  "sweep's summary (each metric against each parameter; the sweep's\n"
+	  "summary.db or folder), a plan's frontier (plan.json or its folder) and\n"
+	  "a frag database's allocation curves.",
 	  plot_opts, NULL, F, "docs/results.md", cmd_plot },
 	{ "sweep", "SWEEP.json", "run a grid of scenario variants x seeds",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
