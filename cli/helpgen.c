@@ -74,8 +74,7 @@ void cli_print_help(FILE *out, const struct cli_cmd *c, const char *prog)
 			fprintf(out, "%s%*s", lab, n < OPTCOL ? OPTCOL - n : 1, "");
 			wrap(out, s->summary, n < OPTCOL ? OPTCOL : n + 1, OPTCOL);
 		}
-		fprintf(out, "\n'hetlab %s COMMAND --help' (or 'hetlab help %s COMMAND') tells more.\n%s\n",
-		        prog, prog, exit_text);
+		fprintf(out, "\n'hetlab %s COMMAND --help' tells more.\n%s\n", prog, exit_text);
 		if (c->see)
 			fprintf(out, "See %s.\n", c->see);
 		return;
