@@ -1,8 +1,10 @@
 /* cmd_live — `hetlab live` (the daemon) and its clients `hetlab submit`,
  * `hetlab queue`, `hetlab cancel`, and `hetlab replay`. docs/live.md. */
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "live/daemon.h"
 #include "live/state.h"
+#include "policies/policy.h"
 #include "sim/cluster.h"
 #include "traces/livecfg.h"
 #include "traces/scenario.h"
@@ -30,72 +32,50 @@ static void on_signal(int sig)
 	g_stop = 1;
 }
 
-static const char *need_arg(int argc, char **argv, int *i, const char *cmd)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "hetlab %s: %s needs a value\n", cmd, argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int cmd_live(int argc, char **argv)
 {
 	const char *config = NULL, *state = NULL;
 	struct live_opts o = { .metrics_port = -1 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--executor") == 0) {
-			if (!(o.executor = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--policy") == 0) {
-			if (!(o.policy = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--metrics-addr") == 0) {
-			if (!(o.metrics_addr = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--metrics-port") == 0) {
-			char *end;
-			if (!(v = need_arg(argc, argv, &i, "live")))
-				return 2;
-			long p = strtol(v, &end, 10);
-			if (*end || p < 0 || p > 65535) {
-				fprintf(stderr, "hetlab live: --metrics-port: expected a port 0-65535, got '%s'\n", v);
-				return 2;
+	struct cli_args ap;
+	int opt;
+	long long port;
+	cli_args_init(&ap, "live", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_EXECUTOR: o.executor = ap.val; break;
+		case OPT_POLICY:
+			o.policy = ap.val;
+			if (!policy_find(o.policy)) {
+				char names[256];
+				policy_names(names, sizeof names);
+				return cli_usage(&ap, "--policy: unknown policy '%s' (known: %s)", o.policy, names);
 			}
-			o.metrics_port = (int)p;
+			break;
+		case OPT_STATE: state = ap.val; break;
+		case OPT_METRICS_ADDR: o.metrics_addr = ap.val; break;
+		case OPT_METRICS_PORT:
+			if (cli_long(&ap, 0, 65535, &port))
+				return CLI_USAGE;
+			o.metrics_port = (int)port;
 			if (!o.metrics_addr)
 				o.metrics_addr = "127.0.0.1";
-		} else if (strcmp(a, "--metrics-public") == 0) {
-			o.metrics_public = true;
-		} else if (strcmp(a, "--exit-when-idle") == 0) {
-			o.exit_when_idle = true;
-		} else if (strcmp(a, "--max-s") == 0) {
-			char *end;
-			if (!(v = need_arg(argc, argv, &i, "live")))
-				return 2;
-			o.max_s = strtod(v, &end);
-			if (*end || !(o.max_s > 0)) {
-				fprintf(stderr, "hetlab live: --max-s: expected seconds > 0, got '%s'\n", v);
-				return 2;
-			}
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			o.quiet = true;
-		} else {
-			fprintf(stderr, "hetlab live: unknown argument '%s' (see hetlab help live)\n", a);
-			return 2;
+			break;
+		case OPT_METRICS_PUBLIC: o.metrics_public = true; break;
+		case OPT_EXIT_WHEN_IDLE: o.exit_when_idle = true; break;
+		case OPT_MAX_S:
+			if (cli_double(&ap, 0, 1e12, &o.max_s))
+				return CLI_USAGE;
+			if (!(o.max_s > 0))
+				return cli_usage(&ap, "--max-s: expected seconds > 0, got '%s'", ap.val);
+			break;
+		case OPT_QUIET: o.quiet = true; break;
+		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
-	}
-	if (!config) {
-		fprintf(stderr, "hetlab live: --config LIVE.json is required (see docs/live.md)\n");
-		return 2;
-	}
+	if (!config)
+		return cli_usage(&ap, "--config LIVE.json is required (see docs/live.md)");
 	struct live_cfg cfg;
 	char err[1024];
 	if (livecfg_load(config, &cfg, err, sizeof err)) {
@@ -142,17 +122,6 @@ static int state_dir_of(const char *config, const char *state, char *out, size_t
 	}
 	snprintf(out, len, "%s", cfg.state_dir);
 	return 0;
-}
-
-/* --config FILE or --state DIR at argv[*i]: 1 taken, 0 not one of them,
- * -1 a usage error (said). */
-static int state_opt(int argc, char **argv, int *i, const char *cmd, const char **config, const char **state)
-{
-	const char *a = argv[*i];
-	const char **to = strcmp(a, "--config") == 0 ? config : strcmp(a, "--state") == 0 ? state : NULL;
-	if (!to)
-		return 0;
-	return (*to = need_arg(argc, argv, i, cmd)) ? 1 : -1;
 }
 
 /* Opens the state of --config/--state (read-only for ro). The exit status
@@ -251,30 +220,24 @@ static char *check_job(const char *src, int64_t line, const char *text, struct c
 int cmd_submit(int argc, char **argv)
 {
 	const char *config = NULL, *state = NULL, *job = NULL, *file = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = state_opt(argc, argv, &i, "submit", &config, &state);
-		if (so < 0)
-			return 2;
-		if (so > 0)
-			continue;
-		if (strcmp(a, "--job") == 0) {
-			if (!(job = need_arg(argc, argv, &i, "submit")))
-				return 2;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab submit: unknown option '%s'\n", a);
-			return 2;
-		} else if (!file) {
-			file = a;
-		} else {
-			fprintf(stderr, "hetlab submit: one JOBS.jsonl file (or - for stdin) at most\n");
-			return 2;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "submit", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_STATE: state = ap.val; break;
+		case OPT_JOB: job = ap.val; break;
+		case CLI_POS:
+			if (file)
+				return cli_usage(&ap, "one JOBS.jsonl file (or - for stdin) at most");
+			file = ap.val;
+			break;
 		}
-	}
-	if (!job && !file) {
-		fprintf(stderr, "hetlab submit: give --job '{...}' or a JOBS.jsonl file (- for stdin)\n");
-		return 2;
-	}
+	if (!job && !file)
+		return cli_usage(&ap, "give --job '{...}' or a JOBS.jsonl file (- for stdin)");
 	char dir[4096];
 	int r = state_dir_of(config, state, dir, sizeof dir, "submit");
 	if (r)
@@ -367,25 +330,26 @@ int cmd_cancel(int argc, char **argv)
 	const char *config = NULL, *state = NULL;
 	int64_t ids[256];
 	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-		int so = state_opt(argc, argv, &i, "cancel", &config, &state);
-		if (so < 0)
-			return 2;
-		if (so > 0)
-			continue;
-		long long v = strtoll(a, &end, 10);
-		if (*end || v < 0 || n == 256) {
-			fprintf(stderr, "hetlab cancel: expected job ids (at most 256), got '%s'\n", a);
-			return 2;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "cancel", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_STATE: state = ap.val; break;
+		case CLI_POS: {
+			char *end;
+			long long v = strtoll(ap.val, &end, 10);
+			if (*end || end == ap.val || v < 0 || n == 256)
+				return cli_usage(&ap, "expected job ids (at most 256), got '%s'", ap.val);
+			ids[n++] = v;
+			break;
 		}
-		ids[n++] = v;
-	}
-	if (n == 0) {
-		fprintf(stderr, "hetlab cancel: which jobs? (hetlab cancel --state DIR ID...)\n");
-		return 2;
-	}
+		}
+	if (n == 0)
+		return cli_usage(&ap, "which jobs? (hetlab cancel --state DIR ID...)");
 	struct lstate st;
 	int rc = open_state(config, state, "cancel", false, &st);
 	if (rc)
@@ -402,24 +366,23 @@ int cmd_approve(int argc, char **argv)
 	const char *config = NULL, *state = NULL;
 	const char *names[64];
 	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = state_opt(argc, argv, &i, "approve", &config, &state);
-		if (so < 0)
-			return 2;
-		if (so > 0)
-			continue;
-		if (a[0] == '-' || n == 64) {
-			fprintf(stderr, "hetlab approve: unexpected argument '%s'\n", a);
-			return 2;
-		} else {
-			names[n++] = a;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "approve", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_STATE: state = ap.val; break;
+		case CLI_POS:
+			if (n == 64)
+				return cli_usage(&ap, "at most 64 tenants ('%s')", ap.val);
+			names[n++] = ap.val;
+			break;
 		}
-	}
-	if (n == 0) {
-		fprintf(stderr, "hetlab approve: which tenants? (hetlab approve --state DIR TENANT...)\n");
-		return 2;
-	}
+	if (n == 0)
+		return cli_usage(&ap, "which tenants? (hetlab approve --state DIR TENANT...)");
 	struct lstate st;
 	int rc = open_state(config, state, "approve", false, &st);
 	if (rc)
@@ -458,22 +421,19 @@ int cmd_queue(int argc, char **argv)
 {
 	const char *config = NULL, *state = NULL;
 	bool all = false, json = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = state_opt(argc, argv, &i, "queue", &config, &state);
-		if (so < 0)
-			return 2;
-		if (so > 0)
-			continue;
-		if (strcmp(a, "--all") == 0) {
-			all = true;
-		} else if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else {
-			fprintf(stderr, "hetlab queue: unknown argument '%s'\n", a);
-			return 2;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "queue", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_STATE: state = ap.val; break;
+		case OPT_ALL: all = true; break;
+		case OPT_JSON: json = true; break;
+		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
-	}
 	struct lstate st;
 	char err[1024];
 	int r = open_state(config, state, "queue", true, &st);
@@ -490,27 +450,23 @@ int cmd_replay(int argc, char **argv)
 {
 	const char *dir = NULL, *results = NULL;
 	bool quiet = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--results") == 0) {
-			if (!(results = need_arg(argc, argv, &i, "replay")))
-				return 2;
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			quiet = true;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "hetlab replay: unknown option '%s'\n", a);
-			return 2;
-		} else if (!dir) {
-			dir = a;
-		} else {
-			fprintf(stderr, "hetlab replay: one STATE_DIR\n");
-			return 2;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "replay", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_RESULTS: results = ap.val; break;
+		case OPT_QUIET: quiet = true; break;
+		case CLI_POS:
+			if (dir)
+				return cli_usage(&ap, "one STATE_DIR");
+			dir = ap.val;
+			break;
 		}
-	}
-	if (!dir) {
-		fprintf(stderr, "hetlab replay: give the daemon's STATE_DIR (its state.db holds the recording)\n");
-		return 2;
-	}
+	if (!dir)
+		return cli_usage(&ap, "give the daemon's STATE_DIR (its state.db holds the recording)");
 	char err[1024];
 	if (results) {
 		if (live_results(dir, results, err, sizeof err)) {
