@@ -1,5 +1,6 @@
 /* hetlab audit verify|prune|export — the results file's hash-chained audit
  * log (analysis/audit.h, docs/audit.md). */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <inttypes.h>
@@ -14,41 +15,6 @@
 
 #define MAX_ARCHIVES 256
 
-static const char usage[] =
-	"usage: hetlab audit verify [--archive FILE.jsonl.gz]... [--key FILE | --pubkey FILE]\n"
-	"                           [--expect-head HASH] RUN.DB\n"
-	"       hetlab audit prune RUN.DB [--older-than DAYS | --before DAYS] [--archive FILE.jsonl.gz]\n"
-	"                          [--key FILE]\n"
-	"       hetlab audit export RUN.DB [--out FILE.jsonl]\n";
-
-/* The value of option argv[*i] ("--opt V" or "--opt=V"); NULL when it is
- * not that option. Sets *missing when the value is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt, int *missing)
-{
-	size_t n = strlen(opt);
-	const char *a = argv[*i];
-	if (strncmp(a, opt, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "hetlab audit: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n%s", usage);
-	return 2;
-}
-
-/* Loads --key / --pubkey FILE; NULL after printing why. */
 static struct audit_key *load_key(const char *path, bool public_ok)
 {
 	char err[1024];
@@ -103,35 +69,35 @@ static int audit_verify_cmd(int argc, char **argv)
 	const char *db = NULL, *keyfile = NULL, *pubfile = NULL, *expect = NULL;
 	const char *archives[MAX_ARCHIVES];
 	int narchives = 0;
-	for (int i = 1; i < argc; i++) {
-		int missing = 0;
-		const char *v;
-		if ((v = opt_value(argc, argv, &i, "--archive", &missing))) {
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "audit verify", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_ARCHIVE:
 			if (narchives == MAX_ARCHIVES)
-				return usage_error("at most 256 archives (%s)", v);
-			archives[narchives++] = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--key", &missing))) {
-			keyfile = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--pubkey", &missing))) {
-			pubfile = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--expect-head", &missing))) {
-			if (!is_hex_hash(v))
-				return usage_error("--expect-head: expected the head's 64 hex digits, got '%s'", v);
-			expect = v;
-		} else if (missing) {
-			return usage_error("%s needs a value", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("unknown option '%s'", argv[i]);
-		} else if (db) {
-			return usage_error("one database at a time ('%s')", argv[i]);
-		} else {
-			db = argv[i];
+				return cli_usage(&ap, "at most 256 archives (%s)", ap.val);
+			archives[narchives++] = ap.val;
+			break;
+		case OPT_KEY: keyfile = ap.val; break;
+		case OPT_PUBKEY: pubfile = ap.val; break;
+		case OPT_EXPECT_HEAD:
+			if (!is_hex_hash(ap.val))
+				return cli_usage(&ap, "--expect-head: expected the head's 64 hex digits, got '%s'", ap.val);
+			expect = ap.val;
+			break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&ap, "one database at a time ('%s')", ap.val);
+			db = ap.val;
+			break;
 		}
-	}
 	if (!db)
-		return usage_error("%s", "no database given");
+		return cli_usage(&ap, "%s", "no database given");
 	if (keyfile && pubfile)
-		return usage_error("%s", "--key or --pubkey, not both");
+		return cli_usage(&ap, "%s", "--key or --pubkey, not both");
 	struct audit_key *key = NULL;
 	if ((keyfile || pubfile) && !(key = load_key(keyfile ? keyfile : pubfile, true)))
 		return 1;
@@ -152,33 +118,30 @@ static int audit_prune_cmd(int argc, char **argv)
 {
 	const char *db = NULL, *days_arg = NULL, *keyfile = NULL;
 	struct audit_prune_opts o = { .days = AUDIT_DEFAULT_RETENTION_DAYS };
-	for (int i = 1; i < argc; i++) {
-		int missing = 0;
-		const char *v;
-		if ((v = opt_value(argc, argv, &i, "--older-than", &missing)) ||
-		    (!missing && (v = opt_value(argc, argv, &i, "--before", &missing)))) {
-			days_arg = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--archive", &missing))) {
-			o.archive = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--key", &missing))) {
-			keyfile = v;
-		} else if (missing) {
-			return usage_error("%s needs a value", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("unknown option '%s'", argv[i]);
-		} else if (db) {
-			return usage_error("one database at a time ('%s')", argv[i]);
-		} else {
-			db = argv[i];
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "audit prune", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_OLDER_THAN:
+		case OPT_BEFORE: days_arg = ap.val; break;
+		case OPT_ARCHIVE: o.archive = ap.val; break;
+		case OPT_KEY: keyfile = ap.val; break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&ap, "one database at a time ('%s')", ap.val);
+			db = ap.val;
+			break;
 		}
-	}
 	if (!db)
-		return usage_error("%s", "no database given");
+		return cli_usage(&ap, "%s", "no database given");
 	if (days_arg) {
 		char *end = NULL;
 		o.days = strtod(days_arg, &end);
 		if (end == days_arg || *end || !isfinite(o.days))
-			return usage_error("DAYS must be a number of days, got '%s'", days_arg);
+			return cli_usage(&ap, "DAYS must be a number of days, got '%s'", days_arg);
 	}
 	struct audit_key *key = NULL;
 	if (keyfile && !(key = load_key(keyfile, false)))
@@ -209,22 +172,22 @@ static int audit_prune_cmd(int argc, char **argv)
 static int audit_export_cmd(int argc, char **argv)
 {
 	const char *db = NULL, *out = NULL;
-	for (int i = 1; i < argc; i++) {
-		int missing = 0;
-		const char *v = opt_value(argc, argv, &i, "--out", &missing);
-		if (missing)
-			return usage_error("%s needs a file", argv[i]);
-		if (v)
-			out = v;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("unknown option '%s'", argv[i]);
-		else if (db)
-			return usage_error("one database at a time ('%s')", argv[i]);
-		else
-			db = argv[i];
-	}
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "audit export", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_OUT: out = ap.val; break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&ap, "one database at a time ('%s')", ap.val);
+			db = ap.val;
+			break;
+		}
 	if (!db)
-		return usage_error("%s", "no database given");
+		return cli_usage(&ap, "%s", "no database given");
 	char err[1024];
 	int64_t n = 0;
 	if (audit_export(db, out, &n, err, sizeof err) < 0) {
@@ -236,29 +199,17 @@ static int audit_export_cmd(int argc, char **argv)
 	return 0;
 }
 
-/* Declared in cli/main.c beside its dispatch entry. */
+/* Declared in cli/cmdtab.c beside its table entry. */
 int cmd_audit(int argc, char **argv);
 int cmd_audit(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	const char *sub = argv[1];
-	if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		}
-	if (strcmp(sub, "verify") == 0)
+	int rc;
+	const struct cli_cmd *sub = cli_sub_find("audit", argc, argv, &rc);
+	if (!sub)
+		return rc;
+	if (strcmp(sub->name, "verify") == 0)
 		return audit_verify_cmd(argc - 1, argv + 1);
-	if (strcmp(sub, "prune") == 0)
+	if (strcmp(sub->name, "prune") == 0)
 		return audit_prune_cmd(argc - 1, argv + 1);
-	if (strcmp(sub, "export") == 0)
-		return audit_export_cmd(argc - 1, argv + 1);
-	return usage_error("unknown audit command '%s'", sub);
+	return audit_export_cmd(argc - 1, argv + 1);
 }

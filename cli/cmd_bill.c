@@ -1,6 +1,7 @@
 /* hetlab bill RUN.DB [--period month|week|day] [--format text|json|csv]
  * [--records] — invoices per tenant and billing period from a run's
  * results file, with the reconciliation (docs/billing.md). */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <stdbool.h>
@@ -14,56 +15,36 @@
 /* Declared here for -Wmissing-prototypes; main.c's table names it. */
 int cmd_bill(int argc, char **argv);
 
-static const char usage[] =
-	"usage: hetlab bill RUN.DB [--period month|week|day] [--format text|json|csv] [--records]\n";
-
 int cmd_bill(int argc, char **argv)
 {
 	const char *db = NULL, *format = "text", *period = NULL;
 	bool records = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--period") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hetlab bill: %s needs a value\n%s", a, usage);
-				return 2;
-			}
-			if (strcmp(a, "--format") == 0)
-				format = argv[++i];
-			else
-				period = argv[++i];
-		} else if (strncmp(a, "--format=", 9) == 0) {
-			format = a + 9;
-		} else if (strncmp(a, "--period=", 9) == 0) {
-			period = a + 9;
-		} else if (strcmp(a, "--records") == 0) {
-			records = true;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "hetlab bill: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else if (db) {
-			fprintf(stderr, "hetlab bill: one database at a time ('%s', '%s')\n%s", db, a, usage);
-			return 2;
-		} else {
-			db = a;
+	struct cli_args p;
+	int c;
+	cli_args_init(&p, "bill", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_FORMAT: format = p.val; break;
+		case OPT_PERIOD: period = p.val; break;
+		case OPT_RECORDS: records = true; break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&p, "one database at a time ('%s', '%s')", db, p.val);
+			db = p.val;
+			break;
 		}
-	}
 	if (!db) {
-		fprintf(stderr, "hetlab bill: no database given\n%s", usage);
-		return 2;
+		return cli_usage(&p, "no database given");
 	}
 	int fmt = bill_format_parse(format);
 	if (fmt < 0) {
-		fprintf(stderr, "hetlab bill: unknown format '%s' (text, json or csv)\n%s", format, usage);
-		return 2;
+		return cli_usage(&p, "unknown format '%s' (text, json or csv)", format);
 	}
 	int per = period ? bill_period_parse(period) : -1;
 	if (period && per < 0) {
-		fprintf(stderr, "hetlab bill: unknown period '%s' (month, week or day)\n%s", period, usage);
-		return 2;
+		return cli_usage(&p, "unknown period '%s' (month, week or day)", period);
 	}
 
 	char err[1024], what[1100];

@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "sim/mig.h"
 #include "traces/migload.h"
 #include "traces/scenario.h"
 
-#define CATALOG_USAGE "usage: hetlab catalog [--json] [--speed | --mig [CARD]]\n"
 
 /* A GPU's speed table: {"training": {"fp16": x, "fp8": y, "fp32": z}, ...};
  * null for a cell the catalog leaves out (rel_speed applies there). */
@@ -182,24 +182,23 @@ int cmd_catalog(int argc, char **argv)
 {
 	bool as_json = false, mig = false, speed = false;
 	const char *mig_card = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0) {
-			as_json = true;
-		} else if (strcmp(argv[i], "--speed") == 0) {
-			speed = true;
-		} else if (strcmp(argv[i], "--mig") == 0) {
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "catalog", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_JSON: as_json = true; break;
+		case OPT_SPEED: speed = true; break;
+		case OPT_MIG:
 			mig = true;
-			if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
-				mig_card = argv[++i];
-		} else {
-			fprintf(stderr, "hetlab catalog: unknown argument '%s'\n" CATALOG_USAGE, argv[i]);
-			return 2;
+			mig_card = ap.val;   /* NULL: every card */
+			break;
+		case CLI_POS: return cli_usage(&ap, "unknown argument '%s'", ap.val);
 		}
-	}
-	if (mig && speed) {
-		fprintf(stderr, "hetlab catalog: --speed and --mig are exclusive\n" CATALOG_USAGE);
-		return 2;
-	}
+	if (mig && speed)
+		return cli_usage(&ap, "--speed and --mig are exclusive");
 	if (mig)
 		return print_mig(mig_card, as_json);
 	struct catalog cat;
@@ -214,14 +213,24 @@ int cmd_catalog(int argc, char **argv)
 	} else if (speed) {
 		print_speed(&cat);
 	} else {
-		printf("GPUs (per card; FP16/FP8 dense tensor TFLOPS; speed relative to A100-SXM-80GB)\n");
-		printf("  %-16s %7s %7s %7s %8s %8s %6s %4s\n", "name", "mem GiB", "TDP W", "idle W",
-		       "FP16", "FP8", "speed", "MIG");
+		printf("GPUs (per card; FP16/FP8: dense tensor TFLOPS, \"-\": no FP8)\n"
+		       "  train: what an fp16 training job runs at, relative to A100-SXM-80GB (the speed\n"
+		       "         table; --speed has every class and precision)\n"
+		       "  peak:  rel_speed, the FP16 peak ratio, used only where the table has no cell\n");
+		printf("  %-16s %7s %7s %7s %8s %8s %6s %6s %4s\n", "name", "mem GiB", "TDP W", "idle W",
+		       "FP16", "FP8", "train", "peak", "MIG");
 		for (int i = 0; i < cat.ngpus; i++) {
 			const struct gpu_model *g = &cat.gpus[i];
-			printf("  %-16s %7.0f %7.0f %7.0f %8.1f %8.1f %6.3g %4s\n", g->name,
-			       (double)g->mem_mib / 1024, g->tdp_w, g->idle_w, g->fp16_tflops,
-			       g->fp8_tflops, g->rel_speed, g->mig ? "yes" : "no");
+			char fp8[16], train[16];
+			if (g->fp8_tflops > 0)
+				snprintf(fp8, sizeof fp8, "%.1f", g->fp8_tflops);
+			else
+				snprintf(fp8, sizeof fp8, "-");
+			double tr = g->speed[JOB_TRAINING][PREC_FP16];
+			snprintf(train, sizeof train, "%.3g", tr > 0 ? tr : g->rel_speed);
+			printf("  %-16s %7.0f %7.0f %7.0f %8.1f %8s %6s %6.3g %4s\n", g->name,
+			       (double)g->mem_mib / 1024, g->tdp_w, g->idle_w, g->fp16_tflops, fp8, train,
+			       g->rel_speed, g->mig ? "yes" : "no");
 		}
 		printf("\nCPUs (per socket)\n");
 		printf("  %-14s %6s %8s %6s %7s %7s %8s %4s\n", "name", "cores", "threads", "GHz",

@@ -1,5 +1,6 @@
 /* hetlab compare DIR_A DIR_B [--metric M]... [--level L] [--format text|json|html]
  * [--out FILE] — policy A/B over seeds with paired intervals (docs/compare.md). */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <errno.h>
@@ -10,35 +11,10 @@
 
 #include "analysis/compare.h"
 
-static const char usage[] =
-	"usage: hetlab compare DIR_A DIR_B [--metric M]... [--level L] [--format text|json|html]"
-	" [--out FILE]\n"
-	"                      [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n"
-	"       hetlab compare --list-metrics\n";
-
 static void list_metrics(FILE *out)
 {
 	fputs("metrics: NAME or NAME{LABEL=VALUE}, e.g. p95_wait{class=training}\n", out);
 	metric_print_list(out);
-}
-
-/* The value of option argv[*i] ("--name V" or "--name=V"); NULL when it is
- * not that option. Sets *missing when the value is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t len = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, len) != 0)
-		return NULL;
-	if (a[len] == '=')
-		return a + len + 1;
-	if (a[len] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
 }
 
 int cmd_compare(int argc, char **argv)
@@ -52,31 +28,27 @@ int cmd_compare(int argc, char **argv)
 	struct metric_window win = { 0 };
 	char werr[256];
 	int ndir = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int missing = 0;
-		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
-		if (wr < 0) {
-			fprintf(stderr, "hetlab compare: %s\n%s", werr, usage);
-			return 2;
-		} else if (wr > 0) {
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--list-metrics") == 0) {
+	struct cli_args p;
+	int c;
+	cli_args_init(&p, "compare", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_LIST_METRICS:
 			list_metrics(stdout);
-			return 0;
-		} else if ((v = opt_value(argc, argv, &i, "--metric", &missing))) {
-			if (nmetric == MAX_METRICS) {
-				fprintf(stderr, "hetlab compare: at most %d metrics\n", MAX_METRICS);
-				return 2;
-			}
-			if (!metric_parse(v, names[nmetric], sizeof names[nmetric], werr, sizeof werr)) {
-				fprintf(stderr, "hetlab compare: %s\n", werr);
-				return 2;
-			}
+			return CLI_OK;
+		case OPT_WARMUP:
+		case OPT_COOLDOWN:
+		case OPT_ARRIVALS_ONLY:
+			if (cli_window_opt(&p, c, &win))
+				return CLI_USAGE;
+			break;
+		case OPT_METRIC: {
+			if (nmetric == MAX_METRICS)
+				return cli_usage(&p, "at most %d metrics", MAX_METRICS);
+			if (!metric_parse(p.val, names[nmetric], sizeof names[nmetric], werr, sizeof werr))
+				return cli_usage(&p, "%s", werr);
 			int dup = 0;
 			for (size_t k = 0; k < nmetric; k++)
 				dup |= strcmp(metrics[k], names[nmetric]) == 0;
@@ -84,43 +56,27 @@ int cmd_compare(int argc, char **argv)
 				metrics[nmetric] = names[nmetric];
 				nmetric++;
 			}
-		} else if ((v = opt_value(argc, argv, &i, "--level", &missing))) {
-			char *end;
-			errno = 0;
-			level = strtod(v, &end);
-			if (errno || end == v || *end || !(level > 0 && level < 1)) {
-				fprintf(stderr, "hetlab compare: --level '%s': expected a number between 0 and 1 "
-				        "(0.95)\n%s", v, usage);
-				return 2;
-			}
-		} else if ((v = opt_value(argc, argv, &i, "--format", &missing))) {
-			format = v;
-		} else if ((v = opt_value(argc, argv, &i, "--out", &missing))) {
-			out_path = v;
-		} else if (missing) {
-			fprintf(stderr, "hetlab compare: %s needs a value\n%s", a, usage);
-			return 2;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "hetlab compare: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else if (ndir == 2) {
-			fprintf(stderr, "hetlab compare: two directories only ('%s', '%s', '%s')\n%s",
-			        dir[0], dir[1], a, usage);
-			return 2;
-		} else {
-			dir[ndir++] = a;
+			break;
 		}
-	}
-	if (ndir < 2) {
-		fprintf(stderr, "hetlab compare: two run directories needed, A and B\n%s", usage);
-		return 2;
-	}
+		case OPT_LEVEL:
+			if (cli_double(&p, 0, 1, &level))
+				return CLI_USAGE;
+			if (!(level > 0 && level < 1))
+				return cli_usage(&p, "--level '%s': expected a number between 0 and 1 (0.95)", p.val);
+			break;
+		case OPT_FORMAT: format = p.val; break;
+		case OPT_OUT: out_path = p.val; break;
+		case CLI_POS:
+			if (ndir == 2)
+				return cli_usage(&p, "two directories only ('%s', '%s', '%s')", dir[0], dir[1], p.val);
+			dir[ndir++] = p.val;
+			break;
+		}
+	if (ndir < 2)
+		return cli_usage(&p, "two run directories needed, A and B");
 	int fmt = compare_format_parse(format);
-	if (fmt < 0) {
-		fprintf(stderr, "hetlab compare: unknown format '%s' (text, json or html)\n%s", format,
-		        usage);
-		return 2;
-	}
+	if (fmt < 0)
+		return cli_usage(&p, "unknown format '%s' (text, json or html)", format);
 
 	char err[1024];
 	int ret = 1;

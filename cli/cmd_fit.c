@@ -3,6 +3,7 @@
  * with the original by Kolmogorov–Smirnov). Argument parsing and printing
  * only; the estimators live in traces/fit.c, the generator in
  * traces/synth.c, the model loader in traces/scenario.c. */
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "traces/anytrace.h"
 #include "traces/fit.h"
@@ -20,36 +21,13 @@
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-#define FIT_USAGE \
-	"usage: hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical]\n" \
-	"                        [--burst-gap S] [--independent] [--by queue] [--lenient]\n" \
-	"                        [--traces DIR]\n" \
-	"The model is joint: durations per size class (dur_by_size) and arrival gaps\n" \
-	"in profile time, zero gaps included (gap_quantiles_s); --independent fits\n" \
-	"durations apart from sizes and Poisson arrivals (the class-wide fit below).\n" \
-	"--by queue: one model per queue, MODEL-qN.json (N the queue number).\n" \
-	"TRACE: SWF (plain or .gz), .jsonl, or a .csv (Alibaba DLRM instances or openb pods);\n" \
-	"a relative path not found here is looked up\n" \
-	"in the trace directory (--traces, $HETLAB_TRACES, ../shared/traces).\n" \
-	"Durations: the best of lognormal, Weibull and gamma by AIC; --dist D uses D\n" \
-	"(lognormal, weibull, gamma or empirical); --empirical: 101 quantiles.\n" \
-	"--burst-gap S: a job submitted at most S seconds after the previous one joins\n" \
-	"its burst (fits burst_p, burst_mean, burst_gap_s). --lenient: skip malformed\n" \
-	"SWF lines.\n"
-
-#define SYNTH_USAGE \
-	"usage: hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X]\n" \
-	"                          [--out TRACE.jsonl] [--compare TRACE | --no-compare]\n" \
-	"                          [--lenient] [--traces DIR]\n" \
-	"Generates a trace from a model (what `hetlab trace fit` writes). --compare\n" \
-	"(default: the model's fitted_from, when that file exists) prints a two-sample\n" \
-	"Kolmogorov-Smirnov comparison of durations, inter-arrival times and sizes.\n"
+#define FIT_USAGE NULL
+#define SYNTH_USAGE NULL
 
 static int usage(const char *cmd, const char *text, const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "hetlab trace %s: %s\n", cmd, msg);
-	fputs(text, stderr);
+	(void)text;
+	fprintf(stderr, "hetlab trace %s: %s\nTry 'hetlab trace %s --help'.\n", cmd, msg ? msg : "bad arguments", cmd);
 	return 2;
 }
 
@@ -57,25 +35,6 @@ static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* A flag's value: "--flag V" or "--flag=V". 1 when argv[*i] is this flag
- * (*val set, *i advanced), 0 when it is not, -1 when the value is missing. */
-static int flag_value(int argc, char **argv, int *i, const char *flag, const char **val)
-{
-	size_t n = strlen(flag);
-	if (strncmp(argv[*i], flag, n) != 0)
-		return 0;
-	if (argv[*i][n] == '=') {
-		*val = argv[*i] + n + 1;
-		return 1;
-	}
-	if (argv[*i][n] != '\0')
-		return 0;
-	if (*i + 1 >= argc)
-		return -1;
-	*val = argv[++*i];
-	return 1;
 }
 
 static bool parse_double(const char *s, double lo, double hi, double *out)
@@ -293,26 +252,21 @@ int cmd_trace_fit(int argc, char **argv)
 	struct fit_opts fo = { 0 };
 	bool lenient = false, by_queue = false;
 	const char *by = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(FIT_USAGE, stdout);
-			return 0;
-		} else if (strcmp(a, "--lenient") == 0) {
-			lenient = true;
-		} else if (strcmp(a, "--empirical") == 0) {
-			fo.empirical = true;
-		} else if (strcmp(a, "--independent") == 0) {
-			fo.independent = true;
-		} else if ((r = flag_value(argc, argv, &i, "--out", &out)) != 0) {
-			if (r < 0)
-				return usage(cmd, FIT_USAGE, "--out needs a file name");
-		} else if ((r = flag_value(argc, argv, &i, "--traces", &tflag)) != 0) {
-			if (r < 0)
-				return usage(cmd, FIT_USAGE, "--traces needs a directory");
-		} else if ((r = flag_value(argc, argv, &i, "--dist", &dist)) != 0) {
-			int d = r < 0 ? -1 : synth_dist_parse(dist);
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "trace fit", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_LENIENT: lenient = true; break;
+		case OPT_EMPIRICAL: fo.empirical = true; break;
+		case OPT_INDEPENDENT: fo.independent = true; break;
+		case OPT_OUT: out = ap.val; break;
+		case OPT_TRACES: tflag = ap.val; break;
+		case OPT_DIST: {
+			dist = ap.val;
+			int d = synth_dist_parse(dist);
 			if (d < 0)
 				return usage(cmd, FIT_USAGE, "--dist expects lognormal, weibull, gamma or empirical");
 			if (d == SYNTH_EMPIRICAL) {
@@ -322,22 +276,25 @@ int cmd_trace_fit(int argc, char **argv)
 				fo.dist = d == SYNTH_LOGNORMAL ? FIT_LOGNORMAL : d == SYNTH_WEIBULL ? FIT_WEIBULL
 				                                                                   : FIT_GAMMA;
 			}
-		} else if ((r = flag_value(argc, argv, &i, "--by", &by)) != 0) {
-			if (r < 0 || (strcmp(by, "queue") != 0 && strcmp(by, "class") != 0))
+			break;
+		}
+		case OPT_BY:
+			by = ap.val;
+			if (strcmp(by, "queue") != 0 && strcmp(by, "class") != 0)
 				return usage(cmd, FIT_USAGE, "--by expects class or queue");
 			by_queue = strcmp(by, "queue") == 0;
-		} else if ((r = flag_value(argc, argv, &i, "--burst-gap", &gap_s)) != 0) {
-			if (r < 0 || !parse_double(gap_s, 0, 1e9, &fo.burst_gap_s))
+			break;
+		case OPT_BURST_GAP:
+			gap_s = ap.val;
+			if (!parse_double(gap_s, 0, 1e9, &fo.burst_gap_s))
 				return usage(cmd, FIT_USAGE, "--burst-gap expects seconds in [0, 1e9]");
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab trace fit: unknown option %s\n", a);
-			return usage(cmd, FIT_USAGE, NULL);
-		} else if (!trace) {
-			trace = a;
-		} else {
-			return usage(cmd, FIT_USAGE, "too many arguments");
+			break;
+		case CLI_POS:
+			if (trace)
+				return usage(cmd, FIT_USAGE, "too many arguments");
+			trace = ap.val;
+			break;
 		}
-	}
 	if (!trace)
 		return usage(cmd, FIT_USAGE, "which TRACE?");
 	if (!out || !*out)
@@ -597,36 +554,27 @@ int cmd_trace_synth(int argc, char **argv)
 	const char *cmd = "synth", *model = NULL, *out = NULL, *cmp = NULL, *tflag = NULL;
 	const char *days_s = NULL, *seed_s = NULL, *scale_s = NULL;
 	bool lenient = false, no_compare = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int r;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(SYNTH_USAGE, stdout);
-			return 0;
-		} else if (strcmp(a, "--lenient") == 0) {
-			lenient = true;
-		} else if (strcmp(a, "--no-compare") == 0) {
-			no_compare = true;
-		} else if ((r = flag_value(argc, argv, &i, "--out", &out)) != 0 ||
-		           (r = flag_value(argc, argv, &i, "--compare", &cmp)) != 0 ||
-		           (r = flag_value(argc, argv, &i, "--traces", &tflag)) != 0 ||
-		           (r = flag_value(argc, argv, &i, "--days", &days_s)) != 0 ||
-		           (r = flag_value(argc, argv, &i, "--seed", &seed_s)) != 0 ||
-		           (r = flag_value(argc, argv, &i, "--scale-rate", &scale_s)) != 0) {
-			if (r < 0) {
-				char msg[128];
-				snprintf(msg, sizeof msg, "%s needs a value", a);
-				return usage(cmd, SYNTH_USAGE, msg);
-			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab trace synth: unknown option %s\n", a);
-			return usage(cmd, SYNTH_USAGE, NULL);
-		} else if (!model) {
-			model = a;
-		} else {
-			return usage(cmd, SYNTH_USAGE, "too many arguments");
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "trace synth", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_LENIENT: lenient = true; break;
+		case OPT_NO_COMPARE: no_compare = true; break;
+		case OPT_OUT: out = ap.val; break;
+		case OPT_COMPARE: cmp = ap.val; break;
+		case OPT_TRACES: tflag = ap.val; break;
+		case OPT_DAYS: days_s = ap.val; break;
+		case OPT_SEED: seed_s = ap.val; break;
+		case OPT_SCALE_RATE: scale_s = ap.val; break;
+		case CLI_POS:
+			if (model)
+				return usage(cmd, SYNTH_USAGE, "too many arguments");
+			model = ap.val;
+			break;
 		}
-	}
 	if (!model)
 		return usage(cmd, SYNTH_USAGE, "which MODEL.json?");
 	if (cmp && no_compare)

@@ -1,4 +1,5 @@
 /* hetlab frag — the FGD paper's fragmentation experiment (analysis/frag.h). */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <stdio.h>
@@ -8,10 +9,6 @@
 #include "analysis/frag.h"
 #include "analysis/tmpclean.h"
 
-static const char usage[] =
-	"usage: hetlab frag [TRACE_DIR] [--nodes FILE] [--pods FILE] [--policies LIST]\n"
-	"                   [--seeds A-B] [--inflate 1.3] [--out frag.db] [--plot DIR] [-j N]\n";
-
 int cmd_frag(int argc, char **argv)
 {
 	const char *dir = "traces/data/alibaba-gpu-v2023-openb", *nodes = NULL, *pods = NULL;
@@ -19,63 +16,50 @@ int cmd_frag(int argc, char **argv)
 	const char *out = "frag.db", *plot = NULL;
 	long s0 = 42, s1 = 51, jobs = 1;
 	double inflate = 1.3;
-	tmpclean_install();   /* SIGINT, SIGTERM: the results file being written is removed */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		}
-		if (a[0] == '-' && !v) {
-			fprintf(stderr, "hetlab frag: %s needs a value\n%s", a, usage);
-			return 2;
-		}
-		if (strcmp(a, "--nodes") == 0)
-			nodes = argv[++i];
-		else if (strcmp(a, "--pods") == 0)
-			pods = argv[++i];
-		else if (strcmp(a, "--policies") == 0)
-			policies = argv[++i];
-		else if (strcmp(a, "--out") == 0)
-			out = argv[++i];
-		else if (strcmp(a, "--plot") == 0)
-			plot = argv[++i];
-		else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+	struct cli_args ap;
+	int c;
+	bool have_dir = false;
+	long long jn;
+	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
+	cli_args_init(&ap, "frag", argc, argv);
+	while ((c = cli_next(&ap)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_NODES: nodes = ap.val; break;
+		case OPT_PODS: pods = ap.val; break;
+		case OPT_POLICIES: policies = ap.val; break;
+		case OPT_OUT: out = ap.val; break;
+		case OPT_PLOT: plot = ap.val; break;
+		case OPT_JOBS:
+			if (cli_long(&ap, 1, 64, &jn))
+				return CLI_USAGE;
+			jobs = (long)jn;
+			break;
+		case OPT_INFLATE: {
 			char *e;
-			jobs = strtol(argv[++i], &e, 10);
-			if (*e || jobs < 1 || jobs > 64) {
-				fprintf(stderr, "hetlab frag: -j wants a number of processes 1..64, not '%s'\n",
-				        argv[i]);
-				return 2;
-			}
+			inflate = strtod(ap.val, &e);
+			if (*e || !(inflate > 0 && inflate < 100))
+				return cli_usage(&ap, "--inflate wants a number in (0, 100), not '%s'", ap.val);
+			break;
 		}
-		else if (strcmp(a, "--inflate") == 0) {
+		case OPT_SEEDS: {
 			char *e;
-			inflate = strtod(argv[++i], &e);
-			if (*e || !(inflate > 0 && inflate < 100)) {
-				fprintf(stderr, "hetlab frag: --inflate wants a number in (0, 100), not '%s'\n",
-				        argv[i]);
-				return 2;
-			}
-		} else if (strcmp(a, "--seeds") == 0) {
-			char *e;
-			s0 = strtol(argv[++i], &e, 10);
+			s0 = strtol(ap.val, &e, 10);
 			s1 = s0;
 			if (*e == '-')
 				s1 = strtol(e + 1, &e, 10);
-			if (*e || s0 < 0 || s1 < s0 || s1 - s0 >= 1000) {
-				fprintf(stderr, "hetlab frag: --seeds wants A or A-B (A <= B, at most 1000), "
-				        "not '%s'\n", argv[i]);
-				return 2;
-			}
-		} else if (a[0] == '-') {
-			fprintf(stderr, "hetlab frag: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else {
-			dir = a;
+			if (*e || s0 < 0 || s1 < s0 || s1 - s0 >= 1000)
+				return cli_usage(&ap, "--seeds wants A or A-B (A <= B, at most 1000), not '%s'", ap.val);
+			break;
 		}
-	}
+		case CLI_POS:
+			if (have_dir)
+				return cli_usage(&ap, "one trace directory ('%s', '%s')", dir, ap.val);
+			dir = ap.val;
+			have_dir = true;
+			break;
+		}
 	char np[4096], pp[4096], err[1024];
 	if (!nodes) {
 		snprintf(np, sizeof np, "%s/openb_node_list_gpu_node.csv", dir);

@@ -1,9 +1,11 @@
 /* cmd_live — `hetlab live` (the daemon) and its clients `hetlab submit`,
  * `hetlab queue`, `hetlab cancel`, `hetlab approve` (their arguments; what
  * they do is live/client.c), and `hetlab replay`. docs/live.md. */
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "live/client.h"
 #include "live/daemon.h"
+#include "policies/policy.h"
 #include "traces/livecfg.h"
 
 #include <errno.h>
@@ -29,72 +31,50 @@ static void on_signal(int sig)
 	g_stop = 1;
 }
 
-static const char *need_arg(int argc, char **argv, int *i, const char *cmd)
-{
-	if (*i + 1 >= argc) {
-		fprintf(stderr, "hetlab %s: %s needs a value\n", cmd, argv[*i]);
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 int cmd_live(int argc, char **argv)
 {
 	const char *config = NULL, *state = NULL;
 	struct live_opts o = { .metrics_port = -1 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v;
-		if (strcmp(a, "--config") == 0) {
-			if (!(config = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--executor") == 0) {
-			if (!(o.executor = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--policy") == 0) {
-			if (!(o.policy = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--state") == 0) {
-			if (!(state = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--metrics-addr") == 0) {
-			if (!(o.metrics_addr = need_arg(argc, argv, &i, "live")))
-				return 2;
-		} else if (strcmp(a, "--metrics-port") == 0) {
-			char *end;
-			if (!(v = need_arg(argc, argv, &i, "live")))
-				return 2;
-			long p = strtol(v, &end, 10);
-			if (*end || p < 0 || p > 65535) {
-				fprintf(stderr, "hetlab live: --metrics-port: expected a port 0-65535, got '%s'\n", v);
-				return 2;
+	struct cli_args ap;
+	int opt;
+	long long port;
+	cli_args_init(&ap, "live", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_CONFIG: config = ap.val; break;
+		case OPT_EXECUTOR: o.executor = ap.val; break;
+		case OPT_POLICY:
+			o.policy = ap.val;
+			if (!policy_find(o.policy)) {
+				char names[256];
+				policy_names(names, sizeof names);
+				return cli_usage(&ap, "--policy: unknown policy '%s' (known: %s)", o.policy, names);
 			}
-			o.metrics_port = (int)p;
+			break;
+		case OPT_STATE: state = ap.val; break;
+		case OPT_METRICS_ADDR: o.metrics_addr = ap.val; break;
+		case OPT_METRICS_PORT:
+			if (cli_long(&ap, 0, 65535, &port))
+				return CLI_USAGE;
+			o.metrics_port = (int)port;
 			if (!o.metrics_addr)
 				o.metrics_addr = "127.0.0.1";
-		} else if (strcmp(a, "--metrics-public") == 0) {
-			o.metrics_public = true;
-		} else if (strcmp(a, "--exit-when-idle") == 0) {
-			o.exit_when_idle = true;
-		} else if (strcmp(a, "--max-s") == 0) {
-			char *end;
-			if (!(v = need_arg(argc, argv, &i, "live")))
-				return 2;
-			o.max_s = strtod(v, &end);
-			if (*end || !(o.max_s > 0)) {
-				fprintf(stderr, "hetlab live: --max-s: expected seconds > 0, got '%s'\n", v);
-				return 2;
-			}
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			o.quiet = true;
-		} else {
-			fprintf(stderr, "hetlab live: unknown argument '%s' (see hetlab help live)\n", a);
-			return 2;
+			break;
+		case OPT_METRICS_PUBLIC: o.metrics_public = true; break;
+		case OPT_EXIT_WHEN_IDLE: o.exit_when_idle = true; break;
+		case OPT_MAX_S:
+			if (cli_double(&ap, 0, 1e12, &o.max_s))
+				return CLI_USAGE;
+			if (!(o.max_s > 0))
+				return cli_usage(&ap, "--max-s: expected seconds > 0, got '%s'", ap.val);
+			break;
+		case OPT_QUIET: o.quiet = true; break;
+		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
-	}
-	if (!config) {
-		fprintf(stderr, "hetlab live: --config LIVE.json is required (see docs/live.md)\n");
-		return 2;
-	}
+	if (!config)
+		return cli_usage(&ap, "--config LIVE.json is required (see docs/live.md)");
 	struct live_cfg cfg;
 	char err[1024];
 	if (livecfg_load(config, &cfg, err, sizeof err)) {
@@ -122,46 +102,40 @@ int cmd_live(int argc, char **argv)
 	return 0;
 }
 
-/* --config FILE, --state DIR or --socket PATH at argv[*i]: 1 taken, 0 not
- * one of them, -1 a usage error (said). */
-static int client_opt(int argc, char **argv, int *i, struct lclient *c)
+/* --config FILE, --state DIR or --socket PATH: 1 taken, 0 not one of them. */
+static int client_opt(const struct cli_args *ap, int opt, struct lclient *c)
 {
-	const char *a = argv[*i];
-	const char **to = strcmp(a, "--config") == 0 ? &c->config : strcmp(a, "--state") == 0 ? &c->state
-	                : strcmp(a, "--socket") == 0 ? &c->socket : NULL;
-	if (!to)
-		return 0;
-	return (*to = need_arg(argc, argv, i, c->cmd)) ? 1 : -1;
+	switch (opt) {
+	case OPT_CONFIG: c->config = ap->val; return 1;
+	case OPT_STATE: c->state = ap->val; return 1;
+	case OPT_SOCKET: c->socket = ap->val; return 1;
+	default: return 0;
+	}
 }
 
 int cmd_submit(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "submit" };
 	const char *job = NULL, *file = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = client_opt(argc, argv, &i, &c);
-		if (so < 0)
-			return 2;
-		if (so > 0)
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "submit", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END) {
+		if (client_opt(&ap, opt, &c))
 			continue;
-		if (strcmp(a, "--job") == 0) {
-			if (!(job = need_arg(argc, argv, &i, "submit")))
-				return 2;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab submit: unknown option '%s'\n", a);
-			return 2;
-		} else if (!file) {
-			file = a;
-		} else {
-			fprintf(stderr, "hetlab submit: one JOBS.jsonl file (or - for stdin) at most\n");
-			return 2;
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_JOB: job = ap.val; break;
+		case CLI_POS:
+			if (file)
+				return cli_usage(&ap, "one JOBS.jsonl file (or - for stdin) at most");
+			file = ap.val;
+			break;
 		}
 	}
-	if (!job && !file) {
-		fprintf(stderr, "hetlab submit: give --job '{...}' or a JOBS.jsonl file (- for stdin)\n");
-		return 2;
-	}
+	if (!job && !file)
+		return cli_usage(&ap, "give --job '{...}' or a JOBS.jsonl file (- for stdin)");
 	return lclient_submit(&c, job, file);
 }
 
@@ -170,26 +144,28 @@ int cmd_cancel(int argc, char **argv)
 	struct lclient c = { .cmd = "cancel" };
 	int64_t ids[256];
 	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char *end;
-		int so = client_opt(argc, argv, &i, &c);
-		if (so < 0)
-			return 2;
-		if (so > 0)
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "cancel", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END) {
+		if (client_opt(&ap, opt, &c))
 			continue;
-		errno = 0;
-		long long v = strtoll(a, &end, 10);
-		if (end == a || *end || errno == ERANGE || v < 0 || v >= INT32_MAX || n == 256) {
-			fprintf(stderr, "hetlab cancel: expected job ids 0..%d (at most 256), got '%s'\n", INT32_MAX - 1, a);
-			return 2;
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case CLI_POS: {
+			char *end;
+			errno = 0;
+			long long v = strtoll(ap.val, &end, 10);
+			if (end == ap.val || *end || errno == ERANGE || v < 0 || v >= INT32_MAX || n == 256)
+				return cli_usage(&ap, "expected job ids 0..%d (at most 256), got '%s'", INT32_MAX - 1, ap.val);
+			ids[n++] = v;
+			break;
 		}
-		ids[n++] = v;
+		}
 	}
-	if (n == 0) {
-		fprintf(stderr, "hetlab cancel: which jobs? (hetlab cancel --state DIR ID...)\n");
-		return 2;
-	}
+	if (n == 0)
+		return cli_usage(&ap, "which jobs? (hetlab cancel --state DIR ID...)");
 	return lclient_cancel(&c, ids, n);
 }
 
@@ -198,24 +174,24 @@ int cmd_approve(int argc, char **argv)
 	struct lclient c = { .cmd = "approve" };
 	const char *names[64];
 	int n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = client_opt(argc, argv, &i, &c);
-		if (so < 0)
-			return 2;
-		if (so > 0)
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "approve", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END) {
+		if (client_opt(&ap, opt, &c))
 			continue;
-		if (a[0] == '-' || n == 64) {
-			fprintf(stderr, "hetlab approve: unexpected argument '%s'\n", a);
-			return 2;
-		} else {
-			names[n++] = a;
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case CLI_POS:
+			if (n == 64)
+				return cli_usage(&ap, "at most 64 tenants ('%s')", ap.val);
+			names[n++] = ap.val;
+			break;
 		}
 	}
-	if (n == 0) {
-		fprintf(stderr, "hetlab approve: which tenants? (hetlab approve --state DIR TENANT...)\n");
-		return 2;
-	}
+	if (n == 0)
+		return cli_usage(&ap, "which tenants? (hetlab approve --state DIR TENANT...)");
 	return lclient_approve(&c, names, n);
 }
 
@@ -223,20 +199,18 @@ int cmd_queue(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "queue" };
 	bool all = false, json = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int so = client_opt(argc, argv, &i, &c);
-		if (so < 0)
-			return 2;
-		if (so > 0)
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "queue", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END) {
+		if (client_opt(&ap, opt, &c))
 			continue;
-		if (strcmp(a, "--all") == 0) {
-			all = true;
-		} else if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else {
-			fprintf(stderr, "hetlab queue: unknown argument '%s'\n", a);
-			return 2;
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_ALL: all = true; break;
+		case OPT_JSON: json = true; break;
+		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
 	}
 	return lclient_queue(&c, all, json);
@@ -246,27 +220,23 @@ int cmd_replay(int argc, char **argv)
 {
 	const char *dir = NULL, *results = NULL;
 	bool quiet = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--results") == 0) {
-			if (!(results = need_arg(argc, argv, &i, "replay")))
-				return 2;
-		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-			quiet = true;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "hetlab replay: unknown option '%s'\n", a);
-			return 2;
-		} else if (!dir) {
-			dir = a;
-		} else {
-			fprintf(stderr, "hetlab replay: one STATE_DIR\n");
-			return 2;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "replay", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_RESULTS: results = ap.val; break;
+		case OPT_QUIET: quiet = true; break;
+		case CLI_POS:
+			if (dir)
+				return cli_usage(&ap, "one STATE_DIR");
+			dir = ap.val;
+			break;
 		}
-	}
-	if (!dir) {
-		fprintf(stderr, "hetlab replay: give the daemon's STATE_DIR (its state.db holds the recording)\n");
-		return 2;
-	}
+	if (!dir)
+		return cli_usage(&ap, "give the daemon's STATE_DIR (its state.db holds the recording)");
 	char err[1024];
 	if (results) {
 		if (live_results(dir, results, err, sizeof err)) {

@@ -22,11 +22,9 @@
 #include "analysis/compare.h"
 #include "analysis/plan.h"
 #include "analysis/tmpclean.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "traces/planload.h"
-
-#define USAGE "usage: hetlab plan PLAN.json [-j N] [--out DIR] [--exhaustive] [--json]\n" \
-	"                   [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n"
 
 struct evalctx {
 	char exe[PATH_MAX];
@@ -227,70 +225,43 @@ out:
 	return ret;
 }
 
-static void usage_err(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "hetlab plan: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n" USAGE);
-}
-
 int cmd_plan(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL;
 	bool exh = false, json = false;
 	struct evalctx ctx = { .par = 1 };
 	struct metric_window win = { 0 };
+	struct cli_args p;
+	int c;
+	long long par;
 	tmpclean_install();   /* SIGINT, SIGTERM: temporary files removed, the runs stopped */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char werr[256];
-		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
-		if (wr < 0) {
-			usage_err("%s", werr);
-			return 2;
+	cli_args_init(&p, "plan", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_WARMUP:
+		case OPT_COOLDOWN:
+		case OPT_ARRIVALS_ONLY:
+			if (cli_window_opt(&p, c, &win))
+				return CLI_USAGE;
+			break;
+		case OPT_EXHAUSTIVE: exh = true; break;
+		case OPT_JSON: json = true; break;
+		case OPT_JOBS:
+			if (cli_long(&p, 1, 1024, &par))
+				return CLI_USAGE;
+			ctx.par = (long)par;
+			break;
+		case OPT_OUT: out = p.val; break;
+		case CLI_POS:
+			if (file)
+				return cli_usage(&p, "one plan file only (also got '%s')", p.val);
+			file = p.val;
+			break;
 		}
-		if (wr > 0)
-			continue;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			printf(USAGE);
-			return 0;
-		} else if (strcmp(a, "--exhaustive") == 0) {
-			exh = true;
-		} else if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else if (strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
-			const char *v = a[1] == 'j' && a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-			char *end;
-			if (!v) {
-				usage_err("%s needs a number", a);
-				return 2;
-			}
-			errno = 0;
-			ctx.par = strtol(v, &end, 10);
-			if (errno || *end || end == v || ctx.par < 1 || ctx.par > 1024) {
-				usage_err("-j: expected an integer in [1, 1024], got '%s'", v);
-				return 2;
-			}
-		} else if (strcmp(a, "--out") == 0) {
-			if (i + 1 >= argc) {
-				usage_err("%s needs a value", a);
-				return 2;
-			}
-			out = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			usage_err("unknown option '%s'", a);
-			return 2;
-		} else if (file) {
-			usage_err("one plan file only (also got '%s')", a);
-			return 2;
-		} else {
-			file = a;
-		}
-	}
-	if (!file) {
-		usage_err("%s", "missing PLAN.json");
-		return 2;
-	}
+	if (!file)
+		return cli_usage(&p, "missing PLAN.json");
 	char err[2048];
 	struct plan_spec spec;
 	if (plan_load(file, out, &spec, err, sizeof err) < 0) {

@@ -1,4 +1,5 @@
 /* hetlab plot RUN.DB -o DIR — draws a run's figures with gnuplot. */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <stdio.h>
@@ -10,12 +11,6 @@
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
 #include "analysis/sumreport.h"
-
-static const char usage[] =
-	"usage: hetlab plot RUN.DB -o DIR\n"
-	"       hetlab plot SWEEP_OUT/summary.db -o DIR [--metric M]...   (or the sweep's folder)\n"
-	"       hetlab plot PLAN_OUT/plan.json -o DIR                      (or the plan's folder)\n"
-	"       hetlab plot FRAG.DB -o DIR\n";
 
 static void print_figs(const char *dir, const struct sumreport_figs *f)
 {
@@ -29,43 +24,27 @@ int cmd_plot(int argc, char **argv)
 	const char *db = NULL, *dir = NULL;
 	const char *metrics[64];
 	size_t nmetric = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--metric") == 0) {
-			if (i + 1 >= argc || nmetric == 64) {
-				fprintf(stderr, "hetlab plot: --metric needs a metric name\n%s", usage);
-				return 2;
-			}
-			metrics[nmetric++] = argv[++i];
-			continue;
+	struct cli_args p;
+	int c;
+	cli_args_init(&p, "plot", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_OUT: dir = p.val; break;
+		case OPT_METRIC:
+			if (nmetric == 64)
+				return cli_usage(&p, "at most 64 --metric");
+			metrics[nmetric++] = p.val;
+			break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&p, "one database at a time ('%s', '%s')", db, p.val);
+			db = p.val;
+			break;
 		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hetlab plot: %s needs a folder\n%s", a, usage);
-				return 2;
-			}
-			dir = argv[++i];
-		} else if (strncmp(a, "--out=", 6) == 0) {
-			dir = a + 6;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "hetlab plot: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else if (db) {
-			fprintf(stderr, "hetlab plot: one database at a time ('%s', '%s')\n%s", db, a,
-			        usage);
-			return 2;
-		} else {
-			db = a;
-		}
-	}
-	if (!db || !dir || !*dir) {
-		fprintf(stderr, "hetlab plot: %s\n%s", db ? "no output folder (-o DIR)" :
-		        "no database given", usage);
-		return 2;
-	}
+	if (!db || !dir || !*dir)
+		return cli_usage(&p, "%s", db ? "no output folder (-o DIR or --out DIR)" : "no database given");
 	char err[1024], rbuf[4200];
 	struct stat sb;
 	if (stat(db, &sb) == 0 && S_ISDIR(sb.st_mode)) {   /* a sweep's or a plan's folder */

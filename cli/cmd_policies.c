@@ -2,6 +2,7 @@
  * placement strategies, and the FGD-paper GPU-sharing scores. */
 #include <stdio.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "policies/gpushare.h"
 #include "policies/placement.h"
@@ -9,11 +10,15 @@
 
 int cmd_policies(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: hetlab policies\n");
-		return 2;
-	}
+	struct cli_args ap;
+	int c;
+	cli_args_init(&ap, "policies", argc, argv);
+	while ((c = cli_next(&ap)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		default: return cli_usage(&ap, "takes no arguments ('%s')", ap.val);
+		}
 	printf("Queue disciplines (hetlab run --policy P; parameters with --param NAME=VALUE):\n\n");
 	const struct policy_ops *const *all = policy_all();
 	for (int i = 0; all[i]; i++) {

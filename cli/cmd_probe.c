@@ -21,14 +21,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
 #include "live/topo.h"
-
-#define PROBE_USAGE "usage: hetlab probe [--sysfs-root DIR] [--disk PATH] [--json] [--interval-ms N]\n" \
-                    "                    [--topology-xml FILE] [--reading]\n"
 
 enum { NLABELS = 24, LABEL_VAL = 256 };
 
@@ -702,38 +700,26 @@ int cmd_probe(int argc, char **argv)
 	bool json = false, reading = false;
 	long interval_ms = 200;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else if (strcmp(a, "--reading") == 0) {
-			reading = true;
-		} else if ((strcmp(a, "--sysfs-root") == 0 || strcmp(a, "--disk") == 0 ||
-		            strcmp(a, "--interval-ms") == 0 || strcmp(a, "--topology-xml") == 0) && i + 1 < argc) {
-			const char *v = argv[++i];
-			if (strcmp(a, "--sysfs-root") == 0) {
-				root = v;
-			} else if (strcmp(a, "--topology-xml") == 0) {
-				topo_xml = v;
-			} else if (strcmp(a, "--disk") == 0) {
-				disk = v;
-			} else {
-				char *end;
-				errno = 0;
-				interval_ms = strtol(v, &end, 10);
-				if (errno || end == v || *end || interval_ms < 0 || interval_ms > 600000) {
-					fprintf(stderr, "hetlab probe: --interval-ms: expected 0..600000, got '%s'\n", v);
-					return 2;
-				}
-			}
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(PROBE_USAGE, stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "hetlab probe: unexpected argument '%s'\n" PROBE_USAGE, a);
-			return 2;
+	struct cli_args ap;
+	int opt;
+	long long ms;
+	cli_args_init(&ap, "probe", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_JSON: json = true; break;
+		case OPT_READING: reading = true; break;
+		case OPT_SYSFS_ROOT: root = ap.val; break;
+		case OPT_TOPOLOGY_XML: topo_xml = ap.val; break;
+		case OPT_DISK: disk = ap.val; break;
+		case OPT_INTERVAL_MS:
+			if (cli_long(&ap, 0, 600000, &ms))
+				return CLI_USAGE;
+			interval_ms = (long)ms;
+			break;
+		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
-	}
 	struct stat st;
 	if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "hetlab probe: --sysfs-root %s: not a directory\n", root);

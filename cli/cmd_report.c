@@ -1,5 +1,6 @@
 /* hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE] —
  * prints a run's summary. */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <errno.h>
@@ -14,13 +15,6 @@
 #include "analysis/metric.h"
 #include "analysis/report.h"
 #include "analysis/sumreport.h"
-
-static const char usage[] =
-	"usage: hetlab report RUN.DB [--format text|json|markdown|html] [--out FILE]\n"
-	"                     [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n"
-	"       hetlab report SWEEP_OUT/summary.db [--metric M]...   (or the sweep's folder)\n"
-	"       hetlab report PLAN_OUT/plan.json                      (or the plan's folder)\n"
-	"       hetlab report FRAG.DB [--format text|json]\n";
 
 /* A sweep's or a plan's folder stands for its summary.db or plan.json. */
 static const char *resolve(const char *path, char *buf, size_t len)
@@ -41,65 +35,41 @@ int cmd_report(int argc, char **argv)
 	struct metric_window win = { 0 };
 	const char *metrics[64];
 	size_t nmetric = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char werr[256];
-		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
-		if (wr < 0) {
-			fprintf(stderr, "hetlab report: %s\n%s", werr, usage);
-			return 2;
+	struct cli_args p;
+	int c;
+	cli_args_init(&p, "report", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_FORMAT: format = p.val; break;
+		case OPT_OUT: out_path = p.val; break;
+		case OPT_METRIC:
+			if (nmetric == 64)
+				return cli_usage(&p, "at most 64 --metric");
+			metrics[nmetric++] = p.val;
+			break;
+		case OPT_WARMUP:
+		case OPT_COOLDOWN:
+		case OPT_ARRIVALS_ONLY:
+			if (cli_window_opt(&p, c, &win))
+				return CLI_USAGE;
+			break;
+		case CLI_POS:
+			if (db)
+				return cli_usage(&p, "one database at a time ('%s', '%s')", db, p.val);
+			db = p.val;
+			break;
 		}
-		if (wr > 0)
-			continue;
-		if (strcmp(a, "--metric") == 0) {
-			if (i + 1 >= argc || nmetric == 64) {
-				fprintf(stderr, "hetlab report: --metric needs a metric name\n%s", usage);
-				return 2;
-			}
-			metrics[nmetric++] = argv[++i];
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else if (strcmp(a, "--format") == 0 || strcmp(a, "--out") == 0 ||
-		           strcmp(a, "-o") == 0) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "hetlab report: %s needs a value\n%s", a, usage);
-				return 2;
-			}
-			if (strcmp(a, "--format") == 0)
-				format = argv[++i];
-			else
-				out_path = argv[++i];
-		} else if (strncmp(a, "--format=", 9) == 0) {
-			format = a + 9;
-		} else if (strncmp(a, "--out=", 6) == 0) {
-			out_path = a + 6;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "hetlab report: unknown option '%s'\n%s", a, usage);
-			return 2;
-		} else if (db) {
-			fprintf(stderr, "hetlab report: one database at a time ('%s', '%s')\n%s",
-			        db, a, usage);
-			return 2;
-		} else {
-			db = a;
-		}
-	}
 	if (!db) {
-		fprintf(stderr, "hetlab report: no database given\n%s", usage);
-		return 2;
+		return cli_usage(&p, "no database given");
 	}
 	if (out_path && !*out_path) {
-		fprintf(stderr, "hetlab report: --out needs a file name\n%s", usage);
-		return 2;
+		return cli_usage(&p, "--out needs a file name");
 	}
 	int fmt = report_format_parse(format);
 	if (fmt < 0) {
-		fprintf(stderr, "hetlab report: unknown format '%s' (text, json, markdown or html)\n%s",
-		        format, usage);
-		return 2;
+		return cli_usage(&p, "unknown format '%s' (text, json, markdown or html)", format);
 	}
 	char err[1024], warn[1024] = "", rbuf[4200];
 	db = resolve(db, rbuf, sizeof rbuf);

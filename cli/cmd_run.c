@@ -1,6 +1,7 @@
 /* hetlab run — load a scenario, build the workload, run the policy, write
  * run.db. Argument parsing and wiring only; the work is in the libraries. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +16,15 @@
 #include "analysis/tmpclean.h"
 #include "traces/tieredload.h"
 #include "policies/health.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "traces/anytrace.h"
 #include "traces/scenario.h"
 #include "traces/trace.h"
+#include "traces/tscale.h"
 
-#define USAGE "usage: hetlab run [SCENARIO] [--policy P] [--seed N] [--trace FILE] [--out DB]\n" \
-              "                  [--traces DIR] [--lenient] [--param NAME=VALUE] [--quiet]\n" \
-              "                  [--scale-rate X] [--scale-size X] [--scale-class CLASS=X]\n" \
-              "                  [--placement STRATEGY] [--label-blind]\n" \
-              "                  [--record summary|jobs|events|full] [--audit-key FILE]\n" \
-              "       hetlab run [SCENARIO] --seeds A-B --out DIR [options]\n"
 
 struct progress {
 	struct timespec t0, last;
@@ -146,73 +143,64 @@ static int run_single(int argc, char **argv)
 		free(cscales);
 		return 1;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "--lenient") == 0) { lenient = true; continue; }
-		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { quiet = true; continue; }
-		if (strcmp(a, "--label-blind") == 0) { label_blind = true; continue; }
-		if (a[0] == '-' && a[1]) {
-			if (!val) {
-				fprintf(stderr, "hetlab run: %s needs a value\n" USAGE, a);
-				free(params);
-				free(cscales);
-				return 2;
+	struct cli_args p;
+	int opt;
+	cli_args_init(&p, "run", argc, argv);
+	while ((opt = cli_next(&p)) != CLI_END) {
+		switch (opt) {
+		case CLI_HELP: rc = CLI_OK; goto out;
+		case CLI_ERR: rc = CLI_USAGE; goto out;
+		case OPT_LENIENT: lenient = true; break;
+		case OPT_QUIET: quiet = true; break;
+		case OPT_LABEL_BLIND: label_blind = true; break;
+		case OPT_POLICY:
+			policy = p.val;
+			if (!policy_find(policy)) {
+				char names[256];
+				policy_names(names, sizeof names);
+				rc = cli_usage(&p, "--policy: unknown policy '%s' (known: %s)", policy, names);
+				goto out;
 			}
-			i++;
-			if (strcmp(a, "--policy") == 0) policy = val;
-			else if (strcmp(a, "--placement") == 0) placement = val;
-			else if (strcmp(a, "--trace") == 0) trace = val;
-			else if (strcmp(a, "--out") == 0 || strcmp(a, "-o") == 0) out = val;
-			else if (strcmp(a, "--traces") == 0) traces = val;
-			else if (strcmp(a, "--param") == 0) params[nparams++] = (char *)val;
-			else if (strcmp(a, "--audit-key") == 0) keyfile = val;
-			else if (strcmp(a, "--record") == 0) {
-				if ((level = record_level_parse(val)) < 0) {
-					fprintf(stderr, "hetlab run: --record: expected summary, jobs, events or full,"
-					        " got '%s'\n", val);
-					free(params);
-					free(cscales);
-					return 2;
-				}
+			break;
+		case OPT_PLACEMENT: placement = p.val; break;
+		case OPT_AUDIT_KEY: keyfile = p.val; break;
+		case OPT_RECORD:
+			if ((level = record_level_parse(p.val)) < 0) {
+				cli_usage(&p, "--record: expected summary, jobs, events or full, got '%s'", p.val);
+				rc = CLI_USAGE;
+				goto out;
 			}
-			else if (strcmp(a, "--scale-class") == 0) cscales[ncscales++] = (char *)val;
-			else if (strcmp(a, "--scale-rate") == 0 || strcmp(a, "--scale-size") == 0) {
-				char *end;
-				double x = strtod(val, &end);
-				if (end == val || *end || !(x >= 0) || x > 1e6) {
-					fprintf(stderr, "hetlab run: %s: expected a factor >= 0, got '%s'\n", a, val);
-					free(params);
-					free(cscales);
-					return 2;
-				}
-				*(a[8] == 'r' ? &scale_rate : &scale_size) = x;
+			break;
+		case OPT_TRACE: trace = p.val; break;
+		case OPT_OUT: out = p.val; break;
+		case OPT_TRACES: traces = p.val; break;
+		case OPT_PARAM: params[nparams++] = (char *)p.val; break;
+		case OPT_SCALE_CLASS: cscales[ncscales++] = (char *)p.val; break;
+		case OPT_SCALE_RATE:
+		case OPT_SCALE_SIZE: {
+			double x;
+			if (cli_double(&p, 0, 1e6, &x)) {
+				rc = CLI_USAGE;
+				goto out;
 			}
-			else if (strcmp(a, "--seed") == 0) {
-				char *end;
-				errno = 0;
-				seed = strtoll(val, &end, 10);
-				if (errno || *end || end == val || seed < 0) {
-					fprintf(stderr, "hetlab run: --seed: expected a non-negative integer, got '%s'\n", val);
-					free(params);
-					free(cscales);
-					return 2;
-				}
-			} else {
-				fprintf(stderr, "hetlab run: unknown option %s\n" USAGE, a);
-				free(params);
-				free(cscales);
-				return 2;
-			}
-			continue;
+			*(opt == OPT_SCALE_RATE ? &scale_rate : &scale_size) = x;
+			break;
 		}
-		if (scn_path) {
-			fprintf(stderr, "hetlab run: one scenario only ('%s' and '%s')\n" USAGE, scn_path, a);
-			free(params);
-			free(cscales);
-			return 2;
+		case OPT_SEED:
+			if (cli_long(&p, 0, LLONG_MAX, &seed)) {
+				rc = CLI_USAGE;
+				goto out;
+			}
+			break;
+		case OPT_SEEDS: break;   /* cmd_run's */
+		case CLI_POS:
+			if (scn_path) {
+				rc = cli_usage(&p, "one scenario only ('%s' and '%s')", scn_path, p.val);
+				goto out;
+			}
+			scn_path = p.val;
+			break;
 		}
-		scn_path = a;
 	}
 
 	if (keyfile && *keyfile && !(key = audit_key_load(keyfile, false, err, sizeof err)))
@@ -237,11 +225,13 @@ static int run_single(int argc, char **argv)
 		goto out;
 
 	/* Planning knobs: on top of the scenario's own "scale". */
-	if ((scale_rate >= 0 || scale_size >= 0 || ncscales) && (trace || sc.workload != SCN_SYNTH)) {
-		snprintf(err, sizeof err, "--scale-*: the knobs apply to a synthetic workload, and this run replays a trace");
+	bool replay = trace || sc.workload != SCN_SYNTH;
+	if ((scale_size >= 0 || ncscales) && replay) {
+		snprintf(err, sizeof err, "--scale-size and --scale-class apply to a synthetic workload, and this run "
+		         "replays a trace (--scale-rate thins or replicates a trace's arrivals)");
 		goto out;
 	}
-	if (scale_rate >= 0)
+	if (scale_rate >= 0 && !replay)
 		sc.synth.scale_rate *= scale_rate;
 	if (scale_size > 0)
 		sc.synth.scale_size *= scale_size;
@@ -294,6 +284,9 @@ static int run_single(int argc, char **argv)
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
+	/* Demand scaling of a replay: thinning or replication (traces/tscale.h). */
+	if (replay && scale_rate >= 0 && workload_scale_rate(&w, scale_rate, sc.seed, err, sizeof err))
+		goto out;
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)
@@ -472,62 +465,50 @@ out:
 int cmd_run(int argc, char **argv)
 {
 	const char *seeds = NULL, *dir = NULL;
+	bool one_seed = false;
+	struct cli_args p;
+	int c;
 	tmpclean_install();   /* SIGINT, SIGTERM: remove the results file being written */
-	for (int i = 1; i + 1 < argc; i++) {
-		if (strcmp(argv[i], "--seeds") == 0)
-			seeds = argv[i + 1];
-		else if (strcmp(argv[i], "--out") == 0 || strcmp(argv[i], "-o") == 0)
-			dir = argv[i + 1];
-	}
-	if (argc > 1 && strcmp(argv[argc - 1], "--seeds") == 0) {
-		fprintf(stderr, "hetlab run: --seeds needs a value A-B\n" USAGE);
-		return 2;
-	}
+	cli_args_init(&p, "run", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_SEEDS: seeds = p.val; break;
+		case OPT_OUT: dir = p.val; break;
+		case OPT_SEED: one_seed = true; break;
+		}
 	if (!seeds)
 		return run_single(argc, argv);
 	long long lo, hi;
 	char *end;
 	errno = 0;
 	lo = strtoll(seeds, &end, 10);
-	if (errno || end == seeds || lo < 0 || (*end && *end != '-')) {
-		fprintf(stderr, "hetlab run: --seeds: expected A-B or N (non-negative integers), got '%s'\n", seeds);
-		return 2;
-	}
+	if (errno || end == seeds || lo < 0 || (*end && *end != '-'))
+		return cli_usage(&p, "--seeds: expected A-B or N (non-negative integers), got '%s'", seeds);
 	hi = lo;
 	if (*end == '-') {
 		const char *b = end + 1;
 		hi = strtoll(b, &end, 10);
-		if (errno || end == b || *end || hi < lo || hi - lo >= 100000) {
-			fprintf(stderr, "hetlab run: --seeds: expected A-B with A <= B (at most 100000 runs), got '%s'\n", seeds);
-			return 2;
-		}
+		if (errno || end == b || *end || hi < lo || hi - lo >= 100000)
+			return cli_usage(&p, "--seeds: expected A-B with A <= B (at most 100000 runs), got '%s'", seeds);
 	}
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--seed") == 0) {
-			fprintf(stderr, "hetlab run: --seed and --seeds together: choose one\n" USAGE);
-			return 2;
-		}
-	if (!dir) {
-		fprintf(stderr, "hetlab run: --seeds needs --out DIR (one database per seed goes there)\n" USAGE);
-		return 2;
-	}
+	if (one_seed)
+		return cli_usage(&p, "--seed and --seeds together: choose one");
+	if (!dir)
+		return cli_usage(&p, "--seeds needs --out DIR (one database per seed goes there)");
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "hetlab run: %s: cannot create the directory: %s\n", dir, strerror(errno));
 		return 1;
 	}
-	/* argv without --seeds and --out, plus --seed N --out DIR/seed-N.db. */
+	/* argv plus --seed N --out DIR/seed-N.db (the last --out wins; run_single
+	 * skips --seeds), so every spelling of the options carries over. */
 	char **av = calloc((size_t)argc + 8, sizeof *av);
 	if (!av)
 		return 1;
 	int n = 0, rc = 0;
-	for (int i = 0; i < argc; i++) {
-		if (i > 0 && (strcmp(argv[i], "--seeds") == 0 || strcmp(argv[i], "--out") == 0 ||
-		              strcmp(argv[i], "-o") == 0)) {
-			i++;
-			continue;
-		}
+	for (int i = 0; i < argc; i++)
 		av[n++] = argv[i];
-	}
 	char seedbuf[32], path[PATH_MAX];
 	av[n] = (char *)"--seed";
 	av[n + 1] = seedbuf;

@@ -1,6 +1,7 @@
 /* hetlab scenario list | show [NAME] | check FILE — the embedded scenarios,
  * so that an installed hetlab (no source tree) can print one to start a
  * planning file from, and a check of a scenario file (docs/planning.md). */
+#include "cli/args.h"
 #include "cli/cmd.h"
 
 #include <stdio.h>
@@ -10,11 +11,6 @@
 
 /* Declared in cli/main.c too (cli/cmd.h belongs to another change). */
 int cmd_scenario(int argc, char **argv);
-
-static const char usage[] =
-	"usage: hetlab scenario list\n"
-	"       hetlab scenario show [NAME]     (default: guian, the embedded default)\n"
-	"       hetlab scenario check FILE\n";
 
 /* The embedded scenarios: name, text, one line. */
 static const struct {
@@ -28,11 +24,32 @@ static const struct {
 
 int cmd_scenario(int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : NULL;
-	if (!sub || strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-		fputs(usage, sub ? stdout : stderr);
-		return sub ? 0 : 2;
-	}
+	int rc;
+	const struct cli_cmd *cmd = cli_sub_find("scenario", argc, argv, &rc);
+	if (!cmd)
+		return rc;
+	/* the sub-command's arguments, from the shared parser */
+	const char *sub = cmd->name, *args[2] = { NULL, NULL };
+	int nargs = 0;
+	char path[32];
+	snprintf(path, sizeof path, "scenario %s", sub);
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, path, argc - 1, argv + 1);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case CLI_POS:
+			if (nargs == 2)
+				return cli_usage(&ap, "too many arguments ('%s')", ap.val);
+			args[nargs++] = ap.val;
+			break;
+		}
+	/* argv as the checks below read it: the sub-command and its arguments */
+	char *av[4] = { argv[0], (char *)sub, (char *)args[0], (char *)args[1] };
+	argc = 2 + nargs;
+	argv = av;
 	if (strcmp(sub, "list") == 0 && argc == 2) {
 		for (int i = 0; embedded[i].name; i++)
 			printf("%-10s %s\n", embedded[i].name, embedded[i].what);
@@ -60,6 +77,6 @@ int cmd_scenario(int argc, char **argv)
 		scenario_free(&sc);
 		return r < 0 ? 1 : 0;
 	}
-	fprintf(stderr, "hetlab scenario: unknown use\n%s", usage);
-	return 2;
+	return cli_usage(&ap, "%s", strcmp(sub, "list") == 0 ? "takes no arguments" :
+	                 strcmp(sub, "show") == 0 ? "at most one NAME" : "which FILE? (one scenario file)");
 }

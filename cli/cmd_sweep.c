@@ -22,16 +22,10 @@
 
 #include "analysis/sweep.h"
 #include "analysis/tmpclean.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "traces/scenario.h"
 #include "traces/sweepload.h"
-
-#define USAGE "usage: hetlab sweep SWEEP.json [-j N] [--out DIR] [--traces DIR] [--dry-run]\n" \
-	"                    [--warmup DUR] [--cooldown DUR] [--arrivals-only]\n" \
-	"       hetlab sweep SWEEP.json --point I [-j N] [--out DIR] [--traces DIR]\n" \
-	"       hetlab sweep SWEEP.json --merge [--out DIR]\n" \
-	"       hetlab sweep SWEEP.json --slurm [--partition P] [--max-parallel K] " \
-	"[--sbatch-arg ARG]... [--wait] [-j N] [--out DIR] [--traces DIR]\n"
 
 /* mkdir -p */
 static int make_dirs(const char *path)
@@ -414,31 +408,6 @@ static int slurm_wait(const char *id)
 	}
 }
 
-static void usage_err(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "hetlab sweep: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n" USAGE);
-}
-
-/* A non-negative integer option value in [lo, hi]; -1 when bad. */
-static long parse_num(const char *opt, const char *v, long lo, long hi)
-{
-	char *end;
-	if (!v) {
-		usage_err("%s needs a number", opt);
-		return -1;
-	}
-	errno = 0;
-	long x = strtol(v, &end, 10);
-	if (errno || *end || end == v || x < lo || x > hi) {
-		fprintf(stderr, "hetlab sweep: %s: expected an integer in [%ld, %ld], got '%s'\n" USAGE,
-		        opt, lo, hi, v);
-		return -1;
-	}
-	return x;
-}
-
 int cmd_sweep(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *traces = NULL;
@@ -453,77 +422,62 @@ int cmd_sweep(int argc, char **argv)
 	}
 	so.extra = extra;
 	struct metric_window win = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		char werr[256];
-		int wr = metric_window_arg(argc, argv, &i, &win, werr, sizeof werr);
-		if (wr < 0) {
-			usage_err("%s", werr);
-			free(extra);
-			return 2;
-		}
-		if (wr > 0)
-			continue;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			printf(USAGE);
-			free(extra);
-			return 0;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			dry = true;
-		} else if (strcmp(a, "--merge") == 0) {
-			merge = true;
-		} else if (strcmp(a, "--slurm") == 0) {
-			slurm = true;
-		} else if (strcmp(a, "--wait") == 0) {
-			so.wait = slurm_only = true;
-		} else if (strcmp(a, "--point") == 0) {
-			if ((pointarg = parse_num(a, i + 1 < argc ? argv[++i] : NULL, 0, LONG_MAX - 1)) < 0)
+	struct cli_args p;
+	int c;
+	long long v;
+	cli_args_init(&p, "sweep", argc, argv);
+	while ((c = cli_next(&p)) != CLI_END)
+		switch (c) {
+		case CLI_HELP: free(extra); return CLI_OK;
+		case CLI_ERR: goto bad;
+		case OPT_WARMUP:
+		case OPT_COOLDOWN:
+		case OPT_ARRIVALS_ONLY:
+			if (cli_window_opt(&p, c, &win))
 				goto bad;
-		} else if (strcmp(a, "--max-parallel") == 0) {
-			if ((so.max_parallel = parse_num(a, i + 1 < argc ? argv[++i] : NULL, 1,
-			                                 1000000)) < 0)
+			break;
+		case OPT_DRY_RUN: dry = true; break;
+		case OPT_MERGE: merge = true; break;
+		case OPT_SLURM: slurm = true; break;
+		case OPT_WAIT: so.wait = slurm_only = true; break;
+		case OPT_POINT:
+			if (cli_long(&p, 0, LONG_MAX - 1, &v))
 				goto bad;
+			pointarg = (long)v;
+			break;
+		case OPT_MAX_PARALLEL:
+			if (cli_long(&p, 1, 1000000, &v))
+				goto bad;
+			so.max_parallel = (long)v;
 			slurm_only = true;
-		} else if (strcmp(a, "--partition") == 0 || strcmp(a, "--sbatch-arg") == 0) {
-			if (i + 1 >= argc) {
-				usage_err("%s needs a value", a);
+			break;
+		case OPT_PARTITION: so.partition = p.val; slurm_only = true; break;
+		case OPT_SBATCH_ARG: extra[so.nextra++] = p.val; slurm_only = true; break;
+		case OPT_JOBS:
+			if (cli_long(&p, 1, 1024, &v))
+				goto bad;
+			par = (long)v;
+			break;
+		case OPT_OUT: out = p.val; break;
+		case OPT_TRACES: traces = p.val; break;
+		case CLI_POS:
+			if (file) {
+				cli_usage(&p, "one sweep file only (also got '%s')", p.val);
 				goto bad;
 			}
-			if (a[2] == 'p')
-				so.partition = argv[++i];
-			else
-				extra[so.nextra++] = argv[++i];
-			slurm_only = true;
-		} else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0 || strncmp(a, "-j", 2) == 0) {
-			const char *v = a[2] && a[1] == 'j' ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-			if ((par = parse_num("-j", v, 1, 1024)) < 0)
-				goto bad;
-		} else if (strcmp(a, "--out") == 0 || strcmp(a, "--traces") == 0) {
-			if (i + 1 >= argc) {
-				usage_err("%s needs a value", a);
-				goto bad;
-			}
-			*(a[2] == 'o' ? &out : &traces) = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			usage_err("unknown option '%s'", a);
-			goto bad;
-		} else if (file) {
-			usage_err("one sweep file only (also got '%s')", a);
-			goto bad;
-		} else {
-			file = a;
+			file = p.val;
+			break;
 		}
-	}
 	if (!file) {
-		usage_err("%s", "missing SWEEP.json");
+		cli_usage(&p, "missing SWEEP.json");
 		goto bad;
 	}
 	if (dry + merge + slurm + (pointarg >= 0) > 1) {
-		usage_err("%s", "--dry-run, --merge, --slurm and --point exclude each other");
+		cli_usage(&p, "--dry-run, --merge, --slurm and --point exclude each other");
 		goto bad;
 	}
 	if (slurm_only && !slurm) {
-		usage_err("%s", "--partition, --max-parallel, --sbatch-arg and --wait need --slurm");
+		cli_usage(&p, "--partition, --max-parallel, --sbatch-arg and --wait need --slurm");
 		goto bad;
 	}
 

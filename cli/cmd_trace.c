@@ -3,6 +3,8 @@
  * optionally drawing its figures. Argument parsing and printing only: the
  * readers live in traces/, the statistics in traces/tracestat.c, the
  * gnuplot runner in analysis/plot.c. */
+#include "analysis/runtrace.h"
+#include "cli/args.h"
 #include "cli/cmd.h"
 #include "analysis/plot.h"
 #include "traces/anytrace.h"
@@ -19,30 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TRACE_USAGE \
-	"usage: hetlab trace convert IN OUT.jsonl [--lenient] [--traces DIR]\n" \
-	"       hetlab trace inspect FILE [--lenient] [--json] [--by class|queue] [--plot DIR]\n" \
-	"                            [--traces DIR]\n" \
-	"       hetlab trace fit TRACE --out MODEL.json [--dist D | --empirical] [--burst-gap S]\n" \
-	"       hetlab trace synth MODEL.json [--days N] [--seed S] [--scale-rate X] [--out T.jsonl]\n" \
-	"                                     [--compare TRACE | --no-compare]\n" \
-	"IN and FILE: SWF (plain or .gz), .jsonl, or .csv (.csv.gz): an Alibaba openb pod\n" \
-	"list, else the Alibaba DLRM trace; inspect also takes an openb node list;\n" \
-	"a relative path not found here is looked up in the trace directory (--traces,\n" \
-	"$HETLAB_TRACES, ../shared/traces).\n" \
-	"--lenient: skip and count malformed lines instead of failing.\n" \
-	"--by: group the demand table by job class (default) or queue.\n" \
-	"--plot DIR: write the figures' data and gnuplot scripts into DIR and draw PNG and SVG.\n"
-
 enum { TOP_SERVICES = 10, PLOT_SERVICES = 5 };
 
 static const char *const fmt_key[] = { "swf", "jsonl", "dlrm", "openb", "sacct" };
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "hetlab trace: %s\n", msg);
-	fputs(TRACE_USAGE, stderr);
+	fprintf(stderr, "hetlab trace: %s\nTry 'hetlab trace --help'.\n", msg ? msg : "bad arguments");
 	return 2;
 }
 
@@ -149,7 +134,10 @@ static void print_sizes(const char *what, const struct tracestat_sizes *d)
 static void print_profile(const struct inspect *in)
 {
 	const struct tracestat *s = &in->st;
-	if (s->utc)
+	if (s->utc && s->tz[0])
+		printf("%-15s arrivals per hour; local hours of %s (TimeZoneString; UnixStartTime %lld)\n",
+		       "hour of day", s->tz, (long long)in->w->unix_start);
+	else if (s->utc)
 		printf("%-15s arrivals per hour; UTC hours (UnixStartTime %lld)\n", "hour of day",
 		       (long long)in->w->unix_start);
 	else
@@ -162,7 +150,7 @@ static void print_profile(const struct inspect *in)
 		printf("\n");
 	}
 	printf("%-15s arrivals per day; %s\n%-15s", "day of week",
-	       s->utc ? "UTC days" : "day 0 = the trace's first day", "");
+	       s->utc ? (s->tz[0] ? "local days (TimeZoneString)" : "UTC days") : "day 0 = the trace's first day", "");
 	for (int d = 0; d < 7; d++)
 		printf(" %s %.1f%s", tracestat_dow_name(s->utc, d), s->dow_rate[d], d < 6 ? "," : "\n");
 }
@@ -319,7 +307,10 @@ static json_t *profile_json(const struct tracestat *s)
 	json_t *labels = json_array();
 	for (int d = 0; d < 7 && labels; d++)
 		json_array_append_new(labels, json_string(tracestat_dow_name(s->utc, d)));
-	const char *origin = s->utc ? "utc" : "trace_start";
+	/* "local:ZONE" when the log's TimeZoneString named a known zone */
+	char zone[80];
+	snprintf(zone, sizeof zone, "local:%s", s->tz);
+	const char *origin = s->utc ? (s->tz[0] ? zone : "utc") : "trace_start";
 	return json_pack("{s:{s:s, s:o*, s:o*, s:o*}, s:{s:s, s:o*, s:o*, s:o*, s:o*}}",
 	                 "arrivals_by_hour", "origin", origin, "per_hour", reals(s->hour_rate, 24),
 	                 "arrivals", ints(s->hour_n, 24), "slots", ints(s->hour_slots, 24),
@@ -669,52 +660,38 @@ static int inspect_nodes(const char *path, char *err, size_t errlen)
 int cmd_trace(int argc, char **argv)
 {
 	/* fit and synth have their own parsers (cli/cmd_fit.c). */
-	if (argc > 1 && strcmp(argv[1], "fit") == 0)
+	int rc0;
+	const struct cli_cmd *sub = cli_sub_find("trace", argc, argv, &rc0);
+	if (!sub)
+		return rc0;
+	if (strcmp(sub->name, "fit") == 0)
 		return cmd_trace_fit(argc - 1, argv + 1);
-	if (argc > 1 && strcmp(argv[1], "synth") == 0)
+	if (strcmp(sub->name, "synth") == 0)
 		return cmd_trace_synth(argc - 1, argv + 1);
 	bool lenient = false, as_json = false;
 	const char *tflag = NULL, *plot_dir = NULL, *by = NULL;
-	const char *pos[3];
-	int npos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(TRACE_USAGE, stdout);
-			return 0;
-		} else if (strcmp(a, "--lenient") == 0) {
-			lenient = true;
-		} else if (strcmp(a, "--json") == 0) {
-			as_json = true;
-		} else if (strcmp(a, "--traces") == 0) {
-			if (++i == argc)
-				return usage("--traces needs a directory");
-			tflag = argv[i];
-		} else if (strcmp(a, "--plot") == 0) {
-			if (++i == argc)
-				return usage("--plot needs a folder");
-			plot_dir = argv[i];
-		} else if (strcmp(a, "--by") == 0) {
-			if (++i == argc)
-				return usage("--by takes class or queue");
-			by = argv[i];
-		} else if (strncmp(a, "--traces=", 9) == 0) {
-			tflag = a + 9;
-		} else if (strncmp(a, "--plot=", 7) == 0) {
-			plot_dir = a + 7;
-		} else if (strncmp(a, "--by=", 5) == 0) {
-			by = a + 5;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hetlab trace: unknown option %s\n", a);
-			return usage(NULL);
-		} else if (npos < 3) {
-			pos[npos++] = a;
-		} else {
-			return usage("too many arguments");
+	const char *pos[3] = { sub->name, NULL, NULL };
+	int npos = 1;
+	char path[32];
+	snprintf(path, sizeof path, "trace %s", sub->name);
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, path, argc - 1, argv + 1);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_LENIENT: lenient = true; break;
+		case OPT_JSON: as_json = true; break;
+		case OPT_TRACES: tflag = ap.val; break;
+		case OPT_PLOT: plot_dir = ap.val; break;
+		case OPT_BY: by = ap.val; break;
+		case CLI_POS:
+			if (npos == 3)
+				return cli_usage(&ap, "too many arguments ('%s')", ap.val);
+			pos[npos++] = ap.val;
+			break;
 		}
-	}
-	if (npos == 0)
-		return usage(NULL);
 	bool convert = strcmp(pos[0], "convert") == 0;
 	bool insp = strcmp(pos[0], "inspect") == 0;
 	if (!convert && !insp) {
@@ -727,6 +704,19 @@ int cmd_trace(int argc, char **argv)
 		return usage("inspect takes one FILE");
 	if (convert && (as_json || plot_dir || by))
 		return usage("--json, --by and --plot are for inspect");
+	if (convert && runtrace_is_db(pos[1])) {
+		/* a results database: its jobs as they ran (analysis/runtrace.h) */
+		char derr[1024];
+		int64_t n;
+		if (!ends_with(pos[2], ".jsonl") && !ends_with(pos[2], ".swf"))
+			return usage("OUT must be a .swf or .jsonl file");
+		if (runtrace_write(pos[1], pos[2], -1, &n, derr, sizeof derr) != 0) {
+			fprintf(stderr, "hetlab trace: %s\n", derr);
+			return 1;
+		}
+		printf("%s: %lld jobs written from the run %s\n", pos[2], (long long)n, pos[1]);
+		return 0;
+	}
 	if (convert && !ends_with(pos[2], ".jsonl"))
 		return usage("OUT must be a .jsonl file");
 	enum tracestat_by grp = TRACESTAT_BY_CLASS;

@@ -29,11 +29,13 @@ enum fam {
 	F_NODE_FOREIGN_CORES, F_NODE_FOREIGN_GPUS,
 	F_RACK_POWER, F_RACK_CAP, F_RACK_WARNING, F_RACK_TEMP_MAX,
 	F_SUBMITS, F_STARTS, F_ENDS, F_CANCELS, F_PREEMPTIONS, F_REQUEUES, F_PASSES, F_PASS_SECONDS,
+	F_WAIT_HIST, F_PASS_HIST, F_TENANT_GPUS, F_TENANT_CORES,
 	F_N
 };
 
 #define G METRICS_GAUGE
 #define C METRICS_COUNTER
+#define H METRICS_HISTOGRAM
 const struct metrics_family metrics_families[] = {
 	[F_UP] = { "hetlab_up", G, "", "1 while the hetlab live daemon serves metrics." },
 	[F_START_TIME] = { "hetlab_start_time_seconds", G, "", "When the daemon started, unix seconds." },
@@ -85,10 +87,40 @@ const struct metrics_family metrics_families[] = {
 	[F_REQUEUES] = { "hetlab_requeues_total", C, "", "Preempted jobs requeued to pending." },
 	[F_PASSES] = { "hetlab_scheduling_passes_total", C, "", "Scheduling passes run." },
 	[F_PASS_SECONDS] = { "hetlab_scheduling_pass_seconds", G, "", "Wall time of the last scheduling pass." },
+	[F_WAIT_HIST] = { "hetlab_job_wait_seconds", H, "le",
+	                  "Time from submit to (last) start of the submitted jobs that have started." },
+	[F_PASS_HIST] = { "hetlab_scheduling_pass_duration_seconds", H, "le", "Wall time of every scheduling pass." },
+	[F_TENANT_GPUS] = { "hetlab_tenant_gpus_allocated", G, "tenant",
+	                    "GPUs held by the tenant's running jobs (a shared or MIG request counts one card)." },
+	[F_TENANT_CORES] = { "hetlab_tenant_cores_allocated", G, "tenant", "CPU cores held by the tenant's running jobs." },
 	[F_N] = { NULL, 0, NULL, NULL },
 };
 #undef G
 #undef C
+#undef H
+
+/* The same bounds as analysis/openmetrics.c's (tests/unit/test_openmetrics.c). */
+const double metrics_wait_buckets_s[] = { 1, 10, 60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 7 * 86400 };
+const int metrics_nwait_buckets = (int)(sizeof metrics_wait_buckets_s / sizeof metrics_wait_buckets_s[0]);
+const double metrics_pass_buckets_s[] = { 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10 };
+const int metrics_npass_buckets = (int)(sizeof metrics_pass_buckets_s / sizeof metrics_pass_buckets_s[0]);
+
+static void hist_add(struct metrics_hist *h, const double *bounds, int nb, double x)
+{
+	int k = 0;
+	while (k < nb && !(x <= bounds[k]))
+		k++;
+	h->bucket[k]++;
+	h->count++;
+	h->sum += x;
+}
+
+void metrics_observe_pass(struct metrics_counters *c, double seconds)
+{
+	c->passes++;
+	c->last_pass_s = seconds;
+	hist_add(&c->pass_hist, metrics_pass_buckets_s, metrics_npass_buckets, seconds);
+}
 
 /* ---- the output buffer ---- */
 
@@ -217,7 +249,7 @@ static void header(struct out *o, int f)
 	puts0(o, m->help);
 	puts0(o, "\n# TYPE ");
 	puts0(o, m->name);
-	puts0(o, m->type == METRICS_COUNTER ? " counter\n" : " gauge\n");
+	puts0(o, m->type == METRICS_COUNTER ? " counter\n" : m->type == METRICS_HISTOGRAM ? " histogram\n" : " gauge\n");
 }
 
 static void sample(struct out *o, int f, const struct lab *l, int nl, const struct val *v)
@@ -534,6 +566,81 @@ static void render_racks(struct out *o, const struct sim *s, const struct live_r
 	}
 }
 
+/* A histogram's samples: NAME_bucket{le=...} cumulative, _sum, _count. */
+static void histogram(struct out *o, int f, const struct metrics_hist *h, const double *bounds, int nb)
+{
+	const char *name = metrics_families[f].name;
+	uint64_t cum = 0;
+	header(o, f);
+	for (int k = 0; k <= nb; k++) {
+		char le[40];
+		cum += h->bucket[k];
+		struct val v = k < nb ? vf(bounds[k]) : vf(INFINITY);
+		snprintf(le, sizeof le, "%s", v.s);
+		puts0(o, name);
+		puts0(o, "_bucket{le=\"");
+		puts0(o, le);
+		puts0(o, "\"} ");
+		puts0(o, vu(cum).s);
+		put(o, "\n", 1);
+	}
+	puts0(o, name);
+	puts0(o, "_sum ");
+	puts0(o, vf(h->sum).s);
+	put(o, "\n", 1);
+	puts0(o, name);
+	puts0(o, "_count ");
+	puts0(o, vu(h->count).s);
+	put(o, "\n", 1);
+}
+
+/* The wait histogram over the submitted jobs that have started, and the
+ * allocation per tenant of the running ones: one walk each, no allocation
+ * (tenants past TENANTS_MAX are summed as tenant="other"). */
+#define TENANTS_MAX 256
+static void render_waits_tenants(struct out *o, const struct sim *s)
+{
+	struct metrics_hist h;
+	memset(&h, 0, sizeof h);
+	int32_t upto = s->next_submit < s->njobs ? s->next_submit : s->njobs;
+	for (int32_t i = 0; i < upto; i++) {
+		const struct job *j = &s->jobs[i];
+		if (j->start_us >= 0 && j->start_us >= j->submit_us)
+			hist_add(&h, metrics_wait_buckets_s, metrics_nwait_buckets,
+			         simtime_to_s(j->start_us - j->submit_us));
+	}
+	histogram(o, F_WAIT_HIST, &h, metrics_wait_buckets_s, metrics_nwait_buckets);
+
+	int64_t gpus[TENANTS_MAX + 1] = { 0 }, cores[TENANTS_MAX + 1] = { 0 };
+	bool seen[TENANTS_MAX + 1] = { false };
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		const struct job *j = &s->jobs[s->running[k]];
+		int t = j->tenant >= 0 && j->tenant < TENANTS_MAX ? j->tenant : TENANTS_MAX;
+		seen[t] = true;
+		gpus[t] += job_req_gpus(&j->req);
+		cores[t] += job_req_cores(&j->req);
+	}
+	const struct org *org = s->cfg.org;
+	/* every tenant of the org has a series (0 when idle); others when running */
+	for (int t = 0; org && t < org->nt && t < TENANTS_MAX; t++)
+		seen[t] = true;
+	for (int pass = 0; pass < 2; pass++) {
+		int f = pass == 0 ? F_TENANT_GPUS : F_TENANT_CORES;
+		header(o, f);
+		for (int t = 0; t <= TENANTS_MAX; t++) {
+			if (!seen[t])
+				continue;
+			char idx[16];
+			snprintf(idx, sizeof idx, "%d", t);
+			const char *name = t == TENANTS_MAX ? "other" : org && t < org->nt && org->t[t].name[0]
+			                   ? org->t[t].name : idx;
+			struct lab l = lab_name("tenant", name, ORG_NAME_MAX);
+			struct val v = vi(pass == 0 ? gpus[t] : cores[t]);
+			sample(o, f, &l, 1, &v);
+		}
+	}
+}
+
 static void counter(struct out *o, int f, uint64_t x)
 {
 	header(o, f);
@@ -562,6 +669,7 @@ static void render_counters(struct out *o, const struct metrics_counters *c)
 		struct val v = vf(c->last_pass_s);
 		sample(o, F_PASS_SECONDS, NULL, 0, &v);
 	}
+	histogram(o, F_PASS_HIST, &c->pass_hist, metrics_pass_buckets_s, metrics_npass_buckets);
 }
 
 long metrics_render(char **buf, size_t *cap, const struct sim *s, const struct live_reading *rd,
@@ -583,6 +691,7 @@ long metrics_render(char **buf, size_t *cap, const struct sim *s, const struct l
 	render_jobs(&o, s);
 	render_nodes(&o, s, rd);
 	render_racks(&o, s, rd);
+	render_waits_tenants(&o, s);
 	if (c)
 		render_counters(&o, c);
 	if (!reserve(&o, 0))

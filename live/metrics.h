@@ -37,14 +37,38 @@ struct live_reading {
 	int gpu_errors;     /* health events seen in the last reading (XID, ECC uncorrected) */
 };
 
+/* A histogram the daemon feeds (metrics_observe): counts per upper bound
+ * (not cumulative; the renderer sums them), the count and the sum. */
+#define METRICS_HIST_MAX 16
+struct metrics_hist {
+	uint64_t bucket[METRICS_HIST_MAX + 1];   /* the last: above every bound */
+	uint64_t count;
+	double sum;
+};
+
+/* The upper bounds (seconds) of the job wait histogram (the same as the
+ * simulated runs' export, analysis/openmetrics.c) and of the scheduling
+ * pass duration histogram. */
+extern const double metrics_wait_buckets_s[];
+extern const int metrics_nwait_buckets;
+extern const double metrics_pass_buckets_s[];
+extern const int metrics_npass_buckets;
+
 struct metrics_counters {
 	uint64_t preemptions, requeues, starts, submits, cancels;
 	uint64_t ends[8];      /* by final job state (sim/job.h enum job_state values < 8) */
 	uint64_t passes; double last_pass_s;   /* scheduling passes and the last one's duration */
+	/* Every scheduling pass's wall time: the daemon calls
+	 * metrics_observe_pass(c, seconds) after each pass. */
+	struct metrics_hist pass_hist;
 	int64_t started_unix;  /* daemon start, unix seconds */
 };
 
-enum metrics_type { METRICS_GAUGE, METRICS_COUNTER };
+enum metrics_type { METRICS_GAUGE, METRICS_COUNTER, METRICS_HISTOGRAM };
+
+/* Counts one scheduling pass of `seconds` wall time: passes, last_pass_s
+ * and pass_hist. Allocates nothing. */
+void metrics_observe_pass(struct metrics_counters *c, double seconds);
 
 /* One metric family the renderer emits. */
 struct metrics_family {

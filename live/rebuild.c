@@ -319,8 +319,9 @@ int live_advance_to(struct live *L, simtime t)
 			/* The step's events and its pass, with the executor's queuing
 			 * (its commands run after the commit, live/lexec_slurm.c). */
 			clock_gettime(CLOCK_MONOTONIC, &b);
-			L->mc.passes += L->s.npasses - passes;
-			L->mc.last_pass_s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+			double sec = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+			for (uint64_t k = passes; k < L->s.npasses; k++)
+				metrics_observe_pass(&L->mc, sec / (double)(L->s.npasses - passes));
 		}
 	}
 	return 0;

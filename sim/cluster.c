@@ -368,10 +368,10 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 
 /* ---- binding a workload's names ---- */
 
-static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
+/* Appends a compiled selector (taking it; NULL: the compile failed with
+ * why). Its index in cl->sel, or -1 with a message. */
+static int push_selector(struct cluster *cl, struct selector *S, const char *why, char *err, size_t errlen)
 {
-	char why[256];
-	struct selector *S = sel_compile(text, why, sizeof why);
 	if (!S) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
@@ -385,6 +385,74 @@ static int add_selector(struct cluster *cl, const char *text, char *err, size_t 
 	cl->sel = ns;
 	cl->sel[cl->nsel] = S;
 	return cl->nsel++;
+}
+
+static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
+{
+	char why[256];
+	struct selector *S = sel_compile(text, why, sizeof why);
+	return push_selector(cl, S, why, err, errlen);
+}
+
+/* A selector with a job's tolerations (a cluster with taints: sim/taint.h),
+ * shared by the jobs with the same expression and tolerations. The index
+ * in cl->sel, or -1 with a message. */
+static int tol_selector(struct cluster *cl, bool prefer, const char *expr, const char *tol, char *err,
+                        size_t errlen)
+{
+	size_t len = strlen(expr) + (tol ? strlen(tol) : 0) + 4;
+	char *key = malloc(len);
+	if (!key) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(key, len, "%c\x1f%s\x1f%s", prefer ? 'P' : 'R', expr, tol ? tol : "");
+	for (int32_t k = 0; k < cl->nsel; k++) {
+		const char *sk = sel_key(cl->sel[k]);
+		if (sk && strcmp(sk, key) == 0) {
+			free(key);
+			return k;
+		}
+	}
+	char why[300];
+	struct selector *S = sel_compile_tol(expr, tol, prefer, key, why, sizeof why);
+	free(key);
+	return push_selector(cl, S, why, err, errlen);
+}
+
+/* Folds a job's tolerations into its selectors on a cluster with taints:
+ * with NoSchedule/NoExecute taints every job gets a required selector (its
+ * own expression, or none, with its tolerations), so that a job without a
+ * toleration never lands on a tainted node; with PreferNoSchedule taints
+ * every job gets a preferred one. 0, or -1 with a message. */
+static int bind_tolerations(struct cluster *cl, char *const *strs, int32_t nstrs, struct job *jb, char *err,
+                            size_t errlen)
+{
+	struct job_req *r = &jb->req;
+	bool hard = labels_tainted(cl->labels, false) > 0, soft = labels_tainted(cl->labels, true) > 0;
+	if (!hard && !soft)
+		return 0;
+	if (jb->tolerate > nstrs || r->sel_req > nstrs || r->sel_pref > nstrs) {
+		snprintf(err, errlen, "job %lld: a label expression or toleration out of range", (long long)jb->trace_id);
+		return -1;
+	}
+	const char *tol = jb->tolerate > 0 ? strs[jb->tolerate - 1] : NULL;
+	int16_t *sels[2] = { &r->sel_req, &r->sel_pref };
+	for (int k = 0; k < 2; k++) {
+		if (!(k ? soft : hard))
+			continue;
+		const char *expr = *sels[k] > 0 ? strs[*sels[k] - 1] : "";
+		int ix = tol_selector(cl, k == 1, expr, tol, err, errlen);
+		if (ix < 0) {
+			char msg[400];
+			snprintf(msg, sizeof msg, "job %lld: label expression \"%s\" with tolerations \"%s\": %s",
+			         (long long)jb->trace_id, expr, tol ? tol : "", err);
+			snprintf(err, errlen, "%s", msg);
+			return -1;
+		}
+		*sels[k] = (int16_t)-(ix + 1);   /* bound: marked negative until the loop below */
+	}
+	return 0;
 }
 
 static int eval_selectors(struct cluster *cl)
@@ -412,9 +480,15 @@ int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int3
 	for (int32_t j = 0; j < njobs; j++) {
 		struct job_req *r = &jobs[j].req;
 		int16_t *sels[2] = { &r->sel_req, &r->sel_pref };
+		if (cl->labels && bind_tolerations(cl, strs, nstrs, &jobs[j], err, errlen))
+			return -1;
 		for (int k = 0; k < 2; k++) {
 			int s1 = *sels[k];
-			if (s1 <= 0)
+			if (s1 < 0) {   /* bound with its tolerations */
+				*sels[k] = (int16_t)-s1;
+				continue;
+			}
+			if (s1 == 0)
 				continue;
 			if (s1 > nstrs) {
 				snprintf(err, errlen, "job %lld: label expression %d out of range", (long long)jobs[j].trace_id, s1);

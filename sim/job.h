@@ -139,6 +139,9 @@ struct job {
 	uint8_t hold_why;      /* enum hold_reason of the current or last hold */
 	uint8_t approved;      /* 1 once a quota hold was approved: not held for quota again */
 	uint16_t restarts;     /* times it was requeued and started again */
+	int16_t tolerate;      /* the request's tolerations (sim/taint.h) + 1, in the workload's
+	                          strings; 0 none. Folded into req.sel_req / sel_pref when the
+	                          workload is bound (kept here, out of the request's cache line) */
 };
 
 /* Why a job is held (decide_hold's reason names it; "quota" holds are the

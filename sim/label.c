@@ -15,6 +15,7 @@
  * fixed stack arrays bounded by the limits below, so a hostile expression
  * costs at most SEL_TERMS_MAX × SEL_SET_MAX × SEL_VALUE_MAX bytes. */
 #include "sim/label.h"
+#include "sim/taint.h"
 
 #include <assert.h>
 #include <math.h>
@@ -98,6 +99,9 @@ struct lent {
 struct lnode {
 	struct lent *e;
 	int32_t n, cap;
+	struct taint *taint;   /* owned (sim/taint.h) */
+	int32_t ntaint;
+	bool hard, soft;       /* has a NoSchedule/NoExecute taint; a PreferNoSchedule one */
 };
 
 struct labels {
@@ -108,6 +112,7 @@ struct labels {
 	int32_t nkeys, keycap;
 	int32_t *slot;      /* key ids, -1 empty; a power of two, at most half full */
 	uint32_t nslot;
+	int32_t nhard, nsoft;   /* nodes with hard / soft taints */
 };
 
 struct labels *labels_new(int32_t nnodes)
@@ -138,6 +143,7 @@ void labels_free(struct labels *L)
 			for (int32_t k = 0; k < L->node[i].n; k++)
 				free(L->node[i].e[k].val);
 			free(L->node[i].e);
+			taint_free(L->node[i].taint, L->node[i].ntaint);
 		}
 	for (int32_t k = 0; k < L->nkeys; k++)
 		free(L->key[k]);
@@ -272,6 +278,46 @@ fail:
 	return -1;
 }
 
+int labels_set_taints(struct labels *L, int32_t node, const char *text, char *err, size_t errlen)
+{
+	assert(node >= 0 && node < L->nnodes);
+	struct lnode *ln = &L->node[node];
+	struct taint *t = NULL;
+	int32_t n = 0;
+	if (taint_parse(text, &t, &n, err, errlen))
+		return -1;
+	L->nhard -= ln->hard;
+	L->nsoft -= ln->soft;
+	taint_free(ln->taint, ln->ntaint);
+	ln->taint = t;
+	ln->ntaint = n;
+	ln->hard = ln->soft = false;
+	for (int32_t k = 0; k < n; k++) {
+		if (t[k].effect == TAINT_PREFER_NO_SCHEDULE)
+			ln->soft = true;
+		else
+			ln->hard = true;
+	}
+	L->nhard += ln->hard;
+	L->nsoft += ln->soft;
+	return 0;
+}
+
+int32_t labels_tainted(const struct labels *L, bool soft)
+{
+	return soft ? L->nsoft : L->nhard;
+}
+
+int labels_taint_count(const struct labels *L, int32_t node)
+{
+	return L->node[node].ntaint;
+}
+
+const struct taint *labels_taint_at(const struct labels *L, int32_t node, int i)
+{
+	return &L->node[node].taint[i];
+}
+
 static const struct lent *lookup(const struct labels *L, int32_t node, const char *key,
                                  size_t len, uint32_t h)
 {
@@ -321,8 +367,18 @@ struct sel_term {
 	struct sel_val *val;    /* owned */
 };
 
+/* A disjunction of conjunctions: alternative a is the terms
+ * [alt_end[a - 1], alt_end[a]) ("|" between alternatives, "," between the
+ * terms of one). With tolerations (sel_compile_tol), matching also checks
+ * the node's taints. */
 struct selector {
-	int32_t nterms;
+	int32_t nterms, nalt;
+	int32_t alt_end[SEL_TERMS_MAX];
+	struct toleration *tol;   /* owned */
+	int32_t ntol;
+	bool taints;              /* check taints: a required (hard) or preferred (soft) selector */
+	bool prefer;
+	char *key;                /* owned; the key it was compiled under, or NULL */
 	struct sel_term term[];
 };
 
@@ -340,6 +396,8 @@ void sel_free(struct selector *S)
 		return;
 	for (int32_t i = 0; i < S->nterms; i++)
 		term_fini(&S->term[i]);
+	toleration_free(S->tol, S->ntol);
+	free(S->key);
 	free(S);
 }
 
@@ -667,7 +725,9 @@ struct selector *sel_compile(const char *text, char *err, size_t errlen)
 {
 	struct parser ps = { .text = text, .p = text, .err = err, .errlen = errlen };
 	struct sel_term tmp[SEL_TERMS_MAX];
-	int32_t n = 0;
+	int32_t alt_end[SEL_TERMS_MAX];
+	int32_t n = 0, nalt = 0;
+	const char *after = "";
 
 	if (errlen)
 		err[0] = 0;
@@ -677,7 +737,7 @@ struct selector *sel_compile(const char *text, char *err, size_t errlen)
 			fail_at(&ps, ps.p, "more than %d terms", SEL_TERMS_MAX);
 			goto fail;
 		}
-		if (parse_term(&ps, &tmp[n], n ? " after \",\"" : "") < 0) {
+		if (parse_term(&ps, &tmp[n], after) < 0) {
 			term_fini(&tmp[n]);
 			goto fail;
 		}
@@ -685,23 +745,34 @@ struct selector *sel_compile(const char *text, char *err, size_t errlen)
 		skip_blanks(&ps);
 		if (!*ps.p)
 			break;
-		if (*ps.p != ',') {
-			expected(&ps, "\",\" between terms");
+		if (*ps.p == '|') {
+			/* the end of an alternative: Kubernetes' ORed nodeSelectorTerms */
+			alt_end[nalt++] = n;
+			after = " after \"|\"";
+		} else if (*ps.p == ',') {
+			after = " after \",\"";
+		} else {
+			expected(&ps, "\",\" between terms or \"|\" between alternatives");
 			goto fail;
 		}
 		ps.p++;
 		skip_blanks(&ps);
 		if (!*ps.p) {
-			expected(&ps, "a key after \",\"");
+			char what[32];
+			snprintf(what, sizeof what, "a key%s", after);
+			expected(&ps, what);
 			goto fail;
 		}
 	}
-	struct selector *S = malloc(sizeof *S + (size_t)n * sizeof S->term[0]);
+	alt_end[nalt++] = n;
+	struct selector *S = calloc(1, sizeof *S + (size_t)n * sizeof S->term[0]);
 	if (!S) {
 		out_of_memory(&ps);
 		goto fail;
 	}
 	S->nterms = n;
+	S->nalt = nalt;
+	memcpy(S->alt_end, alt_end, (size_t)nalt * sizeof alt_end[0]);
 	memcpy(S->term, tmp, (size_t)n * sizeof tmp[0]);
 	return S;
 fail:
@@ -781,15 +852,36 @@ static bool term_holds(const struct sel_term *t, const struct labels *L, int32_t
 	return false;
 }
 
+/* Every taint of node of the given kind (hard: NoSchedule and NoExecute;
+ * soft: PreferNoSchedule) is tolerated. */
+static bool tolerated(const struct selector *S, const struct labels *L, int32_t node, bool soft)
+{
+	const struct lnode *ln = &L->node[node];
+	if (!(soft ? ln->soft : ln->hard))
+		return true;
+	for (int32_t k = 0; k < ln->ntaint; k++) {
+		const struct taint *t = &ln->taint[k];
+		if ((t->effect == TAINT_PREFER_NO_SCHEDULE) == soft && !toleration_covers(S->tol, S->ntol, t))
+			return false;
+	}
+	return true;
+}
+
 bool sel_match(const struct selector *S, const struct labels *L, int32_t node)
 {
 	if (!S)
 		return true;
 	assert(node >= 0 && node < L->nnodes);
-	for (int32_t i = 0; i < S->nterms; i++)
-		if (!term_holds(&S->term[i], L, node))
-			return false;
-	return true;
+	bool any = false;
+	for (int32_t a = 0, i = 0; a < S->nalt && !any; a++) {
+		bool all = true;
+		for (; i < S->alt_end[a]; i++)
+			all = all && term_holds(&S->term[i], L, node);
+		any = all;
+	}
+	if (!any)
+		return false;
+	return !S->taints || S->prefer || tolerated(S, L, node, false);
 }
 
 int sel_score(const struct selector *S, const struct labels *L, int32_t node)
@@ -797,8 +889,46 @@ int sel_score(const struct selector *S, const struct labels *L, int32_t node)
 	if (!S)
 		return 0;
 	assert(node >= 0 && node < L->nnodes);
-	int score = 0;
-	for (int32_t i = 0; i < S->nterms; i++)
-		score += term_holds(&S->term[i], L, node);
-	return score;
+	int best = 0;
+	for (int32_t a = 0, i = 0; a < S->nalt; a++) {
+		int score = 0;
+		for (; i < S->alt_end[a]; i++)
+			score += term_holds(&S->term[i], L, node);
+		if (score > best)
+			best = score;
+	}
+	/* A preferred selector with tolerations: a node whose PreferNoSchedule
+	 * taints are all tolerated ranks above one with the same count of
+	 * preferred terms met, and below one that meets one term more. */
+	if (S->taints && S->prefer)
+		return 2 * best + tolerated(S, L, node, true);
+	return best;
+}
+
+struct selector *sel_compile_tol(const char *expr, const char *tolerations, bool prefer, const char *key,
+                                 char *err, size_t errlen)
+{
+	struct selector *S = sel_compile(expr ? expr : "", err, errlen);
+	if (!S)
+		return NULL;
+	S->taints = true;
+	S->prefer = prefer;
+	if (toleration_parse(tolerations, &S->tol, &S->ntol, err, errlen) ||
+	    (key && !(S->key = strdup(key)))) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		sel_free(S);
+		return NULL;
+	}
+	return S;
+}
+
+const char *sel_key(const struct selector *S)
+{
+	return S ? S->key : NULL;
+}
+
+int sel_nalternatives(const struct selector *S)
+{
+	return S ? S->nalt : 1;
 }

@@ -162,6 +162,113 @@ static int label_storage(const struct cluster *cl, struct labels *L, const struc
 	return SET_OK;
 }
 
+/* ---- the label names GPU operators put on Kubernetes nodes -------------
+ *
+ * NVIDIA GPU Feature Discovery (GFD) and Node Feature Discovery (NFD) label
+ * every GPU node of a Kubernetes cluster; the same names here let a
+ * Kubernetes user's nodeSelector or affinity run unchanged against a
+ * simulated cluster. docs/labels.md ("Kubernetes label names") lists them
+ * with the hetlab label each mirrors. The product names are NVML's, as
+ * nvidia-smi prints them, with blanks made '-', as GFD writes them. */
+static const struct gfd_row {
+	const char *model, *product, *family;
+	int major, minor;       /* CUDA compute capability */
+	const char *pci_class;  /* NFD pci-<class>_<vendor>: 0302 3D controller, 0300 VGA */
+} gfd_rows[] = {
+	{ "H100-SXM-80GB", "NVIDIA-H100-80GB-HBM3", "hopper", 9, 0, "0302" },
+	{ "H100-PCIE-80GB", "NVIDIA-H100-PCIe", "hopper", 9, 0, "0302" },
+	{ "H20-96GB", "NVIDIA-H20", "hopper", 9, 0, "0302" },
+	{ "H200-SXM-141GB", "NVIDIA-H200", "hopper", 9, 0, "0302" },
+	{ "B200-SXM-180GB", "NVIDIA-B200", "blackwell", 10, 0, "0302" },
+	{ "GB200-186GB", "NVIDIA-GB200", "blackwell", 10, 0, "0302" },
+	{ "A100-SXM-80GB", "NVIDIA-A100-SXM4-80GB", "ampere", 8, 0, "0302" },
+	{ "A100-PCIE-40GB", "NVIDIA-A100-PCIE-40GB", "ampere", 8, 0, "0302" },
+	{ "A800-SXM-80GB", "NVIDIA-A800-SXM4-80GB", "ampere", 8, 0, "0302" },
+	{ "L40S-48GB", "NVIDIA-L40S", "ada-lovelace", 8, 9, "0302" },
+	{ "L40-48GB", "NVIDIA-L40", "ada-lovelace", 8, 9, "0302" },
+	{ "RTX4090-24GB", "NVIDIA-GeForce-RTX-4090", "ada-lovelace", 8, 9, "0300" },
+	{ "A10-24GB", "NVIDIA-A10", "ampere", 8, 6, "0302" },
+	{ "V100-SXM2-32GB", "Tesla-V100-SXM2-32GB", "volta", 7, 0, "0302" },
+	{ "T4-16GB", "Tesla-T4", "turing", 7, 5, "0302" },
+	{ "P100-PCIE-16GB", "Tesla-P100-PCIE-16GB", "pascal", 6, 0, "0302" },
+};
+
+static const struct gfd_row *gfd_find(const char *model)
+{
+	for (size_t i = 0; i < sizeof gfd_rows / sizeof gfd_rows[0]; i++)
+		if (strcmp(gfd_rows[i].model, model) == 0)
+			return &gfd_rows[i];
+	return NULL;
+}
+
+#define NFD "feature.node.kubernetes.io/"
+
+static int label_k8s(const struct cluster *cl, struct labels *L, const struct node *n)
+{
+	const struct node_type *t = &cl->types[n->type];
+	const struct rack *r = &cl->racks[n->rack];
+	const struct cpu_model *c = n->cpu_model >= 0 && n->cpu_model < cl->cat.ncpus
+	                            ? &cl->cat.cpus[n->cpu_model] : NULL;
+	int32_t numa = n->numa > 0 ? n->numa : t->numa > 0 ? t->numa : t->sockets;
+	int rc;
+	/* Kubernetes' well-known labels */
+	if ((rc = set_str(L, n->id, "kubernetes.io/hostname", n->name)) ||
+	    (rc = set_str(L, n->id, "kubernetes.io/os", "linux")) ||
+	    (rc = set_str(L, n->id, "kubernetes.io/arch", "amd64")) ||
+	    (rc = set_str(L, n->id, "node.kubernetes.io/instance-type", t->name)) ||
+	    (rc = set_str(L, n->id, "topology.kubernetes.io/zone", r->name)))
+		return rc;
+	/* NFD: CPU, memory, network */
+	if (c && (rc = set_str(L, n->id, NFD "cpu-model.vendor_id",
+	                       strstr(c->name, "EPYC") || strstr(c->vendor_name, "AMD") ? "AMD" : "Intel")))
+		return rc;
+	if ((n->avx512 && (rc = set_bool(L, n->id, NFD "cpu-cpuid.AVX512F", true))) ||
+	    (n->amx && ((rc = set_bool(L, n->id, NFD "cpu-cpuid.AMXTILE", true)) ||
+	                (rc = set_bool(L, n->id, NFD "cpu-cpuid.AMXBF16", true)) ||
+	                (rc = set_bool(L, n->id, NFD "cpu-cpuid.AMXINT8", true)))) ||
+	    (numa > 1 && (rc = set_bool(L, n->id, NFD "memory-numa", true))))
+		return rc;
+	if (n->plane >= 0 && n->plane < cl->nplanes) {
+		int kind = cl->planes[n->plane].kind;
+		if ((kind == PLANE_IB || kind == PLANE_ROCE) &&
+		    ((rc = set_bool(L, n->id, NFD "rdma.capable", true)) ||
+		     (rc = set_bool(L, n->id, NFD "rdma.available", true))))
+			return rc;
+	}
+	if (n->ngpus <= 0 || n->gpu_model < 0)
+		return SET_OK;
+	/* GFD, for NVIDIA cards */
+	const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
+	const struct gfd_row *row = gfd_find(g->name);
+	bool nvidia = row || strncmp(g->vendor_name, "NVIDIA", 6) == 0;
+	if (!nvidia)
+		return SET_OK;
+	char product[128];
+	if (row) {
+		snprintf(product, sizeof product, "%s", row->product);
+	} else {
+		snprintf(product, sizeof product, "%s", g->vendor_name);
+		for (char *p = product; *p; p++)
+			if (*p == ' ')
+				*p = '-';
+	}
+	int64_t mem_mib = n->gpu_mem_mib > 0 ? n->gpu_mem_mib : g->mem_mib;
+	if ((rc = set_bool(L, n->id, "nvidia.com/gpu.present", true)) ||
+	    (rc = set_int(L, n->id, "nvidia.com/gpu.count", n->ngpus)) ||
+	    (rc = set_str(L, n->id, "nvidia.com/gpu.product", product)) ||
+	    (rc = set_int(L, n->id, "nvidia.com/gpu.memory", mem_mib)) ||
+	    (rc = set_bool(L, n->id, "nvidia.com/mig.capable", g->mig)) ||
+	    (rc = set_str(L, n->id, "nvidia.com/mig.strategy", n->mig_cards > 0 ? "mixed" : "none")))
+		return rc;
+	if (row && ((rc = set_str(L, n->id, "nvidia.com/gpu.family", row->family)) ||
+	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.major", row->major)) ||
+	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.minor", row->minor))))
+		return rc;
+	char key[64];
+	snprintf(key, sizeof key, NFD "pci-%s_10de.present", row ? row->pci_class : "0302");
+	return set_bool(L, n->id, key, true);
+}
+
 static int label_derived(const struct cluster *cl, struct labels *L, const struct node *n, int *bad_pool)
 {
 	const struct node_type *t = &cl->types[n->type];
@@ -179,7 +286,9 @@ static int label_derived(const struct cluster *cl, struct labels *L, const struc
 	    (rc = label_cpu(cl, L, n)) ||
 	    (rc = set_num(L, n->id, "mem_gib", (double)n->mem_mib / 1024)))
 		return rc;
-	return label_storage(cl, L, n, bad_pool);
+	if ((rc = label_storage(cl, L, n, bad_pool)))
+		return rc;
+	return label_k8s(cl, L, n);
 }
 
 /* Checks a "k=v\0k=v\0\0" buffer: every entry has a '=' after a valid key.
@@ -257,6 +366,14 @@ int cluster_label_nodes(struct cluster *cl, char *err, size_t errlen)
 		    apply_free_form(L, i, cl->types[n->type].labels) ||
 		    apply_free_form(L, i, cl->racks[n->rack].labels))
 			goto oom;
+		/* Taints: the node's "node.taints" label, from its type or rack. */
+		const char *taints = labels_get(L, i, "node.taints");
+		char why[400];
+		if (taints && labels_set_taints(L, i, taints, why, sizeof why)) {
+			snprintf(err, errlen, "node %s (type \"%s\", rack \"%s\"): label node.taints: %s", n->name,
+			         cl->types[n->type].name, cl->racks[n->rack].name, why);
+			goto fail;
+		}
 	}
 	cl->labels = L;
 	return 0;

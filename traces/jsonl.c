@@ -9,6 +9,8 @@
  * without them keep their bytes. */
 #include "traces/trace.h"
 #include "sim/label.h"
+#include "sim/prioclass.h"
+#include "sim/taint.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,11 +44,12 @@ struct jfield {
 };
 
 enum { T_ID, T_TRACE_ID, T_CLASS, T_STATE, T_TENANT, T_GROUP, T_QUEUE, T_SUBMIT,
-       T_WALLTIME, T_CKPT, T_REQ, T_RUN, T_FAILS, T_NTOP };
+       T_WALLTIME, T_CKPT, T_REQ, T_RUN, T_FAILS, T_PRIOCLASS, T_NTOP };
 static const struct jfield top_fields[T_NTOP] = {
 	[T_ID] = { "id", JK_ID, false },
 	[T_TRACE_ID] = { "trace_id", JK_INT64, false },
 	[T_CLASS] = { "class", JK_CLASS, false },
+	[T_PRIOCLASS] = { "priority_class", JK_CLASS, false },
 	[T_STATE] = { "state", JK_STATE, false },
 	[T_TENANT] = { "tenant", JK_INT32M1, false },
 	[T_GROUP] = { "group", JK_INT32M1, false },
@@ -63,7 +66,7 @@ static const struct jfield top_fields[T_NTOP] = {
  * by one in get_req_ext. */
 enum { R_NODES, R_CORES, R_GPUS, R_MEM, R_GPU_MEM, R_MODELS, R_NINT = R_MODELS + 1,
        R_MILLI = R_NINT, R_MIG, R_PREC, R_FP8, R_NUMA, R_ISA, R_PLANE, R_POOL, R_IO,
-       R_STORAGE, R_REQUIRE, R_PREFER, R_NREQ };
+       R_STORAGE, R_REQUIRE, R_PREFER, R_TOLERATIONS, R_NREQ };
 static const struct jfield req_fields[R_NREQ] = {
 	[R_NODES] = { "nodes", JK_COUNT, false },
 	[R_CORES] = { "cores", JK_COUNT, false },
@@ -83,6 +86,7 @@ static const struct jfield req_fields[R_NREQ] = {
 	[R_STORAGE] = { "storage_gib", JK_EXT, false },
 	[R_REQUIRE] = { "require", JK_EXT, false },
 	[R_PREFER] = { "prefer", JK_EXT, false },
+	[R_TOLERATIONS] = { "tolerations", JK_EXT, false },
 };
 
 /* Largest storage_gib a trace may ask for (an exabyte). */
@@ -291,7 +295,7 @@ static int get_str_ref(struct jctx *c, const char *jp, json_t *v, bool expr,
 }
 
 /* The request fields beyond counts and memory (see docs/traces.md). */
-static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct job_req *r)
+static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct job_req *r, int16_t *tolerate)
 {
 	if (v[R_MILLI]) {
 		json_t *m = v[R_MILLI];
@@ -359,10 +363,28 @@ static int get_req_ext(struct jctx *c, json_t **v, struct workload *w, struct jo
 	if (get_str_ref(c, "$.req.require", v[R_REQUIRE], true, w, &r->sel_req) != 0 ||
 	    get_str_ref(c, "$.req.prefer", v[R_PREFER], true, w, &r->sel_pref) != 0)
 		return -1;
+	if (v[R_TOLERATIONS]) {
+		/* Kubernetes tolerations (sim/taint.h), checked here, kept as text */
+		const char *s = json_is_string(v[R_TOLERATIONS]) ? json_string_value(v[R_TOLERATIONS]) : NULL;
+		struct toleration *tl = NULL;
+		int32_t ntl = 0;
+		char msg[300];
+		if (!s)
+			return jfail(c, "$.req.tolerations", "expected a string of tolerations (\"key=value:NoSchedule, "
+			             "key:NoExecute, *\"), got %s", type_name(v[R_TOLERATIONS]));
+		if (toleration_parse(s, &tl, &ntl, msg, sizeof msg))
+			return jfail(c, "$.req.tolerations", "%s", msg);
+		toleration_free(tl, ntl);
+		int k = ntl ? workload_intern(w, s) : -2;
+		if (k == -1)
+			return jfail(c, "$.req.tolerations", "out of memory, or more than 32000 distinct names and "
+			             "expressions in the trace");
+		*tolerate = (int16_t)(k + 1 > 0 ? k + 1 : 0);
+	}
 	return 0;
 }
 
-static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_req *r)
+static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_req *r, int16_t *tolerate)
 {
 	if (!json_is_object(obj)) {
 		return jfail(c, "$.req", "expected an object, got %s", type_name(obj));
@@ -386,7 +408,7 @@ static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_r
 		             "give nodes > 0");
 	if (r->cores == 0 && r->gpus == 0)
 		return jfail(c, "$.req", "expected cores > 0 or gpus > 0");
-	return get_req_ext(c, v, w, r);
+	return get_req_ext(c, v, w, r, tolerate);
 }
 
 /* trace_id defaults to the job's position in the file (w->n); strings the
@@ -424,6 +446,20 @@ static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct jo
 			             "got '%.60s'", s);
 		j->cls = (uint8_t)cls;
 	}
+	if (v[T_PRIOCLASS]) {
+		/* a Kubernetes PriorityClass name: the class it maps to (sim/prioclass.h) */
+		const char *s = "";
+		if (get_string(c, "$.priority_class", v[T_PRIOCLASS], &s) != 0)
+			return -1;
+		int cls = prioclass_parse(s);
+		if (cls < 0)
+			return jfail(c, "$.priority_class", "unknown priority class '%.60s' (known: %s)", s,
+			             prioclass_list());
+		if (v[T_CLASS] && cls != j->cls)
+			return jfail(c, "$.priority_class", "'%.60s' is class %s, but $.class says %s", s,
+			             job_class_name((enum job_class)cls), job_class_name((enum job_class)j->cls));
+		j->cls = (uint8_t)cls;
+	}
 	if (v[T_STATE]) {
 		const char *s = "";
 		if (get_string(c, "$.state", v[T_STATE], &s) != 0)
@@ -432,7 +468,7 @@ static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct jo
 			return jfail(c, "$.state", "expected \"pending\" (a trace holds jobs not yet "
 			             "submitted), got '%.60s'", s);
 	}
-	if (get_req(c, v[T_REQ], w, &j->req) != 0)
+	if (get_req(c, v[T_REQ], w, &j->req, &j->tolerate) != 0)
 		return -1;
 	memset(t, 0, sizeof *t);
 	t->run_us = x[T_RUN];
@@ -583,7 +619,7 @@ static const char *str_of(const struct workload *w, int k1)
 /* Adds the request fields beyond counts and memory, each only when set, so
  * that a trace without them is written as it always was. 0, or -1 on
  * ENOMEM. */
-static int put_req_ext(json_t *req, const struct workload *w, const struct job_req *r)
+static int put_req_ext(json_t *req, const struct workload *w, const struct job_req *r, int16_t tolerate)
 {
 	int rc = 0;
 	if (r->gpu_milli)
@@ -617,6 +653,8 @@ static int put_req_ext(json_t *req, const struct workload *w, const struct job_r
 		rc |= json_object_set_new(req, "require", json_string(str_of(w, r->sel_req)));
 	if (r->sel_pref)
 		rc |= json_object_set_new(req, "prefer", json_string(str_of(w, r->sel_pref)));
+	if (tolerate && str_of(w, tolerate))
+		rc |= json_object_set_new(req, "tolerations", json_string(str_of(w, tolerate)));
 	return rc ? -1 : 0;
 }
 
@@ -629,7 +667,7 @@ static json_t *job_to_obj(const struct workload *w, const struct job *j, const s
 	                        "gpu_models_mask", (json_int_t)j->req.gpu_models);
 	if (!req)
 		return NULL;
-	if (put_req_ext(req, w, &j->req) != 0) {
+	if (put_req_ext(req, w, &j->req, j->tolerate) != 0) {
 		json_decref(req);
 		return NULL;
 	}

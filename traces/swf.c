@@ -235,6 +235,15 @@ static int parse_header(const char *s, struct workload *w, char *msg, size_t msg
 	s++; /* ';' */
 	while (is_space(*s))
 		s++;
+	if (strncmp(s, "TimeZoneString:", 15) == 0) {   /* the log's zone (traces/tracestat.c) */
+		const char *p = s + 15, *e;
+		while (is_space(*p))
+			p++;
+		for (e = p; *e && !is_space(*e); e++)
+			;
+		snprintf(w->tz, sizeof w->tz, "%.*s", (int)(e - p), p);
+		return 0;
+	}
 	for (int k = 0; k < 3; k++) {
 		size_t kl = strlen(keys[k]);
 		if (strncmp(s, keys[k], kl) != 0 || s[kl] != ':')

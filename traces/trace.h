@@ -22,6 +22,9 @@ struct workload {
 	/* From an SWF header, -1 when absent. */
 	int32_t max_procs, max_nodes;
 	int64_t unix_start;
+	/* SWF TimeZoneString (an IANA zone such as "Europe/Stockholm"): the
+	 * zone of the log's local hours; "" when absent. */
+	char tz[64];
 	/* Lines skipped: malformed (with lenient) and unusable (unknown runtime
 	 * or processor count, which SWF allows but a replay cannot use). */
 	int64_t skipped_malformed, skipped_unusable;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 const char *tracestat_dow_name(bool utc, int d)
 {
@@ -89,10 +91,68 @@ static int64_t count_mod(int64_t a, int64_t b, int64_t m, int64_t shift, int64_t
 	return floor_div(b - h, m) - floor_div(a - 1 - h, m);
 }
 
-/* Arrivals by hour of day and day of week. */
+/* The UTC offset (s) of zone tz at Unix time t, from the system's zone
+ * database; 0 when the zone is unknown (tz_ok false). TZ is set for the
+ * call and restored. */
+struct zone {
+	bool on;
+	char *saved;
+	bool had;
+};
+
+static bool zone_enter(struct zone *z, const char *tz)
+{
+	char path[256];
+	const char *dir = getenv("TZDIR");
+	memset(z, 0, sizeof *z);
+	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", tz);
+	if (!tz[0] || tz[0] == '/' || strstr(tz, "..") || access(path, R_OK) != 0)
+		return false;
+	const char *old = getenv("TZ");
+	z->had = old != NULL;
+	z->saved = old ? strdup(old) : NULL;
+	if ((z->had && !z->saved) || setenv("TZ", tz, 1) != 0) {
+		free(z->saved);
+		return false;
+	}
+	tzset();
+	z->on = true;
+	return true;
+}
+
+static void zone_leave(struct zone *z)
+{
+	if (!z->on)
+		return;
+	if (z->had)
+		setenv("TZ", z->saved, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(z->saved);
+	z->on = false;
+}
+
+static int64_t zone_offset_s(const struct zone *z, simtime t_us)
+{
+	if (!z->on)
+		return 0;
+	time_t t = (time_t)floor_div(t_us, SIMTIME_SEC);
+	struct tm tm;
+	return localtime_r(&t, &tm) ? (int64_t)tm.tm_gmtoff : 0;
+}
+
+/* Arrivals by hour of day and day of week: UTC from UnixStartTime, or the
+ * log's local time when its TimeZoneString names a zone this system knows
+ * (daylight saving included: each arrival gets the offset of its time). */
 static void profile(const struct workload *w, const uint8_t *skip, struct tracestat *s)
 {
+	struct zone z;
 	s->utc = w->unix_start >= 0;
+	if (s->utc && zone_enter(&z, w->tz))
+		snprintf(s->tz, sizeof s->tz, "%s", w->tz);
+	else
+		z.on = false;
 	simtime origin = s->utc ? w->unix_start * SIMTIME_SEC : 0;
 	/* 1970-01-01 was a Thursday: day d since the epoch is weekday (d + 3) mod 7. */
 	int64_t dshift = s->utc ? 3 : 0;
@@ -100,9 +160,13 @@ static void profile(const struct workload *w, const uint8_t *skip, struct traces
 		if (skip && skip[i])
 			continue;
 		simtime t = origin + w->jobs[i].submit_us;
+		t += zone_offset_s(&z, t) * SIMTIME_SEC;
 		s->hour_n[floor_div(t, SIMTIME_HOUR) % 24]++;
 		s->dow_n[(floor_div(t, SIMTIME_DAY) + dshift) % 7]++;
 	}
+	/* The window's hour and day slots, in the zone of its first arrival. */
+	origin += zone_offset_s(&z, origin + s->afirst_us) * SIMTIME_SEC;
+	zone_leave(&z);
 	if (s->arrivals == 0)
 		return;
 	int64_t ha = floor_div(origin + s->afirst_us, SIMTIME_HOUR);

@@ -70,6 +70,7 @@ struct tracestat {
 	simtime afirst_us, alast_us;     /* first and last arrival */
 	double arrivals_per_h;           /* arrivals / (alast - afirst) */
 	bool utc;                        /* origin UnixStartTime (UTC) or the trace start */
+	char tz[64];                     /* with utc: the zone of the hours and days ("" UTC) */
 	int64_t hour_n[24], dow_n[7];    /* arrivals per hour of day / day of week */
 	int64_t hour_slots[24], dow_slots[7];   /* slots of each in the window */
 	double hour_rate[24];            /* arrivals per hour, per hour of day */

@@ -169,7 +169,7 @@ static int check_format(const char *text)
 	char fam[MAXF][96];
 	int nfam = 0;
 	char cur[96] = "";
-	bool cur_help = false, cur_type = false;
+	bool cur_help = false, cur_type = false, cur_hist = false;
 	size_t nlines = 0, nser = 0;
 	for (const char *p = text; *p; p++)
 		nlines += *p == '\n';
@@ -210,9 +210,11 @@ static int check_format(const char *text)
 			} else {
 				if (!cur_help || strcmp(cur, name) != 0 || cur_type)
 					fail_msg("TYPE without its HELP first, or twice: %s", l);
-				if (strcmp(q + 1, "gauge") != 0 && strcmp(q + 1, "counter") != 0)
+				if (strcmp(q + 1, "gauge") != 0 && strcmp(q + 1, "counter") != 0 &&
+				    strcmp(q + 1, "histogram") != 0)
 					fail_msg("bad type: %s", l);
 				cur_type = true;
+				cur_hist = strcmp(q + 1, "histogram") == 0;
 			}
 			continue;
 		}
@@ -223,7 +225,13 @@ static int check_format(const char *text)
 			fail_msg("bad sample name: %s", l);
 		while (name_char((unsigned char)*q))
 			q++;
-		if (!cur_type || (size_t)(q - l) != strlen(cur) || strncmp(l, cur, strlen(cur)) != 0)
+		/* a histogram's samples are NAME_bucket, NAME_sum and NAME_count */
+		size_t cl = strlen(cur), nl = (size_t)(q - l);
+		bool hist_ok = cur_hist && nl > cl && strncmp(l, cur, cl) == 0 &&
+		               ((nl - cl == 7 && strncmp(l + cl, "_bucket", 7) == 0) ||
+		                (nl - cl == 4 && strncmp(l + cl, "_sum", 4) == 0) ||
+		                (nl - cl == 6 && strncmp(l + cl, "_count", 6) == 0));
+		if (!cur_type || (!hist_ok && (nl != cl || strncmp(l, cur, cl) != 0)))
 			fail_msg("sample outside its family's block (family %s): %s", cur, l);
 		if (*q == '{') {
 			q++;
@@ -710,7 +718,20 @@ static bool rendered_family(const char *text, const char *name)
 {
 	char h[160];
 	snprintf(h, sizeof h, "# TYPE %s ", name);
-	return strstr(text, h) != NULL;
+	if (strstr(text, h))
+		return true;
+	/* a histogram's series: NAME_bucket, NAME_sum, NAME_count of "# TYPE NAME histogram" */
+	static const char *const sfx[] = { "_bucket", "_sum", "_count" };
+	size_t n = strlen(name);
+	for (int k = 0; k < 3; k++) {
+		size_t m = strlen(sfx[k]);
+		if (n > m && strcmp(name + n - m, sfx[k]) == 0) {
+			snprintf(h, sizeof h, "# TYPE %.*s histogram", (int)(n - m), name);
+			if (strstr(text, h))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* Every "expr" of every panel (and templating query) in the dashboard. */
@@ -808,7 +829,8 @@ static void test_docs(void **state)
 	for (int i = 0; metrics_families[i].name; i++) {
 		char want[128];
 		snprintf(want, sizeof want, "| `%s` | %s |", metrics_families[i].name,
-		         metrics_families[i].type == METRICS_COUNTER ? "counter" : "gauge");
+		         metrics_families[i].type == METRICS_COUNTER ? "counter" :
+		         metrics_families[i].type == METRICS_HISTOGRAM ? "histogram" : "gauge");
 		if (!strstr(doc, want))
 			fail_msg("docs/metrics.md has no table row for %s", metrics_families[i].name);
 	}

@@ -1,0 +1,525 @@
+/* cmdtab — the table of hetlab's commands: for each, its synopsis, its
+ * description and its options. The parser (cli/args.c), `hetlab help`,
+ * `hetlab CMD --help`, the man pages and the shell completions all read
+ * this one table (cli/helpgen.c), so they cannot disagree. A new option is
+ * one line here and one case in the command's option loop. */
+#include "cli/args.h"
+#include "cli/cmd.h"
+
+/* Entry points declared outside cmd.h by the files that own them. */
+int cmd_bill(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_scenario(int argc, char **argv);
+
+#define F CLI_C_FILE
+#define D CLI_C_DIR
+#define W CLI_C_WORDS
+#define END { 0 }
+
+#define O_LENIENT { OPT_LENIENT, "lenient", 0, NULL, "skip malformed trace lines (counted and reported) instead of stopping at the first", 0, 0, NULL }
+#define O_TRACES { OPT_TRACES, "traces", 0, "DIR", "the trace directory that $TRACES/ paths and bare trace names are relative to (default $HETLAB_TRACES, else ../shared/traces)", 0, D, NULL }
+#define O_QUIET { OPT_QUIET, "quiet", 'q', NULL, "print less: no progress line, no per-run lines", 0, 0, NULL }
+#define O_JSON(h) { OPT_JSON, "json", 0, NULL, h, 0, 0, NULL }
+#define O_OUT(m, h, c) { OPT_OUT, "out", 'o', m, h, 0, c, NULL }
+#define O_JOBS { OPT_JOBS, "jobs", 'j', "N", "run N `hetlab run` processes at a time (1-1024, default 1)", 0, 0, NULL }
+#define O_STATE { OPT_STATE, "state", 0, "DIR", "the daemon's state directory (its state.db)", 0, D, NULL }
+#define O_WINDOW \
+	{ OPT_WARMUP, "warmup", 0, "DUR", "measure from DUR after the start (12h, 1d, 90m, seconds; default the run's recorded window)", 0, 0, NULL }, \
+	{ OPT_COOLDOWN, "cooldown", 0, "DUR", "measure until DUR before the end", 0, 0, NULL }, \
+	{ OPT_ARRIVALS_ONLY, "arrivals-only", 0, NULL, "measure until the last arrival (not with --cooldown)", 0, 0, NULL }
+#define O_CONFIG { OPT_CONFIG, "config", 0, "LIVE.json", "the daemon's configuration, for its state directory", 0, F, NULL }
+#define O_SOCKET { OPT_SOCKET, "socket", 0, "PATH", "the daemon's Unix socket (default STATE_DIR/hetlab.sock, or the config's socket)", 0, F, NULL }
+
+static const struct cli_opt run_opts[] = {
+	{ OPT_POLICY, "policy", 0, "P", "the scheduling policy (default the scenario's $.policy; `hetlab policies` lists them)", 0, CLI_C_POLICY, NULL },
+	{ OPT_SEED, "seed", 0, "N", "the random seed (default the scenario's $.seed)", 0, 0, NULL },
+	{ OPT_SEEDS, "seeds", 0, "A-B", "one run per seed A..B into --out DIR/seed-N.db", 0, 0, NULL },
+	{ OPT_TRACE, "trace", 0, "FILE", "replay this trace (SWF, plain or .gz, or JSON Lines) instead of the scenario's workload", 0, F, NULL },
+	O_OUT("DB|DIR", "the results database (default run.db); a directory with --seeds", F),
+	O_TRACES,
+	O_LENIENT,
+	{ OPT_PARAM, "param", 0, "NAME=VALUE", "set a policy parameter (`hetlab policies` lists them)", CLI_REPEAT, 0, NULL },
+	O_QUIET,
+	{ OPT_SCALE_RATE, "scale-rate", 0, "X", "demand x X: a synthetic workload's arrival rates; a trace replay's arrivals thinned (X < 1) or replicated (X > 1), see docs/traces.md", 0, 0, NULL },
+	{ OPT_SCALE_SIZE, "scale-size", 0, "X", "a synthetic workload's GPU and core counts x X", 0, 0, NULL },
+	{ OPT_SCALE_CLASS, "scale-class", 0, "CLASS=X", "one class's arrival rate x X (training, inference, batch, dev)", CLI_REPEAT, 0, NULL },
+	{ OPT_PLACEMENT, "placement", 0, "STRATEGY", "the placement strategy of the policy (`hetlab policies` lists them)", 0, 0, NULL },
+	{ OPT_LABEL_BLIND, "label-blind", 0, NULL, "place ignoring the jobs' label constraints (to measure what they cost)", 0, 0, NULL },
+	{ OPT_RECORD, "record", 0, "LEVEL", "what the database keeps: summary, jobs, events (the default: jobs and the hash-chained event log) or full (docs/results.md)", 0, 0, NULL },
+	{ OPT_AUDIT_KEY, "audit-key", 0, "FILE", "authenticate the audit head with an HMAC key file or an Ed25519 PEM key (or $HETLAB_AUDIT_KEY); docs/audit.md", 0, F, NULL },
+	END,
+};
+
+static const struct cli_opt report_opts[] = {
+	{ OPT_FORMAT, "format", 0, "FMT", "text (default), json, markdown or html", 0, W, "text json markdown html" },
+	O_OUT("FILE", "write the report to FILE (atomically) instead of standard output", F),
+	{ OPT_METRIC, "metric", 0, "M", "a sweep summary: report this metric (default the headline metrics)", CLI_REPEAT, 0, NULL },
+	O_WINDOW,
+	END,
+};
+
+static const struct cli_opt bill_opts[] = {
+	{ OPT_PERIOD, "period", 0, "P", "the billing period: month (default), week or day", 0, W, "month week day" },
+	{ OPT_FORMAT, "format", 0, "FMT", "text (default), json or csv", 0, W, "text json csv" },
+	{ OPT_RECORDS, "records", 0, NULL, "list the usage records instead of the invoices", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt convert_opts[] = {
+	O_LENIENT,
+	O_TRACES,
+	END,
+};
+
+static const struct cli_opt inspect_opts[] = {
+	O_JSON("print the statistics as JSON"),
+	{ OPT_BY, "by", 0, "GROUP", "group by class (default) or queue", 0, W, "class queue" },
+	{ OPT_PLOT, "plot", 0, "DIR", "draw the statistics with gnuplot (PNG and SVG) into DIR", 0, D, NULL },
+	O_LENIENT,
+	O_TRACES,
+	END,
+};
+
+static const struct cli_opt fit_opts[] = {
+	O_OUT("MODEL.json", "the fitted model (required): a scenario's workload.synthetic block", F),
+	{ OPT_DIST, "dist", 0, "D", "force the duration law: lognormal, weibull, gamma or empirical (default the best by AIC)", 0, W, "lognormal weibull gamma empirical" },
+	{ OPT_EMPIRICAL, "empirical", 0, NULL, "durations from the empirical distribution (same as --dist empirical)", 0, 0, NULL },
+	{ OPT_INDEPENDENT, "independent", 0, NULL, "fit durations apart from sizes and Poisson arrivals (the class-wide fit) instead of the joint model", 0, 0, NULL },
+	{ OPT_BY, "by", 0, "GROUP", "fit per class (default) or per queue", 0, W, "class queue" },
+	{ OPT_BURST_GAP, "burst-gap", 0, "S", "arrivals closer than S seconds form one burst (default: no bursts)", 0, 0, NULL },
+	O_LENIENT,
+	O_TRACES,
+	END,
+};
+
+static const struct cli_opt synth_opts[] = {
+	O_OUT("T.jsonl", "write the generated trace as JSON Lines", F),
+	{ OPT_DAYS, "days", 0, "N", "days to generate (default the model's span)", 0, 0, NULL },
+	{ OPT_SEED, "seed", 0, "S", "the random seed", 0, 0, NULL },
+	{ OPT_SCALE_RATE, "scale-rate", 0, "X", "arrival rate x X", 0, 0, NULL },
+	{ OPT_COMPARE, "compare", 0, "TRACE", "the trace to compare with (default the model's source)", 0, F, NULL },
+	{ OPT_NO_COMPARE, "no-compare", 0, NULL, "print no Kolmogorov-Smirnov distances", 0, 0, NULL },
+	O_LENIENT,
+	O_TRACES,
+	END,
+};
+
+static const struct cli_cmd trace_subs[] = {
+	{ "convert", "IN OUT", "convert a trace or a run to JSON Lines or SWF",
+	  "Converts SWF, JSON Lines or the Alibaba DLRM CSV to native JSON Lines\n"
+	  "(OUT.jsonl). IN may also be a results database (run.db): its jobs as they\n"
+	  "ran are written as JSON Lines (OUT.jsonl) or as a Standard Workload Format\n"
+	  "trace (OUT.swf) with the SWF header comments, for other schedulers'\n"
+	  "tools. IN: SWF (plain or .gz), .jsonl, .csv (.csv.gz: an Alibaba openb pod\n"
+	  "list, else the Alibaba DLRM trace), a Slurm accounting dump (sacct -P) or\n"
+	  "a results database; a relative path not found here is looked up in the\n"
+	  "trace directory.",
+	  convert_opts, NULL, F, "docs/traces.md", NULL },
+	{ "inspect", "FILE", "print a trace's statistics",
+	  "Prints a trace's statistics: arrivals by hour and weekday, size and\n"
+	  "duration percentiles, GPU-hours per model, per class or queue. An openb\n"
+	  "node list gets its node and GPU summary. FILE: SWF (plain or .gz),\n"
+	  ".jsonl, .csv (an Alibaba openb pod or node list, else the DLRM trace); a\n"
+	  "relative path not found here is looked up in the trace directory. Hours\n"
+	  "and weekdays are UTC from the SWF UnixStartTime, in the log's own zone\n"
+	  "when its TimeZoneString names one.",
+	  inspect_opts, NULL, F, "docs/traces.md", NULL },
+	{ "fit", "TRACE", "fit the synthetic generator to a trace",
+	  "Fits the synthetic generator to a trace: arrival rate by hour of week,\n"
+	  "a joint model by default (durations per size class, dur_by_size, and\n"
+	  "arrival gaps in profile time, zero gaps included, gap_quantiles_s),\n"
+	  "size mixes, durations by maximum likelihood (lognormal, Weibull or gamma,\n"
+	  "the best by AIC; --empirical: 101 quantiles). MODEL.json is a scenario's\n"
+	  "workload.synthetic block; with --by queue, one model per queue,\n"
+	  "MODEL-qN.json. --burst-gap S: a job submitted at most S seconds after the\n"
+	  "previous one joins its burst (fits burst_p, burst_mean, burst_gap_s).",
+	  fit_opts, NULL, F, "docs/workloads.md", NULL },
+	{ "synth", "MODEL.json", "generate a trace from a fitted model",
+	  "Generates a trace from a model (what `hetlab trace fit` writes) and prints\n"
+	  "two-sample Kolmogorov-Smirnov distances to the original (durations,\n"
+	  "inter-arrival times, sizes): --compare TRACE, by default the model's\n"
+	  "fitted_from when that file exists.",
+	  synth_opts, NULL, F, "docs/workloads.md", NULL },
+	END,
+};
+
+static const struct cli_opt frag_opts[] = {
+	{ OPT_NODES, "nodes", 0, "FILE", "the openb node list (default TRACE_DIR's)", 0, F, NULL },
+	{ OPT_PODS, "pods", 0, "FILE", "the openb pod list (default TRACE_DIR's)", 0, F, NULL },
+	{ OPT_POLICIES, "policies", 0, "LIST", "comma-separated placement policies (default random,dotprod,clustering,packing,bestfit,fgd)", 0, 0, NULL },
+	{ OPT_SEEDS, "seeds", 0, "A-B", "the seeds (default 42-51; at most 1000)", 0, 0, NULL },
+	{ OPT_INFLATE, "inflate", 0, "X", "pods inflated to X times the cluster's capacity (default 1.3)", 0, 0, NULL },
+	O_OUT("DB", "the results database (default frag.db)", F),
+	{ OPT_PLOT, "plot", 0, "DIR", "draw the allocation curves into DIR", 0, D, NULL },
+	{ OPT_JOBS, "jobs", 'j', "N", "run N worker processes (1-64, default 1)", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt compare_opts[] = {
+	{ OPT_METRIC, "metric", 0, "M", "compare this metric only, NAME or NAME{LABEL=VALUE} such as p95_wait{class=training} (default all; --list-metrics lists them)", CLI_REPEAT, 0, NULL },
+	{ OPT_LEVEL, "level", 0, "L", "the confidence level of the intervals, in (0, 1) (default 0.95)", 0, 0, NULL },
+	{ OPT_FORMAT, "format", 0, "FMT", "text (default), json or html", 0, W, "text json html" },
+	O_OUT("FILE", "write the comparison to FILE instead of standard output", F),
+	O_WINDOW,
+	{ OPT_LIST_METRICS, "list-metrics", 0, NULL, "list the metrics and exit", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt plot_opts[] = {
+	O_OUT("DIR", "the folder for the figures (required)", D),
+	{ OPT_METRIC, "metric", 0, "M", "a sweep summary: draw this metric (default the headline metrics)", CLI_REPEAT, 0, NULL },
+	END,
+};
+
+static const struct cli_opt sweep_opts[] = {
+	O_JOBS,
+	O_OUT("DIR", "the sweep's folder (default the sweep file's $.out, else its name without .json)", D),
+	O_TRACES,
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, "list the points without running them", 0, 0, NULL },
+	{ OPT_POINT, "point", 0, "I", "run point I only (what a Slurm array task does)", 0, 0, NULL },
+	{ OPT_MERGE, "merge", 0, NULL, "rebuild OUT/summary.db from the finished runs", 0, 0, NULL },
+	{ OPT_SLURM, "slurm", 0, NULL, "submit the points as a Slurm job array (sbatch) instead of running here", 0, 0, NULL },
+	{ OPT_PARTITION, "partition", 0, "P", "--slurm: the partition", 0, 0, NULL },
+	{ OPT_MAX_PARALLEL, "max-parallel", 0, "K", "--slurm: at most K array tasks at a time", 0, 0, NULL },
+	{ OPT_SBATCH_ARG, "sbatch-arg", 0, "ARG", "--slurm: one more argument for sbatch", CLI_REPEAT, 0, NULL },
+	{ OPT_WAIT, "wait", 0, NULL, "--slurm: wait for the array and merge", 0, 0, NULL },
+	O_WINDOW,
+	END,
+};
+
+static const struct cli_opt plan_opts[] = {
+	O_JOBS,
+	O_OUT("DIR", "the plan's folder (default the plan file's name without .json)", D),
+	{ OPT_EXHAUSTIVE, "exhaustive", 0, NULL, "evaluate every candidate instead of climbing", 0, 0, NULL },
+	O_JSON("print the answer as JSON"),
+	O_WINDOW,
+	END,
+};
+
+static const struct cli_opt catalog_opts[] = {
+	O_JSON("print the catalog as JSON"),
+	{ OPT_SPEED, "speed", 0, NULL, "print the relative-speed matrix (per job kind and precision)", 0, 0, NULL },
+	{ OPT_MIG, "mig", 0, "CARD", "print the MIG profiles (of CARD only, with its number of full layouts)", CLI_OPTARG, 0, NULL },
+	END,
+};
+
+static const struct cli_opt verify_opts[] = {
+	{ OPT_ARCHIVE, "archive", 0, "FILE.jsonl.gz", "an archive of pruned records, verified with the database as one chain", CLI_REPEAT, F, NULL },
+	{ OPT_KEY, "key", 0, "FILE", "the HMAC key file (or Ed25519 key) the head was authenticated with: a head not made with it fails", 0, F, NULL },
+	{ OPT_PUBKEY, "pubkey", 0, "FILE", "the Ed25519 public key (PEM) the head's signature must verify with", 0, F, NULL },
+	{ OPT_EXPECT_HEAD, "expect-head", 0, "HASH", "the head hash kept elsewhere (hetlab run prints it): the file's must be it", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt prune_opts[] = {
+	{ OPT_OLDER_THAN, "older-than", 0, "DAYS", "move the records older than DAYS (default 190, never under 183)", 0, 0, NULL },
+	{ OPT_BEFORE, "before", 0, "DAYS", "the same as --older-than", CLI_HIDDEN, 0, NULL },
+	{ OPT_ARCHIVE, "archive", 0, "FILE.jsonl.gz", "the archive to write (default beside the database)", 0, F, NULL },
+	{ OPT_KEY, "key", 0, "FILE", "the key a keyed file was written with: the anchor is authenticated with it", 0, F, NULL },
+	END,
+};
+
+static const struct cli_opt aexport_opts[] = {
+	O_OUT("FILE.jsonl", "write to FILE instead of standard output", F),
+	END,
+};
+
+static const struct cli_cmd audit_subs[] = {
+	{ "verify", "RUN.DB", "verify a run's hash-chained audit log",
+	  "Recomputes the results file's hash-chained audit log (from the first\n"
+	  "record, or from the anchor a prune sealed; with --archive, across the\n"
+	  "archives and the database as one chain) and prints OK with the count,\n"
+	  "or the first broken record's seq and what is wrong (exit status 1).\n"
+	  "Every table the reports read is sealed with it; --key, --pubkey and\n"
+	  "--expect-head check the head against a key or a head kept elsewhere.",
+	  verify_opts, NULL, F, "docs/audit.md", NULL },
+	{ "prune", "RUN.DB", "archive the audit records older than a retention",
+	  "Moves the records older than DAYS (default 190, never under 183) before\n"
+	  "the newest, in simulated time, to a gzip JSON Lines archive and seals an\n"
+	  "anchor so that verify continues from it.",
+	  prune_opts, NULL, F, "docs/audit.md", NULL },
+	{ "export", "RUN.DB", "write the audit records as JSON Lines",
+	  "Writes the records as JSON Lines (standard output by default) for a\n"
+	  "mirror.",
+	  aexport_opts, NULL, F, "docs/audit.md", NULL },
+	END,
+};
+
+static const struct cli_opt probe_opts[] = {
+	{ OPT_SYSFS_ROOT, "sysfs-root", 0, "DIR", "read /proc and /sys below DIR (default /)", 0, D, NULL },
+	{ OPT_DISK, "disk", 0, "PATH", "the file system whose free space is read (default /)", 0, D, NULL },
+	O_JSON("print labels and readings as JSON"),
+	{ OPT_INTERVAL_MS, "interval-ms", 0, "N", "the CPU utilisation and RAPL window in ms (0-600000, default 200)", 0, 0, NULL },
+	{ OPT_TOPOLOGY_XML, "topology-xml", 0, "FILE", "read the CPU topology from an hwloc XML export", 0, F, NULL },
+	{ OPT_READING, "reading", 0, NULL, "print the one-line reading a \"file:\" probe gives the live daemon", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt live_opts[] = {
+	{ OPT_CONFIG, "config", 0, "LIVE.json", "the daemon's configuration (required; docs/live.md)", 0, F, NULL },
+	{ OPT_EXECUTOR, "executor", 0, "E", "local (this host) or slurm (default the config's)", 0, W, "local slurm" },
+	{ OPT_POLICY, "policy", 0, "P", "the scheduling policy (default the scenario's)", 0, CLI_C_POLICY, NULL },
+	{ OPT_STATE, "state", 0, "DIR", "the state directory (default the config's state_dir)", 0, D, NULL },
+	{ OPT_METRICS_ADDR, "metrics-addr", 0, "A", "the address of /metrics and /healthz (default 127.0.0.1)", 0, 0, NULL },
+	{ OPT_METRICS_PORT, "metrics-port", 0, "N", "serve /metrics and /healthz on port N (0-65535; 0 picks one)", 0, 0, NULL },
+	{ OPT_METRICS_PUBLIC, "metrics-public", 0, NULL, "allow a non-loopback --metrics-addr", 0, 0, NULL },
+	{ OPT_EXIT_WHEN_IDLE, "exit-when-idle", 0, NULL, "exit once every submitted job has ended", 0, 0, NULL },
+	{ OPT_MAX_S, "max-s", 0, "S", "exit after S seconds", 0, 0, NULL },
+	O_QUIET,
+	END,
+};
+
+static const struct cli_opt submit_opts[] = {
+	O_STATE, O_CONFIG, O_SOCKET,
+	{ OPT_JOB, "job", 0, "JSON", "one job as a JSON object (instead of a JOBS.jsonl file)", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt queue_opts[] = {
+	O_STATE, O_CONFIG, O_SOCKET,
+	{ OPT_ALL, "all", 0, NULL, "list finished jobs too", 0, 0, NULL },
+	O_JSON("print the jobs as JSON"),
+	END,
+};
+
+static const struct cli_opt stateonly_opts[] = {
+	O_STATE, O_CONFIG, O_SOCKET,
+	END,
+};
+
+static const struct cli_opt replay_opts[] = {
+	{ OPT_RESULTS, "results", 0, "FILE", "also write the replay's results database", 0, F, NULL },
+	O_QUIET,
+	END,
+};
+
+static const struct cli_opt jobs_opts[] = {
+	{ OPT_FORMAT, "format", 'o', "FIELDS", "the comma-separated fields to print, each optionally FIELD%WIDTH (--helpformat lists them)", 0, 0, NULL },
+	{ OPT_PARSABLE, "parsable", 'p', NULL, "'|'-separated output, with a '|' at the end of each line", 0, 0, NULL },
+	{ OPT_PARSABLE2, "parsable2", 'P', NULL, "'|'-separated output, no '|' at the end", 0, 0, NULL },
+	{ OPT_NOHEADER, "noheader", 'n', NULL, "no header line", 0, 0, NULL },
+	{ OPT_STATE, "state", 's', "LIST", "only jobs in these states (comma-separated: COMPLETED, FAILED, CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, PENDING, RUNNING; short forms CD, F, CA, OOM, TO, PR, NF, PD, R)", 0, 0, NULL },
+	{ OPT_STARTTIME, "starttime", 'S', "TIME", "only jobs still eligible or running at or after TIME (default the run's start)", 0, 0, NULL },
+	{ OPT_ENDTIME, "endtime", 'E', "TIME", "only jobs eligible or running before TIME (default the run's end)", 0, 0, NULL },
+	{ OPT_TENANTS, "accounts", 'A', "LIST", "only these tenants (comma-separated tenant indexes, as the Account field prints them)", 0, 0, NULL },
+	{ OPT_ORIGIN, "origin", 0, "TIME", "the UTC time of the run's simulated start (default the run's recorded creation time)", 0, 0, NULL },
+	{ OPT_HELPFORMAT, "helpformat", 'e', NULL, "list the fields --format takes", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_opt openmetrics_opts[] = {
+	O_OUT("FILE", "write to FILE (atomically) instead of standard output", F),
+	{ OPT_ORIGIN, "origin", 0, "TIME", "the UTC time of the run's simulated start, YYYY-MM-DD[THH:MM[:SS]] (default: the run's recorded creation time)", 0, 0, NULL },
+	END,
+};
+
+static const struct cli_cmd export_subs[] = {
+	{ "openmetrics", "RUN.DB", "write a run's samples as OpenMetrics for Prometheus",
+	  "Writes a run's time series (the sample table: utilisation, queue,\n"
+	  "power, per tenant) in the OpenMetrics text format with a timestamp on\n"
+	  "every sample, the simulated time mapped onto the run's recorded start,\n"
+	  "under the metric names of the live daemon's /metrics where they mean\n"
+	  "the same. Import it into Prometheus with\n"
+	  "  promtool tsdb create-blocks-from openmetrics FILE DATA_DIR\n"
+	  "and look at it on the live Grafana dashboard (docs/grafana/).",
+	  openmetrics_opts, NULL, F, "docs/metrics.md", NULL },
+	END,
+};
+
+static const struct cli_cmd scenario_subs[] = {
+	{ "list", NULL, "list the embedded scenarios", "Lists the embedded scenarios, one a line.",
+	  NULL, NULL, 0, NULL, NULL },
+	{ "show", "[NAME]", "print an embedded scenario",
+	  "Prints the embedded scenario NAME (default guian, the default scenario).",
+	  NULL, NULL, 0, NULL, NULL },
+	{ "check", "FILE", "load a scenario file and report its first error",
+	  "Loads a scenario file and prints its node types, racks and nodes, or its\n"
+	  "first error (naming the file and JSON path; exit status 1).",
+	  NULL, NULL, F, NULL, NULL },
+	END,
+};
+
+static const struct cli_opt help_opts[] = {
+	{ OPT_MAN, "man", 0, NULL, "print the man page (roff) of hetlab or of COMMAND instead", 0, 0, NULL },
+	{ OPT_COMPLETION, "completion", 0, "SHELL", "print the completion script for bash or zsh", 0, W, "bash zsh" },
+	{ OPT_LIST, "list", 0, NULL, "print the command names, one a line (sub-commands as \"trace convert\")", 0, 0, NULL },
+	END,
+};
+
+const struct cli_cmd cli_commands[] = {
+	{ "run", "[SCENARIO]", "run a scenario and write its results database",
+	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
+	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
+	  "workload with a trace file (SWF, plain or .gz, or .jsonl). --param sets a\n"
+	  "policy parameter. A progress line is shown on a terminal for runs over a\n"
+	  "second. The --scale-* knobs grow a synthetic workload for planning: every\n"
+	  "arrival rate x X, GPU and core counts x X, or one class's rate x X\n"
+	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4); on a trace replay\n"
+	  "--scale-rate thins or replicates the trace's arrivals. --seeds A-B\n"
+	  "--out DIR runs once per seed into DIR/seed-N.db: the same seed is the same\n"
+	  "workload under every policy, so two such directories pair up for\n"
+	  "`hetlab compare`. --record chooses what the database keeps; with\n"
+	  "--audit-key its audit head is authenticated and printed, to be kept\n"
+	  "elsewhere. SIGINT or SIGTERM stops a run without leaving its temporary\n"
+	  "file.",
+	  run_opts, NULL, F, "docs/scenario.md, docs/results.md, docs/audit.md", cmd_run },
+	{ "report", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "summarise a run, a sweep, a plan or a frag experiment",
+	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
+	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
+	  "html one self-contained page with the figures of `hetlab plot` inlined\n"
+	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
+	  "tables and a warning). --out writes FILE atomically. --warmup,\n"
+	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
+	  "sweep's summary.db (or its folder; --metric picks metrics), a plan's\n"
+	  "plan.json (or its folder) and a frag database (as text or json).",
+	  report_opts, NULL, F, "docs/results.md", cmd_report },
+	{ "jobs", "RUN.DB", "list a run's jobs like sacct",
+	  "Lists the jobs of a run database the way Slurm's sacct lists a\n"
+	  "cluster's: sacct's field names (JobID, JobName, Account, Partition,\n"
+	  "State, ExitCode, Submit, Eligible, Start, End, Elapsed, Timelimit,\n"
+	  "AllocTRES, NodeList, ...), its --format syntax, its -p/-P parsable\n"
+	  "output and its --state, --starttime and --endtime filters, so that\n"
+	  "scripts written for sacct read a simulated run. Times are the run's\n"
+	  "simulated clock laid on its recorded start, as YYYY-MM-DDTHH:MM:SS\n"
+	  "(UTC); TIME arguments take that form, a date, or +SECONDS from the\n"
+	  "run's start.",
+	  jobs_opts, NULL, F, "docs/results.md", cmd_jobs },
+	{ "bill", "RUN.DB", "invoice a run per tenant and period",
+	  "Invoices per tenant and billing period from a run database, priced by\n"
+	  "the scenario's \"billing\" block (or a default price list when the file\n"
+	  "has none): GPU by model, MIG and share pricing, cores, memory, energy;\n"
+	  "reserved and elastic plans; a reconciliation footer (exit 1 when it\n"
+	  "does not reconcile). --records lists the usage records instead.",
+	  bill_opts, NULL, F, "docs/billing.md", cmd_bill },
+	{ "trace", "COMMAND ...", "convert, inspect, fit and synthesise traces",
+	  "Works on job traces: convert between formats (and export a run as SWF),\n"
+	  "inspect their statistics, fit the synthetic generator to one and\n"
+	  "generate a trace from the fit. FILE and TRACE may be relative to the\n"
+	  "trace directory (--traces DIR, $HETLAB_TRACES, ../shared/traces).",
+	  NULL, trace_subs, 0, "docs/traces.md, docs/workloads.md", cmd_trace },
+	{ "export", "COMMAND ...", "export a run for other tools (OpenMetrics)",
+	  "Exports a run database in the formats of other tools.",
+	  NULL, export_subs, 0, "docs/metrics.md", cmd_export },
+	{ "frag", "[TRACE_DIR]", "run the FGD paper's fragmentation experiment",
+	  "Runs the FGD paper's fragmentation experiment (openb GPU cluster, pods\n"
+	  "inflated to 1.3x capacity, shuffled, placed one at a time) for each policy\n"
+	  "and seed, writes frag.db and prints the allocation ratio at 100 % arrived\n"
+	  "beside the paper's.",
+	  frag_opts, NULL, D, "docs/policies.md", cmd_frag },
+	{ "compare", "DIR_A DIR_B", "compare two policies over paired seeds",
+	  "Compares two policies run over the same seeds (hetlab run --seeds A-B\n"
+	  "--out DIR): pairs the runs by seed and gives, per metric, the mean\n"
+	  "difference B - A with a Student-t (or bootstrap, for skewed differences)\n"
+	  "interval, the Wilcoxon signed-rank p-value and a verdict (better, worse,\n"
+	  "no significant difference). --metric picks metrics (default all), --level\n"
+	  "the interval's level; --warmup, --cooldown and --arrivals-only set the\n"
+	  "measurement window.",
+	  compare_opts, NULL, D, "docs/compare.md", cmd_compare },
+	{ "plot", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "draw the figures of a run, a sweep, a plan or a frag experiment",
+	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
+	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
+	  "`gnuplot NAME.gp` in DIR): utilisation and queue length over time\n"
+	  "(utilisation, queue), modelled IT power over time (power), each rack's\n"
+	  "power against its cap (rack_power), the hottest node of each rack\n"
+	  "(node_temp), the waiting-time CDF per class (wait_cdf) and core-hours per\n"
+	  "tenant stacked over time (tenants); the power and thermal figures need a\n"
+	  "run with the power model. It prints each file it wrote. Also draws a\n"
+	  "sweep's summary (each metric against each parameter; the sweep's\n"
+	  "summary.db or folder), a plan's frontier (plan.json or its folder) and\n"
+	  "a frag database's allocation curves.",
+	  plot_opts, NULL, F, "docs/results.md", cmd_plot },
+	{ "sweep", "SWEEP.json", "run a grid of scenario variants x seeds",
+	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
+	  "seeds and parameters (JSON paths into the scenario, such as\n"
+	  "$.racks[0].count or $.policy, each with a list of values). Every point of\n"
+	  "the Cartesian product gets OUT/point-<id>/scenario.json and one\n"
+	  "seed-<N>.db per seed, each from its own `hetlab run` process, -j at a\n"
+	  "time. Finished runs are skipped, so a re-run resumes. OUT/summary.db holds\n"
+	  "one row per run with every headline metric. --dry-run lists the points;\n"
+	  "--slurm submits them as a job array; --point runs one; --merge rebuilds\n"
+	  "the summary.",
+	  sweep_opts, NULL, F, "docs/sweep.md", cmd_sweep },
+	{ "plan", "PLAN.json", "search for the cheapest cluster that meets targets",
+	  "Searches for the cheapest cluster that meets targets: integer variables\n"
+	  "(JSON paths such as $.racks[0].count, each with a range and a capex per\n"
+	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
+	  "candidate with --exhaustive). Prints the candidates explored and the\n"
+	  "answer with its confidence.",
+	  plan_opts, NULL, F, "docs/planning.md", cmd_plan },
+	{ "scenario", "COMMAND ...", "print, list and check scenarios",
+	  "Prints an embedded scenario to start a scenario, sweep or plan file\n"
+	  "from (an installed hetlab has no source tree), lists them, or loads a\n"
+	  "scenario file and reports its first error.",
+	  NULL, scenario_subs, 0, "docs/planning.md, docs/scenario.md", cmd_scenario },
+	{ "policies", NULL, "list the scheduling policies",
+	  "Lists the scheduling policies and their parameters.",
+	  NULL, NULL, 0, "docs/policies.md", cmd_policies },
+	{ "catalog", NULL, "list the hardware catalog",
+	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
+	  "scenario's node types use, with their memory, power, throughput and\n"
+	  "MIG support (sources in docs/catalog.md). --mig prints each MIG-capable\n"
+	  "card's profiles with their slices and valid start positions; with a CARD,\n"
+	  "also its number of valid full layouts.",
+	  catalog_opts, NULL, 0, "docs/catalog.md", cmd_catalog },
+	{ "audit", "COMMAND RUN.DB ...", "verify, prune and export the audit log",
+	  "Works on a results database's hash-chained audit log.",
+	  NULL, audit_subs, 0, "docs/audit.md", cmd_audit },
+	{ "probe", NULL, "print what this host exposes to live mode",
+	  "Prints what this host exposes to live mode, to check a node before it\n"
+	  "joins: labels (CPU cores, memory, NICs, InfiniBand/RoCE ports with rate\n"
+	  "and link layer, GPUs through NVML) and readings (CPU utilisation and RAPL\n"
+	  "power over --interval-ms; hwmon temperatures; NIC and IB error counters;\n"
+	  "disk free of --disk). NVML is loaded at run time from $HETLAB_NVML_LIB,\n"
+	  "else libnvidia-ml.so.1; without it, no GPUs. Invalid readings are listed\n"
+	  "as problems; the exit status is 0 when the probe ran.",
+	  probe_opts, NULL, 0, "docs/live.md", cmd_probe },
+	{ "live", NULL, "run the scheduling policy against real nodes",
+	  "Runs the scheduling policy against real nodes: jobs from `hetlab submit`\n"
+	  "run on this host (local) or a Slurm cluster, placed where the policy\n"
+	  "says; probes read power, temperature and GPU health; the health monitor\n"
+	  "drains failing or hot nodes. State, recording and decision log are in\n"
+	  "STATE_DIR/state.db: a restart (even after kill -9) recovers every job.\n"
+	  "Prometheus metrics on a loopback port (/metrics, /healthz) when configured.",
+	  live_opts, NULL, 0, "docs/live.md", cmd_live },
+	{ "submit", "[JOBS.jsonl | -]", "queue jobs for the live daemon",
+	  "Queues jobs for the live daemon: each a JSON Lines trace line (req, class,\n"
+	  "tenant, walltime_us, ...) with \"argv\" (the program and its arguments,\n"
+	  "never a shell string), optional \"env\", \"cwd\" and \"name\". The request\n"
+	  "is checked against the daemon's cluster before it is queued. Give\n"
+	  "--state DIR or --config LIVE.json.",
+	  submit_opts, NULL, F, "docs/live.md", cmd_submit },
+	{ "queue", NULL, "list the live daemon's jobs",
+	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"
+	  "attempt, where they run, reason, the executor's reference.",
+	  queue_opts, NULL, 0, "docs/live.md", cmd_queue },
+	{ "cancel", "ID...", "cancel live jobs",
+	  "Cancels live jobs: pending ones leave the queue, running ones are killed.",
+	  stateonly_opts, NULL, 0, "docs/live.md", cmd_cancel },
+	{ "approve", "TENANT...", "release a tenant's jobs held for quota",
+	  "Approves, in a live daemon, the jobs of each tenant (a name from the\n"
+	  "scenario's org, or its index) held for quota: they are released and run\n"
+	  "over quota (the scenario's timed \"approve\" events, live).",
+	  stateonly_opts, NULL, 0, "docs/live.md", cmd_approve },
+	{ "replay", "STATE_DIR", "re-run a live recording in the simulator",
+	  "Runs the simulator on a live daemon's recording (job arrivals, exits,\n"
+	  "cancels, probe readings) with the same policy and compares its decisions\n"
+	  "with the daemon's decision log: prints the differences (none when the\n"
+	  "same code made the same decisions at the same times; exit 1 otherwise).\n"
+	  "--results also writes the run's results database (hetlab report reads it).",
+	  replay_opts, NULL, D, "docs/live.md", cmd_replay },
+	{ "version", NULL, "print the version", "Prints the version.", NULL, NULL, 0, NULL, cmd_version },
+	{ "help", "[COMMAND [SUBCOMMAND]]", "print help for a command",
+	  "Prints the help of a command, the same text as `hetlab COMMAND --help`;\n"
+	  "without a COMMAND, the list of commands.",
+	  help_opts, NULL, CLI_C_COMMAND, NULL, cmd_help },
+	END,
+};
