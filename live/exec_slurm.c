@@ -367,6 +367,16 @@ int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id,
 
 /* ---- the actions ----------------------------------------------------------- */
 
+/* Runs cmd; its message into err when it fails. 0 or -1. */
+static int run_once(const struct sx_ctx *c, struct sx_cmd *cmd, char *err, size_t n)
+{
+	int rc = sx_run(c, cmd);
+	if (rc)
+		sx_seterr(err, n, "%s", cmd->err);
+	sx_cmd_done(cmd);
+	return rc;
+}
+
 /* `scontrol VERB ID` (hold, release, requeuehold). */
 static int scontrol_id(const struct sx_ctx *c, const char *verb, int64_t id, char *err, size_t n)
 {
@@ -375,11 +385,7 @@ static int scontrol_id(const struct sx_ctx *c, const char *verb, int64_t id, cha
 	sx_cmd_add(&cmd, "scontrol");
 	sx_cmd_add(&cmd, "%s", verb);
 	sx_cmd_add(&cmd, "%" PRId64, id);
-	int rc = sx_run(c, &cmd);
-	if (rc)
-		sx_seterr(err, n, "%s", cmd.err);
-	sx_cmd_done(&cmd);
-	return rc;
+	return run_once(c, &cmd, err, n);
 }
 
 int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, struct sx_cmd *cmd,
@@ -425,11 +431,7 @@ int sx_start(const struct sx_ctx *c, int64_t id, const char *const *nodes, int n
 	struct sx_cmd cmd;
 	if (sx_place_cmd(id, nodes, nnodes, NULL, &cmd, err, n) < 0)
 		return -1;
-	int rc = sx_run(c, &cmd);
-	if (rc)
-		sx_seterr(err, n, "%s", cmd.err);
-	sx_cmd_done(&cmd);
-	return rc ? -1 : scontrol_id(c, "release", id, err, n);
+	return run_once(c, &cmd, err, n) ? -1 : scontrol_id(c, "release", id, err, n);
 }
 
 int sx_signal(const struct sx_ctx *c, int64_t id, int sig, char *err, size_t n)
@@ -448,11 +450,7 @@ int sx_signal(const struct sx_ctx *c, int64_t id, int sig, char *err, size_t n)
 	else
 		sx_cmd_add(&cmd, "--signal=%d", sig);
 	sx_cmd_add(&cmd, "%" PRId64, id);
-	int rc = sx_run(c, &cmd);
-	if (rc)
-		sx_seterr(err, n, "%s", cmd.err);
-	sx_cmd_done(&cmd);
-	return rc;
+	return run_once(c, &cmd, err, n);
 }
 
 int sx_requeue_hold(const struct sx_ctx *c, int64_t id, char *err, size_t n)
@@ -471,11 +469,7 @@ int sx_cancel(const struct sx_ctx *c, int64_t id, char *err, size_t n)
 	sx_cmd_init(&cmd);
 	sx_cmd_add(&cmd, "scancel");
 	sx_cmd_add(&cmd, "%" PRId64, id);
-	int rc = sx_run(c, &cmd);
-	if (rc)
-		sx_seterr(err, n, "%s", cmd.err);
-	sx_cmd_done(&cmd);
-	return rc;
+	return run_once(c, &cmd, err, n);
 }
 
 static int update_node(const struct sx_ctx *c, const char *node, const char *state, const char *reason,
@@ -498,11 +492,7 @@ static int update_node(const struct sx_ctx *c, const char *node, const char *sta
 		}
 		sx_cmd_add(&cmd, "Reason=%s", reason);
 	}
-	int rc = sx_run(c, &cmd);
-	if (rc)
-		sx_seterr(err, n, "%s", cmd.err);
-	sx_cmd_done(&cmd);
-	return rc;
+	return run_once(c, &cmd, err, n);
 }
 
 int sx_drain(const struct sx_ctx *c, const char *node, const char *reason, char *err, size_t n)
