@@ -20,7 +20,7 @@
 #define BILL_MIG_SLICES 7.0
 
 /* The documented default price list (docs/billing.md, "Default prices"),
- * in the stored form traces/billload.c reads. */
+ * in the stored form config/billcfg.c reads. */
 static const char default_text[] =
 	"{\"currency\": \"CNY\", \"period\": \"month\","
 	" \"prices\": {\"gpu_hour\": {\"H200-SXM-141GB\": 22.0, \"H100-SXM-80GB\": 18.0,"

@@ -2,7 +2,7 @@
  * (docs/billing.md).
  *
  * A price list (struct bill_config: the scenario's "billing" block, read by
- * traces/billload.c, or the documented default) turns each ended job of
+ * config/billcfg.c, or the documented default) turns each ended job of
  * the `job` table into one usage record, as Slurm's sacct would list it:
  * tenant, project, class, start, end, and the resources it held — GPU
  * model × GPU-hours, or MIG profile × instance-hours, or a share's
@@ -152,7 +152,7 @@ int bill_format_parse(const char *s);
 void bill_config_init(struct bill_config *c);
 void bill_config_fini(struct bill_config *c);
 /* The price list `hetlab bill` uses for a file without a billing table,
- * as stored JSON text (traces/billload.c: bill_config_parse). */
+ * as stored JSON text (config/billcfg.c: bill_config_parse). */
 const char *bill_default_config_text(void);
 
 /* The billing table's JSON text of results file `db`: 1 with *text set

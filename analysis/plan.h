@@ -12,7 +12,7 @@
  * anything itself: each candidate is evaluated through a caller-supplied
  * function (cli/cmd_plan.c runs `hetlab run` processes; the tests plug in a
  * table), so the search is testable without a simulator. The loader is
- * traces/planload.c. Method and format: docs/planning.md.
+ * config/plancfg.c. Method and format: docs/planning.md.
  *
  * Ownership: a spec owns its strings and arrays (plan_spec_fini); a result
  * owns its candidates (plan_result_fini). Everything passed in is borrowed.

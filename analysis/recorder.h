@@ -108,7 +108,7 @@ int recorder_exec(struct recorder *r, const char *sql, const char *what);
  * or -1 (the recorder has failed). */
 int recorder_set_meta(struct recorder *r, const char *key, const char *value);
 /* Stores the run's billing configuration (the scenario's "billing" block
- * as traces/billload.c normalised it) as the one row of table
+ * as config/billcfg.c normalised it) as the one row of table
  * `billing(config TEXT)`, replacing an earlier one; `hetlab bill` reads
  * it (docs/billing.md). Call it between recorder_open and
  * recorder_finish. NULL json_text is a no-op (no table: `hetlab bill`

@@ -6,7 +6,7 @@
  * parameters with their values as JSON text, the seeds, and the points in
  * their fixed order (point id k ↔ one index per parameter, the last
  * parameter varying fastest, like nested loops in file order). The loader
- * (traces/sweepload.c) fills a grid from a sweep file and gives each point
+ * (config/sweepcfg.c) fills a grid from a sweep file and gives each point
  * its scenario text; cli/cmd_sweep.c runs the points; this module reads the
  * finished run databases (compare_run_load) and writes OUT/summary.db.
  *

@@ -37,7 +37,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/org.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #define USAGE "usage: pass [POLICY ...] [--runs N] [--nodes N] [--pending N]\n"
 #define TARGET_MS 50.0

@@ -50,7 +50,7 @@
 #include "analysis/recorder.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 
 #define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR] [--levels]\n"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/bill.h"
-#include "traces/billload.h"
+#include "config/billcfg.h"
 
 /* Declared here for -Wmissing-prototypes; main.c's table names it. */
 int cmd_bill(int argc, char **argv);

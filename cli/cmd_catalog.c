@@ -13,8 +13,8 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "sim/mig.h"
-#include "traces/migload.h"
-#include "traces/scenario.h"
+#include "config/migcfg.h"
+#include "config/scenario.h"
 
 
 /* A GPU's speed table: {"training": {"fp16": x, "fp8": y, "fp32": z}, ...};

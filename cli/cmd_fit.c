@@ -2,12 +2,12 @@
  * and `hetlab trace synth` (generate a trace from a model and compare it
  * with the original by Kolmogorov–Smirnov). Argument parsing and printing
  * only; the estimators live in traces/fit.c, the generator in
- * traces/synth.c, the model loader in traces/scenario.c. */
+ * traces/synth.c, the model loader in config/scenario.c. */
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "traces/anytrace.h"
 #include "traces/fit.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 
 #include <errno.h>

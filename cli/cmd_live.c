@@ -6,7 +6,7 @@
 #include "live/client.h"
 #include "live/daemon.h"
 #include "policies/policy.h"
-#include "traces/livecfg.h"
+#include "config/livecfg.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -24,7 +24,7 @@
 #include "analysis/tmpclean.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
-#include "traces/planload.h"
+#include "config/plancfg.h"
 
 struct evalctx {
 	char exe[PATH_MAX];

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 /* Declared in cli/main.c too (cli/cmd.h belongs to another change). */
 int cmd_scenario(int argc, char **argv);

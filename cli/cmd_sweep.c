@@ -24,8 +24,8 @@
 #include "analysis/tmpclean.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
-#include "traces/scenario.h"
-#include "traces/sweepload.h"
+#include "config/scenario.h"
+#include "config/sweepcfg.h"
 
 /* mkdir -p */
 static int make_dirs(const char *path)

@@ -10,7 +10,7 @@
 #include "traces/anytrace.h"
 #include "traces/dlrm.h"
 #include "traces/openb.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 #include "traces/tracestat.h"
 

@@ -1,6 +1,6 @@
 /* billload — the scenario's "billing" block and its stored form. See
  * billload.h; the format is in docs/billing.md. */
-#include "traces/billload.h"
+#include "config/billcfg.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@
 #include "analysis/bill.h"
 #include "sim/cluster.h"
 #include "sim/org.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define BILL_PLANS_MAX 100000
 #define BILL_PRICES_MAX 1000      /* entries of gpu_hour, mig_hour, weights */

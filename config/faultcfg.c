@@ -1,8 +1,8 @@
 /* faultload — the scenario's "failures" and "health" blocks and its fault,
  * join and leave events. See faultload.h; docs/scenario.md "failures",
  * "health" and "events" document every key. */
-#include "traces/faultload.h"
-#include "traces/orgload.h"
+#include "config/faultcfg.h"
+#include "config/orgcfg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  *
  * Every key is optional. "health" being present turns the monitor on.
  * Other kinds of "events" entry (approvals, environment events) are
- * skipped: traces/orgload.c and traces/powerload.c read them.
+ * skipped: config/orgcfg.c and config/powercfg.c read them.
  *
  * A node_join entry appends a new rack holding `count` nodes of a node
  * type to the cluster as it is loaded, and one FEV_JOIN event per new node
@@ -36,7 +36,7 @@
 #include <jansson.h>
 #include "sim/cluster.h"
 #include "sim/fault.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define FAULT_EVENTS_MAX 100000        /* entries of "events" (as ORG_EVENTS_MAX) */
 #define FAULT_JOIN_NODES_MAX 1000000   /* nodes added by all node_join entries together */

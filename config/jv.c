@@ -1,6 +1,6 @@
 /* jv — checking JSON against what a loader expects, with errors that name
  * the file and the JSON path (see jv.h). */
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #include <stdarg.h>
 #include <stdio.h>

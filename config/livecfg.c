@@ -1,6 +1,6 @@
 /* livecfg — LIVE.json. See livecfg.h; docs/live.md "Configuration". */
-#include "traces/livecfg.h"
-#include "traces/jv.h"
+#include "config/livecfg.h"
+#include "config/jv.h"
 
 #include <libgen.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 /* migload — strict loader for the MIG geometry table. See migload.h. */
-#include "traces/migload.h"
-#include "traces/jv.h"
+#include "config/migcfg.h"
+#include "config/jv.h"
 
 #include <jansson.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* orgload — the scenario's "org" and "events" keys. See orgload.h. */
-#include "traces/orgload.h"
+#include "config/orgcfg.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -21,7 +21,7 @@ static const char *const quota_keys[] = { "gpu_hours", "core_hours", "storage_gi
 /* "at" and one event kind; other kinds are added here. */
 static const char *const event_keys[] = { "at", "approve", NULL };
 /* Kinds other loaders read, skipped here: environment events
- * (traces/powerload.c) and faults, joins and leaves (traces/faultload.c). */
+ * (config/powercfg.c) and faults, joins and leaves (config/faultcfg.c). */
 static const char *const other_kinds[] = { "rack_cap_kw", "inlet_c", "cooling_r_factor", "fail", "node_join",
 	"node_leave", NULL };
 static const char *const event_kinds = "approve, rack_cap_kw, inlet_c, cooling_r_factor";
@@ -273,7 +273,7 @@ static int load_events(struct jv *v, const json_t *root, struct org *o)
 		for (int k = 0; other_kinds[k] && !other; k++)
 			other = json_object_get(e, other_kinds[k]) != NULL;   /* NULL for a non-object */
 		if (other)
-			continue;   /* another loader's event (traces/powerload.c, traces/faultload.c) */
+			continue;   /* another loader's event (config/powercfg.c, config/faultcfg.c) */
 		if (jv_object(v, e, p, event_keys))
 			goto fail;
 		json_t *at = json_object_get(e, "at");

@@ -26,7 +26,7 @@
 #include <jansson.h>
 #include "sim/cluster.h"
 #include "sim/org.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define ORG_TENANTS_MAX 100000      /* tenants in one org */
 #define ORG_PROJECTS_MAX 1000       /* projects of one tenant */

@@ -1,5 +1,5 @@
 /* planload — reading a plan file (see planload.h). */
-#include "traces/planload.h"
+#include "config/plancfg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,9 +15,9 @@
 
 #include "analysis/compare.h"
 #include "analysis/sweep.h"
-#include "traces/jv.h"
-#include "traces/scenario.h"
-#include "traces/sweepload.h"
+#include "config/jv.h"
+#include "config/scenario.h"
+#include "config/sweepcfg.h"
 
 static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
 	"fixed", "energy_price_per_kwh", "targets", "cost", "confident", NULL };

@@ -1,7 +1,7 @@
 /* powerload — the scenario's "power" block and environment events. See
  * powerload.h; docs/scenario.md "power" documents every key. */
-#include "traces/powerload.h"
-#include "traces/orgload.h"
+#include "config/powercfg.h"
+#include "config/orgcfg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,7 +398,7 @@ int power_events_load(struct jv *v, const struct cluster *cl, const json_t *root
 		if (kind < 0)
 			goto fail;
 		if (kind == EK_APPROVE || kind == EK_FAIL || kind == EK_JOIN || kind == EK_LEAVE)
-			continue;   /* traces/orgload.c or traces/faultload.c reads it */
+			continue;   /* config/orgcfg.c or config/faultcfg.c reads it */
 		if (!powered) {
 			jv_fail(v, p, "a \"%s\" event needs the top-level \"power\" block (the power model is off "
 			        "without it)", kind_keys[kind]);

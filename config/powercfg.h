@@ -19,7 +19,7 @@
  *
  * Every key of "power" is optional and overrides power_cfg_defaults(); the
  * block's presence alone turns the power model on (cfg->enabled). Events
- * whose kind is "approve" belong to traces/orgload.c and are skipped here.
+ * whose kind is "approve" belong to config/orgcfg.c and are skipped here.
  *
  * Errors name the JSON path ($.power.cooling.air.warn_c,
  * $.events[3].rack) and what was expected; an unknown rack lists the
@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include "sim/cluster.h"
 #include "sim/power.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define POWER_EVENTS_MAX 100000     /* entries of "events" (as ORG_EVENTS_MAX) */
 

@@ -1,16 +1,16 @@
 /* scenario — JSON scenario and catalog loader. See scenario.h and
  * docs/scenario.md for the format. */
-#include "traces/scenario.h"
-#include "traces/swfshape.h"
-#include "traces/jv.h"
-#include "traces/speedload.h"
-#include "traces/synthload.h"
-#include "traces/scnres.h"
-#include "traces/orgload.h"
-#include "traces/tieredload.h"
-#include "traces/powerload.h"
-#include "traces/billload.h"
-#include "traces/faultload.h"
+#include "config/scenario.h"
+#include "config/swfcfg.h"
+#include "config/jv.h"
+#include "config/speedcfg.h"
+#include "config/synthcfg.h"
+#include "config/scnres.h"
+#include "config/orgcfg.h"
+#include "config/tieredcfg.h"
+#include "config/powercfg.h"
+#include "config/billcfg.h"
+#include "config/faultcfg.h"
 
 #include <jansson.h>
 #include <stdarg.h>

@@ -19,7 +19,7 @@
 #include "sim/fault.h"
 #include "traces/trace.h"
 #include "traces/invcluster.h"
-#include "traces/scnres.h"
+#include "config/scnres.h"
 #include "analysis/metric.h"
 
 #define SCN_MAX_PARAMS 16
@@ -47,20 +47,20 @@ struct scenario {
 	char trace[PATH_MAX];          /* as written; "$TRACES/..." is under the trace dir */
 	bool lenient;
 	bool enforce_walltime;         /* kill jobs at their walltime (default true) */
-	struct swf_shape swf_shape;    /* "workload.swf": SWF request shapes (traces/swfshape.c) */
+	struct swf_shape swf_shape;    /* "workload.swf": SWF request shapes (config/swfcfg.c) */
 	bool speed_model;              /* runtimes are reference-device work ("runtime") */
 	struct scn_place place;        /* placement strategy and label-blindness */
 	struct ckpt_cfg ckpt[JOB_NCLASS];   /* "checkpoint": per class */
-	struct org org;                /* "org" and its "events" (traces/orgload.c) */
+	struct org org;                /* "org" and its "events" (config/orgcfg.c) */
 	struct scn_notify notify;      /* "notify": the preemption hook */
-	struct power_cfg power;        /* "power" (traces/powerload.c); power.enabled when present */
+	struct power_cfg power;        /* "power" (config/powercfg.c); power.enabled when present */
 	struct env_event *env;         /* environment "events" (owned), time order */
 	struct fault_cfg fault;        /* "failures", "health", fault and join "events" */
 	bool faults;                   /* any of them present: the engine models faults */
 	int32_t nenv;
-	struct tiered_cfg *tiered;     /* "tiered" (traces/tieredload.c); NULL when absent */
+	struct tiered_cfg *tiered;     /* "tiered" (config/tieredcfg.c); NULL when absent */
 	struct metric_window measure;  /* "measure" (given false when absent) */
-	char *billing_json;            /* "billing" normalised by traces/billload.c (owned), for
+	char *billing_json;            /* "billing" normalised by config/billcfg.c (owned), for
 	                                * recorder_set_billing; NULL when absent */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */

@@ -1,8 +1,8 @@
 /* scnres — heterogeneous-resource blocks of a scenario. See scnres.h. */
-#include "traces/scnres.h"
+#include "config/scnres.h"
 #include "sim/engine.h"
 #include "sim/mig.h"
-#include "traces/migload.h"
+#include "config/migcfg.h"
 
 #include <math.h>
 #include <stdio.h>

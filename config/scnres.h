@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 #include "sim/cluster.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 struct scn_notify {
 	bool log;                     /* a line on stderr per preemption */

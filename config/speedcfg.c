@@ -1,6 +1,6 @@
 /* speedload — a catalog GPU's speed table by job class and precision.
  * See speedload.h and docs/catalog.md "Speed table". */
-#include "traces/speedload.h"
+#include "config/speedcfg.h"
 
 #include <jansson.h>
 #include <stdio.h>

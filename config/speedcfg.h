@@ -21,7 +21,7 @@
 #define HL_SPEEDLOAD_H
 
 #include "sim/cluster.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define SPEED_MAX 1000.0          /* largest relative speed accepted */
 #define SPEED_SOURCE_MAX 1000     /* longest "speed_source" accepted */

@@ -1,5 +1,5 @@
 /* sweepload — reading a sweep file (see sweepload.h). */
-#include "traces/sweepload.h"
+#include "config/sweepcfg.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 
 #include <jansson.h>
 
-#include "traces/jv.h"
-#include "traces/scenario.h"
+#include "config/jv.h"
+#include "config/scenario.h"
 
 static void failf(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

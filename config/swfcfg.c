@@ -1,5 +1,5 @@
 /* swfshape — the scenario's "workload.swf" object; see swfshape.h. */
-#include "traces/swfshape.h"
+#include "config/swfcfg.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "traces/jv.h"
+#include "config/jv.h"
 #include "traces/trace.h"
 
 /* Reads o (the "swf" object at JSON path p) into *sh; absent keys keep the

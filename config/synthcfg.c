@@ -1,14 +1,14 @@
 /* synthload — the synthetic workload block of a scenario, and workload
  * model files (`hetlab trace fit` writes them) with the same keys, into
  * struct synth_cfg. docs/workloads.md lists every key. */
-#include "traces/synthload.h"
+#include "config/synthcfg.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/label.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 static const char *const syn_keys[] = { "days", "gpus_per_node", "classes", "scale", "fitted_from",
 	"services", NULL };

@@ -6,7 +6,7 @@
 #define HL_SYNTHLOAD_H
 
 #include "sim/cluster.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 #include "traces/trace.h"
 
 /* The block `syn` at JSON path sp into *cfg (defaults first). GPU model

@@ -1,6 +1,6 @@
 /* tieredload — the scenario's "tiered" block. See tieredload.h and
  * docs/scenario.md "tiered". */
-#include "traces/tieredload.h"
+#include "config/tieredcfg.h"
 
 #include <jansson.h>
 #include <stdio.h>

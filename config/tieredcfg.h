@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include "sim/tiercfg.h"
 #include "sim/cluster.h"
-#include "traces/jv.h"
+#include "config/jv.h"
 
 #define TIERED_MAX_NODES 65536   /* bound node names accepted */
 

@@ -6,8 +6,8 @@
 #include "live/sock.h"
 #include "live/state.h"
 #include "live/statedir.h"
-#include "traces/livecfg.h"
-#include "traces/scenario.h"
+#include "config/livecfg.h"
+#include "config/scenario.h"
 
 #include <errno.h>
 #include <jansson.h>

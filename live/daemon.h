@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "traces/livecfg.h"
+#include "config/livecfg.h"
 
 struct live;
 

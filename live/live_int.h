@@ -9,7 +9,7 @@
 #include "live/state.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 
 /* What a live job carries besides its request (from its job line). */

@@ -12,7 +12,7 @@
 #include <limits.h>
 #include "analysis/recorder.h"
 #include "policies/health.h"
-#include "traces/tieredload.h"
+#include "config/tieredcfg.h"
 
 #include <errno.h>
 #include <sqlite3.h>

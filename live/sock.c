@@ -8,7 +8,7 @@
 #include "live/livelog.h"
 #include "live/state.h"
 #include "live/statedir.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * A GPU instance profile ("3g.40gb") takes `compute_slices` compute slices
  * and `memory_slices` consecutive memory slices, and may start only at
  * certain memory-slice positions (`nvidia-smi mig -lgipp`). The geometry of
- * each card is data (scenarios/catalog/mig.json, read by traces/migload.c,
+ * each card is data (scenarios/catalog/mig.json, read by config/migcfg.c,
  * documented in docs/catalog.md "MIG geometry"); this module holds it in
  * plain structs and keeps the state of one card's layout: which memory
  * slices each instance occupies.

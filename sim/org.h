@@ -1,5 +1,5 @@
 /* org — who the cluster's users are: tenants, their projects, fair-share
- * shares and quotas (scenario "org", loaded by traces/orgload.c,
+ * shares and quotas (scenario "org", loaded by config/orgcfg.c,
  * documented in docs/scenario.md "org").
  *
  * A job's tenant index (job.tenant) is its tenant's position in org.t;

@@ -1,5 +1,5 @@
 /* tiercfg — the scenario's "tiered" block as plain data (docs/scenario.md
- * "tiered"): traces/tieredload.c fills it (and owns its arrays: see
+ * "tiered"): config/tieredcfg.c fills it (and owns its arrays: see
  * tiered_cfg_fini there); the tiered policy (policies/tiered.h) reads it
  * through policy_env.tiered. Kept in sim/ so that traces/ need not include
  * policies/. */

@@ -9,7 +9,7 @@
  * the GPU-count and core-count mixes, the walltime factor and the failure
  * share. trace_fit_write() writes such a configuration as the scenario's
  * "workload.synthetic" object, which the scenario loader (synth_load_file in
- * traces/scenario.h) reads back. docs/workloads.md gives every estimator.
+ * config/scenario.h) reads back. docs/workloads.md gives every estimator.
  *
  * The estimators and the KS functions are exported on their own for tests
  * and benchmarks. Everything borrows its inputs; nothing keeps a pointer.

@@ -17,7 +17,7 @@
 #include "tests/testutil.h"
 #include "traces/invcluster.h"
 #include "traces/nodelist.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #define PAI_REL "alibaba-pai-v2020-machine-spec/pai_machine_spec.csv"
 #define SPOT_REL "alibaba-spot-gpu-v2026-nodes/node_info_df.csv"

@@ -32,7 +32,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #define NJOBS 81                 /* one every 5 days: 400 days of records */
 #define HELD_JOB 2

@@ -12,7 +12,7 @@
 
 #include "policies/policy.h"
 #include "sim/engine.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "tests/testutil.h"
 
 void *__real_malloc(size_t n);

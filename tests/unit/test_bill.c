@@ -17,8 +17,8 @@
 
 #include "analysis/bill.h"
 #include "analysis/recorder.h"
-#include "traces/billload.h"
-#include "traces/scenario.h"
+#include "config/billcfg.h"
+#include "config/scenario.h"
 #include "tests/testutil.h"
 
 #define EPS 1e-9

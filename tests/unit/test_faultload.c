@@ -1,4 +1,4 @@
-/* Failures, health and fault events loader (traces/faultload.c) and the
+/* Failures, health and fault events loader (config/faultcfg.c) and the
  * fault defaults (sim/fault.c): good blocks override fault_cfg_init() key
  * by key; fault, join and leave events come out resolved and in time
  * order, a join adding its rack and nodes to the cluster; every bad input
@@ -16,8 +16,8 @@
 
 #include "sim/cluster.h"
 #include "sim/fault.h"
-#include "traces/faultload.h"
-#include "traces/jv.h"
+#include "config/faultcfg.h"
+#include "config/jv.h"
 
 static json_t *parse(const char *text)
 {

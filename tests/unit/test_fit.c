@@ -19,7 +19,7 @@
 
 #include "tests/testutil.h"
 #include "traces/fit.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 
 #define NSAMPLE 200000

@@ -24,7 +24,7 @@
 #include "sim/engine.h"
 #include "sim/mig.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 static const char scenario_text[] =
 	"{ \"name\": \"inv\", \"sample_interval_s\": 0,\n"

@@ -21,7 +21,7 @@
 #include "tests/testutil.h"
 #include "traces/invcluster.h"
 #include "traces/nodelist.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #define OPENB_GPU_NODES "traces/data/alibaba-gpu-v2023-openb/openb_node_list_gpu_node.csv"
 

@@ -19,7 +19,7 @@
 #include "sim/engine.h"
 #include "sim/power.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 static const char scenario_text[] =
 	"{ \"name\": \"join\", \"sample_interval_s\": 0,\n"

@@ -29,8 +29,8 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/fault.h"
-#include "traces/livecfg.h"
-#include "traces/scenario.h"
+#include "config/livecfg.h"
+#include "config/scenario.h"
 
 #define S(x) simtime_from_s(x)
 

@@ -29,7 +29,7 @@
 #include "sim/engine.h"
 #include "sim/power.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 /* Rack r1: two 8 × H100 nodes; rack r2: a 4 × A100 node and a CPU node. */
 static const char scenario_text[] =

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "sim/mig.h"
-#include "traces/migload.h"
-#include "traces/scenario.h"
+#include "config/migcfg.h"
+#include "config/scenario.h"
 
 /* ---- the expected table, written out by hand ---- */
 

@@ -17,7 +17,7 @@
 #include "tests/testutil.h"
 #include "traces/anytrace.h"
 #include "traces/openb.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 #define HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase," \
 	"creation_time,deletion_time,scheduled_time\n"

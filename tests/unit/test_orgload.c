@@ -1,4 +1,4 @@
-/* The scenario's "org" and "events" keys (traces/orgload.c): good blocks
+/* The scenario's "org" and "events" keys (config/orgcfg.c): good blocks
  * fill struct org with what they say and the defaults for what they leave
  * out; every bad one is refused with a message that names the JSON path
  * and what was expected, and leaves the org empty. */
@@ -14,9 +14,9 @@
 
 #include "sim/cluster.h"
 #include "sim/org.h"
-#include "traces/jv.h"
-#include "traces/orgload.h"
-#include "traces/scenario.h"
+#include "config/jv.h"
+#include "config/orgcfg.h"
+#include "config/scenario.h"
 
 static struct catalog cat;
 

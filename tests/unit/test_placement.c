@@ -15,8 +15,8 @@
 #include "policies/policy.h"
 #include "sim/mig.h"
 #include "sim/power.h"
-#include "traces/migload.h"
-#include "traces/scenario.h"
+#include "config/migcfg.h"
+#include "config/scenario.h"
 
 /* Node indexes of the test cluster (racks fill in order):
  *   0-1   H100 ×8, plane ib400, leaf L1

@@ -14,7 +14,7 @@
 #include "analysis/compare.h"
 #include "analysis/plan.h"
 #include "tests/testutil.h"
-#include "traces/planload.h"
+#include "config/plancfg.h"
 
 static int load_text(const char *text, struct plan_spec *s, char *err, size_t errlen)
 {

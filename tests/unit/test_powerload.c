@@ -1,4 +1,4 @@
-/* Power block and environment event loader (traces/powerload.c): good
+/* Power block and environment event loader (config/powercfg.c): good
  * blocks override power_cfg_defaults() key by key, every bad one fails
  * with the file and the JSON path in its message and leaves the defaults,
  * and environment events come out resolved and in time order. */
@@ -14,8 +14,8 @@
 
 #include "sim/cluster.h"
 #include "sim/power.h"
-#include "traces/jv.h"
-#include "traces/powerload.h"
+#include "config/jv.h"
+#include "config/powercfg.h"
 
 static json_t *parse(const char *text)
 {

@@ -19,7 +19,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 struct tp {
 	simtime preempt_at;       /* preempt job 0 at the first pass at or after this; -1 never */

@@ -18,8 +18,8 @@
 #include "policies/prio.h"
 #include "sim/engine.h"
 #include "sim/mig.h"
-#include "traces/migload.h"
-#include "traces/scenario.h"
+#include "config/migcfg.h"
+#include "config/scenario.h"
 
 #define MAXJ 32
 #define EPS 1e-9

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "tests/testutil.h"
 
 #define TYPES "\"node_types\": [{\"name\": \"g\", \"gpu\": \"A100-SXM-80GB\", \"gpus\": 8, \"cpu\": \"Xeon-8380\", \"sockets\": 2, \"mem_gib\": 1024}]"

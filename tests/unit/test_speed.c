@@ -17,7 +17,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 
 static const char scenario_text[] =
 	"{ \"name\": \"speed\", \"sample_interval_s\": 0,\n"

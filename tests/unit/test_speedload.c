@@ -1,4 +1,4 @@
-/* Speed table loader (traces/speedload.c): good tables fill gpu_model.speed,
+/* Speed table loader (config/speedcfg.c): good tables fill gpu_model.speed,
  * and every bad one gets an error naming the JSON path and what was
  * expected. Also checks the built-in catalog's table and a scenario's
  * "catalog" override carrying "speed". */
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "sim/job.h"
-#include "traces/jv.h"
-#include "traces/scenario.h"
-#include "traces/speedload.h"
+#include "config/jv.h"
+#include "config/scenario.h"
+#include "config/speedcfg.h"
 #include "tests/testutil.h"
 
 /* Loads the GPU object `text` (its "speed" and "speed_source") at path

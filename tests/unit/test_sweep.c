@@ -23,7 +23,7 @@
 
 #include "analysis/sweep.h"
 #include "tests/testutil.h"
-#include "traces/sweepload.h"
+#include "config/sweepcfg.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/trace.h"
 
 static struct synth_cfg base_cfg(void)

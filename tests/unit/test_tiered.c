@@ -21,8 +21,8 @@
 #include "policies/tiered.h"
 #include "sim/engine.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
-#include "traces/tieredload.h"
+#include "config/scenario.h"
+#include "config/tieredcfg.h"
 
 #define MAXJ 16
 

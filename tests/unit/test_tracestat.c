@@ -15,7 +15,7 @@
 
 #include "analysis/plot.h"
 #include "tests/testutil.h"
-#include "traces/scenario.h"
+#include "config/scenario.h"
 #include "traces/tracestat.h"
 
 #define H (3600.0)
