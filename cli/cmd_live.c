@@ -34,7 +34,7 @@ static void on_signal(int sig)
 int cmd_live(int argc, char **argv)
 {
 	const char *config = NULL, *state = NULL;
-	struct live_opts o = { .metrics_port = -1 };
+	struct live_opts o = { .metrics_port = -1, .load_cfg = livecfg_load };
 	struct cli_args ap;
 	int opt;
 	long long port;
@@ -103,25 +103,41 @@ int cmd_live(int argc, char **argv)
 }
 
 /* --config FILE, --state DIR or --socket PATH: 1 taken, 0 not one of them. */
-static int client_opt(const struct cli_args *ap, int opt, struct lclient *c)
+static int client_opt(const struct cli_args *ap, int opt, struct lclient *c, const char **config)
 {
 	switch (opt) {
-	case OPT_CONFIG: c->config = ap->val; return 1;
+	case OPT_CONFIG: *config = ap->val; return 1;
 	case OPT_STATE: c->state = ap->val; return 1;
 	case OPT_SOCKET: c->socket = ap->val; return 1;
 	default: return 0;
 	}
 }
 
+/* The client's --config read (into *cfg). 0, or the exit status (said). */
+static int client_cfg(struct lclient *c, const char *config, struct live_cfg *cfg)
+{
+	if (!config)
+		return 0;
+	char err[2048];
+	if (livecfg_load(config, cfg, err, sizeof err)) {
+		fprintf(stderr, "hetlab %s: %s\n", c->cmd, err);
+		return 1;
+	}
+	c->cfg = cfg;
+	return 0;
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "submit" };
+	struct live_cfg cfg;
+	const char *config = NULL;
 	const char *job = NULL, *file = NULL;
 	struct cli_args ap;
 	int opt;
 	cli_args_init(&ap, "submit", argc, argv);
 	while ((opt = cli_next(&ap)) != CLI_END) {
-		if (client_opt(&ap, opt, &c))
+		if (client_opt(&ap, opt, &c, &config))
 			continue;
 		switch (opt) {
 		case CLI_HELP: return CLI_OK;
@@ -136,19 +152,22 @@ int cmd_submit(int argc, char **argv)
 	}
 	if (!job && !file)
 		return cli_usage(&ap, "give --job '{...}' or a JOBS.jsonl file (- for stdin)");
-	return lclient_submit(&c, job, file);
+	int r = client_cfg(&c, config, &cfg);
+	return r ? r : lclient_submit(&c, job, file);
 }
 
 int cmd_cancel(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "cancel" };
+	struct live_cfg cfg;
+	const char *config = NULL;
 	int64_t ids[256];
 	int n = 0;
 	struct cli_args ap;
 	int opt;
 	cli_args_init(&ap, "cancel", argc, argv);
 	while ((opt = cli_next(&ap)) != CLI_END) {
-		if (client_opt(&ap, opt, &c))
+		if (client_opt(&ap, opt, &c, &config))
 			continue;
 		switch (opt) {
 		case CLI_HELP: return CLI_OK;
@@ -166,19 +185,22 @@ int cmd_cancel(int argc, char **argv)
 	}
 	if (n == 0)
 		return cli_usage(&ap, "which jobs? (hetlab cancel --state DIR ID...)");
-	return lclient_cancel(&c, ids, n);
+	int r = client_cfg(&c, config, &cfg);
+	return r ? r : lclient_cancel(&c, ids, n);
 }
 
 int cmd_approve(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "approve" };
+	struct live_cfg cfg;
+	const char *config = NULL;
 	const char *names[64];
 	int n = 0;
 	struct cli_args ap;
 	int opt;
 	cli_args_init(&ap, "approve", argc, argv);
 	while ((opt = cli_next(&ap)) != CLI_END) {
-		if (client_opt(&ap, opt, &c))
+		if (client_opt(&ap, opt, &c, &config))
 			continue;
 		switch (opt) {
 		case CLI_HELP: return CLI_OK;
@@ -192,18 +214,21 @@ int cmd_approve(int argc, char **argv)
 	}
 	if (n == 0)
 		return cli_usage(&ap, "which tenants? (hetlab approve --state DIR TENANT...)");
-	return lclient_approve(&c, names, n);
+	int r = client_cfg(&c, config, &cfg);
+	return r ? r : lclient_approve(&c, names, n);
 }
 
 int cmd_queue(int argc, char **argv)
 {
 	struct lclient c = { .cmd = "queue" };
+	struct live_cfg cfg;
+	const char *config = NULL;
 	bool all = false, json = false;
 	struct cli_args ap;
 	int opt;
 	cli_args_init(&ap, "queue", argc, argv);
 	while ((opt = cli_next(&ap)) != CLI_END) {
-		if (client_opt(&ap, opt, &c))
+		if (client_opt(&ap, opt, &c, &config))
 			continue;
 		switch (opt) {
 		case CLI_HELP: return CLI_OK;
@@ -213,7 +238,8 @@ int cmd_queue(int argc, char **argv)
 		case CLI_POS: return cli_usage(&ap, "unexpected argument '%s'", ap.val);
 		}
 	}
-	return lclient_queue(&c, all, json);
+	int r = client_cfg(&c, config, &cfg);
+	return r ? r : lclient_queue(&c, all, json);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -239,7 +265,7 @@ int cmd_replay(int argc, char **argv)
 		return cli_usage(&ap, "give the daemon's STATE_DIR (its state.db holds the recording)");
 	char err[1024];
 	if (results) {
-		if (live_results(dir, results, err, sizeof err)) {
+		if (live_results(dir, results, livecfg_load, err, sizeof err)) {
 			fprintf(stderr, "hetlab replay: %s\n", err);
 			return 1;
 		}
@@ -249,7 +275,7 @@ int cmd_replay(int argc, char **argv)
 	bool same;
 	long nd = 0;
 	FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
-	int rc = live_replay(dir, out ? out : stdout, &same, &nd, err, sizeof err);
+	int rc = live_replay(dir, livecfg_load, out ? out : stdout, &same, &nd, err, sizeof err);
 	if (out && out != stdout)
 		fclose(out);
 	if (rc) {

@@ -89,17 +89,6 @@ static int load_map(struct jv *v, const json_t *o, const char *path, const char 
 	return 0;
 }
 
-const char *livecfg_map_get(const struct live_map *m, const char *key)
-{
-	const char *def = NULL;
-	for (int i = 0; i < m->n; i++) {
-		if (key && strcmp(m->e[i].k, key) == 0)
-			return m->e[i].v;
-		if (strcmp(m->e[i].k, "*") == 0)
-			def = m->e[i].v;
-	}
-	return def;
-}
 
 static int load_slurm(struct jv *v, struct live_cfg *c, const json_t *sl)
 {
@@ -302,16 +291,4 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 fail:
 	json_decref(root);
 	return -1;
-}
-
-const struct live_probe_src *livecfg_probe(const struct live_cfg *c, const char *name)
-{
-	const struct live_probe_src *def = NULL;
-	for (int i = 0; i < c->nprobe; i++) {
-		if (strcmp(c->probe[i].node, name) == 0)
-			return &c->probe[i];
-		if (!c->probe[i].node[0])
-			def = &c->probe[i];
-	}
-	return def;
 }

@@ -6,7 +6,7 @@
 #include "live/sock.h"
 #include "live/state.h"
 #include "live/statedir.h"
-#include "config/livecfg.h"
+#include "live/live_cfg.h"
 #include "config/scenario.h"
 
 #include <errno.h>
@@ -45,12 +45,10 @@ static int say(const struct lclient *c, int rc, const char *fmt, ...)
 static int target_of(const struct lclient *c, struct target *t)
 {
 	memset(t, 0, sizeof *t);
-	char err[2048];
-	if (!c->config && !c->state && !c->socket)
+	if (!c->cfg && !c->state && !c->socket)
 		return say(c, 2, "give --state DIR, --config LIVE.json or --socket PATH");
-	if (c->config) {
-		if (livecfg_load(c->config, &t->cfg, err, sizeof err))
-			return say(c, 1, "%s", err);
+	if (c->cfg) {
+		t->cfg = *c->cfg;
 		t->have_cfg = true;
 		if (c->state)
 			snprintf(t->cfg.state_dir, sizeof t->cfg.state_dir, "%s", c->state);

@@ -16,9 +16,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "live/live_cfg.h"
+
 struct lclient {
 	const char *cmd;       /* "submit", "cancel", ... for messages */
-	const char *config;    /* --config LIVE.json (NULL: none) */
+	const struct live_cfg *cfg;   /* --config LIVE.json as read (NULL: none) */
 	const char *state;     /* --state DIR (NULL: none) */
 	const char *socket;    /* --socket PATH (NULL: the config's, else STATE_DIR/hetlab.sock) */
 };

@@ -431,7 +431,7 @@ static int write_results(struct live *L)
 	/* Private as the rest of the state (the recorder's files are made
 	 * by SQLite, which follows the umask). */
 	mode_t um = umask(077);
-	int rc = live_results(L->cfg.state_dir, path, err, sizeof err);
+	int rc = live_results(L->cfg.state_dir, path, L->o.load_cfg, err, sizeof err);
 	umask(um);
 	if (rc) {
 		live_logl(L, LIVE_ERROR, "writing %s: %s", path, err);

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "config/livecfg.h"
+#include "live/live_cfg.h"
 
 struct live;
 
@@ -46,6 +46,7 @@ struct live_opts {
 	int metrics_port;        /* -1: the config's */
 	bool metrics_public;
 	bool quiet;
+	live_cfg_loader load_cfg;   /* reads the config a state was recorded with (results.db); required */
 };
 
 /* Opens the state in cfg->state_dir (creating it, with the config and the
@@ -84,10 +85,11 @@ char *live_job_norm(const char *src, int64_t line, const char *text, size_t len,
 
 /* Writes `path` (a results database, as `hetlab run` writes) by replaying
  * the recording of the state in `dir`. */
-int live_results(const char *dir, const char *path, char *err, size_t errlen);
+int live_results(const char *dir, const char *path, live_cfg_loader load, char *err, size_t errlen);
 /* `hetlab replay`: replays the recording of the state in `dir` and compares
  * the decisions with the daemon's log up to the last committed time.
  * Prints a unified-style diff to out; *same says whether they agree. */
-int live_replay(const char *dir, FILE *out, bool *same, long *ndecisions, char *err, size_t errlen);
+int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, long *ndecisions, char *err,
+                size_t errlen);
 
 #endif

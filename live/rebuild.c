@@ -750,7 +750,7 @@ void live_close(struct live *L)
 
 /* ---- replays ---- */
 
-static int open_replay(const char *dir, struct live **out, char *err, size_t errlen)
+static int open_replay(const char *dir, live_cfg_loader load, struct live **out, char *err, size_t errlen)
 {
 	struct lstate st;
 	if (lstate_open_ro(&st, dir, err, errlen))
@@ -789,7 +789,7 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 	fclose(f);
 	free(cfgtext);
 	struct live_cfg cfg;
-	int rc = livecfg_load(tmp, &cfg, err, errlen);
+	int rc = load(tmp, &cfg, err, errlen);
 	unlink(tmp);
 	if (rc)
 		return -1;
@@ -798,7 +798,7 @@ static int open_replay(const char *dir, struct live **out, char *err, size_t err
 	/* The job table may have been raised since the state began. */
 	if (nsubmits >= cfg.max_jobs)
 		cfg.max_jobs = (int32_t)(nsubmits + 1);
-	struct live_opts o = { .quiet = true, .metrics_port = -1 };
+	struct live_opts o = { .quiet = true, .metrics_port = -1, .load_cfg = load };
 	return live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen);
 }
 
@@ -861,10 +861,10 @@ static int export_slurm_ids(struct lstate *st, struct recorder *rec, char *err, 
 	return rc;
 }
 
-int live_results(const char *dir, const char *path, char *err, size_t errlen)
+int live_results(const char *dir, const char *path, live_cfg_loader load, char *err, size_t errlen)
 {
 	struct live *L;
-	if (open_replay(dir, &L, err, errlen))
+	if (open_replay(dir, load, &L, err, errlen))
 		return -1;
 	struct recorder *rec = recorder_open(path, err, errlen);
 	if (!rec) {
@@ -895,11 +895,12 @@ int live_results(const char *dir, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-int live_replay(const char *dir, FILE *out, bool *same, long *ndecisions, char *err, size_t errlen)
+int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, long *ndecisions, char *err,
+                size_t errlen)
 {
 	struct live *L;
 	*same = false;
-	if (open_replay(dir, &L, err, errlen))
+	if (open_replay(dir, load, &L, err, errlen))
 		return -1;
 	int rc = live_catch_up(L, err, errlen);
 	char **logged = NULL;

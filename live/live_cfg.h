@@ -1,0 +1,99 @@
+/* live_cfg — what the live daemon is configured with (LIVE.json, read by
+ * config/livecfg.c; docs/live.md documents every key): executor, probes,
+ * state directory, timing, the metrics endpoint, the socket and the Slurm
+ * block. The live layer owns these structs; the loader fills them. */
+#ifndef HL_LIVE_CFG_H
+#define HL_LIVE_CFG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIVE_MAX_PROBES 256
+
+enum live_exec_kind { LIVE_EXEC_LOCAL, LIVE_EXEC_SLURM };
+
+/* Where a node's readings come from. */
+enum live_probe_kind {
+	LIVE_PROBE_NONE,    /* no readings */
+	LIVE_PROBE_HOST,    /* this host: /proc, /sys, NVML (live/reading.c) */
+	LIVE_PROBE_FILE,    /* a reading file a node agent writes ("%n" is the node's name) */
+};
+
+struct live_probe_src {
+	char node[64];                 /* "" = the default */
+	enum live_probe_kind kind;
+	char path[PATH_MAX];           /* LIVE_PROBE_FILE */
+};
+
+/* A JSON object of strings, as read ("training": "hi-prio", ...). */
+#define LIVE_MAP_MAX 64
+struct live_map {
+	int n;
+	struct { char k[64]; char v[128]; } e[LIVE_MAP_MAX];
+};
+
+#define LIVE_MAX_PARTITIONS 16
+struct live_slurm_cfg {
+	char bindir[PATH_MAX];         /* "" = PATH */
+	char partition[LIVE_MAX_PARTITIONS][64];   /* the partitions this daemon drives ("" none: Slurm's default) */
+	int npartition;
+	struct live_map class_partition;   /* job class -> partition (else the first of partition holding its nodes) */
+	struct live_map qos;           /* job class -> QOS */
+	struct live_map accounts;      /* tenant name -> Slurm account */
+	char account[64];              /* tenants not in accounts: "" none, "tenant" its name, else this account */
+	struct live_map gres_types;    /* catalog GPU model -> the site's GRES type ("*" any; none: gpu:N) */
+	struct live_map mig_gres;      /* MIG profile ("3g.40gb") -> GRES name:type ("gpu:3g.40gb"); none: refused */
+	int shards_per_gpu;            /* GRES shards a card has (0: time-sliced shares refused) */
+	int64_t mem_mib_default;       /* --mem for jobs that give no memory (0: none) */
+	double start_timeout_s;        /* a placed job Slurm has not started by then is taken back (30) */
+	int parallel;                  /* commands run at once (16) */
+	int timeout_s;                 /* per command (30) */
+	char workdir[PATH_MAX];        /* batch scripts and default outputs ("" = STATE_DIR/slurm) */
+};
+
+struct live_cfg {
+	char file[PATH_MAX];
+	char scenario[PATH_MAX];       /* resolved against the config's directory */
+	char policy[64];               /* "" = the scenario's */
+	enum live_exec_kind exec;
+	char state_dir[PATH_MAX];      /* resolved; default "hetlab-state" beside the config */
+	double tick_s;                 /* the loop's longest sleep (default 1) */
+	double probe_every_s;          /* probes read this often (default 10) */
+	double record_every_s;         /* a node's reading is recorded at least this often (60) */
+	double results_every_s;        /* results.db rewritten from the recording this often (300; 0 only at exit) */
+	int32_t max_jobs;              /* job table size (default 100000) */
+	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
+	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
+	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */
+	struct live_probe_src probe[LIVE_MAX_PROBES];
+	int nprobe;
+	/* "local" */
+	int sig;                       /* checkpoint signal (default SIGUSR1) */
+	char cgroup_parent[PATH_MAX];  /* "" = no cgroups */
+	char nvml_lib[PATH_MAX];       /* "" = libnvidia-ml.so.1 ($HETLAB_NVML_LIB overrides) */
+	char sysfs_root[PATH_MAX];     /* "/" (tests point it at a fake tree) */
+	/* "slurm" (docs/slurm.md) */
+	struct live_slurm_cfg slurm;
+	/* "metrics" */
+	char metrics_addr[64];         /* "" = no endpoint */
+	int metrics_port;
+	bool metrics_public;
+	/* Security (docs/live.md "Security") */
+	char socket[PATH_MAX];         /* the daemon's Unix socket (resolved); "" = STATE_DIR/hetlab.sock */
+	char operators[64];            /* group whose members may see, cancel and approve everything ("" none) */
+	char state_group[64];          /* group given the state directory (0750); "" 0700 */
+};
+
+/* What reads a LIVE.json (config/livecfg.c's livecfg_load): the live layer
+ * is handed it (by the command line), so that it needs no loader of its
+ * own to read the config a state was recorded with. */
+typedef int (*live_cfg_loader)(const char *path, struct live_cfg *c, char *err, size_t errlen);
+
+/* The probe source of node `name` (its own entry, else the default). */
+const struct live_probe_src *livecfg_probe(const struct live_cfg *c, const char *name);
+/* The value of key in m, else the value of "*", else NULL. */
+const char *livecfg_map_get(const struct live_map *m, const char *key);
+
+#endif
