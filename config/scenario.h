@@ -1,9 +1,9 @@
 /* scenario — loading a scenario file (JSON) and the hardware catalog into
  * plain structs: a cluster, a workload description and run settings.
  *
- * traces/ holds every input reader — traces, scenarios, the catalog — so
- * that sim/ stays free of file formats (see docs/architecture-notes.md).
- * json_t never leaves this module.
+ * config/ holds the configuration loaders — the scenario and its blocks,
+ * the catalog (config/catalog.h), sweep, plan and live files — so that
+ * sim/ stays free of file formats. json_t never leaves this module.
  *
  * Errors name the file and, for syntax errors, line and column; for
  * everything else the JSON path ($.racks[2].nodes[0].count) and what was
@@ -20,6 +20,7 @@
 #include "traces/trace.h"
 #include "traces/invcluster.h"
 #include "config/scnres.h"
+#include "config/catalog.h"
 #include "analysis/metric.h"
 
 #define SCN_MAX_PARAMS 16
@@ -99,8 +100,6 @@ int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char
  * "workload": {"synthetic": {...}} block (what `hetlab trace fit` writes);
  * errors name the file and the JSON path from "$". */
 int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t errlen);
-/* Loads the built-in catalog into cat. */
-int catalog_load_builtin(struct catalog *cat, char *err, size_t errlen);
 /* The embedded default scenario's text. */
 const char *scenario_default_text(void);
 

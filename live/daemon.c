@@ -27,30 +27,6 @@ static simtime engine_now(struct live *L)
 	return t;
 }
 
-int obs_add(struct obs *o, const struct rec_row *r)
-{
-	if (o->n == o->cap) {
-		int32_t cap = o->cap ? 2 * o->cap : 32;
-		struct rec_row *n = realloc(o->rows, (size_t)cap * sizeof *n);
-		if (!n)
-			return -1;
-		o->rows = n;
-		o->cap = cap;
-	}
-	struct rec_row c = *r;
-	c.data = r->data ? strdup(r->data) : NULL;
-	o->rows[o->n++] = c;
-	return 0;
-}
-
-void obs_free(struct obs *o)
-{
-	for (int32_t k = 0; k < o->n; k++)
-		free(o->rows[k].data);
-	free(o->rows);
-	o->rows = NULL;
-	o->n = o->cap = 0;
-}
 
 /* The inbox's requests, read inside the transaction that records them. */
 struct ingest {
@@ -481,6 +457,8 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		 * command, file or probe is ever read while it holds the state. */
 		struct obs seen = { .t = now_t }, in = { .t = now_t };
 		int r = poll_jobs(L, &seen);
+		if (!L->healthy)
+			live_publish(L);   /* /healthz says so before anything else waits on the executor */
 		if (r >= 0 && now_t >= L->next_probe) {
 			r = probe_round(L, &seen);
 			L->next_probe = now_t + (simtime)(L->cfg.probe_every_s * 1e6);

@@ -186,3 +186,21 @@ bad:
 	free(norm);
 	return NULL;
 }
+
+/* "n1:4c:gpus=0x3,n2:4c" — where a start put a job. */
+void live_placement_text(const struct live *L, int32_t id, char *buf, size_t len)
+{
+	const struct job *j = &L->s.jobs[id];
+	size_t off = 0;
+	buf[0] = 0;
+	for (int i = 0; i < j->nparts && off < len; i++) {
+		const struct alloc_part *p = &L->s.cl.pool.p[j->parts + (uint32_t)i];
+		off += (size_t)snprintf(buf + off, len - off, "%s%s:%dc", i ? "," : "", L->s.cl.nodes[p->node].name, p->cores);
+		if (p->gpus && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ":gpus=0x%llx", (unsigned long long)p->gpus);
+		if (p->milli && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ":milli=%d", p->milli);
+		if (p->mig_profile >= 0 && off < len)
+			off += (size_t)snprintf(buf + off, len - off, ":mig=%d@%d", p->mig_profile, p->mig_start);
+	}
+}

@@ -15,6 +15,13 @@ const char *live_level_name(enum live_level l)
 	return (unsigned)l < sizeof level_names / sizeof level_names[0] ? level_names[l] : "info";
 }
 
+int64_t live_unix_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* Length of the valid UTF-8 sequence at s (2..4), 0 when it is not one.
  * *cp gets the code point. */
 static int utf8_seq(const unsigned char *s, uint32_t *cp)

@@ -332,8 +332,7 @@ int slurm_observe(struct live *L, struct obs *o)
 	sg_read_nodes(L);
 	if (!x->have_nodes || sg_refresh_snap(L)) {
 		x->ctld_down = true;
-		L->healthy = false;
-		live_publish(L);
+		L->healthy = false;   /* the daemon publishes it at once */
 		return 0;
 	}
 	x->ctld_down = false;
