@@ -163,7 +163,7 @@ static int run_single(int argc, char **argv)
 				char *end;
 				double x = strtod(val, &end);
 				if (end == val || *end || !(x >= 0) || x > 1e6) {
-					fprintf(stderr, "hetlab run: %s: expected a factor >= 0, got '%s'\n", a, val);
+					fprintf(stderr, "hetlab run: %s: expected a factor in [0, 1e6], got '%s'\n", a, val);
 					free(params);
 					free(cscales);
 					return 2;
@@ -263,6 +263,14 @@ static int run_single(int argc, char **argv)
 		         "give --trace FILE to run it on a trace)", sc.file);
 		goto out;
 	}
+	/* The recorder renames its result over --out: never over an input. */
+	const char *same = cli_same_file(out, tpath) ? "trace" : cli_same_file(out, scn_path) ? "scenario" : NULL;
+	if (same) {
+		snprintf(err, sizeof err, "--out %s is the %s this run reads: the result would replace it "
+		         "(give another output file)", out, same);
+		rc = 2;
+		goto out;
+	}
 	if (tpath[0]) {
 		if (read_trace(tpath, lenient || sc.lenient, &w, err, sizeof err))
 			goto out;
@@ -272,6 +280,13 @@ static int run_single(int argc, char **argv)
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
+	if (w.n == 0 && tpath[0])
+		fprintf(stderr, "hetlab run: warning: the trace %s has no jobs (%lld lines read, %lld "
+		        "skipped as malformed, %lld unusable): the result holds an empty run\n", tpath,
+		        (long long)w.lines, (long long)w.skipped_malformed, (long long)w.skipped_unusable);
+	else if (w.n == 0)
+		fprintf(stderr, "hetlab run: warning: %s: the synthetic workload has no jobs (every class's "
+		        "rate is 0?): the result holds an empty run\n", sc.file);
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)

@@ -60,7 +60,7 @@ static const struct {
 };
 
 #define DLRM_MAX_REQ 1e9        /* largest request (vCPUs, GPUs, GiB) */
-#define DLRM_MAX_TIME_S 1e12    /* largest time, s (microseconds fit easily) */
+#define DLRM_MAX_TIME_S ((double)TRACE_MAX_TIME_S)   /* largest time, s (trace.h) */
 
 const char *dlrm_role_name(enum dlrm_role r)
 {
@@ -236,7 +236,7 @@ static int parse_col(int c, const char *s, size_t n, struct row *r, const char *
 			return -1;
 		break;
 	case K_TIME:
-		*want = "empty or a time in seconds (>= 0, at most 1e12)";
+		*want = "empty or a time in seconds (>= 0, at most 1e9)";
 		if (n == 0) {
 			d = -1;
 			break;
