@@ -36,7 +36,8 @@ BENCH_BIN = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json)
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test test-live test-shared asan valgrind bench install clean deps help golden
+.PHONY: all run test unit scenario-test test-live test-shared asan valgrind bench install clean deps help golden \
+        fuzz fuzz-smoke fuzz-build fuzz-bins test-bad
 all: $(DEPS_OK) $(HETLAB)
 
 help:
@@ -44,7 +45,9 @@ help:
 	@echo "make test       install missing packages, build, run unit and scenario tests"
 	@echo "make test-shared  tests on the shared traces the repository does not carry (\$$HETLAB_TRACES)"
 	@echo "make asan       the tests under AddressSanitizer + UBSan (build-asan/)"
-	@echo "make valgrind   the unit tests under valgrind"
+	@echo "make valgrind   the unit tests under valgrind (every binary; failures listed at the end)"
+	@echo "make fuzz       the libFuzzer targets, FUZZ_SECONDS each (clang; build-fuzz/)"
+	@echo "make fuzz-smoke each libFuzzer target for FUZZ_SMOKE_SECONDS (CI)"
 	@echo "make bench      benchmarks (not part of make test)"
 	@echo "make golden     regenerate the checked-in scenario test summaries (on purpose only)"
 	@echo "make install    install hetlab into \$$PREFIX/bin ($(PREFIX))"
@@ -129,8 +132,37 @@ asan:
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	    HETLAB_SANITIZED=1 test test-shared
 
+# Every unit-test binary under valgrind; the failures are listed at the end.
 valgrind: $(TEST_BIN)
-	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t || exit 1; done
+	@UNIT_LABEL=valgrind UNIT_RUNNER="valgrind -q --error-exitcode=1 --leak-check=full" \
+	    sh tests/run-unit.sh $(TEST_BIN)
+
+# libFuzzer targets (tests/fuzz/, docs/fuzzing.md), built with clang under
+# ASan + UBSan into $(FUZZ_BUILD). `make fuzz` runs each for FUZZ_SECONDS,
+# `make fuzz-smoke` for FUZZ_SMOKE_SECONDS (CI); FUZZ_TARGETS picks some.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_TARGETS ?=
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+           -Wno-unknown-warning-option
+
+fuzz-build: $(HETLAB)
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-bins
+
+fuzz-bins: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libhetlab.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libhetlab.a $(LIBS)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(HETLAB) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(HETLAB) $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 bench: $(BENCH_BIN) $(HETLAB)
 	@sh bench/run.sh $(BUILD)
@@ -140,7 +172,7 @@ install: all
 	install -m 755 $(HETLAB) $(DESTDIR)$(PREFIX)/bin/hetlab
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 .SECONDARY:
