@@ -104,7 +104,12 @@ unit: $(TEST_BIN) $(HETLAB)
 scenario-test: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test test-live
+test: all unit scenario-test test-bad test-live
+
+# The bad-input catalogue (tests/bad/README.md): exit status and message of
+# every kind of bad input.
+test-bad: $(HETLAB)
+	@sh tests/bad/run.sh $(HETLAB)
 
 # Live mode against real processes on this host (tests/live/run.sh).
 test-live: $(HETLAB)

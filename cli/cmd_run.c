@@ -108,6 +108,17 @@ static int policy_params(const struct policy_ops *pol, const struct scenario *sc
 	return 0;
 }
 
+/* The options that take a value (the flags without one are matched first). */
+static bool takes_value(const char *a)
+{
+	static const char *const opts[] = { "--policy", "--placement", "--trace", "--out", "-o", "--traces",
+		"--param", "--scale-class", "--scale-rate", "--scale-size", "--seed", NULL };
+	for (int i = 0; opts[i]; i++)
+		if (strcmp(a, opts[i]) == 0)
+			return true;
+	return false;
+}
+
 /* One run: everything `hetlab run` does without --seeds. */
 static int run_single(int argc, char **argv)
 {
@@ -145,6 +156,12 @@ static int run_single(int argc, char **argv)
 		if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) { quiet = true; continue; }
 		if (strcmp(a, "--label-blind") == 0) { label_blind = true; continue; }
 		if (a[0] == '-' && a[1]) {
+			if (!takes_value(a)) {
+				fprintf(stderr, "hetlab run: unknown option %s\n" USAGE, a);
+				free(params);
+				free(cscales);
+				return 2;
+			}
 			if (!val) {
 				fprintf(stderr, "hetlab run: %s needs a value\n" USAGE, a);
 				free(params);
@@ -248,7 +265,7 @@ static int run_single(int argc, char **argv)
 	char tpath[PATH_MAX + 64] = "";
 	if (trace) {
 		snprintf(tpath, sizeof tpath, "%s", trace);
-	} else if (sc.workload == SCN_TRACE) {
+	} else if (sc.has_workload && sc.workload == SCN_TRACE) {
 		scenario_trace_path(&sc, cli_traces_dir(traces), tpath, sizeof tpath);
 		if (access(tpath, R_OK) != 0 && strncmp(sc.trace, "$TRACES/", 8) == 0) {
 			snprintf(err, sizeof err,
