@@ -294,6 +294,13 @@ static int check_sizes(struct jv *v, const json_t *racks)
 	json_t *r, *e;
 	json_array_foreach(racks, i, r) {
 		long long count = count_of(r, "count"), per = 0;
+		char p[64];
+		jv_idxpath(p, sizeof p, "$.racks", i);
+		if (count > HL_MAX_RACKS) {   /* as load_rack would say, before the products below */
+			char q[80];
+			jv_subpath(q, sizeof q, p, "count");
+			return jv_fail(v, q, "expected an integer in [1, %d], got %lld", HL_MAX_RACKS, count);
+		}
 		json_t *nodes = json_is_object(r) ? json_object_get(r, "nodes") : NULL;
 		json_array_foreach(nodes, k, e) {
 			long long n = json_is_object(e) && json_object_get(e, "count") ? count_of(e, "count") : 0;
@@ -301,8 +308,6 @@ static int check_sizes(struct jv *v, const json_t *racks)
 		}
 		nracks += count;
 		nnodes += count * (per < HL_MAX_NODES ? per : HL_MAX_NODES);
-		char p[64];
-		jv_idxpath(p, sizeof p, "$.racks", i);
 		if (nracks > HL_MAX_RACKS)
 			return jv_fail(v, p, "the racks up to here number %lld: more than one scenario may hold "
 			               "(at most %d racks)", nracks, HL_MAX_RACKS);

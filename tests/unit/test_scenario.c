@@ -289,7 +289,10 @@ static void test_limits(void **state)
 	       "$.racks[1]: the racks up to here number 120000", "(at most 100000 racks)");
 	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 100001, "
 	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}], " WL "}",
-	       "$.racks[0]: the racks up to here number 100001", NULL);
+	       "$.racks[0].count: expected an integer in [1, 100000], got 100001", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 1000000000000000000, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 100000}]}], " WL "}",
+	       "$.racks[0].count: expected an integer in [1, 100000], got 1000000000000000000", NULL);
 	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 3, "
 	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}, {\"name\": \"a02\", "
 	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}], " WL "}",
