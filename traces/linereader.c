@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 /* The buffer holds a line of TRACE_LINE_MAX bytes, its newline and a NUL. */
@@ -46,6 +47,11 @@ struct linereader *linereader_open(const char *path, char *err, size_t errlen)
 	if (!lr->buf) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto free_lr;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory (expected a file)", path);
+		goto free_buf;
 	}
 	errno = 0;
 	lr->gz = gzopen(path, "rb");

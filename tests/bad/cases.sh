@@ -211,6 +211,8 @@ bad swf-long-line 1 'hetlab run: long.swf:1: line longer than 1048576 bytes' \
 	sh -c 'head -c 2000000 /dev/zero | tr "\000" " " > long.swf && "$HETLAB" run base.json --trace long.swf'
 bad swf-lenient-all-malformed 0 'hetlab run: warning: the trace fields.swf has no jobs (1 lines read, 1 skipped as malformed, 0 unusable)' \
 	hetlab run base.json --trace fields.swf --lenient --out lenient.db
+bad trace-directory 1 'hetlab run: tracedir: is a directory (expected a file)' \
+	sh -c 'mkdir -p tracedir && "$HETLAB" run base.json --trace tracedir'
 bad trace-empty-warns 0 'hetlab run: warning: the trace empty.swf has no jobs (0 lines read, 0 skipped as malformed, 0 unusable): the result holds an empty run' \
 	sh -c ': > empty.swf && "$HETLAB" run base.json --trace empty.swf --out empty.db'
 put comments.swf '; Version: 2.2
