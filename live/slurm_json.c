@@ -25,7 +25,10 @@ static bool jint(json_t *v, int64_t *out)
 		return true;
 	}
 	if (json_is_real(v)) {
-		*out = (int64_t)json_real_value(v);
+		double d = json_real_value(v);
+		if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+			return false;   /* outside int64: no number (the cast would be undefined) */
+		*out = (int64_t)d;
 		return true;
 	}
 	if (json_is_object(v)) {

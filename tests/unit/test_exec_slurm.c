@@ -773,6 +773,9 @@ static void test_parse_garbage(void **state)
 		{ "{\"jobs\":[{\"job_id\":1,\"name\":\"a\",\"job_state\":\"RUNNING\"},{\"job_id\":2}]}",
 		  "jobs[1] (job 2): expected job_state" },
 		{ "{\"jobs\":[{\"job_id\":1,\"job_state\":7}]}", "expected job_state" },
+		/* A number past int64 is none (its cast was undefined: found by tests/fuzz/fuzz_squeue). */
+		{ "{\"jobs\":[{\"job_id\":4.2e29,\"job_state\":\"RUNNING\"}]}",
+		  "jobs[0]: expected an object with an integer job_id" },
 		{ "{\"jobs\":[],\"errors\":[{\"error\":\"x\",\"description\":\"Invalid user\"}]}",
 		  "Slurm reported an error: Invalid user" },
 	};
