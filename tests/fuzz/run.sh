@@ -120,7 +120,7 @@ for t in $TARGETS; do
 	dict "$t" > "$F/$t.dict"
 	log=$F/logs/$t.log
 	echo "== $t: $SECONDS_EACH s"
-	"$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+	"$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=16384 \
 		-print_final_stats=1 -dict="$F/$t.dict" -artifact_prefix="$F/crashes/$t-" \
 		"$F/corpus/$t" "$F/seeds/$t" > "$log" 2>&1
 	rc=$?
