@@ -211,6 +211,10 @@ bad swf-long-line 1 'hetlab run: long.swf:1: line longer than 1048576 bytes' \
 	sh -c 'head -c 2000000 /dev/zero | tr "\000" " " > long.swf && "$HETLAB" run base.json --trace long.swf'
 bad swf-lenient-all-malformed 0 'hetlab run: warning: the trace fields.swf has no jobs (1 lines read, 1 skipped as malformed, 0 unusable)' \
 	hetlab run base.json --trace fields.swf --lenient --out lenient.db
+put late.jsonl '{"submit_us":999999999000000,"req":{"nodes":1,"cores":1},"run_us":5}'
+scn sample-1s.json "\"name\": \"t\", \"sample_interval_s\": 1, $T, $R, \"workload\": { \"trace\": \"late.jsonl\" }"
+bad run-sample-rows-cap 1 'hetlab run: sampling every 1 s until the last job arrives (day 11574.1) takes 2e+09 rows (sample and rack_sample), more than a run records (50000000): raise $.sample_interval_s or set $.horizon_days' \
+	hetlab run sample-1s.json --out late.db
 bad trace-directory 1 'hetlab run: tracedir: is a directory (expected a file)' \
 	sh -c 'mkdir -p tracedir && "$HETLAB" run base.json --trace tracedir'
 bad trace-empty-warns 0 'hetlab run: warning: the trace empty.swf has no jobs (0 lines read, 0 skipped as malformed, 0 unusable): the result holds an empty run' \
