@@ -38,6 +38,7 @@ run replay-kth "$build/bench/replay" scenarios/kth-sp2.json --runs "$runs"
 run gen "$build/bench/gen" --runs "$runs"
 run frag "$build/bench/frag" --runs 1 -j 2 --traces "$traces/alibaba-gpu-v2023-openb"
 run pass "$build/bench/pass" --runs "$runs"
+run metrics "$build/bench/metrics" --runs "$runs"
 run scale "$build/bench/scale" "$build/hetlab" scenarios/guian.json --runs 1
 run live sh bench/live.sh "$build/hetlab" 3
 if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs" --traces "$traces"; then

@@ -103,6 +103,9 @@ void cluster_fini(struct cluster *cl)
 	free(cl->nodes);
 	free(cl->planes);
 	free(cl->leaves);
+	strset_fini(&cl->leafset);
+	strset_fini(&cl->rackset);
+	strset_fini(&cl->typeset);
 	free(cl->pools);
 	free(cl->mig);
 	free_dynamic(cl);
@@ -165,12 +168,62 @@ static void plane_from_name(struct plane *pl, const char *name)
 	pl->gbps = atof(d);
 }
 
+static const char *rack_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->racks[i].name;
+}
+
+static const char *type_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->types[i].name;
+}
+
+/* Rebuilds set from the first n names when entries were taken back
+ * (a failed "events" load shortens the arrays). 0 or -1 on ENOMEM. */
+static int sync_set(struct strset *set, int32_t n, strset_key_fn key, const void *ctx)
+{
+	if (set->n <= n)
+		return 0;
+	strset_fini(set);
+	for (int32_t i = 0; i < n; i++)
+		if (strset_add(set, key(ctx, i), i))
+			return -1;
+	return 0;
+}
+
+/* name's index in set (its owner holds n entries), or -1; a linear scan
+ * while set holds entries taken back. */
+static int find_in(const struct strset *set, int32_t n, const char *name, strset_key_fn key,
+                   const void *ctx)
+{
+	if (set->n > n) {
+		for (int32_t i = 0; i < n; i++)
+			if (strcmp(key(ctx, i), name) == 0)
+				return i;
+		return -1;
+	}
+	return strset_find(set, name, key, ctx);
+}
+
+int cluster_find_rack(const struct cluster *cl, const char *name)
+{
+	return find_in(&cl->rackset, cl->nracks, name, rack_key, cl);
+}
+
+int cluster_find_type(const struct cluster *cl, const char *name)
+{
+	return find_in(&cl->typeset, cl->ntypes, name, type_key, cl);
+}
+
 int cluster_add_type(struct cluster *cl, const struct node_type *t)
 {
 	int32_t cap = cap_of(cl->ntypes);
-	if (grow((void **)&cl->types, &cap, cl->ntypes + 1, sizeof *cl->types))
+	if (grow((void **)&cl->types, &cap, cl->ntypes + 1, sizeof *cl->types) ||
+	    sync_set(&cl->typeset, cl->ntypes, type_key, cl))
 		return -1;
 	cl->types[cl->ntypes] = *t;
+	if (strset_add(&cl->typeset, cl->types[cl->ntypes].name, cl->ntypes))
+		return -1;
 	if (t->plane[0] && cluster_plane_index(cl, t->plane) < 0) {
 		int32_t pcap = cap_of(cl->nplanes);
 		if (grow((void **)&cl->planes, &pcap, cl->nplanes + 1, sizeof *cl->planes))
@@ -180,26 +233,40 @@ int cluster_add_type(struct cluster *cl, const struct node_type *t)
 	return cl->ntypes++;
 }
 
+static const char *leaf_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->leaves[i];
+}
+
+/* The index of leaf switch `name`, added when new; hashed, since every
+ * rack is a leaf of its own by default. -1 on ENOMEM. */
 static int leaf_index(struct cluster *cl, const char *name)
 {
-	for (int i = 0; i < cl->nleaves; i++)
-		if (strcmp(cl->leaves[i], name) == 0)
-			return i;
+	if (sync_set(&cl->leafset, cl->nleaves, leaf_key, cl))
+		return -1;
+	int32_t k = strset_find(&cl->leafset, name, leaf_key, cl);
+	if (k >= 0)
+		return k;
 	int32_t cap = cap_of(cl->nleaves);
 	if (grow((void **)&cl->leaves, &cap, cl->nleaves + 1, sizeof *cl->leaves))
 		return -1;
 	snprintf(cl->leaves[cl->nleaves], HL_NAME_MAX, "%s", name);
+	if (strset_add(&cl->leafset, cl->leaves[cl->nleaves], cl->nleaves))
+		return -1;
 	return cl->nleaves++;
 }
 
 int cluster_add_rack(struct cluster *cl, const char *name, double cap_w, int cooling)
 {
 	int32_t cap = cap_of(cl->nracks);
-	if (grow((void **)&cl->racks, &cap, cl->nracks + 1, sizeof *cl->racks))
+	if (grow((void **)&cl->racks, &cap, cl->nracks + 1, sizeof *cl->racks) ||
+	    sync_set(&cl->rackset, cl->nracks, rack_key, cl))
 		return -1;
 	struct rack *r = &cl->racks[cl->nracks];
 	memset(r, 0, sizeof *r);
 	snprintf(r->name, sizeof r->name, "%s", name);
+	if (strset_add(&cl->rackset, r->name, cl->nracks))
+		return -1;
 	r->cap_w = cap_w;
 	r->cooling = cooling;
 	r->first_node = cl->nnodes;
@@ -240,6 +307,7 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 	int32_t cap = cap_of(cl->nnodes);
 	if (grow((void **)&cl->nodes, &cap, cl->nnodes + count, sizeof *cl->nodes))
 		return -1;
+	int32_t plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
 	for (int k = 0; k < count; k++) {
 		struct node *n = &cl->nodes[cl->nnodes];
 		memset(n, 0, sizeof *n);
@@ -253,7 +321,7 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 		n->cpu_model = t->cpu_model;
 		n->cores = t->cores;
 		n->mem_mib = t->mem_mib;
-		n->plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
+		n->plane = plane;
 		n->cooling = r->cooling;
 		n->numa = t->numa > 0 ? t->numa : (t->sockets > 0 ? t->sockets : 1);
 		while (n->numa < HL_NUMA_MAX && (n->cores + n->numa - 1) / n->numa > HL_NUMA_CORES_MAX)
@@ -526,6 +594,12 @@ int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int3
 			}
 			r->pool = (int16_t)(po + 1);
 		}
+	}
+	if ((int64_t)cl->nsel * cl->nnodes > HL_MAX_SEL_CELLS) {
+		snprintf(err, errlen, "%d distinct label expressions over %d nodes: more than hetlab "
+		         "evaluates (at most %lld expression-node pairs; docs/scenario.md \"Limits\")",
+		         (int)cl->nsel, (int)cl->nnodes, (long long)HL_MAX_SEL_CELLS);
+		return -1;
 	}
 	if (eval_selectors(cl)) {
 		snprintf(err, errlen, "out of memory");

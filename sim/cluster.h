@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/job.h"
+#include "sim/strset.h"
 
 #define HL_NAME_MAX 48
 #define HL_MAX_GPUS_PER_NODE 64   /* one bit each in nodefree.gpu_free */
@@ -28,6 +29,14 @@
 #define HL_POOLS_MAX 32           /* storage pools (one bit each in node.pools) */
 #define HL_SHARE_MAX 32           /* most jobs time-sharing one GPU */
 #define HL_MILLI 1000             /* milli-GPUs of one GPU */
+/* The largest cluster one scenario may describe (docs/scenario.md "Limits"):
+ * every loader checks these before it builds anything. */
+#define HL_MAX_NODES 1000000
+#define HL_MAX_RACKS 100000
+#define HL_MAX_TYPES 10000
+#define HL_MAX_PLANES 256
+/* Label expressions × nodes evaluated up front (one byte each). */
+#define HL_MAX_SEL_CELLS (1LL << 27)
 
 struct labels;                    /* sim/label.h */
 struct power_state;               /* sim/power.h */
@@ -214,6 +223,8 @@ struct cluster {
 	int32_t nplanes;
 	char (*leaves)[HL_NAME_MAX];
 	int32_t nleaves;
+	struct strset leafset;         /* leaves by name */
+	struct strset rackset, typeset;   /* racks and node types by name */
 	struct storage_pool *pools;
 	int32_t npools;
 	struct mig_geometry *mig;      /* owned; NULL when no node runs MIG */
@@ -244,6 +255,9 @@ void cluster_fini(struct cluster *cl);
 void catalog_fini(struct catalog *cat);
 int catalog_find_gpu(const struct catalog *cat, const char *name);
 int catalog_find_cpu(const struct catalog *cat, const char *name);
+/* A rack or node type by name (hashed), or -1. */
+int cluster_find_rack(const struct cluster *cl, const char *name);
+int cluster_find_type(const struct cluster *cl, const char *name);
 
 /* Building (scenario loader). Each returns the new index or -1 on ENOMEM. */
 int cluster_add_type(struct cluster *cl, const struct node_type *t);

@@ -1227,10 +1227,24 @@ static void handle_submit(struct sim *s)
 		sim_push(s, s->jobs[s->next_submit].submit_us, SIM_EV_SUBMIT, s->next_submit, 0, 0);
 }
 
+static int64_t sample_rows_max(const struct sim *s)
+{
+	return s->cfg.max_sample_rows > 0 ? s->cfg.max_sample_rows : SIM_SAMPLE_ROWS_MAX;
+}
+
+#define SAMPLE_LIMIT_HINT "raise $.sample_interval_s or set $.horizon_days (docs/scenario.md \"Limits\")"
+
 static void handle_sample(struct sim *s)
 {
 	if (!s->rec.sample)
 		goto next;   /* nobody records samples: skip the probes */
+	s->sample_rows += 1 + s->cl.nracks;
+	if (!s->cfg.live && s->sample_rows > sample_rows_max(s)) {
+		fail(s, "at day %.1f the run's samples pass %lld rows (sample and rack_sample), the most "
+		     "a run records: " SAMPLE_LIMIT_HINT, simtime_to_s(s->now) / 86400.0,
+		     (long long)sample_rows_max(s));
+		return;
+	}
 	struct sim_sample smp = {
 		.t = s->now,
 		.cores_total = s->cl.total_cores,
@@ -1511,9 +1525,29 @@ int sim_step(struct sim *s)
 	return evq_len(&s->q) > 0 ? 1 : 0;
 }
 
+/* Samples run at least until the last job arrives: refuses up front a run
+ * whose samples would pass SIM_SAMPLE_ROWS_MAX by then. */
+static int check_sample_rows(struct sim *s)
+{
+	if (s->cfg.live || !s->rec.sample || s->cfg.sample_every_us <= 0 || s->njobs == 0)
+		return 0;
+	simtime last = s->jobs[s->njobs - 1].submit_us;
+	if (last > s->cfg.horizon_us)
+		last = s->cfg.horizon_us;
+	double rows = ((double)last / (double)s->cfg.sample_every_us + 1) * (1.0 + s->cl.nracks);
+	if (rows <= (double)sample_rows_max(s))
+		return 0;
+	return fail(s, "sampling every %g s until the last job arrives (day %.1f) takes %.3g rows "
+	            "(sample and rack_sample), more than a run records (%lld): " SAMPLE_LIMIT_HINT,
+	            simtime_to_s(s->cfg.sample_every_us), simtime_to_s(last) / 86400.0, rows,
+	            (long long)sample_rows_max(s));
+}
+
 int sim_run(struct sim *s)
 {
 	int r;
+	if (s->nevents == 0 && check_sample_rows(s))
+		return -1;
 	while ((r = sim_step(s)) > 0)
 		;
 	if (r < 0)

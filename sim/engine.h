@@ -121,8 +121,14 @@ struct ckpt_cfg {
 	simtime grace_us;            /* from the preemption signal to the kill */
 };
 
+/* Most rows a run's samples may take (one per sample and one per rack and
+ * sample): a run past it fails, naming sample_interval_s (docs/scenario.md
+ * "Limits"). Live mode has no limit. */
+#define SIM_SAMPLE_ROWS_MAX 50000000LL
+
 struct sim_cfg {
 	simtime sample_every_us;     /* 0: no samples */
+	int64_t max_sample_rows;     /* 0: SIM_SAMPLE_ROWS_MAX (tests set less) */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
 	bool keep_overruns;          /* don't kill jobs at their walltime (sites that did not enforce it) */
 	/* Runtimes are work on the reference device: a job's speed is its
@@ -208,6 +214,7 @@ struct sim {
 	bool dirty;                  /* something changed since the last pass */
 	bool failed;
 	uint64_t nevents, npasses, ndecisions;
+	int64_t sample_rows;         /* recorded so far (SIM_SAMPLE_ROWS_MAX) */
 	uint64_t alloc_epoch;        /* bumped on every start and end */
 	int32_t nfinished;
 	int32_t nrejected;           /* killed at submit: larger than the cluster */

@@ -2,9 +2,14 @@
  * the file and the JSON path (see jv.h). */
 #include "traces/jv.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int jv_fail(struct jv *v, const char *path, const char *fmt, ...)
 {
@@ -154,10 +159,85 @@ json_t *jv_array(struct jv *v, const json_t *o, const char *path, const char *ke
 	return x;
 }
 
+/* Reads all of fd into a malloc'd buffer of at most JV_FILE_MAX bytes. 0,
+ * -1 (errno set), or -2 when the file is larger. */
+static int slurp(int fd, char **out, size_t *len)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -1;
+	for (;;) {
+		if (n == cap) {
+			if (cap > JV_FILE_MAX) {
+				free(buf);
+				return -2;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return -1;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			free(buf);
+			errno = e;
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	if (n > JV_FILE_MAX) {
+		free(buf);
+		return -2;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 json_t *jv_load_file(const char *path, char *err, size_t errlen)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory (expected a JSON file)", path);
+		close(fd);
+		return NULL;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = S_ISREG(st.st_mode) && st.st_size > JV_FILE_MAX ? -2 : slurp(fd, &buf, &len);
+	int e = errno;
+	close(fd);
+	if (rc == -2) {
+		snprintf(err, errlen, "%s: larger than %d MiB, the most a JSON input file may be",
+		         path, JV_FILE_MAX >> 20);
+		return NULL;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return NULL;
+	}
+	/* A UTF-8 byte-order mark, as editors on some systems write (the CSV
+	 * readers accept one too). */
+	size_t skip = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	json_t *root = json_loadb(buf + skip, len - skip, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
 	if (!root) {
 		if (je.line <= 0)
 			snprintf(err, errlen, "%s: %s", path, je.text);

@@ -34,8 +34,11 @@ int jv_int(struct jv *v, const json_t *o, const char *path, const char *key, boo
 int jv_str(struct jv *v, const json_t *o, const char *path, const char *key, bool required,
            char *out, size_t len);
 int jv_bool(struct jv *v, const json_t *o, const char *path, const char *key, bool *out);
-/* Parses the JSON file at path (duplicate keys refused); NULL with
- * "path:LINE:COL: message" (or "path: message") in err. */
+/* The largest JSON input file (a scenario of HL_MAX_NODES named nodes fits). */
+#define JV_FILE_MAX (64 << 20)
+/* Parses the JSON file at path (duplicate keys refused, a leading UTF-8
+ * byte-order mark skipped); NULL with "path:LINE:COL: message" (or "path:
+ * message": a directory, a file over JV_FILE_MAX) in err. */
 json_t *jv_load_file(const char *path, char *err, size_t errlen);
 /* The array at o.key, or NULL (absent, or not an array: then v has failed). */
 json_t *jv_array(struct jv *v, const json_t *o, const char *path, const char *key, bool required);

@@ -1019,6 +1019,13 @@ static void test_parse_garbage(void **state)
 			print_message("case %zu: %s\n", k, f->err);
 		assert_non_null(strstr(f->err, nodes[k].msg));
 	}
+	/* A number past int64 is none (its cast was undefined: found by
+	 * tests/fuzz/fuzz_squeue when it read squeue --json). */
+	assert_int_equal(sx_parse_nodes("{\"nodes\":[{\"name\":\"n1\",\"state\":\"idle\",\"real_memory\":4.2e29}]}",
+	                                NULL, &nd, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 1);
+	assert_int_equal(nd[0].mem_mib, 0);
+	free(nd);
 	/* Through the command: sinfo printing its text format. */
 	put(f, "sinfo.out", "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\ndebug* up infinite 4 idle n[1-4]\n");
 	assert_int_equal(sx_nodes(&f->c, &nd, &nv, f->err, sizeof f->err), -1);
