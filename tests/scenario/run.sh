@@ -385,6 +385,9 @@ fi
 expect_fail "audit: a prune under 183 days is refused" "at least 183 days" \
 	"$HETLAB" audit prune "$TMP/audit.db" --older-than 30
 
+# Conservative backfilling's schedules, pinned (tests/scenario/pins.sh).
+. "$DIR/pins.sh"
+
 echo
 echo "scenario: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
