@@ -110,6 +110,8 @@ void cluster_fini(struct cluster *cl)
 	labels_free(cl->labels);
 	power_fini(cl);
 	free(cl->health);
+	free(cl->hlog);
+	free(cl->hlogged);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }

@@ -223,6 +223,13 @@ struct cluster {
 	struct labels *labels;         /* every node's labels (cluster_label_nodes) */
 	struct power_state *pw;        /* power, thermal, facility (sim/power.h); NULL when off */
 	struct node_health *health;    /* per node (sim/fault.h); NULL when faults are off */
+	/* The nodes whose health record or service state changed since the
+	 * last scheduling pass, each once (hlogged marks them), for the health
+	 * monitor to look at only those; hlog_all: look at every node. Kept by
+	 * the engine (sim/engine.c) and cleared after each pass. */
+	int32_t *hlog, nhlog, caphlog;
+	uint8_t *hlogged;
+	bool hlog_all;
 	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
 	int32_t nsel;
 	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */

@@ -737,6 +737,42 @@ static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part 
 /* Every job ends exactly once; the allocation goes back after the recorder
  * has seen it. */
 /* Gives a running job's allocation back and takes it off the running list. */
+/* The health monitor looks again at `node` at the next pass (its record
+ * or service state changed); at every node when the log cannot grow. */
+static void health_mark(struct sim *s, int32_t node)
+{
+	struct cluster *cl = &s->cl;
+	if (!cl->health || cl->hlogged[node])
+		return;
+	if (cl->nhlog == cl->caphlog) {
+		int32_t cap = cl->caphlog ? 2 * cl->caphlog : 64;
+		int32_t *l = realloc(cl->hlog, (size_t)cap * sizeof *l);
+		if (!l) {
+			cl->hlog_all = true;
+			return;
+		}
+		cl->hlog = l;
+		cl->caphlog = cap;
+	}
+	cl->hlogged[node] = 1;
+	cl->hlog[cl->nhlog++] = node;
+}
+
+/* Forgets the first n marks and, when `all` (what the monitor has looked
+ * at), hlog_all; marks made since, by its own decisions, stay for the next
+ * pass. */
+static void health_log_clear(struct cluster *cl, int32_t n, bool all)
+{
+	if (!cl->health)
+		return;
+	for (int32_t k = 0; k < n; k++)
+		cl->hlogged[cl->hlog[k]] = 0;
+	memmove(cl->hlog, cl->hlog + n, (size_t)(cl->nhlog - n) * sizeof *cl->hlog);
+	cl->nhlog -= n;
+	if (all)
+		cl->hlog_all = false;
+}
+
 static void node_emptied(struct sim *s, int32_t node);
 
 /* Does any running job but `except` hold a part on node? (Only asked for
@@ -760,8 +796,10 @@ static int release_alloc(struct sim *s, int32_t id)
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
 	for (int i = 0; i < j->nparts; i++) {
 		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
-		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id))
+		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id)) {
+			health_mark(s, n);
 			node_emptied(s, n);
+		}
 	}
 	if (s->cl.pw)
 		pw_parts_changed(s, &s->cl.pool.p[j->parts], j->nparts);
@@ -799,6 +837,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 		for (int i = 0; i < j->nparts; i++) {
 			struct node_health *h = &s->cl.health[s->cl.pool.p[j->parts + (uint32_t)i].node];
 			h->job_fail_at[h->job_fails++ % HEALTH_RING] = s->now;
+			health_mark(s, s->cl.pool.p[j->parts + (uint32_t)i].node);
 		}
 	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
 	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
@@ -1131,6 +1170,9 @@ static int faults_init(struct sim *s)
 	const struct fault_cfg *fc = s->cfg.fault;
 	if (!cl->health && !(cl->health = calloc((size_t)cl->nnodes + 1, sizeof *cl->health)))
 		return -1;
+	if (!cl->hlogged && !(cl->hlogged = calloc((size_t)cl->nnodes + 1, 1)))
+		return -1;
+	cl->hlog_all = true;
 	for (int32_t i = 0; i < cl->nnodes; i++) {
 		struct node_health *h = &cl->health[i];
 		for (int g = 0; g < 64; g++)
@@ -1171,6 +1213,7 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 		return fail(s, "health monitor made an invalid decision at t=%.6f s: drain of node %d, which is not up",
 		            simtime_to_s(s->now), node);
 	struct node_health *h = &cl->health[node];
+	health_mark(s, node);
 	snprintf(h->drain_reason, sizeof h->drain_reason, "%s", reason ? reason : "");
 	h->drained_since = s->now;
 	if (cl->svc[node] == NODE_UP)
@@ -1194,6 +1237,7 @@ int decide_resume(struct decide *d, int32_t node)
 	struct node_health *h = &cl->health[node];
 	if (strcmp(h->drain_reason, "leave") == 0)
 		return 0;   /* leaving for good */
+	health_mark(s, node);
 	h->drained_since = -1;
 	h->drain_reason[0] = 0;
 	if (cl->svc[node] != NODE_DOWN)
@@ -1470,6 +1514,7 @@ static void handle(struct sim *s, const struct ev *e)
 		approve_tenant(s, e->id, "approved by an operator");
 		break;
 	case SIM_EV_PROBE:
+		s->cl.hlog_all = true;
 		live_reading(s, e->id, &s->inj[e->arg]);
 		if (++s->injdone == s->ninj)
 			s->ninj = s->injdone = 0;
@@ -1490,15 +1535,18 @@ static void handle(struct sim *s, const struct ev *e)
 			pw_env(s, &s->cfg.env[e->arg]);
 		break;
 	case SIM_EV_FAULT:
+		health_mark(s, e->id);
 		if (s->cl.health)
 			apply_fault(s, e->id, e->arg & 0xff, e->arg >> 8, s->cfg.fault->proc[e->arg & 0xff].value,
 			            s->cfg.fault->proc[e->arg & 0xff].repair_s);
 		break;
 	case SIM_EV_REPAIR:
+		health_mark(s, e->id);
 		if (s->cl.health)
 			repair(s, e->id, e->arg & 0xff, e->arg >> 8);
 		break;
 	case SIM_EV_FEVENT:
+		s->cl.hlog_all = true;
 		if (s->cl.health)
 			fault_event(s, &s->cfg.fault->ev[e->arg]);
 		break;
@@ -1526,8 +1574,11 @@ static void pass(struct sim *s)
 	s->dirty = false;
 	s->last_pass = s->now;
 	s->npasses++;
+	int32_t seen = s->cl.nhlog;
+	bool all = s->cl.hlog_all;
 	if (s->health.check)
 		s->health.check(s->health.state, &v, &d);
+	health_log_clear(&s->cl, seen, all);
 	if (s->sched.schedule && !s->failed)
 		s->sched.schedule(s->sched.state, &v, &d);
 	compact_pending(s);
