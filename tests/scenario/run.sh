@@ -387,6 +387,8 @@ expect_fail "audit: a prune under 183 days is refused" "at least 183 days" \
 
 # Conservative backfilling's schedules, pinned (tests/scenario/pins.sh).
 . "$DIR/pins.sh"
+# The scale benchmark, run small (tests/scenario/bench-scale.sh).
+. "$DIR/bench-scale.sh"
 
 echo
 echo "scenario: $pass passed, $fail failed"
