@@ -21,14 +21,17 @@ struct bench_run {
 	int status;               /* the exit status; -1 when it did not run or died */
 };
 
-/* Runs argv[0] with argv (stdout to /dev/null when quiet) and waits. */
+/* Runs argv[0] with argv and waits; quiet 1: stdout to /dev/null, 2: stderr
+ * too. */
 static inline struct bench_run bench_spawn(char *const *argv, int quiet)
 {
 	struct bench_run r = { 0, 0, 0, -1 };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
-	if (quiet)
+	if (quiet >= 1)
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (quiet >= 2)
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	pid_t pid;
 	double t0 = bench_now_s();
 	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
