@@ -869,7 +869,11 @@ static int place_gang(struct placer *pl, const struct cluster *cl, const struct 
 	bool early = !pl->ops->node_score && !pl->ops->gang && r->sel_pref <= 0 &&
 	             (r->gpus == 0 || r->nodes == 1);
 	int32_t nc = 0;
-	for (int i = 0; i < cl->nnodes && !(early && nc == r->nodes); i++) {
+	/* On the live state the index skips the nodes without the cards or
+	 * cores (node_ok would refuse them), in the same order. */
+	bool live = f == cl->free;
+	for (int i = live ? cluster_next_fit(cl, 0, r->gpus, r->cores) : 0; i < cl->nnodes && !(early && nc == r->nodes);
+	     i = live ? cluster_next_fit(cl, i + 1, r->gpus, r->cores) : i + 1) {
 		if (!node_ok(pl, cl, f, i, r))
 			continue;
 		struct place_cand *pc = &pl->cand[nc];

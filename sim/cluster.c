@@ -72,9 +72,13 @@ static void free_dynamic(struct cluster *cl)
 			free(cl->gpu[i].mig);
 	free(cl->gpu);
 	free(cl->free);
+	free(cl->fx);
+	free(cl->fx_lev);
 	free(cl->svc);
 	cl->gpu = NULL;
 	cl->free = NULL;
+	cl->fx = NULL;
+	cl->fx_lev = NULL;
 	cl->svc = NULL;
 }
 
@@ -337,7 +341,10 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	cl->free = calloc((size_t)cl->nnodes + 1, sizeof *cl->free);
 	cl->svc = calloc((size_t)cl->nnodes + 1, 1);
 	cl->gpu = calloc((size_t)cl->ngpu_all + 1, sizeof *cl->gpu);
-	if (!cl->free || !cl->svc || !cl->gpu) {
+	cl->fx_words = (cl->nnodes + 63) / 64;
+	cl->fx = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fx_words + 1, sizeof *cl->fx);
+	cl->fx_lev = calloc((size_t)cl->nnodes + 1, 1);
+	if (!cl->free || !cl->svc || !cl->gpu || !cl->fx || !cl->fx_lev) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -358,6 +365,7 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 		cl->free_gpus += f->gpus;
 		if (setup_mig(cl, i, err, errlen))
 			return -1;
+		cluster_free_changed(cl, i);
 	}
 	for (int p = 0; p < cl->npools; p++) {
 		cl->pools[p].used_gib = 0;
@@ -1039,6 +1047,59 @@ static simtime mig_take(struct cluster *cl, struct mig_layout *l, const struct a
 	return cost;
 }
 
+static inline int fx_core_level(int32_t cores)
+{
+	int b = 0;
+	while (b < CLUSTER_FX_CORES && cores >= (1 << b))
+		b++;
+	return b;   /* the number of thresholds 2^0 .. 2^(b-1) it reaches */
+}
+
+void cluster_free_changed(struct cluster *cl, int32_t node)
+{
+	const struct nodefree *f = &cl->free[node];
+	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
+	int c = fx_core_level(f->cores);
+	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
+	if (g == og && c == oc)
+		return;
+	uint64_t bit = 1ull << (node & 63);
+	size_t w = (size_t)node >> 6, W = (size_t)cl->fx_words;
+	for (int t = og; t < g; t++)           /* levels t + 1 gained */
+		cl->fx[(size_t)t * W + w] |= bit;
+	for (int t = g; t < og; t++)
+		cl->fx[(size_t)t * W + w] &= ~bit;
+	for (int b = oc; b < c; b++)
+		cl->fx[(size_t)(CLUSTER_FX_GPUS + b) * W + w] |= bit;
+	for (int b = c; b < oc; b++)
+		cl->fx[(size_t)(CLUSTER_FX_GPUS + b) * W + w] &= ~bit;
+	cl->fx_lev[node] = (uint8_t)(g | c << 4);
+}
+
+int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
+{
+	if (from >= cl->nnodes)
+		return cl->nnodes;
+	size_t W = (size_t)cl->fx_words;
+	const uint64_t *a = NULL, *b = NULL;
+	if (gpus > 0)
+		a = &cl->fx[(size_t)((gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1) * W];
+	if (cores > 0)
+		b = &cl->fx[(size_t)(CLUSTER_FX_GPUS + fx_core_level(cores) - 1) * W];
+	if (!a && !b)
+		return from;
+	size_t w = (size_t)from >> 6;
+	uint64_t m = ~0ull << (from & 63);
+	for (; w < W; w++, m = ~0ull) {
+		uint64_t x = (a ? a[w] : ~0ull) & (b ? b[w] : ~0ull) & m;
+		if (x) {
+			int32_t i = (int32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+			return i < cl->nnodes ? i : cl->nnodes;
+		}
+	}
+	return cl->nnodes;
+}
+
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts)
 {
@@ -1080,6 +1141,8 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy += k;
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib += r->storage_gib;
@@ -1136,6 +1199,8 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib -= r->storage_gib;

@@ -53,6 +53,14 @@ static int fail(struct sim *s, const char *fmt, ...)
 
 static int faults_init(struct sim *s);
 
+/* The running jobs with a part on a node, in no order: what a node's
+ * event (a fault, a power limit, a drain) acts on, without a scan of every
+ * running job. A job has at most one part per node. */
+struct nodejobs {
+	int32_t *id;
+	int32_t n, cap;
+};
+
 int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
              struct job *jobs, struct job_truth *truth, int32_t njobs)
 {
@@ -75,7 +83,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
 	s->rack_w = calloc((size_t)s->cl.nracks + 1, sizeof *s->rack_w);
 	s->run = calloc((size_t)njobs + 1, sizeof *s->run);
-	if (!s->pending || !s->running || !s->rack_w || !s->run || evq_init(&s->q, (size_t)njobs + 16))
+	s->onnode = calloc((size_t)s->cl.nnodes + 1, sizeof *s->onnode);
+	if (!s->pending || !s->running || !s->rack_w || !s->run || !s->onnode || evq_init(&s->q, (size_t)njobs + 16))
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
@@ -108,6 +117,12 @@ fail_alloc:
 
 void sim_fini(struct sim *s)
 {
+	for (int32_t i = 0; s->onnode && i < s->cl.nnodes; i++)
+		free(s->onnode[i].id);
+	free(s->onnode);
+	free(s->onbuf);
+	s->onnode = NULL;
+	s->onbuf = NULL;
 	cluster_fini(&s->cl);
 	free(s->jobs);
 	free(s->truth);
@@ -118,6 +133,7 @@ void sim_fini(struct sim *s)
 	free(s->rd);
 	free(s->inj);
 	s->rd = s->inj = NULL;
+
 	for (int k = 0; k < 8; k++)
 		if (s->fault_rng[k])
 			gsl_rng_free(s->fault_rng[k]);
@@ -428,6 +444,8 @@ static void pw_parts_changed(struct sim *s, const struct alloc_part *parts, int 
 		pw_node_changed(s, parts[i].node);
 }
 
+static int32_t onnode_sorted(struct sim *s, int32_t node);
+
 /* Sets a node's GPU power limit: the jobs on it change power and speed. */
 static int pw_set_limit(struct sim *s, int32_t node, double lim)
 {
@@ -436,27 +454,18 @@ static int pw_set_limit(struct sim *s, int32_t node, double lim)
 		return 0;
 	/* Energy and progress so far at the old limit. */
 	power_advance_rack(cl, cl->nodes[node].rack, s->now);
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		const struct job *j = &s->jobs[id];
-		for (int i = 0; i < j->nparts; i++)
-			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
-				job_energy_advance(s, id);
-				break;
-			}
-	}
+	int32_t n = onnode_sorted(s, node);   /* in running-list order, as a walk meets them */
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = 0; k < n; k++)
+		job_energy_advance(s, s->onbuf[k]);
 	cl->pw->node[node].limit = lim;
 	pw_node_changed(s, node);
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		const struct job *j = &s->jobs[id];
-		for (int i = 0; i < j->nparts; i++)
-			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
-				s->run[id].power_w = job_active_w(s, j);
-				if (sim_job_retime(s, id))
-					return -1;
-				break;
-			}
+	for (int32_t k = 0; k < n; k++) {
+		int32_t id = s->onbuf[k];
+		s->run[id].power_w = job_active_w(s, &s->jobs[id]);
+		if (sim_job_retime(s, id))
+			return -1;
 	}
 	return 0;
 }
@@ -775,18 +784,67 @@ static void health_log_clear(struct cluster *cl, int32_t n, bool all)
 
 static void node_emptied(struct sim *s, int32_t node);
 
-/* Does any running job but `except` hold a part on node? (Only asked for
- * draining nodes, so the scan is rare.) */
+static int onnode_add(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
+{
+	for (int i = 0; i < nparts; i++) {
+		struct nodejobs *o = &s->onnode[parts[i].node];
+		if (o->n == o->cap) {
+			int32_t cap = o->cap ? 2 * o->cap : 4;
+			int32_t *ids = realloc(o->id, (size_t)cap * sizeof *ids);
+			if (!ids)
+				return -1;
+			o->id = ids;
+			o->cap = cap;
+		}
+		o->id[o->n++] = id;
+	}
+	return 0;
+}
+
+static void onnode_del(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
+{
+	for (int i = 0; i < nparts; i++) {
+		struct nodejobs *o = &s->onnode[parts[i].node];
+		for (int32_t k = 0; k < o->n; k++)
+			if (o->id[k] == id) {
+				o->id[k] = o->id[--o->n];
+				break;
+			}
+	}
+}
+
+static int cmp_run_idx(const void *a, const void *b, void *ctx)
+{
+	const struct job *jobs = ctx;
+	int32_t x = jobs[*(const int32_t *)a].run_idx, y = jobs[*(const int32_t *)b].run_idx;
+	return (x > y) - (x < y);
+}
+
+/* The running jobs on `node`, in running-list order (as a walk of the
+ * running list meets them), into s->onbuf; their number, -1 when memory
+ * runs out. */
+static int32_t onnode_sorted(struct sim *s, int32_t node)
+{
+	const struct nodejobs *o = &s->onnode[node];
+	if (o->n > s->cap_onbuf) {
+		int32_t *b = realloc(s->onbuf, (size_t)o->cap * sizeof *b);
+		if (!b)
+			return -1;
+		s->onbuf = b;
+		s->cap_onbuf = o->cap;
+	}
+	memcpy(s->onbuf, o->id, (size_t)o->n * sizeof *s->onbuf);
+	qsort_r(s->onbuf, (size_t)o->n, sizeof *s->onbuf, cmp_run_idx, s->jobs);
+	return o->n;
+}
+
+/* Does any running job but `except` hold a part on node? */
 static bool node_has_jobs(const struct sim *s, int32_t node, int32_t except)
 {
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		const struct job *j = &s->jobs[s->running[k]];
-		if (j->id == except)
-			continue;
-		for (int i = 0; i < j->nparts; i++)
-			if (s->cl.pool.p[j->parts + (uint32_t)i].node == node)
-				return true;
-	}
+	const struct nodejobs *o = &s->onnode[node];
+	for (int32_t k = 0; k < o->n; k++)
+		if (o->id[k] != except)
+			return true;
 	return false;
 }
 
@@ -794,6 +852,7 @@ static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
+	onnode_del(s, &s->cl.pool.p[j->parts], j->nparts, id);
 	for (int i = 0; i < j->nparts; i++) {
 		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
 		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id)) {
@@ -952,13 +1011,15 @@ static bool job_uses(const struct sim *s, const struct job *j, int32_t node, int
 static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 {
 	int scope = s->cfg.fault ? s->cfg.fault->migrate : MIGRATE_NONE;
-	/* Downwards: removing job k moves the last (already seen) into k. */
-	for (int32_t k = s->nrunning - 1; k >= 0; k--) {
-		if (k >= s->nrunning)
-			continue;
-		int32_t id = s->running[k];
+	/* Downwards in the running list, as a walk from its end meets them
+	 * (removing one moves the last, already seen, into its place). */
+	int32_t n = onnode_sorted(s, node);
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = n - 1; k >= 0; k--) {
+		int32_t id = s->onbuf[k];
 		struct job *j = &s->jobs[id];
-		if (!job_uses(s, j, node, gpu))
+		if (j->run_idx < 0 || !job_uses(s, j, node, gpu))
 			continue;
 		bool move = scope == MIGRATE_ALL || (scope == MIGRATE_CHECKPOINTED && j->ckpt_every_us > 0);
 		exec_stop_live(s, id, move ? EXEC_STOP_PREEMPT : EXEC_STOP_KILL);
@@ -977,11 +1038,12 @@ static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 
 static int retime_node(struct sim *s, int32_t node)
 {
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		if (job_uses(s, &s->jobs[id], node, -1) && sim_job_retime(s, id))
+	int32_t n = onnode_sorted(s, node);
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = 0; k < n; k++)
+		if (sim_job_retime(s, s->onbuf[k]))
 			return -1;
-	}
 	return 0;
 }
 
@@ -1030,6 +1092,7 @@ static void gpu_back(struct sim *s, int32_t node, int g)
 		return;
 	cl->free[node].gpu_free |= 1ull << g;
 	cl->free[node].gpus++;
+	cluster_free_changed(cl, node);
 	if (cl->svc[node] != NODE_ABSENT)
 		cl->free_gpus++;
 }
@@ -1067,6 +1130,7 @@ static int apply_fault(struct sim *s, int32_t node, int kind, int gpu, double va
 		if ((cl->free[node].gpu_free >> gpu) & 1u) {
 			cl->free[node].gpu_free &= ~(1ull << gpu);
 			cl->free[node].gpus--;
+			cluster_free_changed(cl, node);
 			cl->free_gpus--;
 		}
 		break;
@@ -1609,6 +1673,8 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 		return fail(s, "out of memory growing the allocation pool");
 	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
 	simtime setup = cluster_take(&s->cl, id, &j->req, parts, nparts);
+	if (onnode_add(s, parts, nparts, id))
+		return fail(s, "out of memory indexing job %d's nodes", id);
 	s->alloc_epoch++;
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
