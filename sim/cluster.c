@@ -73,11 +73,13 @@ static void free_dynamic(struct cluster *cl)
 	free(cl->gpu);
 	free(cl->free);
 	free(cl->fx);
+	free(cl->fxs);
 	free(cl->fx_lev);
 	free(cl->svc);
 	cl->gpu = NULL;
 	cl->free = NULL;
 	cl->fx = NULL;
+	cl->fxs = NULL;
 	cl->fx_lev = NULL;
 	cl->svc = NULL;
 }
@@ -342,9 +344,11 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	cl->svc = calloc((size_t)cl->nnodes + 1, 1);
 	cl->gpu = calloc((size_t)cl->ngpu_all + 1, sizeof *cl->gpu);
 	cl->fx_words = (cl->nnodes + 63) / 64;
+	cl->fxs_words = (cl->fx_words + 63) / 64;
 	cl->fx = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fx_words + 1, sizeof *cl->fx);
+	cl->fxs = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fxs_words + 1, sizeof *cl->fxs);
 	cl->fx_lev = calloc((size_t)cl->nnodes + 1, 1);
-	if (!cl->free || !cl->svc || !cl->gpu || !cl->fx || !cl->fx_lev) {
+	if (!cl->free || !cl->svc || !cl->gpu || !cl->fx || !cl->fxs || !cl->fx_lev) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -1055,6 +1059,23 @@ static inline int fx_core_level(int32_t cores)
 	return b;   /* the number of thresholds 2^0 .. 2^(b-1) it reaches */
 }
 
+/* Sets or clears node's bit in bitmap k of the index, and its word's bit
+ * in the summary. */
+static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
+{
+	size_t w = (size_t)node >> 6;
+	uint64_t *word = &cl->fx[(size_t)k * (size_t)cl->fx_words + w];
+	uint64_t *sum = &cl->fxs[(size_t)k * (size_t)cl->fxs_words + (w >> 6)];
+	if (on)
+		*word |= 1ull << (node & 63);
+	else
+		*word &= ~(1ull << (node & 63));
+	if (*word)
+		*sum |= 1ull << (w & 63);
+	else
+		*sum &= ~(1ull << (w & 63));
+}
+
 void cluster_free_changed(struct cluster *cl, int32_t node)
 {
 	const struct nodefree *f = &cl->free[node];
@@ -1063,16 +1084,14 @@ void cluster_free_changed(struct cluster *cl, int32_t node)
 	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
 	if (g == og && c == oc)
 		return;
-	uint64_t bit = 1ull << (node & 63);
-	size_t w = (size_t)node >> 6, W = (size_t)cl->fx_words;
 	for (int t = og; t < g; t++)           /* levels t + 1 gained */
-		cl->fx[(size_t)t * W + w] |= bit;
+		fx_put(cl, t, node, true);
 	for (int t = g; t < og; t++)
-		cl->fx[(size_t)t * W + w] &= ~bit;
+		fx_put(cl, t, node, false);
 	for (int b = oc; b < c; b++)
-		cl->fx[(size_t)(CLUSTER_FX_GPUS + b) * W + w] |= bit;
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, true);
 	for (int b = c; b < oc; b++)
-		cl->fx[(size_t)(CLUSTER_FX_GPUS + b) * W + w] &= ~bit;
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, false);
 	cl->fx_lev[node] = (uint8_t)(g | c << 4);
 }
 
@@ -1080,22 +1099,37 @@ int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, i
 {
 	if (from >= cl->nnodes)
 		return cl->nnodes;
-	size_t W = (size_t)cl->fx_words;
-	const uint64_t *a = NULL, *b = NULL;
-	if (gpus > 0)
-		a = &cl->fx[(size_t)((gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1) * W];
-	if (cores > 0)
-		b = &cl->fx[(size_t)(CLUSTER_FX_GPUS + fx_core_level(cores) - 1) * W];
-	if (!a && !b)
+	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
+	int ka = gpus > 0 ? (gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1 : -1;
+	int kb = cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(cores) - 1 : -1;
+	if (ka < 0 && kb < 0)
 		return from;
+	const uint64_t *a = ka >= 0 ? &cl->fx[(size_t)ka * W] : NULL, *b = kb >= 0 ? &cl->fx[(size_t)kb * W] : NULL;
+	const uint64_t *sa = ka >= 0 ? &cl->fxs[(size_t)ka * S] : NULL, *sb = kb >= 0 ? &cl->fxs[(size_t)kb * S] : NULL;
 	size_t w = (size_t)from >> 6;
 	uint64_t m = ~0ull << (from & 63);
-	for (; w < W; w++, m = ~0ull) {
+	while (w < W) {
+		/* Words that may hold a candidate, from the summaries. */
+		size_t v = w >> 6;
+		uint64_t sm = (sa ? sa[v] : ~0ull) & (sb ? sb[v] : ~0ull) & (~0ull << (w & 63));
+		if (!sm) {
+			w = (v + 1) << 6;
+			m = ~0ull;
+			continue;
+		}
+		size_t nw = (v << 6) + (size_t)__builtin_ctzll(sm);
+		if (nw != w)
+			m = ~0ull;
+		w = nw;
+		if (w >= W)
+			break;
 		uint64_t x = (a ? a[w] : ~0ull) & (b ? b[w] : ~0ull) & m;
 		if (x) {
 			int32_t i = (int32_t)(w * 64 + (size_t)__builtin_ctzll(x));
 			return i < cl->nnodes ? i : cl->nnodes;
 		}
+		w++;
+		m = ~0ull;
 	}
 	return cl->nnodes;
 }

@@ -244,7 +244,8 @@ struct cluster {
 	 * CLUSTER_FX_GPUS + b when at least 2^b free cores. Kept by
 	 * cluster_take, cluster_give and cluster_free_changed. */
 	uint64_t *fx;
-	int32_t fx_words;
+	uint64_t *fxs;          /* per bitmap of fx: bit w set when its word w is not zero */
+	int32_t fx_words, fxs_words;
 	uint8_t *fx_lev;        /* per node: its GPU level (low nibble) and core level (high) */
 	uint8_t *svc;           /* enum node_svc per node */
 	int64_t total_cores, total_gpus;
