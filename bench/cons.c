@@ -31,18 +31,8 @@
 #define KTH "traces/data/swf-kth-sp2-1996/KTH-SP2-1996-2.1-cln.swf.gz"
 #define TARGET 3.0
 
-static char tmpdir[] = "/tmp/hetlab-cons-XXXXXX";
-
-static void cleanup(void)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cons: could not remove %s\n", tmpdir);
-}
-
 /* One hetlab run; its CPU and wall seconds. -1 on failure (reported). */
-static int one(const char *hetlab, const char *const *args, int nargs, const char *policy,
+static int one(const char *tmpdir, const char *hetlab, const char *const *args, int nargs, const char *policy,
                struct bench_run *out)
 {
 	char db[300];
@@ -92,11 +82,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cons: --runs: expected 1 to %d\n", BENCH_MAX_RUNS);
 		return 2;
 	}
-	if (!mkdtemp(tmpdir)) {
-		perror("cons: mkdtemp");
+	const char *tmpdir = bench_tmpdir("cons");
+	if (!tmpdir)
 		return 1;
-	}
-	atexit(cleanup);
 	char gang[300], cmd[700];
 	snprintf(gang, sizeof gang, "%s/gang.jsonl", tmpdir);
 	snprintf(cmd, sizeof cmd, "sh bench/gang-workload.sh %s > '%s'", KTH, gang);
@@ -121,8 +109,8 @@ int main(int argc, char **argv)
 		bool with_base = base && strcmp(wls[w].name, "guian1.4") == 0;
 		for (int r = 0; r < runs; r++) {
 			struct bench_run e, c, b;
-			if (one(hetlab, wls[w].args, wls[w].nargs, "easy", &e) ||
-			    one(hetlab, wls[w].args, wls[w].nargs, "conservative", &c))
+			if (one(tmpdir, hetlab, wls[w].args, wls[w].nargs, "easy", &e) ||
+			    one(tmpdir, hetlab, wls[w].args, wls[w].nargs, "conservative", &c))
 				return 1;
 			ec[r] = e.cpu_s;
 			ew[r] = e.wall_s;
@@ -130,7 +118,7 @@ int main(int argc, char **argv)
 			cw[r] = c.wall_s;
 			ratio[r] = c.cpu_s / e.cpu_s;
 			if (with_base) {
-				if (one(base, wls[w].args, wls[w].nargs, "conservative", &b))
+				if (one(tmpdir, base, wls[w].args, wls[w].nargs, "conservative", &b))
 					return 1;
 				bc[r] = b.cpu_s;
 				bratio[r] = b.cpu_s / e.cpu_s;

@@ -3,7 +3,7 @@
  * the default results file, at several cluster sizes with the same load per
  * node.
  *
- *   scale HETLAB [--points N,N,...] [--runs R] [--scenario FILE]
+ *   scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]
  *
  * The scenario is bench/scale.json (the default scenario with 12 days of
  * arrivals, about 100 jobs a node, and its day-1 node join in a rack of its
@@ -14,8 +14,10 @@
  * a temporary directory, removed on exit whatever happens. Points default
  * to 1000,10000,100000 (about 100k, 1M and 10M jobs).
  *
- * Each run is a child process, so its peak RSS and CPU time are its own
- * (wait4). Cost per job = CPU seconds / jobs. Targets: at 100,000 nodes,
+ * Each point is run R times (--runs, default 1), points of 50,000 nodes or
+ * more --big-runs times (default R: such a run takes minutes); the figures
+ * are medians. Each run is a child process, so its peak RSS and CPU time
+ * are its own (wait4). Cost per job = CPU seconds / jobs. Targets: at 100,000 nodes,
  * under 600 s wall and 16 GiB; the cost per job at the largest point within
  * 30 % of that at the smallest.
  *
@@ -34,21 +36,9 @@
 #include "bench/benchutil.h"
 #include "bench/spawn.h"
 
-#define USAGE "usage: scale HETLAB [--points N,N,...] [--runs R] [--scenario FILE]\n"
+#define USAGE "usage: scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]\n"
+#define BIG 50000
 #define MAX_POINTS 8
-
-static char tmpdir[] = "/tmp/hetlab-scale-XXXXXX";
-static bool have_tmp;
-
-static void cleanup(void)
-{
-	if (!have_tmp)
-		return;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "scale: could not remove %s\n", tmpdir);
-}
 
 /* Nodes in the racks of scenario root (count x the nodes of one rack). */
 static long rack_nodes(json_t *root)
@@ -121,12 +111,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *hetlab = argv[1], *scn = "bench/scale.json", *pts = "1000,10000,100000";
-	int runs = 1;
+	int runs = 1, big_runs = -1;
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--points") == 0 && i + 1 < argc)
 			pts = argv[++i];
 		else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
 			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--big-runs") == 0 && i + 1 < argc)
+			big_runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc)
 			scn = argv[++i];
 		else {
@@ -134,8 +126,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (runs < 1 || runs > BENCH_MAX_RUNS) {
-		fprintf(stderr, "scale: --runs: expected 1 to %d\n", BENCH_MAX_RUNS);
+	if (big_runs < 0)
+		big_runs = runs;
+	if (runs < 1 || runs > BENCH_MAX_RUNS || big_runs < 1 || big_runs > BENCH_MAX_RUNS) {
+		fprintf(stderr, "scale: --runs, --big-runs: expected 1 to %d\n", BENCH_MAX_RUNS);
 		return 2;
 	}
 	long points[MAX_POINTS];
@@ -163,16 +157,15 @@ int main(int argc, char **argv)
 		json_decref(root);
 		return 1;
 	}
-	if (!mkdtemp(tmpdir)) {
-		fprintf(stderr, "scale: mkdtemp: %s\n", strerror(errno));
+	const char *tmpdir = bench_tmpdir("scale");
+	if (!tmpdir) {
 		json_decref(root);
 		return 1;
 	}
-	have_tmp = true;
-	atexit(cleanup);
 
 	printf("scale: %s grown (rack counts and arrival rates x f = nodes / %ld), power, thermal, faults and "
-	       "the results file on; median of %d run(s) a point\n", scn, base, runs);
+	       "the results file on; median of %d run(s) a point (%d at %d nodes or more)\n", scn, base, runs,
+	       big_runs, BIG);
 	printf("  %9s %9s %11s %11s %9s %9s %9s %10s %12s\n", "f", "nodes", "jobs", "events", "wall s", "CPU s",
 	       "RSS MiB", "file MiB", "CPU us/job");
 	double cost[MAX_POINTS], wall_at[MAX_POINTS], rss_at[MAX_POINTS];
@@ -190,7 +183,8 @@ int main(int argc, char **argv)
 		}
 		double wall[BENCH_MAX_RUNS], cpu[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS], file_mib = 0;
 		struct counts c = { 0, 0, 0 };
-		for (int r = 0; r < runs; r++) {
+		int nr = points[k] >= BIG ? big_runs : runs;
+		for (int r = 0; r < nr; r++) {
 			char run_[] = "run", sr[] = "--scale-rate", out[] = "--out", quiet[] = "--quiet";
 			char *av[] = { (char *)hetlab, run_, path, sr, rate, out, db, quiet, NULL };
 			unlink(db);
@@ -212,7 +206,7 @@ int main(int argc, char **argv)
 			}
 		}
 		unlink(db);
-		double w = bench_median(wall, runs), u = bench_median(cpu, runs), m = bench_median(rss, runs);
+		double w = bench_median(wall, nr), u = bench_median(cpu, nr), m = bench_median(rss, nr);
 		cost[k] = c.jobs > 0 ? u / (double)c.jobs * 1e6 : 0;
 		wall_at[k] = w;
 		rss_at[k] = m;

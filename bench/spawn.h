@@ -5,9 +5,12 @@
 #ifndef HL_BENCH_SPAWN_H
 #define HL_BENCH_SPAWN_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,6 +51,30 @@ static inline struct bench_run bench_spawn(char *const *argv, int quiet)
 	r.rss_mib = ru.ru_maxrss / 1024.0;
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
+}
+
+/* A temporary directory for a benchmark's files, removed with all it holds
+ * when the program exits (whatever the path that gets there). NULL (with a
+ * message) when it cannot be made. */
+static char bench_tmp[64];
+
+static void bench_tmp_remove(void)
+{
+	char cmd[96];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", bench_tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", bench_tmp);
+}
+
+static inline const char *bench_tmpdir(const char *name)
+{
+	snprintf(bench_tmp, sizeof bench_tmp, "/tmp/hetlab-%s-XXXXXX", name);
+	if (!mkdtemp(bench_tmp)) {
+		fprintf(stderr, "%s: mkdtemp: %s\n", name, strerror(errno));
+		return NULL;
+	}
+	atexit(bench_tmp_remove);
+	return bench_tmp;
 }
 
 #endif

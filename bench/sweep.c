@@ -21,20 +21,7 @@
 
 #define USAGE "usage: sweep HETLAB [--runs R] [-j N]\n"
 
-static char tmpdir[] = "/tmp/hetlab-sweep-XXXXXX";
-static int have_tmp;
-
-static void cleanup(void)
-{
-	if (!have_tmp)
-		return;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "sweep: could not remove %s\n", tmpdir);
-}
-
-static double one(const char *hetlab, int j, int round)
+static double one(const char *tmpdir, const char *hetlab, int j, int round)
 {
 	char out[300], jv[16];
 	snprintf(out, sizeof out, "%s/j%d-r%d", tmpdir, j, round);
@@ -71,18 +58,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sweep: --runs 1 to %d, -j 2 to 64\n", BENCH_MAX_RUNS);
 		return 2;
 	}
-	if (!mkdtemp(tmpdir)) {
-		perror("sweep: mkdtemp");
+	const char *tmpdir = bench_tmpdir("sweep");
+	if (!tmpdir)
 		return 1;
-	}
-	have_tmp = 1;
-	atexit(cleanup);
 	double load[3] = { 0, 0, 0 };
 	if (getloadavg(load, 3) < 0)
 		load[0] = -1;
 	double t1[BENCH_MAX_RUNS], tn[BENCH_MAX_RUNS], eff[BENCH_MAX_RUNS];
 	for (int r = 0; r < runs; r++) {
-		if ((t1[r] = one(hetlab, 1, r)) < 0 || (tn[r] = one(hetlab, n, r)) < 0)
+		if ((t1[r] = one(tmpdir, hetlab, 1, r)) < 0 || (tn[r] = one(tmpdir, hetlab, n, r)) < 0)
 			return 1;
 		eff[r] = t1[r] / (n * tn[r]);
 	}
