@@ -776,7 +776,8 @@ static void health_log_clear(struct cluster *cl, int32_t n, bool all)
 		return;
 	for (int32_t k = 0; k < n; k++)
 		cl->hlogged[cl->hlog[k]] = 0;
-	memmove(cl->hlog, cl->hlog + n, (size_t)(cl->nhlog - n) * sizeof *cl->hlog);
+	if (n > 0 && cl->nhlog > n)
+		memmove(cl->hlog, cl->hlog + n, (size_t)(cl->nhlog - n) * sizeof *cl->hlog);
 	cl->nhlog -= n;
 	if (all)
 		cl->hlog_all = false;
@@ -833,6 +834,8 @@ static int32_t onnode_sorted(struct sim *s, int32_t node)
 		s->onbuf = b;
 		s->cap_onbuf = o->cap;
 	}
+	if (o->n == 0)
+		return 0;
 	memcpy(s->onbuf, o->id, (size_t)o->n * sizeof *s->onbuf);
 	qsort_r(s->onbuf, (size_t)o->n, sizeof *s->onbuf, cmp_run_idx, s->jobs);
 	return o->n;
