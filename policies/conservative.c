@@ -90,8 +90,8 @@ struct timeline {
 	struct tlent *e;
 	int32_t n, cap;
 	int32_t cur;              /* earliest(): the entry in force at the start tried */
-	uint32_t ver;             /* changes whenever e does */
-	uint32_t sver;            /* the version lo_ / hi_ are for */
+	uint64_t ver;             /* changes whenever e does (never wraps in a run) */
+	uint64_t sver;            /* the version lo_ / hi_ are for */
 	int32_t lo_cores, hi_cores;   /* the least and most free cores and memory */
 	int64_t lo_mem, hi_mem;       /* over the entries (tl_span) */
 };
@@ -123,7 +123,7 @@ struct cons {
 	int32_t *could;           /* gang_could(): cap_segs + 1 */
 	int32_t *segix;           /* gang_could(): segment index by start time, hashed */
 	int32_t segix_mask;
-	uint32_t gen;             /* timeline versions are drawn from it */
+	uint64_t gen;             /* timeline versions are drawn from it */
 	bool grouped;             /* groups are built for this pass */
 	struct tgroup *grp;       /* ngrp, of which nact non-empty, listed in act */
 	struct nodefree *gmin;    /* capgrp: window_min() per group */

@@ -255,7 +255,10 @@ static void check(void *state, const struct view *v, struct decide *out)
 		 * come (an event leaves a window when now >= its time), once
 		 * each, in node order. */
 		int32_t n = 0;
-		hm->pass++;
+		if (++hm->pass == 0) {   /* wrapped: no stale stamp may equal it */
+			memset(hm->stamp, 0, (size_t)hm->nnodes * sizeof *hm->stamp);
+			hm->pass = 1;
+		}
 		for (int32_t k = 0; k < cl->nhlog; k++) {
 			int32_t i = cl->hlog[k];
 			hm->stamp[i] = hm->pass;
