@@ -119,7 +119,7 @@ run: all
 unit: $(TEST_BIN) $(HETLAB)
 	@sh tests/run-unit.sh $(TEST_BIN)
 
-scenario-test: $(HETLAB)
+scenario-test: $(HETLAB) $(BUILD)/bench/scale
 	@sh tests/scenario/run.sh $(HETLAB)
 
 test: all unit scenario-test test-bad doc-test test-cli test-live

@@ -72,9 +72,15 @@ static void free_dynamic(struct cluster *cl)
 			free(cl->gpu[i].mig);
 	free(cl->gpu);
 	free(cl->free);
+	free(cl->fx);
+	free(cl->fxs);
+	free(cl->fx_lev);
 	free(cl->svc);
 	cl->gpu = NULL;
 	cl->free = NULL;
+	cl->fx = NULL;
+	cl->fxs = NULL;
+	cl->fx_lev = NULL;
 	cl->svc = NULL;
 }
 
@@ -113,6 +119,8 @@ void cluster_fini(struct cluster *cl)
 	labels_free(cl->labels);
 	power_fini(cl);
 	free(cl->health);
+	free(cl->hlog);
+	free(cl->hlogged);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }
@@ -403,7 +411,12 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	cl->free = calloc((size_t)cl->nnodes + 1, sizeof *cl->free);
 	cl->svc = calloc((size_t)cl->nnodes + 1, 1);
 	cl->gpu = calloc((size_t)cl->ngpu_all + 1, sizeof *cl->gpu);
-	if (!cl->free || !cl->svc || !cl->gpu) {
+	cl->fx_words = (cl->nnodes + 63) / 64;
+	cl->fxs_words = (cl->fx_words + 63) / 64;
+	cl->fx = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fx_words + 1, sizeof *cl->fx);
+	cl->fxs = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fxs_words + 1, sizeof *cl->fxs);
+	cl->fx_lev = calloc((size_t)cl->nnodes + 1, 1);
+	if (!cl->free || !cl->svc || !cl->gpu || !cl->fx || !cl->fxs || !cl->fx_lev) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -424,6 +437,7 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 		cl->free_gpus += f->gpus;
 		if (setup_mig(cl, i, err, errlen))
 			return -1;
+		cluster_free_changed(cl, i);
 	}
 	for (int p = 0; p < cl->npools; p++) {
 		cl->pools[p].used_gib = 0;
@@ -1185,6 +1199,89 @@ static simtime mig_take(struct cluster *cl, struct mig_layout *l, const struct a
 	return cost;
 }
 
+static inline int fx_core_level(int32_t cores)
+{
+	int b = 0;
+	while (b < CLUSTER_FX_CORES && cores >= (1 << b))
+		b++;
+	return b;   /* the number of thresholds 2^0 .. 2^(b-1) it reaches */
+}
+
+/* Sets or clears node's bit in bitmap k of the index, and its word's bit
+ * in the summary. */
+static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
+{
+	size_t w = (size_t)node >> 6;
+	uint64_t *word = &cl->fx[(size_t)k * (size_t)cl->fx_words + w];
+	uint64_t *sum = &cl->fxs[(size_t)k * (size_t)cl->fxs_words + (w >> 6)];
+	if (on)
+		*word |= 1ull << (node & 63);
+	else
+		*word &= ~(1ull << (node & 63));
+	if (*word)
+		*sum |= 1ull << (w & 63);
+	else
+		*sum &= ~(1ull << (w & 63));
+}
+
+void cluster_free_changed(struct cluster *cl, int32_t node)
+{
+	const struct nodefree *f = &cl->free[node];
+	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
+	int c = fx_core_level(f->cores);
+	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
+	if (g == og && c == oc)
+		return;
+	for (int t = og; t < g; t++)           /* levels t + 1 gained */
+		fx_put(cl, t, node, true);
+	for (int t = g; t < og; t++)
+		fx_put(cl, t, node, false);
+	for (int b = oc; b < c; b++)
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, true);
+	for (int b = c; b < oc; b++)
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, false);
+	cl->fx_lev[node] = (uint8_t)(g | c << 4);
+}
+
+int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
+{
+	if (from >= cl->nnodes)
+		return cl->nnodes;
+	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
+	int ka = gpus > 0 ? (gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1 : -1;
+	int kb = cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(cores) - 1 : -1;
+	if (ka < 0 && kb < 0)
+		return from;
+	const uint64_t *a = ka >= 0 ? &cl->fx[(size_t)ka * W] : NULL, *b = kb >= 0 ? &cl->fx[(size_t)kb * W] : NULL;
+	const uint64_t *sa = ka >= 0 ? &cl->fxs[(size_t)ka * S] : NULL, *sb = kb >= 0 ? &cl->fxs[(size_t)kb * S] : NULL;
+	size_t w = (size_t)from >> 6;
+	uint64_t m = ~0ull << (from & 63);
+	while (w < W) {
+		/* Words that may hold a candidate, from the summaries. */
+		size_t v = w >> 6;
+		uint64_t sm = (sa ? sa[v] : ~0ull) & (sb ? sb[v] : ~0ull) & (~0ull << (w & 63));
+		if (!sm) {
+			w = (v + 1) << 6;
+			m = ~0ull;
+			continue;
+		}
+		size_t nw = (v << 6) + (size_t)__builtin_ctzll(sm);
+		if (nw != w)
+			m = ~0ull;
+		w = nw;
+		if (w >= W)
+			break;
+		uint64_t x = (a ? a[w] : ~0ull) & (b ? b[w] : ~0ull) & m;
+		if (x) {
+			int32_t i = (int32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+			return i < cl->nnodes ? i : cl->nnodes;
+		}
+		w++;
+		m = ~0ull;
+	}
+	return cl->nnodes;
+}
+
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts)
 {
@@ -1226,6 +1323,8 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy += k;
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib += r->storage_gib;
@@ -1282,6 +1381,8 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib -= r->storage_gib;

@@ -194,6 +194,8 @@ struct sim_xin {
 /* The health monitor, installed like the scheduler (policies/health.c): a
  * pass calls it before the policy; it acts through decide_drain and
  * decide_resume. */
+struct nodejobs;
+
 struct sim_health {
 	void *state;
 	void (*check)(void *state, const struct view *v, struct decide *out);
@@ -210,6 +212,8 @@ struct sim {
 	struct evq q;
 	int32_t *pending, npending, cap_pending;
 	int32_t *running, nrunning;
+	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine.c) */
+	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
 	simtime now, last_pass;
 	bool dirty;                  /* something changed since the last pass */
 	bool failed;

@@ -462,7 +462,19 @@ static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 	s->dirty = true;
 }
 
+static bool handle_x(struct sim *s, const struct ev *e);
+
+/* A live event may change any node's jobs, state or readings: the health
+ * monitor looks at every node in the next pass (live events are few). */
 bool live_handle(struct sim *s, const struct ev *e)
+{
+	if (!handle_x(s, e))
+		return false;
+	s->cl.hlog_all = true;
+	return true;
+}
+
+static bool handle_x(struct sim *s, const struct ev *e)
 {
 	switch (e->kind) {
 	case SIM_EV_XEND:
