@@ -5,7 +5,7 @@
 #
 # The LANL-CM5 replay reads its trace from $HETLAB_TRACES (else
 # ../shared/traces); when the trace is not there it is skipped with a note,
-# not failed. Exit status: 0, or 1 when a benchmark failed or crashed.
+# not failed. bench/slurm-live.sh needs root and Slurm (skipped likewise). Exit status: 0, or 1 when a benchmark failed or crashed.
 
 build=${1:-build}
 runs=${BENCH_RUNS:-5}
@@ -40,6 +40,9 @@ run frag "$build/bench/frag" --runs 1
 run pass "$build/bench/pass" --runs "$runs"
 run scale "$build/bench/scale" "$build/hetlab" scenarios/guian.json --runs 1
 run live sh bench/live.sh "$build/hetlab" 3
+# Live mode on a real local Slurm cluster (root and Debian's Slurm packages;
+# otherwise it says how to get them and is skipped).
+run slurm-live sh bench/slurm-live.sh "$build/hetlab"
 if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs" --traces "$traces"; then
 	echo "  The LANL-CM5 log (LANL-CM5-1994-4.1-cln.swf.gz) is not under $traces/swf-lanl-cm5-1994/."
 	echo "  Get it from the Parallel Workloads Archive,"
