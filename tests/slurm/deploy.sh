@@ -45,19 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   slurm deploy: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL slurm deploy: $1"; [ $# -gt 1 ] && printf '     %s\n' "$2"; }
-check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got '$2', expected '$3'"; fi; }
-check() { if [ "$2" = 1 ]; then ok "$1"; else bad "$1" "${3:-}"; fi; }
-until_ok() {
-	end=$(( $(date +%s) + ${T:-40} ))
-	while ! "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.1
-	done
-}
+NAME="slurm deploy"
+. "$HERE/testlib.sh"
 UNIT=$TOP/deploy/systemd/hetlab-live@.service
 EXAMPLE=$TOP/deploy/live-slurm.example.json
 LUA=$TOP/deploy/slurm/job_submit.lua
@@ -198,5 +187,4 @@ out=$(user_job -p second)
 check "RootOnly=YES: a user's own job is refused" "$(printf '%s' "$out" | grep -qx '[0-9]*' || echo 1)" "$out"
 out=$(sbatch --parsable --uid=nobody --gid="$(id -g nobody)" --chdir=/tmp --output=/dev/null -p second -N1 -c1 --mem=100 --wrap true 2>&1)
 check "RootOnly=YES: root's submission for the user (--uid) is accepted" "$(printf '%s' "$out" | grep -qx '[0-9]*' && echo 1)" "$out"
-echo "slurm deploy: $pass passed, $fail failed ($(($(date +%s) - t0)) s)"
-[ "$fail" -eq 0 ]
+summary

@@ -33,7 +33,7 @@ BEGIN {
 		else if (quota && r < 0.07)
 			line(i, "batch", 2, 1, 1, 0, 10 + int(rand() * 21), 600, "")
 		else if (r < 0.27)
-			line(i, "training", t, 1, 1, 2, 30 + int(rand() * 21), 300, "")
+			line(i, "training", t, 1, 1, 2, 20 + int(rand() * 21), 300, "")
 		else if (r < 0.35) {
 			n = 2 + int(rand() * 3)
 			rack = n > 2 || rand() < 0.5 ? "r1" : "r2"

@@ -72,21 +72,9 @@ if [ -z "${LOCAL_SLURM_DIR:-}" ] && ! msg=$(sh "$HERE/local-slurm.sh" start "$C"
 fi
 . "$C/env"
 export SLURM_CONF
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   slurm soak: $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL slurm soak: $1"; [ $# -gt 1 ] && printf '     %s\n' "$2"; }
-check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "got '$2', expected '$3'"; fi; }
-check() { if [ "$2" = 1 ]; then ok "$1"; else bad "$1" "${3:-}"; fi; }
+NAME="slurm soak"
+. "$HERE/testlib.sh"
 q() { sqlite3 -batch -noheader "$D/st/state.db" "$1" 2>/dev/null; }
-# Polls "$@" every 0.1 s until it succeeds, for up to $T s (default 40).
-until_ok() {
-	end=$(( $(date +%s) + ${T:-40} ))
-	while ! "$@" >/dev/null 2>&1; do
-		[ "$(date +%s)" -ge "$end" ] && return 1
-		sleep 0.1
-	done
-}
 cd "$D" || exit 1
 mkdir -p out
 
@@ -152,7 +140,7 @@ start_daemon
 S8=$(q "SELECT substr(value, 1, 8) FROM meta WHERE key = 'state_id'")
 
 # --- wave 0 (with t2's jobs): killed right after submissions reach Slurm ---
-wave 0 80 quota
+wave 0 70 quota
 T=30 until_ok sh -c "[ \"\$(squeue -h -t all -o %j | grep -c '^hetlab-$S8-')\" -gt 0 ]"
 kill9 "right after submissions reached Slurm"
 sleep 1
@@ -163,7 +151,7 @@ start_daemon
 training_runs() { T=40 until_ok sh -c "[ \"\$(sqlite3 -batch -noheader '$D/st/state.db' \"SELECT count(*) FROM jobs WHERE class = 'training' AND state = 'running'\" 2>/dev/null)\" -ge $1 ]"; }
 training_runs 3
 p=$(preempts)
-wave 80 6 inference
+wave 70 6 inference
 new_preempt "$p" 40
 check "a preemption before kill #2 ($(preempts) so far)" "$([ "$(preempts)" -gt "$p" ] && echo 1)"
 kill9 "right after a preemption"
@@ -171,7 +159,7 @@ sleep 2
 start_daemon
 
 # --- wave 1 (t2's too), slurmctld restarted while jobs run ------------------
-wave 86 70 quota
+wave 76 60 quota
 T=30 until_ok sh -c "[ \"\$(squeue -h -t running -o %j | grep -c '^hetlab-$S8-')\" -ge 6 ]"
 restart_ctld
 
@@ -183,7 +171,7 @@ start_daemon
 
 # --- wave 2, killed right after its flush logged the submissions -----------
 l=$(submitted_lines)
-wave 156 70
+wave 136 60
 T=30 until_ok sh -c "[ \"\$(grep -c 'Slurm job [0-9]* submitted on' daemon.log)\" -gt $l ]"
 kill9 "right after the flush logged submissions"
 start_daemon
@@ -197,7 +185,7 @@ check "quota: tenant t2's jobs are held (${held} held)" "$([ "$held" -gt 0 ] && 
 # --- another preemption, killed at once ---------------------------------------
 training_runs 3
 p=$(preempts)
-wave 226 6 inference
+wave 196 6 inference
 new_preempt "$p" 40
 check "a preemption before kill #5 ($(preempts) so far)" "$([ "$(preempts)" -gt "$p" ] && echo 1)"
 kill9 "right after a preemption"
@@ -205,11 +193,11 @@ sleep 1
 start_daemon
 
 # --- wave 3, slurmctld restarted again, a kill at a random moment -----------
-wave 232 60
+wave 202 50
 T=30 until_ok sh -c "[ \"\$(squeue -h -t running -o %j | grep -c '^hetlab-$S8-')\" -ge 6 ]"
 restart_ctld
 training_runs 2
-wave 292 6 inference
+wave 252 6 inference
 sleep "$(awk 'BEGIN { srand(); printf "%.1f", rand() * 4 }')"
 kill9 "at a random moment"
 sleep 1
@@ -222,8 +210,8 @@ all_final
 # daemon killed before they could be submitted: after the restart each is
 # submitted to the partition that holds its node.
 sh "$HERE/local-slurm.sh" stop-ctld "$C"
-wave 298 4 second
-T=30 until_ok sh -c "[ \"\$(sqlite3 -batch -noheader '$D/st/state.db' \"SELECT count(*) FROM jobs WHERE id >= 298 AND state = 'running'\")\" = 4 ]"
+wave 258 4 second
+T=30 until_ok sh -c "[ \"\$(sqlite3 -batch -noheader '$D/st/state.db' \"SELECT count(*) FROM jobs WHERE id >= 258 AND state = 'running'\")\" = 4 ]"
 kill9 "with starts decided while slurmctld is down"
 sh "$HERE/local-slurm.sh" start-ctld "$C" >/dev/null 2>&1 || bad "slurmctld start" "$(tail -n 5 "$C/log/slurmctld.log")"
 start_daemon
@@ -287,5 +275,4 @@ check_eq "quota: no job of t2 started before the approval" "${approved:+$early}"
 if out=$("$HETLAB" replay st 2>&1); then ok "replay makes the same decisions"
 else bad "replay makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
 [ "$fail" -gt 0 ] && logs
-echo "slurm soak: $pass passed, $fail failed ($(($(date +%s) - t0)) s)"
-[ "$fail" -eq 0 ]
+summary
