@@ -148,14 +148,18 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 
 # Against a real local Slurm cluster (tests/slurm/): `hetlab sweep --slurm`
 # (prints SKIP when Slurm cannot be installed or started), then the Slurm
-# executor, `hetlab live --executor slurm` and what a Slurm admin would try
-# on it (trust.sh, with slurmdbd: these fail, with the daemons' logs, when
-# the cluster does not start).
+# executor, `hetlab live --executor slurm`, the per-failure trust checks,
+# the soak (kill -9 and slurmctld restarts under a few hundred jobs) and
+# what deploy/ ships (these fail, with the daemons' logs, when the cluster
+# does not start). Each starts its own cluster on fixed ports: hold
+# /tmp/hetlab-slurm.lock (flock) around it when others may run one.
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
 	@sh tests/slurm/trust.sh $(HETLAB)
+	@sh tests/slurm/soak.sh $(HETLAB)
+	@sh tests/slurm/deploy.sh $(HETLAB)
 
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
