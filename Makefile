@@ -48,7 +48,8 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom
+.PHONY: all run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
+        fuzz fuzz-smoke fuzz-build fuzz-bins test-bad
 all: $(DEPS_OK) $(HETLAB)
 
 help:
@@ -56,7 +57,9 @@ help:
 	@echo "make test       install missing packages, build, run unit and scenario tests"
 	@echo "make test-shared  tests on the shared traces the repository does not carry (\$$HETLAB_TRACES)"
 	@echo "make asan       the tests under AddressSanitizer + UBSan (build-asan/)"
-	@echo "make valgrind   the unit tests under valgrind"
+	@echo "make valgrind   the unit tests under valgrind (every binary; failures listed at the end)"
+	@echo "make fuzz       the libFuzzer targets, FUZZ_SECONDS each (clang; build-fuzz/)"
+	@echo "make fuzz-smoke each libFuzzer target for FUZZ_SMOKE_SECONDS (CI)"
 	@echo "make bench      benchmarks (not part of make test)"
 	@echo "make golden     regenerate the checked-in scenario test summaries (on purpose only)"
 	@echo "make install    install the binary, man pages, completions, docs, examples, systemd units"
@@ -116,10 +119,10 @@ run: all
 unit: $(TEST_BIN) $(HETLAB)
 	@sh tests/run-unit.sh $(TEST_BIN)
 
-scenario-test: $(HETLAB)
+scenario-test: $(HETLAB) $(BUILD)/bench/scale
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test doc-test test-cli test-live
+test: all unit scenario-test test-bad doc-test test-cli test-live
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -128,6 +131,11 @@ doc-test: $(HETLAB)
 # The command line: help, exit statuses, man pages and completions.
 test-cli: $(HETLAB) man completion
 	@sh tests/cli/run.sh $(HETLAB) $(BUILD)
+
+# The bad-input catalogue (tests/bad/README.md): exit status and message of
+# every kind of bad input.
+test-bad: $(HETLAB)
+	@sh tests/bad/run.sh $(HETLAB)
 
 # Live mode against real processes on this host (tests/live/run.sh).
 test-live: $(HETLAB)
@@ -140,14 +148,18 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 
 # Against a real local Slurm cluster (tests/slurm/): `hetlab sweep --slurm`
 # (prints SKIP when Slurm cannot be installed or started), then the Slurm
-# executor, `hetlab live --executor slurm` and what a Slurm admin would try
-# on it (trust.sh, with slurmdbd: these fail, with the daemons' logs, when
-# the cluster does not start).
+# executor, `hetlab live --executor slurm`, the per-failure trust checks,
+# the soak (kill -9 and slurmctld restarts under a few hundred jobs) and
+# what deploy/ ships (these fail, with the daemons' logs, when the cluster
+# does not start). Each starts its own cluster on fixed ports: hold
+# /tmp/hetlab-slurm.lock (flock) around it when others may run one.
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
 	@sh tests/slurm/trust.sh $(HETLAB)
+	@sh tests/slurm/soak.sh $(HETLAB)
+	@sh tests/slurm/deploy.sh $(HETLAB)
 
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
@@ -157,8 +169,38 @@ asan:
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
 	    HETLAB_SANITIZED=1 test test-shared
 
+# Every unit-test binary under valgrind; the failures are listed at the end.
 valgrind: $(TEST_BIN)
-	@for t in $(TEST_BIN); do valgrind -q --error-exitcode=1 --leak-check=full $$t || exit 1; done
+	@UNIT_LABEL=valgrind UNIT_RUNNER="valgrind -q --error-exitcode=1 --leak-check=full" \
+	    sh tests/run-unit.sh $(TEST_BIN)
+
+# libFuzzer targets (tests/fuzz/, docs/fuzzing.md), built with clang under
+# ASan + UBSan into $(FUZZ_BUILD). `make fuzz` runs each for FUZZ_SECONDS,
+# `make fuzz-smoke` for FUZZ_SMOKE_SECONDS (CI); FUZZ_TARGETS picks some.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_TARGETS ?=
+FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+           -Wno-unknown-warning-option
+
+fuzz-build: $(HETLAB)
+	@sh scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-bins
+
+fuzz-bins: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+	@:
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libhetlab.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/libhetlab.a $(LIBS)
+
+fuzz: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(HETLAB) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD) $(HETLAB) $(FUZZ_SMOKE_SECONDS) $(FUZZ_TARGETS)
 
 bench: $(BENCH_BIN) $(HETLAB)
 	@sh bench/run.sh $(BUILD)
@@ -226,7 +268,7 @@ test-prom: $(HETLAB)
 	@sh tests/prom/run.sh $(HETLAB)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 .SECONDARY:

@@ -5,7 +5,11 @@
 #
 # The LANL-CM5 replay reads its trace from $HETLAB_TRACES (else
 # ../shared/traces); when the trace is not there it is skipped with a note,
-# not failed. Exit status: 0, or 1 when a benchmark failed or crashed.
+# not failed; so are bench/peer.sh without RLScheduler's checkout
+# ($HETLAB_PEER) and bench/slurm-live.sh without root and Slurm.
+# BENCH_SCALE_POINTS sets the scale benchmark's cluster sizes (default
+# 1000,10000,100000: the last takes minutes). Exit status: 0, or 1 when a
+# benchmark failed or crashed.
 
 build=${1:-build}
 runs=${BENCH_RUNS:-5}
@@ -38,8 +42,14 @@ run replay-kth "$build/bench/replay" scenarios/kth-sp2.json --runs "$runs"
 run gen "$build/bench/gen" --runs "$runs"
 run frag "$build/bench/frag" --runs 1 -j 2 --traces "$traces/alibaba-gpu-v2023-openb"
 run pass "$build/bench/pass" --runs "$runs"
-run scale "$build/bench/scale" "$build/hetlab" scenarios/guian.json --runs 1
+run metrics "$build/bench/metrics" --runs "$runs"
+run cons "$build/bench/cons" "$build/hetlab" --runs "$runs"
+run sweep "$build/bench/sweep" "$build/hetlab" --runs "$runs"
+run scale "$build/bench/scale" "$build/hetlab" --points "${BENCH_SCALE_POINTS:-1000,10000,100000}" --runs 1
 run live sh bench/live.sh "$build/hetlab" 3
+# Live mode on a real local Slurm cluster (root and Debian's Slurm packages;
+# otherwise it says how to get them and is skipped).
+run slurm-live sh bench/slurm-live.sh "$build/hetlab"
 if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs" --traces "$traces"; then
 	echo "  The LANL-CM5 log (LANL-CM5-1994-4.1-cln.swf.gz) is not under $traces/swf-lanl-cm5-1994/."
 	echo "  Get it from the Parallel Workloads Archive,"
@@ -47,4 +57,5 @@ if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs
 	echo "  (or in DIR/swf-lanl-cm5-1994/ and set HETLAB_TRACES=DIR), and run make bench again."
 	echo
 fi
+run peer sh bench/peer.sh "$build" "$runs"
 exit $status

@@ -1,121 +1,227 @@
-/* scale — the default scenario scaled to about 10,000 nodes and 1,000,000
- * jobs with the power and thermal model on and the results file written:
- * wall time and peak memory of `hetlab run` (target: under 60 s and 2 GiB).
+/* scale — the default scenario grown: wall time, CPU time, peak memory and
+ * cost per job of `hetlab run` with the power and thermal model, faults and
+ * the default results file, at several cluster sizes with the same load per
+ * node.
  *
- *   scale HETLAB [--runs N]
+ *   scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]
  *
- * The scaled scenario is made from the embedded default: every rack entry's
- * count × 227.5 (44 → 10,010 nodes), the arrival window 7 → 13 days, every
- * rate × 227.5 (the same load per node as the default), written to a
- * temporary file; the run goes to a temporary database. Each run is a
- * child process, so its peak RSS is its own (wait4's ru_maxrss). */
-#include "bench/benchutil.h"
-
+ * The scenario is bench/scale.json (the default scenario with 12 days of
+ * arrivals, about 100 jobs a node, and its day-1 node join in a rack of its
+ * own name). For a point of N nodes the factor is f = N / (the scenario's
+ * rack nodes, 44): every rack entry's count is multiplied by f (rounded),
+ * and every arrival rate by f (--scale-rate), so that the load per node
+ * stays that of the default. The grown scenario and the results file go to
+ * a temporary directory, removed on exit whatever happens. Points default
+ * to 1000,10000,100000 (about 100k, 1M and 10M jobs).
+ *
+ * Each point is run R times (--runs, default 1), points of 50,000 nodes or
+ * more --big-runs times (default R: such a run takes minutes); the figures
+ * are medians. Each run is a child process, so its peak RSS and CPU time
+ * are its own (wait4). Cost per job = CPU seconds / jobs. Targets: at 100,000 nodes,
+ * under 600 s wall and 16 GiB; the cost per job at the largest point within
+ * 30 % of that at the smallest.
+ *
+ * Exit status 0 whether or not the targets are met; 1 when a run fails or
+ * the scenario cannot be read or written; 2 on bad arguments. */
 #include <errno.h>
-#include <spawn.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-extern char **environ;
+#include "bench/benchutil.h"
+#include "bench/spawn.h"
 
-/* Replaces every occurrence of from by to in s (malloc'd result). */
-static char *replace_all(const char *s, const char *from, const char *to)
+#define USAGE "usage: scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]\n"
+#define BIG 50000
+#define MAX_POINTS 8
+
+/* Nodes in the racks of scenario root (count x the nodes of one rack). */
+static long rack_nodes(json_t *root)
 {
-	size_t n = 0, lf = strlen(from), lt = strlen(to);
-	for (const char *p = s; (p = strstr(p, from)); p += lf)
-		n++;
-	char *out = malloc(strlen(s) + n * (lt > lf ? lt - lf : 0) + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (const char *p = s, *q; ; p = q + lf) {
-		q = strstr(p, from);
-		size_t k = q ? (size_t)(q - p) : strlen(p);
-		memcpy(o, p, k);
-		o += k;
-		if (!q)
-			break;
-		memcpy(o, to, lt);
-		o += lt;
+	long n = 0;
+	size_t i, k;
+	json_t *r, *nd;
+	json_array_foreach(json_object_get(root, "racks"), i, r) {
+		long per = 0;
+		json_array_foreach(json_object_get(r, "nodes"), k, nd)
+			per += (long)json_integer_value(json_object_get(nd, "count"));
+		json_t *c = json_object_get(r, "count");
+		n += per * (c ? (long)json_integer_value(c) : 1);
 	}
-	*o = 0;
-	return out;
+	return n;
+}
+
+/* Writes root with every rack count x f to path. */
+static int write_scaled(json_t *root, double f, const char *path)
+{
+	json_t *copy = json_deep_copy(root);
+	if (!copy)
+		return -1;
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(copy, "racks"), i, r) {
+		json_t *c = json_object_get(r, "count");
+		long n = c ? (long)json_integer_value(c) : 1;
+		long m = lround((double)n * f);
+		json_object_set_new(r, "count", json_integer(m > 0 ? m : 1));
+	}
+	int rc = json_dump_file(copy, path, JSON_INDENT(1));
+	json_decref(copy);
+	return rc;
+}
+
+struct counts {
+	long nodes, jobs, events;
+};
+
+static int db_counts(const char *path, struct counts *c)
+{
+	sqlite3 *db;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fprintf(stderr, "scale: %s: %s\n", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "SELECT (SELECT nodes FROM run), (SELECT count(*) FROM job), "
+	                            "(SELECT count(*) FROM event)", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		c->nodes = sqlite3_column_int64(st, 0);
+		c->jobs = sqlite3_column_int64(st, 1);
+		c->events = sqlite3_column_int64(st, 2);
+		rc = 0;
+	} else {
+		fprintf(stderr, "scale: %s: %s\n", path, sqlite3_errmsg(db));
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 3) {
-		fprintf(stderr, "usage: scale HETLAB SCENARIO [--runs N]\n");
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, USAGE);
 		return 2;
 	}
-	const char *hetlab = argv[1], *scn = argv[2];
-	int runs = argc > 4 && strcmp(argv[3], "--runs") == 0 ? atoi(argv[4]) : 1;
-	if (runs < 1 || runs > BENCH_MAX_RUNS)
-		runs = 1;
-	FILE *f = fopen(scn, "r");
-	if (!f) {
-		fprintf(stderr, "scale: %s: %s\n", scn, strerror(errno));
+	const char *hetlab = argv[1], *scn = "bench/scale.json", *pts = "1000,10000,100000";
+	int runs = 1, big_runs = -1;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--points") == 0 && i + 1 < argc)
+			pts = argv[++i];
+		else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--big-runs") == 0 && i + 1 < argc)
+			big_runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc)
+			scn = argv[++i];
+		else {
+			fprintf(stderr, "scale: unknown argument '%s'\n" USAGE, argv[i]);
+			return 2;
+		}
+	}
+	if (big_runs < 0)
+		big_runs = runs;
+	if (runs < 1 || runs > BENCH_MAX_RUNS || big_runs < 1 || big_runs > BENCH_MAX_RUNS) {
+		fprintf(stderr, "scale: --runs, --big-runs: expected 1 to %d\n", BENCH_MAX_RUNS);
+		return 2;
+	}
+	long points[MAX_POINTS];
+	int np = 0;
+	for (const char *p = pts; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || np == MAX_POINTS || (*end && *end != ',')) {
+			fprintf(stderr, "scale: --points: expected up to %d node counts, comma-separated, got '%s'\n",
+			        MAX_POINTS, pts);
+			return 2;
+		}
+		points[np++] = v;
+		p = *end ? end + 1 : end;
+	}
+	json_error_t jerr;
+	json_t *root = json_load_file(scn, 0, &jerr);
+	if (!root) {
+		fprintf(stderr, "scale: %s:%d: %s\n", scn, jerr.line, jerr.text);
 		return 1;
 	}
-	char *text = calloc(1, 1 << 20);
-	size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-	fclose(f);
-	if (!text || len == 0) {
-		fprintf(stderr, "scale: %s: empty or unreadable\n", scn);
+	long base = rack_nodes(root);
+	if (base <= 0) {
+		fprintf(stderr, "scale: %s: no rack nodes\n", scn);
+		json_decref(root);
 		return 1;
 	}
-	char *a = replace_all(text, "\"count\": 2, \"power_kw\"", "\"count\": 455, \"power_kw\"");
-	char *b = a ? replace_all(a, "\"days\": 7,", "\"days\": 13,") : NULL;
-	char path[] = "/tmp/hetlab-scale-XXXXXX.json", db[] = "/tmp/hetlab-scale-XXXXXX.db";
-	int fd = mkstemps(path, 5), fd2 = mkstemps(db, 3);
-	if (!b || fd < 0 || fd2 < 0 || write(fd, b, strlen(b)) != (ssize_t)strlen(b)) {
-		fprintf(stderr, "scale: cannot write the scaled scenario\n");
+	const char *tmpdir = bench_tmpdir("scale");
+	if (!tmpdir) {
+		json_decref(root);
 		return 1;
 	}
-	close(fd);
-	close(fd2);
-	double wall[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS];
-	for (int r = 0; r < runs; r++) {
-		char run_[] = "run", sr[] = "--scale-rate", rate[] = "227.5", out[] = "--out", quiet[] = "--quiet";
-		char *av[] = { (char *)hetlab, run_, path, sr, rate, out, db, quiet, NULL };
-		pid_t pid;
-		double t0 = bench_now_s();
-		if (posix_spawn(&pid, hetlab, NULL, NULL, av, environ) != 0) {
-			fprintf(stderr, "scale: cannot run %s\n", hetlab);
+
+	printf("scale: %s grown (rack counts and arrival rates x f = nodes / %ld), power, thermal, faults and "
+	       "the results file on; median of %d run(s) a point (%d at %d nodes or more)\n", scn, base, runs,
+	       big_runs, BIG);
+	printf("  %9s %9s %11s %11s %9s %9s %9s %10s %12s\n", "f", "nodes", "jobs", "events", "wall s", "CPU s",
+	       "RSS MiB", "file MiB", "CPU us/job");
+	double cost[MAX_POINTS], wall_at[MAX_POINTS], rss_at[MAX_POINTS];
+	long nodes_at[MAX_POINTS];
+	for (int k = 0; k < np; k++) {
+		double f = (double)points[k] / (double)base;
+		char path[300], db[300], rate[32];
+		snprintf(path, sizeof path, "%s/scale.json", tmpdir);
+		snprintf(db, sizeof db, "%s/run.db", tmpdir);
+		snprintf(rate, sizeof rate, "%.6f", f);
+		if (write_scaled(root, f, path)) {
+			fprintf(stderr, "scale: cannot write %s\n", path);
+			json_decref(root);
 			return 1;
 		}
-		int st;
-		struct rusage ru;
-		if (wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "scale: hetlab run failed\n");
-			return 1;
+		double wall[BENCH_MAX_RUNS], cpu[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS], file_mib = 0;
+		struct counts c = { 0, 0, 0 };
+		int nr = points[k] >= BIG ? big_runs : runs;
+		for (int r = 0; r < nr; r++) {
+			char run_[] = "run", sr[] = "--scale-rate", out[] = "--out", quiet[] = "--quiet";
+			char *av[] = { (char *)hetlab, run_, path, sr, rate, out, db, quiet, NULL };
+			unlink(db);
+			struct bench_run br = bench_spawn(av, 1);
+			if (br.status != 0) {
+				fprintf(stderr, "scale: %s run %s --scale-rate %s failed (status %d)\n", hetlab, path, rate,
+				        br.status);
+				json_decref(root);
+				return 1;
+			}
+			wall[r] = br.wall_s;
+			cpu[r] = br.cpu_s;
+			rss[r] = br.rss_mib;
+			struct stat sb;
+			file_mib = stat(db, &sb) == 0 ? (double)sb.st_size / 1048576.0 : 0;
+			if (db_counts(db, &c)) {
+				json_decref(root);
+				return 1;
+			}
 		}
-		wall[r] = bench_now_s() - t0;
-		rss[r] = ru.ru_maxrss / 1024.0;
+		unlink(db);
+		double w = bench_median(wall, nr), u = bench_median(cpu, nr), m = bench_median(rss, nr);
+		cost[k] = c.jobs > 0 ? u / (double)c.jobs * 1e6 : 0;
+		wall_at[k] = w;
+		rss_at[k] = m;
+		nodes_at[k] = c.nodes;
+		printf("  %9.2f %9ld %11ld %11ld %9.2f %9.2f %9.0f %10.0f %12.2f\n", f, c.nodes, c.jobs, c.events, w, u,
+		       m, file_mib, cost[k]);
+		fflush(stdout);
 	}
-	char q[512];
-	snprintf(q, sizeof q, "sqlite3 -batch -noheader %s \"SELECT (SELECT nodes FROM run), (SELECT count(*) FROM job), "
-	         "(SELECT count(*) FROM event), (SELECT printf('%%.0f', it_energy_kwh) FROM run)\"", db);
-	FILE *p = popen(q, "r");
-	char line[256] = "?";
-	if (p) {
-		if (!fgets(line, sizeof line, p))
-			snprintf(line, sizeof line, "?");
-		pclose(p);
-	}
-	line[strcspn(line, "\n")] = 0;
-	printf("scale: the default scenario at 10k nodes, power and thermal on, results recorded (median of %d)\n", runs);
-	printf("  nodes|jobs|events|IT kWh: %s\n", line);
-	double w = bench_median(wall, runs), m = bench_median(rss, runs);
-	printf("  wall %.2f s, peak RSS %.0f MiB; target under 60 s and 2048 MiB: %s\n", w, m,
-	       w < 60 && m < 2048 ? "met" : "NOT met");
-	unlink(path);
-	unlink(db);
-	free(text);
-	free(a);
-	free(b);
+	json_decref(root);
+	if (np > 1)
+		printf("  cost per job at %ld nodes / at %ld nodes: %.2f; target <= 1.30: %s\n", nodes_at[np - 1],
+		       nodes_at[0], cost[np - 1] / cost[0], cost[np - 1] / cost[0] <= 1.30 ? "met" : "NOT met");
+	for (int k = 0; k < np; k++)
+		if (nodes_at[k] >= 99000)
+			printf("  at %ld nodes: %.0f s wall, %.0f MiB; target under 600 s and 16384 MiB: %s\n", nodes_at[k],
+			       wall_at[k], rss_at[k], wall_at[k] < 600 && rss_at[k] < 16384 ? "met" : "NOT met");
 	return 0;
 }

@@ -5,6 +5,8 @@
 #ifndef HL_CMD_H
 #define HL_CMD_H
 
+#include <stdbool.h>
+
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
@@ -23,6 +25,10 @@ int cmd_help(int argc, char **argv);
 
 /* The trace directory: --traces, else $HETLAB_TRACES, else ../shared/traces. */
 const char *cli_traces_dir(const char *flag);
+
+/* a and b name one existing file (same device and inode): an output that
+ * would replace an input. */
+bool cli_same_file(const char *a, const char *b);
 
 #define HETLAB_VERSION "0.1.0"
 

@@ -110,6 +110,7 @@ static int policy_params(const struct policy_ops *pol, const struct scenario *sc
 	return 0;
 }
 
+
 /* One run: everything `hetlab run` does without --seeds. */
 static int run_single(int argc, char **argv)
 {
@@ -258,7 +259,7 @@ static int run_single(int argc, char **argv)
 	char tpath[PATH_MAX + 64] = "";
 	if (trace) {
 		snprintf(tpath, sizeof tpath, "%s", trace);
-	} else if (sc.workload == SCN_TRACE) {
+	} else if (sc.has_workload && sc.workload == SCN_TRACE) {
 		scenario_trace_path(&sc, cli_traces_dir(traces), tpath, sizeof tpath);
 		if (access(tpath, R_OK) != 0 && strncmp(sc.trace, "$TRACES/", 8) == 0) {
 			snprintf(err, sizeof err,
@@ -271,6 +272,14 @@ static int run_single(int argc, char **argv)
 	if (!tpath[0] && !sc.has_workload) {
 		snprintf(err, sizeof err, "%s: $: missing key \"workload\" (a scenario without one is for `hetlab live`; "
 		         "give --trace FILE to run it on a trace)", sc.file);
+		goto out;
+	}
+	/* The recorder renames its result over --out: never over an input. */
+	const char *same = cli_same_file(out, tpath) ? "trace" : cli_same_file(out, scn_path) ? "scenario" : NULL;
+	if (same) {
+		snprintf(err, sizeof err, "--out %s is the %s this run reads: the result would replace it "
+		         "(give another output file)", out, same);
+		rc = 2;
 		goto out;
 	}
 	if (tpath[0]) {
@@ -287,6 +296,13 @@ static int run_single(int argc, char **argv)
 	/* Demand scaling of a replay: thinning or replication (traces/tscale.h). */
 	if (replay && scale_rate >= 0 && workload_scale_rate(&w, scale_rate, sc.seed, err, sizeof err))
 		goto out;
+	if (w.n == 0 && tpath[0])
+		fprintf(stderr, "hetlab run: warning: the trace %s has no jobs (%lld lines read, %lld "
+		        "skipped as malformed, %lld unusable): the result holds an empty run\n", tpath,
+		        (long long)w.lines, (long long)w.skipped_malformed, (long long)w.skipped_unusable);
+	else if (w.n == 0)
+		fprintf(stderr, "hetlab run: warning: %s: the synthetic workload has no jobs (every class's "
+		        "rate is 0?): the result holds an empty run\n", sc.file);
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)

@@ -228,6 +228,25 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
 	return pid;
 }
 
+/* Starts queued runs while fewer than par run. -1 when none runs and none
+ * could be started (a fork failure is retried after the next run ends). */
+static int fill_slots(struct sw_job *jobs, const size_t *queue, size_t nq, size_t *next, size_t *running,
+                      size_t par, const char *exe, const char *traces)
+{
+	while (*running < par && *next < nq) {
+		struct sw_job *j = &jobs[queue[*next]];
+		clock_gettime(CLOCK_MONOTONIC, &j->t0);
+		j->pid = spawn(exe, j, traces);
+		if (j->pid < 0) {
+			fprintf(stderr, "hetlab sweep: fork: %s\n", strerror(errno));
+			return *running == 0 ? -1 : 0;   /* else wait for one to end and try again */
+		}
+		(*next)++;
+		(*running)++;
+	}
+	return 0;
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -606,19 +625,8 @@ int cmd_sweep(int argc, char **argv)
 
 	size_t next = 0, running = 0, finished = 0;
 	while (next < nq || running > 0) {
-		while (running < (size_t)par && next < nq) {
-			struct sw_job *j = &jobs[queue[next]];
-			clock_gettime(CLOCK_MONOTONIC, &j->t0);
-			j->pid = spawn(exe, j, traces);
-			if (j->pid < 0) {
-				fprintf(stderr, "hetlab sweep: fork: %s\n", strerror(errno));
-				if (running == 0)
-					goto out;
-				break;   /* wait for one to end and try again */
-			}
-			next++;
-			running++;
-		}
+		if (fill_slots(jobs, queue, nq, &next, &running, (size_t)par, exe, traces) < 0)
+			goto out;
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
 		tmpclean_child_done(pid);
@@ -640,6 +648,10 @@ int cmd_sweep(int argc, char **argv)
 		j->pid = 0;
 		running--;
 		finished++;
+		/* The next run starts before this one's results are read: no
+		 * core waits on the parent. */
+		if (fill_slots(jobs, queue, nq, &next, &running, (size_t)par, exe, traces) < 0)
+			goto out;
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		int r;

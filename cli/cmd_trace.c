@@ -746,6 +746,12 @@ int cmd_trace(int argc, char **argv)
 	if (!in || trace_read_any(in, lenient, &w, &svc, err, sizeof err) != 0)
 		goto out;
 	if (convert) {
+		if (cli_same_file(in, pos[2])) {
+			snprintf(err, sizeof err, "OUT %s is IN: converting a trace onto itself would replace "
+			         "it (give another output file)", pos[2]);
+			rc = 2;
+			goto out;
+		}
 		if (trace_jsonl_write(pos[2], &w, err, sizeof err) != 0)
 			goto out;
 		printf("%s: %d jobs written (skipped %lld malformed, %lld unusable lines)\n",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -16,6 +17,14 @@ const char *cli_traces_dir(const char *flag)
 	if (env && *env)
 		return env;
 	return "../shared/traces";
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int cmd_version(int argc, char **argv)

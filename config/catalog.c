@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Most CPU models in the catalog, built-in and the scenario's together. */
+#define CAT_MAX_CPUS 1024
+
 extern const char hl_embed_gpus[], hl_embed_cpus[];
 
 
@@ -104,6 +107,8 @@ int catalog_merge_json(struct jv *v, struct catalog *cat, const json_t *o, const
 					return jv_fail(v, p, "CPU model \"%s\" listed twice (also at index %zu)", c.name, d);
 			int k = catalog_find_cpu(cat, c.name);
 			if (k < 0) {
+				if (cat->ncpus >= CAT_MAX_CPUS)
+					return jv_fail(v, p, "too many CPU models (at most %d)", CAT_MAX_CPUS);
 				struct cpu_model *nc = realloc(cat->cpus, (size_t)(cat->ncpus + 1) * sizeof *nc);
 				if (!nc)
 					return jv_fail(v, p, "out of memory");

@@ -353,18 +353,14 @@ static int load_join(struct evload *L, const json_t *e, const char *p, size_t i)
 	jv_subpath(q2, sizeof q2, q, "rack");
 	if (!rack[0])
 		return jv_fail(v, q2, "expected a non-empty string");
-	for (int32_t k = 0; k < cl->nracks; k++)
-		if (strcmp(cl->racks[k].name, rack) == 0)
-			return jv_fail(v, q2, "rack \"%s\" already exists (node_join adds a new rack)", rack);
+	if (cluster_find_rack(cl, rack) >= 0)
+		return jv_fail(v, q2, "rack \"%s\" already exists (node_join adds a new rack)", rack);
 	int cool = strcmp(cooling, "air") == 0 ? COOL_AIR : strcmp(cooling, "liquid") == 0 ? COOL_LIQUID : -1;
 	if (cool < 0) {
 		jv_subpath(q2, sizeof q2, q, "cooling");
 		return jv_fail(v, q2, "expected \"air\" or \"liquid\", got \"%s\"", cooling);
 	}
-	int t = -1;
-	for (int32_t k = 0; k < cl->ntypes && t < 0; k++)
-		if (strcmp(cl->types[k].name, type) == 0)
-			t = k;
+	int t = cluster_find_type(cl, type);
 	if (t < 0) {
 		char known[512] = "";
 		size_t off = 0;
@@ -377,6 +373,9 @@ static int load_join(struct evload *L, const json_t *e, const char *p, size_t i)
 	}
 	if (L->joined + count > FAULT_JOIN_NODES_MAX)
 		return jv_fail(v, q, "too many joining nodes (at most %d in all node_join events)", FAULT_JOIN_NODES_MAX);
+	if (cl->nnodes + count > HL_MAX_NODES || cl->nracks >= HL_MAX_RACKS)
+		return jv_fail(v, q, "the cluster would have more than %d nodes or %d racks with this join "
+		               "(the most one scenario may hold)", HL_MAX_NODES, HL_MAX_RACKS);
 	int rk = cluster_add_rack(cl, rack, kw * 1000, cool);
 	if (rk < 0 || cluster_add_nodes(cl, rk, t, (int)count))
 		return jv_fail(v, q, "out of memory");

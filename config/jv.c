@@ -2,8 +2,10 @@
  * the file and the JSON path (see jv.h). */
 #include "config/jv.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int jv_fail(struct jv *v, const char *path, const char *fmt, ...)
@@ -154,15 +156,3 @@ json_t *jv_array(struct jv *v, const json_t *o, const char *path, const char *ke
 	return x;
 }
 
-json_t *jv_load_file(const char *path, char *err, size_t errlen)
-{
-	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		if (je.line <= 0)
-			snprintf(err, errlen, "%s: %s", path, je.text);
-		else
-			snprintf(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-	}
-	return root;
-}

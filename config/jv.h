@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "traces/jsonfile.h"
+
 /* Validation context: the file and the first error. */
 struct jv {
 	const char *file;
@@ -34,9 +36,6 @@ int jv_int(struct jv *v, const json_t *o, const char *path, const char *key, boo
 int jv_str(struct jv *v, const json_t *o, const char *path, const char *key, bool required,
            char *out, size_t len);
 int jv_bool(struct jv *v, const json_t *o, const char *path, const char *key, bool *out);
-/* Parses the JSON file at path (duplicate keys refused); NULL with
- * "path:LINE:COL: message" (or "path: message") in err. */
-json_t *jv_load_file(const char *path, char *err, size_t errlen);
 /* The array at o.key, or NULL (absent, or not an array: then v has failed). */
 json_t *jv_array(struct jv *v, const json_t *o, const char *path, const char *key, bool required);
 

@@ -158,7 +158,7 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	c->xid_repair_s = 86400;
 	c->sig = SIGUSR1;
 	snprintf(c->sysfs_root, sizeof c->sysfs_root, "/");
-	json_t *root = jv_load_file(path, err, errlen);
+	json_t *root = jsonfile_load(path, err, errlen);
 	if (!root)
 		return -1;
 	struct jv v = { .file = path, .err = err, .errlen = errlen };

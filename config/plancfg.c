@@ -185,7 +185,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 	dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
 	if (!dir || !(s->file = strdup(path)))
 		goto nomem;
-	if (!(root = jv_load_file(path, err, errlen)))
+	if (!(root = jsonfile_load(path, err, errlen)))
 		goto out;
 	if (jv_object(&v, root, "$", plan_keys))
 		goto out;

@@ -283,9 +283,9 @@ static int find_rack(struct jv *v, const struct cluster *cl, const json_t *e, co
 	char name[HL_NAME_MAX] = "", q[128];
 	if (jv_str(v, e, p, "rack", true, name, sizeof name))
 		return -1;
-	for (int32_t k = 0; k < cl->nracks; k++)
-		if (strcmp(cl->racks[k].name, name) == 0)
-			return k;
+	int32_t rk = cluster_find_rack(cl, name);
+	if (rk >= 0)
+		return rk;
 	char known[512] = "";
 	size_t off = 0;
 	for (int32_t k = 0; k < cl->nracks && off < sizeof known; k++)

@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The shortest sample interval (docs/scenario.md): below it a run's sample
+ * table outgrows everything else it records. */
+#define SCN_MIN_SAMPLE_S 1.0
+
 extern const char hl_embed_guian[];
 
 const char *scenario_default_text(void) { return hl_embed_guian; }
@@ -67,9 +71,12 @@ static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const ch
 	    jv_str(v, o, p, "plane", false, t.plane, sizeof t.plane) ||
 	    jv_num(v, o, p, "base_w", false, 0, 1e6, &base))
 		return -1;
-	for (int i = 0; i < cl->ntypes; i++)
-		if (strcmp(cl->types[i].name, t.name) == 0)
-			return jv_fail(v, p, "node type \"%s\" defined twice", t.name);
+	if (cluster_find_type(cl, t.name) >= 0)
+		return jv_fail(v, p, "node type \"%s\" defined twice", t.name);
+	if (cl->ntypes >= HL_MAX_TYPES)
+		return jv_fail(v, p, "too many node types (at most %d)", HL_MAX_TYPES);
+	if (t.plane[0] && cluster_plane_index(cl, t.plane) < 0 && cl->nplanes >= HL_MAX_PLANES)
+		return jv_fail(v, p, "too many network planes (at most %d distinct names)", HL_MAX_PLANES);
 	t.gpu_model = -1;
 	if (gpu[0] && (t.gpu_model = catalog_find_gpu(&cl->cat, gpu)) < 0) {
 		char known[1024] = "";
@@ -104,20 +111,83 @@ static int load_type(struct jv *v, struct cluster *cl, const json_t *o, const ch
 
 static int find_type(const struct cluster *cl, const char *name)
 {
-	for (int i = 0; i < cl->ntypes; i++)
-		if (strcmp(cl->types[i].name, name) == 0)
-			return i;
-	return -1;
+	return cluster_find_type(cl, name);
 }
 
-static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const char *p)
+/* Node names given with "names", checked against every node before them
+ * (hashed: a cluster may have HL_MAX_NODES). */
+struct node_names {
+	struct strset set;
+	int32_t upto;            /* nodes [0, upto) are in set */
+};
+
+static const char *node_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->nodes[i].name;
+}
+
+/* Adds the nodes before `first` to the set. 0 or -1 on ENOMEM. */
+static int names_upto(struct node_names *nn, const struct cluster *cl, int32_t first)
+{
+	for (; nn->upto < first; nn->upto++)
+		if (strset_add(&nn->set, cl->nodes[nn->upto].name, nn->upto))
+			return -1;
+	return 0;
+}
+
+/* A whole number of at least 1 at o.key (1 when absent), or 0 when it is
+ * not one (the loader says why later). */
+static long long count_of(const json_t *o, const char *key)
+{
+	json_t *x = json_is_object(o) ? json_object_get(o, key) : NULL;
+	if (!x)
+		return 1;
+	return json_is_integer(x) && json_integer_value(x) >= 1 ? (long long)json_integer_value(x) : 0;
+}
+
+/* The racks and nodes that $.racks asks for, against HL_MAX_RACKS and
+ * HL_MAX_NODES, before any is built (counts are multiplied: 10^5 racks of
+ * 10^5 nodes must fail at once). */
+static int check_sizes(struct jv *v, const json_t *racks)
+{
+	long long nracks = 0, nnodes = 0;
+	size_t i, k;
+	json_t *r, *e;
+	json_array_foreach(racks, i, r) {
+		long long count = count_of(r, "count"), per = 0;
+		char p[64];
+		jv_idxpath(p, sizeof p, "$.racks", i);
+		if (count > HL_MAX_RACKS) {   /* as load_rack would say, before the products below */
+			char q[80];
+			jv_subpath(q, sizeof q, p, "count");
+			return jv_fail(v, q, "expected an integer in [0, %d], got %lld", HL_MAX_RACKS, count);
+		}
+		json_t *nodes = json_is_object(r) ? json_object_get(r, "nodes") : NULL;
+		json_array_foreach(nodes, k, e) {
+			long long n = json_is_object(e) && json_object_get(e, "count") ? count_of(e, "count") : 0;
+			per += n < HL_MAX_NODES ? n : HL_MAX_NODES;
+		}
+		nracks += count;
+		nnodes += count * (per < HL_MAX_NODES ? per : HL_MAX_NODES);
+		if (nracks > HL_MAX_RACKS)
+			return jv_fail(v, p, "the racks up to here number %lld: more than one scenario may hold "
+			               "(at most %d racks)", nracks, HL_MAX_RACKS);
+		if (nnodes > HL_MAX_NODES)
+			return jv_fail(v, p, "the racks up to here hold %lld nodes: more than one scenario may hold "
+			               "(at most %d nodes)", nnodes, HL_MAX_NODES);
+	}
+	return 0;
+}
+
+static int load_rack(struct jv *v, struct cluster *cl, struct node_names *nn, const json_t *o,
+                     const char *p)
 {
 	char name[HL_NAME_MAX], cooling[16] = "air", q[256], q2[256];
 	long long count = 1;
 	double kw = 0;
 	if (jv_object(v, o, p, rack_keys) ||
 	    jv_str(v, o, p, "name", true, name, 32) ||   /* room for a count suffix and "-n<k>" */
-	    jv_int(v, o, p, "count", false, 0, 100000, &count) ||
+	    jv_int(v, o, p, "count", false, 0, HL_MAX_RACKS, &count) ||
 	    jv_num(v, o, p, "power_kw", true, 0.001, 1e4, &kw) ||
 	    jv_str(v, o, p, "cooling", false, cooling, sizeof cooling))
 		return -1;
@@ -140,9 +210,8 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 			snprintf(rname, sizeof rname, "%s%02lld", name, r + 1);
 		else
 			snprintf(rname, sizeof rname, "%s", name);
-		for (int i = 0; i < cl->nracks; i++)
-			if (strcmp(cl->racks[i].name, rname) == 0)
-				return jv_fail(v, p, "rack name \"%s\" used twice", rname);
+		if (cluster_find_rack(cl, rname) >= 0)
+			return jv_fail(v, p, "rack name \"%s\" used twice", rname);
 		int rk = cluster_add_rack(cl, rname, kw * 1000, cool);
 		if (rk < 0)
 			return jv_fail(v, p, "out of memory");
@@ -170,6 +239,8 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 				jv_subpath(q3, sizeof q3, q2, "names");
 				if (!json_is_array(nm) || (long long)json_array_size(nm) != n)
 					return jv_fail(v, q3, "expected an array of %lld node names (one per node)", n);
+				if (names_upto(nn, cl, cl->nnodes - (int)n))
+					return jv_fail(v, q3, "out of memory");
 				for (size_t k = 0; k < json_array_size(nm); k++) {
 					json_t *x = json_array_get(nm, k);
 					char q4[340];
@@ -178,11 +249,13 @@ static int load_rack(struct jv *v, struct cluster *cl, const json_t *o, const ch
 					    json_string_length(x) >= sizeof cl->nodes[0].name || strpbrk(json_string_value(x), " ,\t\n"))
 						return jv_fail(v, q4, "expected a host name (no spaces or commas, under %zu characters)",
 						               sizeof cl->nodes[0].name);
-					struct node *nd = &cl->nodes[cl->nnodes - (int)n + (int)k];
+					int32_t id = cl->nnodes - (int)n + (int)k;
+					struct node *nd = &cl->nodes[id];
 					snprintf(nd->name, sizeof nd->name, "%s", json_string_value(x));
-					for (int32_t o2 = 0; o2 < cl->nnodes - (int)n + (int)k; o2++)
-						if (strcmp(cl->nodes[o2].name, nd->name) == 0)
-							return jv_fail(v, q4, "node name \"%s\" is used twice", nd->name);
+					if (strset_find(&nn->set, nd->name, node_key, cl) >= 0)
+						return jv_fail(v, q4, "node name \"%s\" is used twice", nd->name);
+					if (names_upto(nn, cl, id + 1))
+						return jv_fail(v, q4, "out of memory");
 				}
 			}
 		}
@@ -277,6 +350,9 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 	json_t *d = json_object_get(root, "description");
 	if (d && !json_is_string(d))
 		return jv_fail(v, "$.description", "expected a string, got %s", jv_type(d));
+	if (sample_s > 0 && sample_s < SCN_MIN_SAMPLE_S)
+		return jv_fail(v, "$.sample_interval_s", "expected 0 (no samples) or at least %g s, got %g",
+		               SCN_MIN_SAMPLE_S, sample_s);
 	sc->seed = (uint64_t)seed;
 	sc->sample_every_us = simtime_from_s(sample_s);
 	sc->horizon_us = horizon_d > 0 ? simtime_from_s(horizon_d * 86400) : SIMTIME_INF;
@@ -350,12 +426,18 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 	} else if (racks) {
 		if (!json_is_array(racks) || json_array_size(racks) == 0)
 			return jv_fail(v, "$.racks", "expected a non-empty array");
+		if (check_sizes(v, racks))
+			return -1;
+		struct node_names nn = { 0 };
 		json_array_foreach(racks, i, e) {
 			char p[64];
 			jv_idxpath(p, sizeof p, "$.racks", i);
-			if (load_rack(v, &sc->cl, e, p))
+			if (load_rack(v, &sc->cl, &nn, e, p)) {
+				strset_fini(&nn.set);
 				return -1;
+			}
 		}
+		strset_fini(&nn.set);
 		if (power_events_load(v, &sc->cl, root, &sc->env, &sc->nenv) ||
 		    fault_load(v, &sc->cl, root, &sc->fault))
 			return -1;
@@ -423,7 +505,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 			snprintf(sc->dir, sizeof sc->dir, "%.*s", (int)(slash - path), path);
 		else
 			snprintf(sc->dir, sizeof sc->dir, ".");
-		if (!(root = jv_load_file(path, err, errlen)))
+		if (!(root = jsonfile_load(path, err, errlen)))
 			goto fail;
 	} else {
 		snprintf(sc->file, sizeof sc->file, "scenarios/guian.json (embedded)");

@@ -438,7 +438,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 	dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
 	if (!dir || !(g->file = strdup(path)))
 		goto nomem;
-	if (!(root = jv_load_file(path, err, errlen)))
+	if (!(root = jsonfile_load(path, err, errlen)))
 		goto out;
 	if (jv_object(&v, root, "$", sweep_keys))
 		goto out;

@@ -558,7 +558,7 @@ int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t e
 {
 	struct jv v = { .file = path, .err = err, .errlen = errlen };
 	struct catalog cat;
-	json_t *root = jv_load_file(path, err, errlen);
+	json_t *root = jsonfile_load(path, err, errlen);
 	if (!root)
 		return -1;
 	int rc = -1;

@@ -94,7 +94,7 @@ static const char *sig_name(int sig)
 int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n)
 {
 	size_t off = 0;
-	char line[512];
+	char line[1024];
 	if (!j->argv || !j->argv[0] || !j->argv[0][0]) {
 		sx_seterr(err, n, "job %" PRId64 ": empty argv", j->key);
 		return -1;
@@ -146,7 +146,11 @@ int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n
 	         "trap - %s\n"
 	         "if [ \"$hetlab_ckpt\" = 1 ]; then\n"
 	         "\techo \"hetlab: exited ($hetlab_rc) after the checkpoint signal: requeued held\" >&2\n"
-	         "\tscontrol requeuehold \"$SLURM_JOB_ID\" && sleep 300\n"
+	         "\thetlab_try=0\n"
+	         "\twhile [ $hetlab_try -lt \"${HETLAB_REQUEUE_TRIES:-300}\" ]; do\n"
+	         "\t\tscontrol requeuehold \"$SLURM_JOB_ID\" && sleep 300\n"
+	         "\t\thetlab_try=$((hetlab_try + 1)); sleep 1\n"
+	         "\tdone\n"
 	         "fi\n"
 	         "if [ \"$hetlab_rc\" -gt 128 ] && [ \"$hetlab_rc\" -lt 160 ]; then\n"
 	         "\tkill -\"$((hetlab_rc - 128))\" $$\nfi\n"

@@ -40,7 +40,9 @@
  * wrapper waits for the program; once it has exited it requeues its own
  * Slurm job held (`scontrol requeuehold $SLURM_JOB_ID`, which a job's owner
  * may do), so that sacct shows the preempted run as REQUEUED and the
- * resumption as the same Slurm job; when that fails it exits with the
+ * resumption as the same Slurm job; while that fails (slurmctld
+ * restarting) it tries again every second, for 5 minutes
+ * ($HETLAB_REQUEUE_TRIES tries, for the tests), then exits with the
  * program's status. Otherwise it exits with the program's status (a
  * program killed by signal S: the wrapper kills itself with S).
  *

@@ -491,7 +491,12 @@ static void slurm_flush(struct live *L)
 	if (!x->have_snap && (x->nacts || x->nwant))
 		sg_refresh_snap(L);
 	sg_run_acts(L);
-	run_starts(L);
+	/* A start's partition is the one that holds its nodes (Slurm's
+	 * nodes): after a restart they are read first, else the starts wait. */
+	if (x->nwant && !x->have_nodes)
+		sg_read_nodes(L);
+	if (x->have_nodes)
+		run_starts(L);
 }
 
 static void slurm_fini(struct live *L)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- parsing squeue --json and sinfo --json ------------------------------ */
+/* ---- parsing sinfo --json ---------------------------------------------- */
 
 /* An integer: a JSON number, or 23.x's {"set": true, "infinite": false,
  * "number": N}. False when absent, unset, infinite or not a number. */
@@ -24,7 +24,10 @@ static bool jint(json_t *v, int64_t *out)
 		return true;
 	}
 	if (json_is_real(v)) {
-		*out = (int64_t)json_real_value(v);
+		double d = json_real_value(v);
+		if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+			return false;   /* outside int64: no number (the cast would be undefined) */
+		*out = (int64_t)d;
 		return true;
 	}
 	if (json_is_object(v)) {

@@ -112,10 +112,10 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 		for (int i = 0; i < na; i++)
 			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end)
 				end = a[i].end_unix;
-		if (r->ckpt)
-			row(o, RIN_END, r->id, (int32_t)j->restarts, -1, sg_eng_time(L, end), JOB_DONE, END_NONE, r->why);
-		else
-			row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, -1, sg_eng_time(L, end), 0, 0, r->why);
+		/* The wrapper's requeue after the checkpoint signal is a requeue
+		 * too: an end row would be final (a job that ended without
+		 * requeuing itself never saw the signal). */
+		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, -1, sg_eng_time(L, end), 0, 0, r->why);
 	}
 	free(a);
 	free(sids);

@@ -563,7 +563,16 @@ int placer_init(struct placer *pl, const char *name, bool label_blind, uint64_t 
 	pl->runs = calloc(3 * n, sizeof *pl->runs);
 	pl->gcount = calloc((size_t)pl->ngroups + 1, sizeof *pl->gcount);
 	pl->gstatic = calloc((size_t)pl->ngroups + 1, sizeof *pl->gstatic);
-	bool ok = pl->cand && pl->ord && pl->ord2 && pl->pick && pl->runs && pl->gcount && pl->gstatic;
+	pl->glast = malloc(((size_t)pl->ngroups + 1) * sizeof *pl->glast);
+	pl->gseen = calloc((size_t)pl->ngroups + 1, sizeof *pl->gseen);
+	bool ok = pl->cand && pl->ord && pl->ord2 && pl->pick && pl->runs && pl->gcount && pl->gstatic &&
+	          pl->glast && pl->gseen;
+	if (ok) {
+		for (int32_t g = 0; g < pl->ngroups; g++)
+			pl->glast[g] = -1;
+		for (int i = 0; i < cl->nnodes; i++)
+			pl->glast[place_group(cl, i)] = i;
+	}
 	if (ok && (pl->ops->needs & PLACEMENT_NEEDS_AFFINITY))
 		ok = (pl->aff = calloc(n * GS_NAFF, sizeof *pl->aff)) != NULL;
 	if (ok && (pl->ops->needs & PLACEMENT_NEEDS_TYPICAL)) {
@@ -589,6 +598,8 @@ void placer_fini(struct placer *pl)
 	free(pl->runs);
 	free(pl->gcount);
 	free(pl->gstatic);
+	free(pl->glast);
+	free(pl->gseen);
 	free(pl->aff);
 	free(pl->seen);
 	gs_typical_free(&pl->typ);
@@ -868,8 +879,17 @@ static int place_gang(struct placer *pl, const struct cluster *cl, const struct 
 	 * the answer: stop there. */
 	bool early = !pl->ops->node_score && !pl->ops->gang && r->sel_pref <= 0 &&
 	             (r->gpus == 0 || r->nodes == 1);
-	int32_t nc = 0;
-	for (int i = 0; i < cl->nnodes && !(early && nc == r->nodes); i++) {
+	/* A GPU gang in node order (first fit): the group rule's answer is
+	 * known before the last node once the group of the earliest
+	 * candidate not yet ruled out has enough candidates; a group is ruled
+	 * out when the walk has passed its last node with too few. */
+	bool by_group = !pl->ops->node_score && !pl->ops->gang && r->sel_pref <= 0 && r->gpus > 0 && r->nodes > 1;
+	int32_t nc = 0, nseen = 0, head = 0, want = -1;
+	/* On the live state the index skips the nodes without the cards or
+	 * cores (node_ok would refuse them), in the same order. */
+	bool live = f == cl->free;
+	for (int i = live ? cluster_next_fit(cl, 0, r->gpus, r->cores) : 0; i < cl->nnodes && !(early && nc == r->nodes);
+	     i = live ? cluster_next_fit(cl, i + 1, r->gpus, r->cores) : i + 1) {
 		if (!node_ok(pl, cl, f, i, r))
 			continue;
 		struct place_cand *pc = &pl->cand[nc];
@@ -879,8 +899,32 @@ static int place_gang(struct placer *pl, const struct cluster *cl, const struct 
 		pc->cores = r->cores;
 		pl->ord[nc] = nc;
 		nc++;
+		if (!by_group)
+			continue;
+		if (pl->gcount[pc->group]++ == 0)
+			pl->gseen[nseen++] = pc->group;
+		while (head < nseen && pl->gcount[pl->gseen[head]] < r->nodes && pl->glast[pl->gseen[head]] <= i)
+			head++;
+		if (head < nseen && pl->gcount[pl->gseen[head]] >= r->nodes) {
+			want = pl->gseen[head];
+			break;
+		}
 	}
+	for (int32_t k = 0; k < nseen; k++)
+		pl->gcount[pl->gseen[k]] = 0;
 	pl->ncand = nc;
+	if (want >= 0) {
+		int32_t n = 0;
+		for (int32_t k = 0; k < nc && n < r->nodes; k++)
+			if (pl->cand[k].group == want)
+				pl->pick[n++] = k;
+		for (int32_t k = 0; k < r->nodes; k++) {
+			int i = pl->cand[pl->pick[k]].node;
+			if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[k]))
+				return 0;
+		}
+		return r->nodes;
+	}
 	if (nc < r->nodes)
 		return 0;
 	if (r->nodes == 1) {

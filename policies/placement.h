@@ -101,6 +101,8 @@ struct placer {
 	int32_t *pick;                /* nnodes: the candidates a gang takes */
 	int32_t *gcount;              /* ngroups: candidates per group */
 	int32_t *gstatic;             /* ngroups: nodes that suit per group */
+	int32_t *glast;               /* ngroups: the group's last node (-1 none) */
+	int32_t *gseen;               /* ngroups: groups in the order their first candidate came */
 	int32_t ngroups, nplanes1;
 	int32_t *runs;                /* 3 × nnodes: (start, count, leaf) runs (topology) */
 	/* gpu-clustering: GPU pods per node and affinity tag, from the view */

@@ -72,9 +72,15 @@ static void free_dynamic(struct cluster *cl)
 			free(cl->gpu[i].mig);
 	free(cl->gpu);
 	free(cl->free);
+	free(cl->fx);
+	free(cl->fxs);
+	free(cl->fx_lev);
 	free(cl->svc);
 	cl->gpu = NULL;
 	cl->free = NULL;
+	cl->fx = NULL;
+	cl->fxs = NULL;
+	cl->fx_lev = NULL;
 	cl->svc = NULL;
 }
 
@@ -103,6 +109,9 @@ void cluster_fini(struct cluster *cl)
 	free(cl->nodes);
 	free(cl->planes);
 	free(cl->leaves);
+	strset_fini(&cl->leafset);
+	strset_fini(&cl->rackset);
+	strset_fini(&cl->typeset);
 	free(cl->pools);
 	free(cl->mig);
 	free_dynamic(cl);
@@ -110,6 +119,8 @@ void cluster_fini(struct cluster *cl)
 	labels_free(cl->labels);
 	power_fini(cl);
 	free(cl->health);
+	free(cl->hlog);
+	free(cl->hlogged);
 	free(cl->pool.p);
 	memset(cl, 0, sizeof *cl);
 }
@@ -165,12 +176,62 @@ static void plane_from_name(struct plane *pl, const char *name)
 	pl->gbps = atof(d);
 }
 
+static const char *rack_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->racks[i].name;
+}
+
+static const char *type_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->types[i].name;
+}
+
+/* Rebuilds set from the first n names when entries were taken back
+ * (a failed "events" load shortens the arrays). 0 or -1 on ENOMEM. */
+static int sync_set(struct strset *set, int32_t n, strset_key_fn key, const void *ctx)
+{
+	if (set->n <= n)
+		return 0;
+	strset_fini(set);
+	for (int32_t i = 0; i < n; i++)
+		if (strset_add(set, key(ctx, i), i))
+			return -1;
+	return 0;
+}
+
+/* name's index in set (its owner holds n entries), or -1; a linear scan
+ * while set holds entries taken back. */
+static int find_in(const struct strset *set, int32_t n, const char *name, strset_key_fn key,
+                   const void *ctx)
+{
+	if (set->n > n) {
+		for (int32_t i = 0; i < n; i++)
+			if (strcmp(key(ctx, i), name) == 0)
+				return i;
+		return -1;
+	}
+	return strset_find(set, name, key, ctx);
+}
+
+int cluster_find_rack(const struct cluster *cl, const char *name)
+{
+	return find_in(&cl->rackset, cl->nracks, name, rack_key, cl);
+}
+
+int cluster_find_type(const struct cluster *cl, const char *name)
+{
+	return find_in(&cl->typeset, cl->ntypes, name, type_key, cl);
+}
+
 int cluster_add_type(struct cluster *cl, const struct node_type *t)
 {
 	int32_t cap = cap_of(cl->ntypes);
-	if (grow((void **)&cl->types, &cap, cl->ntypes + 1, sizeof *cl->types))
+	if (grow((void **)&cl->types, &cap, cl->ntypes + 1, sizeof *cl->types) ||
+	    sync_set(&cl->typeset, cl->ntypes, type_key, cl))
 		return -1;
 	cl->types[cl->ntypes] = *t;
+	if (strset_add(&cl->typeset, cl->types[cl->ntypes].name, cl->ntypes))
+		return -1;
 	if (t->plane[0] && cluster_plane_index(cl, t->plane) < 0) {
 		int32_t pcap = cap_of(cl->nplanes);
 		if (grow((void **)&cl->planes, &pcap, cl->nplanes + 1, sizeof *cl->planes))
@@ -180,26 +241,40 @@ int cluster_add_type(struct cluster *cl, const struct node_type *t)
 	return cl->ntypes++;
 }
 
+static const char *leaf_key(const void *ctx, int32_t i)
+{
+	return ((const struct cluster *)ctx)->leaves[i];
+}
+
+/* The index of leaf switch `name`, added when new; hashed, since every
+ * rack is a leaf of its own by default. -1 on ENOMEM. */
 static int leaf_index(struct cluster *cl, const char *name)
 {
-	for (int i = 0; i < cl->nleaves; i++)
-		if (strcmp(cl->leaves[i], name) == 0)
-			return i;
+	if (sync_set(&cl->leafset, cl->nleaves, leaf_key, cl))
+		return -1;
+	int32_t k = strset_find(&cl->leafset, name, leaf_key, cl);
+	if (k >= 0)
+		return k;
 	int32_t cap = cap_of(cl->nleaves);
 	if (grow((void **)&cl->leaves, &cap, cl->nleaves + 1, sizeof *cl->leaves))
 		return -1;
 	snprintf(cl->leaves[cl->nleaves], HL_NAME_MAX, "%s", name);
+	if (strset_add(&cl->leafset, cl->leaves[cl->nleaves], cl->nleaves))
+		return -1;
 	return cl->nleaves++;
 }
 
 int cluster_add_rack(struct cluster *cl, const char *name, double cap_w, int cooling)
 {
 	int32_t cap = cap_of(cl->nracks);
-	if (grow((void **)&cl->racks, &cap, cl->nracks + 1, sizeof *cl->racks))
+	if (grow((void **)&cl->racks, &cap, cl->nracks + 1, sizeof *cl->racks) ||
+	    sync_set(&cl->rackset, cl->nracks, rack_key, cl))
 		return -1;
 	struct rack *r = &cl->racks[cl->nracks];
 	memset(r, 0, sizeof *r);
 	snprintf(r->name, sizeof r->name, "%s", name);
+	if (strset_add(&cl->rackset, r->name, cl->nracks))
+		return -1;
 	r->cap_w = cap_w;
 	r->cooling = cooling;
 	r->first_node = cl->nnodes;
@@ -240,6 +315,7 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 	int32_t cap = cap_of(cl->nnodes);
 	if (grow((void **)&cl->nodes, &cap, cl->nnodes + count, sizeof *cl->nodes))
 		return -1;
+	int32_t plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
 	for (int k = 0; k < count; k++) {
 		struct node *n = &cl->nodes[cl->nnodes];
 		memset(n, 0, sizeof *n);
@@ -253,7 +329,7 @@ int cluster_add_nodes(struct cluster *cl, int rack, int type, int count)
 		n->cpu_model = t->cpu_model;
 		n->cores = t->cores;
 		n->mem_mib = t->mem_mib;
-		n->plane = t->plane[0] ? cluster_plane_index(cl, t->plane) : -1;
+		n->plane = plane;
 		n->cooling = r->cooling;
 		n->numa = t->numa > 0 ? t->numa : (t->sockets > 0 ? t->sockets : 1);
 		while (n->numa < HL_NUMA_MAX && (n->cores + n->numa - 1) / n->numa > HL_NUMA_CORES_MAX)
@@ -335,7 +411,12 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 	cl->free = calloc((size_t)cl->nnodes + 1, sizeof *cl->free);
 	cl->svc = calloc((size_t)cl->nnodes + 1, 1);
 	cl->gpu = calloc((size_t)cl->ngpu_all + 1, sizeof *cl->gpu);
-	if (!cl->free || !cl->svc || !cl->gpu) {
+	cl->fx_words = (cl->nnodes + 63) / 64;
+	cl->fxs_words = (cl->fx_words + 63) / 64;
+	cl->fx = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fx_words + 1, sizeof *cl->fx);
+	cl->fxs = calloc((size_t)(CLUSTER_FX_GPUS + CLUSTER_FX_CORES) * (size_t)cl->fxs_words + 1, sizeof *cl->fxs);
+	cl->fx_lev = calloc((size_t)cl->nnodes + 1, 1);
+	if (!cl->free || !cl->svc || !cl->gpu || !cl->fx || !cl->fxs || !cl->fx_lev) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -356,6 +437,7 @@ int cluster_finish(struct cluster *cl, char *err, size_t errlen)
 		cl->free_gpus += f->gpus;
 		if (setup_mig(cl, i, err, errlen))
 			return -1;
+		cluster_free_changed(cl, i);
 	}
 	for (int p = 0; p < cl->npools; p++) {
 		cl->pools[p].used_gib = 0;
@@ -526,6 +608,12 @@ int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int3
 			}
 			r->pool = (int16_t)(po + 1);
 		}
+	}
+	if ((int64_t)cl->nsel * cl->nnodes > HL_MAX_SEL_CELLS) {
+		snprintf(err, errlen, "%d distinct label expressions over %d nodes: more than hetlab "
+		         "evaluates (at most %lld expression-node pairs; docs/scenario.md \"Limits\")",
+		         (int)cl->nsel, (int)cl->nnodes, (long long)HL_MAX_SEL_CELLS);
+		return -1;
 	}
 	if (eval_selectors(cl)) {
 		snprintf(err, errlen, "out of memory");
@@ -1111,6 +1199,89 @@ static simtime mig_take(struct cluster *cl, struct mig_layout *l, const struct a
 	return cost;
 }
 
+static inline int fx_core_level(int32_t cores)
+{
+	int b = 0;
+	while (b < CLUSTER_FX_CORES && cores >= (1 << b))
+		b++;
+	return b;   /* the number of thresholds 2^0 .. 2^(b-1) it reaches */
+}
+
+/* Sets or clears node's bit in bitmap k of the index, and its word's bit
+ * in the summary. */
+static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
+{
+	size_t w = (size_t)node >> 6;
+	uint64_t *word = &cl->fx[(size_t)k * (size_t)cl->fx_words + w];
+	uint64_t *sum = &cl->fxs[(size_t)k * (size_t)cl->fxs_words + (w >> 6)];
+	if (on)
+		*word |= 1ull << (node & 63);
+	else
+		*word &= ~(1ull << (node & 63));
+	if (*word)
+		*sum |= 1ull << (w & 63);
+	else
+		*sum &= ~(1ull << (w & 63));
+}
+
+void cluster_free_changed(struct cluster *cl, int32_t node)
+{
+	const struct nodefree *f = &cl->free[node];
+	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
+	int c = fx_core_level(f->cores);
+	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
+	if (g == og && c == oc)
+		return;
+	for (int t = og; t < g; t++)           /* levels t + 1 gained */
+		fx_put(cl, t, node, true);
+	for (int t = g; t < og; t++)
+		fx_put(cl, t, node, false);
+	for (int b = oc; b < c; b++)
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, true);
+	for (int b = c; b < oc; b++)
+		fx_put(cl, CLUSTER_FX_GPUS + b, node, false);
+	cl->fx_lev[node] = (uint8_t)(g | c << 4);
+}
+
+int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
+{
+	if (from >= cl->nnodes)
+		return cl->nnodes;
+	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
+	int ka = gpus > 0 ? (gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1 : -1;
+	int kb = cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(cores) - 1 : -1;
+	if (ka < 0 && kb < 0)
+		return from;
+	const uint64_t *a = ka >= 0 ? &cl->fx[(size_t)ka * W] : NULL, *b = kb >= 0 ? &cl->fx[(size_t)kb * W] : NULL;
+	const uint64_t *sa = ka >= 0 ? &cl->fxs[(size_t)ka * S] : NULL, *sb = kb >= 0 ? &cl->fxs[(size_t)kb * S] : NULL;
+	size_t w = (size_t)from >> 6;
+	uint64_t m = ~0ull << (from & 63);
+	while (w < W) {
+		/* Words that may hold a candidate, from the summaries. */
+		size_t v = w >> 6;
+		uint64_t sm = (sa ? sa[v] : ~0ull) & (sb ? sb[v] : ~0ull) & (~0ull << (w & 63));
+		if (!sm) {
+			w = (v + 1) << 6;
+			m = ~0ull;
+			continue;
+		}
+		size_t nw = (v << 6) + (size_t)__builtin_ctzll(sm);
+		if (nw != w)
+			m = ~0ull;
+		w = nw;
+		if (w >= W)
+			break;
+		uint64_t x = (a ? a[w] : ~0ull) & (b ? b[w] : ~0ull) & m;
+		if (x) {
+			int32_t i = (int32_t)(w * 64 + (size_t)__builtin_ctzll(x));
+			return i < cl->nnodes ? i : cl->nnodes;
+		}
+		w++;
+		m = ~0ull;
+	}
+	return cl->nnodes;
+}
+
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts)
 {
@@ -1152,6 +1323,8 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy += k;
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib += r->storage_gib;
@@ -1208,6 +1381,8 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
 	}
+	for (int i = 0; i < nparts; i++)
+		cluster_free_changed(cl, parts[i].node);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib -= r->storage_gib;

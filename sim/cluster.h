@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/job.h"
+#include "sim/strset.h"
 
 #define HL_NAME_MAX 48
 #define HL_MAX_GPUS_PER_NODE 64   /* one bit each in nodefree.gpu_free */
@@ -28,6 +29,14 @@
 #define HL_POOLS_MAX 32           /* storage pools (one bit each in node.pools) */
 #define HL_SHARE_MAX 32           /* most jobs time-sharing one GPU */
 #define HL_MILLI 1000             /* milli-GPUs of one GPU */
+/* The largest cluster one scenario may describe (docs/scenario.md "Limits"):
+ * every loader checks these before it builds anything. */
+#define HL_MAX_NODES 1000000
+#define HL_MAX_RACKS 100000
+#define HL_MAX_TYPES 10000
+#define HL_MAX_PLANES 256
+/* Label expressions × nodes evaluated up front (one byte each). */
+#define HL_MAX_SEL_CELLS (1LL << 27)
 
 struct labels;                    /* sim/label.h */
 struct power_state;               /* sim/power.h */
@@ -214,6 +223,8 @@ struct cluster {
 	int32_t nplanes;
 	char (*leaves)[HL_NAME_MAX];
 	int32_t nleaves;
+	struct strset leafset;         /* leaves by name */
+	struct strset rackset, typeset;   /* racks and node types by name */
 	struct storage_pool *pools;
 	int32_t npools;
 	struct mig_geometry *mig;      /* owned; NULL when no node runs MIG */
@@ -223,6 +234,13 @@ struct cluster {
 	struct labels *labels;         /* every node's labels (cluster_label_nodes) */
 	struct power_state *pw;        /* power, thermal, facility (sim/power.h); NULL when off */
 	struct node_health *health;    /* per node (sim/fault.h); NULL when faults are off */
+	/* The nodes whose health record or service state changed since the
+	 * last scheduling pass, each once (hlogged marks them), for the health
+	 * monitor to look at only those; hlog_all: look at every node. Kept by
+	 * the engine (sim/engine.c) and cleared after each pass. */
+	int32_t *hlog, nhlog, caphlog;
+	uint8_t *hlogged;
+	bool hlog_all;
 	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
 	int32_t nsel;
 	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */
@@ -231,6 +249,15 @@ struct cluster {
 	/* dynamic */
 	struct gpustate *gpu;
 	struct nodefree *free;
+	/* An index of free, for placement to skip nodes that cannot fit
+	 * (cluster_next_fit): bitmap t - 1 of fx has node i's bit when it has
+	 * at least t whole idle cards (t = 1 .. CLUSTER_FX_GPUS), bitmap
+	 * CLUSTER_FX_GPUS + b when at least 2^b free cores. Kept by
+	 * cluster_take, cluster_give and cluster_free_changed. */
+	uint64_t *fx;
+	uint64_t *fxs;          /* per bitmap of fx: bit w set when its word w is not zero */
+	int32_t fx_words, fxs_words;
+	uint8_t *fx_lev;        /* per node: its GPU level (low nibble) and core level (high) */
 	uint8_t *svc;           /* enum node_svc per node */
 	int64_t total_cores, total_gpus;
 	int64_t free_cores, free_gpus;   /* free_gpus: whole idle non-MIG cards */
@@ -244,6 +271,9 @@ void cluster_fini(struct cluster *cl);
 void catalog_fini(struct catalog *cat);
 int catalog_find_gpu(const struct catalog *cat, const char *name);
 int catalog_find_cpu(const struct catalog *cat, const char *name);
+/* A rack or node type by name (hashed), or -1. */
+int cluster_find_rack(const struct cluster *cl, const char *name);
+int cluster_find_type(const struct cluster *cl, const char *name);
 
 /* Building (scenario loader). Each returns the new index or -1 on ENOMEM. */
 int cluster_add_type(struct cluster *cl, const struct node_type *t);
@@ -366,6 +396,15 @@ static inline int hl_popcount64(uint64_t x)
  * state: free capacity and totals, shared cards, MIG instances, pools.
  * cluster_take returns the set-up delay before the job computes (MIG
  * instance creation or re-slice), 0 otherwise. */
+#define CLUSTER_FX_GPUS 8
+#define CLUSTER_FX_CORES 15
+/* Re-indexes node's free state (after a change made outside cluster_take
+ * and cluster_give, such as a card falling off the bus). */
+void cluster_free_changed(struct cluster *cl, int32_t node);
+/* The first node at or after `from` whose live free state may have `gpus`
+ * whole idle cards and `cores` free cores (a superset: the nodes it skips
+ * have fewer); cl->nnodes when none. For placement on cl->free. */
+int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores);
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts);
 void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,

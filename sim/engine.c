@@ -54,6 +54,14 @@ static int fail(struct sim *s, const char *fmt, ...)
 
 static int faults_init(struct sim *s);
 
+/* The running jobs with a part on a node, in no order: what a node's
+ * event (a fault, a power limit, a drain) acts on, without a scan of every
+ * running job. A job has at most one part per node. */
+struct nodejobs {
+	int32_t *id;
+	int32_t n, cap;
+};
+
 int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
              struct job *jobs, struct job_truth *truth, int32_t njobs)
 {
@@ -76,7 +84,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->running = malloc((size_t)(njobs + 1) * sizeof *s->running);
 	s->rack_w = calloc((size_t)s->cl.nracks + 1, sizeof *s->rack_w);
 	s->run = calloc((size_t)njobs + 1, sizeof *s->run);
-	if (!s->pending || !s->running || !s->rack_w || !s->run || evq_init(&s->q, (size_t)njobs + 16))
+	s->onnode = calloc((size_t)s->cl.nnodes + 1, sizeof *s->onnode);
+	if (!s->pending || !s->running || !s->rack_w || !s->run || !s->onnode || evq_init(&s->q, (size_t)njobs + 16))
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
@@ -110,6 +119,12 @@ fail_alloc:
 
 void sim_fini(struct sim *s)
 {
+	for (int32_t i = 0; s->onnode && i < s->cl.nnodes; i++)
+		free(s->onnode[i].id);
+	free(s->onnode);
+	free(s->onbuf);
+	s->onnode = NULL;
+	s->onbuf = NULL;
 	cluster_fini(&s->cl);
 	free(s->jobs);
 	free(s->truth);
@@ -344,6 +359,8 @@ static void pw_parts_changed(struct sim *s, const struct alloc_part *parts, int 
 		pw_node_changed(s, parts[i].node);
 }
 
+static int32_t onnode_sorted(struct sim *s, int32_t node);
+
 /* Sets a node's GPU power limit: the jobs on it change power and speed. */
 static int pw_set_limit(struct sim *s, int32_t node, double lim)
 {
@@ -352,27 +369,18 @@ static int pw_set_limit(struct sim *s, int32_t node, double lim)
 		return 0;
 	/* Energy and progress so far at the old limit. */
 	power_advance_rack(cl, cl->nodes[node].rack, s->now);
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		const struct job *j = &s->jobs[id];
-		for (int i = 0; i < j->nparts; i++)
-			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
-				job_energy_advance(s, id);
-				break;
-			}
-	}
+	int32_t n = onnode_sorted(s, node);   /* in running-list order, as a walk meets them */
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = 0; k < n; k++)
+		job_energy_advance(s, s->onbuf[k]);
 	cl->pw->node[node].limit = lim;
 	pw_node_changed(s, node);
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		const struct job *j = &s->jobs[id];
-		for (int i = 0; i < j->nparts; i++)
-			if (cl->pool.p[j->parts + (uint32_t)i].node == node) {
-				s->run[id].power_w = job_active_w(s, j);
-				if (sim_job_retime(s, id))
-					return -1;
-				break;
-			}
+	for (int32_t k = 0; k < n; k++) {
+		int32_t id = s->onbuf[k];
+		s->run[id].power_w = job_active_w(s, &s->jobs[id]);
+		if (sim_job_retime(s, id))
+			return -1;
 	}
 	return 0;
 }
@@ -659,20 +667,108 @@ static int retime_neighbours(struct sim *s, int32_t id, const struct alloc_part 
 /* Every job ends exactly once; the allocation goes back after the recorder
  * has seen it. */
 /* Gives a running job's allocation back and takes it off the running list. */
+/* The health monitor looks again at `node` at the next pass (its record
+ * or service state changed); at every node when the log cannot grow. */
+static void health_mark(struct sim *s, int32_t node)
+{
+	struct cluster *cl = &s->cl;
+	if (!cl->health || cl->hlogged[node])
+		return;
+	if (cl->nhlog == cl->caphlog) {
+		int32_t cap = cl->caphlog ? 2 * cl->caphlog : 64;
+		int32_t *l = realloc(cl->hlog, (size_t)cap * sizeof *l);
+		if (!l) {
+			cl->hlog_all = true;
+			return;
+		}
+		cl->hlog = l;
+		cl->caphlog = cap;
+	}
+	cl->hlogged[node] = 1;
+	cl->hlog[cl->nhlog++] = node;
+}
+
+/* Forgets the first n marks and, when `all` (what the monitor has looked
+ * at), hlog_all; marks made since, by its own decisions, stay for the next
+ * pass. */
+static void health_log_clear(struct cluster *cl, int32_t n, bool all)
+{
+	if (!cl->health)
+		return;
+	for (int32_t k = 0; k < n; k++)
+		cl->hlogged[cl->hlog[k]] = 0;
+	if (n > 0 && cl->nhlog > n)
+		memmove(cl->hlog, cl->hlog + n, (size_t)(cl->nhlog - n) * sizeof *cl->hlog);
+	cl->nhlog -= n;
+	if (all)
+		cl->hlog_all = false;
+}
+
 static void node_emptied(struct sim *s, int32_t node);
 
-/* Does any running job but `except` hold a part on node? (Only asked for
- * draining nodes, so the scan is rare.) */
+static int onnode_add(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
+{
+	for (int i = 0; i < nparts; i++) {
+		struct nodejobs *o = &s->onnode[parts[i].node];
+		if (o->n == o->cap) {
+			int32_t cap = o->cap ? 2 * o->cap : 4;
+			int32_t *ids = realloc(o->id, (size_t)cap * sizeof *ids);
+			if (!ids)
+				return -1;
+			o->id = ids;
+			o->cap = cap;
+		}
+		o->id[o->n++] = id;
+	}
+	return 0;
+}
+
+static void onnode_del(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
+{
+	for (int i = 0; i < nparts; i++) {
+		struct nodejobs *o = &s->onnode[parts[i].node];
+		for (int32_t k = 0; k < o->n; k++)
+			if (o->id[k] == id) {
+				o->id[k] = o->id[--o->n];
+				break;
+			}
+	}
+}
+
+static int cmp_run_idx(const void *a, const void *b, void *ctx)
+{
+	const struct job *jobs = ctx;
+	int32_t x = jobs[*(const int32_t *)a].run_idx, y = jobs[*(const int32_t *)b].run_idx;
+	return (x > y) - (x < y);
+}
+
+/* The running jobs on `node`, in running-list order (as a walk of the
+ * running list meets them), into s->onbuf; their number, -1 when memory
+ * runs out. */
+static int32_t onnode_sorted(struct sim *s, int32_t node)
+{
+	const struct nodejobs *o = &s->onnode[node];
+	if (o->n > s->cap_onbuf) {
+		int32_t *b = realloc(s->onbuf, (size_t)o->cap * sizeof *b);
+		if (!b)
+			return -1;
+		s->onbuf = b;
+		s->cap_onbuf = o->cap;
+	}
+	if (o->n == 0)
+		return 0;
+	memcpy(s->onbuf, o->id, (size_t)o->n * sizeof *s->onbuf);
+	qsort_r(s->onbuf, (size_t)o->n, sizeof *s->onbuf, cmp_run_idx, s->jobs);
+	return o->n;
+}
+
+/* Does any running job but `except` hold a part on node? */
 static bool node_has_jobs(const struct sim *s, int32_t node, int32_t except)
 {
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		const struct job *j = &s->jobs[s->running[k]];
-		if (j->id == except)
-			continue;
-		for (int i = 0; i < j->nparts; i++)
-			if (s->cl.pool.p[j->parts + (uint32_t)i].node == node)
-				return true;
-	}
+	const struct nodejobs *o = &s->onnode[node];
+	for (int32_t k = 0; k < o->n; k++)
+		if (o->id[k] != except)
+			return true;
 	return false;
 }
 
@@ -680,10 +776,13 @@ static int release_alloc(struct sim *s, int32_t id)
 {
 	struct job *j = &s->jobs[id];
 	cluster_give(&s->cl, id, &j->req, &s->cl.pool.p[j->parts], j->nparts);
+	onnode_del(s, &s->cl.pool.p[j->parts], j->nparts, id);
 	for (int i = 0; i < j->nparts; i++) {
 		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
-		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id))
+		if (s->cl.svc[n] == NODE_DRAINING && !node_has_jobs(s, n, id)) {
+			health_mark(s, n);
 			node_emptied(s, n);
+		}
 	}
 	if (s->cl.pw)
 		pw_parts_changed(s, &s->cl.pool.p[j->parts], j->nparts);
@@ -721,6 +820,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 		for (int i = 0; i < j->nparts; i++) {
 			struct node_health *h = &s->cl.health[s->cl.pool.p[j->parts + (uint32_t)i].node];
 			h->job_fail_at[h->job_fails++ % HEALTH_RING] = s->now;
+			health_mark(s, s->cl.pool.p[j->parts + (uint32_t)i].node);
 		}
 	rec_event(s, REC_END, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, st,
 	          j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
@@ -835,13 +935,15 @@ static bool job_uses(const struct sim *s, const struct job *j, int32_t node, int
 static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 {
 	int scope = s->cfg.fault ? s->cfg.fault->migrate : MIGRATE_NONE;
-	/* Downwards: removing job k moves the last (already seen) into k. */
-	for (int32_t k = s->nrunning - 1; k >= 0; k--) {
-		if (k >= s->nrunning)
-			continue;
-		int32_t id = s->running[k];
+	/* Downwards in the running list, as a walk from its end meets them
+	 * (removing one moves the last, already seen, into its place). */
+	int32_t n = onnode_sorted(s, node);
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = n - 1; k >= 0; k--) {
+		int32_t id = s->onbuf[k];
 		struct job *j = &s->jobs[id];
-		if (!job_uses(s, j, node, gpu))
+		if (j->run_idx < 0 || !job_uses(s, j, node, gpu))
 			continue;
 		bool move = scope == MIGRATE_ALL || (scope == MIGRATE_CHECKPOINTED && j->ckpt_every_us > 0);
 		exec_stop_live(s, id, move ? EXEC_STOP_PREEMPT : EXEC_STOP_KILL);
@@ -860,11 +962,12 @@ static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 
 static int retime_node(struct sim *s, int32_t node)
 {
-	for (int32_t k = 0; k < s->nrunning; k++) {
-		int32_t id = s->running[k];
-		if (job_uses(s, &s->jobs[id], node, -1) && sim_job_retime(s, id))
+	int32_t n = onnode_sorted(s, node);
+	if (n < 0)
+		return fail(s, "out of memory");
+	for (int32_t k = 0; k < n; k++)
+		if (sim_job_retime(s, s->onbuf[k]))
 			return -1;
-	}
 	return 0;
 }
 
@@ -915,6 +1018,7 @@ static void gpu_back(struct sim *s, int32_t node, int g)
 		return;
 	cl->free[node].gpu_free |= 1ull << g;
 	cl->free[node].gpus++;
+	cluster_free_changed(cl, node);
 	if (cl->svc[node] != NODE_ABSENT)
 		cl->free_gpus++;
 }
@@ -952,6 +1056,7 @@ static int apply_fault(struct sim *s, int32_t node, int kind, int gpu, double va
 		if ((cl->free[node].gpu_free >> gpu) & 1u) {
 			cl->free[node].gpu_free &= ~(1ull << gpu);
 			cl->free[node].gpus--;
+			cluster_free_changed(cl, node);
 			cl->free_gpus--;
 		}
 		break;
@@ -1057,6 +1162,9 @@ static int faults_init(struct sim *s)
 	const struct fault_cfg *fc = s->cfg.fault;
 	if (!cl->health && !(cl->health = calloc((size_t)cl->nnodes + 1, sizeof *cl->health)))
 		return -1;
+	if (!cl->hlogged && !(cl->hlogged = calloc((size_t)cl->nnodes + 1, 1)))
+		return -1;
+	cl->hlog_all = true;
 	for (int32_t i = 0; i < cl->nnodes; i++) {
 		struct node_health *h = &cl->health[i];
 		for (int g = 0; g < 64; g++)
@@ -1099,6 +1207,7 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 		return fail(s, "health monitor made an invalid decision at t=%.6f s: drain of node %d, which is not up",
 		            simtime_to_s(s->now), node);
 	struct node_health *h = &cl->health[node];
+	health_mark(s, node);
 	snprintf(h->drain_reason, sizeof h->drain_reason, "%s", reason ? reason : "");
 	h->drained_since = s->now;
 	if (cl->svc[node] == NODE_UP)
@@ -1122,6 +1231,7 @@ int decide_resume(struct decide *d, int32_t node)
 	struct node_health *h = &cl->health[node];
 	if (strcmp(h->drain_reason, "leave") == 0)
 		return 0;   /* leaving for good */
+	health_mark(s, node);
 	h->drained_since = -1;
 	h->drain_reason[0] = 0;
 	if (cl->svc[node] != NODE_DOWN)
@@ -1227,10 +1337,24 @@ static void handle_submit(struct sim *s)
 		sim_push(s, s->jobs[s->next_submit].submit_us, SIM_EV_SUBMIT, s->next_submit, 0, 0);
 }
 
+static int64_t sample_rows_max(const struct sim *s)
+{
+	return s->cfg.max_sample_rows > 0 ? s->cfg.max_sample_rows : SIM_SAMPLE_ROWS_MAX;
+}
+
+#define SAMPLE_LIMIT_HINT "raise $.sample_interval_s or set $.horizon_days (docs/scenario.md \"Limits\")"
+
 static void handle_sample(struct sim *s)
 {
 	if (!s->rec.sample)
 		goto next;   /* nobody records samples: skip the probes */
+	s->sample_rows += 1 + s->cl.nracks;
+	if (!s->cfg.live && s->sample_rows > sample_rows_max(s)) {
+		fail(s, "at day %.1f the run's samples pass %lld rows (sample and rack_sample), the most "
+		     "a run records: " SAMPLE_LIMIT_HINT, simtime_to_s(s->now) / 86400.0,
+		     (long long)sample_rows_max(s));
+		return;
+	}
 	struct sim_sample smp = {
 		.t = s->now,
 		.cores_total = s->cl.total_cores,
@@ -1311,15 +1435,18 @@ static void handle(struct sim *s, const struct ev *e)
 			pw_env(s, &s->cfg.env[e->arg]);
 		break;
 	case SIM_EV_FAULT:
+		health_mark(s, e->id);
 		if (s->cl.health)
 			apply_fault(s, e->id, e->arg & 0xff, e->arg >> 8, s->cfg.fault->proc[e->arg & 0xff].value,
 			            s->cfg.fault->proc[e->arg & 0xff].repair_s);
 		break;
 	case SIM_EV_REPAIR:
+		health_mark(s, e->id);
 		if (s->cl.health)
 			repair(s, e->id, e->arg & 0xff, e->arg >> 8);
 		break;
 	case SIM_EV_FEVENT:
+		s->cl.hlog_all = true;
 		if (s->cl.health)
 			fault_event(s, &s->cfg.fault->ev[e->arg]);
 		break;
@@ -1348,8 +1475,11 @@ static void pass(struct sim *s)
 	s->dirty = false;
 	s->last_pass = s->now;
 	s->npasses++;
+	int32_t seen = s->cl.nhlog;
+	bool all = s->cl.hlog_all;
 	if (s->health.check)
 		s->health.check(s->health.state, &v, &d);
+	health_log_clear(&s->cl, seen, all);
 	if (s->sched.schedule && !s->failed)
 		s->sched.schedule(s->sched.state, &v, &d);
 	compact_pending(s);
@@ -1380,6 +1510,8 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 		return fail(s, "out of memory growing the allocation pool");
 	memcpy(&s->cl.pool.p[off], parts, (size_t)nparts * sizeof *parts);
 	simtime setup = cluster_take(&s->cl, id, &j->req, parts, nparts);
+	if (onnode_add(s, parts, nparts, id))
+		return fail(s, "out of memory indexing job %d's nodes", id);
 	s->alloc_epoch++;
 	job_set_state(j, JOB_RUNNING);
 	j->parts = off;
@@ -1511,9 +1643,29 @@ int sim_step(struct sim *s)
 	return evq_len(&s->q) > 0 ? 1 : 0;
 }
 
+/* Samples run at least until the last job arrives: refuses up front a run
+ * whose samples would pass SIM_SAMPLE_ROWS_MAX by then. */
+static int check_sample_rows(struct sim *s)
+{
+	if (s->cfg.live || !s->rec.sample || s->cfg.sample_every_us <= 0 || s->njobs == 0)
+		return 0;
+	simtime last = s->jobs[s->njobs - 1].submit_us;
+	if (last > s->cfg.horizon_us)
+		last = s->cfg.horizon_us;
+	double rows = ((double)last / (double)s->cfg.sample_every_us + 1) * (1.0 + s->cl.nracks);
+	if (rows <= (double)sample_rows_max(s))
+		return 0;
+	return fail(s, "sampling every %g s until the last job arrives (day %.1f) takes %.3g rows "
+	            "(sample and rack_sample), more than a run records (%lld): " SAMPLE_LIMIT_HINT,
+	            simtime_to_s(s->cfg.sample_every_us), simtime_to_s(last) / 86400.0, rows,
+	            (long long)sample_rows_max(s));
+}
+
 int sim_run(struct sim *s)
 {
 	int r;
+	if (s->nevents == 0 && check_sample_rows(s))
+		return -1;
 	while ((r = sim_step(s)) > 0)
 		;
 	if (r < 0)

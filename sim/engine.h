@@ -121,8 +121,14 @@ struct ckpt_cfg {
 	simtime grace_us;            /* from the preemption signal to the kill */
 };
 
+/* Most rows a run's samples may take (one per sample and one per rack and
+ * sample): a run past it fails, naming sample_interval_s (docs/scenario.md
+ * "Limits"). Live mode has no limit. */
+#define SIM_SAMPLE_ROWS_MAX 50000000LL
+
 struct sim_cfg {
 	simtime sample_every_us;     /* 0: no samples */
+	int64_t max_sample_rows;     /* 0: SIM_SAMPLE_ROWS_MAX (tests set less) */
 	simtime horizon_us;          /* stop at this time; SIMTIME_INF: when all jobs end */
 	bool keep_overruns;          /* don't kill jobs at their walltime (sites that did not enforce it) */
 	/* Runtimes are work on the reference device: a job's speed is its
@@ -188,6 +194,8 @@ struct sim_xin {
 /* The health monitor, installed like the scheduler (policies/health.c): a
  * pass calls it before the policy; it acts through decide_drain and
  * decide_resume. */
+struct nodejobs;
+
 struct sim_health {
 	void *state;
 	void (*check)(void *state, const struct view *v, struct decide *out);
@@ -204,10 +212,13 @@ struct sim {
 	struct evq q;
 	int32_t *pending, npending, cap_pending;
 	int32_t *running, nrunning;
+	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine.c) */
+	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
 	simtime now, last_pass;
 	bool dirty;                  /* something changed since the last pass */
 	bool failed;
 	uint64_t nevents, npasses, ndecisions;
+	int64_t sample_rows;         /* recorded so far (SIM_SAMPLE_ROWS_MAX) */
 	uint64_t alloc_epoch;        /* bumped on every start and end */
 	int32_t nfinished;
 	int32_t nrejected;           /* killed at submit: larger than the cluster */

@@ -385,14 +385,16 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 		confirm(s, j, x->a);
 		break;
 	case SIM_EV_XEND2:
+		/* An end the executor timed (Slurm's): final even for a job
+		 * signalled for preemption. Such an executor reports a checkpoint
+		 * as a requeue (SIM_EV_XREQUEUE); a job that ended without one
+		 * never saw the signal (or finished first): it is done, not run
+		 * again. */
 		if (!r->confirmed && x->a >= 0)
 			confirm(s, j, x->a);
 		account_until(s, j, x->b);
 		if (r->killing) {
 			killed(s, j, (enum job_state)x->st);
-		} else if (j->state == JOB_CHECKPOINTING) {
-			eng_exec_stop(s, j->id, EXEC_STOP_PREEMPT);
-			eng_requeue_job(s, j->id, "exited after the preemption signal");
 		} else {
 			j->reason = (uint8_t)x->reason;
 			sim_job_end(s, j->id, (enum job_state)x->st);
@@ -462,7 +464,19 @@ static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 	s->dirty = true;
 }
 
+static bool handle_x(struct sim *s, const struct ev *e);
+
+/* A live event may change any node's jobs, state or readings: the health
+ * monitor looks at every node in the next pass (live events are few). */
 bool live_handle(struct sim *s, const struct ev *e)
+{
+	if (!handle_x(s, e))
+		return false;
+	s->cl.hlog_all = true;
+	return true;
+}
+
+static bool handle_x(struct sim *s, const struct ev *e)
 {
 	switch (e->kind) {
 	case SIM_EV_XEND:

@@ -8,6 +8,7 @@
  * small open-addressing hash table (FNV-1a) so that a name maps to the index
  * of its first appearance. */
 #include "traces/dlrm.h"
+#include "sim/strset.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ static const struct {
 };
 
 #define DLRM_MAX_REQ 1e9        /* largest request (vCPUs, GPUs, GiB) */
-#define DLRM_MAX_TIME_S 1e12    /* largest time, s (microseconds fit easily) */
+#define DLRM_MAX_TIME_S ((double)TRACE_MAX_TIME_S)   /* largest time, s (trace.h) */
 
 const char *dlrm_role_name(enum dlrm_role r)
 {
@@ -89,43 +90,23 @@ int32_t dlrm_app_find(const struct dlrm_services *s, const char *name)
 	return -1;
 }
 
-/* Name → index, open addressing over a power-of-two table of indexes + 1. */
+/* Name → index: a hashed set over svc->names (sim/strset.h). */
 struct apptab {
-	int32_t *slot;
-	uint32_t mask;
+	struct strset set;
 	int32_t cap;            /* room in svc->names */
 };
 
-static uint32_t fnv1a(const char *s)
+static const char *app_key(const void *ctx, int32_t g)
 {
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
+	return ((const struct dlrm_services *)ctx)->names[g];
 }
 
 /* The index of `name`, added when new; -1 on ENOMEM. */
 static int32_t app_intern(struct apptab *t, struct dlrm_services *s, const char *name)
 {
-	if (!t->slot || (uint32_t)s->napps * 2 >= t->mask + 1) {
-		uint32_t nsize = t->slot ? (t->mask + 1) * 2 : 256;
-		int32_t *ns = calloc(nsize, sizeof *ns);
-		if (!ns)
-			return -1;
-		for (int32_t g = 0; g < s->napps; g++) {
-			uint32_t k = fnv1a(s->names[g]) & (nsize - 1);
-			while (ns[k])
-				k = (k + 1) & (nsize - 1);
-			ns[k] = g + 1;
-		}
-		free(t->slot);
-		t->slot = ns;
-		t->mask = nsize - 1;
-	}
-	uint32_t k = fnv1a(name) & t->mask;
-	for (; t->slot[k]; k = (k + 1) & t->mask)
-		if (strcmp(s->names[t->slot[k] - 1], name) == 0)
-			return t->slot[k] - 1;
+	int32_t g = strset_find(&t->set, name, app_key, s);
+	if (g >= 0)
+		return g;
 	if (s->napps == t->cap) {
 		int32_t ncap = t->cap ? t->cap * 2 : 64;
 		char (*nn)[DLRM_NAME_MAX] = realloc(s->names, (size_t)ncap * sizeof *nn);
@@ -135,8 +116,9 @@ static int32_t app_intern(struct apptab *t, struct dlrm_services *s, const char 
 		t->cap = ncap;
 	}
 	snprintf(s->names[s->napps], DLRM_NAME_MAX, "%s", name);
-	t->slot[k] = ++s->napps;
-	return s->napps - 1;
+	if (strset_add(&t->set, s->names[s->napps], s->napps))
+		return -1;
+	return s->napps++;
 }
 
 /* ---- one row ------------------------------------------------------------ */
@@ -236,7 +218,7 @@ static int parse_col(int c, const char *s, size_t n, struct row *r, const char *
 			return -1;
 		break;
 	case K_TIME:
-		*want = "empty or a time in seconds (>= 0, at most 1e12)";
+		*want = "empty or a time in seconds (>= 0, at most 1e9)";
 		if (n == 0) {
 			d = -1;
 			break;
@@ -489,7 +471,7 @@ int trace_dlrm_read(const char *path, const struct dlrm_opts *o, struct workload
 	if (finish(w, s, rowidx) != 0)
 		goto nomem;
 	linereader_close(lr);
-	free(tab.slot);
+	strset_fini(&tab.set);
 	free(rowidx);
 	if (!svc)
 		dlrm_services_free(s);
@@ -500,7 +482,7 @@ nomem:
 	         (long long)linereader_lineno(lr), w->n);
 fail:
 	linereader_close(lr);
-	free(tab.slot);
+	strset_fini(&tab.set);
 	free(rowidx);
 	dlrm_services_free(s);
 	workload_free(w);

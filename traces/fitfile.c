@@ -3,6 +3,7 @@
  * fit.h). */
 #include "traces/trcutil.h"
 #include "traces/fit.h"
+#include "traces/jsonfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -302,13 +303,9 @@ out:
 
 int trace_fit_source(const char *path, char *out, size_t len, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	if (!root) {
-		if (je.line <= 0)
-			return trc_fail(err, errlen, "%s: %s", path, je.text);
-		return trc_fail(err, errlen, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-	}
+	json_t *root = jsonfile_load(path, err, errlen);   /* BOM, directory and size as every JSON input */
+	if (!root)
+		return -1;
 	const char *s = json_string_value(json_object_get(root, "fitted_from"));
 	snprintf(out, len, "%s", s ? s : "");
 	json_decref(root);

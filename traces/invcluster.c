@@ -136,10 +136,7 @@ static int check_models(const struct inv_nodes *l, const struct inv_shapes *sh, 
 
 static bool type_taken(const struct cluster *cl, const char *name)
 {
-	for (int32_t t = 0; t < cl->ntypes; t++)
-		if (strcmp(cl->types[t].name, name) == 0)
-			return true;
-	return false;
+	return cluster_find_type(cl, name) >= 0;
 }
 
 /* A descriptive, unique type name: "G2-8x-96c-384g", "cpu-96c-512g";
@@ -201,6 +198,14 @@ int inventory_cluster_add(const struct inv_nodes *l, const char *path, const str
 			         "memory with %s.mem_gib", path, inv_format_name(l->fmt), w);
 			goto fail;
 		}
+
+	int64_t nracks = ((int64_t)l->n + nodes_per_rack - 1) / nodes_per_rack;
+	if (cl->ntypes + sh.n > HL_MAX_TYPES || nracks > HL_MAX_RACKS) {
+		snprintf(err, errlen, "%s: %d node shapes in %lld racks of %d nodes: more than one scenario "
+		         "may hold (at most %d node types and %d racks; raise %s.nodes_per_rack)", path,
+		         (int)sh.n, (long long)nracks, nodes_per_rack, HL_MAX_TYPES, HL_MAX_RACKS, w);
+		goto fail;
+	}
 
 	/* Types: one per shape, indices from base. */
 	int32_t base = cl->ntypes;

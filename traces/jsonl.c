@@ -27,6 +27,7 @@
 enum jk {
 	JK_ID,        /* integer >= 0, read and ignored (ids are indexes) */
 	JK_INT64,     /* integer >= 0 */
+	JK_TIME,      /* integer microseconds, 0 .. TRACE_MAX_TIME_US */
 	JK_INT32M1,   /* integer >= -1 that fits in int32 */
 	JK_COUNT,     /* integer >= 0 that fits in int32 */
 	JK_WALLTIME,  /* integer > 0, or null for none */
@@ -54,11 +55,11 @@ static const struct jfield top_fields[T_NTOP] = {
 	[T_TENANT] = { "tenant", JK_INT32M1, false },
 	[T_GROUP] = { "group", JK_INT32M1, false },
 	[T_QUEUE] = { "queue", JK_INT32M1, false },
-	[T_SUBMIT] = { "submit_us", JK_INT64, true },
+	[T_SUBMIT] = { "submit_us", JK_TIME, true },
 	[T_WALLTIME] = { "walltime_us", JK_WALLTIME, false },
-	[T_CKPT] = { "ckpt_every_us", JK_INT64, false },
+	[T_CKPT] = { "ckpt_every_us", JK_TIME, false },
 	[T_REQ] = { "req", JK_REQ, true },
-	[T_RUN] = { "run_us", JK_INT64, true },
+	[T_RUN] = { "run_us", JK_TIME, true },
 	[T_FAILS] = { "fails", JK_BOOL, false },
 };
 
@@ -174,7 +175,8 @@ static int get_int(const struct jctx *c, const char *prefix, const struct jfield
 	switch (f->kind) {
 	case JK_INT32M1: want = "an integer >= -1"; lo = -1; hi = INT32_MAX; break;
 	case JK_COUNT: want = "a non-negative integer"; lo = 0; hi = INT32_MAX; break;
-	case JK_WALLTIME: want = "a positive integer or null"; lo = 1; break;
+	case JK_WALLTIME: want = "a positive integer (microseconds) or null"; lo = 1; hi = TRACE_MAX_TIME_US; break;
+	case JK_TIME: want = "a non-negative integer (microseconds)"; lo = 0; hi = TRACE_MAX_TIME_US; break;
 	default: want = "a non-negative integer"; lo = 0; break;
 	}
 	if (f->kind == JK_WALLTIME && json_is_null(v)) {
@@ -186,6 +188,9 @@ static int get_int(const struct jctx *c, const char *prefix, const struct jfield
 	}
 	json_int_t x = json_integer_value(v);
 	if (x < lo || x > hi) {
+		if (x > hi && hi == TRACE_MAX_TIME_US)
+			return jfail(c, jp, "expected %s of at most %lld (%lld s, about 31.7 years), got %lld",
+			             want, (long long)hi, (long long)TRACE_MAX_TIME_S, (long long)x);
 		return jfail(c, jp, "expected %s, got %lld%s", want, (long long)x,
 		             x > hi ? " (too large)" : "");
 	}
@@ -425,7 +430,7 @@ static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct jo
 	x[T_WALLTIME] = SIMTIME_INF;
 	for (int i = 0; i < T_NTOP; i++) {
 		enum jk k = top_fields[i].kind;
-		if (k == JK_ID || k == JK_INT64 || k == JK_INT32M1 || k == JK_WALLTIME)
+		if (k == JK_ID || k == JK_INT64 || k == JK_TIME || k == JK_INT32M1 || k == JK_WALLTIME)
 			if (get_int(c, "$", &top_fields[i], v[i], &x[i]) != 0)
 				return -1;
 	}

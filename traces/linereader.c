@@ -2,8 +2,9 @@
  *
  * zlib's gzopen reads both: a file without the gzip magic is passed through
  * unchanged. gzgets fills the buffer up to a newline; a line longer than the
- * buffer is read in several calls and the buffer doubles until it fits, so
- * there is no limit on line length and memory stays at the longest line.
+ * buffer is read in several calls and the buffer doubles until it fits, up
+ * to TRACE_LINE_MAX bytes: a longer line is an error (a 1 GiB line must not
+ * take 2 GB and minutes before the reader says it is not a trace).
  *
  * The reader keeps the err buffer handed to linereader_open and writes
  * read errors (I/O, truncated gzip, NUL bytes) there. */
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
-enum { LR_INITIAL = 4096, LR_GZBUF = 128 * 1024 };
+/* The buffer holds a line of TRACE_LINE_MAX bytes, its newline and a NUL. */
+enum { LR_INITIAL = 4096, LR_GZBUF = 128 * 1024, LR_MAXCAP = TRACE_LINE_MAX + 2 };
 
 struct linereader {
 	gzFile gz;
@@ -44,6 +47,11 @@ struct linereader *linereader_open(const char *path, char *err, size_t errlen)
 	if (!lr->buf) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		goto free_lr;
+	}
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory (expected a file)", path);
+		goto free_buf;
 	}
 	errno = 0;
 	lr->gz = gzopen(path, "rb");
@@ -92,7 +100,14 @@ const char *linereader_next(struct linereader *lr, size_t *len)
 	size_t n = 0;
 	for (;;) {
 		if (lr->cap - n < 2) {
-			size_t ncap = lr->cap * 2;
+			if (lr->cap >= LR_MAXCAP) {
+				char what[160];
+				snprintf(what, sizeof what, "line longer than %d bytes, the most a line may hold "
+				         "(docs/traces.md, \"Limits\")", TRACE_LINE_MAX);
+				lr_fail(lr, what);
+				return NULL;
+			}
+			size_t ncap = lr->cap * 2 < LR_MAXCAP ? lr->cap * 2 : LR_MAXCAP;
 			char *nb = realloc(lr->buf, ncap);
 			if (!nb) {
 				lr_fail(lr, "out of memory (line too long)");

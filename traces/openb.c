@@ -41,7 +41,7 @@ static const char *const node_cols[N_NCOLS] = {
 };
 
 #define OPENB_MAX_REQ 1000000000000LL   /* largest milli-cores or MiB (10^12) */
-#define OPENB_MAX_TIME_S 1e12           /* largest time, s */
+#define OPENB_MAX_TIME_S ((double)TRACE_MAX_TIME_S)   /* largest time, s (trace.h) */
 
 static const char *const qos_names[OPENB_NQOS] = { "LS", "BE", "Burstable", "Guaranteed" };
 static const char *const phase_names[OPENB_NPHASE] = {
@@ -77,7 +77,7 @@ static int scan_uint(const char *s, size_t n, int64_t max, int64_t *out)
 	return 0;
 }
 
-/* Seconds: digits, optionally a '.' and more digits; at most 1e12. */
+/* Seconds: digits, optionally a '.' and more digits; at most 10^9. */
 static int scan_secs(const char *s, size_t n, double *out)
 {
 	char tmp[40];
@@ -241,7 +241,7 @@ static int pod_field(int c, const char *s, size_t n, struct prow *r, const char 
 		*want = "Running, Succeeded, Failed or Pending";
 		return (r->phase = parse_enum(s, n, phase_names, OPENB_NPHASE)) < 0 ? -1 : 0;
 	case P_CREATE:
-		*want = "a time in seconds (>= 0, at most 10^12)";
+		*want = "a time in seconds (>= 0, at most 10^9)";
 		return scan_secs(s, n, &r->t[c]);
 	case P_DELETE:
 		r->t[c] = -1;
@@ -250,7 +250,7 @@ static int pod_field(int c, const char *s, size_t n, struct prow *r, const char 
 			                                 : "a time (a Succeeded pod has ended)";
 			return -1;
 		}
-		*want = "empty or a time in seconds (>= 0, at most 10^12)";
+		*want = "empty or a time in seconds (>= 0, at most 10^9)";
 		return n == 0 ? 0 : scan_secs(s, n, &r->t[c]);
 	case P_SCHED:
 		r->t[c] = -1;
@@ -258,7 +258,7 @@ static int pod_field(int c, const char *s, size_t n, struct prow *r, const char 
 			*want = "empty (a Pending pod was never scheduled)";
 			return n == 0 ? 0 : -1;
 		}
-		*want = "a time in seconds (>= 0, at most 10^12; only a Pending pod has none)";
+		*want = "a time in seconds (>= 0, at most 10^9; only a Pending pod has none)";
 		return scan_secs(s, n, &r->t[c]);
 	}
 	return -1;

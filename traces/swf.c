@@ -57,8 +57,8 @@ static const struct {
 	[F_THINK] = { "think time", FK_TIME },
 };
 
-/* Largest time in seconds whose microsecond count fits in a simtime. */
-#define SWF_MAX_TIME_S (INT64_MAX / SIMTIME_SEC)
+/* Largest time in seconds (trace.h: a replay must end). */
+#define SWF_MAX_TIME_S TRACE_MAX_TIME_S
 
 static int is_space(char c)
 {
@@ -175,12 +175,12 @@ static int parse_field(enum field_kind k, const char *s, const char *e, int64_t 
 		lo = 0;
 		break;
 	case FK_SUBMIT:
-		*want = "a non-negative integer (seconds; a replay needs the submit time)";
+		*want = "a non-negative integer (seconds, at most 10^9; a replay needs the submit time)";
 		lo = 0;
 		hi = SWF_MAX_TIME_S;
 		break;
 	case FK_TIME:
-		*want = "-1 or a non-negative integer (seconds)";
+		*want = "-1 or a non-negative integer (seconds, at most 10^9)";
 		hi = SWF_MAX_TIME_S;
 		break;
 	case FK_INT32:

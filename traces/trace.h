@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/job.h"
+#include "sim/strset.h"
 
 struct workload {
 	struct job *jobs;
@@ -38,7 +39,18 @@ struct workload {
 	 * index + 1 into str until cluster_bind_workload rewrites them. */
 	char **str;
 	int32_t nstr, capstr;
+	struct strset strset;   /* str by content (workload_intern) */
 };
+
+/* The longest time a trace may give — a submit time, a runtime, a walltime,
+ * a checkpoint interval — about 31.7 years (docs/traces.md "Limits"): a
+ * replay samples until the last job ends, so a job of INT64_MAX µs would
+ * never finish. Every reader refuses more, naming the line and field. */
+#define TRACE_MAX_TIME_S 1000000000LL
+#define TRACE_MAX_TIME_US (TRACE_MAX_TIME_S * SIMTIME_SEC)
+/* The longest line a trace or inventory reader takes (linereader_next
+ * fails past it, naming the line): real lines are under a kilobyte. */
+#define TRACE_LINE_MAX (1 << 20)
 
 void workload_init(struct workload *w);
 void workload_free(struct workload *w);

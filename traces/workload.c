@@ -21,14 +21,20 @@ void workload_free(struct workload *w)
 	for (int32_t i = 0; i < w->nstr; i++)
 		free(w->str[i]);
 	free(w->str);
+	strset_fini(&w->strset);
 	workload_init(w);
+}
+
+static const char *str_key(const void *ctx, int32_t i)
+{
+	return ((const struct workload *)ctx)->str[i];
 }
 
 int workload_intern(struct workload *w, const char *s)
 {
-	for (int32_t i = 0; i < w->nstr; i++)
-		if (strcmp(w->str[i], s) == 0)
-			return i;
+	int32_t k = strset_find(&w->strset, s, str_key, w);
+	if (k >= 0)
+		return k;
 	if (w->nstr >= 32000)
 		return -1;   /* job_req keeps index + 1 in an int16_t */
 	if (w->nstr == w->capstr) {
@@ -41,6 +47,10 @@ int workload_intern(struct workload *w, const char *s)
 	}
 	if (!(w->str[w->nstr] = strdup(s)))
 		return -1;
+	if (strset_add(&w->strset, w->str[w->nstr], w->nstr)) {
+		free(w->str[w->nstr]);
+		return -1;
+	}
 	return w->nstr++;
 }
 

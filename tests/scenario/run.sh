@@ -534,6 +534,10 @@ if "$HETLAB" frag --seeds 42-42 --policies bestfit --out "$TMP/frag.db" > /dev/n
 else
 	bad "frag: stale temporary file" "$(ls "$TMP" | grep frag)"
 fi
+# Conservative backfilling's schedules, pinned (tests/scenario/pins.sh).
+. "$DIR/pins.sh"
+# The scale benchmark, run small (tests/scenario/bench-scale.sh).
+. "$DIR/bench-scale.sh"
 
 echo
 echo "scenario: $pass passed, $fail failed"

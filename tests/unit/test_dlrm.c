@@ -237,7 +237,9 @@ static void test_malformed(void **state)
 	expect_bad_field(14, "0", "field 14 (max_instance_per_node): expected -1 (no limit) or "
 	                 "a positive integer, got '0'");
 	expect_bad_field(15, "-5", "field 15 (creation_time): expected empty or a time in "
-	                 "seconds (>= 0, at most 1e12), got '-5'");
+	                 "seconds (>= 0, at most 1e9), got '-5'");
+	expect_bad_field(15, "1000000001", "field 15 (creation_time): expected empty or a time in "
+	                 "seconds (>= 0, at most 1e9), got '1000000001'");
 	expect_bad_field(17, "50", "field 17 (deletion_time): expected a time >= creation_time "
 	                 "(100), got '50'");
 	expect_bad_field(16, "99.5", "field 16 (scheduled_time): expected a time >= "

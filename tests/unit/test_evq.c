@@ -350,6 +350,46 @@ static void test_random_property(void **state)
 	free(seen);
 }
 
+/* A large queue sorts a bucket into its bottom; events pushed at the same
+ * time afterwards go to the heap beside it and must come out after every
+ * earlier event at that time, and an event pushed before the bottom's head
+ * comes out first. A bucket of one time (a run the counting sort cannot
+ * split) is ordered by sequence. */
+static void test_ties_across_bottom_and_heap(void **state)
+{
+	(void)state;
+	struct evq q;
+	struct ev e;
+	evq_init(&q, 16);
+	enum { N = 3 * EVQ_SMALL };
+	for (int i = 0; i < N; i++)
+		assert_int_equal(evq_push(&q, i % 3 == 0 ? 100 : 200, 0, i, 0, 0), 0);
+	assert_int_equal(evq_pop(&q, &e), 1);
+	assert_int_equal(e.t, 100);
+	assert_int_equal(e.id, 0);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(evq_push(&q, 100, 0, N + i, 0, 0), 0);
+	assert_int_equal(evq_push(&q, 99, 0, -1, 0, 0), 0);
+	assert_int_equal(evq_pop(&q, &e), 1);
+	assert_int_equal(e.id, -1);
+	int32_t last = 0;
+	for (int k = 1; k < N / 3 + 50; k++) {
+		assert_int_equal(evq_pop(&q, &e), 1);
+		assert_int_equal(e.t, 100);
+		assert_true(e.id > last);
+		last = e.id;
+	}
+	assert_int_equal(last, N + 49);
+	last = -1;
+	while (evq_pop(&q, &e) == 1) {
+		assert_int_equal(e.t, 200);
+		assert_true(e.id > last);
+		last = e.id;
+	}
+	assert_int_equal(evq_len(&q), 0);
+	evq_fini(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_push_into_poured_bucket),
 		cmocka_unit_test(test_exponential_hold),
 		cmocka_unit_test(test_random_property),
+		cmocka_unit_test(test_ties_across_bottom_and_heap),
 	};
 	return cmocka_run_group_tests_name("evq", tests, NULL, NULL);
 }

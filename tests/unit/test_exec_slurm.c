@@ -351,9 +351,10 @@ static void test_submit_argv_and_script(void **state)
 }
 
 /* The wrapper on the checkpoint signal: the program gets it and exits;
- * the wrapper requeues its own job held (here the fake scontrol fails, so
- * it exits with the program's status). A program killed by a signal kills
- * the wrapper with that signal. */
+ * the wrapper requeues its own job held (here the fake scontrol fails:
+ * it tries again, as while slurmctld restarts, then exits with the
+ * program's status). A program killed by a signal kills the wrapper with
+ * that signal. */
 static void test_script_checkpoint_and_signal(void **state)
 {
 	struct fx *f = *state;
@@ -364,7 +365,7 @@ static void test_script_checkpoint_and_signal(void **state)
 	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "ck.sh", buf);
 	put(f, "scontrol.rc", "1");
-	int st = run_script(f, path_in(f, "ck.sh"), "SLURM_JOB_ID=77", path_in(f, "ck.out"));
+	int st = run_script(f, path_in(f, "ck.sh"), "SLURM_JOB_ID=77 HETLAB_REQUEUE_TRIES=2", path_in(f, "ck.out"));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 7);
 	char *out = slurp(path_in(f, "ck.out"));
@@ -372,7 +373,8 @@ static void test_script_checkpoint_and_signal(void **state)
 	assert_non_null(strstr(out, "hetlab: exited (7) after the checkpoint signal: requeued held"));
 	free(out);
 	char *log = slurp(path_in(f, "log"));
-	assert_non_null(strstr(log, "== scontrol\nrequeuehold\n77\n"));
+	assert_non_null(strstr(log, "== scontrol\nrequeuehold\n77\n== scontrol\nrequeuehold\n77\n"));
+	assert_null(strstr(log, "== scontrol\nrequeuehold\n77\n== scontrol\nrequeuehold\n77\n== scontrol"));
 	free(log);
 	unlink(path_in(f, "log"));
 	unlink(path_in(f, "scontrol.rc"));
@@ -1019,6 +1021,13 @@ static void test_parse_garbage(void **state)
 			print_message("case %zu: %s\n", k, f->err);
 		assert_non_null(strstr(f->err, nodes[k].msg));
 	}
+	/* A number past int64 is none (its cast was undefined: found by
+	 * tests/fuzz/fuzz_squeue when it read squeue --json). */
+	assert_int_equal(sx_parse_nodes("{\"nodes\":[{\"name\":\"n1\",\"state\":\"idle\",\"real_memory\":4.2e29}]}",
+	                                NULL, &nd, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 1);
+	assert_int_equal(nd[0].mem_mib, 0);
+	free(nd);
 	/* Through the command: sinfo printing its text format. */
 	put(f, "sinfo.out", "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\ndebug* up infinite 4 idle n[1-4]\n");
 	assert_int_equal(sx_nodes(&f->c, &nd, &nv, f->err, sizeof f->err), -1);

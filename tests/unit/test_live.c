@@ -1322,6 +1322,33 @@ static void test_live_preempt_grace(void **state)
 	lt_free(t);
 }
 
+/* An executor that times its ends (Slurm): a victim that ends without
+ * requeuing itself never checkpointed (the daemon died before the signal
+ * went out, or the job finished first): it is done, not run again; one
+ * that requeues itself after the signal is requeued. */
+static void test_live_preempt_timed(void **state)
+{
+	(void)state;
+	const simtime T0 = S(10), T1 = S(20);
+	for (int requeue = 0; requeue < 2; requeue++) {
+		struct lt *t = lt_new("tiered", 0, 0);
+		int32_t v = preempt_setup(t, T0, T1);
+		if (requeue)
+			assert_int_equal(sim_inject_requeue(&t->s, T1 + S(1), v, 0, T1 + S(0.5), "checkpointed"), 0);
+		else
+			assert_int_equal(sim_inject_end_at(&t->s, T1 + S(1), v, 0, JOB_DONE, END_NONE, -1, T1 + S(0.5)), 0);
+		lt_step_to(t, T1 + S(1));
+		assert_int_equal(t->s.jobs[v].state, requeue ? JOB_PENDING : JOB_DONE);
+		assert_int_equal(t->s.jobs[v].end_us, requeue ? -1 : T1 + S(0.5));
+		assert_int_equal(t->s.nfinished, requeue ? 0 : 1);
+		assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);   /* the inference job, at once */
+		lt_step_to(t, T1 + S(5));
+		assert_int_equal(t->s.jobs[v].restarts, 0);
+		assert_int_equal(xcount(&t->x, X_START), 3);
+		lt_free(t);
+	}
+}
+
 /* Cancelled in its grace: killed at once, no stop at the grace's end. */
 static void test_live_preempt_cancel(void **state)
 {
@@ -1602,6 +1629,7 @@ int main(void)
 		cmocka_unit_test(test_live_cancel_before_submit),
 		cmocka_unit_test(test_live_preempt_exit),
 		cmocka_unit_test(test_live_preempt_grace),
+		cmocka_unit_test(test_live_preempt_timed),
 		cmocka_unit_test(test_live_preempt_cancel),
 		cmocka_unit_test(test_live_down),
 		cmocka_unit_test(test_live_hot),

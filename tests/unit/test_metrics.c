@@ -487,8 +487,8 @@ static void test_escape(void **state)
 	done();
 }
 
-/* 10 000 nodes with a reading each: one render, timed (linear: well under
- * a second even under the sanitizers). */
+/* 10 000 nodes with a reading each: one render, every node and rack in it
+ * (the speed figure is bench/metrics.c's: a test asserts no time). */
 static void test_render_large(void **state)
 {
 	(void)state;
@@ -502,13 +502,7 @@ static void test_render_large(void **state)
 	struct live_reading *rd = calloc((size_t)s.cl.nnodes, sizeof *rd);
 	for (int i = 0; i < s.cl.nnodes; i++)
 		reading(&rd[i], 4000 + i % 1000, 40 + i % 30, (i % 100) / 100.0, 0, 0);
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	const char *t = render(rd, &counters);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
-	print_message("render of 10000 nodes: %.1f ms, %zu bytes\n", ms, strlen(t));
-	assert_true(ms < 3000);
 	LINE(t, "hetlab_gpus_total{model=\"H100-SXM-80GB\"} 80000");
 	LINE(t, "hetlab_node_power_watts{node=\"r500-n20\",rack=\"r500\"} 4999");
 	check_format(t);

@@ -302,23 +302,23 @@ static void test_malformed(void **state)
 	expect_bad_field(8, "Done", "field 8 (pod_phase): expected Running, Succeeded, Failed "
 	                 "or Pending, got 'Done'");
 	expect_bad_field(9, "", "field 9 (creation_time): expected a time in seconds (>= 0, "
-	                 "at most 10^12), got ''");
+	                 "at most 10^9), got ''");
 	expect_bad_field(9, "-5", "field 9 (creation_time): expected a time in seconds (>= 0, "
-	                 "at most 10^12), got '-5'");
+	                 "at most 10^9), got '-5'");
 	expect_bad_field(9, "1e3", "field 9 (creation_time): expected a time in seconds (>= 0, "
-	                 "at most 10^12), got '1e3'");
+	                 "at most 10^9), got '1e3'");
 	expect_bad_field(9, ".5", "field 9 (creation_time): expected a time in seconds (>= 0, "
-	                 "at most 10^12), got '.5'");
-	expect_bad_field(9, "1000000000001", "field 9 (creation_time): expected a time in "
-	                 "seconds (>= 0, at most 10^12), got '1000000000001'");
+	                 "at most 10^9), got '.5'");
+	expect_bad_field(9, "1000000001", "field 9 (creation_time): expected a time in "
+	                 "seconds (>= 0, at most 10^9), got '1000000001'");
 	expect_bad_field(10, "", "field 10 (deletion_time): expected a time (a Succeeded pod "
 	                 "has ended), got ''");
 	expect_bad_row("openb-pod-9,4000,8192,1,500,,BE,Failed,100,,150",
 	               "field 10 (deletion_time): expected a time (a Failed pod has ended), got ''");
 	expect_bad_field(10, "x", "field 10 (deletion_time): expected empty or a time in "
-	                 "seconds (>= 0, at most 10^12), got 'x'");
+	                 "seconds (>= 0, at most 10^9), got 'x'");
 	expect_bad_field(11, "", "field 11 (scheduled_time): expected a time in seconds (>= 0, "
-	                 "at most 10^12; only a Pending pod has none), got ''");
+	                 "at most 10^9; only a Pending pod has none), got ''");
 	expect_bad_row("openb-pod-9,4000,8192,1,500,,BE,Pending,100,200,150",
 	               "field 11 (scheduled_time): expected empty (a Pending pod was never "
 	               "scheduled), got '150'");

@@ -764,6 +764,86 @@ static void test_unknown_name(void **st)
 	cluster_fini(&cl);
 }
 
+/* ---- the live free-state index (cluster_next_fit) ---- */
+
+static int fx_level(int32_t cores)
+{
+	int b = 0;
+	while (b < CLUSTER_FX_CORES && cores >= (1 << b))
+		b++;
+	return b;
+}
+
+/* What cluster_next_fit must return: the first node at or after `from`
+ * with at least min(gpus, CLUSTER_FX_GPUS) whole idle cards and at least
+ * the power of two at or below `cores` free cores. */
+static int32_t next_fit_ref(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
+{
+	int32_t g = gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus;
+	for (int32_t i = from < 0 ? 0 : from; i < cl->nnodes; i++)
+		if ((gpus <= 0 || cl->free[i].gpus >= g) &&
+		    (cores <= 0 || fx_level(cl->free[i].cores) >= fx_level(cores)))
+			return i;
+	return cl->nnodes;
+}
+
+/* Random takes and gives on a cluster large enough for the index's
+ * summary words to matter (9,000 nodes): every answer equals the scan's. */
+static void test_next_fit_index(void **st)
+{
+	(void)st;
+	struct cluster cl;
+	char err[512];
+	cluster_init(&cl);
+	assert_int_equal(catalog_load_builtin(&cl.cat, err, sizeof err), 0);
+	cl.mig = calloc(1, sizeof *cl.mig);
+	assert_non_null(cl.mig);
+	assert_int_equal(mig_load_builtin(cl.mig, err, sizeof err), 0);
+	int h100 = add_type(&cl, "h100", "H100-SXM-80GB", 8, "ib400", 2, 0);
+	int cpu = add_type(&cl, "cpu", NULL, 0, "eth10", 4, 0);
+	rack(&cl, "g0", NULL, h100, 5000);
+	rack(&cl, "c0", NULL, cpu, 4000);
+	if (cluster_finish(&cl, err, sizeof err))
+		fail_msg("%s", err);
+	enum { NJ = 30000 };
+	struct { struct alloc_part p; struct job j; bool on; } *held = calloc(NJ, sizeof *held);
+	assert_non_null(held);
+	uint64_t x = 12345;
+	for (int step = 0; step < 60000; step++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		int k = (int)(x % NJ);
+		if (held[k].on) {
+			cluster_give(&cl, k, &held[k].j.req, &held[k].p, 1);
+			held[k].on = false;
+		} else {
+			int32_t node = (int32_t)((x >> 20) % (uint64_t)cl.nnodes);
+			const struct nodefree *f = &cl.free[node];
+			int32_t cores = f->cores > 0 ? (int32_t)((x >> 40) % (uint64_t)f->cores) + 1 : 0;
+			int gpus = f->gpus > 0 ? (int)((x >> 50) % (uint64_t)f->gpus) + 1 : 0;
+			if (cores == 0)
+				continue;
+			held[k].j = job(k, 1, cores, gpus);
+			held[k].j.req.mem_mib = 0;
+			if (place_part(&cl, f, node, &held[k].j.req, cores, place_pick_gpus(f->gpu_free, gpus), -1, -1,
+			               &held[k].p))
+				continue;
+			cluster_take(&cl, k, &held[k].j.req, &held[k].p, 1);
+			held[k].on = true;
+		}
+		for (int q = 0; q < 4; q++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int32_t from = (int32_t)(x % (uint64_t)(cl.nnodes + 10));
+			int32_t g = (int32_t)((x >> 24) % 11), c = (int32_t)((x >> 32) % 80);
+			int32_t want = next_fit_ref(&cl, from, g, c), got = cluster_next_fit(&cl, from, g, c);
+			if (want != got)
+				fail_msg("step %d: next_fit(from %d, %d cards, %d cores) = %d, expected %d", step, from, g, c,
+				         got, want);
+		}
+	}
+	free(held);
+	cluster_fini(&cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -772,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_best_vs_worst),
 		cmocka_unit_test(test_topology_leaves),
 		cmocka_unit_test(test_mig_order),
+		cmocka_unit_test(test_next_fit_index),
 		cmocka_unit_test(test_share_packing),
 		cmocka_unit_test(test_label_blind),
 		cmocka_unit_test(test_preferred_labels),

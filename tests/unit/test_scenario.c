@@ -246,6 +246,99 @@ static void test_long_rack_names(void **state)
 	free(path);
 }
 
+/* 10^5 racks (the most) load in linear time: rack, leaf and node names are hashed
+ * (this took minutes with the quadratic checks). */
+static void test_many_racks(void **state)
+{
+	(void)state;
+	char err[1024];
+	char *path = tu_write_tmp(".json", "{\"name\": \"t\", \"sample_interval_s\": 0, " TYPES ", "
+	    "\"racks\": [{\"name\": \"r\", \"count\": 99999, \"power_kw\": 20, "
+	    "\"nodes\": [{\"type\": \"g\", \"count\": 1}]}, "
+	    "{\"name\": \"x\", \"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 2, "
+	    "\"names\": [\"h1\", \"h2\"]}]}], " WL "}");
+	struct scenario sc;
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(sc.cl.nracks, 100000);
+	assert_int_equal(sc.cl.nleaves, 100000);
+	assert_int_equal(sc.cl.nnodes, 100001);
+	assert_string_equal(sc.cl.racks[99998].name, "r99999");
+	assert_int_equal(cluster_find_rack(&sc.cl, "r54321"), 54320);
+	assert_int_equal(cluster_find_rack(&sc.cl, "x"), 99999);
+	assert_int_equal(cluster_find_rack(&sc.cl, "r0"), -1);
+	assert_int_equal(cluster_find_type(&sc.cl, "g"), 0);
+	assert_string_equal(sc.cl.nodes[100000].name, "h2");
+	scenario_free(&sc);
+	unlink(path);
+	free(path);
+}
+
+/* Sizes past the limits fail at once, naming the rack entry; names used
+ * twice are still found with the hashed checks. */
+static void test_limits(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"r\", \"count\": 100000, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 100000}]}], " WL "}",
+	       "$.racks[0]: the racks up to here hold 10000000000 nodes: more than one scenario may "
+	       "hold (at most 1000000 nodes)", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 60000, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}, {\"name\": \"b\", "
+	       "\"count\": 60000, \"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}], " WL "}",
+	       "$.racks[1]: the racks up to here number 120000", "(at most 100000 racks)");
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 100001, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}], " WL "}",
+	       "$.racks[0].count: expected an integer in [0, 100000], got 100001", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 1000000000000000000, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 100000}]}], " WL "}",
+	       "$.racks[0].count: expected an integer in [0, 100000], got 1000000000000000000", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 3, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}, {\"name\": \"a02\", "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}], " WL "}",
+	       "$.racks[1]: rack name \"a02\" used twice", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"a\", \"count\": 2, "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 1}]}, {\"name\": \"b\", "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 2, \"names\": [\"h\", \"a02-n1\"]}]}], "
+	       WL "}", "$.racks[1].nodes[0].names[1]: node name \"a02-n1\" is used twice", NULL);
+	expect("{\"name\": \"t\", " TYPES ", \"racks\": [{\"name\": \"b\", "
+	       "\"power_kw\": 20, \"nodes\": [{\"type\": \"g\", \"count\": 3, \"names\": [\"h\", \"i\", \"h\"]}]}], "
+	       WL "}", "$.racks[0].nodes[0].names[2]: node name \"h\" is used twice", NULL);
+	expect("{\"name\": \"t\", \"node_types\": [{\"name\": \"g\", \"cores\": 4, \"mem_gib\": 1}, "
+	       "{\"name\": \"g\", \"cores\": 4, \"mem_gib\": 1}], " RACKS ", " WL "}",
+	       "$.node_types[1]: node type \"g\" defined twice", NULL);
+}
+
+/* sample_interval_s: 0 (off) or at least 1 s; a microsecond wrote 542 MB a minute. */
+static void test_sample_floor(void **state)
+{
+	(void)state;
+	expect("{\"name\": \"t\", \"sample_interval_s\": 0.000001, " TYPES ", " RACKS ", " WL "}",
+	       "$.sample_interval_s: expected 0 (no samples) or at least 1 s, got 1e-06", NULL);
+	expect("{\"name\": \"t\", \"sample_interval_s\": 0.5, " TYPES ", " RACKS ", " WL "}",
+	       "$.sample_interval_s: expected 0 (no samples) or at least 1 s, got 0.5", NULL);
+	char err[1024];
+	assert_string_equal(load("{\"name\": \"t\", \"sample_interval_s\": 0, " TYPES ", " RACKS ", " WL "}",
+	                         err, sizeof err), "");
+	assert_string_equal(load("{\"name\": \"t\", \"sample_interval_s\": 1, " TYPES ", " RACKS ", " WL "}",
+	                         err, sizeof err), "");
+}
+
+/* A UTF-8 byte-order mark is skipped (as the CSV readers do); a directory
+ * says so instead of a JSON error. */
+static void test_bom_and_directory(void **state)
+{
+	(void)state;
+	char err[1024];
+	assert_string_equal(load("\xEF\xBB\xBF{\"name\": \"t\", " TYPES ", " RACKS ", " WL "}", err,
+	                         sizeof err), "");
+	load("\xEF\xBB\xBF{\"name\": 1, " TYPES ", " RACKS ", " WL "}", err, sizeof err);
+	assert_non_null(strstr(err, "$.name: expected a string, got an integer"));
+	struct scenario sc;
+	assert_int_equal(scenario_load("/tmp", &sc, err, sizeof err), -1);
+	assert_string_equal(err, "/tmp: is a directory (expected a JSON file)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +354,10 @@ int main(void)
 		cmocka_unit_test(test_generator_keys),
 		cmocka_unit_test(test_size_from_trace),
 		cmocka_unit_test(test_long_rack_names),
+		cmocka_unit_test(test_many_racks),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_sample_floor),
+		cmocka_unit_test(test_bom_and_directory),
 	};
 	return cmocka_run_group_tests_name("scenario", tests, NULL, NULL);
 }

@@ -140,7 +140,7 @@ static const struct bad_case bad_cases[] = {
 	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1",
 	  "expected 18 fields, got 17 (field 18 (think time) is missing)" },
 	{ "3 9 0 abc 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
-	  "field 4 (run time): expected -1 or a non-negative integer (seconds), got 'abc'" },
+	  "field 4 (run time): expected -1 or a non-negative integer (seconds, at most 10^9), got 'abc'" },
 	{ "3 9 0 10 12abc -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
 	  "field 5 (allocated processors): expected -1 or a non-negative integer below 2^31, got '12abc'" },
 	{ "3 9 0 10 1 12.5x -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
@@ -148,7 +148,7 @@ static const struct bad_case bad_cases[] = {
 	{ "3 -1 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
 	  "field 2 (submit time): expected a non-negative integer" },
 	{ "3 9 -5 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
-	  "field 3 (wait time): expected -1 or a non-negative integer (seconds), got '-5'" },
+	  "field 3 (wait time): expected -1 or a non-negative integer (seconds, at most 10^9), got '-5'" },
 	{ "3 9 0 10.5 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
 	  "field 4 (run time):" },
 	{ "3 9 0 10 1 -1 -1 1 60 -1 7 1 1 -1 -1 -1 -1 -1",
@@ -156,7 +156,14 @@ static const struct bad_case bad_cases[] = {
 	{ "3 9 0 10 1 -1 -1 1 60 -1 1 99999999999 1 -1 -1 -1 -1 -1",
 	  "field 12 (user id):" },
 	{ "3 9 0 10 1 -1 -1 1 99999999999999999999 -1 1 1 1 -1 -1 -1 -1 -1",
-	  "field 9 (requested time): expected -1 or a non-negative integer (seconds), got '99999999999999999999' (out of range)" },
+	  "field 9 (requested time): expected -1 or a non-negative integer (seconds, at most 10^9), got '99999999999999999999' (out of range)" },
+	/* Times past TRACE_MAX_TIME_S: the replay would never end. */
+	{ "3 9 0 9223372036854 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 4 (run time): expected -1 or a non-negative integer (seconds, at most 10^9), got '9223372036854'" },
+	{ "3 1000000001 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 2 (submit time): expected a non-negative integer (seconds, at most 10^9;" },
+	{ "3 9 0 10 1 -1 -1 1 1000000001 -1 1 1 1 -1 -1 -1 -1 -1",
+	  "field 9 (requested time): expected -1 or a non-negative integer (seconds, at most 10^9), got '1000000001'" },
 	{ "3 9 0 10 1 -1 -1 1 60 -1 1 1 1 - -1 -1 -1 -1",
 	  "field 14 (executable id):" },
 	{ "; MaxProcs: lots", "header MaxProcs: expected a non-negative integer (or -1, unknown), got 'lots'" },
@@ -404,6 +411,59 @@ static void test_linereader(void **state)
 	free(swf);
 }
 
+/* A line of TRACE_LINE_MAX bytes is read; one byte more is an error naming
+ * the line, in every reader (here SWF and JSON Lines), and the reader stops
+ * there instead of buffering the rest. */
+static void test_line_cap(void **state)
+{
+	(void)state;
+	size_t n = TRACE_LINE_MAX;
+	char *text = malloc(2 * n + 64);
+	assert_non_null(text);
+	memset(text, 'x', n);
+	text[n] = '\n';
+	memset(text + n + 1, 'y', n + 1);
+	strcpy(text + 2 * n + 2, "\n");
+	char *p = tu_write_tmp(".txt", text);
+	char err[256] = "", want[256];
+	struct linereader *lr = linereader_open(p, err, sizeof err);
+	assert_non_null(lr);
+	size_t len = 0;
+	assert_non_null(linereader_next(lr, &len));
+	assert_int_equal(len, n);
+	assert_null(linereader_next(lr, &len));
+	assert_int_equal(linereader_error(lr), 1);
+	snprintf(want, sizeof want, "%s:2: line longer than %d bytes, the most a line may hold", p,
+	         TRACE_LINE_MAX);
+	assert_non_null(strstr(err, want));
+	linereader_close(lr);
+	unlink(p);
+	free(p);
+
+	/* Through the readers: a JSON Lines job line of 1 MiB + 1 byte. */
+	strcpy(text, "{\"submit_us\":0,\"run_us\":1,\"req\":{\"cores\":1},\"trace_id\":1");
+	size_t o = strlen(text);
+	memset(text + o, ' ', n);
+	strcpy(text + n, "}\n");
+	p = tu_write_tmp(".jsonl", text);
+	struct workload w;
+	assert_int_equal(trace_jsonl_read(p, &w, err, sizeof err), -1);
+	snprintf(want, sizeof want, "%s:1: line longer than", p);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(w.n, 0);
+	unlink(p);
+	free(p);
+	memset(text, ' ', n + 1);
+	strcpy(text + n + 1, "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	p = tu_write_tmp(".swf", text);
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	snprintf(want, sizeof want, "%s:1: line longer than", p);
+	assert_non_null(strstr(err, want));
+	unlink(p);
+	free(p);
+	free(text);
+}
+
 static void test_workload_sort(void **state)
 {
 	(void)state;
@@ -485,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_unusable),
 		cmocka_unit_test(test_missing_and_truncated),
 		cmocka_unit_test(test_linereader),
+		cmocka_unit_test(test_line_cap),
 		cmocka_unit_test(test_workload_sort),
 		cmocka_unit_test(test_kth),
 	};

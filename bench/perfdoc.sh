@@ -1,0 +1,201 @@
+#!/bin/sh
+# bench/perfdoc.sh BUILD BASE_BUILD [RUNS] > docs/performance.md — runs the
+# benchmarks on this build and on a build of an earlier commit (the previous
+# state: e.g. `git worktree add ../base bae9ac3 && make -C ../base all
+# $(ls bench/*.c | sed 's/\.c$//; s/^/build\//')`), one after the other in
+# the same run, and writes docs/performance.md from their own output, with
+# the date, the machine and both commits. RUNS (default 3) is the medians'
+# count for every benchmark but the 100,000-node scale point (one run: ten
+# minutes). Run from the repository root; it takes about half an hour.
+#
+# Environment: HETLAB_TRACES (the trace directory, for LANL-CM5),
+# HETLAB_PEER (RLScheduler's checkout, for bench/peer.sh), SCALE_POINTS
+# (default 1000,10000,100000), SCALE_BASE_POINTS (default 1000,10000: the
+# previous state needs minutes at 10,000 nodes and hours at 100,000).
+set -u
+BUILD=${1:?usage: perfdoc.sh BUILD BASE_BUILD [RUNS]}
+BASE=${2:?usage: perfdoc.sh BUILD BASE_BUILD [RUNS]}
+RUNS=${3:-3}
+TRACES=${HETLAB_TRACES:-../shared/traces}
+POINTS=${SCALE_POINTS:-1000,10000,100000}
+BPOINTS=${SCALE_BASE_POINTS:-1000,10000}
+export HETLAB_TRACES=$TRACES
+
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo ' (with uncommitted changes)' || echo '')
+bcommit=$(git -C "$BASE/.." rev-parse --short HEAD 2>/dev/null || echo '?')
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
+T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-perfdoc-XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+# bench NAME CMD...: runs one benchmark into $T/NAME (output and status).
+bench() {
+	name=$1
+	shift
+	echo "perfdoc: $name" >&2
+	"$@" >"$T/$name" 2>&1
+	echo $? >"$T/$name.rc"
+}
+# block NAME: the benchmark's output as a code block (with its exit status
+# when it failed or was skipped).
+block() {
+	echo '```'
+	cat "$T/$1"
+	rc=$(cat "$T/$1.rc")
+	[ "$rc" = 0 ] || echo "(exit status $rc)"
+	echo '```'
+}
+pick() { grep -m1 "$2" "$T/$1" 2>/dev/null | sed 's/^ *//'; }
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+start=$(date -u '+%Y-%m-%d %H:%M UTC')
+bench evq "$BUILD/bench/evq_hold" --runs "$RUNS"
+bench evq100k "$BUILD/bench/evq_hold" --runs "$RUNS" --events 100000 --holds 5000000
+bench replay-lanl "$BUILD/bench/replay" scenarios/lanl-cm5.json --runs "$RUNS" --traces "$TRACES"
+bench replay-lanl-base "$BASE/bench/replay" scenarios/lanl-cm5.json --runs "$RUNS" --traces "$TRACES"
+bench replay-kth "$BUILD/bench/replay" scenarios/kth-sp2.json --runs "$RUNS"
+bench replay-kth-base "$BASE/bench/replay" scenarios/kth-sp2.json --runs "$RUNS"
+bench peer sh bench/peer.sh "$BUILD" "$RUNS"
+bench peer-base sh bench/peer.sh "$BASE" "$RUNS"
+bench cons "$BUILD/bench/cons" "$BUILD/hetlab" --runs "$RUNS" --base "$BASE/hetlab"
+bench sweep "$BUILD/bench/sweep" "$BUILD/hetlab" --runs "$RUNS"
+bench sweep-base "$BUILD/bench/sweep" "$BASE/hetlab" --runs "$RUNS"
+bench scale "$BUILD/bench/scale" "$BUILD/hetlab" --points "$POINTS" --runs "$RUNS" --big-runs 1
+bench scale-base "$BUILD/bench/scale" "$BASE/hetlab" --points "$BPOINTS" --runs 1
+bench gen "$BUILD/bench/gen" --runs "$RUNS"
+bench gen-base "$BASE/bench/gen" --runs "$RUNS"
+bench pass "$BUILD/bench/pass" --runs "$RUNS"
+bench pass-base "$BASE/bench/pass" --runs "$RUNS"
+bench frag "$BUILD/bench/frag" --runs 1
+bench frag-base "$BASE/bench/frag" --runs 1
+bench live sh bench/live.sh "$BUILD/hetlab" "$RUNS"
+end=$(date -u '+%H:%M UTC')
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
+
+cat <<EOF
+# Performance
+
+This page is written by \`bench/perfdoc.sh\` from the benchmarks' own
+output (below, unedited). Each figure of this commit stands beside the
+same figure of the previous state, measured in the same run: ratios are
+taken within a run, never against another day's figures (the machine is
+shared and its speed varies). \`make bench\` runs the benchmarks alone
+(\`sh bench/run.sh build\`); none of them is part of \`make test\`.
+
+- **Run:** $start to $end, \`sh bench/perfdoc.sh $BUILD $BASE $RUNS\`;
+  medians of $RUNS unless a benchmark says otherwise.
+- **Commits:** this state $commit$dirty; the previous state $bcommit
+  (built in a scratch worktree, its build folder $BASE).
+- **Machine:** $(nproc 2>/dev/null || echo '?') CPUs (${cpu:-unknown CPU}), $mem; load average $load0 at
+  the start and $load1 at the end (other sessions share the machine: the
+  times are the process's own CPU time where a benchmark says so).
+
+## Targets
+
+| target | this state | previous state |
+| --- | --- | --- |
+| event queue: hold rate at 1 M pending, at least 2x the previous queue | $(pick evq 'today / base') | $(pick evq 'base (bae9ac3)') |
+| against RLScheduler's HPCSim on LANL-CM5 EASY, hetlab run with its results file, at least 5x faster | $(pick peer 'default results file') | $(pick peer-base 'default results file') |
+| the same without the results file | $(pick peer 'no results file') | $(pick peer-base 'no results file') |
+| conservative at most 3x EASY: 28,475-job gang workload on 68 nodes of two shapes | $(grep -A1 '^  gang' "$T/cons" | tail -1 | sed 's/^ *//') | (over an hour a run: not measured) |
+| conservative at most 3x EASY: the default scenario at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
+| sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'efficiency') | $(pick sweep-base 'efficiency') |
+| scale: cost per job at the largest point within 30 % of the smallest | $(pick scale 'cost per job at') | $(pick scale-base 'cost per job at') |
+| scale: 100,000 nodes, 10 M jobs, under 600 s and 16 GiB | $(pick scale 'at 9.... nodes') | (not measured: hours) |
+
+## Event queue (\`evq_hold\`)
+
+The hold model at 1,000,000 and 100,000 pending events: each repetition
+times the queue of the previous state (\`bench/evq_base.h\`, a copy) and
+this one on the same holds, in thread CPU time.
+
+$(block evq)
+
+$(block evq100k)
+
+## Trace replay (\`replay\`)
+
+Parse only, the replay without a results file, and with it (LANL-CM5 from
+the trace directory, KTH-SP2 from the repository). The recorder is
+another issue's; where it dominates, that is its figure.
+
+This state:
+
+$(block replay-lanl)
+
+The previous state:
+
+$(block replay-lanl-base)
+
+This state:
+
+$(block replay-kth)
+
+The previous state:
+
+$(block replay-kth-base)
+
+## Against RLScheduler's HPCSim (\`bench/peer.sh\`)
+
+This state:
+
+$(block peer)
+
+The previous state (its hetlab, the same peer):
+
+$(block peer-base)
+
+## Conservative backfilling (\`cons\`)
+
+$(block cons)
+
+## Sweeps (\`sweep\`)
+
+This state:
+
+$(block sweep)
+
+The previous state:
+
+$(block sweep-base)
+
+## The default scenario grown (\`scale\`)
+
+This state:
+
+$(block scale)
+
+The previous state's hetlab on the same scenario (its own bench/scale
+failed on the default scenario: \`rack "air-cpu-03" already exists\`):
+
+$(block scale-base)
+
+## Workload generation (\`gen\`)
+
+$(block gen)
+
+The previous state:
+
+$(block gen-base)
+
+## A scheduling pass at scale (\`pass\`)
+
+$(block pass)
+
+The previous state:
+
+$(block pass-base)
+
+## The FGD fragmentation experiment (\`frag\`)
+
+$(block frag)
+
+The previous state:
+
+$(block frag-base)
+
+## Live mode (\`bench/live.sh\`)
+
+$(block live)
+EOF

@@ -1,0 +1,271 @@
+# tests/bad/cases.sh — the bad-input catalogue, sourced by tests/bad/run.sh
+# (tests/bad/README.md). Each case:
+#
+#   bad NAME STATUS 'MESSAGE' COMMAND [ARG...]
+#
+# runs COMMAND (hetlab, or sh -c for pipes) in a scratch copy of
+# tests/bad/inputs/ and expects exit status STATUS and MESSAGE (a fixed
+# string) in its output. `put FILE TEXT` and `scn FILE BODY` write inputs
+# first (scn wraps BODY in braces: a scenario); `fifo_line FILE PREFIX N`
+# makes FILE a FIFO that a writer fills with one line of PREFIX and N bytes
+# (a 1 GiB line without 1 GiB on disk). A message names the file, the line
+# or the JSON path, and what was expected.
+
+T='"node_types": [ { "name": "c", "cores": 8, "mem_gib": 64 } ]'
+R='"racks": [ { "name": "r", "power_kw": 20, "nodes": [ { "type": "c", "count": 2 } ] } ]'
+WL='"workload": { "trace": "ok.swf" }'
+S0='"name": "t", "sample_interval_s": 0'
+
+# ---- the command line: hetlab run ----------------------------------------------
+bad run-unknown-option 2 'hetlab run: unknown option --bogus' hetlab run --bogus
+bad run-missing-value 2 'hetlab run: --seed needs a value' hetlab run --seed
+bad run-seed-text 2 "hetlab run: --seed: expected an integer >= 0, got 'abc'" hetlab run --seed abc
+bad run-seeds-reversed 2 "hetlab run: --seeds: expected A-B with A <= B (at most 100000 runs), got '5-3'" \
+	hetlab run --seeds 5-3 --out seeds
+bad run-seeds-no-out 2 'hetlab run: --seeds needs --out DIR' hetlab run --seeds 1-2
+bad run-seed-and-seeds 2 'hetlab run: --seed and --seeds together: choose one' hetlab run --seeds 1-2 --seed 3 --out d
+bad run-scale-rate-bound 2 "hetlab run: --scale-rate: expected a number in [0, 1e+06], got '1e9'" hetlab run --scale-rate 1e9
+bad run-scale-size-negative 2 "hetlab run: --scale-size: expected a number in [0, 1e+06], got '-1'" hetlab run --scale-size -1
+bad run-scale-on-trace 1 'hetlab run: --scale-size and --scale-class apply to a synthetic workload, and this run replays a trace' \
+	hetlab run base.json --scale-size 2
+bad run-scale-class 1 'hetlab run: --scale-class gaming=2: expected CLASS=FACTOR with CLASS one of training, inference, batch, dev' \
+	hetlab run --scale-class gaming=2
+bad run-param-form 1 'hetlab run: --param bf_max_job_test: expected NAME=VALUE' hetlab run base.json --param bf_max_job_test
+bad run-param-unknown 1 "hetlab run: --param nope=1: policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)" \
+	hetlab run base.json --param nope=1
+bad run-param-range 1 'hetlab run: --param bf_max_job_test=-5: bf_max_job_test must be in' \
+	hetlab run base.json --param bf_max_job_test=-5
+bad run-param-number 1 "hetlab run: --param bf_max_job_test=many: expected a number after '='" \
+	hetlab run base.json --param bf_max_job_test=many
+bad run-policy-unknown 2 "hetlab run: --policy: unknown policy 'nope' (known:" hetlab run base.json --policy nope
+bad run-two-scenarios 2 "hetlab run: one scenario only ('base.json' and 'other.json')" hetlab run base.json other.json
+bad run-placement-unknown 1 'hetlab run: unknown placement "nope" (known: first-fit, best-fit,' hetlab run base.json --placement nope
+bad run-unknown-flag-last 2 'hetlab run: unknown option --verbose' hetlab run base.json --verbose
+bad run-trace-missing 1 'hetlab run: missing.swf: No such file or directory' hetlab run base.json --trace missing.swf
+
+# ---- outputs -------------------------------------------------------------------
+bad out-is-trace 2 'hetlab run: --out ok.jsonl is the trace this run reads: the result would replace it' \
+	hetlab run base.json --trace ok.jsonl --out ok.jsonl
+bad out-is-trace-kept 0 '{"submit_us":0,"req":{"nodes":1,"cores":1},"run_us":1000000}' \
+	sh -c '"$HETLAB" run base.json --trace ok.jsonl --out ok.jsonl; cat ok.jsonl'
+bad out-is-scenario 2 'hetlab run: --out base.json is the scenario this run reads' hetlab run base.json --out base.json
+bad out-is-scenario-other-name 2 'hetlab run: --out ./base.json is the scenario this run reads' hetlab run base.json --out ./base.json
+bad out-dir-missing 1 'hetlab run: no/such/dir/run.db: cannot create no/such/dir/run.db.tmp-' hetlab run base.json --out no/such/dir/run.db
+bad out-is-directory 1 'hetlab run: outdir: cannot rename outdir.tmp-' sh -c 'mkdir -p outdir && "$HETLAB" run base.json --out outdir'
+bad convert-out-is-in 2 'hetlab trace: OUT ok.jsonl is IN: converting a trace onto itself would replace it' \
+	hetlab trace convert ok.jsonl ok.jsonl
+bad convert-out-suffix 2 'OUT must be a .jsonl file' hetlab trace convert ok.swf out.swf
+
+# ---- scenarios -----------------------------------------------------------------
+bad scenario-directory 1 'hetlab run: inputs-dir: is a directory (expected a JSON file)' \
+	sh -c 'mkdir -p inputs-dir && "$HETLAB" run inputs-dir'
+bad scenario-missing 1 'hetlab run: nope.json: No such file or directory' hetlab run nope.json
+put bom.json "$(printf '\357\273\277'){ $S0, $T, $R, $WL }"
+bad scenario-bom-accepted 0 'hetlab run: scenario t, policy easy' hetlab run bom.json --out bom.db
+put bom-bad.json "$(printf '\357\273\277'){ \"name\": 7, $T, $R, $WL }"
+bad scenario-bom-bad-field 1 'hetlab run: bom-bad.json: $.name: expected a string, got an integer' hetlab run bom-bad.json
+put syntax.json '{ "name": "t",
+  "seed": 1,,
+}'
+bad scenario-syntax 1 'hetlab run: syntax.json:2:13: ' hetlab run syntax.json
+put dupkey.json '{ "name": "t", "name": "u" }'
+bad scenario-duplicate-key 1 "hetlab run: dupkey.json:1:21: duplicate object key near '\"name\"'" hetlab run dupkey.json
+scn unknown-key.json "$S0, \"polcy\": \"easy\", $T, $R, $WL"
+bad scenario-unknown-key 1 'hetlab run: unknown-key.json: $: unknown key "polcy" (expected one of: name,' hetlab run unknown-key.json
+scn no-name.json "\"seed\": 1, $T, $R, $WL"
+bad scenario-no-name 1 'hetlab run: no-name.json: $.name: missing (expected a string)' hetlab run no-name.json
+scn sample-us.json "\"name\": \"t\", \"sample_interval_s\": 0.000001, $T, $R, $WL"
+bad scenario-sample-interval-floor 1 'hetlab run: sample-us.json: $.sample_interval_s: expected 0 (no samples) or at least 1 s, got 1e-06' \
+	hetlab run sample-us.json
+scn sample-neg.json "\"name\": \"t\", \"sample_interval_s\": -5, $T, $R, $WL"
+bad scenario-sample-interval-negative 1 'hetlab run: sample-neg.json: $.sample_interval_s: expected a number in [0, 1e+09], got -5' \
+	hetlab run sample-neg.json
+scn horizon.json "$S0, \"horizon_days\": 1e6, $T, $R, $WL"
+bad scenario-horizon 1 'hetlab run: horizon.json: $.horizon_days: expected a number in [0, 100000], got 1e+06' hetlab run horizon.json
+scn seed.json "\"name\": \"t\", \"seed\": -1, $T, $R, $WL"
+bad scenario-seed 1 'hetlab run: seed.json: $.seed: expected an integer in [0,' hetlab run seed.json
+scn policy.json "$S0, \"policy\": \"nope\", $T, $R, $WL"
+bad scenario-policy 1 "hetlab run: policy.json: \$.policy: unknown policy 'nope' (known:" hetlab run policy.json
+scn pparam.json "$S0, \"policy_params\": { \"bf_max_job_test\": \"x\" }, $T, $R, $WL"
+bad scenario-policy-param-type 1 'hetlab run: pparam.json: $.policy_params.bf_max_job_test: expected a number, got a string' \
+	hetlab run pparam.json
+scn many-racks.json "$S0, $T, \"racks\": [ { \"name\": \"r\", \"count\": 100000, \"power_kw\": 20,
+	\"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] } ], \"workload\": { \"trace\": \"ok.jsonl\" }"
+bad scenario-100000-racks 0 'hetlab run: scenario t, policy easy, seed 1: 1 jobs on 100000 nodes' \
+	hetlab run many-racks.json --out many.db
+scn huge.json "$S0, $T, \"racks\": [ { \"name\": \"r\", \"count\": 100000, \"power_kw\": 20,
+	\"nodes\": [ { \"type\": \"c\", \"count\": 100000 } ] } ], $WL"
+bad scenario-1e5-racks-1e5-nodes 1 'hetlab run: huge.json: $.racks[0]: the racks up to here hold 10000000000 nodes: more than one scenario may hold (at most 1000000 nodes)' \
+	hetlab run huge.json
+scn racks-cap.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"count\": 60000, \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] },
+	{ \"name\": \"b\", \"count\": 60000, \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] } ], $WL"
+bad scenario-rack-cap 1 'hetlab run: racks-cap.json: $.racks[1]: the racks up to here number 120000: more than one scenario may hold (at most 100000 racks)' \
+	hetlab run racks-cap.json
+scn rack-twice.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"count\": 3, \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] },
+	{ \"name\": \"a02\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] } ], $WL"
+bad scenario-rack-name-twice 1 'hetlab run: rack-twice.json: $.racks[1]: rack name "a02" used twice' hetlab run rack-twice.json
+scn node-twice.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 1 } ] },
+	{ \"name\": \"b\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 2, \"names\": [ \"h1\", \"a-n1\" ] } ] } ], $WL"
+bad scenario-node-name-twice 1 'hetlab run: node-twice.json: $.racks[1].nodes[0].names[1]: node name "a-n1" is used twice' \
+	hetlab run node-twice.json
+scn names-count.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 2, \"names\": [ \"h1\" ] } ] } ], $WL"
+bad scenario-names-count 1 'hetlab run: names-count.json: $.racks[0].nodes[0].names: expected an array of 2 node names (one per node)' \
+	hetlab run names-count.json
+scn type-unknown.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"x\", \"count\": 2 } ] } ], $WL"
+bad scenario-node-type-unknown 1 'hetlab run: type-unknown.json: $.racks[0].nodes[0]: unknown node type "x" (not in $.node_types)' \
+	hetlab run type-unknown.json
+scn type-twice.json "$S0, \"node_types\": [ { \"name\": \"c\", \"cores\": 8, \"mem_gib\": 64 }, { \"name\": \"c\", \"cores\": 4, \"mem_gib\": 8 } ], $R, $WL"
+bad scenario-node-type-twice 1 'hetlab run: type-twice.json: $.node_types[1]: node type "c" defined twice' hetlab run type-twice.json
+scn gpu-unknown.json "$S0, \"node_types\": [ { \"name\": \"c\", \"gpu\": \"Z9000\", \"gpus\": 2, \"cores\": 8, \"mem_gib\": 64 } ], $R, $WL"
+bad scenario-gpu-unknown 1 'hetlab run: gpu-unknown.json: $.node_types[0]: unknown GPU model "Z9000" (the catalog has:' \
+	hetlab run gpu-unknown.json
+scn gpus-no-model.json "$S0, \"node_types\": [ { \"name\": \"c\", \"gpus\": 2, \"cores\": 8, \"mem_gib\": 64 } ], $R, $WL"
+bad scenario-gpus-without-model 1 'hetlab run: gpus-no-model.json: $.node_types[0]: "gpus" given without a "gpu" model' \
+	hetlab run gpus-no-model.json
+scn no-cores.json "$S0, \"node_types\": [ { \"name\": \"c\", \"mem_gib\": 64 } ], $R, $WL"
+bad scenario-type-no-cores 1 'hetlab run: no-cores.json: $.node_types[0]: needs "cpu" (a catalog CPU model) or "cores"' \
+	hetlab run no-cores.json
+scn cooling.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"power_kw\": 20, \"cooling\": \"water\", \"nodes\": [ { \"type\": \"c\", \"count\": 2 } ] } ], $WL"
+bad scenario-cooling 1 'hetlab run: cooling.json: $.racks[0].cooling: expected "air" or "liquid", got "water"' hetlab run cooling.json
+scn no-power.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"nodes\": [ { \"type\": \"c\", \"count\": 2 } ] } ], $WL"
+bad scenario-rack-no-power 1 'hetlab run: no-power.json: $.racks[0].power_kw: missing (expected a number in [0.001, 10000])' \
+	hetlab run no-power.json
+scn count0.json "$S0, $T, \"racks\": [ { \"name\": \"a\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 0 } ] } ], $WL"
+bad scenario-node-count-0 1 'hetlab run: count0.json: $.racks[0].nodes[0].count: expected an integer in [1, 100000], got 0' \
+	hetlab run count0.json
+scn racks-empty.json "$S0, $T, \"racks\": [], $WL"
+bad scenario-racks-empty 1 'hetlab run: racks-empty.json: $.racks: expected a non-empty array' hetlab run racks-empty.json
+scn racks-and-trace.json "$S0, $T, $R, \"from_trace\": { \"type\": \"c\" }, $WL"
+bad scenario-racks-and-from-trace 1 'hetlab run: racks-and-trace.json: $: expected exactly one of "racks", "from_trace" or "from_inventory"' \
+	hetlab run racks-and-trace.json
+scn wl-both.json "$S0, $T, $R, \"workload\": { \"trace\": \"ok.swf\", \"synthetic\": { \"days\": 1 } }"
+bad scenario-workload-both 1 'hetlab run: wl-both.json: $.workload: expected exactly one of "trace" or "synthetic"' hetlab run wl-both.json
+scn no-workload.json "$S0, $T, $R"
+bad scenario-no-workload 1 'hetlab run: no-workload.json: $: missing key "workload" (a scenario without one is for `hetlab live`' \
+	hetlab run no-workload.json
+scn inv-format.json "$S0, \"from_inventory\": { \"file\": \"x.csv\", \"format\": \"csv\", \"gpu_models\": {} }, $WL"
+bad scenario-inventory-format 1 'hetlab run: inv-format.json: $.from_inventory.format: expected "openb", "pai" or "spot", got "csv"' \
+	hetlab run inv-format.json
+bad scenario-too-large 1 'hetlab run: big.json: larger than 64 MiB, the most a JSON input file may be' \
+	sh -c 'truncate -s 65M big.json && "$HETLAB" run big.json'
+bad scenario-not-object 1 'hetlab run: array.json: $: expected an object, got an array' sh -c 'echo "[1, 2]" > array.json && "$HETLAB" run array.json'
+
+# ---- traces --------------------------------------------------------------------
+put int64.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1},"run_us":9223372036854775807}'
+bad jsonl-run-int64-max 1 'hetlab run: int64.jsonl:1: $.run_us: expected a non-negative integer (microseconds) of at most 1000000000000000 (1000000000 s, about 31.7 years), got 9223372036854775807' \
+	hetlab run --trace int64.jsonl
+put wall.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1},"run_us":5,"walltime_us":2000000000000000}'
+bad jsonl-walltime-bound 1 'hetlab run: wall.jsonl:1: $.walltime_us: expected a positive integer (microseconds) or null of at most 1000000000000000' \
+	hetlab run base.json --trace wall.jsonl
+put submit.jsonl '{"submit_us":1000000000000001,"req":{"nodes":1,"cores":1},"run_us":5}'
+bad jsonl-submit-bound 1 'hetlab run: submit.jsonl:1: $.submit_us: expected a non-negative integer (microseconds) of at most' \
+	hetlab run base.json --trace submit.jsonl
+fifo_line huge.jsonl '{"submit_us":0,"x":"' 1073741824
+bad jsonl-1gib-line 1 'hetlab run: huge.jsonl:1: line longer than 1048576 bytes, the most a line may hold (docs/traces.md, "Limits")' \
+	hetlab run base.json --trace huge.jsonl
+put colour.jsonl '{"submit_us":0,"req":{"cores":1},"run_us":5,"colour":"red"}'
+bad jsonl-unknown-key 1 'hetlab run: colour.jsonl:1: $.colour: unknown key' hetlab run base.json --trace colour.jsonl
+put nosubmit.jsonl '{"submit_us":0,"req":{"cores":1},"run_us":5}
+{"req":{"cores":1},"run_us":5}'
+bad jsonl-missing-submit 1 'hetlab run: nosubmit.jsonl:2: $.submit_us: missing (required)' hetlab run base.json --trace nosubmit.jsonl
+put syntax.jsonl '{"submit_us":0,"req":{"cores":1},"run_us":5}
+{"submit_us":0,"req":{"cores":1},"run_us":5'
+bad jsonl-syntax 1 'hetlab run: syntax.jsonl:2:' hetlab run base.json --trace syntax.jsonl
+put header-late.jsonl '{"submit_us":0,"req":{"cores":1},"run_us":5}
+{"header":{"max_procs":4}}'
+bad jsonl-header-late 1 'hetlab run: header-late.jsonl:2: $.header: a header line must come before the jobs' \
+	hetlab run base.json --trace header-late.jsonl
+put wall0.jsonl '{"submit_us":0,"req":{"cores":1},"run_us":5,"walltime_us":0}'
+bad jsonl-walltime-zero 1 'hetlab run: wall0.jsonl:1: $.walltime_us: expected a positive integer (microseconds) or null, got 0' \
+	hetlab run base.json --trace wall0.jsonl
+put gpus-spread.jsonl '{"submit_us":0,"req":{"cores":1,"gpus":2},"run_us":5}'
+bad jsonl-spread-gpus 1 'hetlab run: gpus-spread.jsonl:1: $.req.gpus: a spread request (nodes 0) cannot ask for GPUs' \
+	hetlab run base.json --trace gpus-spread.jsonl
+put label.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1,"require":"gpu.model =="},"run_us":5}'
+bad jsonl-label-expression 1 "hetlab run: label.jsonl:1: \$.req.require: bad label expression 'gpu.model =='" \
+	hetlab run base.json --trace label.jsonl
+put pool.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1,"pool":"nvme"},"run_us":5}'
+bad jsonl-pool-unknown 1 'hetlab run: pool.jsonl: job 0: storage pool "nvme" is not in the scenario (it has: none)' \
+	hetlab run base.json --trace pool.jsonl
+put mig.jsonl '{"submit_us":0,"req":{"nodes":1,"gpus":1,"mig":"9g"},"run_us":5}'
+bad jsonl-mig 1 "hetlab run: mig.jsonl:1: \$.req.mig: expected compute slices 1..7 as a number, or a MIG profile such as \"3g\" or \"3g.40gb\", got '9g'" \
+	hetlab run base.json --trace mig.jsonl
+put fields.swf '1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1'
+bad swf-field-count 1 'hetlab run: fields.swf:1: expected 18 fields, got 17 (field 18 (think time) is missing)' \
+	hetlab run base.json --trace fields.swf
+put runtime.swf '; MaxProcs: 8
+1 0 0 9223372036854 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1'
+bad swf-run-time-bound 1 "hetlab run: runtime.swf:2: field 4 (run time): expected -1 or a non-negative integer (seconds, at most 10^9), got '9223372036854'" \
+	hetlab run base.json --trace runtime.swf
+put status.swf '1 0 0 10 1 -1 -1 1 60 -1 9 1 1 -1 -1 -1 -1 -1'
+bad swf-status 1 "hetlab run: status.swf:1: field 11 (status): expected a status in -1..5 (1 completed, 0 failed, 5 cancelled), got '9'" \
+	hetlab run base.json --trace status.swf
+put header.swf '; MaxProcs: lots'
+bad swf-header 1 "hetlab run: header.swf:1: header MaxProcs: expected a non-negative integer (or -1, unknown), got 'lots'" \
+	hetlab run base.json --trace header.swf
+bad swf-nul-byte 1 'hetlab run: nul.swf:2: NUL byte in line (binary file?)' \
+	sh -c 'printf "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n2 \000 0\n" > nul.swf && "$HETLAB" run base.json --trace nul.swf'
+bad swf-truncated-gzip 1 '(truncated gzip file?)' \
+	sh -c 'gzip -c ok.swf | head -c 30 > cut.swf.gz && "$HETLAB" run base.json --trace cut.swf.gz'
+bad swf-long-line 1 'hetlab run: long.swf:1: line longer than 1048576 bytes' \
+	sh -c 'head -c 2000000 /dev/zero | tr "\000" " " > long.swf && "$HETLAB" run base.json --trace long.swf'
+bad swf-lenient-all-malformed 0 'hetlab run: warning: the trace fields.swf has no jobs (1 lines read, 1 skipped as malformed, 0 unusable)' \
+	hetlab run base.json --trace fields.swf --lenient --out lenient.db
+put late.jsonl '{"submit_us":999999999000000,"req":{"nodes":1,"cores":1},"run_us":5}'
+scn sample-1s.json "\"name\": \"t\", \"sample_interval_s\": 1, $T, $R, \"workload\": { \"trace\": \"late.jsonl\" }"
+bad run-sample-rows-cap 1 'hetlab run: sampling every 1 s until the last job arrives (day 11574.1) takes 2e+09 rows (sample and rack_sample), more than a run records (50000000): raise $.sample_interval_s or set $.horizon_days' \
+	hetlab run sample-1s.json --out late.db
+bad trace-directory 1 'hetlab run: tracedir: is a directory (expected a file)' \
+	sh -c 'mkdir -p tracedir && "$HETLAB" run base.json --trace tracedir'
+bad trace-empty-warns 0 'hetlab run: warning: the trace empty.swf has no jobs (0 lines read, 0 skipped as malformed, 0 unusable): the result holds an empty run' \
+	sh -c ': > empty.swf && "$HETLAB" run base.json --trace empty.swf --out empty.db'
+put comments.swf '; Version: 2.2
+; MaxProcs: 8'
+bad trace-comments-only-warns 0 'hetlab run: warning: the trace comments.swf has no jobs (2 lines read' \
+	hetlab run base.json --trace comments.swf --out comments.db
+put pods.csv 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+openb-pod-1,4000,8192,1,500,,BE,Succeeded,100,x,150'
+bad openb-pods-field 1 "hetlab run: pods.csv:2: field 10 (deletion_time): expected empty or a time in seconds (>= 0, at most 10^9), got 'x'" \
+	hetlab run base.json --trace pods.csv
+put pods-time.csv 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+openb-pod-1,4000,8192,1,500,,BE,Succeeded,1000000001,1000000002,1000000001'
+bad openb-pods-time-bound 1 "hetlab run: pods-time.csv:2: field 9 (creation_time): expected a time in seconds (>= 0, at most 10^9), got '1000000001'" \
+	hetlab run base.json --trace pods-time.csv
+put dlrm.csv 'instance_sn,role,app_name
+instance_0,HN,app_0'
+bad dlrm-header 1 "hetlab run: dlrm.csv:1: not the DLRM trace header (a .csv trace is Alibaba's disaggregated_DLRM_trace.csv or an openb pod list): column 4 is '', expected 'cpu_request'" \
+	hetlab run base.json --trace dlrm.csv
+
+# ---- node inventories ------------------------------------------------------------
+put spot.csv 'gpu_model,gpu_capacity_num,cpu_num,node_name
+A10,1,128,n1
+A10,x,128,n2'
+scn inv-spot.json "$S0, \"from_inventory\": { \"file\": \"spot.csv\", \"format\": \"spot\", \"mem_gib\": 64, \"gpu_models\": { \"A10\": \"A10-24GB\" } }, $WL"
+bad inventory-spot-field 1 "hetlab run: inv-spot.json: ./spot.csv:3: field 2 (gpu_capacity_num): expected an integer in 0..64, got 'x'" \
+	hetlab run inv-spot.json
+put pai.csv 'm1,V100M32,96,384,8
+m1,V100M32,96,384,8'
+scn inv-pai.json "$S0, \"from_inventory\": { \"file\": \"pai.csv\", \"format\": \"pai\", \"gpu_models\": { \"V100M32\": \"V100-SXM2-32GB\" } }, $WL"
+bad inventory-pai-duplicate 1 "hetlab run: inv-pai.json: ./pai.csv:2: node name 'm1' is already used at line 1 (node names must be unique)" \
+	hetlab run inv-pai.json
+put spot-long.csv "gpu_model,gpu_capacity_num,cpu_num,node_name"
+bad inventory-long-line 1 'spot-long.csv:2: line longer than 1048576 bytes' \
+	sh -c 'head -c 1100000 /dev/zero | tr "\000" x >> spot-long.csv && sed "s/spot.csv/spot-long.csv/" inv-spot.json > inv-long.json && "$HETLAB" run inv-long.json'
+
+# ---- submissions (hetlab submit, no daemon needed) ------------------------------
+bad submit-no-job 2 "hetlab submit: give --job '{...}' or a JOBS.jsonl file (- for stdin)" hetlab submit --state st
+bad submit-unknown-option 2 "hetlab submit: unknown option --jb" hetlab submit --state st --jb x
+bad submit-syntax 1 'hetlab submit: --job:1:' hetlab submit --state st --job '{"req": {'
+bad submit-not-object 1 'hetlab submit: --job:1: $: expected a job object' hetlab submit --state st --job '[1]'
+bad submit-no-argv 1 'argv' hetlab submit --state st --job '{"req": {"nodes": 1, "cores": 1}}'
+bad submit-argv-type 1 'argv' hetlab submit --state st --job '{"req": {"nodes": 1, "cores": 1}, "argv": "sleep 1"}'
+bad submit-env-type 1 'env' hetlab submit --state st --job '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"], "env": {"A": 1}}'
+bad submit-unknown-key 1 'hetlab submit: --job:1: $.colour: unknown key' \
+	hetlab submit --state st --job '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"], "colour": "red"}'
+bad submit-run-bound 1 'hetlab submit: --job:1: $.walltime_us: expected a positive integer (microseconds) or null of at most' \
+	hetlab submit --state st --job '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"], "walltime_us": 9223372036854775807}'
+put jobs.jsonl '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"]}
+{"req": {"nodes": 1, "cores": 0}, "argv": ["true"]}'
+bad submit-file-line 1 'hetlab submit: jobs.jsonl:2: $.req: expected cores > 0 or gpus > 0' hetlab submit --state st jobs.jsonl
+bad submit-too-big 1 'the request exceeds every node of the cluster: it could never run' \
+	hetlab submit --config live.json --job '{"req": {"nodes": 1, "cores": 9999}, "argv": ["true"]}'
