@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"   /* report_percentile, report_has_column */
 #include "analysis/mrun.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML };
@@ -46,9 +47,6 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
  * summary's metrics everything in it; the report names the window. */
 int report_write_window(const char *db, enum report_format fmt, const struct metric_window *w,
                         FILE *out, char *warn, size_t warnlen, char *err, size_t errlen);
-/* Linear interpolation between the closest ranks of sorted x[0..n-1]
- * (p in [0, 1]); NaN when n is 0. Exposed for the tests. */
-double report_percentile(const double *x, size_t n, double p);
 
 /* ---- inside the report module (report.c and report_doc.c) only ---------- */
 
@@ -228,13 +226,5 @@ void report_doc_markdown(const struct report *rp, FILE *out);
 /* -1 with a message in rp->err when the page cannot be made; a missing
  * gnuplot is a warning in warn, not an error. */
 int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnlen);
-
-/* Prepares the job query every reader of run.db shares: class, state,
- * submit_us, start_us, end_us, cores, GPUs in card equivalents (column 6,
- * REAL), ordered by id. An SQLite result code. */
-int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st);
-/* True when table `table` of db has column `col` (false when it has no
- * such table): how readers tolerate files older than a column. */
-bool report_has_column(sqlite3 *db, const char *table, const char *col);
 
 #endif
