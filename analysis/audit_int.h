@@ -1,8 +1,10 @@
-/* audit_int — what the audit log's three files share (audit.c writes and
- * seals, audit_verify.c verifies, audit_prune.c prunes and exports): the
+/* audit_int — what the audit log's files share (audit.c writes,
+ * audit_verify.c verifies, audit_prune.c prunes and exports): the
  * canonical serialisation of docs/audit.md ("The hashes, byte by byte"),
- * SHA-256, the seals of the tables and the head and anchor hashes. Not a
- * public header: only analysis/audit*.c include it. */
+ * SHA-256, the head and anchor hashes and the file helpers (audit_util.c,
+ * which calls none of the others), and the seals of the tables and the
+ * writer's streams (audit_seal.c, above audit_util.c). Not a public
+ * header: only analysis/audit*.c include it. */
 #ifndef HL_AUDIT_INT_H
 #define HL_AUDIT_INT_H
 

@@ -2,7 +2,6 @@
  * rules are in docs/billing.md, keep the two in step. */
 #include "analysis/bill.h"
 
-#include "analysis/report.h"
 #include <assert.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +12,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"
 #include "analysis/recorder.h"
 
 /* Compute slices of a MIG card (every card of the catalog has 7): a

@@ -22,7 +22,7 @@
 #include <sqlite3.h>
 
 #include "analysis/recorder.h"
-#include "analysis/report.h"
+#include "analysis/dbutil.h"
 
 int compare_metric_higher_better(const char *name)
 {

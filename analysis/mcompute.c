@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report.h"
+#include "analysis/dbutil.h"
 #include "sim/job.h"
 
 #define BSLD_TAU_S 10.0

@@ -12,9 +12,9 @@
  * The list and the formulas are in docs/compare.md ("Metrics"):
  * keep the two in step (`hetlab compare --list-metrics` prints this table).
  *
- * The measurement window: every metric counts only what falls in [t0, t1]:
- * job metrics the jobs submitted in it, time metrics (utilisation, energy,
- * rack power, SLO violation) the time in it. t0 = start + warm-up; t1 = the
+ * The measurement window (analysis/metric_window.h): every metric counts
+ * only what falls in [t0, t1]: job metrics the jobs submitted in it, time
+ * metrics (utilisation, energy, rack power, SLO violation) the time in it. t0 = start + warm-up; t1 = the
  * last job's end − cool-down, or the last arrival ("arrivals"). The start
  * is the first submit.
  *
@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "analysis/metric_window.h"   /* the measurement window */
 
 enum metric_dir { METRIC_LOWER = -1, METRIC_NEUTRAL = 0, METRIC_HIGHER = 1 };
 
@@ -67,33 +69,6 @@ int metric_direction(const char *name);
 const char *metric_unit(const char *name);
 /* Prints the registry: one line per base with unit, direction, labels. */
 void metric_print_list(FILE *out);
-
-/* ---- the measurement window ---------------------------------------------- */
-
-enum metric_until { METRIC_UNTIL_END, METRIC_UNTIL_ARRIVALS };
-
-struct metric_window {
-	double warmup_s;             /* >= 0 */
-	double cooldown_s;           /* >= 0; with METRIC_UNTIL_END only */
-	enum metric_until until;
-	bool given;                  /* set by a key or an option (else: the run's own) */
-};
-
-/* A duration: "90" (s), "30s", "15m", "24h", "2d". 0, or -1. */
-int metric_parse_duration(const char *s, double *out_s);
-/* "whole run", "warm-up 1d, until the last arrival", ... */
-void metric_window_describe(const struct metric_window *w, char *buf, size_t len);
-/* The JSON object stored in a run's meta table under "measure" and the
- * scenario key "measure": {"warmup": "1d", "cooldown": "12h"} or
- * {"warmup": "1d", "until": "arrivals"}. 0, or -1 with a message. */
-int metric_window_from_json_text(const char *text, struct metric_window *w, char *err,
-                                 size_t errlen);
-char *metric_window_to_json_text(const struct metric_window *w);   /* caller frees */
-/* The command-line options of every command that reads metrics:
- * --warmup DUR, --cooldown DUR, --arrivals-only (also --opt=DUR). 1 when
- * argv[*i] was one (its value consumed), 0 when not, -1 with a message. */
-int metric_window_arg(int argc, char **argv, int *i, struct metric_window *w, char *err,
-                      size_t errlen);
 
 /* ---- values of one run ---------------------------------------------------- */
 

@@ -10,8 +10,9 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"
+#include "analysis/metric_window.h"
 #include "analysis/recorder.h"
-#include "analysis/report.h"
 #include "sim/job.h"
 
 #define BSLD_TAU_S 10.0

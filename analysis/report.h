@@ -13,9 +13,14 @@
  * joining and leaving, the operations figures) and prints them as
  * aligned text for a person, as JSON for a program, or as a document:
  * Markdown tables, or one self-contained HTML page with the run's
- * figures (analysis/runplot) inlined as SVG (analysis/report_doc.c).
+ * figures (analysis/runplot) inlined as SVG.
  * The formulas are in docs/results.md ("Report metrics"); percentiles
- * interpolate linearly between order statistics.
+ * interpolate linearly between order statistics (analysis/dbutil.h).
+ *
+ * Four files, each calling only those before it: report_load.c reads the
+ * file (struct report), report_compute.c computes the figures from it,
+ * report_doc.c writes the documents and report.c the text and JSON, and
+ * holds the entry points below.
  *
  * Ownership: the caller's strings and stream are borrowed; the report
  * holds nothing once it returns. */
@@ -28,6 +33,7 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"   /* report_percentile, report_has_column */
 #include "analysis/mrun.h"
 
 enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_HTML };
@@ -46,11 +52,8 @@ int report_write(const char *db, enum report_format fmt, FILE *out, char *warn, 
  * summary's metrics everything in it; the report names the window. */
 int report_write_window(const char *db, enum report_format fmt, const struct metric_window *w,
                         FILE *out, char *warn, size_t warnlen, char *err, size_t errlen);
-/* Linear interpolation between the closest ranks of sorted x[0..n-1]
- * (p in [0, 1]); NaN when n is 0. Exposed for the tests. */
-double report_percentile(const double *x, size_t n, double p);
 
-/* ---- inside the report module (report.c and report_doc.c) only ---------- */
+/* ---- inside the report module (analysis/report*.c) only ------------------ */
 
 struct report_run {
 	char *scenario, *policy, *seed, *version, *trace, *created, *policy_params;
@@ -211,12 +214,29 @@ struct report {
 	size_t errlen;
 };
 
-/* The name of tenant t and of service g (the run's names, else the number). */
+/* report_load.c: opens rp->path read-only and reads the run, its jobs
+ * (those submitted in window w, NULL: the run's own; analysis/metric.h),
+ * samples and power model into rp. 0, or -1 with a message in rp->err;
+ * report_load_fini frees what it read (and closes the file) either way. */
+int report_load(struct report *rp, const struct metric_window *w);
+void report_load_fini(struct report *rp);
+/* "PATH: " and the message into rp->err; -1. */
+int report_failf(struct report *rp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* report_failf with "WHAT: " and SQLite's message; -1. */
+int report_fail_db(struct report *rp, const char *what);
+/* report_compute.c: the figures of a loaded report (groups, services, GPU
+ * split, display order, the operations section). 0, or -1 with a message;
+ * report_compute_fini frees them either way. */
+int report_compute(struct report *rp);
+void report_compute_fini(struct report *rp);
+
+/* The name of tenant t and of service g (the run's names, else the number;
+ * report_load.c). */
 const char *report_tenant_name(const struct report *rp, int64_t t, char *buf, size_t len);
 const char *report_service_name(const struct report *rp, int64_t g, char *buf, size_t len);
-/* The headline metrics the summaries show: name, label for a person, and
- * how to print the value ('p' a share, 'h' hours from seconds, else the
- * unit); ends with a NULL name. */
+/* The headline metrics the document's summary shows (report_doc.c):
+ * name, label for a person, and how to print the value ('p' a share, 'h'
+ * hours from seconds, else the unit); ends with a NULL name. */
 struct report_headline {
 	const char *metric, *label;
 	char fmt;
@@ -228,13 +248,5 @@ void report_doc_markdown(const struct report *rp, FILE *out);
 /* -1 with a message in rp->err when the page cannot be made; a missing
  * gnuplot is a warning in warn, not an error. */
 int report_doc_html(const struct report *rp, FILE *out, char *warn, size_t warnlen);
-
-/* Prepares the job query every reader of run.db shares: class, state,
- * submit_us, start_us, end_us, cores, GPUs in card equivalents (column 6,
- * REAL), ordered by id. An SQLite result code. */
-int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st);
-/* True when table `table` of db has column `col` (false when it has no
- * such table): how readers tolerate files older than a column. */
-bool report_has_column(sqlite3 *db, const char *table, const char *col);
 
 #endif

@@ -34,6 +34,27 @@ struct doc {
 
 static void doc_figure(struct doc *d, const char *name);
 
+/* The summary table's rows (report.h). */
+const struct report_headline report_headlines[] = {
+	{ "p95_wait", "p95 wait (s)", 0 },
+	{ "p95_wait{class=training}", "p95 wait of training (s)", 0 },
+	{ "mean_wait", "mean wait (s)", 0 },
+	{ "mean_jct", "mean job completion time (s)", 0 },
+	{ "mean_bsld", "mean bounded slowdown", 0 },
+	{ "gpu_util", "GPU utilisation", 'p' },
+	{ "core_util", "core utilisation", 'p' },
+	{ "killed", "jobs killed", 0 },
+	{ "failed", "jobs failed", 0 },
+	{ "slo_violation_s", "SLO violation, all services (s)", 0 },
+	{ "lost_gpu_h", "lost GPU-hours", 0 },
+	{ "facility_energy_kwh", "facility energy (kWh)", 0 },
+	{ "energy_cost", "energy cost", 0 },
+	{ "pue", "PUE", 0 },
+	{ "peak_cap", "highest rack peak / cap", 'p' },
+	{ "throttled_gpu_h", "throttled GPU-hours", 0 },
+	{ NULL, NULL, 0 },
+};
+
 /* ---- escaping ------------------------------------------------------------ */
 
 static void put_html(FILE *out, const char *s)

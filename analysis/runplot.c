@@ -1,7 +1,6 @@
 /* runplot — a run's figures from its results file (see runplot.h). */
 #include "analysis/runplot.h"
 
-#include "analysis/report.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"
 #include "analysis/mrun.h"
 #include "analysis/plot.h"
 #include "analysis/recorder.h"
