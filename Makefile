@@ -49,7 +49,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
 HETLAB   = $(BUILD)/hetlab
 
 .PHONY: all run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
-        fuzz fuzz-smoke fuzz-build fuzz-bins test-bad
+        fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
 help:
@@ -122,7 +122,7 @@ unit: $(TEST_BIN) $(HETLAB)
 scenario-test: $(HETLAB) $(BUILD)/bench/scale
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test test-bad doc-test test-cli test-live
+test: all unit scenario-test test-bad doc-test test-cli test-live test-layout
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -136,6 +136,11 @@ test-cli: $(HETLAB) man completion
 # every kind of bad input.
 test-bad: $(HETLAB)
 	@sh tests/bad/run.sh $(HETLAB)
+
+# The source layout (docs/engine.md, "Source layout"): file sizes, the
+# folders' include and call rules, no call circles, pure policies.
+test-layout: $(HETLAB)
+	@sh tests/layout/run.sh $(BUILD)
 
 # Live mode against real processes on this host (tests/live/run.sh).
 test-live: $(HETLAB)

@@ -146,7 +146,7 @@ static int read_nodes(const char *path, struct frag_input *in, char *err, size_t
 			goto out;
 		}
 		struct gs_node *n = &in->node[in->nnodes++];
-		memset(n, 0, sizeof *n);
+		uint32_t model_bit = 0;
 		const char *model = fld[4];
 		if (*model) {
 			int32_t k = 0;
@@ -162,13 +162,9 @@ static int read_nodes(const char *path, struct frag_input *in, char *err, size_t
 				snprintf(in->model[k], sizeof in->model[k], "%s", model);
 				in->nmodels++;
 			}
-			n->model_bit = 1u << k;
+			model_bit = 1u << k;
 		}
-		n->ngpu = (int32_t)gpu;
-		for (int i = 0; i < n->ngpu; i++)
-			n->gpu_free[i] = GS_MILLI;
-		n->cpu_free = n->cpu_cap = cpu;
-		n->mem_free = mem;
+		gs_node_init(n, (int32_t)gpu, cpu, mem, model_bit);
 	}
 	if (in->nnodes == 0)
 		snprintf(err, errlen, "%s: no nodes", path);
@@ -492,35 +488,6 @@ static unsigned shape_way(const struct gs_req *r)
 	return (unsigned)(h >> 59) % FRAG_CACHE_WAYS;
 }
 
-/* What gs_fits needs of a node's GPUs, kept up to date by the run. */
-struct fitsum {
-	int32_t maxfree;        /* most free milli on one GPU */
-	int32_t nfull;          /* fully free GPUs */
-};
-
-static struct fitsum fitsum_of(const struct gs_node *n)
-{
-	struct fitsum f = { 0, 0 };
-	for (int i = 0; i < n->ngpu; i++) {
-		if (n->gpu_free[i] > f.maxfree)
-			f.maxfree = n->gpu_free[i];
-		f.nfull += n->gpu_free[i] == GS_MILLI;
-	}
-	return f;
-}
-
-/* gs_fits, from the summary (requests below 1000 milli ask for one GPU). */
-static inline bool fits_fast(const struct gs_node *n, struct fitsum f, const struct gs_req *r)
-{
-	if (n->cpu_free < r->cpu_milli || n->mem_free < r->mem_mib)
-		return false;
-	if (r->num_gpu == 0 || r->gpu_milli == 0)
-		return true;
-	if (r->models && !(r->models & n->model_bit))
-		return false;
-	return r->gpu_milli >= GS_MILLI ? f.nfull >= r->num_gpu : f.maxfree >= r->gpu_milli;
-}
-
 /* Nodes still in their initial state score alike when their states are
  * alike, and among equals the lowest rank wins: so of each group of
  * identical untouched nodes only the lowest-ranked one need be scored,
@@ -540,29 +507,11 @@ struct group_sort {
 	const struct gs_node *node;
 };
 
-static int node_state_cmp(const struct gs_node *a, const struct gs_node *b)
-{
-	if (a->ngpu != b->ngpu)
-		return a->ngpu < b->ngpu ? -1 : 1;
-	if (a->cpu_free != b->cpu_free)
-		return a->cpu_free < b->cpu_free ? -1 : 1;
-	if (a->cpu_cap != b->cpu_cap)
-		return a->cpu_cap < b->cpu_cap ? -1 : 1;
-	if (a->mem_free != b->mem_free)
-		return a->mem_free < b->mem_free ? -1 : 1;
-	if (a->model_bit != b->model_bit)
-		return a->model_bit < b->model_bit ? -1 : 1;
-	int c = memcmp(a->gpu_free, b->gpu_free, (size_t)a->ngpu * sizeof a->gpu_free[0]);
-	if (c)
-		return c;
-	return memcmp(a->aff, b->aff, sizeof a->aff);
-}
-
 static int cmp_group(const void *x, const void *y, void *ctx)
 {
 	const struct group_sort *gs = ctx;
 	int32_t i = *(const int32_t *)x, j = *(const int32_t *)y;
-	int c = node_state_cmp(&gs->node[i], &gs->node[j]);
+	int c = gs_node_cmp(&gs->node[i], &gs->node[j]);
 	if (c)
 		return c;
 	return (gs->rank[i] > gs->rank[j]) - (gs->rank[i] < gs->rank[j]);
@@ -596,7 +545,7 @@ static int groups_build(struct groups *g, const struct gs_node *node, const int3
 	struct group_sort gs = { rank, node };
 	qsort_r(g->order, (size_t)n, sizeof *g->order, cmp_group, &gs);
 	for (int32_t k = 0; k < n; k++) {
-		if (k == 0 || node_state_cmp(&node[g->order[k]], &node[g->order[k - 1]]) != 0) {
+		if (k == 0 || gs_node_cmp(&node[g->order[k]], &node[g->order[k - 1]]) != 0) {
 			if (g->ngroups)
 				g->end[g->ngroups - 1] = k;
 			g->start[g->ngroups] = g->cur[g->ngroups] = k;
@@ -647,7 +596,7 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 	struct gs_node *node = NULL;
 	struct gs_memo *memo = NULL;
 	struct score_ent *cache = NULL;
-	struct fitsum *fs = NULL;
+	struct gs_fitsum *fs = NULL;
 	struct groups grp = { 0 };
 	bool grouped = false;
 	struct bins *bins = calloc(1, sizeof *bins);
@@ -667,7 +616,7 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 		goto oom;
 	memcpy(node, in->node, (size_t)in->nnodes * sizeof *node);
 	for (int32_t i = 0; i < in->nnodes; i++)
-		fs[i] = fitsum_of(&node[i]);
+		fs[i] = gs_fitsum_of(&node[i]);
 	for (int32_t i = 0; cache && i < in->nnodes; i++)
 		cache_clear(&cache[(size_t)i * FRAG_CACHE_WAYS]);
 	/* The tie order: node i is named "<rank[i]>-<name>" by the reference
@@ -701,7 +650,7 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 			int32_t i = grouped ? groups_at(&grp, k) : (k < in->nnodes ? k : -1);
 			if (i == -1)
 				break;
-			if (i < 0 || !fits_fast(&node[i], fs[i], r))
+			if (i < 0 || !gs_fits_sum(&node[i], fs[i], r))
 				continue;
 			uint32_t g;
 			int s;
@@ -733,15 +682,13 @@ int frag_run(const struct frag_input *in, const struct gpu_placement *gp, double
 		if (best >= 0) {
 			struct gs_node *n = &node[best];
 			gs_apply(n, r, bg);
-			assert(n->cpu_free >= 0 && n->mem_free >= 0);
-			for (int i = 0; i < n->ngpu; i++)
-				assert(n->gpu_free[i] >= 0 && n->gpu_free[i] <= GS_MILLI);
+			assert(gs_node_valid(n));
 			frag -= n->frag;
 			n->frag = gs_frag(n, &in->typ);
 			frag += n->frag;
 			if (cache)
 				cache_clear(&cache[(size_t)best * FRAG_CACHE_WAYS]);
-			fs[best] = fitsum_of(n);
+			fs[best] = gs_fitsum_of(n);
 			if (grouped)
 				groups_touch(&grp, best);
 			alloc += req_milli(r);

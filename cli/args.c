@@ -11,28 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct cli_cmd *cli_cmd_find(const char *path)
-{
-	const struct cli_cmd *tab = cli_commands, *hit = NULL;
-	const char *s = path;
-	while (tab && *s) {
-		size_t n = strcspn(s, " ");
-		hit = NULL;
-		for (const struct cli_cmd *c = tab; c->name; c++)
-			if (strlen(c->name) == n && strncmp(c->name, s, n) == 0) {
-				hit = c;
-				break;
-			}
-		if (!hit)
-			return NULL;
-		s += n;
-		while (*s == ' ')
-			s++;
-		tab = hit->subs;
-	}
-	return *s ? NULL : hit;
-}
-
 void cli_args_init(struct cli_args *p, const char *path, int argc, char **argv)
 {
 	memset(p, 0, sizeof *p);

@@ -85,7 +85,6 @@ struct cli_cmd {
 	const struct cli_cmd *subs; /* sub-commands (trace convert ...), ends with { 0 }; or NULL */
 	enum cli_comp pos_comp;     /* what completes a positional argument */
 	const char *see;            /* docs page(s), "docs/live.md", or NULL */
-	int (*fn)(int argc, char **argv); /* top-level commands: the entry point */
 };
 
 /* The command table (cli/cmdtab.c), ending with { 0 }. */
@@ -129,6 +128,9 @@ int cli_choice(const struct cli_args *p, const char *words, int *out);
  * or a usage error (*rc 2). Then cli_args_init(&p, "trace convert",
  * argc - 1, argv + 1). (cli/main.c) */
 const struct cli_cmd *cli_sub_find(const char *cmd, int argc, char **argv, int *rc);
+/* "hetlab PROG: unknown WHAT 'word'" with the nearest names of tab as a
+ * suggestion, on stderr; returns CLI_USAGE. prog NULL: hetlab itself. */
+int cli_unknown(const char *prog, const char *what, const char *word, const struct cli_cmd *tab);
 
 /* The measurement-window options (OPT_WARMUP, OPT_COOLDOWN,
  * OPT_ARRIVALS_ONLY) into w: 0, or a usage error printed (2). cli/argwin.c */

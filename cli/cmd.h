@@ -20,6 +20,18 @@ int cmd_plot(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
+int cmd_bill(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_scenario(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

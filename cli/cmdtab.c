@@ -6,19 +6,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 
-/* Entry points declared outside cmd.h by the files that own them. */
-int cmd_bill(int argc, char **argv);
-int cmd_audit(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_live(int argc, char **argv);
-int cmd_submit(int argc, char **argv);
-int cmd_queue(int argc, char **argv);
-int cmd_cancel(int argc, char **argv);
-int cmd_replay(int argc, char **argv);
-int cmd_approve(int argc, char **argv);
-int cmd_jobs(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_scenario(int argc, char **argv);
+#include <string.h>
 
 #define F CLI_C_FILE
 #define D CLI_C_DIR
@@ -123,7 +111,7 @@ static const struct cli_cmd trace_subs[] = {
 	  "list, else the Alibaba DLRM trace), a Slurm accounting dump (sacct -P) or\n"
 	  "a results database; a relative path not found here is looked up in the\n"
 	  "trace directory.",
-	  convert_opts, NULL, F, "docs/traces.md", NULL },
+	  convert_opts, NULL, F, "docs/traces.md" },
 	{ "inspect", "FILE", "print a trace's statistics",
 	  "Prints a trace's statistics: arrivals by hour and weekday, size and\n"
 	  "duration percentiles, GPU-hours per model, per class or queue. An openb\n"
@@ -132,7 +120,7 @@ static const struct cli_cmd trace_subs[] = {
 	  "relative path not found here is looked up in the trace directory. Hours\n"
 	  "and weekdays are UTC from the SWF UnixStartTime, in the log's own zone\n"
 	  "when its TimeZoneString names one.",
-	  inspect_opts, NULL, F, "docs/traces.md", NULL },
+	  inspect_opts, NULL, F, "docs/traces.md" },
 	{ "fit", "TRACE", "fit the synthetic generator to a trace",
 	  "Fits the synthetic generator to a trace: arrival rate by hour of week,\n"
 	  "a joint model by default (durations per size class, dur_by_size, and\n"
@@ -142,13 +130,13 @@ static const struct cli_cmd trace_subs[] = {
 	  "workload.synthetic block; with --by queue, one model per queue,\n"
 	  "MODEL-qN.json. --burst-gap S: a job submitted at most S seconds after the\n"
 	  "previous one joins its burst (fits burst_p, burst_mean, burst_gap_s).",
-	  fit_opts, NULL, F, "docs/workloads.md", NULL },
+	  fit_opts, NULL, F, "docs/workloads.md" },
 	{ "synth", "MODEL.json", "generate a trace from a fitted model",
 	  "Generates a trace from a model (what `hetlab trace fit` writes) and prints\n"
 	  "two-sample Kolmogorov-Smirnov distances to the original (durations,\n"
 	  "inter-arrival times, sizes): --compare TRACE, by default the model's\n"
 	  "fitted_from when that file exists.",
-	  synth_opts, NULL, F, "docs/workloads.md", NULL },
+	  synth_opts, NULL, F, "docs/workloads.md" },
 	END,
 };
 
@@ -241,16 +229,16 @@ static const struct cli_cmd audit_subs[] = {
 	  "or the first broken record's seq and what is wrong (exit status 1).\n"
 	  "Every table the reports read is sealed with it; --key, --pubkey and\n"
 	  "--expect-head check the head against a key or a head kept elsewhere.",
-	  verify_opts, NULL, F, "docs/audit.md", NULL },
+	  verify_opts, NULL, F, "docs/audit.md" },
 	{ "prune", "RUN.DB", "archive the audit records older than a retention",
 	  "Moves the records older than DAYS (default 190, never under 183) before\n"
 	  "the newest, in simulated time, to a gzip JSON Lines archive and seals an\n"
 	  "anchor so that verify continues from it.",
-	  prune_opts, NULL, F, "docs/audit.md", NULL },
+	  prune_opts, NULL, F, "docs/audit.md" },
 	{ "export", "RUN.DB", "write the audit records as JSON Lines",
 	  "Writes the records as JSON Lines (standard output by default) for a\n"
 	  "mirror.",
-	  aexport_opts, NULL, F, "docs/audit.md", NULL },
+	  aexport_opts, NULL, F, "docs/audit.md" },
 	END,
 };
 
@@ -331,20 +319,20 @@ static const struct cli_cmd export_subs[] = {
 	  "the same. Import it into Prometheus with\n"
 	  "  promtool tsdb create-blocks-from openmetrics FILE DATA_DIR\n"
 	  "and look at it on the live Grafana dashboard (docs/grafana/).",
-	  openmetrics_opts, NULL, F, "docs/metrics.md", NULL },
+	  openmetrics_opts, NULL, F, "docs/metrics.md" },
 	END,
 };
 
 static const struct cli_cmd scenario_subs[] = {
 	{ "list", NULL, "list the embedded scenarios", "Lists the embedded scenarios, one a line.",
-	  NULL, NULL, 0, NULL, NULL },
+	  NULL, NULL, 0, NULL },
 	{ "show", "[NAME]", "print an embedded scenario",
 	  "Prints the embedded scenario NAME (default guian, the default scenario).",
-	  NULL, NULL, 0, NULL, NULL },
+	  NULL, NULL, 0, NULL },
 	{ "check", "FILE", "load a scenario file and report its first error",
 	  "Loads a scenario file and prints its node types, racks and nodes, or its\n"
 	  "first error (naming the file and JSON path; exit status 1).",
-	  NULL, NULL, F, NULL, NULL },
+	  NULL, NULL, F, NULL },
 	END,
 };
 
@@ -371,7 +359,7 @@ const struct cli_cmd cli_commands[] = {
 	  "--audit-key its audit head is authenticated and printed, to be kept\n"
 	  "elsewhere. SIGINT or SIGTERM stops a run without leaving its temporary\n"
 	  "file.",
-	  run_opts, NULL, F, "docs/scenario.md, docs/results.md, docs/audit.md", cmd_run },
+	  run_opts, NULL, F, "docs/scenario.md, docs/results.md, docs/audit.md" },
 	{ "report", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "summarise a run, a sweep, a plan or a frag experiment",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"
 	  "bounded slowdown, per class. markdown gives the same tables in Markdown;\n"
@@ -381,7 +369,7 @@ const struct cli_cmd cli_commands[] = {
 	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
 	  "sweep's summary.db (or its folder; --metric picks metrics), a plan's\n"
 	  "plan.json (or its folder) and a frag database (as text or json).",
-	  report_opts, NULL, F, "docs/results.md", cmd_report },
+	  report_opts, NULL, F, "docs/results.md" },
 	{ "jobs", "RUN.DB", "list a run's jobs like sacct",
 	  "Lists the jobs of a run database the way Slurm's sacct lists a\n"
 	  "cluster's: sacct's field names (JobID, JobName, Account, Partition,\n"
@@ -392,29 +380,29 @@ const struct cli_cmd cli_commands[] = {
 	  "simulated clock laid on its recorded start, as YYYY-MM-DDTHH:MM:SS\n"
 	  "(UTC); TIME arguments take that form, a date, or +SECONDS from the\n"
 	  "run's start.",
-	  jobs_opts, NULL, F, "docs/results.md", cmd_jobs },
+	  jobs_opts, NULL, F, "docs/results.md" },
 	{ "bill", "RUN.DB", "invoice a run per tenant and period",
 	  "Invoices per tenant and billing period from a run database, priced by\n"
 	  "the scenario's \"billing\" block (or a default price list when the file\n"
 	  "has none): GPU by model, MIG and share pricing, cores, memory, energy;\n"
 	  "reserved and elastic plans; a reconciliation footer (exit 1 when it\n"
 	  "does not reconcile). --records lists the usage records instead.",
-	  bill_opts, NULL, F, "docs/billing.md", cmd_bill },
+	  bill_opts, NULL, F, "docs/billing.md" },
 	{ "trace", "COMMAND ...", "convert, inspect, fit and synthesise traces",
 	  "Works on job traces: convert between formats (and export a run as SWF),\n"
 	  "inspect their statistics, fit the synthetic generator to one and\n"
 	  "generate a trace from the fit. FILE and TRACE may be relative to the\n"
 	  "trace directory (--traces DIR, $HETLAB_TRACES, ../shared/traces).",
-	  NULL, trace_subs, 0, "docs/traces.md, docs/workloads.md", cmd_trace },
+	  NULL, trace_subs, 0, "docs/traces.md, docs/workloads.md" },
 	{ "export", "COMMAND ...", "export a run for other tools (OpenMetrics)",
 	  "Exports a run database in the formats of other tools.",
-	  NULL, export_subs, 0, "docs/metrics.md", cmd_export },
+	  NULL, export_subs, 0, "docs/metrics.md" },
 	{ "frag", "[TRACE_DIR]", "run the FGD paper's fragmentation experiment",
 	  "Runs the FGD paper's fragmentation experiment (openb GPU cluster, pods\n"
 	  "inflated to 1.3x capacity, shuffled, placed one at a time) for each policy\n"
 	  "and seed, writes frag.db and prints the allocation ratio at 100 % arrived\n"
 	  "beside the paper's.",
-	  frag_opts, NULL, D, "docs/policies.md", cmd_frag },
+	  frag_opts, NULL, D, "docs/policies.md" },
 	{ "compare", "DIR_A DIR_B", "compare two policies over paired seeds",
 	  "Compares two policies run over the same seeds (hetlab run --seeds A-B\n"
 	  "--out DIR): pairs the runs by seed and gives, per metric, the mean\n"
@@ -423,7 +411,7 @@ const struct cli_cmd cli_commands[] = {
 	  "no significant difference). --metric picks metrics (default all), --level\n"
 	  "the interval's level; --warmup, --cooldown and --arrivals-only set the\n"
 	  "measurement window.",
-	  compare_opts, NULL, D, "docs/compare.md", cmd_compare },
+	  compare_opts, NULL, D, "docs/compare.md" },
 	{ "plot", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "draw the figures of a run, a sweep, a plan or a frag experiment",
 	  "Draws a run's figures with gnuplot into DIR, each as NAME.png and\n"
 	  "NAME.svg beside its data (NAME.dat) and script (NAME.gp, redraw with\n"
@@ -436,7 +424,7 @@ const struct cli_cmd cli_commands[] = {
 	  "sweep's summary (each metric against each parameter; the sweep's\n"
 	  "summary.db or folder), a plan's frontier (plan.json or its folder) and\n"
 	  "a frag database's allocation curves.",
-	  plot_opts, NULL, F, "docs/results.md", cmd_plot },
+	  plot_opts, NULL, F, "docs/results.md" },
 	{ "sweep", "SWEEP.json", "run a grid of scenario variants x seeds",
 	  "Runs a grid of scenario variants x seeds: SWEEP.json names a scenario,\n"
 	  "seeds and parameters (JSON paths into the scenario, such as\n"
@@ -447,32 +435,32 @@ const struct cli_cmd cli_commands[] = {
 	  "one row per run with every headline metric. --dry-run lists the points;\n"
 	  "--slurm submits them as a job array; --point runs one; --merge rebuilds\n"
 	  "the summary.",
-	  sweep_opts, NULL, F, "docs/sweep.md", cmd_sweep },
+	  sweep_opts, NULL, F, "docs/sweep.md" },
 	{ "plan", "PLAN.json", "search for the cheapest cluster that meets targets",
 	  "Searches for the cheapest cluster that meets targets: integer variables\n"
 	  "(JSON paths such as $.racks[0].count, each with a range and a capex per\n"
 	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
 	  "candidate with --exhaustive). Prints the candidates explored and the\n"
 	  "answer with its confidence.",
-	  plan_opts, NULL, F, "docs/planning.md", cmd_plan },
+	  plan_opts, NULL, F, "docs/planning.md" },
 	{ "scenario", "COMMAND ...", "print, list and check scenarios",
 	  "Prints an embedded scenario to start a scenario, sweep or plan file\n"
 	  "from (an installed hetlab has no source tree), lists them, or loads a\n"
 	  "scenario file and reports its first error.",
-	  NULL, scenario_subs, 0, "docs/planning.md, docs/scenario.md", cmd_scenario },
+	  NULL, scenario_subs, 0, "docs/planning.md, docs/scenario.md" },
 	{ "policies", NULL, "list the scheduling policies",
 	  "Lists the scheduling policies and their parameters.",
-	  NULL, NULL, 0, "docs/policies.md", cmd_policies },
+	  NULL, NULL, 0, "docs/policies.md" },
 	{ "catalog", NULL, "list the hardware catalog",
 	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
 	  "scenario's node types use, with their memory, power, throughput and\n"
 	  "MIG support (sources in docs/catalog.md). --mig prints each MIG-capable\n"
 	  "card's profiles with their slices and valid start positions; with a CARD,\n"
 	  "also its number of valid full layouts.",
-	  catalog_opts, NULL, 0, "docs/catalog.md", cmd_catalog },
+	  catalog_opts, NULL, 0, "docs/catalog.md" },
 	{ "audit", "COMMAND RUN.DB ...", "verify, prune and export the audit log",
 	  "Works on a results database's hash-chained audit log.",
-	  NULL, audit_subs, 0, "docs/audit.md", cmd_audit },
+	  NULL, audit_subs, 0, "docs/audit.md" },
 	{ "probe", NULL, "print what this host exposes to live mode",
 	  "Prints what this host exposes to live mode, to check a node before it\n"
 	  "joins: labels (CPU cores, memory, NICs, InfiniBand/RoCE ports with rate\n"
@@ -481,7 +469,7 @@ const struct cli_cmd cli_commands[] = {
 	  "disk free of --disk). NVML is loaded at run time from $HETLAB_NVML_LIB,\n"
 	  "else libnvidia-ml.so.1; without it, no GPUs. Invalid readings are listed\n"
 	  "as problems; the exit status is 0 when the probe ran.",
-	  probe_opts, NULL, 0, "docs/live.md", cmd_probe },
+	  probe_opts, NULL, 0, "docs/live.md" },
 	{ "live", NULL, "run the scheduling policy against real nodes",
 	  "Runs the scheduling policy against real nodes: jobs from `hetlab submit`\n"
 	  "run on this host (local) or a Slurm cluster, placed where the policy\n"
@@ -489,37 +477,59 @@ const struct cli_cmd cli_commands[] = {
 	  "drains failing or hot nodes. State, recording and decision log are in\n"
 	  "STATE_DIR/state.db: a restart (even after kill -9) recovers every job.\n"
 	  "Prometheus metrics on a loopback port (/metrics, /healthz) when configured.",
-	  live_opts, NULL, 0, "docs/live.md", cmd_live },
+	  live_opts, NULL, 0, "docs/live.md" },
 	{ "submit", "[JOBS.jsonl | -]", "queue jobs for the live daemon",
 	  "Queues jobs for the live daemon: each a JSON Lines trace line (req, class,\n"
 	  "tenant, walltime_us, ...) with \"argv\" (the program and its arguments,\n"
 	  "never a shell string), optional \"env\", \"cwd\" and \"name\". The request\n"
 	  "is checked against the daemon's cluster before it is queued. Give\n"
 	  "--state DIR or --config LIVE.json.",
-	  submit_opts, NULL, F, "docs/live.md", cmd_submit },
+	  submit_opts, NULL, F, "docs/live.md" },
 	{ "queue", NULL, "list the live daemon's jobs",
 	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"
 	  "attempt, where they run, reason, the executor's reference.",
-	  queue_opts, NULL, 0, "docs/live.md", cmd_queue },
+	  queue_opts, NULL, 0, "docs/live.md" },
 	{ "cancel", "ID...", "cancel live jobs",
 	  "Cancels live jobs: pending ones leave the queue, running ones are killed.",
-	  stateonly_opts, NULL, 0, "docs/live.md", cmd_cancel },
+	  stateonly_opts, NULL, 0, "docs/live.md" },
 	{ "approve", "TENANT...", "release a tenant's jobs held for quota",
 	  "Approves, in a live daemon, the jobs of each tenant (a name from the\n"
 	  "scenario's org, or its index) held for quota: they are released and run\n"
 	  "over quota (the scenario's timed \"approve\" events, live).",
-	  stateonly_opts, NULL, 0, "docs/live.md", cmd_approve },
+	  stateonly_opts, NULL, 0, "docs/live.md" },
 	{ "replay", "STATE_DIR", "re-run a live recording in the simulator",
 	  "Runs the simulator on a live daemon's recording (job arrivals, exits,\n"
 	  "cancels, probe readings) with the same policy and compares its decisions\n"
 	  "with the daemon's decision log: prints the differences (none when the\n"
 	  "same code made the same decisions at the same times; exit 1 otherwise).\n"
 	  "--results also writes the run's results database (hetlab report reads it).",
-	  replay_opts, NULL, D, "docs/live.md", cmd_replay },
-	{ "version", NULL, "print the version", "Prints the version.", NULL, NULL, 0, NULL, cmd_version },
+	  replay_opts, NULL, D, "docs/live.md" },
+	{ "version", NULL, "print the version", "Prints the version.", NULL, NULL, 0, NULL },
 	{ "help", "[COMMAND [SUBCOMMAND]]", "print help for a command",
 	  "Prints the help of a command, the same text as `hetlab COMMAND --help`;\n"
 	  "without a COMMAND, the list of commands.",
-	  help_opts, NULL, CLI_C_COMMAND, NULL, cmd_help },
+	  help_opts, NULL, CLI_C_COMMAND, NULL },
 	END,
 };
+
+const struct cli_cmd *cli_cmd_find(const char *path)
+{
+	const struct cli_cmd *tab = cli_commands, *hit = NULL;
+	const char *s = path;
+	while (tab && *s) {
+		size_t n = strcspn(s, " ");
+		hit = NULL;
+		for (const struct cli_cmd *c = tab; c->name; c++)
+			if (strlen(c->name) == n && strncmp(c->name, s, n) == 0) {
+				hit = c;
+				break;
+			}
+		if (!hit)
+			return NULL;
+		s += n;
+		while (*s == ' ')
+			s++;
+		tab = hit->subs;
+	}
+	return *s ? NULL : hit;
+}

@@ -525,3 +525,53 @@ void gs_typical_free(struct gs_typical *t)
 	free(t->p);
 	memset(t, 0, sizeof *t);
 }
+
+void gs_node_init(struct gs_node *n, int32_t ngpu, int64_t cpu_milli, int64_t mem_mib, uint32_t model_bit)
+{
+	memset(n, 0, sizeof *n);
+	n->ngpu = ngpu;
+	for (int i = 0; i < ngpu; i++)
+		n->gpu_free[i] = GS_MILLI;
+	n->cpu_free = n->cpu_cap = cpu_milli;
+	n->mem_free = mem_mib;
+	n->model_bit = model_bit;
+}
+
+int gs_node_cmp(const struct gs_node *a, const struct gs_node *b)
+{
+	if (a->ngpu != b->ngpu)
+		return a->ngpu < b->ngpu ? -1 : 1;
+	if (a->cpu_free != b->cpu_free)
+		return a->cpu_free < b->cpu_free ? -1 : 1;
+	if (a->cpu_cap != b->cpu_cap)
+		return a->cpu_cap < b->cpu_cap ? -1 : 1;
+	if (a->mem_free != b->mem_free)
+		return a->mem_free < b->mem_free ? -1 : 1;
+	if (a->model_bit != b->model_bit)
+		return a->model_bit < b->model_bit ? -1 : 1;
+	int c = memcmp(a->gpu_free, b->gpu_free, (size_t)a->ngpu * sizeof a->gpu_free[0]);
+	if (c)
+		return c;
+	return memcmp(a->aff, b->aff, sizeof a->aff);
+}
+
+bool gs_node_valid(const struct gs_node *n)
+{
+	if (n->cpu_free < 0 || n->mem_free < 0)
+		return false;
+	for (int i = 0; i < n->ngpu; i++)
+		if (n->gpu_free[i] < 0 || n->gpu_free[i] > GS_MILLI)
+			return false;
+	return true;
+}
+
+struct gs_fitsum gs_fitsum_of(const struct gs_node *n)
+{
+	struct gs_fitsum f = { 0, 0 };
+	for (int i = 0; i < n->ngpu; i++) {
+		if (n->gpu_free[i] > f.maxfree)
+			f.maxfree = n->gpu_free[i];
+		f.nfull += n->gpu_free[i] == GS_MILLI;
+	}
+	return f;
+}

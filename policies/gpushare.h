@@ -2,7 +2,9 @@
  * FGD paper, Weng et al., ATC'23: random, dotprod, clustering, packing,
  * bestfit, fgd), as pure functions of one node's free state and one request.
  *
- * Used today by `hetlab frag` (analysis/frag.c); written against plain
+ * Used today by `hetlab frag` (analysis/frag.c), which keeps its nodes
+ * through the node-state functions at the end of this header and never
+ * reads gs_node's arrays itself; written against plain
  * structs, not the engine's view, so that the engine can reuse the same
  * tables once milli-GPUs come to the job model. Each strategy is a const
  * struct gpu_placement registered in gpushare_table (ending in a NULL name):
@@ -123,5 +125,39 @@ void gs_typical_free(struct gs_typical *t);
 
 struct gs_memo *gs_memo_new(const struct gs_typical *t);
 void gs_memo_free(struct gs_memo *m);
+
+/* ---- the node state, for callers that keep many nodes (hetlab frag) ----
+ * They build, compare, check and summarise nodes through these, never
+ * through gs_node's arrays. */
+
+/* n with ngpu whole free GPUs, cpu_milli milli-cores and mem_mib MiB, all
+ * free, of the model model_bit (0: none known); frag 0, no pods placed. */
+void gs_node_init(struct gs_node *n, int32_t ngpu, int64_t cpu_milli, int64_t mem_mib, uint32_t model_bit);
+/* A total order of node states (everything a score or gs_fits reads, frag
+ * aside): 0 when two nodes would score and fit alike. */
+int gs_node_cmp(const struct gs_node *a, const struct gs_node *b);
+/* No resource below 0 and no GPU above GS_MILLI free (after gs_apply). */
+bool gs_node_valid(const struct gs_node *n);
+
+/* What gs_fits reads of a node's GPUs, for a caller that keeps it beside
+ * the node and refreshes it after each gs_apply there (gs_fitsum_of). */
+struct gs_fitsum {
+	int32_t maxfree;        /* most free milli-GPU on one GPU */
+	int32_t nfull;          /* wholly free GPUs */
+};
+struct gs_fitsum gs_fitsum_of(const struct gs_node *n);
+
+/* gs_fits(n, r), from f = gs_fitsum_of(n) (a request below GS_MILLI asks
+ * for one GPU). */
+static inline bool gs_fits_sum(const struct gs_node *n, struct gs_fitsum f, const struct gs_req *r)
+{
+	if (n->cpu_free < r->cpu_milli || n->mem_free < r->mem_mib)
+		return false;
+	if (r->num_gpu == 0 || r->gpu_milli == 0)
+		return true;
+	if (r->models && !(r->models & n->model_bit))
+		return false;
+	return r->gpu_milli >= GS_MILLI ? f.nfull >= r->num_gpu : f.maxfree >= r->gpu_milli;
+}
 
 #endif

@@ -137,12 +137,52 @@ static void test_typical(void **st)
 	gs_typical_free(&t);
 }
 
+/* The node-state interface frag uses: gs_fits_sum agrees with gs_fits on
+ * states a run can reach, gs_node_cmp is 0 exactly for equal states, and
+ * gs_node_valid catches an over-take. */
+static void test_node_state(void **st)
+{
+	(void)st;
+	struct gs_node a, b;
+	gs_node_init(&a, 4, 32000, 65536, 2u);
+	assert_int_equal(a.ngpu, 4);
+	assert_int_equal(a.gpu_free[3], GS_MILLI);
+	assert_int_equal(a.cpu_cap, 32000);
+	assert_true(gs_node_valid(&a));
+	b = a;
+	assert_int_equal(gs_node_cmp(&a, &b), 0);
+	unsigned x = 12345;
+	for (int step = 0; step < 2000; step++) {
+		x = x * 1103515245u + 12345u;
+		int32_t milli = (int32_t[]){ 100, 250, 500, 1000 }[(x >> 8) % 4];
+		int32_t ngpu = milli < GS_MILLI ? 1 : 1 + (int32_t)((x >> 12) % 3);
+		struct gs_req r = { 500 + (int64_t)((x >> 16) % 4) * 1000, 1024, (x >> 20) % 5 ? ngpu : 0, milli,
+		                    (x >> 24) % 3 == 0 ? 1u : (x >> 24) % 3 == 1 ? 2u : 0u, 0 };
+		struct gs_fitsum f = gs_fitsum_of(&a);
+		bool fits = gs_fits(&a, &r);
+		assert_int_equal(gs_fits_sum(&a, f, &r), fits);
+		if (fits) {
+			uint32_t g;
+			gpushare_find("bestfit")->score(&a, &r, NULL, &g);
+			gs_apply(&a, &r, g);
+			assert_true(gs_node_valid(&a));
+			assert_int_not_equal(gs_node_cmp(&a, &b), 0);
+			b = a;
+		}
+		if (a.cpu_free < 4000)
+			gs_node_init(&a, 4, 32000, 65536, 2u), b = a;
+	}
+	b.gpu_free[0] = GS_MILLI + 1;
+	assert_false(gs_node_valid(&b));
+	assert_true(gs_node_cmp(&a, &b) != 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_frag_values), cmocka_unit_test(test_fgd),
 		cmocka_unit_test(test_others), cmocka_unit_test(test_fit_apply),
-		cmocka_unit_test(test_typical),
+		cmocka_unit_test(test_typical), cmocka_unit_test(test_node_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
