@@ -238,6 +238,13 @@ int sx_parse_squeue(const char *text, struct sx_jobinfo **out, int *nout, char *
 	return 0;
 }
 
+/* A count from AllocTRES: 0 for a number no count can be (negative, NaN,
+ * past int64: its cast would be undefined; found by tests/fuzz/fuzz_squeue). */
+static int64_t tres_count(double v)
+{
+	return v >= 0 && v < 9.2e18 ? (int64_t)v : 0;
+}
+
 /* "billing=4,cpu=4,gres/gpu=2,mem=1000M,node=1" */
 static void tres_of(const char *s, struct sx_acct *a)
 {
@@ -249,11 +256,11 @@ static void tres_of(const char *s, struct sx_acct *a)
 			double v = strtod(eq + 1, NULL);
 			const char *u = eq + 1 + strspn(eq + 1, "0123456789.");
 			if (kl == 3 && strncmp(s, "cpu", 3) == 0)
-				a->cpus = (int64_t)v;
+				a->cpus = tres_count(v);
 			else if (kl == 8 && strncmp(s, "gres/gpu", 8) == 0)
-				a->gpus = (int64_t)v;
+				a->gpus = tres_count(v);
 			else if (kl == 3 && strncmp(s, "mem", 3) == 0)
-				a->mem_mib = (int64_t)(v * (*u == 'G' ? 1024 : *u == 'T' ? 1048576 : *u == 'K' ? 1.0 / 1024 : 1));
+				a->mem_mib = tres_count(v * (*u == 'G' ? 1024 : *u == 'T' ? 1048576 : *u == 'K' ? 1.0 / 1024 : 1));
 		}
 		s += w + (s[w] == ',');
 	}

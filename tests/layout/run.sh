@@ -119,6 +119,7 @@ else
 			f=${o#"$BUILD"/}
 			f=${f%.o}
 			[ "$f" = sim/embed ] && continue
+			[ -f "$f.c" ] || continue   # left from a source since moved or removed
 			nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 && $2 ~ /^[TDBRC]$/ { print $3, f }' >> "$TMP/defs"
 			nm -u "$o" | awk -v f="$f" 'NF { print f, $NF }' >> "$TMP/uses"
 		done

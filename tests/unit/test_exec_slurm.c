@@ -995,6 +995,16 @@ static void test_parse_garbage(void **state)
 	assert_non_null(strstr(f->err, "sacct: line 1: expected 8 '|'-separated fields"));
 	assert_int_equal(sx_parse_sacct("1|x|COMPLETED|0:0|soon|1|n1|\n", &a, &na, f->err, sizeof f->err), -1);
 	assert_non_null(strstr(f->err, "Start 'soon'"));
+	/* A TRES count no count can be is none (its cast was undefined: found
+	 * by tests/fuzz/fuzz_squeue). */
+	assert_int_equal(sx_parse_sacct("1|x|COMPLETED|0:0|1|2|n1|cpu=1e99,gres/gpu=-4,mem=nanG\n", &a, &na, f->err,
+	                                sizeof f->err), 0);
+	assert_int_equal(na, 1);
+	assert_int_equal(a[0].cpus, 0);
+	assert_int_equal(a[0].gpus, 0);
+	assert_int_equal(a[0].mem_mib, 0);
+	free(a);
+	a = NULL;
 	assert_int_equal(sx_parse_sacct("1.batch|batch|COMPLETED|0:0|1|2|n1|cpu=1\n", &a, &na, f->err, sizeof f->err), 0);
 	assert_int_equal(na, 0);
 	len = strlen(sinfo_2205);
