@@ -169,10 +169,13 @@ test-slurm: $(HETLAB)
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
 
+# The tests that run hetlab's code paths, under AddressSanitizer and UBSan:
+# unit, scenario, bad-input, live and shared-trace tests (the doc, CLI and
+# layout tests repeat those paths or read no code).
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	    HETLAB_SANITIZED=1 test test-shared
+	    HETLAB_SANITIZED=1 all unit scenario-test test-bad test-live test-shared
 
 # Every unit-test binary under valgrind; the failures are listed at the end.
 valgrind: $(TEST_BIN)
