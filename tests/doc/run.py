@@ -136,7 +136,14 @@ def regenerate(expected, actual):
             out.append(actual[k].rstrip())
             k += 1
     out.extend(a.rstrip() for a in actual[k:])
-    return out
+    # Blank lines that ended the shown output (space before the next
+    # command) are the page's layout: kept.
+    tail = 0
+    while tail < len(expected) and expected[len(expected) - 1 - tail].strip() == "":
+        tail += 1
+    while out and out[-1] == "":
+        out.pop()
+    return out + [""] * tail
 
 
 def scratch(hetlab):
