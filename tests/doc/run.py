@@ -125,9 +125,14 @@ def regenerate(expected, actual):
     """The actual output, keeping an expected line where it still matches
     (its wildcards) and a `...` where the expected had one."""
     out, k = [], 0
-    for e in expected:
+    for n, e in enumerate(expected):
         if e.rstrip() == "...":
             out.append("...")
+            # The lines it stands for: up to the next shown line that matches.
+            nxt = next((x.rstrip() for x in expected[n + 1:] if x.rstrip() not in ("", "...")), None)
+            if nxt is not None:
+                r = line_re(nxt)
+                k = next((m for m in range(k, len(actual)) if r.match(actual[m].rstrip())), k)
             continue
         if k < len(actual) and line_re(e.rstrip()).match(actual[k].rstrip()):
             out.append(refill(e.rstrip(), actual[k].rstrip()))
