@@ -3,7 +3,7 @@
 # are missing. Says what it installs. Not root: prints the apt-get line and fails.
 # `deps.sh fuzz` adds what `make fuzz` needs (clang and its libFuzzer runtime).
 set -e
-PKGS="build-essential pkg-config libgsl-dev libsqlite3-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev libhwloc-dev libmicrohttpd-dev gnuplot-nox sqlite3 python3"
+PKGS="build-essential pkg-config libgsl-dev libsqlite3-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev libhwloc-dev libmicrohttpd-dev gnuplot-nox sqlite3 python3 openssl"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do

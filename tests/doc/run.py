@@ -125,9 +125,14 @@ def regenerate(expected, actual):
     """The actual output, keeping an expected line where it still matches
     (its wildcards) and a `...` where the expected had one."""
     out, k = [], 0
-    for e in expected:
+    for n, e in enumerate(expected):
         if e.rstrip() == "...":
             out.append("...")
+            # The lines it stands for: up to the next shown line that matches.
+            nxt = next((x.rstrip() for x in expected[n + 1:] if x.rstrip() not in ("", "...")), None)
+            if nxt is not None:
+                r = line_re(nxt)
+                k = next((m for m in range(k, len(actual)) if r.match(actual[m].rstrip())), k)
             continue
         if k < len(actual) and line_re(e.rstrip()).match(actual[k].rstrip()):
             out.append(refill(e.rstrip(), actual[k].rstrip()))
@@ -136,7 +141,14 @@ def regenerate(expected, actual):
             out.append(actual[k].rstrip())
             k += 1
     out.extend(a.rstrip() for a in actual[k:])
-    return out
+    # Blank lines that ended the shown output (space before the next
+    # command) are the page's layout: kept.
+    tail = 0
+    while tail < len(expected) and expected[len(expected) - 1 - tail].strip() == "":
+        tail += 1
+    while out and out[-1] == "":
+        out.pop()
+    return out + [""] * tail
 
 
 def scratch(hetlab):
