@@ -119,11 +119,19 @@ static void point_label(const struct sweep_grid *g, size_t i, char *out, size_t 
 
 /* Loads one point's scenario file, so that a value the scenario rejects is
  * reported with the point before anything runs. */
-static int check_point(const struct sweep_grid *g, size_t i, const char *path)
+/* Loads point i's scenario: from the file at path, or (text) from its text
+ * as if it were at path (--dry-run writes nothing). */
+static int check_point(const struct sweep_grid *g, size_t i, const char *path, const char *text)
 {
-	char err[1024], label[512];
+	char err[1024], label[512], dir[PATH_MAX];
 	struct scenario sc;
-	int r = scenario_load(path, &sc, err, sizeof err);
+	int r;
+	if (text) {
+		const char *slash = strrchr(path, '/');
+		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+		r = scenario_load_text(text, path, dir, &sc, err, sizeof err);
+	} else
+		r = scenario_load(path, &sc, err, sizeof err);
 	if (r < 0) {
 		point_label(g, i, label, sizeof label);
 		fprintf(stderr, "hetlab sweep: %s: point %zu (%s): %s\n", g->file, i, label, err);
@@ -168,32 +176,25 @@ static int prepare_points(const struct sweep_grid *g, size_t only, bool write)
 			return -1;
 		}
 		free(old);
-		if (check_point(g, i, path) < 0)
+		if (check_point(g, i, path, NULL) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-/* --dry-run: each point's scenario checked from a temporary file. */
-static int check_points_tmp(const struct sweep_grid *g)
+/* --dry-run: each point's scenario checked from its text, named as the
+ * file a run would write (OUT/point-N/scenario.json), nothing written. */
+static int check_points_text(const struct sweep_grid *g)
 {
-	const char *td = getenv("TMPDIR");
-	char path[PATH_MAX];
 	for (size_t i = 0; i < g->npoint; i++) {
-		snprintf(path, sizeof path, "%s/hetlab-sweep-XXXXXX", td && *td ? td : "/tmp");
-		int fd = mkstemp(path);
-		if (fd < 0) {
-			fprintf(stderr, "hetlab sweep: cannot create a temporary file: %s\n", strerror(errno));
+		char *dir = sweep_point_dir(g, i), path[PATH_MAX + 32];
+		if (!dir) {
+			fprintf(stderr, "hetlab sweep: out of memory\n");
 			return -1;
 		}
-		size_t n = strlen(g->point[i].scenario);
-		int bad = write(fd, g->point[i].scenario, n) != (ssize_t)n;
-		bad |= close(fd) != 0;
-		int r = bad ? -1 : check_point(g, i, path);
-		if (bad)
-			fprintf(stderr, "hetlab sweep: cannot write %s\n", path);
-		unlink(path);
-		if (r < 0)
+		snprintf(path, sizeof path, "%s/scenario.json", dir);
+		free(dir);
+		if (check_point(g, i, path, g->point[i].scenario) < 0)
 			return -1;
 	}
 	return 0;
@@ -553,7 +554,7 @@ int cmd_sweep(int argc, char **argv)
 		}
 
 	if (dry) {
-		if (check_points_tmp(&g) < 0)
+		if (check_points_text(&g) < 0)
 			goto out;
 		printf("hetlab sweep: %s: %zu points x %zu seeds = %zu runs, %zu done, %zu to run -> %s\n",
 		       file, g.npoint, g.nseed, nrun, ndone, nq, g.out);

@@ -150,6 +150,15 @@ bad scenario-too-large 1 'hetlab run: big.json: larger than 64 MiB, the most a J
 	sh -c 'truncate -s 65M big.json && "$HETLAB" run big.json'
 bad scenario-not-object 1 'hetlab run: array.json: $: expected an object, got an array' sh -c 'echo "[1, 2]" > array.json && "$HETLAB" run array.json'
 
+# ---- sweep files -----------------------------------------------------------------
+# A point's bad value names the scenario file the point would have, with or
+# without --dry-run (which wrote a temporary file and named that).
+put sw.json '{ "seeds": "1", "out": "so", "params": { "$.racks[0].count": [1, -1] } }'
+bad sweep-point-dry-run 1 'hetlab sweep: sw.json: point 1 ($.racks[0].count=-1): so/point-1/scenario.json: $.racks[0].count: expected an integer in [0, 100000], got -1' \
+	hetlab sweep sw.json --dry-run
+bad sweep-point-run 1 'hetlab sweep: sw.json: point 1 ($.racks[0].count=-1): so/point-1/scenario.json: $.racks[0].count: expected an integer in [0, 100000], got -1' \
+	hetlab sweep sw.json
+
 # ---- traces --------------------------------------------------------------------
 put int64.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1},"run_us":9223372036854775807}'
 bad jsonl-run-int64-max 1 'hetlab run: int64.jsonl:1: $.run_us: expected a non-negative integer (microseconds) of at most 1000000000000000 (1000000000 s, about 31.7 years), got 9223372036854775807' \
