@@ -237,7 +237,8 @@ struct cluster {
 	/* The nodes whose health record or service state changed since the
 	 * last scheduling pass, each once (hlogged marks them), for the health
 	 * monitor to look at only those; hlog_all: look at every node. Kept by
-	 * the engine (sim/engine.c) and cleared after each pass. */
+	 * the engine (sim/engine_core.c, eng_health_mark) and cleared after each
+	 * pass (sim/engine.c). */
 	int32_t *hlog, nhlog, caphlog;
 	uint8_t *hlogged;
 	bool hlog_all;
@@ -308,6 +309,8 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
  * yet; nstrs entries, updated). */
 int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int32_t *selmap,
                       struct job *jobs, int32_t njobs, char *err, size_t errlen);
+/* Frees the selectors bound so far (cluster_fini and a new binding call it). */
+void cluster_unbind_workload(struct cluster *cl);
 
 static inline bool cluster_sel_match(const struct cluster *cl, int sel1, int node)
 {

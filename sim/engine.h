@@ -12,6 +12,12 @@
  * context each, installed before sim_run(). The simulated executor and the
  * modelled probes (sim/exec_sim.c, sim/probe_sim.c) are the defaults.
  *
+ * The engine's files, each calling only those below it (sim/engine_int.h):
+ * engine.c (set-up, the loop, the pass), engine_live.c (live mode's
+ * inputs), engine_fault.c (faults, drains, joins), engine_jobs.c (ends,
+ * requeues, holds), engine_power.c (power and energy), engine_speed.c
+ * (speed and progress), engine_core.c (what all of them share).
+ *
  * Ownership: sim_init() takes ownership of the cluster and job arrays it is
  * handed (they are freed by sim_fini()); the shims' contexts stay the
  * caller's. */
@@ -212,7 +218,7 @@ struct sim {
 	struct evq q;
 	int32_t *pending, npending, cap_pending;
 	int32_t *running, nrunning;
-	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine.c) */
+	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine_int.h) */
 	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
 	simtime now, last_pass;
 	bool dirty;                  /* something changed since the last pass */

@@ -1,6 +1,6 @@
 /* exec_sim — the simulated executor: a started job ends when its work (its
  * real runtime from its truth, on the reference device) is done at the
- * speed the engine models (sim_job_begin), or is killed when it reaches
+ * speed the engine models (sim_job_begin, sim/engine_speed.c), or is killed when it reaches
  * its walltime first, as the replayed site did (unless the scenario says
  * the site let jobs overrun their estimates), or fails with OOM.
  * Durations are at least 1 µs so that a job never ends at the timestamp it

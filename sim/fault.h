@@ -5,7 +5,7 @@
  * Each fault kind has a failure process per node (exponential or Weibull
  * times between failures, drawn from a GSL stream of its own seeded from
  * the scenario seed) and a repair time; scenario events inject faults at
- * given times. The engine applies them (sim/engine.c) and keeps each
+ * given times. The engine applies them (sim/engine_fault.c) and keeps each
  * node's health record in cl->health, which policies and the health
  * monitor read through their view. */
 #ifndef HL_FAULT_H

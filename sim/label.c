@@ -43,14 +43,9 @@ static uint32_t hash_key(const char *s, size_t len)
 }
 
 /* Character classes by hand: <ctype.h> depends on the locale. */
-static bool is_alnum(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
 static bool is_key_char(int c)
 {
-	return is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '/';
+	return label_key_char(c);
 }
 
 static bool is_word_char(int c)
@@ -61,15 +56,6 @@ static bool is_word_char(int c)
 static bool is_blank(int c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-bool labels_key_valid(const char *key)
-{
-	size_t n = 0;
-	for (; key[n]; n++)
-		if (!is_key_char((unsigned char)key[n]) || n >= LABEL_KEY_MAX)
-			return false;
-	return n > 0;
 }
 
 /* Does s (NUL-terminated) parse fully as a finite number? Leading blanks

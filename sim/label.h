@@ -35,15 +35,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/labelkey.h"
+
 struct labels;
 struct selector;
 struct taint;
 
-#define LABEL_KEY_MAX 128   /* bytes of a key */
-
-/* Is key a valid key: 1 to LABEL_KEY_MAX characters of [A-Za-z0-9_.-/]?
- * (Lets a caller tell a bad key from ENOMEM when labels_set fails.) */
-bool labels_key_valid(const char *key);
+/* LABEL_KEY_MAX and labels_key_valid(key): sim/labelkey.h. */
 
 /* An empty store for nnodes nodes; NULL on ENOMEM. */
 struct labels *labels_new(int32_t nnodes);

@@ -1,6 +1,7 @@
 /* power — the power, thermal and facility models. See power.h and
  * docs/models.md ("Power", "Thermal", "Facility"). The engine drives it
- * (sim/engine.c: node changes, thermal crossings, the capping controller). */
+ * (sim/engine_power.c: node changes, thermal crossings, the capping
+ * controller). */
 #include "sim/power.h"
 #include "sim/cluster.h"
 #include "sim/mig.h"

@@ -5,9 +5,10 @@
  *
  * Power is piecewise constant between events: it changes only when a job
  * starts or ends, a throttle changes, or an environment event fires. The
- * engine calls power_node_changed() after each such change; the module
- * integrates energy exactly up to that instant, moves each node's
- * temperature along its first-order RC curve in closed form, and tells the
+ * engine (sim/engine_power.c) calls power_advance_node() and
+ * power_advance_rack() at each such change; the module integrates energy
+ * exactly up to that instant, moves each node's temperature along its
+ * first-order RC curve in closed form, and tells the
  * engine when the next threshold crossing (warning / throttle temperature)
  * will happen so that it can push an event.
  *

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/label.h"
+#include "sim/labelkey.h"
 
 static const char *const effect_names[TAINT_NEFFECT] = { "NoSchedule", "PreferNoSchedule", "NoExecute" };
 
