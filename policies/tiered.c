@@ -11,7 +11,7 @@
  *     any job over its tenant's or project's quota (and quota-held jobs
  *     back under it are released);
  *  3. inference, by priority: on its bound nodes, else anywhere not
- *     claimed; when it does not fit, a preemption (preempt_for);
+ *     claimed; when it does not fit, a preemption (tiered_preempt_for);
  *  4. offline (training, batch), by priority, on the offline state O —
  *     the live free state less the bound and claimed nodes and less the
  *     reserved GPUs (hidden from the highest-numbered nodes down) — with
