@@ -201,6 +201,8 @@ static inline void masked_copy(const struct tiered *t, const struct cluster *cl,
 
 /* ---- quotas (tiered_quota.c) ---- */
 
+/* At init: quotas on when a tenant or project of o has one, and then their
+ * sums and the log of ended jobs (room for nj). 0, or -1 out of memory. */
 int tiered_quota_init(struct tiered *t, const struct org *o, size_t nj);
 /* At the pass start: what runs and what requeued jobs ran, per tenant and
  * project (and, while jobs are held for quota, what waits). */
