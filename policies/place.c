@@ -1,6 +1,6 @@
 /* place — first-fit placement and helpers shared by the queue disciplines
- * and the placement strategies (policies/placement.c). First fit in node
- * order is what the classic backfill papers and Slurm's linear select do;
+ * and the placer (policies/placement.c). First fit in node order is what
+ * the classic backfill papers and Slurm's linear select do;
  * easy and conservative keep it for their reservations, which are
  * estimates on scratch free states. */
 #include "policies/policy.h"

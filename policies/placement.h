@@ -5,11 +5,12 @@
  *
  * A strategy is a const struct placement_ops. Its hooks only rate things —
  * a node for one node's share of a request, a card for a time-sliced share,
- * and (topology) a choice of nodes for a multi-node gang; the shared code in
- * placement.c applies the rules every strategy keeps: candidates are the
- * nodes that cluster_node_fits_ex accepts, the job's preferred labels are
- * the primary key, GPU gangs stay within one (GPU model, network plane)
- * group, NUMA splits come from cluster_numa_split, MIG instances from
+ * and (topology) a choice of nodes for a multi-node gang (the strategies and
+ * their table are placement_ops.c); the placer in placement.c applies the
+ * rules every strategy keeps: candidates are the nodes that
+ * cluster_node_fits_ex accepts, the job's preferred labels are the primary
+ * key, GPU gangs stay within one (GPU model, network plane) group, NUMA
+ * splits come from cluster_numa_split, MIG instances from
  * cluster_mig_pick, and parts come out in increasing node order. A NULL hook
  * rates everything 0, which leaves node order (first fit).
  *

@@ -68,13 +68,18 @@ struct policy_ops {
 	void (*schedule)(void *state, const struct view *v, struct decide *out);
 };
 
-/* The registry. */
+/* The registry (policies/registry.c). */
 const struct policy_ops *policy_find(const char *name);
 /* NULL-terminated array of every registered policy, in listing order. */
 const struct policy_ops *const *policy_all(void);
 /* "fcfs, easy, conservative" — for error messages. */
 void policy_names(char *buf, size_t len);
+
+/* Parameter tables and the engine's view of an instance (policies/params.c,
+ * below the registry: a policy may call these). The index of parameter
+ * `name` in p->params, or -1. */
 int policy_param_index(const struct policy_ops *p, const char *name);
+/* cfg with every parameter at its default (the rest zero). */
 void policy_cfg_defaults(const struct policy_ops *p, struct policy_cfg *cfg);
 /* Fills the engine's view of a policy instance. */
 void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *out);

@@ -1,4 +1,7 @@
-/* registry — the static list of policies, looked up by name. */
+/* registry — the static list of policies, looked up by name: the top of
+ * policies/, the one file that knows every policy. What a policy itself
+ * needs of the parameter tables (an index by name, the defaults) lives
+ * below it in policies/params.c, so that no policy calls back up here. */
 #include "policies/policy.h"
 
 #include <stdio.h>
@@ -40,28 +43,4 @@ void policy_names(char *buf, size_t len)
 	buf[0] = 0;
 	for (int i = 0; registry[i] && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", registry[i]->name);
-}
-
-int policy_param_index(const struct policy_ops *p, const char *name)
-{
-	for (int i = 0; p->params && p->params[i].name; i++)
-		if (strcmp(p->params[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-void policy_cfg_defaults(const struct policy_ops *p, struct policy_cfg *cfg)
-{
-	memset(cfg, 0, sizeof *cfg);
-	for (int i = 0; p->params && p->params[i].name && i < POLICY_MAX_PARAMS; i++)
-		cfg->v[i] = p->params[i].def;
-}
-
-void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *out)
-{
-	out->name = p->name;
-	out->state = state;
-	out->submit = p->submit;
-	out->finish = p->finish;
-	out->schedule = p->schedule;
 }

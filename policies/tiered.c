@@ -11,7 +11,7 @@
  *     any job over its tenant's or project's quota (and quota-held jobs
  *     back under it are released);
  *  3. inference, by priority: on its bound nodes, else anywhere not
- *     claimed; when it does not fit, a preemption (preempt_for);
+ *     claimed; when it does not fit, a preemption (tiered_preempt_for);
  *  4. offline (training, batch), by priority, on the offline state O —
  *     the live free state less the bound and claimed nodes and less the
  *     reserved GPUs (hidden from the highest-numbered nodes down) — with
@@ -23,17 +23,17 @@
  * Every start goes through the placer; a placement on O is checked again
  * on the live state (a time-sliced share may take an idle card that O
  * hid): no part on a bound or claimed node, and every reserved model keeps
- * its reserved count of free whole cards. */
-#include "policies/tiered.h"
-
+ * its reserved count of free whole cards.
+ *
+ * This file owns the pass, the tiers (inference, offline with its
+ * reservation and backfill, dev with its cap) and set-up; quotas are
+ * policies/tiered_quota.c, preemption plans policies/tiered_preempt.c,
+ * and the state they share is policies/tiered_int.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policies/placement.h"
-#include "policies/policy.h"
-#include "policies/prio.h"
-#include "sim/org.h"
+#include "policies/tiered_int.h"
 
 enum {
 	P_BF_MAX_JOB_TEST, P_PREEMPT_EXEMPT_S, P_PREEMPT,
@@ -62,194 +62,6 @@ static const struct policy_param tiered_params[] = {
 	{ NULL, 0, 0, 0, NULL },
 };
 
-#define MAX_MODELS 64     /* job_req.gpu_models is a 64-bit mask */
-#define TIERED_MEMO 16    /* failed requests remembered per free state and pass */
-
-struct plan {             /* an inference job waiting for its victims */
-	int32_t job;          /* -1 once dropped */
-	int32_t v0, nv;       /* its victims: pv[v0 .. v0 + nv) */
-	simtime at;           /* when they were signalled (their signalled_us) */
-	bool done;            /* no victim holds resources any more: the job's last try */
-};
-
-struct qlog {             /* an ended job's usage; entries in end order */
-	simtime end;
-	double gpu, core;     /* billing-weighted GPU-seconds, core-seconds */
-	int32_t next[2];      /* next entry of the same tenant, project */
-};
-
-struct qent {             /* a tenant's or a project's quota use */
-	const struct quota *q;
-	double gpu, core;     /* ended jobs inside the window */
-	int32_t head, tail;   /* their log entries, oldest first */
-	uint64_t stamp;       /* the pass the sums below belong to */
-	double run_gpu, run_core, storage, bw;   /* running jobs (committed) and requeued ones */
-	double ahead_gpu, ahead_core;   /* estimates of the jobs passed over earlier in the pass */
-	double wait_gpu, wait_core;     /* estimates of every pending job at the pass start */
-};
-
-struct vcand {
-	int32_t id, rank;
-	double prio;
-	simtime lost;
-};
-
-struct dpair {
-	int32_t tenant, milli;
-};
-
-struct tiered {
-	struct placer pl;
-	struct prio *pr;
-	const struct org *org;
-	int32_t nnodes, njobs, max_test;
-	simtime exempt_us;
-	bool preempt;
-	int8_t vrank[JOB_NCLASS];        /* victim rank by class; -1 never a victim */
-	int32_t dev_max_milli;           /* -1 unlimited */
-	simtime dev_max_runtime_us;
-	uint8_t *bound;                  /* per node: bound to inference */
-	int32_t *bound_list, nbound;
-	int32_t nres, rmodel[TIERED_MAX_RESERVE], rgpus[TIERED_MAX_RESERVE];
-	int8_t rof[MAX_MODELS];          /* reserve index of a GPU model, -1 none */
-	uint64_t models_present;
-	double wmodel[MAX_MODELS];       /* billing weight per GPU model */
-	double wmin_any;                 /* the least over the models present */
-	/* requests that failed on the offline state (0) and on the extra
-	 * state (1) in this pass: both only shrink, so they fail again */
-	struct job_req memo[2][TIERED_MEMO];
-	int nmemo[2], next_memo[2];
-	/* per pass */
-	uint64_t pass;
-	int32_t inf_used[TIERED_MAX_RESERVE], keep[TIERED_MAX_RESERVE], freecnt[TIERED_MAX_RESERVE];
-	bool masked, owned_any, owned_last;
-	struct alloc_part *parts, *head, *need;
-	struct nodefree *avail, *bst, *off, *sraw, *shadow, *extra, *scr;
-	struct nodefree *empty;          /* offline capacity of the empty cluster; NULL when nothing is reserved */
-	const struct nodefree *F;        /* offline state: off, or cl->free when nothing is masked */
-	uint64_t *hid;                   /* per node: cards hidden from O for reservations */
-	uint64_t *infmask;               /* per node: cards holding inference jobs */
-	int32_t *owner;                  /* per node: the plan that claimed it, -1 none */
-	uint8_t *suit;
-	int32_t *inf, *offl, *dev, *ids, *chosen;
-	int32_t ninf, noff, ndev;
-	struct vcand *cand;
-	int64_t extra_cores, extra_gpus;
-	bool have_head;
-	simtime shadow_t;
-	bool cached;                     /* the reservation, reused while head and epoch hold */
-	int32_t cached_head, cached_np;
-	uint64_t cached_epoch;
-	simtime cached_shadow;
-	struct plan *plans;
-	int32_t nplans, cap_plans;
-	int32_t *pv, npv;
-	int32_t *plan_of;                /* per job: its open plan, -1 none */
-	bool quotas;
-	struct qent *qe;
-	int32_t nqe;
-	struct qlog *log;
-	int32_t nlog;
-	double *wt;                      /* per job: billing weight of the GPU model it last ran on */
-	int32_t *held, nheld;            /* jobs this policy held for quota */
-	struct dpair *devrun, *devnew;
-	int32_t ndevrun, ndevnew;
-};
-
-static const struct nodefree nf_zero;
-
-/* ---- helpers ---- */
-
-static int64_t job_milli(const struct job_req *r)
-{
-	if (r->gpu_milli > 0)
-		return r->gpu_milli;
-	if (r->mig_g > 0)
-		return (r->mig_g * HL_MILLI + 6) / 7;
-	return job_req_gpus(r) * HL_MILLI;
-}
-
-static double model_weight(const struct org *o, int32_t m)
-{
-	if (o && o->gpu_weight && m >= 0 && m < o->ngpu_weight && o->gpu_weight[m] > 0)
-		return o->gpu_weight[m];
-	return 1.0;
-}
-
-/* The least billing weight among the GPU models the job may run on. */
-static double job_wmin(const struct tiered *t, const struct job *j)
-{
-	if (!j->req.gpu_models)
-		return t->wmin_any;
-	uint64_t ok = t->models_present & j->req.gpu_models;
-	double w = 0;
-	for (; ok; ok &= ok - 1) {
-		double x = t->wmodel[__builtin_ctzll(ok)];
-		if (w == 0 || x < w)
-			w = x;
-	}
-	return w > 0 ? w : 1.0;
-}
-
-/* Time since the job's last checkpoint: the work it would lose now. The
- * interval is reference work; it is read as wall time here. */
-static simtime lost_us(const struct job *j, simtime now)
-{
-	simtime ran = now > j->start_us ? now - j->start_us : 0;
-	return j->ckpt_every_us > 0 ? ran % j->ckpt_every_us : ran;
-}
-
-static simtime estimate_us(const struct job *j)
-{
-	return j->walltime_us == SIMTIME_INF ? SIMTIME_HOUR : j->walltime_us;
-}
-
-static int rsv_of(const struct tiered *t, const struct cluster *cl, int32_t node)
-{
-	int32_t m = cl->nodes[node].gpu_model;
-	return m >= 0 && m < MAX_MODELS && !t->bound[node] ? t->rof[m] : -1;
-}
-
-/* Refreshes node i's derived states from the live free state. */
-static void node_states(struct tiered *t, const struct cluster *cl, int32_t i)
-{
-	const struct nodefree *f = &cl->free[i];
-	bool own = t->owner[i] >= 0;
-	if (t->owned_any)
-		t->avail[i] = own ? nf_zero : *f;
-	if (t->bound[i])
-		t->bst[i] = own ? nf_zero : *f;
-	if (t->masked) {
-		if (own || t->bound[i]) {
-			t->off[i] = nf_zero;
-		} else {
-			t->off[i] = *f;
-			t->off[i].gpu_free &= ~t->hid[i];
-			t->off[i].gpus = hl_popcount64(t->off[i].gpu_free);
-		}
-	}
-}
-
-/* f[i] = the live state, or zero on nodes claimed by a plan other than keep. */
-static void masked_copy(const struct tiered *t, const struct cluster *cl, struct nodefree *f, int32_t keep)
-{
-	memcpy(f, cl->free, (size_t)cl->nnodes * sizeof *f);
-	if (t->owned_any)
-		for (int32_t i = 0; i < cl->nnodes; i++)
-			if (t->owner[i] >= 0 && t->owner[i] != keep)
-				f[i] = nf_zero;
-}
-
-/* Gives parts back to scratch f, except on nodes claimed by another plan. */
-static void give_masked(const struct tiered *t, struct nodefree *f, const struct alloc_part *p, int n,
-                        int32_t keep)
-{
-	nodefree_give(f, p, n);
-	for (int k = 0; k < n; k++)
-		if (t->owner[p[k].node] >= 0 && t->owner[p[k].node] != keep)
-			f[p[k].node] = nf_zero;
-}
-
 /* Hides keep[r] free cards of each reserved model in f, from the last node
  * down (whole idle nodes stay whole for inference); records them in hid. */
 static void hide(const struct tiered *t, const struct cluster *cl, struct nodefree *f, const int32_t *keep,
@@ -271,212 +83,6 @@ static void hide(const struct tiered *t, const struct cluster *cl, struct nodefr
 			left[r]--;
 			any--;
 		}
-	}
-}
-
-/* ---- quotas ---- */
-
-static int32_t ent_tenant(const struct tiered *t, const struct job *j)
-{
-	return t->org && j->tenant >= 0 && j->tenant < t->org->nt ? j->tenant : -1;
-}
-
-static int32_t ent_project(const struct tiered *t, const struct job *j)
-{
-	int32_t e = ent_tenant(t, j);
-	if (e < 0 || t->org->t[e].nprojects <= 0)
-		return -1;
-	const struct org_tenant *ot = &t->org->t[e];
-	return t->org->nt + ot->first_project + (j->group >= 0 && j->group < ot->nprojects ? j->group : 0);
-}
-
-/* The entity's sums as of this pass: ended jobs out of the window dropped. */
-static struct qent *ent_get(struct tiered *t, int32_t e, simtime now)
-{
-	struct qent *q = &t->qe[e];
-	if (q->stamp != t->pass) {
-		q->stamp = t->pass;
-		q->run_gpu = q->run_core = q->storage = q->bw = 0;
-		q->ahead_gpu = q->ahead_core = q->wait_gpu = q->wait_core = 0;
-	}
-	int side = e >= t->org->nt;
-	simtime w = q->q->window_us;
-	while (w > 0 && q->head >= 0 && t->log[q->head].end < now - w) {
-		q->gpu -= t->log[q->head].gpu;
-		q->core -= t->log[q->head].core;
-		q->head = t->log[q->head].next[side];
-		if (q->head < 0)
-			q->tail = -1;
-	}
-	return q;
-}
-
-static void ent_add(struct tiered *t, const struct job *j, simtime now, double gpu, double core,
-                    double st, double bw)
-{
-	int32_t e[2] = { ent_tenant(t, j), ent_project(t, j) };
-	for (int k = 0; k < 2; k++)
-		if (e[k] >= 0) {
-			struct qent *q = ent_get(t, e[k], now);
-			q->run_gpu += gpu;
-			q->run_core += core;
-			q->storage += st;
-			q->bw += bw;
-		}
-}
-
-/* A running job's usage so far plus what its estimate leaves. */
-static void commit_running(struct tiered *t, const struct job *j, simtime now)
-{
-	simtime el = now > j->start_us ? now - j->start_us : 0, est = estimate_us(j);
-	double s = simtime_to_s(el > est ? el : est);
-	ent_add(t, j, now, (j->gpu_s + job_milli(&j->req) / (double)HL_MILLI * s) * t->wt[j->id],
-	        j->core_s + (double)job_req_cores(&j->req) * s,
-	        j->req.pool > 0 ? (double)j->req.storage_gib : 0, j->req.pool > 0 ? (double)j->req.io_mbps : 0);
-}
-
-/* A job started in this pass: its estimate (its earlier runs were counted
- * while it was pending). */
-static void commit_start(struct tiered *t, const struct job *j, simtime now)
-{
-	double s = simtime_to_s(estimate_us(j));
-	ent_add(t, j, now, job_milli(&j->req) / (double)HL_MILLI * s * t->wt[j->id],
-	        (double)job_req_cores(&j->req) * s,
-	        j->req.pool > 0 ? (double)j->req.storage_gib : 0, j->req.pool > 0 ? (double)j->req.io_mbps : 0);
-}
-
-/* A pending job's estimate: billing-weighted GPU-seconds (at the least
- * weight it may run at) and core-seconds. */
-static void job_est(const struct tiered *t, const struct job *j, double *gpu, double *core)
-{
-	double s = simtime_to_s(estimate_us(j));
-	*gpu = job_milli(&j->req) / (double)HL_MILLI * s * job_wmin(t, j);
-	*core = (double)job_req_cores(&j->req) * s;
-}
-
-/* Adds pending job j's estimate to what waits (at the pass start) or to
- * what went before (ahead, during the pass) for its tenant and project. */
-static void quota_queue(struct tiered *t, const struct view *v, const struct job *j, bool ahead)
-{
-	if (j->approved)
-		return;
-	double gpu, core;
-	job_est(t, j, &gpu, &core);
-	int32_t e[2] = { ent_tenant(t, j), ent_project(t, j) };
-	for (int k = 0; k < 2; k++)
-		if (e[k] >= 0) {
-			struct qent *q = ent_get(t, e[k], v->now);
-			*(ahead ? &q->ahead_gpu : &q->wait_gpu) += gpu;
-			*(ahead ? &q->ahead_core : &q->wait_core) += core;
-		}
-}
-
-static void quota_refresh(struct tiered *t, const struct view *v)
-{
-	for (int32_t k = 0; k < v->nrunning; k++)
-		commit_running(t, &v->jobs[v->running[k]], v->now);
-	for (int32_t k = 0; k < v->npending; k++) {
-		const struct job *j = &v->jobs[v->pending[k]];
-		if (j->gpu_s > 0 || j->core_s > 0)   /* requeued: its earlier runs */
-			ent_add(t, j, v->now, j->gpu_s * t->wt[j->id], j->core_s, 0, 0);
-		if (t->nheld > 0)   /* only the release check reads it */
-			quota_queue(t, v, j, false);
-	}
-}
-
-static bool ent_over(const struct qent *q, bool release, double gpu, double core, double st, double bw)
-{
-	const struct quota *l = q->q;
-	double g = q->gpu + q->run_gpu + (release ? q->wait_gpu : q->ahead_gpu);
-	double c = q->core + q->run_core + (release ? q->wait_core : q->ahead_core);
-	return (gpu > 0 && l->gpu_hours > 0 && g + gpu > l->gpu_hours * 3600.0 + 1e-9) ||
-	       (core > 0 && l->core_hours > 0 && c + core > l->core_hours * 3600.0 + 1e-9) ||
-	       (st > 0 && l->storage_gib > 0 && q->storage + st > l->storage_gib + 1e-9) ||
-	       (bw > 0 && l->bw_mbps > 0 && q->bw + bw > l->bw_mbps + 1e-9);
-}
-
-/* Would pending job j, run for its estimate, exceed a quota, after what
- * runs and what went before it in this pass? With `release` (j is held),
- * after every pending job instead: a job released while others of its
- * tenant wait would only be held again. */
-static bool quota_over(struct tiered *t, const struct view *v, const struct job *j, bool release)
-{
-	if (!t->quotas || j->approved)
-		return false;
-	double gpu, core;
-	job_est(t, j, &gpu, &core);
-	double st = j->req.pool > 0 ? (double)j->req.storage_gib : 0;
-	double bw = j->req.pool > 0 ? (double)j->req.io_mbps : 0;
-	int32_t e[2] = { ent_tenant(t, j), ent_project(t, j) };
-	for (int k = 0; k < 2; k++)
-		if (e[k] >= 0 && ent_over(ent_get(t, e[k], v->now), release, gpu, core, st, bw))
-			return true;
-	return false;
-}
-
-/* Pending job j had its turn and did not start: later jobs of its tenant
- * and project count its estimate, so that they do not take the quota it
- * waits with. */
-static void quota_wait(struct tiered *t, const struct view *v, const struct job *j)
-{
-	if (t->quotas)
-		quota_queue(t, v, j, true);
-}
-
-/* Holds pending job j for quota when it is over: 1 held, 0 not, -1 error. */
-static int quota_hold(struct tiered *t, const struct view *v, struct decide *out, const struct job *j)
-{
-	if (!quota_over(t, v, j, false))
-		return 0;
-	if (decide_hold(out, j->id, "quota"))
-		return -1;
-	t->held[t->nheld++] = j->id;
-	return 1;
-}
-
-/* Quota-held jobs back under their quotas go back to the queue. */
-static int quota_release(struct tiered *t, const struct view *v, struct decide *out)
-{
-	int32_t w = 0;
-	for (int32_t k = 0; k < t->nheld; k++) {
-		const struct job *j = &v->jobs[t->held[k]];
-		if (j->state != JOB_HELD || j->hold_why != HOLD_QUOTA)
-			continue;
-		if (quota_over(t, v, j, true)) {
-			t->held[w++] = j->id;
-			continue;
-		}
-		if (decide_release(out, j->id))
-			return -1;
-		quota_queue(t, v, j, false);   /* the next held job counts it */
-	}
-	t->nheld = w;
-	return 0;
-}
-
-static void tiered_finish(void *state, const struct view *v, int32_t id)
-{
-	struct tiered *t = state;
-	if (!t->quotas || t->nlog > t->njobs)
-		return;
-	const struct job *j = &v->jobs[id];
-	int32_t e[2] = { ent_tenant(t, j), ent_project(t, j) };
-	if (e[0] < 0)
-		return;
-	int32_t n = t->nlog++;
-	t->log[n] = (struct qlog){ .end = v->now, .gpu = j->gpu_s * t->wt[id], .core = j->core_s,
-	                           .next = { -1, -1 } };
-	for (int k = 0; k < 2; k++) {
-		if (e[k] < 0)
-			continue;
-		struct qent *q = &t->qe[e[k]];
-		if (q->tail >= 0)
-			t->log[q->tail].next[k] = n;
-		else
-			q->head = n;
-		q->tail = n;
-		q->gpu += t->log[n].gpu;
-		q->core += t->log[n].core;
 	}
 }
 
@@ -544,7 +150,7 @@ static int start_job(struct tiered *t, const struct view *v, struct decide *out,
 	int32_t m = cl->nodes[p[0].node].gpu_model;
 	t->wt[j->id] = j->req.gpus > 0 || job_req_shared(&j->req) ? model_weight(t->org, m) : 1.0;
 	if (t->quotas)
-		commit_start(t, j, v->now);
+		tiered_commit_start(t, j, v->now);
 	if (j->cls == JOB_DEV && t->dev_max_milli >= 0)
 		t->devnew[t->ndevnew++] = (struct dpair){ j->tenant, (int32_t)job_milli(&j->req) };
 	for (int k = 0; k < n; k++)
@@ -587,209 +193,6 @@ static int place_offline(struct tiered *t, const struct view *v, const struct jo
 	return 0;
 }
 
-/* ---- preemption ---- */
-
-/* Recomputes the open plans: drops those whose job started or left the
- * queue, marks done those whose victims all stopped, and lets each claim
- * the nodes its job would start on once its victims are gone. */
-static void plans_refresh(struct tiered *t, const struct view *v)
-{
-	const struct cluster *cl = v->cl;
-	int32_t w = 0, pw = 0;
-	for (int32_t k = 0; k < t->nplans; k++) {
-		struct plan pl = t->plans[k];
-		if (pl.job < 0)
-			continue;
-		if (v->jobs[pl.job].state != JOB_PENDING) {
-			t->plan_of[pl.job] = -1;
-			continue;
-		}
-		bool out = false;
-		for (int32_t i = 0; i < pl.nv; i++) {
-			const struct job *vj = &v->jobs[t->pv[pl.v0 + i]];
-			out |= (vj->state == JOB_RUNNING || vj->state == JOB_CHECKPOINTING) && vj->signalled_us == pl.at;
-		}
-		memmove(&t->pv[pw], &t->pv[pl.v0], (size_t)pl.nv * sizeof *t->pv);
-		pl.v0 = pw;
-		pw += pl.nv;
-		pl.done = !out;
-		t->plan_of[pl.job] = w;
-		t->plans[w++] = pl;
-	}
-	t->nplans = w;
-	t->npv = pw;
-	if (t->owned_last || t->nplans > 0)
-		for (int32_t i = 0; i < cl->nnodes; i++)
-			t->owner[i] = -1;
-	t->owned_any = false;
-	for (int32_t k = 0; k < t->nplans; k++) {
-		const struct plan *pl = &t->plans[k];
-		t->owned_any = true;   /* masked_copy honours the claims made so far */
-		masked_copy(t, cl, t->scr, -1);
-		for (int32_t i = 0; i < pl->nv; i++) {
-			const struct job *vj = &v->jobs[t->pv[pl->v0 + i]];
-			if (vj->nparts > 0 && vj->signalled_us == pl->at)
-				give_masked(t, t->scr, &v->parts[vj->parts], vj->nparts, -1);
-		}
-		int n = placer_place(&t->pl, cl, t->scr, &v->jobs[pl->job], t->parts);
-		for (int i = 0; i < n; i++)
-			t->owner[t->parts[i].node] = k;
-	}
-	t->owned_any = false;
-	for (int32_t i = 0; i < cl->nnodes && t->nplans > 0 && !t->owned_any; i++)
-		t->owned_any = t->owner[i] >= 0;
-	t->owned_last = t->owned_any;
-	if (t->owned_any)
-		for (int32_t i = 0; i < cl->nnodes; i++)
-			t->avail[i] = t->owner[i] >= 0 ? nf_zero : cl->free[i];
-}
-
-/* Drops plan k (its job started, or it gives up): its claims go back. */
-static void plan_drop(struct tiered *t, const struct cluster *cl, int32_t k)
-{
-	t->plan_of[t->plans[k].job] = -1;
-	t->plans[k].job = -1;
-	for (int32_t i = 0; i < cl->nnodes && t->owned_any; i++)
-		if (t->owner[i] == k) {
-			t->owner[i] = -1;
-			node_states(t, cl, i);
-		}
-}
-
-static int vcand_cmp(const void *a, const void *b)
-{
-	const struct vcand *x = a, *y = b;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	if (x->lost != y->lost)
-		return x->lost < y->lost ? -1 : 1;
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Does j fit scr with the victims chosen[0 .. nv) given back, skipping
- * chosen[skip]? Fills t->parts. */
-static int fits_without(struct tiered *t, const struct view *v, const struct job *j, int32_t nv, int32_t skip)
-{
-	masked_copy(t, v->cl, t->scr, -1);
-	for (int32_t k = 0; k < nv; k++) {
-		if (k == skip)
-			continue;
-		const struct job *r = &v->jobs[t->cand[t->chosen[k]].id];
-		give_masked(t, t->scr, &v->parts[r->parts], r->nparts, -1);
-	}
-	return placer_place(&t->pl, v->cl, t->scr, j, t->parts);
-}
-
-/* No victim could be taken now: if some would-be victim is only protected
- * by its exemption, ask for a pass when the first exemption runs out (else
- * nothing may happen until the next arrival or end). */
-static int wake_at_exemption(struct tiered *t, const struct view *v, struct decide *out)
-{
-	simtime at = SIMTIME_INF;
-	for (int32_t k = 0; k < v->nrunning; k++) {
-		const struct job *r = &v->jobs[v->running[k]];
-		if (r->state == JOB_RUNNING && r->signalled_us < 0 && t->vrank[r->cls] >= 0 &&
-		    v->now - r->start_us < t->exempt_us && r->start_us + t->exempt_us < at)
-			at = r->start_us + t->exempt_us;
-	}
-	return at == SIMTIME_INF ? 0 : decide_wake(out, at);
-}
-
-/* Inference job j does not fit: signals the fewest victims whose resources
- * let it fit, and opens a plan for it. 0 (also when none would do), -1 on
- * a rejected decision. */
-static int preempt_for(struct tiered *t, const struct view *v, struct decide *out, const struct job *j)
-{
-	const struct cluster *cl = v->cl;
-	if (t->nplans >= t->cap_plans)
-		return 0;
-	for (int32_t i = 0; i < cl->nnodes; i++)
-		t->suit[i] = t->owner[i] < 0 && cluster_node_suits(cl, i, &j->req, t->pl.how);
-	int32_t nc = 0;
-	for (int32_t k = 0; k < v->nrunning; k++) {
-		const struct job *r = &v->jobs[v->running[k]];
-		if (r->state != JOB_RUNNING || r->signalled_us >= 0 || t->vrank[r->cls] < 0 ||
-		    v->now - r->start_us < t->exempt_us)
-			continue;
-		const struct alloc_part *p = &v->parts[r->parts];
-		bool useful = false, claimed = false;
-		for (int i = 0; i < r->nparts; i++) {
-			useful |= t->suit[p[i].node] != 0;
-			claimed |= t->owner[p[i].node] >= 0;
-		}
-		if (useful && !claimed)
-			t->cand[nc++] = (struct vcand){ r->id, t->vrank[r->cls], prio_priority(t->pr, v, r),
-			                                 lost_us(r, v->now) };
-	}
-	if (nc == 0)
-		return 0;
-	qsort(t->cand, (size_t)nc, sizeof *t->cand, vcand_cmp);
-	for (int32_t k = 0; k < nc; k++)
-		t->chosen[k] = k;
-	if (!fits_without(t, v, j, nc, -1))
-		return 0;   /* not even with every candidate gone */
-	/* The shortest prefix of the order that makes room... */
-	masked_copy(t, cl, t->scr, -1);
-	int64_t cores = 0, gpus = 0;   /* free on the nodes where j suits */
-	for (int32_t i = 0; i < cl->nnodes; i++)
-		if (t->suit[i]) {
-			cores += t->scr[i].cores;
-			gpus += t->scr[i].gpus;
-		}
-	int32_t nv = 0;
-	bool fit = false;
-	while (nv < nc && !fit) {
-		const struct job *r = &v->jobs[t->cand[nv].id];
-		const struct alloc_part *p = &v->parts[r->parts];
-		for (int i = 0; i < r->nparts; i++)
-			if (t->suit[p[i].node]) {
-				cores -= t->scr[p[i].node].cores;
-				gpus -= t->scr[p[i].node].gpus;
-			}
-		give_masked(t, t->scr, p, r->nparts, -1);
-		for (int i = 0; i < r->nparts; i++)
-			if (t->suit[p[i].node]) {
-				cores += t->scr[p[i].node].cores;
-				gpus += t->scr[p[i].node].gpus;
-			}
-		nv++;
-		fit = place_aggregate_ok(cl, cores, gpus, &j->req) && placer_place(&t->pl, cl, t->scr, j, t->parts) > 0;
-	}
-	if (!fit)
-		return 0;
-	/* ...less the victims it does without, the most protected first. */
-	for (int32_t i = nv - 2; i >= 0; i--)
-		if (fits_without(t, v, j, nv, i)) {
-			memmove(&t->chosen[i], &t->chosen[i + 1], (size_t)(nv - i - 1) * sizeof *t->chosen);
-			nv--;
-		}
-	int n = fits_without(t, v, j, nv, -1);
-	if (n == 0 || t->npv + nv > t->njobs + 1)
-		return 0;
-	int32_t k = t->nplans++;
-	t->plans[k] = (struct plan){ .job = j->id, .v0 = t->npv, .nv = nv, .at = v->now };
-	t->plan_of[j->id] = k;
-	if (!t->owned_any) {
-		t->owned_any = t->owned_last = true;
-		memcpy(t->avail, cl->free, (size_t)cl->nnodes * sizeof *t->avail);
-	}
-	for (int i = 0; i < n; i++) {
-		t->owner[t->parts[i].node] = k;
-		node_states(t, cl, t->parts[i].node);
-	}
-	char why[64];
-	snprintf(why, sizeof why, "for inference job %d", j->id);
-	for (int32_t i = 0; i < nv; i++) {
-		int32_t id = t->cand[t->chosen[i]].id;
-		t->pv[t->npv++] = id;
-		if (decide_preempt(out, id, why))
-			return -1;
-	}
-	return 0;
-}
-
 /* ---- the tiers ---- */
 
 static int inference_pass(struct tiered *t, const struct view *v, struct decide *out)
@@ -799,7 +202,7 @@ static int inference_pass(struct tiered *t, const struct view *v, struct decide 
 		const struct job *j = &v->jobs[t->inf[k]];
 		if (j->state != JOB_PENDING)
 			continue;
-		int held = quota_hold(t, v, out, j);
+		int held = tiered_quota_hold(t, v, out, j);
 		if (held < 0)
 			return -1;
 		if (held)
@@ -825,18 +228,18 @@ static int inference_pass(struct tiered *t, const struct view *v, struct decide 
 			if (start_job(t, v, out, j, n))
 				return -1;
 			if (pk >= 0)
-				plan_drop(t, cl, pk);
+				tiered_plan_drop(t, cl, pk);
 			continue;
 		}
-		quota_wait(t, v, j);
+		tiered_quota_wait(t, v, j);
 		if (pk >= 0 && !t->plans[pk].done)
 			continue;   /* its victims are still stopping */
 		if (pk >= 0)
-			plan_drop(t, cl, pk);
+			tiered_plan_drop(t, cl, pk);
 		int32_t plans = t->nplans;
-		if (t->preempt && preempt_for(t, v, out, j))
+		if (t->preempt && tiered_preempt_for(t, v, out, j))
 			return -1;
-		if (t->preempt && t->nplans == plans && wake_at_exemption(t, v, out))
+		if (t->preempt && t->nplans == plans && tiered_wake_at_exemption(t, v, out))
 			return -1;
 	}
 	return 0;
@@ -945,7 +348,7 @@ static int backfill_one(struct tiered *t, const struct view *v, struct decide *o
 {
 	const struct cluster *cl = v->cl;
 	if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req)) {
-		quota_wait(t, v, j);
+		tiered_quota_wait(t, v, j);
 		return 0;
 	}
 	bool before = !t->have_head || (j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= t->shadow_t);
@@ -956,7 +359,7 @@ static int backfill_one(struct tiered *t, const struct view *v, struct decide *o
 		n = place_aggregate_ok(cl, t->extra_cores, t->extra_gpus, &j->req)
 		    ? place_offline(t, v, j, t->extra) : 0;
 	if (!n) {
-		quota_wait(t, v, j);
+		tiered_quota_wait(t, v, j);
 		return 0;
 	}
 	if (start_job(t, v, out, j, n))
@@ -1012,7 +415,7 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 		const struct job *j = &v->jobs[id];
 		if (j->state != JOB_PENDING)
 			continue;
-		int held = quota_hold(t, v, out, j);
+		int held = tiered_quota_hold(t, v, out, j);
 		if (held < 0)
 			return -1;
 		if (held)
@@ -1025,7 +428,7 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 			if (n || reserve(t, v, j) > 0 || !t->empty ||
 			    place_first_fit(cl, t->empty, &j->req, t->parts) > 0) {
 				if (!n)
-					quota_wait(t, v, j);
+					tiered_quota_wait(t, v, j);
 				continue;
 			}
 			/* It never fits: not even the empty cluster less the bound
@@ -1050,13 +453,13 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 		const struct job *j = &v->jobs[t->dev[k]];
 		if (j->state != JOB_PENDING)
 			continue;
-		int held = quota_hold(t, v, out, j);
+		int held = tiered_quota_hold(t, v, out, j);
 		if (held < 0)
 			return -1;
 		if (held)
 			continue;
 		if (t->dev_max_milli >= 0 && dev_used(t, j->tenant) + job_milli(&j->req) > t->dev_max_milli) {
-			quota_wait(t, v, j);
+			tiered_quota_wait(t, v, j);
 			continue;
 		}
 		tested++;
@@ -1103,11 +506,11 @@ static void tiered_schedule(void *state, const struct view *v, struct decide *ou
 	prio_update(t->pr, v);
 	placer_sync(&t->pl, v);
 	if (t->quotas) {
-		quota_refresh(t, v);
-		if (quota_release(t, v, out))
+		tiered_quota_refresh(t, v);
+		if (tiered_quota_release(t, v, out))
 			return;
 	}
-	plans_refresh(t, v);
+	tiered_plans_refresh(t, v);
 	for (int32_t k = 0; k < t->nbound; k++)
 		node_states(t, cl, t->bound_list[k]);
 	/* Cards of reserved models that inference uses (a shared card once). */
@@ -1261,24 +664,8 @@ static int tiered_init(void **state, const struct policy_env *env, const struct 
 			t->empty[i] = t->bound[i] ? nf_zero : cl->free[i];
 		hide(t, cl, t->empty, t->rgpus, NULL);
 	}
-	const struct org *o = env->org;
-	for (int32_t i = 0; o && i < o->nt; i++)
-		t->quotas |= o->t[i].quota.gpu_hours > 0 || o->t[i].quota.core_hours > 0 ||
-		             o->t[i].quota.storage_gib > 0 || o->t[i].quota.bw_mbps > 0;
-	for (int32_t i = 0; o && i < o->np; i++)
-		t->quotas |= o->p[i].quota.gpu_hours > 0 || o->p[i].quota.core_hours > 0 ||
-		             o->p[i].quota.storage_gib > 0 || o->p[i].quota.bw_mbps > 0;
-	if (t->quotas) {
-		t->nqe = o->nt + o->np;
-		t->qe = calloc((size_t)t->nqe, sizeof *t->qe);
-		t->log = calloc(nj, sizeof *t->log);
-		if (!t->qe || !t->log)
-			goto nomem_t;
-		for (int32_t e = 0; e < t->nqe; e++) {
-			t->qe[e].q = e < o->nt ? &o->t[e].quota : &o->p[e - o->nt].quota;
-			t->qe[e].head = t->qe[e].tail = -1;
-		}
-	}
+	if (tiered_quota_init(t, env->org, nj))
+		goto nomem_t;
 	*state = t;
 	return 0;
 nomem_t:
@@ -1316,6 +703,6 @@ const struct policy_ops policy_tiered = {
 	.init = tiered_init,
 	.fini = tiered_fini,
 	.submit = tiered_submit,
-	.finish = tiered_finish,
+	.finish = tiered_quota_finish,
 	.schedule = tiered_schedule,
 };

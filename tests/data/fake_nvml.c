@@ -1,5 +1,5 @@
-/* A fake libnvidia-ml.so.1 for tests/unit/test_probe.c, built at test time
- * with `cc -shared -fPIC`. Two GPUs with fixed readings:
+/* A fake libnvidia-ml.so.1 for tests/unit/test_nvml.c and test_probe.c,
+ * built at test time with `cc -shared -fPIC`. Two GPUs with fixed readings:
  *
  *  GPU 0  "NVIDIA H100 80GB HBM3", every reading: thresholds 89/92 °C, clock
  *         reasons sw_power_cap|hw_thermal_slowdown, MIG off (on after reset),
