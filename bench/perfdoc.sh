@@ -102,7 +102,7 @@ shared and its speed varies). \`make bench\` runs the benchmarks alone
 | conservative at most 3x EASY: the default scenario at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
 | sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'efficiency') | $(pick sweep-base 'efficiency') |
 | scale: cost per job at the largest point within 30 % of the smallest | $(pick scale 'cost per job at') | $(pick scale-base 'cost per job at') |
-| scale: 100,000 nodes, 10 M jobs, under 600 s and 16 GiB | $(pick scale 'at 9.... nodes') | (not measured: hours) |
+| scale: 100,000 nodes, 10 M jobs, under 600 s and 16 GiB | $(pick scale 's wall, ') | (not measured: hours) |
 
 ## Event queue (\`evq_hold\`)
 
