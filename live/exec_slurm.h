@@ -38,7 +38,8 @@
  *
  * The batch script (sx_script) is a POSIX sh wrapper: (minimal
  * environment) HOME, USER, LOGNAME, SHELL from `getent passwd $(id -u)`;
- * one export per env entry (single-quoted, so a job's env may set HOME), HETLAB_ATTEMPT computed at each run as ATTEMPT +
+ * one export per env entry (single-quoted; after those, so a job's env
+ * may set HOME), HETLAB_ATTEMPT computed at each run as ATTEMPT +
  * SLURM_RESTART_COUNT (every requeue of the Slurm job, hetlab's or Slurm's
  * own, is a new hetlab attempt), HETLAB_NODES from SLURM_JOB_NODELIST
  * (`scontrol show hostnames`, the nodes Slurm really gave), then the job's
