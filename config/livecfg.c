@@ -14,7 +14,7 @@ static const char *const top_keys[] = { "scenario", "policy", "executor", "state
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
 static const char *const slurm_keys[] = { "bindir", "partition", "class_partition", "qos", "accounts",
 	"account", "gres_types", "mig_gres", "shards_per_gpu", "mem_mib_default", "start_timeout_s", "parallel",
-	"timeout_s", "workdir", NULL };
+	"timeout_s", "workdir", "export", NULL };
 static const char *const metrics_keys[] = { "addr", "port", "allow_public", NULL };
 
 static const struct { const char *name; int sig; } signals[] = {
@@ -127,6 +127,15 @@ static int load_slurm(struct jv *v, struct live_cfg *c, const json_t *sl)
 		return -1;
 	if (tmp[0])
 		resolve(c, tmp, s->workdir, sizeof s->workdir);
+	tmp[0] = 0;
+	if (jv_str(v, sl, P, "export", false, tmp, sizeof tmp))
+		return -1;
+	if (!tmp[0] || strcmp(tmp, "minimal") == 0)
+		s->export_env = LIVE_SLURM_EXPORT_MINIMAL;
+	else if (strcmp(tmp, "login") == 0)
+		s->export_env = LIVE_SLURM_EXPORT_LOGIN;
+	else
+		return jv_fail(v, "$.slurm.export", "expected \"minimal\" or \"login\", got \"%.60s\"", tmp);
 	ll = 0;
 	if (jv_int(v, sl, P, "shards_per_gpu", false, 0, 100000, &ll))
 		return -1;

@@ -91,7 +91,19 @@ static const char *sig_name(int sig)
 	return NULL;
 }
 
-int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n)
+/* In the minimal environment: the user's identity from its passwd entry,
+ * as a login would set it (a user without one keeps what Slurm gave). */
+static const char passwd_env[] =
+	"hetlab_pw=$(getent passwd \"$(id -u)\" 2>/dev/null) || hetlab_pw=\n"
+	"if [ -n \"$hetlab_pw\" ]; then\n"
+	"\tIFS=: read -r USER hetlab_f hetlab_f hetlab_f hetlab_f HOME SHELL <<hetlab_EOF\n"
+	"$hetlab_pw\n"
+	"hetlab_EOF\n"
+	"\tLOGNAME=$USER; SHELL=${SHELL:-/bin/sh}; export HOME USER LOGNAME SHELL\n"
+	"fi\n"
+	"unset hetlab_pw hetlab_f\n";
+
+int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len, char *err, size_t n)
 {
 	size_t off = 0;
 	char line[1024];
@@ -114,7 +126,7 @@ int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n
 	         "#!/bin/sh\n# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec_slurm.c): every word "
 	         "single-quoted.\nPATH=${PATH:-/usr/local/bin:/usr/bin:/bin}; export PATH\n",
 	         j->key, j->state_id ? j->state_id : "?");
-	if (add(buf, len, &off, line) < 0)
+	if (add(buf, len, &off, line) < 0 || (env == SX_EXPORT_MINIMAL && add(buf, len, &off, passwd_env) < 0))
 		goto small;
 	for (size_t k = 0; j->env && j->env[k]; k++) {
 		if (!env_name_ok(j->env[k])) {
@@ -277,7 +289,7 @@ int sx_submit_cmd(const struct sx_ctx *c, const struct sx_job *j, struct sx_cmd 
 		sx_seterr(err, n, "out of memory");
 		return -1;
 	}
-	int len = sx_script(j, script, SCRIPT_MAX, err, n);
+	int len = sx_script(j, c->export_env, script, SCRIPT_MAX, err, n);
 	if (len < 0)
 		goto out;
 	snprintf(script_path, sizeof script_path, "%s/" SX_NAME_PREFIX "%" PRId64 ".sh", wd, j->key);
@@ -292,7 +304,9 @@ int sx_submit_cmd(const struct sx_ctx *c, const struct sx_job *j, struct sx_cmd 
 		bad |= sx_cmd_add(cmd, "--hold");
 	bad |= sx_cmd_add(cmd, "--requeue");
 	bad |= sx_cmd_add(cmd, "--open-mode=append");
-	bad |= sx_cmd_add(cmd, "--export=NONE");
+	/* The job's environment: sbatch's own (the minimal one: minimal_env),
+	 * or the user's login environment, read by a login shell on the node. */
+	bad |= sx_cmd_add(cmd, "--export=%s", c->export_env == SX_EXPORT_LOGIN ? "NONE" : "ALL");
 	bad |= sx_cmd_add(cmd, "--job-name=%s", name);
 	bad |= sx_cmd_add(cmd, "--comment=hetlab:%s:%" PRId64 ":%d", j->state_id, j->key, j->attempt);
 	bad |= sx_cmd_add(cmd, "--chdir=%s", cwd);
@@ -331,6 +345,7 @@ int sx_submit_cmd(const struct sx_ctx *c, const struct sx_job *j, struct sx_cmd 
 		sx_seterr(err, n, "job %" PRId64 ": the sbatch command line is too long", j->key);
 		goto out;
 	}
+	cmd->minimal_env = c->export_env != SX_EXPORT_LOGIN;
 	rc = 0;
 out:
 	free(script);

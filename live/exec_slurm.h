@@ -17,7 +17,7 @@
  * hetlab-something, or a second state's job on the same cluster, never is.
  *
  * What a job is in Slurm:
- *   sbatch --parsable --requeue --open-mode=append --export=NONE
+ *   sbatch --parsable --requeue --open-mode=append --export=ALL|NONE
  *          --job-name=hetlab-S8-ID --comment=hetlab:STATE:ID:ATTEMPT
  *          --chdir=CWD --output=OUT [--partition=P] [--account=A] [--qos=Q]
  *          --nodes=N --nodelist=a,b --ntasks-per-node=1 --cpus-per-task=C
@@ -26,12 +26,20 @@
  * (--nodelist with --nodes=N leaves Slurm no choice but those nodes; it
  * starts at once when they are free, and waits PENDING when Slurm thinks
  * they are not). Without a node list (sx_job.nodelist NULL) it is
- * submitted --hold, for sx_start later. --export=NONE: the job sees the
- * batch script's exports and Slurm's SLURM_* variables, never the daemon's
- * environment.
+ * submitted --hold, for sx_start later. The job never sees the daemon's
+ * environment: with the context's export_env SX_EXPORT_MINIMAL (the
+ * default) sbatch runs --export=ALL in the minimal environment
+ * (live/slurm_run.h: PATH and SLURM_CONF only), which the job gets with
+ * Slurm's SLURM_* variables, and the batch script sets HOME, USER, LOGNAME
+ * and SHELL from the passwd entry of the user it runs as; with
+ * SX_EXPORT_LOGIN, --export=NONE: the user's login environment, which in
+ * Slurm 22.05 implies --get-user-env (slurmd runs a login shell of the
+ * user before the job: seconds per start).
  *
- * The batch script (sx_script) is a POSIX sh wrapper: one export per env
- * entry (single-quoted), HETLAB_ATTEMPT computed at each run as ATTEMPT +
+ * The batch script (sx_script) is a POSIX sh wrapper: (minimal
+ * environment) HOME, USER, LOGNAME, SHELL from `getent passwd $(id -u)`;
+ * one export per env entry (single-quoted; after those, so a job's env
+ * may set HOME), HETLAB_ATTEMPT computed at each run as ATTEMPT +
  * SLURM_RESTART_COUNT (every requeue of the Slurm job, hetlab's or Slurm's
  * own, is a new hetlab attempt), HETLAB_NODES from SLURM_JOB_NODELIST
  * (`scontrol show hostnames`, the nodes Slurm really gave), then the job's
@@ -214,9 +222,10 @@ const char *sx_state_name(enum sx_state s);
  * CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, OOM, GONE. */
 bool sx_state_final(enum sx_state s);
 
-/* The batch script for j into buf (NUL-terminated). Its length, or -1 with
- * a message in err (bad argv or env entry, buf too small). */
-int sx_script(const struct sx_job *j, char *buf, size_t len, char *err, size_t n);
+/* The batch script for j, submitted with environment env, into buf
+ * (NUL-terminated). Its length, or -1 with a message in err (bad argv or
+ * env entry, buf too small). */
+int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len, char *err, size_t n);
 
 /* The parsers (live/slurm_json.c, live/slurm_text.c), for the tests and for
  * output saved elsewhere. Each: 0, or -1 with a message naming the

@@ -105,6 +105,7 @@ static int slurm_init(struct live *L, char *err, size_t errlen)
 	else
 		snprintf(x->c.workdir, sizeof x->c.workdir, "%s/slurm", L->cfg.state_dir);
 	x->c.timeout_s = x->cfg->timeout_s;
+	x->c.export_env = x->cfg->export_env == LIVE_SLURM_EXPORT_LOGIN ? SX_EXPORT_LOGIN : SX_EXPORT_MINIMAL;
 	const char *conf = getenv("SLURM_CONF");
 	if (conf)
 		snprintf(x->c.slurm_conf, sizeof x->c.slurm_conf, "%s", conf);

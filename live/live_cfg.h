@@ -35,6 +35,11 @@ struct live_map {
 };
 
 #define LIVE_MAX_PARTITIONS 16
+/* slurm.export: the environment a Slurm job starts with. */
+enum live_slurm_export {
+	LIVE_SLURM_EXPORT_MINIMAL,     /* "minimal": PATH, SLURM_CONF, HOME/USER/LOGNAME/SHELL from passwd */
+	LIVE_SLURM_EXPORT_LOGIN,       /* "login": the user's login environment (--export=NONE) */
+};
 struct live_slurm_cfg {
 	char bindir[PATH_MAX];         /* "" = PATH */
 	char partition[LIVE_MAX_PARTITIONS][64];   /* the partitions this daemon drives ("" none: Slurm's default) */
@@ -51,6 +56,7 @@ struct live_slurm_cfg {
 	int parallel;                  /* commands run at once (16) */
 	int timeout_s;                 /* per command (30) */
 	char workdir[PATH_MAX];        /* batch scripts and default outputs ("" = STATE_DIR/slurm) */
+	enum live_slurm_export export_env;   /* "export" (minimal) */
 };
 
 struct live_cfg {

@@ -1,5 +1,7 @@
 /* slurm_run — see slurm_run.h. One event loop (poll) over the pipes of
- * every command running; a command's deadline kills its process group. */
+ * every command running; a command's deadline kills its process group.
+ * Both environments (the caller's with Slurm's settings, the minimal one)
+ * are built before any fork. */
 #include "live/slurm_run.h"
 
 #include <ctype.h>
@@ -52,7 +54,7 @@ void sx_cmd_init(struct sx_cmd *cmd)
 	cmd->err[0] = 0;
 	cmd->rc = -1;
 	cmd->status = -1;
-	cmd->transient = cmd->no_job = false;
+	cmd->transient = cmd->no_job = cmd->minimal_env = false;
 }
 
 void sx_cmd_set(struct sx_cmd *cmd, const char *const *argv)
@@ -186,6 +188,20 @@ static char **make_env(const struct sx_ctx *c, char *conf, size_t conflen)
 	e[m++] = (char *)"SLURM_TIME_FORMAT=%s";
 	e[m] = NULL;
 	return e;
+}
+
+/* The minimal environment (slurm_run.h): PATH, and SLURM_CONF when the
+ * context or the caller sets it. */
+static void make_minimal_env(const struct sx_ctx *c, char *env[3], char *conf, size_t conflen)
+{
+	const char *sc = c->slurm_conf[0] ? c->slurm_conf : getenv("SLURM_CONF");
+	int m = 0;
+	env[m++] = (char *)"PATH=" SX_MINIMAL_PATH;
+	if (sc && sc[0]) {
+		snprintf(conf, conflen, "SLURM_CONF=%s", sc);
+		env[m++] = conf;
+	}
+	env[m] = NULL;
 }
 
 static void close_fd(int *fd)
@@ -324,8 +340,9 @@ static void kill_child(struct child *ch, int timeout_s)
 void sx_run_all(const struct sx_ctx *c, struct sx_cmd *const *cmds, int n, int maxpar)
 {
 	int timeout_s = c->timeout_s > 0 ? c->timeout_s : DEFAULT_TIMEOUT_S;
-	char conf[600];
+	char conf[600], mconf[600], *menv[3];
 	char **envp = make_env(c, conf, sizeof conf);
+	make_minimal_env(c, menv, mconf, sizeof mconf);
 	if (maxpar < 1)
 		maxpar = 1;
 	if (maxpar > MAX_PAR)
@@ -347,7 +364,7 @@ void sx_run_all(const struct sx_ctx *c, struct sx_cmd *const *cmds, int n, int m
 	for (;;) {
 		while (nch < maxpar && next < n) {
 			ch[nch].cmd = cmds[next++];
-			if (spawn(c, &ch[nch], envp, timeout_s) == 0)
+			if (spawn(c, &ch[nch], ch[nch].cmd->minimal_env ? menv : envp, timeout_s) == 0)
 				nch++;
 		}
 		if (nch == 0)

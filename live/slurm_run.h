@@ -7,7 +7,13 @@
  *
  * Every command gets the caller's environment with SLURM_CONF set from the
  * context (when it names one) and SLURM_TIME_FORMAT=%s, so that every time
- * Slurm prints (squeue -O StartTime, sacct Start/End) is Unix seconds.
+ * Slurm prints (squeue -O StartTime, sacct Start/End) is Unix seconds;
+ * except a command marked minimal_env (sbatch when the context's export_env
+ * is SX_EXPORT_MINIMAL: it passes its environment on to the job), which
+ * gets only PATH=/usr/local/bin:/usr/bin:/bin and SLURM_CONF (the
+ * context's, else the caller's, when either is set): none of the caller's
+ * variables, which may hold secrets or SBATCH_* settings that would change
+ * the submission.
  *
  * A command that cannot run, exits non-zero, is killed by a signal, times
  * out or prints more than the output cap fails with a message naming the
@@ -22,6 +28,15 @@
 #include <stddef.h>
 
 #define SX_MAX_ARGS 40
+#define SX_MINIMAL_PATH "/usr/local/bin:/usr/bin:/bin"
+
+/* The environment a job starts with (slurm.export, docs/slurm.md). */
+enum sx_export {
+	SX_EXPORT_MINIMAL,       /* sbatch --export=ALL from the minimal environment; the batch
+	                          * script sets HOME, USER, LOGNAME, SHELL from the user's passwd entry */
+	SX_EXPORT_LOGIN,         /* sbatch --export=NONE: the user's login environment (slurmd runs a
+	                          * login shell of the user before each job: seconds in Slurm 22.05) */
+};
 
 struct sx_ctx {
 	char bindir[256];        /* directory of the Slurm commands; "" = PATH */
@@ -29,6 +44,7 @@ struct sx_ctx {
 	char workdir[512];       /* where batch scripts go (and outputs, when a job gives no cwd) */
 	int timeout_s;           /* per command, default (<= 0) 30 */
 	char slurm_conf[512];    /* SLURM_CONF for the commands; "" = inherited */
+	enum sx_export export_env;   /* the jobs' environment (default SX_EXPORT_MINIMAL) */
 };
 
 struct sx_cmd {
@@ -42,6 +58,7 @@ struct sx_cmd {
 	int status;              /* its exit status; -1 when it did not exit normally */
 	bool transient;          /* the controller could not be reached, or it timed out */
 	bool no_job;             /* stderr says the job id is not known ("Invalid job id") */
+	bool minimal_env;        /* run with the minimal environment (above), not the caller's */
 };
 
 /* Formats a message into err (n bytes); nothing when err is NULL or n is 0. */
@@ -49,8 +66,8 @@ void sx_seterr(char *err, size_t n, const char *fmt, ...) __attribute__((format(
 /* argv ("scontrol", "update", ...) into cmd, NULL-terminated (at most
  * SX_MAX_ARGS); the strings are borrowed. */
 void sx_cmd_set(struct sx_cmd *cmd, const char *const *argv);
-/* Clears cmd, then appends arguments formatted into cmd's own buffer. -1
- * when the arguments or their text do not fit. */
+/* Clears cmd (minimal_env false), then appends arguments formatted into
+ * cmd's own buffer. -1 when the arguments or their text do not fit. */
 void sx_cmd_init(struct sx_cmd *cmd);
 int sx_cmd_add(struct sx_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs one command; 0, or -1 with cmd->err. */

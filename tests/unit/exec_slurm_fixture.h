@@ -1,7 +1,8 @@
 /* exec_slurm_fixture — what test_exec_slurm.c and test_exec_slurm_parse.c
  * share: the fake sbatch, scontrol, squeue, sinfo, scancel and sacct (one
  * shell script, written into a fresh temporary directory by setup, that
- * logs its argv one argument a line after a "== NAME" line and prints what
+ * logs its argv one argument a line after a "== NAME" line and its
+ * environment (NAME.env, sorted, without the PWD sh adds), prints what
  * the test left in NAME.out / NAME.err, exits with NAME.rc, or hangs when
  * NAME.hang exists), the helpers that write and read that directory, and
  * the state id the fake jobs carry in their comment. Static inline, so
@@ -86,6 +87,7 @@ static inline int setup(void **state)
 	         "me=${0##*/}\n"
 	         "{ echo \"== $me\"; for a in \"$@\"; do printf '%%s\\n' \"$a\"; done; } >>\"$d/log\"\n"
 	         "printf '%%s\\n' \"${SLURM_CONF-unset}\" >\"$d/$me.conf\"\n"
+	         "env | grep -v '^PWD=' | sort >\"$d/$me.env\"\n"
 	         "ls /proc/$$/fd >\"$d/$me.fds\"\n"
 	         "if [ \"$me\" = sbatch ]; then for a in \"$@\"; do last=$a; done; cp \"$last\" \"$d/submitted.sh\"; fi\n"
 	         "[ -f \"$d/$me.hang\" ] && exec sleep 600\n"

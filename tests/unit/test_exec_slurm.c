@@ -4,8 +4,10 @@
  * argv one argument a line and print what the test left for them, exit
  * with a given status, or hang). Checked: the exact argv of every action,
  * the batch script run by sh (quotes, spaces, $(...), the attempt and nodes
- * it computes, the checkpoint requeue, a signal death), a command that
- * fails, one that cannot be run, one that hangs, several at once, and the
+ * it computes, the checkpoint requeue, a signal death), the job's
+ * environment in both slurm.export modes (a daemon variable never reaches
+ * sbatch in the minimal one; the identity the script sets from passwd), a
+ * command that fails, one that cannot be run, one that hangs, several at once, and the
  * slurm.conf the commands are given. The parsers are
  * tests/unit/test_exec_slurm_parse.c; the real-cluster test is
  * tests/slurm/exec.sh. */
@@ -17,6 +19,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config/livecfg.h"
 #include "live/exec_slurm.h"
 #include "tests/unit/exec_slurm_fixture.h"
 
@@ -61,7 +65,7 @@ static void test_submit_argv_and_script(void **state)
 	assert_int_equal(id, 1234);
 	char want[8192];
 	snprintf(want, sizeof want,
-	         "== sbatch\n--parsable\n--requeue\n--open-mode=append\n--export=NONE\n--job-name=hetlab-01234567-42\n"
+	         "== sbatch\n--parsable\n--requeue\n--open-mode=append\n--export=ALL\n--job-name=hetlab-01234567-42\n"
 	         "--comment=hetlab:" SID ":42:2\n--chdir=%s/work\n--output=%s/work/hetlab-42-%%j.out\n--partition=gpu\n"
 	         "--account=tenantA\n--qos=high\n--nodes=2\n--nodelist=n1,n2\n--ntasks-per-node=1\n--cpus-per-task=3\n"
 	         "--mem=2048M\n--gres=gpu:h100:1\n--time=1-01:01:01\n--uid=1000\n--gid=100\n%s/work/hetlab-42.sh\n",
@@ -91,7 +95,7 @@ static void test_submit_argv_and_script(void **state)
 	                             "\"$HETLAB_NODES\"", NULL };
 	char buf[8192];
 	j.argv = show;
-	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "env.sh", buf);
 	assert_int_equal(run_script(f, path_in(f, "env.sh"), "SLURM_RESTART_COUNT=3 SLURM_JOB_NODELIST=n7",
 	                            path_in(f, "env.out")), 0);
@@ -120,7 +124,7 @@ static void test_script_checkpoint_and_signal(void **state)
 	                             NULL };
 	struct sx_job j = { .state_id = SID, .key = 5, .argv = ckpt, .nodes = 1, .ckpt_sig = SIGUSR1 };
 	char buf[8192];
-	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "ck.sh", buf);
 	put(f, "scontrol.rc", "1");
 	int st = run_script(f, path_in(f, "ck.sh"), "SLURM_JOB_ID=77 HETLAB_REQUEUE_TRIES=2", path_in(f, "ck.out"));
@@ -139,7 +143,7 @@ static void test_script_checkpoint_and_signal(void **state)
 	/* Killed by SIGKILL: so is the wrapper (sh reports 128 + 9 for it). */
 	const char *const die[] = { "sh", "-c", "kill -9 $$", NULL };
 	j.argv = die;
-	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "die.sh", buf);
 	char cmd[2 * PATH_MAX];
 	snprintf(cmd, sizeof cmd, "sh '%s' >/dev/null 2>&1; echo $? >'%s'", path_in(f, "die.sh"), path_in(f, "die.rc"));
@@ -150,7 +154,7 @@ static void test_script_checkpoint_and_signal(void **state)
 	/* A plain exit status goes through. */
 	const char *const three[] = { "sh", "-c", "exit 3", NULL };
 	j.argv = three;
-	assert_true(sx_script(&j, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
 	put(f, "three.sh", buf);
 	st = run_script(f, path_in(f, "three.sh"), "", path_in(f, "three.out"));
 	assert_int_equal(WEXITSTATUS(st), 3);
@@ -167,7 +171,7 @@ static void test_submit_minimal(void **state)
 	assert_int_equal(id, 7);
 	char want[4096];
 	snprintf(want, sizeof want,
-	         "== sbatch\n--parsable\n--hold\n--requeue\n--open-mode=append\n--export=NONE\n"
+	         "== sbatch\n--parsable\n--hold\n--requeue\n--open-mode=append\n--export=ALL\n"
 	         "--job-name=hetlab-01234567-0\n--comment=hetlab:" SID ":0:0\n"
 	         "--chdir=%s/work\n--output=%s/work/hetlab-0-%%j.out\n--nodes=1\n--ntasks-per-node=1\n"
 	         "%s/work/hetlab-0.sh\n", f->dir, f->dir, f->dir);
@@ -175,6 +179,155 @@ static void test_submit_minimal(void **state)
 	char name[96];
 	sx_job_name(SID, 12, name, sizeof name);
 	assert_string_equal(name, "hetlab-01234567-12");
+}
+
+/* Runs script with sh in an environment of exactly vars (the fake
+ * commands first in PATH, as Slurm would start it); output into out. */
+static void run_clean(struct fx *f, const char *script, const char *vars, const char *out)
+{
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof cmd, "cd '%s' && env -i PATH='%s':/usr/bin:/bin %s sh '%s' >'%s' 2>&1", f->dir,
+	         f->c.bindir, vars, script, out);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* slurm.export. "minimal" (the default): sbatch --export=ALL from PATH and
+ * SLURM_CONF only, so that nothing of the daemon's environment (a secret,
+ * an SBATCH_* setting) reaches sbatch or the job, and the batch script
+ * sets HOME, USER, LOGNAME and SHELL from the user's passwd entry (a job's
+ * own env entry still wins). "login": --export=NONE (the user's login
+ * environment, read by slurmd), no passwd lines. The other commands keep
+ * the daemon's environment either way. */
+static void test_submit_environment(void **state)
+{
+	struct fx *f = *state;
+	const char *const show[] = { "sh", "-c", "printf '%s|%s|%s|%s|%s\\n' \"$HOME\" \"$USER\" \"$LOGNAME\" "
+	                             "\"$SHELL\" \"${HETLAB_SECRET-unset}\"", NULL };
+	const char *const home[] = { "HOME=/custom", NULL };
+	struct sx_job j = { .state_id = SID, .key = 8, .argv = show, .nodes = 1, .uid = -1, .gid = -1 };
+	int64_t id = 0;
+	char *old = getenv("SLURM_CONF") ? strdup(getenv("SLURM_CONF")) : NULL;
+	unsetenv("SLURM_CONF");
+	setenv("HETLAB_SECRET", "x", 1);
+	setenv("SBATCH_PARTITION", "elsewhere", 1);
+	put(f, "sbatch.out", "8\n");
+	snprintf(f->c.slurm_conf, sizeof f->c.slurm_conf, "/etc/x y/slurm.conf");
+	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
+	char *e = slurp(path_in(f, "sbatch.env"));
+	assert_string_equal(e, "PATH=/usr/local/bin:/usr/bin:/bin\nSLURM_CONF=/etc/x y/slurm.conf\n");
+	free(e);
+	char *log = slurp(path_in(f, "log"));
+	assert_non_null(strstr(log, "\n--export=ALL\n"));
+	free(log);
+	unlink(path_in(f, "log"));
+	assert_int_equal(sx_cancel(&f->c, 8, f->err, sizeof f->err), 0);
+	e = slurp(path_in(f, "scancel.env"));
+	assert_non_null(strstr(e, "HETLAB_SECRET=x\n"));
+	assert_non_null(strstr(e, "SLURM_CONF=/etc/x y/slurm.conf\n"));
+	assert_non_null(strstr(e, "SLURM_TIME_FORMAT=%s\n"));
+	free(e);
+	/* SLURM_CONF from the daemon's environment; none at all: PATH alone. */
+	f->c.slurm_conf[0] = '\0';
+	setenv("SLURM_CONF", "/inherited.conf", 1);
+	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
+	e = slurp(path_in(f, "sbatch.env"));
+	assert_string_equal(e, "PATH=/usr/local/bin:/usr/bin:/bin\nSLURM_CONF=/inherited.conf\n");
+	free(e);
+	unsetenv("SLURM_CONF");
+	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
+	e = slurp(path_in(f, "sbatch.env"));
+	assert_string_equal(e, "PATH=/usr/local/bin:/usr/bin:/bin\n");
+	free(e);
+
+	/* The job, started with sbatch's environment and wrong identity
+	 * variables, gets its user's from passwd. */
+	const struct passwd *pw = getpwuid(getuid());
+	assert_non_null(pw);
+	char want[1024];
+	snprintf(want, sizeof want, "%s|%s|%s|%s|unset\n", pw->pw_dir, pw->pw_name, pw->pw_name,
+	         pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
+	char sp[PATH_MAX + 64];
+	snprintf(sp, sizeof sp, "%s/work/hetlab-8.sh", f->dir);
+	run_clean(f, sp, "SLURM_JOB_NODELIST=n1 HOME=/wrong USER=wrong LOGNAME=wrong SHELL=/wrong",
+	          path_in(f, "pw.out"));
+	char *out = slurp(path_in(f, "pw.out"));
+	assert_string_equal(out, want);
+	free(out);
+	/* A job's own HOME wins. */
+	j.env = home;
+	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
+	run_clean(f, sp, "SLURM_JOB_NODELIST=n1", path_in(f, "pw.out"));
+	out = slurp(path_in(f, "pw.out"));
+	assert_string_equal(strchr(out, '|'), strchr(want, '|'));
+	assert_int_equal(strncmp(out, "/custom|", 8), 0);
+	free(out);
+	j.env = NULL;
+	unlink(path_in(f, "log"));
+
+	/* "login": --export=NONE; sbatch runs in the daemon's environment (the
+	 * job does not get it), the script leaves the identity to Slurm's login
+	 * environment. */
+	f->c.export_env = SX_EXPORT_LOGIN;
+	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
+	log = slurp(path_in(f, "log"));
+	assert_non_null(strstr(log, "\n--export=NONE\n"));
+	assert_null(strstr(log, "--export=ALL"));
+	free(log);
+	e = slurp(path_in(f, "sbatch.env"));
+	assert_non_null(strstr(e, "HETLAB_SECRET=x\n"));
+	assert_non_null(strstr(e, "SLURM_TIME_FORMAT=%s\n"));
+	free(e);
+	char *sc = slurp(sp), buf[8192];
+	assert_null(strstr(sc, "getent"));
+	assert_true(sx_script(&j, SX_EXPORT_LOGIN, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_string_equal(buf, sc);
+	free(sc);
+	run_clean(f, sp, "SLURM_JOB_NODELIST=n1 HOME=/given USER=u LOGNAME=u SHELL=/bin/zsh", path_in(f, "pw.out"));
+	out = slurp(path_in(f, "pw.out"));
+	assert_string_equal(out, "/given|u|u|/bin/zsh|unset\n");
+	free(out);
+	/* The minimal script is the login one with the passwd lines. */
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	assert_non_null(strstr(buf, "hetlab_pw=$(getent passwd \"$(id -u)\" 2>/dev/null) || hetlab_pw=\n"));
+	assert_non_null(strstr(buf, "export HOME USER LOGNAME SHELL\n"));
+	unsetenv("HETLAB_SECRET");
+	unsetenv("SBATCH_PARTITION");
+	if (old)
+		setenv("SLURM_CONF", old, 1);
+	free(old);
+	unlink(path_in(f, "log"));
+}
+
+/* The config key that chooses it: slurm.export, "minimal" by default. */
+static void test_config_export(void **state)
+{
+	struct fx *f = *state;
+	struct { const char *val; int rc; int want; const char *msg; } cases[] = {
+		{ NULL, 0, LIVE_SLURM_EXPORT_MINIMAL, NULL },
+		{ "\"minimal\"", 0, LIVE_SLURM_EXPORT_MINIMAL, NULL },
+		{ "\"login\"", 0, LIVE_SLURM_EXPORT_LOGIN, NULL },
+		{ "\"ALL\"", -1, 0, "$.slurm.export: expected \"minimal\" or \"login\", got \"ALL\"" },
+		{ "true", -1, 0, "$.slurm.export: expected a string" },
+	};
+	struct live_cfg *c = malloc(sizeof *c);
+	assert_non_null(c);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char text[256];
+		snprintf(text, sizeof text, "{\"scenario\": \"s.json\", \"executor\": \"slurm\", \"slurm\": {%s%s}}",
+		         cases[k].val ? "\"export\": " : "", cases[k].val ? cases[k].val : "");
+		put(f, "live.json", text);
+		f->err[0] = '\0';
+		assert_int_equal(livecfg_load(path_in(f, "live.json"), c, f->err, sizeof f->err), cases[k].rc);
+		if (cases[k].rc == 0)
+			assert_int_equal(c->slurm.export_env, cases[k].want);
+		else {
+			if (!strstr(f->err, cases[k].msg))
+				print_message("case %zu: %s\n", k, f->err);
+			assert_non_null(strstr(f->err, cases[k].msg));
+			assert_non_null(strstr(f->err, "live.json: "));
+		}
+	}
+	free(c);
 }
 
 static void test_submit_refused(void **state)
@@ -225,7 +378,7 @@ static void test_submit_refused(void **state)
 	expect_log(f, "");   /* sbatch never ran */
 	/* A script too long for the buffer. */
 	char small[40];
-	assert_int_equal(sx_script(&j, small, sizeof small, f->err, sizeof f->err), -1);
+	assert_int_equal(sx_script(&j, SX_EXPORT_MINIMAL, small, sizeof small, f->err, sizeof f->err), -1);
 	assert_non_null(strstr(f->err, "longer than"));
 }
 
@@ -445,6 +598,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_submit_argv_and_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_checkpoint_and_signal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_minimal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_environment, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_config_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_bad_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_argv, setup, teardown),
