@@ -25,7 +25,8 @@
 #
 # Medians and percentiles of one run; REMEMBERED=N sets the finished jobs
 # of part 4 (slurmctld keeps at most MaxJobCount, 10000 by default);
-# PARTS=12 runs parts 1 and 2 only (default 1234).
+# PARTS=12 runs parts 1 and 2 only (default 1234). EXPORT=minimal measures
+# slurm.export "minimal" (default: "login", the configuration's default).
 # LOCAL_SLURM_DIR=DIR uses a running cluster (started with
 # LOCAL_SLURM_MINJOBAGE=3600). Holds /tmp/hetlab-slurm.lock throughout.
 set -u
@@ -110,7 +111,7 @@ cat >scn.json <<'EOF'
   "racks": [ { "name": "r1", "power_kw": 40, "nodes": [ { "type": "c4", "count": 6, "names": ["n1", "n2", "n3", "n4", "n5", "n6"] } ] } ] }
 EOF
 config() {   # STATE BINDIR
-	printf '{ "scenario": "scn.json", "executor": "slurm", "state_dir": "%s", "tick_s": 0.1, "probe_every_s": 5, "probes": "none",\n  "results_every_s": 0, "slurm": { "partition": ["debug", "second"], "bindir": "%s" } }\n' "$1" "$2"
+	printf '{ "scenario": "scn.json", "executor": "slurm", "state_dir": "%s", "tick_s": 0.1, "probe_every_s": 5, "probes": "none",\n  "results_every_s": 0, "slurm": { "partition": ["debug", "second"], "bindir": "%s", "export": "%s" } }\n' "$1" "$2" "${EXPORT:-login}"
 }
 for c in sbatch scontrol scancel sinfo sacct squeue; do
 	cat >"bin/$c" <<EOF

@@ -56,7 +56,7 @@ struct live_slurm_cfg {
 	int parallel;                  /* commands run at once (16) */
 	int timeout_s;                 /* per command (30) */
 	char workdir[PATH_MAX];        /* batch scripts and default outputs ("" = STATE_DIR/slurm) */
-	enum live_slurm_export export_env;   /* "export" (minimal) */
+	enum live_slurm_export export_env;   /* "export" (login) */
 };
 
 struct live_cfg {

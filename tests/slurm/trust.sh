@@ -132,7 +132,7 @@ cat >A.json <<'EOF'
 EOF
 # B keeps the login environment (slurm.export "login": --export=NONE).
 sed 's/scnA/scnB/; s/"sA"/"sB"/; s/"debug"/"second"/; s/"start_timeout_s": 5/&, "export": "login"/' A.json >B.json
-sed 's/"sA"/"sU"/; s|"tick_s"|"socket": "'"$D"'/U.sock", "tick_s"|' A.json >U.json
+sed 's/"sA"/"sU"/; s|"tick_s"|"socket": "'"$D"'/U.sock", "export": "minimal", "tick_s"|' A.json >U.json
 
 start_daemon() {   # NAME: config NAME.json, log NAME.log (appended)
 	"$HETLAB" live --config "$1.json" >>"$1.log" 2>&1 &
@@ -350,7 +350,7 @@ check "accounting: hetlab report's GPU-seconds ($rep) are sacct's ($gs_s)" \
 # --- 11. a job of another user runs as that user ---------------------------------
 # The daemon is root; nobody submits through its socket (identity from the
 # kernel): Slurm runs the job as nobody, in nobody's directory, in the
-# minimal environment (slurm.export's default): nobody's HOME, USER,
+# minimal environment (slurm.export "minimal"): nobody's HOME, USER,
 # LOGNAME and SHELL from passwd, nothing of the daemon's environment.
 mkdir -p "$D/nob"
 chmod 755 "$D"

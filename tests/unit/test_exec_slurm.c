@@ -303,7 +303,7 @@ static void test_config_export(void **state)
 {
 	struct fx *f = *state;
 	struct { const char *val; int rc; int want; const char *msg; } cases[] = {
-		{ NULL, 0, LIVE_SLURM_EXPORT_MINIMAL, NULL },
+		{ NULL, 0, LIVE_SLURM_EXPORT_LOGIN, NULL },
 		{ "\"minimal\"", 0, LIVE_SLURM_EXPORT_MINIMAL, NULL },
 		{ "\"login\"", 0, LIVE_SLURM_EXPORT_LOGIN, NULL },
 		{ "\"ALL\"", -1, 0, "$.slurm.export: expected \"minimal\" or \"login\", got \"ALL\"" },
