@@ -132,7 +132,7 @@ cat >A.json <<'EOF'
 EOF
 # B keeps the login environment (slurm.export "login": --export=NONE).
 sed 's/scnA/scnB/; s/"sA"/"sB"/; s/"debug"/"second"/; s/"start_timeout_s": 5/&, "export": "login"/' A.json >B.json
-sed 's/"sA"/"sU"/; s|"tick_s"|"socket": "'"$D"'/U.sock", "export": "minimal", "tick_s"|' A.json >U.json
+sed 's/"sA"/"sU"/; s|"tick_s"|"socket": "'"$D"'/U.sock", "tick_s"|; s/"start_timeout_s": 5/&, "export": "minimal"/' A.json >U.json
 
 start_daemon() {   # NAME: config NAME.json, log NAME.log (appended)
 	"$HETLAB" live --config "$1.json" >>"$1.log" 2>&1 &
