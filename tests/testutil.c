@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <unistd.h>
 
 char *tu_tmpath(const char *suffix)
@@ -43,4 +44,30 @@ const char *tu_traces(void)
 {
 	const char *t = getenv("HETLAB_TRACES");
 	return t && *t ? t : "../shared/traces";
+}
+
+char *tu_tmpdir_new(const char *name)
+{
+	const char *base = getenv("TMPDIR");
+	char *d = NULL;
+	if (asprintf(&d, "%s/hetlab-%s-XXXXXX", base && base[0] ? base : "/tmp", name) < 0 || !mkdtemp(d)) {
+		fprintf(stderr, "testutil: cannot create a temporary directory for %s\n", name);
+		abort();
+	}
+	return d;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+void tu_tmpdir_free(char *dir)
+{
+	if (dir)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
 }

@@ -14,5 +14,10 @@ char *tu_write_tmp(const char *suffix, const char *text);
 const char *tu_root(void);
 /* The shared trace directory ($HETLAB_TRACES or ../shared/traces). */
 const char *tu_traces(void);
+/* A fresh temporary directory $TMPDIR/hetlab-NAME-XXXXXX (created; the
+ * test fails when it cannot be); tu_tmpdir_free removes it with all it
+ * holds and frees the path. */
+char *tu_tmpdir_new(const char *name);
+void tu_tmpdir_free(char *dir);
 
 #endif

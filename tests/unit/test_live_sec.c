@@ -13,7 +13,6 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,34 +33,15 @@
 #include "live/state.h"
 #include "live/reading.h"
 #include "live/statedir.h"
+#include "tests/testutil.h"
 
 #define HAS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); if (!strstr(h_, n_)) \
 	fail_msg("expected \"%s\" in \"%s\"", n_, h_); } while (0)
 
 /* ---- temporary directories ---- */
 
-static char *tmpdir_new(void)
-{
-	const char *base = getenv("TMPDIR");
-	char *d = NULL;
-	assert_true(asprintf(&d, "%s/hetlab-sec-unit-XXXXXX", base && base[0] ? base : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void tmpdir_free(char *d)
-{
-	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
+static char *tmpdir_new(void) { return tu_tmpdir_new("sec-unit"); }
+static void tmpdir_free(char *d) { tu_tmpdir_free(d); }
 
 static char *path_in(const char *dir, const char *name)
 {

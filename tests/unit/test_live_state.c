@@ -8,7 +8,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -23,33 +22,15 @@
 #include "live/state.h"
 #include "config/livecfg.h"
 #include "config/scenario.h"
+#include "tests/testutil.h"
+#include "tests/testutil.h"
 
 #define S(x) simtime_from_s(x)
 
 /* ---- temporary directories ---- */
 
-static char *tmpdir_new(void)
-{
-	const char *base = getenv("TMPDIR");
-	char *d = NULL;
-	assert_true(asprintf(&d, "%s/hetlab-live-unit-XXXXXX", base && base[0] ? base : "/tmp") > 0);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static void tmpdir_free(char *d)
-{
-	nftw(d, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	free(d);
-}
+static char *tmpdir_new(void) { return tu_tmpdir_new("live-unit"); }
+static void tmpdir_free(char *d) { tu_tmpdir_free(d); }
 
 static char *write_in(const char *dir, const char *name, const char *text)
 {
