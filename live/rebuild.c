@@ -244,7 +244,8 @@ int live_inject(struct live *L, const struct rec_row *r)
 	case RIN_UNSTART:
 		return sim_inject_unstart(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->data);
 	case RIN_REQUEUE:
-		return sim_inject_requeue(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t2_us > 0 ? r->t2_us : -1,
+		return sim_inject_requeue(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1,
+		                          r->t2_us > 0 ? r->t2_us : -1,
 		                          r->data);
 	case RIN_FOREIGN: {
 		long long cores = 0, gpus = 0, mem = 0;
@@ -365,6 +366,7 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		.seed = sc->seed,
 		.live = true,
 		.live_async_start = L->cfg.exec == LIVE_EXEC_SLURM,
+		.live_exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
 		.hot_c = L->cfg.hot_c,
 		.cool_c = L->cfg.cool_c,
 		.xid_repair_s = L->cfg.xid_repair_s,

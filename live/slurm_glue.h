@@ -20,6 +20,8 @@ struct sjob {
 	bool recover;             /* a start the crash may have submitted: look for it by name first */
 	double placed_at;         /* wall clock of its submission or release for `attempt` */
 	double retry_at;          /* SJ_WANT: not before */
+	double rq_wait;           /* a requeue of a run never seen running, waiting
+	                             for its sacct record since (0: none) */
 	char shape[200];          /* what the Slurm job was submitted with (partition, cpus, mem, gres) */
 };
 

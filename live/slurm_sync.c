@@ -32,6 +32,9 @@ struct rq {
 	int32_t id;
 	int64_t sid;
 	bool ckpt;               /* the job's own, after the checkpoint signal */
+	bool unseen;             /* its run was never seen running (started and
+	                            requeued between two reads) */
+	bool may_wait;           /* for that run's sacct record (Slurm keeps it pending) */
 	char why[200];
 };
 
@@ -39,6 +42,10 @@ struct rqs {
 	struct rq *v;
 	int n, cap;
 };
+
+/* How long a requeue of a run never seen running waits for slurmdbd's
+ * record of that run (its start) before it is taken for no run. */
+#define RQ_WAIT_S 10.0
 
 /* A row for the engine; data copied. */
 static void row(struct obs *o, enum rec_in kind, int32_t id, int32_t attempt, int64_t t1, int64_t t2, int st,
@@ -72,7 +79,7 @@ static void end_row(struct live *L, struct obs *o, int32_t id, enum sx_state st,
 	row(o, RIN_END, id, (int32_t)j->restarts, sg_eng_time(L, start), sg_eng_time(L, end), js, why, msg);
 }
 
-static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, const char *why)
+static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, bool unseen, bool may_wait, const char *why)
 {
 	if (q->n == q->cap) {
 		int cap = q->cap ? 2 * q->cap : 16;
@@ -83,12 +90,15 @@ static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, const char
 		q->cap = cap;
 	}
 	struct rq *r = &q->v[q->n++];
-	*r = (struct rq){ .id = id, .sid = sid, .ckpt = ckpt };
+	*r = (struct rq){ .id = id, .sid = sid, .ckpt = ckpt, .unseen = unseen, .may_wait = may_wait };
 	snprintf(r->why, sizeof r->why, "%s", why);
 }
 
 /* The rows of this tick's requeues, each run ending when slurmdbd says it
- * did (the last requeued record of its Slurm job), else now. */
+ * did (the last requeued record of its Slurm job), else now. A run never
+ * seen running (Slurm started and requeued it between two reads) ran from
+ * that record's start: a restart, its seconds counted; without a record
+ * it is taken for a start that never happened. */
 static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 {
 	struct sxc *x = L->xctx;
@@ -97,25 +107,45 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 	int64_t *sids = malloc((size_t)q->n * sizeof *sids);
 	struct sx_acct *a = NULL;
 	int na = 0;
-	bool no_acct = false;
+	bool no_acct = false, acct = false;
 	char err[600];
+	double now = sg_wall();
 	for (int k = 0; sids && k < q->n; k++)
 		sids[k] = q->v[k].sid;
-	if (sids && x->have_conf && x->conf.accounting &&
-	    sx_acct_by_id(&x->c, sids, q->n, &a, &na, &no_acct, err, sizeof err))
-		live_log(L, "reading sacct for the end of %d requeued run%s: %s (ended now, then)", q->n,
-		         q->n == 1 ? "" : "s", err);
+	if (sids && x->have_conf && x->conf.accounting) {
+		acct = sx_acct_by_id(&x->c, sids, q->n, &a, &na, &no_acct, err, sizeof err) == 0;
+		if (!acct)
+			live_log(L, "reading sacct for the end of %d requeued run%s: %s (ended now, then)", q->n,
+			         q->n == 1 ? "" : "s", err);
+	}
 	for (int k = 0; k < q->n; k++) {
 		const struct rq *r = &q->v[k];
 		const struct job *j = &L->s.jobs[r->id];
-		int64_t end = -1;
+		struct sjob *sj = &x->j[r->id];
+		int64_t end = -1, start = -1;
 		for (int i = 0; i < na; i++)
-			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end)
+			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end) {
 				end = a[i].end_unix;
+				start = a[i].start_unix;
+			}
+		if (r->unseen && start > 0 && start < (int64_t)sj->placed_at - 1)
+			start = end = -1;   /* an earlier run's record: not this one's yet */
+		if (r->unseen && r->may_wait && start <= 0 && acct && (sj->rq_wait == 0 || now - sj->rq_wait < RQ_WAIT_S)) {
+			/* slurmdbd has not the run's record yet: asked again next tick. */
+			if (sj->rq_wait == 0)
+				sj->rq_wait = now;
+			sj->phase = SJ_PLACED;
+			continue;
+		}
+		sj->rq_wait = 0;
+		if (r->unseen && start > 0)
+			live_log(L, "job %d (Slurm %" PRId64 "): its run from %" PRId64 " to %" PRId64
+			         " (sacct) was never seen running: counted", r->id, r->sid, start, end);
 		/* The wrapper's requeue after the checkpoint signal is a requeue
 		 * too: an end row would be final (a job that ended without
 		 * requeuing itself never saw the signal). */
-		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, -1, sg_eng_time(L, end), 0, 0, r->why);
+		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sg_eng_time(L, start) : -1, sg_eng_time(L, end), 0,
+		    0, r->why);
 	}
 	free(a);
 	free(sids);
@@ -134,22 +164,27 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 	int att = (int)j->restarts;
 	int expect = att - sj->base;
 	bool ckpt = j->state == JOB_CHECKPOINTING;
+	/* Never seen running; a requeue of such a run may wait for its record
+	 * while Slurm keeps it pending (held, once asked). */
+	bool unseen = sj->phase == SJ_PLACED;
+	bool may_wait = ji->st == SX_PENDING || ji->st == SX_HELD;
 	if (ji->restarts > expect && !sx_state_final(ji->st)) {
 		/* Requeued since this attempt began. */
 		if (ji->st == SX_REQUEUED || ji->st == SX_COMPLETING)
 			return;   /* on its way: next tick */
 		if (ckpt && ji->st == SX_HELD) {
 			live_log(L, "job %d (Slurm %" PRId64 "): checkpointed and requeued itself held", id, ji->id);
-			rq_add(rq, id, ji->id, true, "checkpointed after the signal; requeued held");
+			rq_add(rq, id, ji->id, true, unseen, may_wait, "checkpointed after the signal; requeued held");
 		} else {
 			char why[200];
 			snprintf(why, sizeof why, "Slurm requeued it (%s)", ji->reason[0] ? ji->reason : "restart");
-			live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, why);
+			if (sj->rq_wait == 0)
+				live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, why);
 			if (ji->st == SX_RUNNING)
 				sg_add_act(x, A_REQUEUE, id, -1, ji->id, NULL);
 			else if (ji->st == SX_PENDING)
 				sg_add_act(x, A_HOLD, id, -1, ji->id, NULL);
-			rq_add(rq, id, ji->id, false, why);
+			rq_add(rq, id, ji->id, false, unseen, may_wait, why);
 		}
 		sj->phase = SJ_IDLE;
 		return;

@@ -153,6 +153,9 @@ struct sim_cfg {
 	bool live;
 	bool live_async_start;       /* live: a start runs only once the executor says so
 	                                (sim_inject_running); else at once (the local executor) */
+	bool live_exec_fates;        /* live: a node seen down leaves its jobs to the executor, which
+	                                reports what became of them (Slurm requeues or ends them
+	                                itself); else they fail or move by the migration scope */
 	double hot_c, cool_c;        /* live: a node whose reading is at or above hot_c is hot (the health
 	                                monitor drains it) until it reads below cool_c; 0: off */
 	double xid_repair_s;         /* live: a GPU error counts against its node this long */
@@ -284,13 +287,15 @@ int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_
  * run from started to ended (-1: unknown, then the decision and now); it
  * was never started and is taken back (pending again, no usage, not a
  * restart); the executor requeued it by itself (a node failure: it ran
- * until ended). Stale inputs (another attempt, a job not running) are
+ * from started, when the start was never seen (-1: a start never seen is
+ * taken for none, as unstart), until ended). Stale inputs (another attempt, a job not running) are
  * ignored. -1 on ENOMEM. */
 int sim_inject_running(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started);
 int sim_inject_end_at(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
                       enum end_reason reason, simtime started, simtime ended);
 int sim_inject_unstart(struct sim *s, simtime t, int32_t id, uint32_t attempt, const char *why);
-int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime ended, const char *why);
+int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started, simtime ended,
+                       const char *why);
 /* Live mode: jobs not the engine's (a site's own, a reservation, a node
  * drained outside hetlab) hold this much of node: it is taken out of what
  * the policy may use (at most what is free), replacing the last such hold. */

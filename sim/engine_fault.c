@@ -26,9 +26,13 @@ static bool job_uses(const struct sim *s, const struct job *j, int32_t node, int
 }
 
 /* The jobs on a failed node (or GPU) fail or move, by the scenario's
- * migration scope. */
+ * migration scope; in live mode with an executor that owns its jobs'
+ * fates (Slurm), a node seen down keeps its jobs until the executor says
+ * they were requeued or ended. */
 static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 {
+	if (s->cfg.live && s->cfg.live_exec_fates && gpu < 0)
+		return 0;   /* what the executor says of each job decides (observe) */
 	int scope = s->cfg.fault ? s->cfg.fault->migrate : MIGRATE_NONE;
 	/* Downwards in the running list, as a walk from its end meets them
 	 * (removing one moves the last, already seen, into its place). */

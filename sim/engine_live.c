@@ -297,9 +297,10 @@ int sim_inject_unstart(struct sim *s, simtime t, int32_t id, uint32_t attempt, c
 	return push_x(s, t, SIM_EV_XUNSTART, id, attempt, &x);
 }
 
-int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime ended, const char *why)
+int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started, simtime ended,
+                       const char *why)
 {
-	struct sim_xin x = { .a = -1, .b = ended };
+	struct sim_xin x = { .a = started, .b = ended };
 	snprintf(x.why, sizeof x.why, "%s", why ? why : "");
 	return push_x(s, t, SIM_EV_XREQUEUE, id, attempt, &x);
 }
@@ -408,6 +409,10 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 			unstart(s, j, x->why);
 		break;
 	case SIM_EV_XREQUEUE:
+		/* A run the executor started and requeued between two of its
+		 * reads: it ran (from x->a), so this is a restart, not an unstart. */
+		if (!r->confirmed && !r->killing && x->a >= 0)
+			confirm(s, j, x->a);
 		if (r->killing) {
 			account_until(s, j, x->b);
 			killed(s, j, JOB_KILLED);

@@ -6,6 +6,8 @@
 # again and again and slurmctld is restarted under it.
 #
 #   sh tests/slurm/soak.sh build/hetlab
+#   HETLAB_SLURM_EXPORT=minimal sh tests/slurm/soak.sh build/hetlab
+#                          (the daemon with slurm.export "minimal")
 #
 # The workload (four waves, tests/slurm/soak-jobs.awk writes them): batch
 # and dev jobs of tenants t0 and t1, single-node and gang (2-4 node)
@@ -96,6 +98,9 @@ cat >live.json <<'EOF'
   "slurm": { "partition": ["debug", "second"], "accounts": { "t0": "t0", "t1": "t1", "t2": "t2" },
              "gres_types": { "L40S-48GB": "fake" }, "start_timeout_s": 10 } }
 EOF
+if [ -n "${HETLAB_SLURM_EXPORT:-}" ]; then
+	sed -i 's/"start_timeout_s": 10/&, "export": "'"$HETLAB_SLURM_EXPORT"'"/' live.json
+fi
 
 starts=0   # daemon starts so far ("executor, policy" lines in daemon.log)
 start_daemon() {

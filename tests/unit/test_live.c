@@ -102,8 +102,10 @@ struct lt {
 };
 
 /* Builds a live engine as live/daemon.c's build() does, without a daemon;
- * async: starts run only once the executor says so (the Slurm executor). */
-static struct lt *lt_new_x(const char *policy, double hot_c, double cool_c, bool async)
+ * async: starts run only once the executor says so, and fates: what a node
+ * failure does to its jobs is the executor's to say (both: the Slurm
+ * executor). */
+static struct lt *lt_new_xf(const char *policy, double hot_c, double cool_c, bool async, bool fates)
 {
 	struct lt *t = calloc(1, sizeof *t);
 	assert_non_null(t);
@@ -119,6 +121,7 @@ static struct lt *lt_new_x(const char *policy, double hot_c, double cool_c, bool
 		.seed = t->sc.seed,
 		.live = true,
 		.live_async_start = async,
+		.live_exec_fates = fates,
 		.hot_c = hot_c,
 		.cool_c = cool_c,
 		.xid_repair_s = 3600,
@@ -149,6 +152,11 @@ static struct lt *lt_new_x(const char *policy, double hot_c, double cool_c, bool
 	assert_int_equal(t->s.cl.nnodes, 2);
 	assert_non_null(t->s.cl.health);
 	return t;
+}
+
+static struct lt *lt_new_x(const char *policy, double hot_c, double cool_c, bool async)
+{
+	return lt_new_xf(policy, hot_c, cool_c, async, false);
 }
 
 static struct lt *lt_new(const char *policy, double hot_c, double cool_c)
@@ -333,7 +341,7 @@ static void test_live_async_start(void **state)
 	lt_step_to(t, T0 + S(13));
 	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
 	/* The executor requeued it by itself (a node failure): it ran to T0 + 14. */
-	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(15), 1, 0, T0 + S(14), "Slurm requeued it"), 0);
+	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(15), 1, 0, -1, T0 + S(14), "Slurm requeued it"), 0);
 	lt_step_to(t, T0 + S(15));
 	/* fcfs starts it again at once, as attempt 1, not yet running. */
 	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
@@ -612,7 +620,7 @@ static void test_live_preempt_timed(void **state)
 		struct lt *t = lt_new("tiered", 0, 0);
 		int32_t v = preempt_setup(t, T0, T1);
 		if (requeue)
-			assert_int_equal(sim_inject_requeue(&t->s, T1 + S(1), v, 0, T1 + S(0.5), "checkpointed"), 0);
+			assert_int_equal(sim_inject_requeue(&t->s, T1 + S(1), v, 0, -1, T1 + S(0.5), "checkpointed"), 0);
 		else
 			assert_int_equal(sim_inject_end_at(&t->s, T1 + S(1), v, 0, JOB_DONE, END_NONE, -1, T1 + S(0.5)), 0);
 		lt_step_to(t, T1 + S(1));
@@ -703,6 +711,81 @@ static void test_live_down(void **state)
 	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
 	assert_int_equal(t->s.jobs[2].start_us, T0 + S(5));
 	assert_int_equal(job_node(t, 2), 1);
+	lt_free(t);
+}
+
+/* Under an executor that owns its jobs' fates (Slurm), a node seen down
+ * keeps its job: Slurm requeues it (or ends it) and observe says so. The
+ * engine used to kill it at once, so a job Slurm was requeueing (squeue
+ * showed it completing, the node already DOWN) ended failed. */
+static void test_live_down_exec_fates(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new_xf("fcfs", 0, 0, true, true);
+	const simtime T0 = S(10);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, T0);
+	assert_int_equal(job_node(t, 1), 1);
+	assert_int_equal(sim_inject_running(&t->s, T0 + S(0.5), 0, 0, T0), 0);
+	assert_int_equal(sim_inject_running(&t->s, T0 + S(0.5), 1, 0, T0), 0);
+	struct sim_reading r = { .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .down = 1, .ok = true };
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(1), 1, &r), 0);
+	lt_step_to(t, T0 + S(1));
+	assert_int_equal(t->s.cl.svc[1], NODE_DOWN);
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(xcount(&t->x, X_STOP), 0);
+	/* Slurm requeued it: pending again, and not placed on the down node
+	 * (node 0 is busy). */
+	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(2), 1, 0, -1, T0 + S(1), "Slurm requeued it"), 0);
+	lt_step_to(t, T0 + S(2));
+	assert_int_equal(t->s.jobs[1].state, JOB_PENDING);
+	assert_int_equal(t->s.cl.svc[1], NODE_DOWN);
+	/* Up again: it runs there, as attempt 1. */
+	r.down = 0;
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(3), 1, &r), 0);
+	lt_step_to(t, T0 + S(3));
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[1].restarts, 1);
+	assert_int_equal(job_node(t, 1), 1);
+	/* A job that Slurm ended on a down node ends as Slurm says, and frees
+	 * its cores on the node, which stays down. */
+	r.down = 1;
+	assert_int_equal(sim_inject_reading(&t->s, T0 + S(4), 0, &r), 0);
+	assert_int_equal(sim_inject_end_at(&t->s, T0 + S(5), 0, 0, JOB_FAILED, END_NODE_FAIL, -1, T0 + S(4)), 0);
+	assert_int_equal(lt_add(t, T0 + S(5), JOB_BATCH, 2, 0), 2);
+	lt_step_to(t, T0 + S(5));
+	assert_int_equal(t->s.jobs[0].state, JOB_FAILED);
+	assert_int_equal(t->s.jobs[0].reason, END_NODE_FAIL);
+	assert_int_equal(t->s.cl.svc[0], NODE_DOWN);
+	assert_int_equal(t->s.jobs[2].state, JOB_PENDING);
+	assert_int_equal(xcount(&t->x, X_STOP), 0);
+	lt_free(t);
+}
+
+/* A run the executor started and requeued between two of its reads (never
+ * seen running): with its start (from sacct) it is a restart whose seconds
+ * count; without one, a start that never happened (the same attempt). */
+static void test_live_requeue_unseen(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new_xf("fcfs", 0, 0, true, true);
+	const simtime T0 = S(10);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, T0);
+	assert_false(t->s.run[0].confirmed);
+	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 0, 0, T0 + S(1), T0 + S(2), "Slurm requeued it"), 0);
+	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 1, 0, -1, T0 + S(2), "Slurm requeued it"), 0);
+	lt_step_to(t, T0 + S(3));
+	/* Both placed again by fcfs: job 0 as attempt 1, 2 cores for 1 s
+	 * counted; job 1 still attempt 0, nothing counted. */
+	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[0].restarts, 1);
+	assert_true(fabs(t->s.jobs[0].core_s - 2.0) < 1e-6);
+	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[1].restarts, 0);
+	assert_true(t->s.jobs[1].core_s == 0);
 	lt_free(t);
 }
 
@@ -899,6 +982,8 @@ int main(void)
 		cmocka_unit_test(test_live_preempt_timed),
 		cmocka_unit_test(test_live_preempt_cancel),
 		cmocka_unit_test(test_live_down),
+		cmocka_unit_test(test_live_down_exec_fates),
+		cmocka_unit_test(test_live_requeue_unseen),
 		cmocka_unit_test(test_live_hot),
 		cmocka_unit_test(test_live_deterministic),
 	};
