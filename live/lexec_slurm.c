@@ -373,6 +373,12 @@ static void run_starts(struct live *L)
 		return;
 	}
 	int ns = 0;
+	/* Slurm jobs of earlier attempts replaced by a new submission: their
+	 * xref rows are closed once they are cancelled, so that a restart never
+	 * takes the cancel for the end of the attempt. */
+	int64_t *rsid = calloc((size_t)n, sizeof *rsid);
+	int32_t *rid = calloc((size_t)n, sizeof *rid);
+	int nr = 0;
 	for (int k = 0; k < n; k++) {
 		int32_t id = ids[k];
 		struct sjob *sj = &x->j[id];
@@ -423,6 +429,10 @@ static void run_starts(struct live *L)
 		if (sj->open && sj->sid > 0 && (!ji || !sx_state_final(ji->st))) {
 			sg_add_act(x, A_CANCEL_SID, id, -1, sj->sid, NULL);
 			sj->open = false;
+			if (rsid && rid) {
+				rid[nr] = id;
+				rsid[nr++] = sj->sid;
+			}
 		}
 		char **env = lexec_job_env(L, id, NULL, true);
 		const struct jobx *jx = &L->jx[id];
@@ -454,6 +464,10 @@ static void run_starts(struct live *L)
 	/* Cancels of replaced jobs first, then every submit and update at once,
 	 * then the releases of the updates that worked. */
 	sg_run_acts(L);
+	for (int k = 0; k < nr; k++)
+		sg_xref_close(L, rid[k], rsid[k]);
+	free(rid);
+	free(rsid);
 	struct sx_cmd **pc = calloc((size_t)ns + 1, sizeof *pc);
 	int nc = 0;
 	for (int k = 0; pc && k < ns; k++)
