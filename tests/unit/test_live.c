@@ -307,14 +307,20 @@ static void test_live_start_end(void **state)
  * the executor's start time; its end's times are the executor's; a start
  * the executor never made goes back to pending as if never started; a
  * requeue by the executor itself; what jobs not ours hold of a node. */
+/* Jobs 0 and 1, two cores each, started at `at` by fcfs: both nodes busy. */
+static void lt_two_jobs(struct lt *t, simtime at)
+{
+	assert_int_equal(lt_add(t, at, JOB_BATCH, 2, 0), 0);
+	assert_int_equal(lt_add(t, at, JOB_BATCH, 2, 0), 1);
+	lt_step_to(t, at);
+}
+
 static void test_live_async_start(void **state)
 {
 	(void)state;
 	struct lt *t = lt_new_x("fcfs", 0, 0, true);
 	const simtime T0 = S(1000);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
-	lt_step_to(t, T0);
+	lt_two_jobs(t, T0);
 	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
 	assert_false(t->s.run[0].confirmed);
 	/* Job 0 runs since 0.4 s before the decision (the executor's clock
@@ -670,9 +676,7 @@ static void test_live_down(void **state)
 	(void)state;
 	struct lt *t = lt_new("fcfs", 0, 0);
 	const simtime T0 = S(10);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
-	lt_step_to(t, T0);
+	lt_two_jobs(t, T0);
 	assert_int_equal(job_node(t, 1), 1);
 	struct sim_reading r = { .power_w = NAN, .temp_c = NAN, .util = NAN, .bad_gpu = -1, .down = 1, .ok = true };
 	assert_int_equal(sim_inject_reading(&t->s, T0 + S(1), 1, &r), 0);
@@ -723,9 +727,7 @@ static void test_live_down_exec_fates(void **state)
 	(void)state;
 	struct lt *t = lt_new_xf("fcfs", 0, 0, true, true);
 	const simtime T0 = S(10);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
-	lt_step_to(t, T0);
+	lt_two_jobs(t, T0);
 	assert_int_equal(job_node(t, 1), 1);
 	assert_int_equal(sim_inject_running(&t->s, T0 + S(0.5), 0, 0, T0), 0);
 	assert_int_equal(sim_inject_running(&t->s, T0 + S(0.5), 1, 0, T0), 0);
@@ -771,9 +773,7 @@ static void test_live_requeue_unseen(void **state)
 	(void)state;
 	struct lt *t = lt_new_xf("fcfs", 0, 0, true, true);
 	const simtime T0 = S(10);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 0);
-	assert_int_equal(lt_add(t, T0, JOB_BATCH, 2, 0), 1);
-	lt_step_to(t, T0);
+	lt_two_jobs(t, T0);
 	assert_false(t->s.run[0].confirmed);
 	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 0, 0, T0 + S(1), T0 + S(2), "Slurm requeued it"), 0);
 	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 1, 0, -1, T0 + S(2), "Slurm requeued it"), 0);
