@@ -4,7 +4,8 @@
  * as `hetlab run POINT/scenario.json --seed N --out POINT/seed-N.db --quiet`,
  * never through a shell. A run whose database already exists and reads as a
  * finished run is skipped (hetlab run writes it only on success, through a
- * temporary name), so a re-run resumes an interrupted sweep. The summary is
+ * temporary name), so a re-run resumes an interrupted sweep. Runs start
+ * longest expected first (analysis/sweepq.h). The summary is
  * written at the end from the databases, sorted by point and seed, so it
  * does not depend on which runs finished first. docs/sweep.md. */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "analysis/sweep.h"
+#include "analysis/sweepq.h"
 #include "analysis/tmpclean.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -229,21 +232,24 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
 	return pid;
 }
 
-/* Starts queued runs while fewer than par run. -1 when none runs and none
- * could be started (a fork failure is retried after the next run ends). */
-static int fill_slots(struct sw_job *jobs, const size_t *queue, size_t nq, size_t *next, size_t *running,
+/* Starts queued runs, longest expected first (analysis/sweepq.h), while
+ * fewer than par run; rslot[] holds the running ones' job ids. -1 when none
+ * runs and none could be started (a fork failure is retried after the next
+ * run ends). */
+static int fill_slots(struct sw_job *jobs, struct sweepq *q, size_t *rslot, size_t *running,
                       size_t par, const char *exe, const char *traces)
 {
-	while (*running < par && *next < nq) {
-		struct sw_job *j = &jobs[queue[*next]];
+	while (*running < par && q->left > 0) {
+		size_t k = sweepq_next(q);
+		struct sw_job *j = &jobs[k];
 		clock_gettime(CLOCK_MONOTONIC, &j->t0);
 		j->pid = spawn(exe, j, traces);
 		if (j->pid < 0) {
 			fprintf(stderr, "hetlab sweep: fork: %s\n", strerror(errno));
+			sweepq_undo(q, k);
 			return *running == 0 ? -1 : 0;   /* else wait for one to end and try again */
 		}
-		(*next)++;
-		(*running)++;
+		rslot[(*running)++] = k;
 	}
 	return 0;
 }
@@ -253,6 +259,43 @@ static double since(const struct timespec *t0)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Where a sweep's time went: its wall time from the first run on, the
+ * run slots left idle (fewer runs than min(-j, runs) going: the tail, a
+ * failed fork), and at the end the CPU time of the runs and of this
+ * process (starting runs, reading their results, the summary). */
+struct sw_times {
+	struct timespec t0, last;
+	size_t par;             /* the slots that could be busy: min(-j, runs to run) */
+	double idle;            /* slot-seconds idle */
+};
+
+/* A run ended: the time since the last one ended, `running` going. */
+static void times_tick(struct sw_times *t, size_t running)
+{
+	double dt = since(&t->last);
+	if (running < t->par)
+		t->idle += (double)(t->par - running) * dt;
+	clock_gettime(CLOCK_MONOTONIC, &t->last);
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6;
+}
+
+static void times_print(const struct sw_times *t, size_t nq)
+{
+	if (!nq)
+		return;
+	struct rusage self, kids;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	fprintf(stderr, "hetlab sweep: [time] %zu runs in %.2f s, %zu at a time; CPU s: the runs %.2f, "
+	        "this process %.2f; run slots idle %.2f s\n", nq, since(&t->t0), t->par,
+	        tv_s(&kids.ru_utime) + tv_s(&kids.ru_stime), tv_s(&self.ru_utime) + tv_s(&self.ru_stime),
+	        t->idle);
 }
 
 /* ---- Slurm: one job array, one task per point ---------------------------------- */
@@ -624,10 +667,21 @@ int cmd_sweep(int argc, char **argv)
 			        g.nseed - nq, nq, par, g.out);
 	}
 
-	size_t next = 0, running = 0, finished = 0;
-	while (next < nq || running > 0) {
-		if (fill_slots(jobs, queue, nq, &next, &running, (size_t)par, exe, traces) < 0)
-			goto out;
+	struct sweepq sq;
+	size_t *rslot = calloc((size_t)par, sizeof *rslot);
+	if (!rslot || sweepq_init(&sq, g.npoint, g.nseed, queue, nq) < 0) {
+		free(rslot);
+		fprintf(stderr, "hetlab sweep: out of memory\n");
+		goto out;
+	}
+	struct sw_times tw = { .par = (size_t)par < nq ? (size_t)par : nq };
+	clock_gettime(CLOCK_MONOTONIC, &tw.t0);
+	tw.last = tw.t0;
+	size_t running = 0, finished = 0;
+	bool loop_ok = false;
+	while (sq.left > 0 || running > 0) {
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, traces) < 0)
+			goto loop_out;
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
 		tmpclean_child_done(pid);
@@ -635,24 +689,25 @@ int cmd_sweep(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "hetlab sweep: waitpid: %s\n", strerror(errno));
-			goto out;
+			goto loop_out;
 		}
-		size_t k = nrun;
-		for (size_t q = 0; q < next; q++)
-			if (jobs[queue[q]].pid == pid) {
-				k = queue[q];
-				break;
-			}
-		if (k == nrun)
+		size_t q = 0;
+		while (q < running && jobs[rslot[q]].pid != pid)
+			q++;
+		if (q == running)
 			continue;   /* not one of ours */
+		size_t k = rslot[q];
 		struct sw_job *j = &jobs[k];
+		double secs = since(&j->t0);
+		times_tick(&tw, running);
 		j->pid = 0;
-		running--;
+		rslot[q] = rslot[--running];
 		finished++;
+		sweepq_done(&sq, k, secs);
 		/* The next run starts before this one's results are read: no
 		 * core waits on the parent. */
-		if (fill_slots(jobs, queue, nq, &next, &running, (size_t)par, exe, traces) < 0)
-			goto out;
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, traces) < 0)
+			goto loop_out;
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 		int r;
@@ -674,11 +729,18 @@ int cmd_sweep(int argc, char **argv)
 		have[k] = true;
 		fprintf(stderr, "hetlab sweep: [%zu/%zu] point %zu seed %" PRIu64 ": %s (%.2f s)\n",
 		        finished, nq, j->point, j->seed,
-		        res[k].status == SWEEP_OK ? "ok" : res[k].note, since(&j->t0));
+		        res[k].status == SWEEP_OK ? "ok" : res[k].note, secs);
 	}
+	loop_ok = true;
+loop_out:
+	sweepq_fini(&sq);
+	free(rslot);
+	if (!loop_ok)
+		goto out;
 
 	if (only != SIZE_MAX) {
 		/* One point of a distributed sweep: no summary (--merge writes it). */
+		times_print(&tw, nq);
 		fprintf(stderr, "hetlab sweep: %s: point %zu: %zu runs, %zu ok, %zu failed -> %s\n",
 		        file, only, g.nseed, g.nseed - nfailed, nfailed, g.out);
 		rc = nfailed ? 1 : 0;
@@ -719,6 +781,7 @@ int cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "hetlab sweep: %s\n", err);
 		goto out;
 	}
+	times_print(&tw, nq);
 	printf("hetlab sweep: %s: %zu runs, %zu ok, %zu failed -> %s\n\n", file, nrun,
 	       nrun - nfailed, nfailed, sumpath);
 	if (sweep_print_table(&g, res, nrun, stdout) < 0)

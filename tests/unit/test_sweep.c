@@ -2,7 +2,8 @@
  * scenario (and the errors for paths that do not exist), loading a sweep
  * file, the summary's independence of the order runs finished in, and a
  * whole sweep through the hetlab binary: straight vs interrupted and
- * resumed, and a failing run recorded as failed. */
+ * resumed, a failing run recorded as failed, and -j 1 against -j 2 with
+ * runs of uneven length (started longest first). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -476,6 +477,40 @@ static void test_resume_same_summary(void **st)
 	free(dir);
 }
 
+/* Runs of uneven length (one and three days, FCFS and EASY) started
+ * longest first: -j 1 and -j 2 give the same tables, metrics included. */
+static void test_jobs_same_summary(void **st)
+{
+	(void)st;
+	char *dir = make_tmpdir();
+	char *f = write_file(dir, "u.json", "{\"seeds\": \"1-3\", \"params\": {"
+	                     "\"$.workload.synthetic.days\": [1, 3], \"$.policy\": [\"fcfs\", \"easy\"]}}");
+	char *a, *b, *sa, *sb;
+	assert_true(asprintf(&a, "%s/a", dir) > 0 && asprintf(&b, "%s/b", dir) > 0);
+	assert_true(asprintf(&sa, "%s/summary.db", a) > 0 && asprintf(&sb, "%s/summary.db", b) > 0);
+	assert_int_equal(run_sweep(f, "1", a), 0);
+	assert_int_equal(run_sweep(f, "2", b), 0);
+	const char *q[] = { "SELECT * FROM point", "SELECT * FROM result ORDER BY point, seed",
+		"SELECT * FROM metric ORDER BY point, seed, name", "SELECT npoint, nrun FROM sweep" };
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		char *d1 = dump_query(sa, q[i]), *d2 = dump_query(sb, q[i]);
+		assert_true(strlen(d1) > 0);
+		assert_string_equal(d1, d2);
+		free(d1);
+		free(d2);
+	}
+	char *n = dump_query(sa, "SELECT count(*), sum(status = 'ok') FROM result");
+	assert_string_equal(n, "1:12|1:12|\n");
+	free(n);
+	free(f);
+	free(a);
+	free(b);
+	free(sa);
+	free(sb);
+	rm_tree(dir);
+	free(dir);
+}
+
 static void test_failed_run_recorded(void **st)
 {
 	(void)st;
@@ -511,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_summary_order),
 		cmocka_unit_test(test_resume_same_summary),
 		cmocka_unit_test(test_failed_run_recorded),
+		cmocka_unit_test(test_jobs_same_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
