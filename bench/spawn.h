@@ -25,15 +25,17 @@ struct bench_run {
 };
 
 /* Runs argv[0] with argv and waits; quiet 1: stdout to /dev/null, 2: stderr
- * too. */
-static inline struct bench_run bench_spawn(char *const *argv, int quiet)
+ * too; errfile (when not NULL): stderr into that file instead. */
+static inline struct bench_run bench_spawn_err(char *const *argv, int quiet, const char *errfile)
 {
 	struct bench_run r = { 0, 0, 0, -1 };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	if (quiet >= 1)
 		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (quiet >= 2)
+	if (errfile)
+		posix_spawn_file_actions_addopen(&fa, 2, errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	else if (quiet >= 2)
 		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	pid_t pid;
 	double t0 = bench_now_s();
@@ -51,6 +53,11 @@ static inline struct bench_run bench_spawn(char *const *argv, int quiet)
 	r.rss_mib = ru.ru_maxrss / 1024.0;
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
+}
+
+static inline struct bench_run bench_spawn(char *const *argv, int quiet)
+{
+	return bench_spawn_err(argv, quiet, NULL);
 }
 
 /* A temporary directory for a benchmark's files, removed with all it holds
