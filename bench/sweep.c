@@ -158,6 +158,12 @@ int main(int argc, char **argv)
 	printf("  CPU s of the sweep and its runs: -j 1 %.2f, -j %d %.2f (work does not grow with -j; where the "
 	       "machine's other load leaves fewer than %d cores free, the wall-time efficiency above is bounded by "
 	       "them)\n", med(f1, runs, offsetof(struct sweep_fig, cpu)), n, med(fn, runs, offsetof(struct sweep_fig, cpu)), n);
+	double wk[BENCH_MAX_RUNS];
+	for (int r = 0; r < runs; r++)
+		wk[r] = f1[r].cpu / (n * fn[r].wall);
+	printf("  against the work: CPU s of -j 1 / (%d x T(-j %d)) %.0f %% (median of the rounds; not the target's "
+	       "figure: -j 1 gets a second core for the sweep's own part, this counts that part as work)\n", n, n,
+	       100 * bench_median(wk, runs));
 	printf("  of which (medians; the sweep's own part and the idle tail are its serial part):\n");
 	print_parts(1, f1, runs);
 	print_parts(n, fn, runs);
