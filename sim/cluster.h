@@ -259,6 +259,10 @@ struct cluster {
 	uint64_t *fxs;          /* per bitmap of fx: bit w set when its word w is not zero */
 	int32_t fx_words, fxs_words;
 	uint8_t *fx_lev;        /* per node: its GPU level (low nibble) and core level (high) */
+	/* Per node, set by cluster_free_changed: the engine's cached sample
+	 * power of the node is stale. The engine's (it allocates and frees it);
+	 * NULL when it keeps no cache. */
+	uint8_t *w_stale;
 	uint8_t *svc;           /* enum node_svc per node */
 	int64_t total_cores, total_gpus;
 	int64_t free_cores, free_gpus;   /* free_gpus: whole idle non-MIG cards */

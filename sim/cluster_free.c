@@ -128,6 +128,8 @@ static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
 
 void cluster_free_changed(struct cluster *cl, int32_t node)
 {
+	if (cl->w_stale)
+		cl->w_stale[node] = 1;
 	const struct nodefree *f = &cl->free[node];
 	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
 	int c = fx_core_level(f->cores);
