@@ -110,6 +110,16 @@ struct tgroup {
 	int32_t act;              /* position in cons.act; -1 when empty */
 };
 
+/* A plain gang (sizes only: no GPUs, labels, plane, pool or NUMA rule)
+ * that found no start within the window this pass. */
+struct nofit {
+	int32_t nodes, cores;
+	int64_t mem_mib;
+	simtime wall;
+};
+
+#define NOFIT_MAX 16
+
 struct cons {
 	int32_t max_test;
 	simtime window_us;
@@ -134,6 +144,20 @@ struct cons {
 	int32_t *gof, *gnext, *gprev;   /* nnodes: a node's group and its neighbours in it */
 	bool count;               /* this pass keeps counts only (see above) */
 	struct placer pl;
+	/* The pass in progress, and what the last one leaves for the next
+	 * (see "Passes that change nothing" above). */
+	int32_t next;             /* the pending entry it looks at next */
+	int32_t tested;
+	struct nofit nf[NOFIT_MAX];
+	int nnf;
+	bool clean;               /* no start, no failed placement now, no shortage */
+	bool kept;                /* the profile and the fields below are the last pass's */
+	uint64_t kept_epoch;
+	simtime kept_limit;
+	int32_t *kept_pend;       /* the pending entries it looked at: id, or ~id when not pending */
+	int32_t cap_pend;
+	struct nodefree *kept_free;   /* nnodes: cl->free */
+	uint8_t *kept_svc;            /* nnodes: cl->svc */
 };
 
 static bool fungible(const struct job_req *r)
@@ -179,8 +203,12 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 	p->gindex = calloc((size_t)p->gmask, sizeof *p->gindex);
 	p->gmask--;
 	p->ids = calloc((size_t)env->njobs + 1, sizeof *p->ids);
+	p->cap_pend = env->njobs + 1;
+	p->kept_pend = calloc((size_t)p->cap_pend, sizeof *p->kept_pend);
+	p->kept_free = calloc(n, sizeof *p->kept_free);
+	p->kept_svc = calloc(n, 1);
 	if (!p->parts || !p->min || !p->tl || !p->segs || !p->could || !p->act || !p->gof || !p->gnext ||
-	    !p->gprev || !p->gindex || !p->ids) {
+	    !p->gprev || !p->gindex || !p->ids || !p->kept_pend || !p->kept_free || !p->kept_svc) {
 		cons_fini(p);
 		return -1;
 	}
@@ -209,6 +237,9 @@ static void cons_fini(void *state)
 	free(p->gprev);
 	free(p->segs);
 	free(p->ids);
+	free(p->kept_pend);
+	free(p->kept_free);
+	free(p->kept_svc);
 	free(p);
 }
 
@@ -580,7 +611,8 @@ static uint64_t tl_hash(const struct timeline *l, int svc)
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)svc;
 	for (int32_t k = 0; k < l->n; k++) {
 		const struct tlent *e = &l->e[k];
-		h = (h ^ (uint64_t)e->t) * 1099511628211ull;
+		if (k > 0)   /* e[0].t is the pass's now in every timeline */
+			h = (h ^ (uint64_t)e->t) * 1099511628211ull;
 		h = (h ^ ((uint64_t)(uint32_t)e->f.cores << 32 | (uint32_t)e->f.gpus)) * 1099511628211ull;
 		h = (h ^ (uint64_t)e->f.mem_mib) * 1099511628211ull;
 		h = (h ^ e->f.gpu_free) * 1099511628211ull;
@@ -785,7 +817,10 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 				                                     .mig_profile = -1, .mig_start = -1 };
 				return 1;
 			}
-			return placer_place(&p->pl, cl, cl->free, j, p->parts);
+			int n = placer_place(&p->pl, cl, cl->free, j, p->parts);
+			if (!n)
+				p->clean = false;
+			return n;
 		}
 		window_min(p, p->segs[k].t, end, last > k);
 		int n = k == 0 ? placer_place(&p->pl, cl, p->min, j, p->parts)
@@ -794,6 +829,8 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 			*at = k;
 			return n;
 		}
+		if (k == 0)
+			p->clean = false;   /* the placer said no now: a later now may differ */
 	}
 	return 0;
 }
@@ -801,16 +838,6 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 /* One pass in the mode p->count says. 1: a job that is not fungible was met
  * in counting mode, so the pass must start over at the node level; 0 done;
  * -1 the policy must stop (an invalid decision or no memory). */
-/* A plain gang (sizes only: no GPUs, labels, plane, pool or NUMA rule)
- * that found no start within the window this pass. */
-struct nofit {
-	int32_t nodes, cores;
-	int64_t mem_mib;
-	simtime wall;
-};
-
-#define NOFIT_MAX 16
-
 /* Did a plain gang no larger in any respect than j's (nodes, cores and
  * memory per node, walltime) find no start within the window earlier in
  * this pass? Then j finds none either: the profile has only filled since,
@@ -829,13 +856,9 @@ static bool nofit_known(const struct nofit *nf, int n, const struct job *j)
 
 static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 {
-	if (build_profile(p, v))
-		return -1;   /* out of memory: no backfill this pass; jobs wait */
-	int32_t tested = 0;
 	simtime limit = v->now + p->window_us;
-	struct nofit nf[NOFIT_MAX];
-	int nnf = 0;
-	for (int32_t i = 0; i < v->npending && tested < p->max_test; i++) {
+	for (; p->next < v->npending && p->tested < p->max_test; p->next++) {
+		int32_t i = p->next;
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
@@ -843,12 +866,13 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 			return 1;
 		int k;
 		bool memo = !p->count && j->req.nodes > 0 && cluster_req_plain(&j->req);
-		int n = memo && nofit_known(nf, nnf, j) ? 0 : earliest(p, v, j, limit, &k);
+		int n = memo && nofit_known(p->nf, p->nnf, j) ? 0 : earliest(p, v, j, limit, &k);
 		if (n == 0 || k > 0)
-			tested++;   /* jobs that start now are not backfill tests */
+			p->tested++;   /* jobs that start now are not backfill tests */
 		if (!n) {
-			if (memo && nnf < NOFIT_MAX && !nofit_known(nf, nnf, j))
-				nf[nnf++] = (struct nofit){ j->req.nodes, j->req.cores, j->req.mem_mib, j->walltime_us };
+			if (memo && p->nnf < NOFIT_MAX && !nofit_known(p->nf, p->nnf, j))
+				p->nf[p->nnf++] = (struct nofit){ j->req.nodes, j->req.cores, j->req.mem_mib,
+				                                  j->walltime_us };
 			continue;
 		}
 		simtime end = j->walltime_us == SIMTIME_INF ? SIMTIME_INF : p->segs[k].t + j->walltime_us;
@@ -863,6 +887,7 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 		if (!p->count && apply_parts(p, v->cl, p->parts, n, k, end == SIMTIME_INF ? -1 : last + 1, false))
 			return -1;
 		if (k == 0) {
+			p->clean = false;
 			if (decide_start(out, j->id, p->parts, n))
 				return -1;
 			placer_started(&p->pl, v, j, p->parts, n);
@@ -877,15 +902,92 @@ static void cons_submit(void *state, const struct view *v, int32_t job)
 	placer_submit(&p->pl, &v->jobs[job]);
 }
 
+/* Would a pass now find what the last one left (see "Passes that change
+ * nothing")? Then it may go on from where that one stopped. */
+static bool kept_holds(const struct cons *p, const struct view *v)
+{
+	const struct cluster *cl = v->cl;
+	if (!p->kept || v->alloc_epoch != p->kept_epoch || cl->pw || cl->nnodes != p->nnodes ||
+	    v->npending < p->next || v->now < p->segs[0].t)
+		return false;
+	if (p->nsegs > 1 && p->segs[1].t <= v->now)
+		return false;   /* something ends by now: the profile's front moved */
+	for (int32_t i = 0; i < p->next; i++) {
+		int32_t id = v->pending[i];
+		if (p->kept_pend[i] != (v->jobs[id].state == JOB_PENDING ? id : ~id))
+			return false;
+	}
+	if (memcmp(p->kept_free, cl->free, (size_t)p->nnodes * sizeof *p->kept_free) != 0 ||
+	    memcmp(p->kept_svc, cl->svc, (size_t)p->nnodes) != 0)
+		return false;
+	simtime limit = v->now + p->window_us;
+	for (int32_t k = p->nsegs - 1; k > 0 && p->segs[k].t > p->kept_limit; k--)
+		if (p->segs[k].t <= limit)
+			return false;   /* the wider window takes in a start the last pass could not */
+	return true;
+}
+
+/* Keeps the node-level pass just run for the next (its profile stays in p). */
+static void keep(struct cons *p, const struct view *v)
+{
+	const struct cluster *cl = v->cl;
+	p->kept = false;
+	if (!p->clean || cl->pw || p->next > p->cap_pend)
+		return;
+	for (int32_t i = 0; i < p->next; i++) {
+		int32_t id = v->pending[i];
+		p->kept_pend[i] = v->jobs[id].state == JOB_PENDING ? id : ~id;
+	}
+	memcpy(p->kept_free, cl->free, (size_t)p->nnodes * sizeof *p->kept_free);
+	memcpy(p->kept_svc, cl->svc, (size_t)p->nnodes);
+	p->kept_epoch = v->alloc_epoch;
+	p->kept_limit = v->now + p->window_us;
+	p->kept = true;
+}
+
+/* Starts a pass in the mode p->count says: a fresh profile. -1 when memory
+ * runs out. */
+static int fresh(struct cons *p, const struct view *v)
+{
+	p->next = 0;
+	p->tested = 0;
+	p->nnf = 0;
+	p->clean = true;
+	return build_profile(p, v);
+}
+
 static void cons_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct cons *p = state;
 	placer_sync(&p->pl, v);
-	p->count = true;
-	if (run_pass(p, v, out) == 1) {
-		p->count = false;
-		run_pass(p, v, out);
+	if (kept_holds(p, v)) {
+		/* The profile moves to now; the pass goes on with the jobs
+		 * submitted since. */
+		p->segs[0].t = v->now;
+		for (int32_t i = 0; i < p->nnodes; i++)
+			p->tl[i].e[0].t = v->now;
+		if (run_pass(p, v, out) == 0)
+			keep(p, v);
+		else
+			p->kept = false;
+		return;
 	}
+	p->kept = false;
+	/* The counting pass stops at the first pending job that is not
+	 * fungible: when that is the first, it is not begun. */
+	int32_t i = 0;
+	while (i < v->npending && v->jobs[v->pending[i]].state != JOB_PENDING)
+		i++;
+	p->count = i < v->npending && fungible(&v->jobs[v->pending[i]].req);
+	bool started = false;   /* by the counting pass */
+	if (p->count) {
+		if (fresh(p, v) || run_pass(p, v, out) != 1)
+			return;
+		started = !p->clean;
+		p->count = false;
+	}
+	if (fresh(p, v) == 0 && run_pass(p, v, out) == 0 && !started)
+		keep(p, v);
 }
 
 const struct policy_ops policy_conservative = {
