@@ -486,13 +486,17 @@ static void tl_min(struct timeline *l, simtime from, simtime to, bool several, s
 		m->cores = dsum;
 }
 
-static void window_min(struct cons *p, simtime from, simtime to, bool several)
+/* Grouped, the minimum is per group (p->gmin, node i's p->gmin[p->gof[i]]),
+ * and copied to p->min only when `per_node`. */
+static void window_min(struct cons *p, simtime from, simtime to, bool several, bool per_node)
 {
 	if (p->grouped) {
 		for (int32_t a = 0; a < p->nact; a++) {
 			int32_t g = p->act[a];
 			tl_min(&p->tl[p->grp[g].head], from, to, several, &p->gmin[g]);
 		}
+		if (!per_node)
+			return;
 		for (int32_t i = 0; i < p->nnodes; i++)
 			p->min[i] = p->gmin[p->gof[i]];
 		return;
@@ -822,8 +826,12 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 				p->clean = false;
 			return n;
 		}
-		window_min(p, p->segs[k].t, end, last > k);
+		/* A reservation of whole-node parts is placed on the groups' states. */
+		bool of = k > 0 && p->grouped && j->req.nodes > 0 && !job_req_shared(&j->req) &&
+		          (j->req.gpus == 0 || j->req.nodes == 1);
+		window_min(p, p->segs[k].t, end, last > k, !of);
 		int n = k == 0 ? placer_place(&p->pl, cl, p->min, j, p->parts)
+		        : of   ? place_first_fit_of(cl, p->gmin, p->gof, &j->req, p->parts)
 		               : place_first_fit(cl, p->min, &j->req, p->parts);
 		if (n) {
 			*at = k;

@@ -6,6 +6,7 @@
 #include "policies/policy.h"
 #include "sim/power.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,30 @@ static int first_fit_gang(const struct cluster *cl, const struct nodefree *f,
 	return 0;
 }
 
+/* A gang of whole-node parts, first fit; node i's state is f[of[i]] (of
+ * NULL: f[i]). */
+static int first_fit_parts(const struct cluster *cl, const struct nodefree *f, const int32_t *of,
+                           const struct job_req *r, struct alloc_part *out)
+{
+	int n = 0;
+	for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
+		const struct nodefree *nf = of ? &f[of[i]] : &f[i];
+		if (!cluster_node_fits(cl, nf, i, r))
+			continue;
+		if (place_part(cl, nf, i, r, r->cores, place_pick_gpus(nf->gpu_free, r->gpus), -1, -1, &out[n]))
+			continue;
+		n++;
+	}
+	return n == r->nodes ? n : 0;
+}
+
+int place_first_fit_of(const struct cluster *cl, const struct nodefree *f, const int32_t *of,
+                       const struct job_req *r, struct alloc_part *out)
+{
+	assert(r->nodes > 0 && !job_req_shared(r) && (r->gpus == 0 || r->nodes == 1));
+	return first_fit_parts(cl, f, of, r, out);
+}
+
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out)
 {
@@ -167,14 +192,7 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 			return first_fit_share(cl, f, r, out);
 		if (r->gpus > 0 && r->nodes > 1)
 			return first_fit_gang(cl, f, r, out);
-		for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
-			if (!cluster_node_fits(cl, &f[i], i, r))
-				continue;
-			if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
-				continue;
-			n++;
-		}
-		return n == r->nodes ? n : 0;
+		return first_fit_parts(cl, f, NULL, r, out);
 	}
 	int32_t left = r->cores;
 	bool plain = cluster_req_plain(r);

@@ -97,6 +97,11 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
  * fit. */
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out);
+/* place_first_fit of a gang of whole-node parts (r->nodes > 0, not a
+ * share, and no GPUs when r->nodes > 1), where node i's free state is
+ * f[of[i]]: nodes in equal states share one (conservative's node groups). */
+int place_first_fit_of(const struct cluster *cl, const struct nodefree *f, const int32_t *of,
+                       const struct job_req *r, struct alloc_part *out);
 /* Fills one node's part of request r on `node` (nf: that node's free
  * state): `cores` cores (a gang: r->cores) with their memory, the cards in
  * `gpus`, the NUMA split (cluster_numa_split), milli = r->gpu_milli for a
