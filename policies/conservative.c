@@ -72,15 +72,21 @@ static const struct policy_param cons_params[] = {
 	{ NULL, 0, 0, 0, NULL },
 };
 
+/* A segment's id is its place in the order of creation (segments are
+ * only added during a pass); cons.spos maps ids to positions. */
 struct seg {
 	simtime t;
 	int64_t cores, gpus;      /* aggregate free */
+	int32_t id;
 };
 
 /* One node's timeline: its free state from e[k].t until e[k+1].t (the
- * last entry until the profile's end); e[0].t is the pass's now. */
+ * last entry until the profile's end); e[0].t is the pass's now. An entry
+ * starts where a segment does: that segment's id is sid. */
 struct tlent {
 	simtime t;
+	int32_t sid;
+	int32_t zero;             /* 0: no padding, for tl_same's memcmp */
 	struct nodefree f;
 };
 
@@ -131,8 +137,7 @@ struct cons {
 	int32_t nsegs, cap_segs;
 	int32_t *ids;
 	int32_t *could;           /* gang_could(): cap_segs + 1 */
-	int32_t *segix;           /* gang_could(): segment index by start time, hashed */
-	int32_t segix_mask;
+	int32_t *spos;            /* cap_segs: position of the segment by id */
 	uint64_t gen;             /* timeline versions are drawn from it */
 	bool grouped;             /* groups are built for this pass */
 	struct tgroup *grp;       /* ngrp, of which nact non-empty, listed in act */
@@ -193,6 +198,7 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 	p->tl = calloc(n, sizeof *p->tl);
 	p->segs = calloc((size_t)p->cap_segs, sizeof *p->segs);
 	p->could = calloc((size_t)p->cap_segs + 1, sizeof *p->could);
+	p->spos = calloc((size_t)p->cap_segs, sizeof *p->spos);
 	p->act = calloc(n, sizeof *p->act);
 	p->gof = calloc(n, sizeof *p->gof);
 	p->gnext = calloc(n, sizeof *p->gnext);
@@ -207,7 +213,7 @@ static int cons_init(void **state, const struct policy_env *env, const struct po
 	p->kept_pend = calloc((size_t)p->cap_pend, sizeof *p->kept_pend);
 	p->kept_free = calloc(n, sizeof *p->kept_free);
 	p->kept_svc = calloc(n, 1);
-	if (!p->parts || !p->min || !p->tl || !p->segs || !p->could || !p->act || !p->gof || !p->gnext ||
+	if (!p->parts || !p->min || !p->tl || !p->segs || !p->could || !p->spos || !p->act || !p->gof || !p->gnext ||
 	    !p->gprev || !p->gindex || !p->ids || !p->kept_pend || !p->kept_free || !p->kept_svc) {
 		cons_fini(p);
 		return -1;
@@ -227,7 +233,7 @@ static void cons_fini(void *state)
 			free(p->tl[i].e);
 	free(p->tl);
 	free(p->could);
-	free(p->segix);
+	free(p->spos);
 	free(p->grp);
 	free(p->gmin);
 	free(p->act);
@@ -257,13 +263,19 @@ static int insert_seg(struct cons *p, int after, simtime t)
 		if (!c)
 			return -1;
 		p->could = c;
+		int32_t *sp = realloc(p->spos, (size_t)cap * sizeof *sp);
+		if (!sp)
+			return -1;
+		p->spos = sp;
 		p->cap_segs = cap;
 	}
 	int pos = after + 1;
 	memmove(&p->segs[pos + 1], &p->segs[pos], (size_t)(p->nsegs - pos) * sizeof *p->segs);
 	p->segs[pos] = p->segs[after];
 	p->segs[pos].t = t;
-	p->nsegs++;
+	p->segs[pos].id = p->nsegs++;
+	for (int32_t k = pos; k < p->nsegs; k++)
+		p->spos[p->segs[k].id] = k;
 	return pos;
 }
 
@@ -281,11 +293,12 @@ static int32_t tl_at(const struct timeline *l, simtime t)
 	return lo;
 }
 
-/* Makes timeline l change at time t (a copy of the entry in force there),
- * unless it already does; returns the entry starting at t, or -1 when
- * memory runs out. */
-static int32_t tl_split(struct timeline *l, simtime t)
+/* Makes timeline l change at the start of segment s (a copy of the entry
+ * in force there), unless it already does; returns the entry starting
+ * there, or -1 when memory runs out. */
+static int32_t tl_split(struct timeline *l, const struct seg *s)
 {
+	simtime t = s->t;
 	int32_t k = tl_at(l, t);
 	if (l->e[k].t == t)
 		return k;
@@ -300,6 +313,7 @@ static int32_t tl_split(struct timeline *l, simtime t)
 	memmove(&l->e[k + 2], &l->e[k + 1], (size_t)(l->n - k - 1) * sizeof *l->e);
 	l->e[k + 1] = l->e[k];
 	l->e[k + 1].t = t;
+	l->e[k + 1].sid = s->id;
 	l->n++;
 	return k + 1;
 }
@@ -332,8 +346,8 @@ static int tl_apply(struct cons *p, const struct cluster *cl, const struct alloc
 	if (p->grouped)
 		group_leave(p, x->node);
 	simtime to = kt < 0 ? SIMTIME_INF : p->segs[kt].t;
-	int32_t a = tl_split(l, p->segs[kf].t);
-	if (a < 0 || (kt >= 0 && tl_split(l, to) < 0))
+	int32_t a = tl_split(l, &p->segs[kf]);
+	if (a < 0 || (kt >= 0 && tl_split(l, &p->segs[kt]) < 0))
 		return -1;
 	l->ver = ++p->gen;
 	struct alloc_part one = *x;
@@ -421,7 +435,8 @@ static int build_profile(struct cons *p, const struct view *v)
 	const struct cluster *cl = v->cl;
 	p->nsegs = 1;
 	p->grouped = false;
-	p->segs[0] = (struct seg){ .t = v->now, .cores = cl->free_cores, .gpus = cl->free_gpus };
+	p->segs[0] = (struct seg){ .t = v->now, .cores = cl->free_cores, .gpus = cl->free_gpus, .id = 0 };
+	p->spos[0] = 0;
 	if (!p->count) {
 		for (int32_t i = 0; i < cl->nnodes; i++) {
 			struct timeline *l = &p->tl[i];
@@ -432,7 +447,7 @@ static int build_profile(struct cons *p, const struct view *v)
 				l->cap = 8;
 			}
 			l->n = 1;
-			l->e[0] = (struct tlent){ .t = v->now, .f = cl->free[i] };
+			l->e[0] = (struct tlent){ .t = v->now, .sid = 0, .f = cl->free[i] };
 			l->ver = ++p->gen;
 		}
 	}
@@ -547,48 +562,11 @@ static int good_runs(const struct timeline *l, const struct job_req *r, int32_t 
 	return nr;
 }
 
-static inline uint32_t time_hash(simtime t, int32_t mask)
-{
-	return (uint32_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) >> 32) & (uint32_t)mask;
-}
-
-/* Indexes the segments by start time (every timeline entry starts where a
- * segment does). -1 when memory runs out. */
-static int segix_build(struct cons *p)
-{
-	int32_t want = 16;
-	while (want < 2 * p->nsegs)
-		want *= 2;
-	if (want - 1 > p->segix_mask) {
-		int32_t *h = realloc(p->segix, (size_t)want * sizeof *h);
-		if (!h)
-			return -1;
-		p->segix = h;
-		p->segix_mask = want - 1;
-	}
-	memset(p->segix, -1, ((size_t)p->segix_mask + 1) * sizeof *p->segix);
-	for (int32_t k = 0; k < p->nsegs; k++) {
-		uint32_t h = time_hash(p->segs[k].t, p->segix_mask);
-		while (p->segix[h] >= 0)
-			h = (h + 1) & (uint32_t)p->segix_mask;
-		p->segix[h] = k;
-	}
-	return 0;
-}
-
-static inline int32_t seg_of(const struct cons *p, simtime t)
-{
-	uint32_t h = time_hash(t, p->segix_mask);
-	while (p->segs[p->segix[h]].t != t)
-		h = (h + 1) & (uint32_t)p->segix_mask;
-	return p->segix[h];
-}
-
 /* Counts (weight w), into p->could, the starts of `wall` that the good run
  * [a, b) of timeline l allows: from a's segment until e[b].t - wall. */
 static void could_add(struct cons *p, const struct timeline *l, int32_t a, int32_t b, simtime wall, int32_t w)
 {
-	int32_t sa = seg_of(p, l->e[a].t);
+	int32_t sa = p->spos[l->e[a].sid];
 	if (b == l->n) {
 		p->could[sa] += w;
 		return;
@@ -596,7 +574,7 @@ static void could_add(struct cons *p, const struct timeline *l, int32_t a, int32
 	simtime x = l->e[b].t - wall;
 	if (wall == SIMTIME_INF || x < l->e[a].t)
 		return;
-	int32_t lo = sa + 1, hi = seg_of(p, l->e[b].t);   /* the first segment after x */
+	int32_t lo = sa + 1, hi = p->spos[l->e[b].sid];   /* the first segment after x */
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
 		if (p->segs[mid].t <= x)
@@ -749,10 +727,8 @@ static void node_could(struct cons *p, struct timeline *l, const struct job_req 
 	}
 }
 
-static int gang_could(struct cons *p, const struct cluster *cl, const struct job_req *r, simtime wall)
+static void gang_could(struct cons *p, const struct cluster *cl, const struct job_req *r, simtime wall)
 {
-	if (segix_build(p))
-		return -1;
 	/* A plain request's suitability is its sizes, which the free state
 	 * implies, and its answer depends on the timeline's cores and memory
 	 * alone: the same for every node of a group. */
@@ -764,7 +740,7 @@ static int gang_could(struct cons *p, const struct cluster *cl, const struct job
 			if (cl->svc[g->head] == NODE_UP)
 				node_could(p, &p->tl[g->head], r, true, wall, g->count);
 		}
-		return 0;
+		return;
 	}
 	for (int32_t i = 0; i < p->nnodes; i++) {
 		if (cl->svc[i] != NODE_UP || (cl->pw && power_node_blocked(cl, i)) ||
@@ -772,7 +748,6 @@ static int gang_could(struct cons *p, const struct cluster *cl, const struct job
 			continue;
 		node_could(p, &p->tl[i], r, plain, wall, 1);
 	}
-	return 0;
 }
 
 /* Earliest segment from which `j` fits for its whole walltime; fills
@@ -784,8 +759,8 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 	simtime wall = j->walltime_us;
 	bool gang = !p->count && j->req.nodes > 0;
 	int32_t could = 0;   /* gang: nodes that could, from the start tried */
-	if (gang && gang_could(p, cl, &j->req, wall))
-		gang = false;   /* out of memory: try every start */
+	if (gang)
+		gang_could(p, cl, &j->req, wall);
 	if (p->grouped)
 		for (int32_t a = 0; a < p->nact; a++)
 			p->tl[p->grp[p->act[a]].head].cur = 0;
