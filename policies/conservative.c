@@ -7,11 +7,12 @@
  * segments [t_k, t_k+1) with the cluster's aggregate free cores and GPUs,
  * and beside it, at the node level, one timeline per node — its free state
  * and the times it changes, which are only where a running job on it ends
- * or a reservation on it starts or ends. It is built every pass from the
- * free state now and the running jobs' walltime estimates; a reservation
- * splits the segment where it ends, and its nodes' timelines where it
- * starts and ends, and takes its placement from the aggregates of every
- * segment it spans and from its nodes' states within its window. A job
+ * or a reservation on it starts or ends. It is built every pass (but see
+ * "Passes that change nothing" below) from the free state now and the
+ * running jobs' walltime estimates; a reservation splits the segment where
+ * it ends, and its nodes' timelines where it starts and ends, and takes
+ * its placement from the aggregates of every segment it spans and from its
+ * nodes' states within its window. A job
  * fits from segment k when one placement fits the per-node minimum over
  * its window [t_k, t_k + walltime), which each node's own timeline gives
  * from the few entries the window overlaps (a cursor per node follows k).
@@ -54,10 +55,33 @@
  * earlier reservation (in counting mode, on the live state). Segment
  * states keep NUMA free counts (nodefree_take / give); the minimum takes
  * them per domain and caps cores at their sum. A segment's GPU count is
- * of whole idle cards: shares and MIG instances do not move it. */
-#include "policies/placement.h"
-#include "policies/policy.h"
-#include "sim/power.h"
+ * of whole idle cards: shares and MIG instances do not move it.
+ *
+ * Passes that change nothing. Many passes follow a submission alone (a
+ * third of those of bench/cons's gang workload find the last pass's
+ * profile as it was). When a pass's view shows what the last node-level pass
+ * saw — the same alloc_epoch (no job started or ended since), free state
+ * and node services, no power model, and that pass's pending entries at
+ * the front of the queue, each still pending or not as it was — and that
+ * pass started nothing and no placement failed at its now, a fresh pass
+ * would make the same reservations for those jobs: its profile is the last
+ * one but for its front moving from the last now to this one. Every later
+ * start is tried on the same segments and fails or fits as it did; the try
+ * now fails as it did then, on the same state with a window reaching
+ * further (the count of nodes that could and the aggregate checks can only
+ * fail more; a failed placement rules reuse out, as a placer need not be
+ * monotone). So the pass moves the kept profile to now and goes on from
+ * where the last one stopped, with the jobs submitted since — provided
+ * nothing in the profile starts between the two nows (a job past its
+ * estimate moves with now) and the window, reaching further, takes in no
+ * segment start the last pass's did not (a job it left without a
+ * reservation might get one). Counting-mode passes are not kept.
+ *
+ * Files: this one holds the policy (its passes and the earliest start of a
+ * job); conservative_profile.c the profile (segments, node timelines and
+ * their groups, a window's minimum, the count of nodes that could);
+ * conservative_int.h what they share. */
+#include "policies/conservative_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,99 +94,6 @@ static const struct policy_param cons_params[] = {
 	[P_WINDOW_MIN] = { "bf_window", 1440, 1, 1e9,
 	                   "minutes ahead that reservations may start (Slurm bf_window)" },
 	{ NULL, 0, 0, 0, NULL },
-};
-
-/* A segment's id is its place in the order of creation (segments are
- * only added during a pass); cons.spos maps ids to positions. */
-struct seg {
-	simtime t;
-	int64_t cores, gpus;      /* aggregate free */
-	int32_t id;
-};
-
-/* One node's timeline: its free state from e[k].t until e[k+1].t (the
- * last entry until the profile's end); e[0].t is the pass's now. An entry
- * starts where a segment does: that segment's id is sid. */
-struct tlent {
-	simtime t;
-	int32_t sid;
-	int32_t zero;             /* 0: no padding, for tl_same's memcmp */
-	struct nodefree f;
-};
-
-#define TL_RUNS 8   /* good runs gang_could() takes at a time */
-
-struct timeline {
-	struct tlent *e;
-	int32_t n, cap;
-	int32_t cur;              /* earliest(): the entry in force at the start tried */
-	uint64_t ver;             /* changes whenever e does (never wraps in a run) */
-	uint64_t sver;            /* the version lo_ / hi_ are for */
-	int32_t lo_cores, hi_cores;   /* the least and most free cores and memory */
-	int64_t lo_mem, hi_mem;       /* over the entries (tl_span) */
-};
-
-/* Nodes with equal timelines (and service state) form a group: a plain
- * gang's count of nodes that could goes over groups, weighted by their
- * size, a window's minimum is computed once per group, and a reservation
- * that gives the nodes of one group the same part computes the first
- * node's new timeline and copies it to the others. Groups are built at the
- * first plain gang of a pass and kept as reservations change timelines.
- * Without a power model only (power can block single nodes between two
- * jobs of a pass). */
-struct tgroup {
-	uint64_t h;               /* hash of the timeline */
-	int32_t head, count;      /* first member, members */
-	int32_t act;              /* position in cons.act; -1 when empty */
-};
-
-/* A plain gang (sizes only: no GPUs, labels, plane, pool or NUMA rule)
- * that found no start within the window this pass. */
-struct nofit {
-	int32_t nodes, cores;
-	int64_t mem_mib;
-	simtime wall;
-};
-
-#define NOFIT_MAX 16
-
-struct cons {
-	int32_t max_test;
-	simtime window_us;
-	int32_t nnodes;
-	struct alloc_part *parts;
-	struct timeline *tl;      /* nnodes */
-	struct nodefree *min;     /* nnodes: the intersection being tested */
-	struct seg *segs;         /* in time order */
-	int32_t nsegs, cap_segs;
-	int32_t *ids;
-	int32_t *could;           /* gang_could(): cap_segs + 1 */
-	int32_t *spos;            /* cap_segs: position of the segment by id */
-	uint64_t gen;             /* timeline versions are drawn from it */
-	bool grouped;             /* groups are built for this pass */
-	struct tgroup *grp;       /* ngrp, of which nact non-empty, listed in act */
-	struct nodefree *gmin;    /* capgrp: window_min() per group */
-	int32_t ngrp, capgrp, nact;
-	int32_t *act;             /* nnodes */
-	int32_t *gindex;          /* group by hash, open addressing; gmask + 1 slots */
-	int32_t gmask;
-	int32_t *gof, *gnext, *gprev;   /* nnodes: a node's group and its neighbours in it */
-	bool count;               /* this pass keeps counts only (see above) */
-	struct placer pl;
-	/* The pass in progress, and what the last one leaves for the next
-	 * (see "Passes that change nothing" above). */
-	int32_t next;             /* the pending entry it looks at next */
-	int32_t tested;
-	struct nofit nf[NOFIT_MAX];
-	int nnf;
-	bool clean;               /* no start, no failed placement now, no shortage */
-	bool kept;                /* the profile and the fields below are the last pass's */
-	uint64_t kept_epoch;
-	simtime kept_limit;
-	int32_t *kept_pend;       /* the pending entries it looked at: id, or ~id when not pending */
-	int32_t cap_pend;
-	struct nodefree *kept_free;   /* nnodes: cl->free */
-	uint8_t *kept_svc;            /* nnodes: cl->svc */
 };
 
 static bool fungible(const struct job_req *r)
@@ -248,508 +179,6 @@ static void cons_fini(void *state)
 	free(p->kept_svc);
 	free(p);
 }
-
-/* Inserts a segment at time t after position `after`, with segment
- * `after`'s aggregates. Returns its position, or -1 when memory runs out. */
-static int insert_seg(struct cons *p, int after, simtime t)
-{
-	if (p->nsegs == p->cap_segs) {
-		int32_t cap = p->cap_segs * 2;
-		struct seg *sg = realloc(p->segs, (size_t)cap * sizeof *sg);
-		if (!sg)
-			return -1;
-		p->segs = sg;
-		int32_t *c = realloc(p->could, ((size_t)cap + 1) * sizeof *c);
-		if (!c)
-			return -1;
-		p->could = c;
-		int32_t *sp = realloc(p->spos, (size_t)cap * sizeof *sp);
-		if (!sp)
-			return -1;
-		p->spos = sp;
-		p->cap_segs = cap;
-	}
-	int pos = after + 1;
-	memmove(&p->segs[pos + 1], &p->segs[pos], (size_t)(p->nsegs - pos) * sizeof *p->segs);
-	p->segs[pos] = p->segs[after];
-	p->segs[pos].t = t;
-	p->segs[pos].id = p->nsegs++;
-	for (int32_t k = pos; k < p->nsegs; k++)
-		p->spos[p->segs[k].id] = k;
-	return pos;
-}
-
-/* Index of the entry of timeline l in force at time t (t >= e[0].t). */
-static int32_t tl_at(const struct timeline *l, simtime t)
-{
-	int32_t lo = 0, hi = l->n - 1;
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo + 1) / 2;
-		if (l->e[mid].t <= t)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-/* Makes timeline l change at the start of segment s (a copy of the entry
- * in force there), unless it already does; returns the entry starting
- * there, or -1 when memory runs out. */
-static int32_t tl_split(struct timeline *l, const struct seg *s)
-{
-	simtime t = s->t;
-	int32_t k = tl_at(l, t);
-	if (l->e[k].t == t)
-		return k;
-	if (l->n == l->cap) {
-		int32_t cap = l->cap ? 2 * l->cap : 8;
-		struct tlent *e = realloc(l->e, (size_t)cap * sizeof *e);
-		if (!e)
-			return -1;
-		l->e = e;
-		l->cap = cap;
-	}
-	memmove(&l->e[k + 2], &l->e[k + 1], (size_t)(l->n - k - 1) * sizeof *l->e);
-	l->e[k + 1] = l->e[k];
-	l->e[k + 1].t = t;
-	l->e[k + 1].sid = s->id;
-	l->n++;
-	return k + 1;
-}
-
-/* Recomputes l's range of free cores and memory over its entries. */
-static void tl_span(struct timeline *l)
-{
-	l->sver = l->ver;
-	l->lo_cores = l->hi_cores = l->e[0].f.cores;
-	l->lo_mem = l->hi_mem = l->e[0].f.mem_mib;
-	for (int32_t k = 1; k < l->n; k++) {
-		const struct nodefree *f = &l->e[k].f;
-		if (f->cores < l->lo_cores) l->lo_cores = f->cores;
-		if (f->cores > l->hi_cores) l->hi_cores = f->cores;
-		if (f->mem_mib < l->lo_mem) l->lo_mem = f->mem_mib;
-		if (f->mem_mib > l->hi_mem) l->hi_mem = f->mem_mib;
-	}
-}
-
-/* Takes (give: gives back) part x from node x->node's timeline from the
- * start of segment kf to that of segment kt (-1: to the end). -1 when
- * memory runs out. */
-static int group_join(struct cons *p, const struct cluster *cl, int32_t i);
-static void group_leave(struct cons *p, int32_t i);
-
-static int tl_apply(struct cons *p, const struct cluster *cl, const struct alloc_part *x, int32_t kf, int32_t kt,
-                    bool give)
-{
-	struct timeline *l = &p->tl[x->node];
-	if (p->grouped)
-		group_leave(p, x->node);
-	simtime to = kt < 0 ? SIMTIME_INF : p->segs[kt].t;
-	int32_t a = tl_split(l, &p->segs[kf]);
-	if (a < 0 || (kt >= 0 && tl_split(l, &p->segs[kt]) < 0))
-		return -1;
-	l->ver = ++p->gen;
-	struct alloc_part one = *x;
-	one.node = 0;   /* nodefree_take / give index their state by node */
-	for (int32_t k = a; k < l->n && l->e[k].t < to; k++) {
-		if (give)
-			nodefree_give(&l->e[k].f, &one, 1);
-		else
-			nodefree_take(&l->e[k].f, &one, 1);
-	}
-	if (p->grouped && group_join(p, cl, x->node))
-		p->grouped = false;   /* tables full: rebuilt at the next plain gang */
-	return 0;
-}
-
-static void group_add(struct cons *p, int32_t i, int32_t g);
-
-static bool part_same(const struct alloc_part *a, const struct alloc_part *b)
-{
-	struct alloc_part x = *a, y = *b;
-	x.node = y.node = 0;
-	return memcmp(&x, &y, sizeof x) == 0;
-}
-
-/* tl_apply for every part of an allocation. A part equal to the one
- * before it, on a node that was in the same group as that one's node, ends
- * with the same timeline: it is copied, and the node follows the other into
- * its new group. -1 when memory runs out. */
-static int apply_parts(struct cons *p, const struct cluster *cl, const struct alloc_part *parts, int n,
-                       int32_t kf, int32_t kt, bool give)
-{
-	int32_t prev = -1, prev_grp = -1;
-	for (int x = 0; x < n; x++) {
-		int32_t i = parts[x].node;
-		if (p->grouped && prev >= 0 && p->gof[i] == prev_grp && part_same(&parts[x], &parts[x - 1])) {
-			struct timeline *l = &p->tl[i];
-			const struct timeline *src = &p->tl[parts[prev].node];
-			if (l->cap < src->n) {
-				struct tlent *e = realloc(l->e, (size_t)src->cap * sizeof *e);
-				if (!e)
-					return -1;
-				l->e = e;
-				l->cap = src->cap;
-			}
-			group_leave(p, i);
-			memcpy(l->e, src->e, (size_t)src->n * sizeof *l->e);
-			l->n = src->n;
-			l->ver = ++p->gen;
-			group_add(p, i, p->gof[parts[prev].node]);
-			prev = x;
-			continue;
-		}
-		prev_grp = p->grouped ? p->gof[i] : -1;
-		if (tl_apply(p, cl, &parts[x], kf, kt, give))
-			return -1;
-		prev = x;
-	}
-	return 0;
-}
-
-/* Whole cards of a part (a share or MIG instance holds none). */
-static int whole_gpus(const struct alloc_part *p)
-{
-	return p->milli > 0 || p->mig_profile >= 0 ? 0 : hl_popcount64(p->gpus);
-}
-
-static void seg_take(struct seg *s, const struct alloc_part *parts, int n)
-{
-	for (int i = 0; i < n; i++) {
-		s->cores -= parts[i].cores;
-		s->gpus -= whole_gpus(&parts[i]);
-	}
-}
-
-static void seg_give(struct seg *s, const struct alloc_part *parts, int n)
-{
-	for (int i = 0; i < n; i++) {
-		s->cores += parts[i].cores;
-		s->gpus += whole_gpus(&parts[i]);
-	}
-}
-
-static int build_profile(struct cons *p, const struct view *v)
-{
-	const struct cluster *cl = v->cl;
-	p->nsegs = 1;
-	p->grouped = false;
-	p->segs[0] = (struct seg){ .t = v->now, .cores = cl->free_cores, .gpus = cl->free_gpus, .id = 0 };
-	p->spos[0] = 0;
-	if (!p->count) {
-		for (int32_t i = 0; i < cl->nnodes; i++) {
-			struct timeline *l = &p->tl[i];
-			if (l->cap == 0) {
-				l->e = malloc(8 * sizeof *l->e);
-				if (!l->e)
-					return -1;
-				l->cap = 8;
-			}
-			l->n = 1;
-			l->e[0] = (struct tlent){ .t = v->now, .sid = 0, .f = cl->free[i] };
-			l->ver = ++p->gen;
-		}
-	}
-	int32_t n = v->nrunning;
-	memcpy(p->ids, v->running, (size_t)n * sizeof *p->ids);
-	sort_by_expected_end(v->jobs, p->ids, n);
-	for (int32_t k = 0; k < n; k++) {
-		const struct job *r = &v->jobs[p->ids[k]];
-		simtime end = view_expected_end(r);
-		if (end == SIMTIME_INF)
-			break;
-		if (end <= v->now)
-			end = v->now + 1;   /* overran its estimate: assume it ends next */
-		int last = p->nsegs - 1;
-		if (p->segs[last].t != end && (last = insert_seg(p, last, end)) < 0)
-			return -1;
-		seg_give(&p->segs[last], &v->parts[r->parts], r->nparts);
-		if (!p->count && apply_parts(p, cl, &v->parts[r->parts], r->nparts, last, -1, true))
-			return -1;
-	}
-	return 0;
-}
-
-/* p->min = each node's minimum free state over [from, to), from its
- * timeline's entries in force then. `several`: the window spans more than
- * one segment, and, as a minimum over several states, GPUs are recounted
- * from the cards free throughout and cores capped at the NUMA domains'
- * sum; over one segment the state is taken as it is. Node cursors move
- * forward only: the starts tried by one earliest() call increase. */
-static void tl_min(struct timeline *l, simtime from, simtime to, bool several, struct nodefree *m)
-{
-	while (l->cur + 1 < l->n && l->e[l->cur + 1].t <= from)
-		l->cur++;
-	*m = l->e[l->cur].f;
-	if (!several)
-		return;
-	for (int32_t k = l->cur + 1; k < l->n && l->e[k].t < to; k++) {
-		const struct nodefree *f = &l->e[k].f;
-		if (f->cores < m->cores) m->cores = f->cores;
-		if (f->mem_mib < m->mem_mib) m->mem_mib = f->mem_mib;
-		m->gpu_free &= f->gpu_free;
-		for (int d = 0; d < HL_NUMA_MAX; d++)
-			if (f->numa_free[d] < m->numa_free[d])
-				m->numa_free[d] = f->numa_free[d];
-	}
-	m->gpus = hl_popcount64(m->gpu_free);
-	int32_t dsum = 0;
-	for (int d = 0; d < HL_NUMA_MAX; d++)
-		dsum += m->numa_free[d];
-	if (dsum < m->cores)
-		m->cores = dsum;
-}
-
-/* Grouped, the minimum is per group (p->gmin, node i's p->gmin[p->gof[i]]),
- * and copied to p->min only when `per_node`. */
-static void window_min(struct cons *p, simtime from, simtime to, bool several, bool per_node)
-{
-	if (p->grouped) {
-		for (int32_t a = 0; a < p->nact; a++) {
-			int32_t g = p->act[a];
-			tl_min(&p->tl[p->grp[g].head], from, to, several, &p->gmin[g]);
-		}
-		if (!per_node)
-			return;
-		for (int32_t i = 0; i < p->nnodes; i++)
-			p->min[i] = p->gmin[p->gof[i]];
-		return;
-	}
-	for (int32_t i = 0; i < p->nnodes; i++)
-		tl_min(&p->tl[i], from, to, several, &p->min[i]);
-}
-
-/* For a gang request (r->nodes > 0): how many nodes could hold one part
- * of r for `wall` from each segment's start, as changes p->could[k] whose
- * running sum over k is that count. A node could only when it is up, not
- * blocked by power, statically suits r, and every entry of its timeline
- * the window overlaps has the part's cores, memory and (a whole-card
- * request) cards: a placement needs all of that of each node it uses
- * (cluster_node_fits), and the minimum over the window it must fit is no
- * larger than any entry. So a start at which fewer than r->nodes nodes
- * could is one where earliest() would find no placement, and it is skipped
- * without computing the minimum. */
-/* The runs of entries of l good for one part of r (see gang_could), from
- * entry *from on, into run[] (at most max; *from is left where to go on):
- * their number. */
-static int good_runs(const struct timeline *l, const struct job_req *r, int32_t *from, int32_t *run,
-                     int max)
-{
-	int32_t g = job_req_shared(r) ? 0 : r->gpus, c = r->cores;
-	int64_t m = r->mem_mib;
-	int nr = 0;
-	int32_t a = -1, k = *from;
-	for (; k <= l->n && nr < max; k++) {
-		bool good = false;
-		if (k < l->n) {
-			const struct nodefree *f = &l->e[k].f;
-			good = (f->cores >= c) & (f->mem_mib >= m);
-			if (g > 0)
-				good = good && (f->gpus >= g || hl_popcount64(f->gpu_free) >= g);
-		}
-		if (good) {
-			if (a < 0)
-				a = k;
-		} else if (a >= 0) {
-			run[2 * nr] = a;
-			run[2 * nr + 1] = k;
-			nr++;
-			a = -1;
-		}
-	}
-	*from = a >= 0 ? a : k;
-	return nr;
-}
-
-/* Counts (weight w), into p->could, the starts of `wall` that the good run
- * [a, b) of timeline l allows: from a's segment until e[b].t - wall. */
-static void could_add(struct cons *p, const struct timeline *l, int32_t a, int32_t b, simtime wall, int32_t w)
-{
-	int32_t sa = p->spos[l->e[a].sid];
-	if (b == l->n) {
-		p->could[sa] += w;
-		return;
-	}
-	simtime x = l->e[b].t - wall;
-	if (wall == SIMTIME_INF || x < l->e[a].t)
-		return;
-	int32_t lo = sa + 1, hi = p->spos[l->e[b].sid];   /* the first segment after x */
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (p->segs[mid].t <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	p->could[sa] += w;
-	p->could[lo] -= w;
-}
-
-/* --- groups of nodes with equal timelines ------------------------------- */
-
-static uint64_t tl_hash(const struct timeline *l, int svc)
-{
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)svc;
-	for (int32_t k = 0; k < l->n; k++) {
-		const struct tlent *e = &l->e[k];
-		if (k > 0)   /* e[0].t is the pass's now in every timeline */
-			h = (h ^ (uint64_t)e->t) * 1099511628211ull;
-		h = (h ^ ((uint64_t)(uint32_t)e->f.cores << 32 | (uint32_t)e->f.gpus)) * 1099511628211ull;
-		h = (h ^ (uint64_t)e->f.mem_mib) * 1099511628211ull;
-		h = (h ^ e->f.gpu_free) * 1099511628211ull;
-	}
-	return h;
-}
-
-/* Equal timelines (every field of every entry: struct tlent has no
- * padding). */
-static bool tl_same(const struct timeline *a, const struct timeline *b)
-{
-	return a->n == b->n && memcmp(a->e, b->e, (size_t)a->n * sizeof *a->e) == 0;
-}
-
-/* Links node i into group g. */
-static void group_add(struct cons *p, int32_t i, int32_t g)
-{
-	struct tgroup *x = &p->grp[g];
-	p->gof[i] = g;
-	p->gprev[i] = -1;
-	p->gnext[i] = x->head;
-	if (x->head >= 0)
-		p->gprev[x->head] = i;
-	x->head = i;
-	if (x->count++ == 0) {
-		x->act = p->nact;
-		p->act[p->nact++] = g;
-	}
-}
-
-/* Puts node i into the group of its timeline (a new one if none). -1 when
- * memory runs out. */
-static int group_join(struct cons *p, const struct cluster *cl, int32_t i)
-{
-	uint64_t h = tl_hash(&p->tl[i], cl->svc[i]);
-	uint32_t slot = (uint32_t)(h >> 32) & (uint32_t)p->gmask;
-	int32_t g;
-	for (;; slot = (slot + 1) & (uint32_t)p->gmask) {
-		g = p->gindex[slot] - 1;
-		if (g < 0)
-			break;
-		const struct tgroup *x = &p->grp[g];
-		if (x->h == h && x->count > 0 && cl->svc[x->head] == cl->svc[i] &&
-		    tl_same(&p->tl[x->head], &p->tl[i]))
-			break;
-	}
-	if (g < 0) {
-		if (p->ngrp == p->capgrp || 2 * (p->ngrp + 1) > p->gmask + 1)
-			return -1;   /* the caller rebuilds (and sizes) the groups */
-		g = p->ngrp++;
-		p->grp[g] = (struct tgroup){ .h = h, .head = -1, .count = 0, .act = -1 };
-		p->gindex[slot] = g + 1;
-	}
-	group_add(p, i, g);
-	return 0;
-}
-
-static void group_leave(struct cons *p, int32_t i)
-{
-	struct tgroup *x = &p->grp[p->gof[i]];
-	if (p->gprev[i] >= 0)
-		p->gnext[p->gprev[i]] = p->gnext[i];
-	else
-		x->head = p->gnext[i];
-	if (p->gnext[i] >= 0)
-		p->gprev[p->gnext[i]] = p->gprev[i];
-	if (--x->count == 0) {
-		int32_t last = p->act[--p->nact];
-		p->act[x->act] = last;
-		p->grp[last].act = x->act;
-		x->act = -1;
-	}
-}
-
-/* Builds the groups from scratch (sizing the tables for every node and
- * as many changes again). -1 when memory runs out. */
-static int groups_build(struct cons *p, const struct cluster *cl)
-{
-	int32_t cap = 2 * p->nnodes + 16;
-	if (p->capgrp < cap) {
-		struct tgroup *g = realloc(p->grp, (size_t)cap * sizeof *g);
-		if (!g)
-			return -1;
-		p->grp = g;
-		struct nodefree *m = realloc(p->gmin, (size_t)cap * sizeof *m);
-		if (!m)
-			return -1;
-		p->gmin = m;
-		p->capgrp = cap;
-	}
-	if (p->gmask + 1 < 2 * cap) {
-		int32_t sz = p->gmask + 1;
-		while (sz < 2 * cap)
-			sz *= 2;
-		int32_t *ix = realloc(p->gindex, (size_t)sz * sizeof *ix);
-		if (!ix)
-			return -1;
-		p->gindex = ix;
-		p->gmask = sz - 1;
-	}
-	memset(p->gindex, 0, ((size_t)p->gmask + 1) * sizeof *p->gindex);
-	p->ngrp = p->nact = 0;
-	for (int32_t i = 0; i < p->nnodes; i++)
-		if (group_join(p, cl, i))
-			return -1;
-	p->grouped = true;
-	return 0;
-}
-
-/* --- counting the nodes that could --------------------------------------- */
-
-/* Adds (weight w) the starts timeline l allows one part of r, its entries
- * good for it being judged as gang_could says. */
-static void node_could(struct cons *p, struct timeline *l, const struct job_req *r, bool plain, simtime wall,
-                       int32_t w)
-{
-	if (l->sver != l->ver)
-		tl_span(l);
-	if (l->hi_cores < r->cores || l->hi_mem < r->mem_mib)
-		return;   /* never good */
-	if (l->lo_cores >= r->cores && l->lo_mem >= r->mem_mib && (plain || r->gpus == 0)) {
-		could_add(p, l, 0, l->n, wall, w);   /* good throughout */
-		return;
-	}
-	int32_t run[2 * TL_RUNS], from = 0;
-	while (from <= l->n) {
-		int nr = good_runs(l, r, &from, run, TL_RUNS);
-		for (int k = 0; k < nr; k++)
-			could_add(p, l, run[2 * k], run[2 * k + 1], wall, w);
-	}
-}
-
-static void gang_could(struct cons *p, const struct cluster *cl, const struct job_req *r, simtime wall)
-{
-	/* A plain request's suitability is its sizes, which the free state
-	 * implies, and its answer depends on the timeline's cores and memory
-	 * alone: the same for every node of a group. */
-	bool plain = cluster_req_plain(r);
-	memset(p->could, 0, (size_t)(p->nsegs + 1) * sizeof *p->could);
-	if (plain && !cl->pw && (p->grouped || groups_build(p, cl) == 0)) {
-		for (int32_t a = 0; a < p->nact; a++) {
-			const struct tgroup *g = &p->grp[p->act[a]];
-			if (cl->svc[g->head] == NODE_UP)
-				node_could(p, &p->tl[g->head], r, true, wall, g->count);
-		}
-		return;
-	}
-	for (int32_t i = 0; i < p->nnodes; i++) {
-		if (cl->svc[i] != NODE_UP || (cl->pw && power_node_blocked(cl, i)) ||
-		    (!plain && !cluster_node_suits(cl, i, r, FIT_IGNORE_GPU_MEM)))
-			continue;
-		node_could(p, &p->tl[i], r, plain, wall, 1);
-	}
-}
-
 /* Earliest segment from which `j` fits for its whole walltime; fills
  * p->parts and returns the part count, with the segment in *at; 0 when it
  * fits nowhere. */
@@ -760,7 +189,7 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 	bool gang = !p->count && j->req.nodes > 0;
 	int32_t could = 0;   /* gang: nodes that could, from the start tried */
 	if (gang)
-		gang_could(p, cl, &j->req, wall);
+		cons_gang_could(p, cl, &j->req, wall);
 	if (p->grouped)
 		for (int32_t a = 0; a < p->nact; a++)
 			p->tl[p->grp[p->act[a]].head].cur = 0;
@@ -804,7 +233,7 @@ static int earliest(struct cons *p, const struct view *v, const struct job *j, s
 		/* A reservation of whole-node parts is placed on the groups' states. */
 		bool of = k > 0 && p->grouped && j->req.nodes > 0 && !job_req_shared(&j->req) &&
 		          (j->req.gpus == 0 || j->req.nodes == 1);
-		window_min(p, p->segs[k].t, end, last > k, !of);
+		cons_window_min(p, p->segs[k].t, end, last > k, !of);
 		int n = k == 0 ? placer_place(&p->pl, cl, p->min, j, p->parts)
 		        : of   ? place_first_fit_of(cl, p->gmin, p->gof, &j->req, p->parts)
 		               : place_first_fit(cl, p->min, &j->req, p->parts);
@@ -863,11 +292,11 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 		while (last + 1 < p->nsegs && p->segs[last + 1].t < end)
 			last++;
 		if (end != SIMTIME_INF && (last + 1 == p->nsegs || p->segs[last + 1].t != end) &&
-		    insert_seg(p, last, end) < 0)
+		    cons_seg_insert(p, last, end) < 0)
 			return -1;
 		for (int s = k; s <= last; s++)
-			seg_take(&p->segs[s], p->parts, n);
-		if (!p->count && apply_parts(p, v->cl, p->parts, n, k, end == SIMTIME_INF ? -1 : last + 1, false))
+			cons_seg_take(&p->segs[s], p->parts, n);
+		if (!p->count && cons_apply(p, v->cl, p->parts, n, k, end == SIMTIME_INF ? -1 : last + 1, false))
 			return -1;
 		if (k == 0) {
 			p->clean = false;
@@ -936,7 +365,7 @@ static int fresh(struct cons *p, const struct view *v)
 	p->tested = 0;
 	p->nnf = 0;
 	p->clean = true;
-	return build_profile(p, v);
+	return cons_profile_build(p, v);
 }
 
 static void cons_schedule(void *state, const struct view *v, struct decide *out)
