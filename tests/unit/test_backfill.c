@@ -148,6 +148,21 @@ static void test_same_pass_starts_count(void **state)
 	check("conservative", q, 3, 4, (const double[]){ 0, 10, 20 });
 }
 
+/* A pass that follows a submission alone goes on from the last pass's
+ * profile, unless its window, reaching further, takes in a start the last
+ * pass's did not (bf_window 24 h). Four nodes:
+ *   A t=0 3 cores 30 h; B t=1 4 cores 10 s: its start at 30 h (A's end) is
+ *   beyond the window at t=1, so it gets no reservation then;
+ *   C t=30000 1 core 100000 s: within the window now, B holds 30 h, and C,
+ *   which would run past it, waits until B ends (a pass going on from t=1's
+ *   profile would start C at once and hold B back until C ends). */
+static void test_kept_profile_window(void **state)
+{
+	(void)state;
+	static const struct tj q[] = { { 0, 3, 108000, 108000 }, { 1, 4, 10, 10 }, { 30000, 1, 100000, 100000 } };
+	check("conservative", q, 3, 4, (const double[]){ 0, 108000, 108010 });
+}
+
 /* A job that ends before its estimate frees its node early; a job that
  * runs past its estimate is killed at it. */
 static void test_estimates(void **state)
@@ -317,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_easy_before_shadow),
 		cmocka_unit_test(test_estimates),
 		cmocka_unit_test(test_same_pass_starts_count),
+		cmocka_unit_test(test_kept_profile_window),
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_horizon),
 		cmocka_unit_test(test_held_jobs_end_the_run),
