@@ -372,12 +372,20 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct cons *p = state;
 	placer_sync(&p->pl, v);
-	if (kept_holds(p, v)) {
+	/* The counting pass stops at the first pending job that is not
+	 * fungible: when that is the first, it is not begun (and only then is
+	 * the pass one at the node level from the start, which may go on from
+	 * the last). */
+	int32_t i = 0;
+	while (i < v->npending && v->jobs[v->pending[i]].state != JOB_PENDING)
+		i++;
+	bool count = i == v->npending || fungible(&v->jobs[v->pending[i]].req);
+	if (!count && kept_holds(p, v)) {
 		/* The profile moves to now; the pass goes on with the jobs
 		 * submitted since. */
 		p->segs[0].t = v->now;
-		for (int32_t i = 0; i < p->nnodes; i++)
-			p->tl[i].e[0].t = v->now;
+		for (int32_t n = 0; n < p->nnodes; n++)
+			p->tl[n].e[0].t = v->now;
 		if (run_pass(p, v, out) == 0)
 			keep(p, v);
 		else
@@ -385,12 +393,7 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 		return;
 	}
 	p->kept = false;
-	/* The counting pass stops at the first pending job that is not
-	 * fungible: when that is the first, it is not begun. */
-	int32_t i = 0;
-	while (i < v->npending && v->jobs[v->pending[i]].state != JOB_PENDING)
-		i++;
-	p->count = i < v->npending && fungible(&v->jobs[v->pending[i]].req);
+	p->count = count;
 	bool started = false;   /* by the counting pass */
 	if (p->count) {
 		if (fresh(p, v) || run_pass(p, v, out) != 1)
