@@ -407,8 +407,8 @@ static int scontrol_id(const struct sx_ctx *c, const char *verb, int64_t id, cha
 	return run_once(c, &cmd, err, n);
 }
 
-int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, struct sx_cmd *cmd,
-                 char *err, size_t n)
+int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, int delay_s,
+                 struct sx_cmd *cmd, char *err, size_t n)
 {
 	char nl[4096];
 	sx_cmd_init(cmd);
@@ -429,7 +429,7 @@ int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *p
 	          sx_cmd_add(cmd, "NumNodes=%d-%d", nnodes, nnodes) | sx_cmd_add(cmd, "ReqNodeList=%s", nl);
 	if (partition && partition[0])
 		bad |= sx_cmd_add(cmd, "Partition=%s", partition);
-	bad |= sx_cmd_add(cmd, "StartTime=now");
+	bad |= delay_s > 0 ? sx_cmd_add(cmd, "StartTime=now+%d", delay_s) : sx_cmd_add(cmd, "StartTime=now");
 	if (bad) {
 		sx_seterr(err, n, "job %" PRId64 ": node list too long", id);
 		return -1;
@@ -448,7 +448,7 @@ void sx_release_cmd(int64_t id, struct sx_cmd *cmd)
 int sx_start(const struct sx_ctx *c, int64_t id, const char *const *nodes, int nnodes, char *err, size_t n)
 {
 	struct sx_cmd cmd;
-	if (sx_place_cmd(id, nodes, nnodes, NULL, &cmd, err, n) < 0)
+	if (sx_place_cmd(id, nodes, nnodes, NULL, 0, &cmd, err, n) < 0)
 		return -1;
 	return run_once(c, &cmd, err, n) ? -1 : scontrol_id(c, "release", id, err, n);
 }

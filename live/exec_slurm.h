@@ -181,10 +181,11 @@ int sx_submit_result(const struct sx_cmd *cmd, int64_t *slurm_id, char *err, siz
 int sx_submit(const struct sx_ctx *c, const struct sx_job *j, int64_t *slurm_id, char *err, size_t n);
 
 /* A held (or pending) job placed on exactly these nodes (names only: no
- * ranges, no commas), with its partition when not NULL: the update into
- * cmd; then the release (sx_release_cmd). */
-int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, struct sx_cmd *cmd,
-                 char *err, size_t n);
+ * ranges, no commas), with its partition when not NULL, to begin
+ * delay_s seconds from now (0: StartTime=now, overriding the BeginTime of
+ * a requeue): the update into cmd; then the release (sx_release_cmd). */
+int sx_place_cmd(int64_t id, const char *const *nodes, int nnodes, const char *partition, int delay_s,
+                 struct sx_cmd *cmd, char *err, size_t n);
 void sx_release_cmd(int64_t id, struct sx_cmd *cmd);
 /* sx_place_cmd + release, run one after the other. 0, or -1 (the job stays
  * as it was when the update failed). */

@@ -42,6 +42,8 @@ static int xref_row(void *ctx, const struct lstate_xref *r)
 	sj->sid = r->sid;
 	sj->base = r->attempt;
 	sj->open = r->open;
+	if (r->open)   /* requeued while the daemon was down? Not known when. */
+		sj->killed_at = sg_wall();
 	snprintf(sj->shape, sizeof sj->shape, "%s", r->shape);
 	snprintf(L->jx[r->job].ref, sizeof L->jx[r->job].ref, "%" PRId64, r->sid);   /* jobs.ref: its last Slurm job */
 	return 0;
@@ -410,7 +412,8 @@ static void run_starts(struct live *L)
 		if (sj->open && sj->sid > 0 && ji && ji->st == SX_HELD && ji->restarts == sj->attempt - sj->base &&
 		    strcmp(sj->shape, s->sh.text) == 0) {
 			char err[600];
-			if (sx_place_cmd(sj->sid, s->nodes, s->nnodes, s->sh.partition[0] ? s->sh.partition : NULL, &s->cmd,
+			int delay = sg_relaunch_delay(L, id);
+			if (sx_place_cmd(sj->sid, s->nodes, s->nnodes, s->sh.partition[0] ? s->sh.partition : NULL, delay, &s->cmd,
 			                 err, sizeof err) == 0) {
 				sx_release_cmd(sj->sid, &s->rel);
 				s->kind = 1;

@@ -27,6 +27,24 @@ const struct alloc_part *sg_parts_of(const struct live *L, int32_t id)
 	return &L->s.cl.pool.p[L->s.jobs[id].parts];
 }
 
+/* A slurmd that killed a job (its requeue, a node failure) refuses to
+ * launch it again with a credential issued in the same second as the
+ * kill ("already killed, do not launch batch job": the credential is
+ * revoked when its ctime <= the kill's time, both slurmctld's clock in
+ * whole seconds). Slurm delays a requeued job's next run for that (its
+ * BeginTime), which a placement's StartTime=now overrides: so the
+ * placement starts it two whole seconds after the second the requeue was
+ * seen in (the kill was no later; one more for the hosts' clocks). */
+int sg_relaunch_delay(const struct live *L, int32_t id)
+{
+	const struct sxc *x = L->xctx;
+	const struct sjob *sj = &x->j[id];
+	if (sj->killed_at <= 0)
+		return 0;
+	int64_t d = (int64_t)floor(sj->killed_at) + 2 - (int64_t)floor(sg_wall());
+	return d > 0 ? (int)d : 0;
+}
+
 /* Engine time of a Slurm time (Unix seconds); -1 for none. */
 int64_t sg_eng_time(const struct live *L, int64_t unix_s)
 {
@@ -189,6 +207,8 @@ void sg_run_acts(struct live *L)
 			live_log(L, "job %d (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
 			         c->transient ? " (retried when Slurm answers)" : "");
 		}
+		if (a->kind == A_REQUEUE && a->job >= 0 && a->job < L->cfg.max_jobs && x->j[a->job].sid == a->sid)
+			x->j[a->job].killed_at = sg_wall();   /* killed by now: see sg_relaunch_delay */
 		sx_cmd_done(c);
 	}
 	free(cmds);

@@ -22,6 +22,8 @@ struct sjob {
 	double retry_at;          /* SJ_WANT: not before */
 	double rq_wait;           /* a requeue of a run never seen running, waiting
 	                             for its sacct record since (0: none) */
+	double killed_at;         /* wall clock its Slurm job's last run was seen
+	                             requeued (0: never; a restart: then) */
 	char shape[200];          /* what the Slurm job was submitted with (partition, cpus, mem, gres) */
 };
 
@@ -79,6 +81,9 @@ struct shape {
 double sg_wall(void);
 /* Job id's allocation (its nparts parts). */
 const struct alloc_part *sg_parts_of(const struct live *L, int32_t id);
+/* The seconds from now before job id's Slurm job, seen requeued at
+ * killed_at, may be launched again (0: at once). */
+int sg_relaunch_delay(const struct live *L, int32_t id);
 /* Engine time of a Slurm time (Unix seconds); -1 for none. */
 int64_t sg_eng_time(const struct live *L, int64_t unix_s);
 /* Job id's Slurm job in its jobs-table ref (sid <= 0: none). */

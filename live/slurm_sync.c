@@ -186,6 +186,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 				sg_add_act(x, A_HOLD, id, -1, ji->id, NULL);
 			rq_add(rq, id, ji->id, false, unseen, may_wait, why);
 		}
+		sj->killed_at = now;
 		sj->phase = SJ_IDLE;
 		return;
 	}
