@@ -19,7 +19,8 @@
  *
  * Ownership: every struct here is caller-owned storage filled by an
  * `_load` / `compare_build` call and emptied by its `_fini`; strings and
- * streams passed in are borrowed. sqlite3 handles never leave compare.c. */
+ * streams passed in are borrowed. sqlite3 handles never leave compare.c and
+ * compare_run.c (which reads one run database). */
 #ifndef HL_COMPARE_H
 #define HL_COMPARE_H
 
