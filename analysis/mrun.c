@@ -614,34 +614,51 @@ nomem:
 	return failf(r, err, errlen, "out of memory");
 }
 
+/* Reads the model from r->db (open). 0, or -1 (r left to mrun_close). */
+static int load_all(struct mrun *r, char *err, size_t errlen)
+{
+	int64_t *ids = NULL;
+	if (!report_has_column(r->db, "job", "submit_us"))
+		return failf(r, err, errlen, "not a hetlab results file (no table 'job')");
+	int ret = load_head(r, err, errlen) < 0 || load_nodes(r, &ids, err, errlen) < 0 ||
+	          load_presence(r, ids, err, errlen) < 0 || load_jobs(r, err, errlen) < 0 ||
+	          load_runs(r, err, errlen) < 0 || load_samples(r, err, errlen) < 0 ||
+	          load_racks(r, err, errlen) < 0 ? -1 : 0;
+	free(ids);
+	return ret;
+}
+
 int mrun_open(const char *db, struct mrun *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	r->path = db;
-	int64_t *ids = NULL;
 	int rc = sqlite3_open_v2(db, &r->db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		if (r->db)
 			fail_db(r, err, errlen, "cannot open");
 		else
 			failf(r, err, errlen, "cannot open: %s", sqlite3_errstr(rc));
-		goto fail;
+		mrun_close(r);
+		return -1;
 	}
-	if (!report_has_column(r->db, "job", "submit_us")) {
-		failf(r, err, errlen, "not a hetlab results file (no table 'job')");
-		goto fail;
+	if (load_all(r, err, errlen) < 0) {
+		mrun_close(r);
+		return -1;
 	}
-	if (load_head(r, err, errlen) < 0 || load_nodes(r, &ids, err, errlen) < 0 ||
-	    load_presence(r, ids, err, errlen) < 0 || load_jobs(r, err, errlen) < 0 ||
-	    load_runs(r, err, errlen) < 0 || load_samples(r, err, errlen) < 0 ||
-	    load_racks(r, err, errlen) < 0)
-		goto fail;
-	free(ids);
 	return 0;
-fail:
-	free(ids);
-	mrun_close(r);
-	return -1;
+}
+
+int mrun_open_conn(struct sqlite3 *db, const char *path, struct mrun *r, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->path = path;
+	r->db = db;
+	r->borrowed = true;
+	if (load_all(r, err, errlen) < 0) {
+		mrun_close(r);
+		return -1;
+	}
+	return 0;
 }
 
 void mrun_close(struct mrun *r)
@@ -673,7 +690,8 @@ void mrun_close(struct mrun *r)
 	names_free(&r->models);
 	names_free(&r->tenant_names);
 	names_free(&r->service_names);
-	sqlite3_close(r->db);
+	if (!r->borrowed)
+		sqlite3_close(r->db);
 	memset(r, 0, sizeof *r);
 }
 

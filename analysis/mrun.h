@@ -67,6 +67,7 @@ struct mrun_rsample {
 struct mrun {
 	const char *path;
 	struct sqlite3 *db;
+	bool borrowed;               /* db is the caller's (mrun_open_conn): not closed */
 	struct mrun_node *nodes;
 	int nnodes;
 	struct mrun_names racks_n, types, models, tenant_names, service_names;
@@ -88,6 +89,10 @@ struct mrun {
 };
 
 int mrun_open(const char *db, struct mrun *r, char *err, size_t errlen);
+/* The same from a connection the caller has open (and keeps: mrun_close
+ * leaves it open), e.g. the recorder's before its transaction commits,
+ * which sees the rows it has written; path names the file in messages. */
+int mrun_open_conn(struct sqlite3 *db, const char *path, struct mrun *r, char *err, size_t errlen);
 void mrun_close(struct mrun *r);
 /* The window's bounds: w when given, else the recorded one, else the whole
  * run; *whole tells whether it is the whole run. */
