@@ -3,6 +3,7 @@
 #include "analysis/recorder.h"
 #include "analysis/audit.h"
 #include "analysis/hostlist.h"
+#include "analysis/runmetric.h"
 #include "analysis/sqlbatch.h"
 #include "analysis/tmpclean.h"
 #include "analysis/workq.h"
@@ -146,6 +147,7 @@ struct recorder {
 	enum record_level level;
 	const struct audit_key *key;   /* borrowed; NULL: unkeyed */
 	char *head_out;                /* the caller's buffer for the head's hash, or NULL */
+	const struct metric_window *metrics;   /* borrowed: table run_metric within it; NULL: none */
 	char *path;             /* the final file */
 	char *tmp;              /* where it is written until recorder_finish */
 	int tmp_slot;           /* its tmpclean slot (removed on SIGINT/SIGTERM) */
@@ -638,6 +640,7 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	r->level = o && (unsigned)o->level < RECORD_NLEVEL ? o->level : RECORD_DEFAULT;
 	r->key = o ? o->key : NULL;
 	r->head_out = o ? o->head_out : NULL;
+	r->metrics = o ? o->metrics : NULL;
 	r->path = strdup(path);
 	r->tmp = tmpclean_name(path);
 	if (!r->path || !r->tmp) {
@@ -958,6 +961,8 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
 	if (r->level >= RECORD_FULL &&
 	    exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
 		goto fail;
+	if (r->metrics && runmetric_store(r->db, r->path, r->metrics, r->err, sizeof r->err) < 0)
+		goto fail;   /* from the rows as they will be, sealed with them */
 	if (audit_writer_finish(r->audit, record_level_name(r->level), r->key, r->head_out) < 0) {
 		rec_failf(r, "%s", audit_writer_error(r->audit));
 		goto fail;

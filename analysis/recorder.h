@@ -48,6 +48,7 @@
 struct recorder;
 struct sim;
 struct audit_key;
+struct metric_window;
 
 /* What a results file keeps, each level everything of the one before. */
 enum record_level {
@@ -66,6 +67,10 @@ struct recorder_opts {
 	enum record_level level;        /* RECORD_DEFAULT unless set */
 	const struct audit_key *key;    /* authenticates the audit head; NULL: unkeyed */
 	char *head_out;                 /* NULL, or AUDIT_HASH_HEX + 1 bytes for the head's hash */
+	/* Non-NULL: recorder_finish computes every metric within this window
+	 * (not given: the run's own) and stores them in table run_metric
+	 * before sealing (analysis/runmetric.h). Borrowed, like key. */
+	const struct metric_window *metrics;
 };
 
 /* What the `run` row says about the run besides what the recorder counted.

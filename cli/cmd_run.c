@@ -137,6 +137,8 @@ static int run_single(int argc, char **argv)
 	void *pstate = NULL;
 	bool have_sc = false, have_sim = false;
 	struct sim_health hmon = { 0 };
+	struct metric_window mwin = { 0 };   /* --store-metrics: not given = the run's own */
+	bool store_metrics = false;
 
 	workload_init(&w);
 	if (!params || !cscales) {
@@ -175,6 +177,14 @@ static int run_single(int argc, char **argv)
 		case OPT_TRACE: trace = p.val; break;
 		case OPT_OUT: out = p.val; break;
 		case OPT_TRACES: traces = p.val; break;
+		case OPT_STORE_METRICS:
+			store_metrics = true;
+			if (strcmp(p.val, "own") != 0 &&
+			    metric_window_from_json_text(p.val, &mwin, err, sizeof err) < 0) {
+				rc = cli_usage(&p, "--store-metrics: expected own or a window object: %s", err);
+				goto out;
+			}
+			break;
 		case OPT_PARAM: params[nparams++] = (char *)p.val; break;
 		case OPT_SCALE_CLASS: cscales[ncscales++] = (char *)p.val; break;
 		case OPT_SCALE_RATE:
@@ -204,6 +214,10 @@ static int run_single(int argc, char **argv)
 		}
 	}
 
+	if (store_metrics && level < RECORD_JOBS) {
+		rc = cli_usage(&p, "--store-metrics needs the job table: --record jobs or more");
+		goto out;
+	}
 	if (keyfile && *keyfile && !(key = audit_key_load(keyfile, false, err, sizeof err)))
 		goto out;
 	if (scenario_load(scn_path, &sc, err, sizeof err))
@@ -380,7 +394,8 @@ static int run_single(int argc, char **argv)
 		sim_set_health(&s, &hmon);
 	}
 
-	struct recorder_opts ro = { .level = (enum record_level)level, .key = key, .head_out = head };
+	struct recorder_opts ro = { .level = (enum record_level)level, .key = key, .head_out = head,
+	                            .metrics = store_metrics ? &mwin : NULL };
 	if (!(rec = recorder_open_with(out, &ro, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);

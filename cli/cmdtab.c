@@ -44,6 +44,7 @@ static const struct cli_opt run_opts[] = {
 	{ OPT_LABEL_BLIND, "label-blind", 0, NULL, "place ignoring the jobs' label constraints (to measure what they cost)", 0, 0, NULL },
 	{ OPT_RECORD, "record", 0, "LEVEL", "what the database keeps: summary, jobs, events (the default: jobs and the hash-chained event log) or full (docs/results.md)", 0, 0, NULL },
 	{ OPT_AUDIT_KEY, "audit-key", 0, "FILE", "authenticate the audit head with an HMAC key file or an Ed25519 PEM key (or $HETLAB_AUDIT_KEY); docs/audit.md", 0, F, NULL },
+	{ OPT_STORE_METRICS, "store-metrics", 0, "WINDOW", "also store every metric in table run_metric, within WINDOW: own (the run's window) or {\"warmup\": S, \"cooldown\": S, \"until\": \"end\"} (what `hetlab sweep` passes its runs; docs/results.md)", 0, 0, NULL },
 	END,
 };
 
