@@ -24,6 +24,7 @@
 #ifndef HL_COMPARE_H
 #define HL_COMPARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -119,6 +120,12 @@ const char *compare_verdict_name(enum compare_verdict v);
  * the run's own window). 0, or -1 with a message naming the file. */
 int compare_run_load(const char *path, const struct metric_window *w, struct compare_run *r,
                      char *err, size_t errlen);
+/* What `hetlab sweep` reads of a run: compare_run_load, except that the
+ * metrics come from the run's table run_metric when it holds them for w
+ * from this very build (analysis/runmetric.h; *stored true, the same
+ * values, and workload left 0); else the full load (*stored false). */
+int compare_run_load_summary(const char *path, const struct metric_window *w,
+                             struct compare_run *r, bool *stored, char *err, size_t errlen);
 void compare_run_fini(struct compare_run *r);
 /* Reads every `*.db` file of `dir`; two files with the same seed, or none at
  * all, are errors. 0, or -1 with a message. */

@@ -1,9 +1,12 @@
 /* compare_run — one run database read for compare and sweep: its settings
- * (table run), a digest of its workload and its metrics (see compare.h). */
+ * (table run), a digest of its workload and its metrics (see compare.h).
+ * The sweep's variant takes the metrics the run stored itself when they
+ * are valid (analysis/runmetric.h). */
 #include "analysis/compare.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,7 @@
 
 #include "analysis/dbutil.h"
 #include "analysis/recorder.h"
+#include "analysis/runmetric.h"
 
 static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(char *err, size_t errlen, const char *fmt, ...)
@@ -139,8 +143,10 @@ void compare_run_fini(struct compare_run *r)
 	memset(r, 0, sizeof *r);
 }
 
-int compare_run_load(const char *path, const struct metric_window *w, struct compare_run *r,
-                     char *err, size_t errlen)
+/* stored NULL: the full load; else the run's own table when valid (*stored
+ * set, no workload digest), the full load otherwise. */
+static int run_load(const char *path, const struct metric_window *w, struct compare_run *r,
+                    bool *stored, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof *r);
 	sqlite3 *db = NULL;
@@ -190,6 +196,15 @@ int compare_run_load(const char *path, const struct metric_window *w, struct com
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	if (stored) {
+		int got = runmetric_load(db, path, w, &r->m, err, errlen);
+		if (got < 0)
+			goto out_db;
+		if ((*stored = got == 1)) {
+			ret = 0;
+			goto out_db;
+		}
+	}
 	if (workload_digest(db, path, &r->workload, err, errlen) < 0 ||
 	    metric_run_load(path, w, &r->m, err, errlen) < 0)
 		goto out_db;
@@ -202,4 +217,17 @@ out_run:
 	if (ret < 0)
 		compare_run_fini(r);
 	return ret;
+}
+
+int compare_run_load(const char *path, const struct metric_window *w, struct compare_run *r,
+                     char *err, size_t errlen)
+{
+	return run_load(path, w, r, NULL, err, errlen);
+}
+
+int compare_run_load_summary(const char *path, const struct metric_window *w,
+                             struct compare_run *r, bool *stored, char *err, size_t errlen)
+{
+	*stored = false;
+	return run_load(path, w, r, stored, err, errlen);
 }

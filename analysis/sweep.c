@@ -241,7 +241,7 @@ int sweep_result_load(const char *db, size_t point, uint64_t seed, const struct 
 		failf(err, errlen, "%s: %s", db, strerror(errno));
 		return -1;
 	}
-	if (compare_run_load(db, w, &r->run, err, errlen) < 0)
+	if (compare_run_load_summary(db, w, &r->run, &r->stored, err, errlen) < 0)
 		return -1;
 	r->status = SWEEP_OK;
 	return 0;

@@ -7,8 +7,9 @@
  * their fixed order (point id k ↔ one index per parameter, the last
  * parameter varying fastest, like nested loops in file order). The loader
  * (config/sweepcfg.c) fills a grid from a sweep file and gives each point
- * its scenario text; cli/cmd_sweep.c runs the points; this module reads the
- * finished run databases (compare_run_load) and writes OUT/summary.db.
+ * its scenario text; cli/cmd_sweep.c runs the points (each storing its own
+ * metrics: `hetlab run --store-metrics`); this module reads the finished
+ * run databases (compare_run_load_summary) and writes OUT/summary.db.
  *
  * The grid types need nothing but libc so that the loader can fill them
  * without depending on SQLite; sqlite3 handles never leave sweep.c.
@@ -19,6 +20,7 @@
 #ifndef HL_SWEEP_H
 #define HL_SWEEP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +66,7 @@ struct sweep_result {
 	int exit_status;        /* the run's exit status; 128 + signal when killed */
 	char *note;             /* why it failed (NULL when ok) */
 	struct compare_run run; /* the metrics when ok (v[] NaN where undefined) */
+	bool stored;            /* they came from the run's table run_metric (run.workload 0) */
 };
 
 /* Appends one parameter (copies path and values; computes its column).
@@ -87,7 +90,10 @@ char *sweep_run_db(const struct sweep_grid *g, size_t point, uint64_t seed);
 /* "point-<id>/seed-<N>.db", the path stored in the summary. */
 char *sweep_run_relpath(size_t point, uint64_t seed);
 
-/* Reads a finished run database into r (status SWEEP_OK). 0, or -1 with a
+/* Reads a finished run database into r (status SWEEP_OK): its metrics
+ * within w from its table run_metric when the run stored them for w and
+ * this build (analysis/runmetric.h), else computed from the whole file
+ * (compare_run_load_summary); the same values either way. 0, or -1 with a
  * message when the file is missing or not a finished run. */
 int sweep_result_load(const char *db, size_t point, uint64_t seed, const struct metric_window *w,
                       struct sweep_result *r, char *err, size_t errlen);

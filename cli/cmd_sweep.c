@@ -212,14 +212,18 @@ struct sw_job {
 	struct timespec t0;
 };
 
-static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
+/* The run stores its metrics within the sweep's window (mwin: "own" or
+ * the window's JSON) for the summary, which then reads a few rows instead
+ * of the whole database (analysis/runmetric.h). */
+static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, const char *traces)
 {
 	char seed[32];
 	snprintf(seed, sizeof seed, "%" PRIu64, j->seed);
 	char *av[] = { (char *)"hetlab", (char *)"run", j->scenario, (char *)"--seed", seed,
-		(char *)"--out", j->db, (char *)"--quiet", (char *)"--traces", (char *)traces, NULL };
+		(char *)"--out", j->db, (char *)"--quiet", (char *)"--store-metrics", (char *)mwin,
+		(char *)"--traces", (char *)traces, NULL };
 	if (!traces)
-		av[8] = NULL;
+		av[10] = NULL;
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
@@ -237,13 +241,13 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *traces)
  * runs and none could be started (a fork failure is retried after the next
  * run ends). */
 static int fill_slots(struct sw_job *jobs, struct sweepq *q, size_t *rslot, size_t *running,
-                      size_t par, const char *exe, const char *traces)
+                      size_t par, const char *exe, const char *mwin, const char *traces)
 {
 	while (*running < par && q->left > 0) {
 		size_t k = sweepq_next(q);
 		struct sw_job *j = &jobs[k];
 		clock_gettime(CLOCK_MONOTONIC, &j->t0);
-		j->pid = spawn(exe, j, traces);
+		j->pid = spawn(exe, j, mwin, traces);
 		if (j->pid < 0) {
 			fprintf(stderr, "hetlab sweep: fork: %s\n", strerror(errno));
 			sweepq_undo(q, k);
@@ -296,6 +300,22 @@ static void times_print(const struct sw_times *t, size_t nq)
 	        "this process %.2f; run slots idle %.2f s\n", nq, since(&t->t0), t->par,
 	        tv_s(&kids.ru_utime) + tv_s(&kids.ru_stime), tv_s(&self.ru_utime) + tv_s(&self.ru_stime),
 	        t->idle);
+}
+
+/* How the finished runs' metrics were read: from their own run_metric
+ * table, or computed from the whole database (older runs, another build,
+ * another window). */
+static void loads_print(const struct sweep_result *res, const bool *have, size_t nrun)
+{
+	size_t ok = 0, stored = 0;
+	for (size_t k = 0; k < nrun; k++)
+		if (have[k] && res[k].status == SWEEP_OK) {
+			ok++;
+			stored += res[k].stored;
+		}
+	if (ok)
+		fprintf(stderr, "hetlab sweep: [load] metrics of %zu runs: %zu from their run_metric "
+		        "table, %zu computed from the whole database\n", ok, stored, ok - stored);
 }
 
 /* ---- Slurm: one job array, one task per point ---------------------------------- */
@@ -553,6 +573,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	int rc = 1;
 	size_t only = SIZE_MAX;
+	char *mwin = NULL;   /* --store-metrics of the runs */
 	if (pointarg >= 0) {
 		if ((unsigned long)pointarg >= g.npoint) {
 			fprintf(stderr, "hetlab sweep: %s: --point %ld: the sweep has points 0 to %zu\n",
@@ -638,6 +659,10 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	exe[n] = '\0';
+	if (!(mwin = win.given ? metric_window_to_json_text(&win) : strdup("own"))) {
+		fprintf(stderr, "hetlab sweep: out of memory\n");
+		goto out;
+	}
 
 	if (slurm) {
 		char id[64];
@@ -680,7 +705,7 @@ int cmd_sweep(int argc, char **argv)
 	size_t running = 0, finished = 0;
 	bool loop_ok = false;
 	while (sq.left > 0 || running > 0) {
-		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, traces) < 0)
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, mwin, traces) < 0)
 			goto loop_out;
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
@@ -706,7 +731,7 @@ int cmd_sweep(int argc, char **argv)
 		sweepq_done(&sq, k, secs);
 		/* The next run starts before this one's results are read: no
 		 * core waits on the parent. */
-		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, traces) < 0)
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, mwin, traces) < 0)
 			goto loop_out;
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
@@ -740,6 +765,7 @@ loop_out:
 
 	if (only != SIZE_MAX) {
 		/* One point of a distributed sweep: no summary (--merge writes it). */
+		loads_print(res, have, nrun);
 		times_print(&tw, nq);
 		fprintf(stderr, "hetlab sweep: %s: point %zu: %zu runs, %zu ok, %zu failed -> %s\n",
 		        file, only, g.nseed, g.nseed - nfailed, nfailed, g.out);
@@ -781,6 +807,7 @@ loop_out:
 		fprintf(stderr, "hetlab sweep: %s\n", err);
 		goto out;
 	}
+	loads_print(res, have, nrun);
 	times_print(&tw, nq);
 	printf("hetlab sweep: %s: %zu runs, %zu ok, %zu failed -> %s\n\n", file, nrun,
 	       nrun - nfailed, nfailed, sumpath);
@@ -799,6 +826,7 @@ out:
 	free(jobs);
 	free(queue);
 	free(have);
+	free(mwin);
 	free(res);
 	sweep_grid_fini(&g);
 	free(extra);

@@ -2,9 +2,12 @@
  * scenario (and the errors for paths that do not exist), loading a sweep
  * file, the summary's independence of the order runs finished in, and a
  * whole sweep through the hetlab binary: straight vs interrupted and
- * resumed, a failing run recorded as failed, and -j 1 against -j 2 with
- * runs of uneven length (started longest first). */
+ * resumed, a failing run recorded as failed, -j 1 against -j 2 with
+ * runs of uneven length (started longest first), and the same summary
+ * whether the metrics come from the runs' run_metric tables or from the
+ * whole databases. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -406,8 +409,11 @@ static void hetlab_path(char *out, size_t len)
 	snprintf(out, len, "%s/../hetlab", self);
 }
 
-/* Runs `hetlab sweep FILE -j J --out OUT`; returns its exit status. */
-static int run_sweep(const char *file, const char *jobs, const char *out)
+/* Runs `hetlab sweep FILE -j J --out OUT [MORE...]` (more: NULL-ended,
+ * may be NULL), its stderr into errfile (NULL: /dev/null); returns its exit
+ * status. */
+static int run_sweep_more(const char *file, const char *jobs, const char *out,
+                          const char *const *more, const char *errfile)
 {
 	char exe[PATH_MAX + 16];
 	hetlab_path(exe, sizeof exe);
@@ -415,17 +421,24 @@ static int run_sweep(const char *file, const char *jobs, const char *out)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
+		int efd = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0666) : fd;
 		dup2(fd, 1);
-		dup2(fd, 2);
-		char *av[] = { (char *)"hetlab", (char *)"sweep", (char *)file, (char *)"-j",
-			(char *)jobs, (char *)"--out", (char *)out, NULL };
-		execv(exe, av);
+		dup2(efd, 2);
+		const char *av[16] = { "hetlab", "sweep", file, "-j", jobs, "--out", out };
+		for (size_t i = 0; more && more[i] && i < 8; i++)
+			av[7 + i] = more[i];
+		execv(exe, (char *const *)av);
 		_exit(127);
 	}
 	int stt;
 	assert_int_equal(waitpid(pid, &stt, 0), pid);
 	assert_true(WIFEXITED(stt));
 	return WEXITSTATUS(stt);
+}
+
+static int run_sweep(const char *file, const char *jobs, const char *out)
+{
+	return run_sweep_more(file, jobs, out, NULL, NULL);
 }
 
 static void test_resume_same_summary(void **st)
@@ -534,6 +547,116 @@ static void test_failed_run_recorded(void **st)
 	free(dir);
 }
 
+/* ---- metrics the runs stored themselves ------------------------------------- */
+
+static bool file_has(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char buf[8192];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (!strstr(buf, text))
+		fprintf(stderr, "expected \"%s\" in:\n%s", text, buf);
+	return strstr(buf, text) != NULL;
+}
+
+static int drop_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	const char *base = p + ftw->base;
+	size_t n = strlen(base);
+	if (flag != FTW_F || strncmp(base, "seed-", 5) != 0 || n < 4 || strcmp(base + n - 3, ".db") != 0)
+		return 0;
+	sqlite3 *db;
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE run_metric", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	return 0;
+}
+
+/* Rows of table t in a and not in b, plus those in b and not in a (values
+ * compared exactly, NULLs alike); -1 when t is empty in a. */
+static long summary_diff(const char *a, const char *b, const char *t)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *sql;
+	assert_int_equal(sqlite3_open_v2(a, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_true(asprintf(&sql, "ATTACH '%s' AS b", b) > 0);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	free(sql);
+	assert_true(asprintf(&sql, "SELECT (SELECT count(*) FROM main.%s), (SELECT count(*) FROM "
+	                     "(SELECT * FROM main.%s EXCEPT SELECT * FROM b.%s)) + (SELECT count(*) "
+	                     "FROM (SELECT * FROM b.%s EXCEPT SELECT * FROM main.%s))", t, t, t, t, t) > 0);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	long rows = (long)sqlite3_column_int64(st, 0), diff = (long)sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(sql);
+	return rows > 0 ? diff : -1;
+}
+
+static void assert_same_summary(const char *a, const char *b)
+{
+	const char *t[] = { "point", "result", "metric" };
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		assert_int_equal(summary_diff(a, b, t[i]), 0);
+}
+
+/* The runs store their metrics (table run_metric) for the sweep's window;
+ * the summary is the same, value for value, whether it reads them there or
+ * computes them from the whole database (tables dropped, as in a run of an
+ * older hetlab), and a merge with another window computes them again. */
+static void test_stored_same_summary(void **st)
+{
+	(void)st;
+	char *dir = make_tmpdir();
+	char *f = write_file(dir, "s.json", "{\"seeds\": \"1-2\", \"params\": {"
+	                     "\"$.workload.synthetic.days\": [1], \"$.policy\": [\"fcfs\", \"easy\"]}}");
+	char *a, *b, *sa, *sb, *err, *keep, *warm;
+	assert_true(asprintf(&a, "%s/a", dir) > 0 && asprintf(&b, "%s/b", dir) > 0);
+	assert_true(asprintf(&sa, "%s/summary.db", a) > 0 && asprintf(&sb, "%s/summary.db", b) > 0);
+	assert_true(asprintf(&err, "%s/err", dir) > 0 && asprintf(&keep, "%s/stored.db", dir) > 0 &&
+	            asprintf(&warm, "%s/warm.db", dir) > 0);
+	const char *stored = "[load] metrics of 4 runs: 4 from their run_metric table, 0 computed";
+	const char *computed = "[load] metrics of 4 runs: 0 from their run_metric table, 4 computed";
+
+	assert_int_equal(run_sweep_more(f, "2", a, NULL, err), 0);
+	assert_true(file_has(err, stored));
+	assert_int_equal(rename(sa, keep), 0);
+	assert_int_equal(nftw(a, drop_one, 16, FTW_PHYS), 0);
+	assert_int_equal(run_sweep_more(f, "1", a, NULL, err), 0);   /* all done: the summary only */
+	assert_true(file_has(err, computed));
+	assert_same_summary(keep, sa);
+
+	const char *w6[] = { "--warmup", "6h", NULL }, *mg[] = { "--merge", NULL },
+	           *mg6[] = { "--merge", "--warmup", "6h", NULL };
+	assert_int_equal(run_sweep_more(f, "2", b, w6, err), 0);
+	assert_true(file_has(err, stored));
+	assert_int_equal(rename(sb, warm), 0);
+	assert_true(summary_diff(keep, warm, "metric") > 0);   /* the window matters */
+	assert_int_equal(run_sweep_more(f, "1", b, mg, err), 0);   /* stored for 6h, wanted whole */
+	assert_true(file_has(err, computed));
+	assert_same_summary(keep, sb);
+	assert_int_equal(run_sweep_more(f, "1", b, mg6, err), 0);
+	assert_true(file_has(err, stored));
+	assert_same_summary(warm, sb);
+
+	free(f);
+	free(a);
+	free(b);
+	free(sa);
+	free(sb);
+	free(err);
+	free(keep);
+	free(warm);
+	rm_tree(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_resume_same_summary),
 		cmocka_unit_test(test_failed_run_recorded),
 		cmocka_unit_test(test_jobs_same_summary),
+		cmocka_unit_test(test_stored_same_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
