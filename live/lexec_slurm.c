@@ -375,12 +375,6 @@ static void run_starts(struct live *L)
 		return;
 	}
 	int ns = 0;
-	/* Slurm jobs of earlier attempts replaced by a new submission: their
-	 * xref rows are closed once they are cancelled, so that a restart never
-	 * takes the cancel for the end of the attempt. */
-	int64_t *rsid = calloc((size_t)n, sizeof *rsid);
-	int32_t *rid = calloc((size_t)n, sizeof *rid);
-	int nr = 0;
 	for (int k = 0; k < n; k++) {
 		int32_t id = ids[k];
 		struct sjob *sj = &x->j[id];
@@ -430,12 +424,12 @@ static void run_starts(struct live *L)
 			continue;
 		}
 		if (sj->open && sj->sid > 0 && (!ji || !sx_state_final(ji->st))) {
+			/* Closed before the cancel: a restart in between never takes
+			 * the cancel for the attempt's end, and cancels the old one
+			 * as a stray of a replaced job. */
+			sg_xref_close(L, id, sj->sid);
 			sg_add_act(x, A_CANCEL_SID, id, -1, sj->sid, NULL);
 			sj->open = false;
-			if (rsid && rid) {
-				rid[nr] = id;
-				rsid[nr++] = sj->sid;
-			}
 		}
 		char **env = lexec_job_env(L, id, NULL, true);
 		const struct jobx *jx = &L->jx[id];
@@ -467,10 +461,6 @@ static void run_starts(struct live *L)
 	/* Cancels of replaced jobs first, then every submit and update at once,
 	 * then the releases of the updates that worked. */
 	sg_run_acts(L);
-	for (int k = 0; k < nr; k++)
-		sg_xref_close(L, rid[k], rsid[k]);
-	free(rid);
-	free(rsid);
 	struct sx_cmd **pc = calloc((size_t)ns + 1, sizeof *pc);
 	int nc = 0;
 	for (int k = 0; pc && k < ns; k++)
@@ -502,6 +492,7 @@ static void run_starts(struct live *L)
 static void slurm_flush(struct live *L)
 {
 	struct sxc *x = L->xctx;
+	sg_xref_close_due(L);   /* the tick's end rows are committed by now */
 	if (x->ctld_down)
 		return;   /* queued until Slurm answers again */
 	/* After a restart no tick has read Slurm yet: what is running decides
@@ -528,6 +519,7 @@ static void slurm_fini(struct live *L)
 		free(x->nodes);
 		free(x->nidx);
 		free(x->fhold);
+		free(x->pclose);
 		obs_free(&x->later);
 	}
 	free(x);

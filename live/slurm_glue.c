@@ -320,6 +320,32 @@ void sg_xref_close(struct live *L, int32_t id, int64_t sid)
 		live_log(L, "%s", err);
 }
 
+void sg_xref_close_later(struct live *L, int32_t id, int64_t sid)
+{
+	struct sxc *x = L->xctx;
+	if (x->npclose == x->cappclose) {
+		int cap = x->cappclose ? 2 * x->cappclose : 16;
+		void *n = realloc(x->pclose, (size_t)cap * sizeof *x->pclose);
+		if (!n) {
+			sg_xref_close(L, id, sid);   /* out of memory: at once, as before */
+			return;
+		}
+		x->pclose = n;
+		x->cappclose = cap;
+	}
+	x->pclose[x->npclose].id = id;
+	x->pclose[x->npclose].sid = sid;
+	x->npclose++;
+}
+
+void sg_xref_close_due(struct live *L)
+{
+	struct sxc *x = L->xctx;
+	for (int k = 0; k < x->npclose; k++)
+		sg_xref_close(L, x->pclose[k].id, x->pclose[k].sid);
+	x->npclose = 0;
+}
+
 int64_t *sg_open_sids(struct live *L, int *n)
 {
 	struct sxc *x = L->xctx;

@@ -60,6 +60,9 @@ struct sxc {
 	int32_t *nidx;               /* scenario node -> index in nodes, -1 */
 	struct nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
 	struct obs later;            /* inputs from flush, recorded at the next observe */
+	struct { int32_t id; int64_t sid; } *pclose;   /* xref rows to close once the tick's
+	                                                   end rows are committed */
+	int npclose, cappclose;
 	double last_ok;              /* wall clock of the last good read of Slurm */
 	bool warned_absent;          /* a scenario node Slurm does not list was logged */
 	bool ctld_down;              /* the last read of Slurm failed: no command is tried until one works */
@@ -106,6 +109,12 @@ bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p);
 int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len);
 /* The Slurm job was seen final: a restart need not ask about it again. */
 void sg_xref_close(struct live *L, int32_t id, int64_t sid);
+/* The same once this tick's rows are committed (at the next flush): the
+ * Slurm job's end is an end row of the tick, and a crash between the two
+ * must find the Slurm job still open (its end read again), never closed
+ * with its end lost (the job submitted again: run twice). */
+void sg_xref_close_later(struct live *L, int32_t id, int64_t sid);
+void sg_xref_close_due(struct live *L);
 /* The Slurm ids of this state not yet seen final (malloc'd, *n of them). */
 int64_t *sg_open_sids(struct live *L, int *n);
 /* sinfo --json into x->nodes, and each scenario node's index in it. */

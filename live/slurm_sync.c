@@ -232,7 +232,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		end_row(L, o, id, ji->st, ji->exit_code, ji->exit_sig, ji->start_unix, ji->end_unix, ji->id, NULL);
 		sj->open = false;
 		sj->phase = SJ_IDLE;
-		sg_xref_close(L, id, ji->id);
+		sg_xref_close_later(L, id, ji->id);
 	}
 }
 
@@ -278,7 +278,7 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 		}
 		sj->open = false;
 		sj->phase = SJ_IDLE;
-		sg_xref_close(L, id, sids[k]);
+		sg_xref_close_later(L, id, sids[k]);
 	}
 	free(a);
 	free(sids);
@@ -413,7 +413,8 @@ int slurm_observe(struct live *L, struct obs *o)
 			}
 			continue;
 		}
-		bool again = !job_state_final((enum job_state)j->state) && sj->sid == ji->id;
+		/* Not open: replaced by a new Slurm job (its cancel cut short). */
+		bool again = !job_state_final((enum job_state)j->state) && sj->sid == ji->id && sj->open;
 		if (!again)
 			sg_add_act(x, A_CANCEL_SID, ji->key, -1, ji->id, NULL);
 		else if (ji->st == SX_RUNNING)
