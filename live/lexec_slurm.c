@@ -144,6 +144,7 @@ static void slurm_adopt(struct live *L, int32_t id)
 	sj->placed_at = sg_wall();
 	if (sj->sid > 0 && sj->open && att - sj->base >= 0) {
 		sj->phase = L->s.run[id].confirmed ? SJ_RUNNING : SJ_PLACED;
+		sj->place_due = sj->phase == SJ_PLACED;
 		sg_set_ref(L, id, sj->sid);
 	} else {
 		sj->phase = SJ_WANT;
@@ -297,6 +298,7 @@ static void start_done(struct live *L, struct start *s)
 			sj->open = true;
 			sj->phase = SJ_PLACED;
 			sj->placed_at = now;
+			sj->place_due = false;
 			snprintf(sj->shape, sizeof sj->shape, "%s", s->sh.text);
 			sg_set_ref(L, s->id, sid);
 			char e2[512];
@@ -327,6 +329,7 @@ static void start_done(struct live *L, struct start *s)
 	if (!bad) {
 		sj->phase = SJ_PLACED;
 		sj->placed_at = now;
+		sj->place_due = false;
 		sj->release_due = false;
 		live_log(L, "job %d: Slurm job %" PRId64 " placed again and released (attempt %d)", s->id, sj->sid,
 		         sj->attempt);
@@ -343,6 +346,7 @@ static void start_done(struct live *L, struct start *s)
 		/* Placed but not released: the release is retried by observe. */
 		sj->phase = SJ_PLACED;
 		sj->placed_at = now;
+		sj->place_due = false;
 		sj->release_due = true;
 		live_log(L, "job %d (Slurm %" PRId64 "): %s; retried at the next poll", s->id, sj->sid, bad->err);
 		return;

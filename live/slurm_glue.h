@@ -18,6 +18,9 @@ struct sjob {
 	bool open;                /* sid not yet seen final */
 	bool release_due;         /* placed on its nodes, the release still to (re)do */
 	bool recover;             /* a start the crash may have submitted: look for it by name first */
+	bool place_due;           /* adopted, not seen running: a held Slurm job is placed
+	                             again before its release (the crash may have cut the
+	                             placement short: released as it was, it ran elsewhere) */
 	double placed_at;         /* wall clock of its submission or release for `attempt` */
 	double retry_at;          /* SJ_WANT: not before */
 	double rq_wait;           /* a requeue of a run never seen running, waiting

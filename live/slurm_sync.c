@@ -154,6 +154,37 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 	q->n = q->cap = 0;
 }
 
+/* An adopted held Slurm job placed again on the engine's nodes: 0, or -1
+ * (logged). */
+static int place_again(struct live *L, int32_t id, int64_t sid)
+{
+	struct sxc *x = L->xctx;
+	const struct job *j = &L->s.jobs[id];
+	struct shape sh;
+	char why[600];
+	const char *nodes[256];
+	int n = 0;
+	for (int i = 0; i < j->nparts && n < 256; i++)
+		nodes[n++] = L->s.cl.nodes[sg_parts_of(L, id)[i].node].name;
+	struct sx_cmd c;
+	int rc = sg_shape_of(L, id, &sh, why, sizeof why);
+	if (rc == 0)
+		rc = sx_place_cmd(sid, nodes, n, sh.partition && sh.partition[0] ? sh.partition : NULL,
+		                  sg_relaunch_delay(L, id), &c, why, sizeof why);
+	if (rc == 0) {
+		sx_run(&x->c, &c);
+		if (c.rc)
+			snprintf(why, sizeof why, "%s", c.err);
+		rc = c.rc ? -1 : 0;
+		sx_cmd_done(&c);
+	}
+	if (rc == 0)
+		x->j[id].place_due = false;
+	else
+		live_log(L, "job %d (Slurm %" PRId64 "): placing the held job again after the restart: %s", id, sid, why);
+	return rc;
+}
+
 /* What Slurm says of running job id's attempt. */
 static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id, const struct sx_jobinfo *ji,
                       double now)
@@ -193,6 +224,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 	switch (ji->st) {
 	case SX_RUNNING:
 	case SX_SUSPENDED:
+		sj->place_due = false;
 		if (sj->phase == SJ_PLACED) {
 			sj->phase = SJ_RUNNING;
 			row(o, RIN_RUNNING, id, att, sg_eng_time(L, ji->start_unix), -1, 0, 0, NULL);
@@ -205,11 +237,20 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 	case SX_HELD:
 		if (sj->phase != SJ_PLACED)
 			return;
-		if (ji->st == SX_HELD && (sj->release_due || now - sj->placed_at < x->cfg->start_timeout_s)) {
-			/* Placed, still held: the release failed; again. */
+		if (ji->st == SX_HELD && now - sj->placed_at < x->cfg->start_timeout_s) {
+			/* Placed, still held: the release failed (or a restart cut it
+			 * short); again, until start_timeout_s: then placed again (a
+			 * release that always fails, e.g. "the DB index is being set"
+			 * of a requeued job after a slurmctld restart, was retried for
+			 * ever, each try holding the tick for 5 s). */
 			struct sx_cmd c;
+			if (sj->place_due && place_again(L, id, ji->id) != 0)
+				return;   /* tried again next tick, until the timeout */
 			sx_release_cmd(ji->id, &c);
 			sx_run(&x->c, &c);
+			if (c.rc && !sj->release_due)
+				live_log(L, "job %d (Slurm %" PRId64 "): release failed: %s (tried again until %.0f s after "
+				         "its placement)", id, ji->id, c.err, x->cfg->start_timeout_s);
 			sj->release_due = c.rc != 0;
 			sx_cmd_done(&c);
 			return;
