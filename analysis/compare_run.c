@@ -18,22 +18,7 @@
 #include "analysis/recorder.h"
 #include "analysis/runmetric.h"
 
-static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* ---- one run --------------------------------------------------------------- */
-
-static int run_fail_db(sqlite3 *db, const char *path, const char *what, char *err, size_t errlen)
-{
-	return failf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
-}
 
 static int run_check_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
 {
@@ -41,7 +26,7 @@ static int run_check_schema(sqlite3 *db, const char *path, char *err, size_t err
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
 	                       -1, &st, NULL) != SQLITE_OK)
-		return run_fail_db(db, path, "cannot read", err, errlen);
+		return db_fail(db, path, "cannot read", err, errlen);
 	for (int i = 0; tables[i]; i++) {
 		sqlite3_bind_text(st, 1, tables[i], -1, SQLITE_STATIC);
 		int rc = sqlite3_step(st);
@@ -49,28 +34,28 @@ static int run_check_schema(sqlite3 *db, const char *path, char *err, size_t err
 		if (rc != SQLITE_ROW) {
 			sqlite3_finalize(st);
 			if (rc == SQLITE_DONE)
-				return failf(err, errlen, "%s: not a hetlab results file (no table '%s')",
+				return db_failf(err, errlen, "%s: not a hetlab results file (no table '%s')",
 				             path, tables[i]);
-			return run_fail_db(db, path, "cannot read", err, errlen);
+			return db_fail(db, path, "cannot read", err, errlen);
 		}
 	}
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st,
 	                       NULL) != SQLITE_OK)
-		return run_fail_db(db, path, "reading meta", err, errlen);
+		return db_fail(db, path, "reading meta", err, errlen);
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
 		if (rc == SQLITE_DONE)
-			return failf(err, errlen, "%s: no schema_version in table meta", path);
-		return run_fail_db(db, path, "reading meta", err, errlen);
+			return db_failf(err, errlen, "%s: no schema_version in table meta", path);
+		return db_fail(db, path, "reading meta", err, errlen);
 	}
 	int64_t version = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (version < 1)
-		return failf(err, errlen, "%s: bad schema_version in table meta", path);
+		return db_failf(err, errlen, "%s: bad schema_version in table meta", path);
 	if (version > RECORDER_SCHEMA_VERSION)
-		return failf(err, errlen, "%s: schema version %" PRId64 " is newer than this hetlab "
+		return db_failf(err, errlen, "%s: schema version %" PRId64 " is newer than this hetlab "
 		             "reads (%d); use a newer hetlab", path, version, RECORDER_SCHEMA_VERSION);
 	return 0;
 }
@@ -115,7 +100,7 @@ static int workload_digest(sqlite3 *db, const char *path, uint64_t *out, char *e
 	snprintf(sql + off, sizeof sql - off, " FROM job ORDER BY id");
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return run_fail_db(db, path, "reading table job", err, errlen);
+		return db_fail(db, path, "reading table job", err, errlen);
 	uint64_t h = 1469598103934665603ULL;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -127,7 +112,7 @@ static int workload_digest(sqlite3 *db, const char *path, uint64_t *out, char *e
 		}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return run_fail_db(db, path, "reading table job", err, errlen);
+		return db_fail(db, path, "reading table job", err, errlen);
 	*out = h;
 	return 0;
 }
@@ -153,15 +138,15 @@ static int run_load(const char *path, const struct metric_window *w, struct comp
 	sqlite3_stmt *st = NULL;
 	int ret = -1;
 	if (!(r->path = strdup(path))) {
-		failf(err, errlen, "%s: out of memory", path);
+		db_failf(err, errlen, "%s: out of memory", path);
 		goto out_run;
 	}
 	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {
 		if (db)
-			run_fail_db(db, path, "cannot open", err, errlen);
+			db_fail(db, path, "cannot open", err, errlen);
 		else
-			failf(err, errlen, "%s: cannot open: %s", path, sqlite3_errstr(rc));
+			db_failf(err, errlen, "%s: cannot open: %s", path, sqlite3_errstr(rc));
 		goto out_db;
 	}
 	if (run_check_schema(db, path, err, errlen) < 0)
@@ -169,19 +154,19 @@ static int run_load(const char *path, const struct metric_window *w, struct comp
 	if (sqlite3_prepare_v2(db, report_has_column(db, "run", "policy_params")
 	                       ? "SELECT scenario, policy, seed, policy_params FROM run"
 	                       : "SELECT scenario, policy, seed, NULL FROM run", -1, &st, NULL) != SQLITE_OK) {
-		run_fail_db(db, path, "reading table run", err, errlen);
+		db_fail(db, path, "reading table run", err, errlen);
 		goto out_db;
 	}
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		if (rc == SQLITE_DONE)
-			failf(err, errlen, "%s: table run is empty", path);
+			db_failf(err, errlen, "%s: table run is empty", path);
 		else
-			run_fail_db(db, path, "reading table run", err, errlen);
+			db_fail(db, path, "reading table run", err, errlen);
 		goto out_st;
 	}
 	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
-		failf(err, errlen, "%s: the run has no seed", path);
+		db_failf(err, errlen, "%s: the run has no seed", path);
 		goto out_st;
 	}
 	r->scenario = col_strdup(st, 0);
@@ -191,7 +176,7 @@ static int run_load(const char *path, const struct metric_window *w, struct comp
 		r->policy_params = col_strdup(st, 3);
 	with_placement(db, &r->policy);
 	if (!r->scenario || !r->policy || !r->seed) {
-		failf(err, errlen, "%s: out of memory", path);
+		db_failf(err, errlen, "%s: out of memory", path);
 		goto out_st;
 	}
 	sqlite3_finalize(st);

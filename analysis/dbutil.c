@@ -2,6 +2,7 @@
 #include "analysis/dbutil.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,3 +49,17 @@ bool report_has_column(sqlite3 *db, const char *table, const char *col)
 	return found;
 }
 
+
+int db_failf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int db_fail(sqlite3 *db, const char *path, const char *what, char *err, size_t errlen)
+{
+	return db_failf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
+}

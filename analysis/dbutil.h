@@ -25,5 +25,9 @@ int report_prepare_jobs(sqlite3 *db, sqlite3_stmt **st);
 /* True when table `table` of db has column `col` (false when it has no
  * such table): how readers tolerate files older than a column. */
 bool report_has_column(sqlite3 *db, const char *table, const char *col);
+/* Formats into err (errlen bytes); returns -1, for `return db_failf(...)`. */
+int db_failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "PATH: WHAT: sqlite3_errmsg(db)" into err; -1. */
+int db_fail(sqlite3 *db, const char *path, const char *what, char *err, size_t errlen);
 
 #endif

@@ -12,22 +12,8 @@
 
 #include <sqlite3.h>
 
+#include "analysis/dbutil.h"
 #include "analysis/mrun.h"
-
-static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int fail_db(sqlite3 *db, const char *path, const char *what, char *err, size_t errlen)
-{
-	return failf(err, errlen, "%s: %s: %s", path, what, sqlite3_errmsg(db));
-}
 
 /* ---- the build id ------------------------------------------------------------ */
 
@@ -102,7 +88,7 @@ int runmetric_store(sqlite3 *db, const char *path, const struct metric_window *w
 	                 "PRIMARY KEY (build, warmup_s, cooldown_s, until, name))", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO run_metric VALUES (?, ?, ?, ?, ?, ?, ?, ?)", -1, &st,
 	                       NULL) != SQLITE_OK) {
-		fail_db(db, path, "writing table run_metric", err, errlen);
+		db_fail(db, path, "writing table run_metric", err, errlen);
 		goto out;
 	}
 	sqlite3_bind_text(st, 1, build, -1, SQLITE_STATIC);
@@ -118,7 +104,7 @@ int runmetric_store(sqlite3 *db, const char *path, const struct metric_window *w
 		else
 			sqlite3_bind_double(st, 8, s.v[k].v);
 		if (sqlite3_step(st) != SQLITE_DONE) {
-			fail_db(db, path, "writing table run_metric", err, errlen);
+			db_fail(db, path, "writing table run_metric", err, errlen);
 			goto out;
 		}
 		sqlite3_reset(st);
@@ -145,7 +131,7 @@ static int wanted_window(sqlite3 *db, const char *path, const struct metric_wind
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'measure'", -1, &st, NULL) !=
 	    SQLITE_OK)
-		return fail_db(db, path, "reading table meta", err, errlen);
+		return db_fail(db, path, "reading table meta", err, errlen);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		char why[256];
 		if (metric_window_from_json_text((const char *)sqlite3_column_text(st, 0), used, why,
@@ -166,7 +152,7 @@ int runmetric_load(sqlite3 *db, const char *path, const struct metric_window *w,
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = "
 	                       "'run_metric'", -1, &st, NULL) != SQLITE_OK)
-		return fail_db(db, path, "cannot read", err, errlen);
+		return db_fail(db, path, "cannot read", err, errlen);
 	int have = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	st = NULL;
@@ -176,7 +162,7 @@ int runmetric_load(sqlite3 *db, const char *path, const struct metric_window *w,
 	if (sqlite3_prepare_v2(db, "SELECT name, value, t0_us, t1_us FROM run_metric WHERE build = ? "
 	                       "AND warmup_s = ? AND cooldown_s = ? AND until = ? ORDER BY name", -1,
 	                       &st, NULL) != SQLITE_OK)
-		return fail_db(db, path, "reading table run_metric", err, errlen);
+		return db_fail(db, path, "reading table run_metric", err, errlen);
 	sqlite3_bind_text(st, 1, build, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 2, used.warmup_s);
 	sqlite3_bind_double(st, 3, used.cooldown_s);
@@ -186,7 +172,7 @@ int runmetric_load(sqlite3 *db, const char *path, const struct metric_window *w,
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		double v = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1);
 		if (!name || metric_set_put(out, name, v) < 0) {
-			failf(err, errlen, "%s: reading table run_metric: out of memory", path);
+			db_failf(err, errlen, "%s: reading table run_metric: out of memory", path);
 			rc = -1;
 			break;
 		}
@@ -196,7 +182,7 @@ int runmetric_load(sqlite3 *db, const char *path, const struct metric_window *w,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		if (rc != -1)
-			fail_db(db, path, "reading table run_metric", err, errlen);
+			db_fail(db, path, "reading table run_metric", err, errlen);
 		metric_set_fini(out);
 		return -1;
 	}
