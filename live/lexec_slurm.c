@@ -353,6 +353,7 @@ static void start_done(struct live *L, struct start *s)
 	}
 	/* The held job cannot be placed (gone, changed): a new one. */
 	live_log(L, "job %d (Slurm %" PRId64 "): %s; submitting a new Slurm job", s->id, sj->sid, bad->err);
+	sg_xref_close(L, s->id, sj->sid);   /* before its cancel, as in run_starts */
 	sg_add_act(x, A_CANCEL_SID, s->id, -1, sj->sid, NULL);
 	sj->open = false;
 	sj->sid = -1;
