@@ -59,6 +59,7 @@ bench replay-kth-base "$BASE/bench/replay" scenarios/kth-sp2.json --runs "$RUNS"
 bench peer sh bench/peer.sh "$BUILD" "$RUNS"
 bench peer-base sh bench/peer.sh "$BASE" "$RUNS"
 bench cons "$BUILD/bench/cons" "$BUILD/hetlab" --runs "$RUNS" --base "$BASE/hetlab"
+bench cons-base "$BUILD/bench/cons" "$BASE/hetlab" --runs "$RUNS"
 bench sweep "$BUILD/bench/sweep" "$BUILD/hetlab" --runs "$RUNS"
 bench sweep-base "$BUILD/bench/sweep" "$BASE/hetlab" --runs "$RUNS"
 bench scale "$BUILD/bench/scale" "$BUILD/hetlab" --points "$POINTS" --runs "$RUNS" --big-runs 1
@@ -98,7 +99,7 @@ shared and its speed varies). \`make bench\` runs the benchmarks alone
 | event queue: hold rate at 1 M pending, at least 2x the previous queue | $(pick evq 'today / base') | $(pick evq 'base (bae9ac3)') |
 | against RLScheduler's HPCSim on LANL-CM5 EASY, hetlab run with its results file, at least 5x faster | $(pick peer 'default results file') | $(pick peer-base 'default results file') |
 | the same without the results file | $(pick peer 'no results file') | $(pick peer-base 'no results file') |
-| conservative at most 3x EASY: 28,475-job gang workload on 68 nodes of two shapes | $(grep -A1 '^  gang' "$T/cons" | tail -1 | sed 's/^ *//') | (over an hour a run: not measured) |
+| conservative at most 3x EASY: 28,475-job gang workload on 68 nodes of two shapes | $(grep -A1 '^  gang' "$T/cons" | tail -1 | sed 's/^ *//') | $(grep -A1 '^  gang' "$T/cons-base" | tail -1 | sed 's/^ *//') |
 | conservative at most 3x EASY: the default scenario at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
 | sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'efficiency') | $(pick sweep-base 'efficiency') |
 | scale: cost per job at the largest point within 30 % of the smallest | $(pick scale 'cost per job at') | $(pick scale-base 'cost per job at') |
@@ -148,7 +149,13 @@ $(block peer-base)
 
 ## Conservative backfilling (\`cons\`)
 
+This state:
+
 $(block cons)
+
+The previous state's hetlab on the same workloads:
+
+$(block cons-base)
 
 ## Sweeps (\`sweep\`)
 

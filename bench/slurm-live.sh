@@ -1,8 +1,8 @@
 #!/bin/sh
 # bench/slurm-live.sh HETLAB [JOBS] — `hetlab live --executor slurm` on the
-# real local Slurm cluster (tests/slurm/local-slurm.sh: six nodes of 4
-# CPUs, 24 job slots), against Slurm's own figures measured in the same
-# run. `make bench` calls it when Slurm can be started here; otherwise it
+# real local Slurm cluster (tests/slurm/local-slurm.sh: six nodes of
+# CPUS CPUs, default 16: 96 job slots), against Slurm's own figures
+# measured in the same run. `make bench` calls it when Slurm can be started here; otherwise it
 # prints how to get it and exits 77. Prints:
 #
 #   1. Slurm's own: the submit->start delay of plain `sbatch` jobs on free
@@ -27,8 +27,10 @@
 # of part 4 (slurmctld keeps at most MaxJobCount, 10000 by default);
 # PARTS=12 runs parts 1 and 2 only (default 1234). EXPORT=minimal measures
 # slurm.export "minimal" (default: "login", the configuration's default).
-# LOCAL_SLURM_DIR=DIR uses a running cluster (started with
-# LOCAL_SLURM_MINJOBAGE=3600). Holds /tmp/hetlab-slurm.lock throughout.
+# CPUS=4 measures the test cluster's own 24 slots; PARALLEL=N sets
+# slurm.parallel (the Slurm commands run at once, default 16). LOCAL_SLURM_DIR=DIR uses
+# a running cluster (started with LOCAL_SLURM_MINJOBAGE=3600 and
+# LOCAL_SLURM_CPUS=CPUS). Holds /tmp/hetlab-slurm.lock throughout.
 set -u
 if [ -z "${HETLAB_SLURM_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
 	HETLAB_SLURM_LOCKED=1 exec flock /tmp/hetlab-slurm.lock sh "$0" "$@"
@@ -40,6 +42,7 @@ case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
 N=${2:-500}
 NR=${REMEMBERED:-5000}
 PARTS=${PARTS:-1234}
+CPUS=${CPUS:-16}
 how() {
 	echo "slurm-live: $*"
 	echo "  This benchmark runs a real six-node Slurm cluster on this host (tests/slurm/local-slurm.sh)."
@@ -63,7 +66,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 if [ -z "${LOCAL_SLURM_DIR:-}" ] &&
-	! msg=$(LOCAL_SLURM_MINJOBAGE=3600 sh "$TOP/tests/slurm/local-slurm.sh" start "$C" 2>&1 </dev/null); then
+	! msg=$(LOCAL_SLURM_MINJOBAGE=3600 LOCAL_SLURM_CPUS=$CPUS sh "$TOP/tests/slurm/local-slurm.sh" start "$C" 2>&1 </dev/null); then
 	echo "$msg"
 	echo "slurm-live: FAILED: the cluster did not start"
 	exit 1
@@ -105,13 +108,13 @@ slurm_rate=$(awk -v n="$(ls base | grep -c '^t')" -v a="$t" -v b="$last" 'BEGIN 
 echo "Slurm's own throughput: $M plain jobs submitted 16 at a time started at $slurm_rate/s"
 
 # --- 2. and 3. hetlab ------------------------------------------------------------------
-cat >scn.json <<'EOF'
+cat >scn.json <<EOF
 { "name": "bench-slurm", "seed": 1, "policy": "fcfs",
-  "node_types": [ { "name": "c4", "cpu": "Xeon-6348", "sockets": 1, "cores": 4, "mem_gib": 3 } ],
+  "node_types": [ { "name": "c4", "cpu": "Xeon-6348", "sockets": 1, "cores": $CPUS, "mem_gib": 3 } ],
   "racks": [ { "name": "r1", "power_kw": 40, "nodes": [ { "type": "c4", "count": 6, "names": ["n1", "n2", "n3", "n4", "n5", "n6"] } ] } ] }
 EOF
 config() {   # STATE BINDIR
-	printf '{ "scenario": "scn.json", "executor": "slurm", "state_dir": "%s", "tick_s": 0.1, "probe_every_s": 5, "probes": "none",\n  "results_every_s": 0, "slurm": { "partition": ["debug", "second"], "bindir": "%s", "export": "%s" } }\n' "$1" "$2" "${EXPORT:-login}"
+	printf '{ "scenario": "scn.json", "executor": "slurm", "state_dir": "%s", "tick_s": 0.1, "probe_every_s": 5, "probes": "none",\n  "results_every_s": 0, "slurm": { "partition": ["debug", "second"], "bindir": "%s", "export": "%s", "parallel": %d } }\n' "$1" "$2" "${EXPORT:-login}" "${PARALLEL:-16}"
 }
 for c in sbatch scontrol scancel sinfo sacct squeue; do
 	cat >"bin/$c" <<EOF

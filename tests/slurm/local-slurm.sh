@@ -12,7 +12,7 @@
 # private socket and 127.0.0.1:16830 with slurmdbd on 16819, so that sacct
 # works (LOCAL_SLURM_ACCT=0 leaves both out); six slurmd on 127.0.0.1
 # ports 17001-17006 (`slurmd -N nK`); no cgroups; everything under DIR.
-# Each node has 4 CPUs, 4000 MiB and two fake GPUs (GRES gpu:fake:2 on the
+# Each node has 4 CPUs (LOCAL_SLURM_CPUS), 4000 MiB and two fake GPUs (GRES gpu:fake:2 on the
 # device files DIR/fakedev/gpu0 and gpu1, made like /dev/null: jobs with
 # --gres=gpu:N get CUDA_VISIBLE_DEVICES). Partitions: debug (n1-n4, the
 # default) and second (n5-n6). Slurm 22.05's defaults otherwise, as a site
@@ -165,7 +165,7 @@ SlurmdParameters=config_overrides
 TmpFS=$D/tmp
 MinJobAge=${LOCAL_SLURM_MINJOBAGE:-300}
 GresTypes=gpu
-NodeName=n[1-6] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17006] CPUs=4 RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
+NodeName=n[1-6] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17006] CPUs=${LOCAL_SLURM_CPUS:-4} RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
 PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
 PartitionName=second Nodes=n[5-6] MaxTime=INFINITE State=UP
 EOC
