@@ -470,9 +470,13 @@ expect_fail "record: an unknown level is refused" "expected summary, jobs, event
 # Interrupted runs leave no temporary file (docs/results.md): the notify
 # command of a preempting run signals hetlab while it waits for it.
 sed '1a "notify": { "command": ["sh", "-c", "kill -$0 $PPID", "SIG"] },' scenarios/guian.json > "$TMP/sig.json"
+# SIGINT at its default even when this script was started as an
+# asynchronous list (which ignores it, and hetlab keeps an ignored SIGINT
+# ignored, as nohup wants): env --default-signal.
 sigrun() { # SIGNAL OUT
 	sed "s/\"SIG\"/\"$1\"/" "$TMP/sig.json" > "$TMP/sig-$1.json"
-	"$HETLAB" run "$TMP/sig-$1.json" --policy tiered --seed 3 --scale-class training=2 --out "$2" --quiet 2>/dev/null
+	env --default-signal=INT "$HETLAB" run "$TMP/sig-$1.json" --policy tiered --seed 3 --scale-class training=2 \
+		--out "$2" --quiet 2>/dev/null
 }
 mkdir -p "$TMP/sig"
 for sig in INT TERM; do
@@ -514,7 +518,7 @@ mkdir -p "$TMP/pl"
 sed 's/"TERM"/"INT"/; s/-TERM/-INT/' "$TMP/sw/scenario.json" > "$TMP/pl/scenario.json"
 printf '{ "scenario": "scenario.json", "seeds": "3", "out": "out", "fixed": { "$.policy": "tiered", "$.workload.synthetic.scale.classes.training": 2 }, "vars": [ { "path": "$.racks[0].count", "min": 1, "max": 2, "cost": 1 } ], "targets": [ { "metric": "wait_training", "max": 1e9 } ] }
 ' > "$TMP/pl/plan.json"
-"$HETLAB" plan "$TMP/pl/plan.json" > /dev/null 2>&1; rc=$?
+env --default-signal=INT "$HETLAB" plan "$TMP/pl/plan.json" > /dev/null 2>&1; rc=$?
 for i in 1 2 3 4 5 6 7 8 9 10; do
 	[ -z "$(find "$TMP/pl" -name '*.tmp-*')" ] && break
 	sleep 0.5
