@@ -19,8 +19,9 @@
  * is printed at the start and at the end, and so is the CPU time of each
  * sweep (wait4: itself and every run), which shows whether running N at a
  * time adds work. On a machine with N cores, -j 1 also leaves a core to the
- * sweep's own process, which reads each finished run while the next one
- * runs; with -j N that work competes with the runs. Where the sweep prints
+ * sweep's own process (reading each finished run's stored metrics) and to
+ * each run's writer thread; with -j N that work competes with the runs.
+ * Where the sweep prints
  * its closing "[time]" line (the CPU of its runs and of itself, and the
  * idle slot-seconds of the tail), those figures are printed too: the
  * sweep's own CPU and the idle tail are its serial part. Exit status 0

@@ -403,8 +403,7 @@ static void run_starts(struct live *L)
 			sg_later_end(L, id, JOB_FAILED, END_EXIT, why);
 			continue;
 		}
-		for (int i = 0; i < j->nparts && s->nnodes < 256; i++)
-			s->nodes[s->nnodes++] = L->s.cl.nodes[sg_parts_of(L, id)[i].node].name;
+		s->nnodes = sg_node_names(L, id, s->nodes, 256);
 		/* Its own Slurm job, held from an earlier attempt, when its restart
 		 * count lines up and its shape is the same: placed and released. */
 		const struct sx_jobinfo *ji = sj->open ? sg_snap_find(x, sj->sid) : NULL;

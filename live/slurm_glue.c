@@ -27,6 +27,14 @@ const struct alloc_part *sg_parts_of(const struct live *L, int32_t id)
 	return &L->s.cl.pool.p[L->s.jobs[id].parts];
 }
 
+int sg_node_names(const struct live *L, int32_t id, const char **nodes, int max)
+{
+	int n = 0;
+	for (int i = 0; i < L->s.jobs[id].nparts && n < max; i++)
+		nodes[n++] = L->s.cl.nodes[sg_parts_of(L, id)[i].node].name;
+	return n;
+}
+
 /* A slurmd that killed a job (its requeue, a node failure) refuses to
  * launch it again with a credential issued in the same second as the
  * kill ("already killed, do not launch batch job": the credential is

@@ -87,6 +87,8 @@ struct shape {
 double sg_wall(void);
 /* Job id's allocation (its nparts parts). */
 const struct alloc_part *sg_parts_of(const struct live *L, int32_t id);
+/* The names of job id's nodes, at most max of them, into nodes; their count. */
+int sg_node_names(const struct live *L, int32_t id, const char **nodes, int max);
 /* The seconds from now before job id's Slurm job, seen requeued at
  * killed_at, may be launched again (0: at once). */
 int sg_relaunch_delay(const struct live *L, int32_t id);

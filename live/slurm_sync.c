@@ -159,13 +159,10 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 static int place_again(struct live *L, int32_t id, int64_t sid)
 {
 	struct sxc *x = L->xctx;
-	const struct job *j = &L->s.jobs[id];
 	struct shape sh;
 	char why[600];
 	const char *nodes[256];
-	int n = 0;
-	for (int i = 0; i < j->nparts && n < 256; i++)
-		nodes[n++] = L->s.cl.nodes[sg_parts_of(L, id)[i].node].name;
+	int n = sg_node_names(L, id, nodes, 256);
 	struct sx_cmd c;
 	int rc = sg_shape_of(L, id, &sh, why, sizeof why);
 	if (rc == 0)

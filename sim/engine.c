@@ -91,9 +91,7 @@ void sim_fini(struct sim *s)
 	free(s->running);
 	free(s->rack_w);
 	free(s->node_w);
-	free(s->node_rack);
 	s->node_w = NULL;
-	s->node_rack = NULL;
 	free(s->run);
 	free(s->rd);
 	free(s->inj);
@@ -182,20 +180,15 @@ static bool sample_cached(struct sim *s)
 		return false;
 	if (!s->node_w) {
 		s->node_w = calloc((size_t)s->cl.nnodes + 1, sizeof *s->node_w);
-		s->node_rack = malloc(((size_t)s->cl.nnodes + 1) * sizeof *s->node_rack);
 		s->cl.w_stale = malloc((size_t)s->cl.nnodes + 1);
-		if (!s->node_w || !s->node_rack || !s->cl.w_stale) {
+		if (!s->node_w || !s->cl.w_stale) {
 			free(s->node_w);
-			free(s->node_rack);
 			free(s->cl.w_stale);
 			s->node_w = NULL;
-			s->node_rack = NULL;
 			s->cl.w_stale = NULL;
 			return false;
 		}
 		memset(s->cl.w_stale, 1, (size_t)s->cl.nnodes + 1);
-		for (int32_t i = 0; i < s->cl.nnodes; i++)
-			s->node_rack[i] = s->cl.nodes[i].rack;
 	}
 	return true;
 }
@@ -234,7 +227,7 @@ static void handle_sample(struct sim *s)
 				s->cl.w_stale[i] = 0;
 			}
 			smp.power_w += s->node_w[i];
-			s->rack_w[s->node_rack[i]] += s->node_w[i];
+			s->rack_w[s->cl.nodes[i].rack] += s->node_w[i];
 		}
 	} else if (s->probe && s->probe->node) {
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {

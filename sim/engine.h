@@ -241,7 +241,6 @@ struct sim {
 	struct sim_recorder rec;
 	double *rack_w;              /* per-rack power of the sample being taken */
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
-	int32_t *node_rack;          /* per node, its rack: the sample's sums read it beside node_w */
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
 	struct sim_reading *rd;      /* live: per node, the latest reading (NULL otherwise) */
 	struct sim_reading *inj;     /* live: readings injected and not yet handled */
