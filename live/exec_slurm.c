@@ -122,10 +122,14 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 		          j->ckpt_sig);
 		return -1;
 	}
+	/* The checkpoint signal is trapped first: a preemption right after
+	 * Slurm launched the script (before a subprocess such as the
+	 * hostnames below) would otherwise kill the wrapper itself. */
 	snprintf(line, sizeof line,
-	         "#!/bin/sh\n# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec_slurm.c): every word "
+	         "#!/bin/sh\nhetlab_ckpt=0\ntrap 'hetlab_ckpt=1' %s\n"
+	         "# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec_slurm.c): every word "
 	         "single-quoted.\nPATH=${PATH:-/usr/local/bin:/usr/bin:/bin}; export PATH\n",
-	         j->key, j->state_id ? j->state_id : "?");
+	         sig, j->key, j->state_id ? j->state_id : "?");
 	if (add(buf, len, &off, line) < 0 || (env == SX_EXPORT_MINIMAL && add(buf, len, &off, passwd_env) < 0))
 		goto small;
 	for (size_t k = 0; j->env && j->env[k]; k++) {
@@ -143,9 +147,8 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 	snprintf(line, sizeof line,
 	         "HETLAB_ATTEMPT=$((%d + ${SLURM_RESTART_COUNT:-0})); export HETLAB_ATTEMPT\n"
 	         "HETLAB_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null | paste -sd, -)\n"
-	         "HETLAB_NODES=${HETLAB_NODES:-$SLURM_JOB_NODELIST}; export HETLAB_NODES\n"
-	         "hetlab_ckpt=0\ntrap 'hetlab_ckpt=1' %s\n",
-	         j->attempt, sig);
+	         "HETLAB_NODES=${HETLAB_NODES:-$SLURM_JOB_NODELIST}; export HETLAB_NODES\n",
+	         j->attempt);
 	if (add(buf, len, &off, line) < 0)
 		goto small;
 	for (size_t k = 0; j->argv[k]; k++)

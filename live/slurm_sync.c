@@ -79,6 +79,17 @@ static void end_row(struct live *L, struct obs *o, int32_t id, enum sx_state st,
 	row(o, RIN_END, id, (int32_t)j->restarts, sg_eng_time(L, start), sg_eng_time(L, end), js, why, msg);
 }
 
+/* A job hetlab signalled to checkpoint that died of that very signal
+ * (Slurm had launched it a moment before: no trap was set yet) was
+ * preempted, not failed: it is requeued, as a preemption is, with no
+ * checkpoint taken. */
+static bool died_on_ckpt(const struct live *L, int32_t id, enum sx_state st, int sig)
+{
+	return L->s.jobs[id].state == JOB_CHECKPOINTING && sig == L->cfg.sig && (st == SX_FAILED || st == SX_CANCELLED);
+}
+
+#define DIED_ON_CKPT "died of the checkpoint signal before it could checkpoint"
+
 static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, bool unseen, bool may_wait, const char *why)
 {
 	if (q->n == q->cap) {
@@ -267,7 +278,14 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		break;
 	}
 	if (sx_state_final(ji->st)) {
-		end_row(L, o, id, ji->st, ji->exit_code, ji->exit_sig, ji->start_unix, ji->end_unix, ji->id, NULL);
+		if (died_on_ckpt(L, id, ji->st, ji->exit_sig)) {
+			live_log(L, "job %d (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d: " DIED_ON_CKPT
+			         ": requeued", id, ji->id, ji->id, sx_state_name(ji->st), ji->exit_code, ji->exit_sig);
+			rq_add(rq, id, ji->id, false, unseen, false, DIED_ON_CKPT);
+			sj->killed_at = now;
+		} else {
+			end_row(L, o, id, ji->st, ji->exit_code, ji->exit_sig, ji->start_unix, ji->end_unix, ji->id, NULL);
+		}
 		sj->open = false;
 		sj->phase = SJ_IDLE;
 		sg_xref_close_later(L, id, ji->id);
@@ -305,7 +323,15 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 				last = &a[i];
 		if (last && !sx_state_final(last->st) && last->st != SX_REQUEUED)
 			continue;   /* slurmdbd says it still runs: slurmctld restarting? next tick */
-		if (last && last->st != SX_REQUEUED) {
+		if (last && died_on_ckpt(L, id, last->st, last->exit_sig)) {
+			live_log(L, "job %d (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d (from sacct): "
+			         DIED_ON_CKPT ": requeued", id, sids[k], sids[k], sx_state_name(last->st), last->exit_code,
+			         last->exit_sig);
+			row(o, RIN_REQUEUE, id, (int32_t)L->s.jobs[id].restarts,
+			    sj->phase == SJ_PLACED && last->start_unix > 0 ? sg_eng_time(L, last->start_unix) : -1,
+			    last->end_unix > 0 ? sg_eng_time(L, last->end_unix) : -1, 0,
+			    0, DIED_ON_CKPT);
+		} else if (last && last->st != SX_REQUEUED) {
 			end_row(L, o, id, last->st, last->exit_code, last->exit_sig, last->start_unix, last->end_unix, sids[k],
 			        "(from sacct)");
 		} else {

@@ -61,6 +61,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 logs() {
+	# What Slurm and the daemon say of the nodes and of every job not done.
+	echo "  --- sinfo -N; squeue; hetlab queue"
+	{ sinfo -N -h -o '%N %T %E' 2>&1; squeue -h -o '%i %j %T %R' 2>&1; [ -f "$D/st/state.db" ] && "$HETLAB" queue --state "$D/st" 2>&1; } |
+		head -n 40 | sed 's/^/  | /'
 	for f in "$C"/log/slurmctld.log "$D"/daemon.log; do
 		[ -f "$f" ] || continue
 		echo "  --- ${f##*/}"

@@ -2,7 +2,8 @@
  * share: the fake sbatch, scontrol, squeue, sinfo, scancel and sacct (one
  * shell script, written into a fresh temporary directory by setup, that
  * logs its argv one argument a line after a "== NAME" line and its
- * environment (NAME.env, sorted, without the PWD sh adds), prints what
+ * environment (NAME.env, sorted, without the PWD sh adds), runs NAME.run
+ * (sourced), prints what
  * the test left in NAME.out / NAME.err, exits with NAME.rc, or hangs when
  * NAME.hang exists), the helpers that write and read that directory, and
  * the state id the fake jobs carry in their comment. Static inline, so
@@ -90,6 +91,7 @@ static inline int setup(void **state)
 	         "env | grep -v '^PWD=' | sort >\"$d/$me.env\"\n"
 	         "ls /proc/$$/fd >\"$d/$me.fds\"\n"
 	         "if [ \"$me\" = sbatch ]; then for a in \"$@\"; do last=$a; done; cp \"$last\" \"$d/submitted.sh\"; fi\n"
+	         "[ -f \"$d/$me.run\" ] && . \"$d/$me.run\"\n"
 	         "[ -f \"$d/$me.hang\" ] && exec sleep 600\n"
 	         "[ -f \"$d/$me.out\" ] && cat \"$d/$me.out\"\n"
 	         "[ -f \"$d/$me.err\" ] && cat \"$d/$me.err\" >&2\n"

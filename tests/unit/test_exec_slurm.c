@@ -151,6 +151,27 @@ static void test_script_checkpoint_and_signal(void **state)
 	out = slurp(path_in(f, "die.rc"));
 	assert_string_equal(out, "137\n");
 	free(out);
+	/* The signal as Slurm sends it (scancel --full: every process of the
+	 * job) the moment the script starts, before the job runs: here while
+	 * the wrapper reads its node list (the fake scontrol signals its
+	 * whole process group). The wrapper traps it from its first line
+	 * (it died of it, exit 138, and Slurm reported the job FAILED). */
+	const char *const late[] = { "sh", "-c", "echo ran", NULL };
+	j.argv = late;
+	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
+	put(f, "late.sh", buf);
+	put(f, "scontrol.run", "[ \"$1\" = show ] && kill -USR1 0\n");
+	put(f, "scontrol.rc", "1");
+	snprintf(cmd, sizeof cmd, "cd '%s' && env PATH='%s':\"$PATH\" SLURM_JOB_ID=78 SLURM_JOB_NODELIST=n1 "
+	         "HETLAB_REQUEUE_TRIES=1 setsid -w sh '%s' >'%s' 2>&1; echo $? >>'%s'", f->dir, f->c.bindir,
+	         path_in(f, "late.sh"), path_in(f, "late.out"), path_in(f, "late.out"));
+	assert_int_equal(system(cmd), 0);
+	out = slurp(path_in(f, "late.out"));
+	/* (sh may say the fake scontrol died of the signal first.) */
+	assert_non_null(strstr(out, "ran\nhetlab: exited (0) after the checkpoint signal: requeued held\n0\n"));
+	free(out);
+	unlink(path_in(f, "scontrol.run"));
+	unlink(path_in(f, "scontrol.rc"));
 	/* A plain exit status goes through. */
 	const char *const three[] = { "sh", "-c", "exit 3", NULL };
 	j.argv = three;
