@@ -48,7 +48,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
+.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
         fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
@@ -122,7 +122,16 @@ unit: $(TEST_BIN) $(HETLAB)
 scenario-test: $(HETLAB) $(BUILD)/bench/scale
 	@sh tests/scenario/run.sh $(HETLAB)
 
-test: all unit scenario-test test-bad doc-test test-cli test-live test-layout
+# The tests run one after another; what they run is built first on every
+# core (NPROC, the machine's by default), whatever -j make was given.
+NPROC ?= $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+bins: all $(TEST_BIN) $(SHARED_BIN) $(BUILD)/bench/scale man completion
+
+test:
+	@$(MAKE) --no-print-directory $(PAR) bins
+	@$(MAKE) --no-print-directory test-serial
+test-serial: all unit scenario-test test-bad doc-test test-cli test-live test-layout
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -172,10 +181,11 @@ golden: $(HETLAB)
 # The tests that run hetlab's code paths, under AddressSanitizer and UBSan:
 # unit, scenario, bad-input, live and shared-trace tests (the doc, CLI and
 # layout tests repeat those paths or read no code).
+ASAN_VARS = BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" HETLAB_SANITIZED=1
 asan:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
-	    HETLAB_SANITIZED=1 all unit scenario-test test-bad test-live test-shared
+	$(MAKE) $(PAR) $(ASAN_VARS) bins
+	$(MAKE) $(ASAN_VARS) all unit scenario-test test-bad test-live test-shared
 
 # Every unit-test binary under valgrind; the failures are listed at the end.
 valgrind: $(TEST_BIN)
@@ -195,7 +205,7 @@ FUZZ_SAN = -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=und
 
 fuzz-build: $(HETLAB)
 	@sh scripts/deps.sh fuzz
-	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-bins
+	@$(MAKE) --no-print-directory $(PAR) BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-bins
 
 fuzz-bins: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@:

@@ -11,8 +11,8 @@
 # crashes go to BUILD/fuzz/crashes/. HETLAB makes what needs a real run (a
 # JSON Lines trace, a pruned results file and its audit archive).
 #
-# Every target runs, whatever happened before; the last lines are one per
-# target with its executions, and the exit status is 1 when any crashed,
+# Every target runs (FUZZ_JOBS at a time, the cores by default), whatever
+# happened before; the last lines are one per target with its executions, and the exit status is 1 when any crashed,
 # leaked, timed out or broke an invariant.
 set -u
 BUILD=$1
@@ -110,19 +110,19 @@ dict() {
 	printf '"{"\n"}"\n"["\n"]"\n":"\n","\n"\\""\n"true"\n"false"\n"null"\n"-1"\n"\\xef\\xbb\\xbf"\n'
 }
 
-summary=""
-failed=0
-for t in $TARGETS; do
+# one TARGET: runs it; prints what it found into $F/logs/TARGET.res and
+# exits 1 when it failed.
+one() {
+	t=$1
 	bin=$F/$t
+	res=$F/logs/$t.res
 	if [ ! -x "$bin" ]; then
-		echo "fuzz: $t is not built ($bin)"
-		failed=1
-		continue
+		echo "fuzz: $t is not built ($bin)" >"$res"
+		return 1
 	fi
 	mkdir -p "$F/corpus/$t" "$F/seeds/$t"
 	dict "$t" > "$F/$t.dict"
 	log=$F/logs/$t.log
-	echo "== $t: $SECONDS_EACH s"
 	"$bin" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=4096 -max_len=16384 \
 		-print_final_stats=1 -dict="$F/$t.dict" -artifact_prefix="$F/crashes/$t-" \
 		"$F/corpus/$t" "$F/seeds/$t" > "$log" 2>&1
@@ -130,15 +130,34 @@ for t in $TARGETS; do
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
-		failed=1
-		echo "FAIL $t (exit $rc); the end of $log:"
-		tail -n 40 "$log"
-		summary="$summary
-$t: FAILED after ${execs:-?} executions (crash input under $F/crashes/)"
-	else
-		summary="$summary
-$t: ${execs:-?} executions in $SECONDS_EACH s, ${cov:-cov: ?}, $(ls "$F/corpus/$t" | wc -l) corpus inputs, no crash"
+		{
+			echo "FAIL $t (exit $rc); the end of $log:"
+			tail -n 40 "$log"
+			echo "$t: FAILED after ${execs:-?} executions (crash input under $F/crashes/)"
+		} >"$res"
+		return 1
+	fi
+	echo "$t: ${execs:-?} executions in $SECONDS_EACH s, ${cov:-cov: ?}, $(ls "$F/corpus/$t" | wc -l) corpus inputs, no crash" >"$res"
+}
+
+# The targets run FUZZ_JOBS at a time (the machine's cores by default:
+# each is one process); their lines are printed in order at the end.
+JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+failed=0
+n=0
+pids=""
+for t in $TARGETS; do
+	echo "== $t: $SECONDS_EACH s"
+	one "$t" &
+	pids="$pids $!"
+	n=$((n + 1))
+	if [ "$n" -ge "$JOBS" ]; then
+		for p in $pids; do wait "$p" || failed=1; done
+		pids=""
+		n=0
 	fi
 done
-echo "$summary"
+for p in $pids; do wait "$p" || failed=1; done
+echo
+for t in $TARGETS; do cat "$F/logs/$t.res" 2>/dev/null || echo "$t: no result"; done
 exit $failed

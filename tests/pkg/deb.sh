@@ -52,7 +52,7 @@ if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
 else
 	tar -C "$SRC" --exclude=./build --exclude=./build-asan -cf - . | tar -xf - -C "$B"
 fi
-if (cd "$B" && dpkg-buildpackage -us -uc >"$TMP/build.log" 2>&1); then
+if (cd "$B" && dpkg-buildpackage -us -uc -J >"$TMP/build.log" 2>&1); then
 	ok "dpkg-buildpackage -us -uc builds the package"
 else
 	bad "dpkg-buildpackage -us -uc" "$(tail -20 "$TMP/build.log")"
