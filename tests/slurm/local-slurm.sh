@@ -188,14 +188,26 @@ EOC
 }
 
 # Kills the process whose pid is in file $1, then waits for it (SIGKILL after 5 s).
+# kill_pidfile FILE...: TERM to each daemon, then up to 5 s for all of them
+# to exit (each takes about 2 s: together, not one after another), then
+# KILL to what is left.
 kill_pidfile() {
-	[ -s "$1" ] || return 0
-	pid=$(cat "$1")
-	case $pid in ''|*[!0-9]*) return 0 ;; esac
-	kill "$pid" 2>/dev/null || return 0
+	pids=
+	for f in "$@"; do
+		[ -s "$f" ] || continue
+		pid=$(cat "$f")
+		case $pid in ''|*[!0-9]*) continue ;; esac
+		kill "$pid" 2>/dev/null && pids="$pids $pid"
+	done
 	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt 25 ]; do sleep 0.2; i=$((i + 1)); done
-	kill -9 "$pid" 2>/dev/null
+	while [ $i -lt 25 ]; do
+		left=
+		for pid in $pids; do kill -0 "$pid" 2>/dev/null && left="$left $pid"; done
+		[ -z "$left" ] && return 0
+		sleep 0.2
+		i=$((i + 1))
+	done
+	for pid in $left; do kill -9 "$pid" 2>/dev/null; done
 	return 0
 }
 
@@ -207,11 +219,8 @@ stop() {
 	if [ -f "$D/run/slurmctld.pid" ] && [ -f "$D/etc/slurm.conf" ]; then
 		timeout 5 scancel --user=root >/dev/null 2>&1
 	fi
-	n=1
-	while [ $n -le $NODES ]; do kill_pidfile "$D/run/slurmd-n$n.pid"; n=$((n + 1)); done
-	kill_pidfile "$D/run/slurmctld.pid"
-	kill_pidfile "$D/run/slurmdbd.pid"
-	kill_pidfile "$D/run/mariadbd.pid"
+	kill_pidfile "$D"/run/slurmd-n*.pid "$D/run/slurmctld.pid"
+	kill_pidfile "$D/run/slurmdbd.pid" "$D/run/mariadbd.pid"
 	kill_pidfile "$D/run/munged.pid"
 	# Left-over slurmstepd or job processes of this cluster: those whose
 	# environment carries this SLURM_CONF and that are a job step (a
