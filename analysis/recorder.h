@@ -38,6 +38,7 @@
 #define HL_RECORDER_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define RECORDER_SCHEMA_VERSION 2
@@ -71,6 +72,11 @@ struct recorder_opts {
 	 * (not given: the run's own) and stores them in table run_metric
 	 * before sealing (analysis/runmetric.h). Borrowed, like key. */
 	const struct metric_window *metrics;
+	/* Inserts and audit hashing on the caller's thread, not on a writer
+	 * thread of their own: for a run that shares every core with others
+	 * (`hetlab sweep -j N` on N cores), where the thread's hand-offs cost
+	 * and no core is left for it to overlap with. */
+	bool one_thread;
 };
 
 /* What the `run` row says about the run besides what the recorder counted.

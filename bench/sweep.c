@@ -1,32 +1,36 @@
 /* sweep — how well `hetlab sweep -j N` uses N cores: the 40-run grid of
  * bench/sweep40.json (the default scenario, EASY and conservative, two
- * arrival rates, 10 seeds) run with -j 1 and with -j N in each round;
- * efficiency = T(-j 1) / (N x T(-j N)), wall time, taken per round, and
- * the median of the rounds (target: at least 90 %). The speed-up printed
- * is the median of the rounds' speed-ups, the same figure times N (a
- * ratio of the two medians of the wall times could disagree with it: the
- * medians may come from different rounds).
+ * arrival rates, 10 seeds) run with -j 1 on one core (the bench's own
+ * affinity set to one CPU for it, so the sweep and its runs have that
+ * one), with -j N, and with -j 1 on every core, in each round;
+ * efficiency = T(-j 1 on one core) / (N x T(-j N)), wall time, taken per
+ * round, and the median of the rounds (target: at least 90 %). The
+ * speed-up printed is the median of the rounds' speed-ups, the same figure
+ * times N (a ratio of the two medians of the wall times could disagree
+ * with it: the medians may come from different rounds). The efficiency
+ * against -j 1 on every core is printed too: there each run's results
+ * writer thread (`hetlab run --threads 2`, the default) has a core of its
+ * own beside the engine, so that run is not a one-core run; a sweep that
+ * runs one run per core gives its runs --threads 1.
  *
  *   sweep HETLAB [--runs R] [-j N]
  *
- * The two sweeps of a round run one after the other, -j 1 first in even
- * rounds and -j N first in odd ones, so that a load that grows or falls
- * during the benchmark weighs on both alike. Each sweep writes into a fresh
+ * The sweeps of a round run one after another, the one-core sweep first
+ * in even rounds and last in odd ones, so that a load that grows or falls
+ * during the benchmark weighs on all alike. Each sweep writes into a fresh
  * temporary directory, removed on exit.
  *
  * On a shared machine other processes take cores too, and the efficiency
  * measured is then that of the cores the sweep could get: the load average
  * is printed at the start and at the end, and so is the CPU time of each
  * sweep (wait4: itself and every run), which shows whether running N at a
- * time adds work. On a machine with N cores, -j 1 also leaves a core to the
- * sweep's own process (reading each finished run's stored metrics) and to
- * each run's writer thread; with -j N that work competes with the runs.
- * Where the sweep prints
- * its closing "[time]" line (the CPU of its runs and of itself, and the
- * idle slot-seconds of the tail), those figures are printed too: the
- * sweep's own CPU and the idle tail are its serial part. Exit status 0
- * whether or not the target is met; 1 when a sweep fails; 2 on bad
- * arguments. Run from the repository root. */
+ * time adds work. Where the sweep prints its closing "[time]" line (the
+ * CPU of its runs and of itself, and the idle slot-seconds of the tail),
+ * those figures are printed too: the sweep's own CPU and the idle tail
+ * are its serial part. Exit status 0 whether or not the target is met; 1
+ * when a sweep fails; 2 on bad arguments. Run from the repository root. */
+#include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,16 +68,30 @@ static void read_times(const char *errfile, struct sweep_fig *f)
 	fclose(in);
 }
 
-/* One sweep into f. 0, or -1 when it failed. */
-static int one(const char *tmpdir, const char *hetlab, int j, int round, struct sweep_fig *f)
+/* One sweep into f; pinned: on one CPU (the first this process may use),
+ * its runs too. 0, or -1 when it failed. */
+static int one(const char *tmpdir, const char *hetlab, int j, bool pinned, int round, struct sweep_fig *f)
 {
 	char out[300], err[320], jv[16];
-	snprintf(out, sizeof out, "%s/j%d-r%d", tmpdir, j, round);
-	snprintf(err, sizeof err, "%s/j%d-r%d.err", tmpdir, j, round);
+	snprintf(out, sizeof out, "%s/j%d%s-r%d", tmpdir, j, pinned ? "p" : "", round);
+	snprintf(err, sizeof err, "%s/j%d%s-r%d.err", tmpdir, j, pinned ? "p" : "", round);
 	snprintf(jv, sizeof jv, "%d", j);
 	char *av[] = { (char *)hetlab, (char *)"sweep", (char *)"bench/sweep40.json", (char *)"-j", jv,
 	               (char *)"--out", out, NULL };
+	cpu_set_t all, first;
+	bool pin = pinned && sched_getaffinity(0, sizeof all, &all) == 0;
+	if (pin) {
+		CPU_ZERO(&first);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &all)) {
+				CPU_SET(c, &first);
+				break;
+			}
+		pin = sched_setaffinity(0, sizeof first, &first) == 0;   /* the child inherits it */
+	}
 	struct bench_run r = bench_spawn_err(av, 1, err);
+	if (pin)
+		sched_setaffinity(0, sizeof all, &all);
 	f->wall = r.wall_s;
 	f->cpu = r.cpu_s;
 	if (r.status != 0) {
@@ -134,36 +152,44 @@ int main(int argc, char **argv)
 	double load[3] = { -1, -1, -1 }, load1[3] = { -1, -1, -1 };
 	if (getloadavg(load, 3) < 0)
 		load[0] = -1;
-	struct sweep_fig f1[BENCH_MAX_RUNS], fn[BENCH_MAX_RUNS];
-	double eff[BENCH_MAX_RUNS], sp[BENCH_MAX_RUNS];
+	/* T(1 core): -j 1 on one CPU, the baseline of the efficiency; -j 1
+	 * on every core too (its runs' writer threads get the other cores). */
+	struct sweep_fig f1[BENCH_MAX_RUNS], fn[BENCH_MAX_RUNS], fa[BENCH_MAX_RUNS];
+	double eff[BENCH_MAX_RUNS], sp[BENCH_MAX_RUNS], effa[BENCH_MAX_RUNS];
 	for (int r = 0; r < runs; r++) {
-		int bad = r % 2 == 0 ? one(tmpdir, hetlab, 1, r, &f1[r]) || one(tmpdir, hetlab, n, r, &fn[r])
-		                     : one(tmpdir, hetlab, n, r, &fn[r]) || one(tmpdir, hetlab, 1, r, &f1[r]);
+		int bad = r % 2 == 0 ? one(tmpdir, hetlab, 1, true, r, &f1[r]) || one(tmpdir, hetlab, n, false, r, &fn[r]) ||
+		                       one(tmpdir, hetlab, 1, false, r, &fa[r])
+		                     : one(tmpdir, hetlab, 1, false, r, &fa[r]) || one(tmpdir, hetlab, n, false, r, &fn[r]) ||
+		                       one(tmpdir, hetlab, 1, true, r, &f1[r]);
 		if (bad)
 			return 1;
 		sp[r] = f1[r].wall / fn[r].wall;
 		eff[r] = sp[r] / n;
+		effa[r] = fa[r].wall / fn[r].wall / n;
 	}
 	if (getloadavg(load1, 3) < 0)
 		load1[0] = -1;
 	double e = bench_median(eff, runs);
-	printf("sweep: bench/sweep40.json (40 runs of the default scenario), -j 1 against -j %d, %d round(s); "
-	       "load average %.2f at the start, %.2f at the end\n", n, runs, load[0], load1[0]);
+	printf("sweep: bench/sweep40.json (40 runs of the default scenario), -j 1 on one core against -j %d, %d "
+	       "round(s); load average %.2f at the start, %.2f at the end\n", n, runs, load[0], load1[0]);
 	for (int r = 0; r < runs; r++)
-		printf("  round %d (-j %s first): -j 1 %.2f s, -j %d %.2f s: speed-up %.2fx, efficiency %.0f %%\n",
-		       r + 1, r % 2 == 0 ? "1" : "N", f1[r].wall, n, fn[r].wall, sp[r], 100 * eff[r]);
-	printf("  -j 1 %.2f s, -j %d %.2f s (medians of the wall times); speed-up %.2fx, efficiency %.0f %% "
+		printf("  round %d (%s first): -j 1 on one core %.2f s, -j %d %.2f s: speed-up %.2fx, efficiency %.0f %%; "
+		       "-j 1 on every core %.2f s (%.0f %%)\n", r + 1, r % 2 == 0 ? "one core" : "every core", f1[r].wall,
+		       n, fn[r].wall, sp[r], 100 * eff[r], fa[r].wall, 100 * effa[r]);
+	printf("  -j 1 %.2f s on one core, -j %d %.2f s (medians of the wall times); speed-up %.2fx, efficiency %.0f %% "
 	       "(medians of the rounds); target >= 90 %%: %s\n", med(f1, runs, offsetof(struct sweep_fig, wall)), n,
 	       med(fn, runs, offsetof(struct sweep_fig, wall)), bench_median(sp, runs), 100 * e,
 	       e >= 0.9 ? "met" : "NOT met");
-	printf("  CPU s of the sweep and its runs: -j 1 %.2f, -j %d %.2f (work does not grow with -j; where the "
+	printf("  against -j 1 on every core (%.2f s: each run's results writer has a core of its own there): "
+	       "efficiency %.0f %% (median of the rounds)\n", med(fa, runs, offsetof(struct sweep_fig, wall)),
+	       100 * bench_median(effa, runs));
+	printf("  CPU s of the sweep and its runs: -j 1 on one core %.2f, -j %d %.2f (work does not grow with -j; where the "
 	       "machine's other load leaves fewer than %d cores free, the wall-time efficiency above is bounded by "
 	       "them)\n", med(f1, runs, offsetof(struct sweep_fig, cpu)), n, med(fn, runs, offsetof(struct sweep_fig, cpu)), n);
 	double wk[BENCH_MAX_RUNS];
 	for (int r = 0; r < runs; r++)
 		wk[r] = f1[r].cpu / (n * fn[r].wall);
-	printf("  against the work: CPU s of -j 1 / (%d x T(-j %d)) %.0f %% (median of the rounds; not the target's "
-	       "figure: -j 1 gets a second core for the sweep's own part, this counts that part as work)\n", n, n,
+	printf("  against the work: CPU s of -j 1 on one core / (%d x T(-j %d)) %.0f %% (median of the rounds)\n", n, n,
 	       100 * bench_median(wk, runs));
 	printf("  of which (medians; the sweep's own part and the idle tail are its serial part):\n");
 	print_parts(1, f1, runs);

@@ -139,6 +139,7 @@ static int run_single(int argc, char **argv)
 	struct sim_health hmon = { 0 };
 	struct metric_window mwin = { 0 };   /* --store-metrics: not given = the run's own */
 	bool store_metrics = false;
+	bool one_thread = false;   /* --threads 1 */
 
 	workload_init(&w);
 	if (!params || !cscales) {
@@ -184,6 +185,13 @@ static int run_single(int argc, char **argv)
 				rc = cli_usage(&p, "--store-metrics: expected own or a window object: %s", err);
 				goto out;
 			}
+			break;
+		case OPT_THREADS:
+			if (strcmp(p.val, "1") != 0 && strcmp(p.val, "2") != 0) {
+				rc = cli_usage(&p, "--threads: expected 1 or 2, got '%s'", p.val);
+				goto out;
+			}
+			one_thread = p.val[0] == '1';
 			break;
 		case OPT_PARAM: params[nparams++] = (char *)p.val; break;
 		case OPT_SCALE_CLASS: cscales[ncscales++] = (char *)p.val; break;
@@ -395,7 +403,8 @@ static int run_single(int argc, char **argv)
 	}
 
 	struct recorder_opts ro = { .level = (enum record_level)level, .key = key, .head_out = head,
-	                            .metrics = store_metrics ? &mwin : NULL };
+	                            .metrics = store_metrics ? &mwin : NULL,
+	                            .one_thread = one_thread };
 	if (!(rec = recorder_open_with(out, &ro, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);

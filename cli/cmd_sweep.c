@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,15 +216,25 @@ struct sw_job {
 /* The run stores its metrics within the sweep's window (mwin: "own" or
  * the window's JSON) for the summary, which then reads a few rows instead
  * of the whole database (analysis/runmetric.h). */
-static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, const char *traces)
+/* A run that shares every core with other runs (one_thread: the sweep
+ * runs at least as many at once as it has CPUs) writes its results on
+ * its engine's thread: a writer thread of its own would only compete. */
+static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, const char *traces, bool one_thread)
 {
 	char seed[32];
 	snprintf(seed, sizeof seed, "%" PRIu64, j->seed);
-	char *av[] = { (char *)"hetlab", (char *)"run", j->scenario, (char *)"--seed", seed,
-		(char *)"--out", j->db, (char *)"--quiet", (char *)"--store-metrics", (char *)mwin,
-		(char *)"--traces", (char *)traces, NULL };
-	if (!traces)
-		av[10] = NULL;
+	char *av[16] = { (char *)"hetlab", (char *)"run", j->scenario, (char *)"--seed", seed,
+		(char *)"--out", j->db, (char *)"--quiet", (char *)"--store-metrics", (char *)mwin };
+	int n = 10;
+	if (traces) {
+		av[n++] = (char *)"--traces";
+		av[n++] = (char *)traces;
+	}
+	if (one_thread) {
+		av[n++] = (char *)"--threads";
+		av[n++] = (char *)"1";
+	}
+	av[n] = NULL;
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
@@ -236,6 +247,16 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, co
 	return pid;
 }
 
+/* The CPUs this process may run on (its affinity mask), at least 1. */
+static size_t cpus_usable(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return (size_t)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
+}
+
 /* Starts queued runs, longest expected first (analysis/sweepq.h), while
  * fewer than par run; rslot[] holds the running ones' job ids. -1 when none
  * runs and none could be started (a fork failure is retried after the next
@@ -243,11 +264,12 @@ static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, co
 static int fill_slots(struct sw_job *jobs, struct sweepq *q, size_t *rslot, size_t *running,
                       size_t par, const char *exe, const char *mwin, const char *traces)
 {
+	bool one_thread = par >= cpus_usable();
 	while (*running < par && q->left > 0) {
 		size_t k = sweepq_next(q);
 		struct sw_job *j = &jobs[k];
 		clock_gettime(CLOCK_MONOTONIC, &j->t0);
-		j->pid = spawn(exe, j, mwin, traces);
+		j->pid = spawn(exe, j, mwin, traces, one_thread);
 		if (j->pid < 0) {
 			fprintf(stderr, "hetlab sweep: fork: %s\n", strerror(errno));
 			sweepq_undo(q, k);

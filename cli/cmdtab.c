@@ -45,6 +45,7 @@ static const struct cli_opt run_opts[] = {
 	{ OPT_RECORD, "record", 0, "LEVEL", "what the database keeps: summary, jobs, events (the default: jobs and the hash-chained event log) or full (docs/results.md)", 0, 0, NULL },
 	{ OPT_AUDIT_KEY, "audit-key", 0, "FILE", "authenticate the audit head with an HMAC key file or an Ed25519 PEM key (or $HETLAB_AUDIT_KEY); docs/audit.md", 0, F, NULL },
 	{ OPT_STORE_METRICS, "store-metrics", 0, "WINDOW", "also store every metric in table run_metric, within WINDOW: own (the run's window) or {\"warmup\": S, \"cooldown\": S, \"until\": \"end\"} (what `hetlab sweep` passes its runs; docs/results.md)", 0, 0, NULL },
+	{ OPT_THREADS, "threads", 0, "N", "2 (the default): the results database is written by a thread of its own beside the engine; 1: by the engine's thread (what `hetlab sweep` gives its runs when it runs one per core)", 0, W, "1 2" },
 	END,
 };
 

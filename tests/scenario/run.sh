@@ -91,12 +91,17 @@ for pol in fcfs easy; do
 done
 
 # 2. Determinism: same scenario and seed, byte-identical job and event tables.
-"$HETLAB" run scenarios/kth-sp2.json --out "$TMP/kth-easy-2.db" --quiet
-for t in job event sample; do
+# The second run writes its results on the engine's thread (--threads 1,
+# as a sweep's runs do when it runs one per core): the same tables, and
+# the same audit chain.
+"$HETLAB" run scenarios/kth-sp2.json --out "$TMP/kth-easy-2.db" --quiet --threads 1
+for t in job event sample audit; do
 	a=$(q "$TMP/kth-easy.db" "SELECT * FROM $t ORDER BY rowid" | md5sum)
 	b=$(q "$TMP/kth-easy-2.db" "SELECT * FROM $t ORDER BY rowid" | md5sum)
-	check_eq "kth easy: two runs give identical $t tables" "$a" "$b"
+	check_eq "kth easy: two runs (one of them --threads 1) give identical $t tables" "$a" "$b"
 done
+out=$("$HETLAB" run scenarios/kth-sp2.json --out "$TMP/kth-x.db" --threads 3 2>&1)
+check_eq "run --threads 3 is refused, naming the values" "$?:$(printf '%s' "$out" | grep -c 'expected 1 or 2')" "2:1"
 for seed in 1 7; do
 	"$HETLAB" run --seed $seed --out "$TMP/g$seed-a.db" --quiet
 	"$HETLAB" run --seed $seed --out "$TMP/g$seed-b.db" --quiet
