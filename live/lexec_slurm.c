@@ -42,6 +42,8 @@ static int xref_row(void *ctx, const struct lstate_xref *r)
 	sj->sid = r->sid;
 	sj->base = r->attempt;
 	sj->open = r->open;
+	if (r->replaced)   /* its cancel may have been cut short: again */
+		sg_add_act(x, A_CANCEL_SID, (int32_t)r->job, -1, r->sid, NULL);
 	if (r->open)   /* requeued while the daemon was down? Not known when. */
 		sj->killed_at = sg_wall();
 	snprintf(sj->shape, sizeof sj->shape, "%s", r->shape);
@@ -353,8 +355,7 @@ static void start_done(struct live *L, struct start *s)
 	}
 	/* The held job cannot be placed (gone, changed): a new one. */
 	live_log(L, "job %d (Slurm %" PRId64 "): %s; submitting a new Slurm job", s->id, sj->sid, bad->err);
-	sg_xref_close(L, s->id, sj->sid);   /* before its cancel, as in run_starts */
-	sg_add_act(x, A_CANCEL_SID, s->id, -1, sj->sid, NULL);
+	sg_xref_replace(L, s->id, sj->sid);   /* marked before its cancel, as in run_starts */
 	sj->open = false;
 	sj->sid = -1;
 	sj->retry_at = 0;
@@ -428,11 +429,10 @@ static void run_starts(struct live *L)
 			continue;
 		}
 		if (sj->open && sj->sid > 0 && (!ji || !sx_state_final(ji->st))) {
-			/* Closed before the cancel: a restart in between never takes
-			 * the cancel for the attempt's end, and cancels the old one
-			 * as a stray of a replaced job. */
-			sg_xref_close(L, id, sj->sid);
-			sg_add_act(x, A_CANCEL_SID, id, -1, sj->sid, NULL);
+			/* Marked replaced before the cancel: a restart in between
+			 * never takes the cancel for the attempt's end, and cancels
+			 * the old one again. */
+			sg_xref_replace(L, id, sj->sid);
 			sj->open = false;
 		}
 		char **env = lexec_job_env(L, id, NULL, true);

@@ -215,6 +215,11 @@ void sg_run_acts(struct live *L)
 			live_log(L, "job %d (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
 			         c->transient ? " (retried when Slurm answers)" : "");
 		}
+		/* A stray or replaced Slurm job cancelled (or gone): its row closed
+		 * (until then a restart cancels it again). */
+		if (a->kind == A_CANCEL_SID && a->job >= 0 &&
+		    (c->rc == 0 || c->no_job || strstr(c->err, "already completing or completed")))
+			sg_xref_close(L, a->job, a->sid);
 		if (a->kind == A_REQUEUE && a->job >= 0 && a->job < L->cfg.max_jobs && x->j[a->job].sid == a->sid)
 			x->j[a->job].killed_at = sg_wall();   /* killed by now: see sg_relaunch_delay */
 		sx_cmd_done(c);
@@ -326,6 +331,14 @@ void sg_xref_close(struct live *L, int32_t id, int64_t sid)
 	char err[512];
 	if (lstate_xref_close(&L->st, id, sid, err, sizeof err))
 		live_log(L, "%s", err);
+}
+
+void sg_xref_replace(struct live *L, int32_t id, int64_t sid)
+{
+	char err[512];
+	if (lstate_xref_replaced(&L->st, id, sid, err, sizeof err))
+		live_log(L, "%s", err);
+	sg_add_act(L->xctx, A_CANCEL_SID, id, -1, sid, NULL);
 }
 
 void sg_xref_close_later(struct live *L, int32_t id, int64_t sid)

@@ -114,6 +114,9 @@ bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p);
 int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len);
 /* The Slurm job was seen final: a restart need not ask about it again. */
 void sg_xref_close(struct live *L, int32_t id, int64_t sid);
+/* A Slurm job of job id replaced by a new one: its row marked, then its
+ * cancel queued (the row is closed when the cancel has worked). */
+void sg_xref_replace(struct live *L, int32_t id, int64_t sid);
 /* The same once this tick's rows are committed (at the next flush): the
  * Slurm job's end is an end row of the tick, and a crash between the two
  * must find the Slurm job still open (its end read again), never closed

@@ -600,14 +600,25 @@ int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid
 	return step_done(st, q, "recording a Slurm job id", err, errlen);
 }
 
-int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen)
+static int xref_set_open(struct lstate *st, int64_t job, int64_t sid, int open, char *err, size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "UPDATE xref SET open = 0 WHERE job = ? AND sid = ?", err, errlen);
+	sqlite3_stmt *q = prep(st, "UPDATE xref SET open = ? WHERE job = ? AND sid = ?", err, errlen);
 	if (!q)
 		return -1;
-	sqlite3_bind_int64(q, 1, job);
-	sqlite3_bind_int64(q, 2, sid);
-	return step_done(st, q, "closing a Slurm job id", err, errlen);
+	sqlite3_bind_int(q, 1, open);
+	sqlite3_bind_int64(q, 2, job);
+	sqlite3_bind_int64(q, 3, sid);
+	return step_done(st, q, open ? "marking a replaced Slurm job id" : "closing a Slurm job id", err, errlen);
+}
+
+int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen)
+{
+	return xref_set_open(st, job, sid, 0, err, errlen);
+}
+
+int lstate_xref_replaced(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen)
+{
+	return xref_set_open(st, job, sid, 2, err, errlen);
 }
 
 int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate_xref *x), void *ctx, char *err,
@@ -620,7 +631,8 @@ int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate
 	int rc = 0, s;
 	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
 		struct lstate_xref x = { .job = sqlite3_column_int64(q, 0), .attempt = sqlite3_column_int(q, 1),
-		                         .sid = sqlite3_column_int64(q, 2), .open = sqlite3_column_int(q, 3) != 0,
+		                         .sid = sqlite3_column_int64(q, 2), .open = sqlite3_column_int(q, 3) == 1,
+		                         .replaced = sqlite3_column_int(q, 3) == 2,
 		                         .shape = col(q, 4) };
 		if ((rc = fn(ctx, &x)))
 			break;

@@ -25,7 +25,8 @@
  *                           is the executor's handle (a Slurm job id)
  *   xref(job, sid, attempt, at_unix, open, shape)
  *                           every Slurm job each hetlab job used, the
- *                           attempt it first ran as, open until seen final,
+ *                           attempt it first ran as, open (1) until seen
+ *                           final, 2 while replaced by a new one (to cancel),
  *                           what it was submitted with
  *   foreign_hold(node, cores, gpus, mem_mib, what, at_unix)
  *                           capacity jobs not hetlab's hold
@@ -178,6 +179,7 @@ struct lstate_xref {
 	int64_t job, sid;
 	int32_t attempt;
 	bool open;
+	bool replaced;               /* replaced by a new Slurm job: to be cancelled, then closed */
 	const char *shape;           /* what it was submitted with (the executor's text) */
 };
 int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid, const char *shape, char *err,
@@ -186,6 +188,9 @@ int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate
                      size_t errlen);
 /* The Slurm job was seen final: a restart need not ask about it again. */
 int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen);
+/* Marks the row of a Slurm job being replaced (open = 2), before its
+ * cancel: a restart cancels it again, and closes it once it is cancelled. */
+int lstate_xref_replaced(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen);
 /* foreign_hold: what jobs not hetlab's hold of a node (for `hetlab queue`);
  * all zero removes the node's row. */
 int lstate_foreign_set(struct lstate *st, const char *node, int cores, int gpus, int64_t mem_mib, const char *what,

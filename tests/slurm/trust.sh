@@ -220,8 +220,18 @@ check_eq "env: B (slurm.export login) submits --export=NONE" \
 	"$(acct "$(q sB "SELECT ref FROM jobs WHERE id = 0")" SubmitLine%500 | grep -o -- '--export=[A-Z]*')" "--export=NONE"
 check_eq "names: the user's own hetlab-0 is untouched" "$(sstate "$user")" RUNNING
 kill9 B
+# A Slurm job being replaced by a new one whose cancel a kill -9 cut short
+# (its row marked replaced, open = 2, then the scancel): held, B's name and
+# comment. The restart cancels it and closes its row (it used to stay held
+# in the queue for ever: the restart read only open rows).
+SIDB=$(q sB "SELECT value FROM meta WHERE key = 'state_id'")
+rep=$(sbatch --parsable --hold -p second -N1 -c 1 --mem=100 -J "hetlab-$(printf %.8s "$SIDB")-0" \
+	--comment "hetlab:$SIDB:0:0" --wrap 'sleep 40')
+sqlite3 "$D/sB/state.db" "INSERT INTO xref(job, sid, attempt, at_unix, open, shape) VALUES(0, $rep, 0, 0, 2, '')"
 start_daemon B
-sleep 2
+T=20 until_ok sh -c "[ \"\$(sqlite3 '$D/sB/state.db' 'SELECT open FROM xref WHERE sid = $rep')\" = 0 ]"
+check_eq "names: after B's restart, a replaced Slurm job whose cancel was cut short is cancelled, its row closed" \
+	"$(sstate "$rep") $(q sB "SELECT open FROM xref WHERE sid = $rep")" "CANCELLED 0"
 check_eq "names: after B's restart, the user's job still runs" "$(sstate "$user")" RUNNING
 check_eq "names: and A's job 0 is still A's" "$(q sA "SELECT state || ' ' || ref FROM jobs WHERE id = 0")" "done $sa0"
 scancel "$user"

@@ -543,6 +543,43 @@ static void test_state_rec(void **state)
 	tmpdir_free(d);
 }
 
+/* xref rows: open, replaced (open = 2: a Slurm job being replaced, to be
+ * cancelled), closed; read back in the order they were written. */
+struct xrefs { char text[256]; };
+
+static int xref_text(void *ctx, const struct lstate_xref *x)
+{
+	struct xrefs *t = ctx;
+	size_t n = strlen(t->text);
+	snprintf(t->text + n, sizeof t->text - n, "%lld:%lld:%d:%s ", (long long)x->job, (long long)x->sid, x->attempt,
+	         x->open ? "open" : x->replaced ? "replaced" : "closed");
+	return 0;
+}
+
+static void test_state_xref(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char err[1024] = "";
+	struct lstate st;
+	if (lstate_open(&st, d, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(lstate_xref_add(&st, 4, 0, 101, "debug|1", err, sizeof err), 0);
+	assert_int_equal(lstate_xref_add(&st, 4, 1, 102, "second|1", err, sizeof err), 0);
+	assert_int_equal(lstate_xref_add(&st, 5, 0, 103, "debug|1", err, sizeof err), 0);
+	assert_int_equal(lstate_xref_replaced(&st, 4, 101, err, sizeof err), 0);
+	assert_int_equal(lstate_xref_close(&st, 5, 103, err, sizeof err), 0);
+	struct xrefs t = { "" };
+	assert_int_equal(lstate_xref_each(&st, xref_text, &t, err, sizeof err), 0);
+	assert_string_equal(t.text, "4:101:0:replaced 4:102:1:open 5:103:0:closed ");
+	assert_int_equal(lstate_xref_close(&st, 4, 101, err, sizeof err), 0);
+	t.text[0] = '\0';
+	assert_int_equal(lstate_xref_each(&st, xref_text, &t, err, sizeof err), 0);
+	assert_string_equal(t.text, "4:101:0:closed 4:102:1:open 5:103:0:closed ");
+	lstate_close(&st);
+	tmpdir_free(d);
+}
+
 static char *queue_text(struct lstate *st, bool all, bool json)
 {
 	char *buf = NULL, err[1024] = "";
@@ -729,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_reading_format),
 		cmocka_unit_test(test_state_meta_inbox),
 		cmocka_unit_test(test_state_rec),
+		cmocka_unit_test(test_state_xref),
 		cmocka_unit_test(test_state_jobs_queue),
 		cmocka_unit_test(test_state_queue_json),
 		cmocka_unit_test(test_state_queue_json_empty),
