@@ -62,6 +62,7 @@ struct sxc {
 	bool have_nodes;
 	int32_t *nidx;               /* scenario node -> index in nodes, -1 */
 	struct nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
+	bool fhold_synced;           /* fhold taken from the engine's holds (after a restart's replay) */
 	struct obs later;            /* inputs from flush, recorded at the next observe */
 	struct { int32_t id; int64_t sid; } *pclose;   /* xref rows to close once the tick's
 	                                                   end rows are committed */

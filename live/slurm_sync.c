@@ -355,6 +355,18 @@ static void foreign(struct live *L, struct obs *o)
 	const struct sim *s = &L->s;
 	if (!x->have_nodes)
 		return;
+	if (!x->fhold_synced && s->foreign) {
+		/* After a restart the engine holds what the replayed rows asked
+		 * (the last ones before the crash): compared with that, a hold
+		 * Slurm no longer shows is released. (Compared with nothing, a
+		 * hold recorded just before a kill -9 stayed for ever, and the
+		 * soak's gangs on that node never started.) */
+		for (int32_t i = 0; i < s->cl.nnodes; i++) {
+			const struct alloc_part *p = &s->foreign[i];
+			x->fhold[i] = (struct nodeuse){ .cpus = p->cores, .gpus = hl_popcount64(p->gpus), .mem = p->mem_mib };
+		}
+	}
+	x->fhold_synced = true;
 	struct nodeuse *ours = calloc((size_t)s->cl.nnodes + 1, sizeof *ours);
 	if (!ours)
 		return;

@@ -261,7 +261,19 @@ check_eq "foreign: the metrics show it" "$(printf '%s\n' "$m" | grep '^hetlab_no
 T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sA/state.db' \"SELECT count(*) FROM jobs WHERE name LIKE 'whole%' AND state = 'done'\")\" = 3 ]"
 check_eq "foreign: three whole-node jobs ran, none on n2" \
 	"$(cat out/whole*.where | awk '{print $3}' | sort | tr '\n' ' ')" "n1 n3 n4 "
+# The daemon killed -9 with the hold recorded, the site's job gone while
+# it is down: the restart releases the hold. (It kept it for ever: the
+# replay took it again, and the restart compared Slurm's view, no hold,
+# with no hold either: nothing changed, nothing was recorded; the soak's
+# gangs never started on such a node.)
+kill9 A
 scancel "$own"
+T=20 until_ok sh -c "[ -z \"\$(squeue -h -j $own -o %i 2>/dev/null)\" ]"
+start_daemon A
+port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' A.log | tail -n 1)   # A's new port
+T=20 until_ok sh -c "! '$HETLAB' queue --state sA | grep -q 'held outside hetlab on n2'"
+check_eq "foreign: a hold whose job ended while the daemon was down is released after the restart" \
+	"$("$HETLAB" queue --state sA | grep -c 'held outside hetlab on n2')" 0
 
 # 3b. An account limit hetlab does not know: Slurm holds one job back.
 sacctmgr -i modify account t1 set GrpJobs=1 >/dev/null
