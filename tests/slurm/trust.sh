@@ -139,11 +139,12 @@ if [ -n "${HETLAB_SLURM_EXPORT:-}" ]; then
 	sed -i 's/"start_timeout_s": 5/&, "export": "'"$HETLAB_SLURM_EXPORT"'"/' A.json
 fi
 
-start_daemon() {   # NAME: config NAME.json, log NAME.log (appended)
+start_daemon() {   # NAME: config NAME.json, log NAME.log (appended); waits for this start's line
+	n=$(grep -c 'executor, policy' "$1.log" 2>/dev/null)
 	"$HETLAB" live --config "$1.json" >>"$1.log" 2>&1 &
 	eval "PID_$1=$!"
 	PIDS="$PIDS $!"
-	until_ok grep -q 'executor, policy' "$1.log"
+	until_ok sh -c "[ \"\$(grep -c 'executor, policy' '$1.log')\" -gt ${n:-0} ]"
 }
 pid_of() { eval "echo \$PID_$1"; }
 kill9() { kill -9 "$(pid_of "$1")" 2>/dev/null; wait "$(pid_of "$1")" 2>/dev/null; }
