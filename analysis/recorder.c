@@ -99,7 +99,6 @@ struct recorder {
 	struct sqlbatch events, jobs, samples, rack_samples;
 	struct workq wq;        /* the writer thread: inserts and audit hashing */
 	bool wq_ok;
-	bool one_thread;        /* the work queue runs each item inline */
 	enum record_level level;
 	const struct audit_key *key;   /* borrowed; NULL: unkeyed */
 	char *head_out;                /* the caller's buffer for the head's hash, or NULL */
@@ -571,7 +570,6 @@ static int batches_init(struct recorder *r)
 		rec_failf(r, "cannot set up the writer thread");
 		return -1;
 	}
-	r->wq.inline_only = r->one_thread;
 	r->wq_ok = true;
 	return 0;
 }
@@ -598,7 +596,6 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	r->key = o ? o->key : NULL;
 	r->head_out = o ? o->head_out : NULL;
 	r->metrics = o ? o->metrics : NULL;
-	r->one_thread = o && o->one_thread;
 	r->path = strdup(path);
 	r->tmp = tmpclean_name(path);
 	if (!r->path || !r->tmp) {
@@ -642,6 +639,7 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	    exec_sql(r, recorder_schema_sql, "creating the schema") < 0 ||
 	    exec_sql(r, meta, "writing meta") < 0 || batches_init(r) < 0)
 		goto fail_schema;
+	r->wq.inline_only = o && o->one_thread;   /* --threads 1: each buffer written at once */
 	char aerr[512];
 	if (!(r->audit = audit_writer_new(r->db, aerr, sizeof aerr))) {
 		rec_failf(r, "%s", aerr);

@@ -215,10 +215,10 @@ struct sw_job {
 
 /* The run stores its metrics within the sweep's window (mwin: "own" or
  * the window's JSON) for the summary, which then reads a few rows instead
- * of the whole database (analysis/runmetric.h). */
-/* A run that shares every core with other runs (one_thread: the sweep
- * runs at least as many at once as it has CPUs) writes its results on
- * its engine's thread: a writer thread of its own would only compete. */
+ * of the whole database (analysis/runmetric.h). A run that shares every
+ * core with other runs (one_thread: the sweep runs at least as many at
+ * once as it has CPUs) writes its results on its engine's thread: a
+ * writer thread of its own would only compete. */
 static pid_t spawn(const char *exe, const struct sw_job *j, const char *mwin, const char *traces, bool one_thread)
 {
 	char seed[32];
@@ -262,9 +262,8 @@ static size_t cpus_usable(void)
  * runs and none could be started (a fork failure is retried after the next
  * run ends). */
 static int fill_slots(struct sw_job *jobs, struct sweepq *q, size_t *rslot, size_t *running,
-                      size_t par, const char *exe, const char *mwin, const char *traces)
+                      size_t par, bool one_thread, const char *exe, const char *mwin, const char *traces)
 {
-	bool one_thread = par >= cpus_usable();
 	while (*running < par && q->left > 0) {
 		size_t k = sweepq_next(q);
 		struct sw_job *j = &jobs[k];
@@ -726,8 +725,9 @@ int cmd_sweep(int argc, char **argv)
 	tw.last = tw.t0;
 	size_t running = 0, finished = 0;
 	bool loop_ok = false;
+	bool one_thread = (size_t)par >= cpus_usable();
 	while (sq.left > 0 || running > 0) {
-		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, mwin, traces) < 0)
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, one_thread, exe, mwin, traces) < 0)
 			goto loop_out;
 		int st;
 		pid_t pid = waitpid(-1, &st, 0);
@@ -753,7 +753,7 @@ int cmd_sweep(int argc, char **argv)
 		sweepq_done(&sq, k, secs);
 		/* The next run starts before this one's results are read: no
 		 * core waits on the parent. */
-		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, exe, mwin, traces) < 0)
+		if (fill_slots(jobs, &sq, rslot, &running, (size_t)par, one_thread, exe, mwin, traces) < 0)
 			goto loop_out;
 		char note[640];
 		int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
