@@ -414,10 +414,28 @@ struct slurm_opts {
 	bool wait;
 };
 
+/* The measurement window as the options that give it (" --warmup 86400s
+ * --arrivals-only"), empty when none was given: the array's runs store
+ * their metrics within the sweep's window, and the merge printed for later
+ * summarises within it. */
+static void window_opts(const struct metric_window *w, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (!w->given)
+		return;
+	size_t off = 0;
+	if (w->warmup_s > 0 || (w->cooldown_s <= 0 && w->until != METRIC_UNTIL_ARRIVALS))
+		off += (size_t)snprintf(buf + off, n - off, " --warmup %.17gs", w->warmup_s);
+	if (off < n && w->cooldown_s > 0)
+		off += (size_t)snprintf(buf + off, n - off, " --cooldown %.17gs", w->cooldown_s);
+	if (off < n && w->until == METRIC_UNTIL_ARRIVALS)
+		snprintf(buf + off, n - off, " --arrivals-only");
+}
+
 /* Submits the grid as one job array; the job id into id. 0, or -1. */
 static int slurm_submit(const struct sweep_grid *g, const char *exe, const char *file,
-                        const char *traces, long par, const struct slurm_opts *so,
-                        char *id, size_t idlen)
+                        const char *traces, long par, const struct metric_window *win,
+                        const struct slurm_opts *so, char *id, size_t idlen)
 {
 	char *afile = realpath(file, NULL), *aout = realpath(g->out, NULL);
 	char *atr = traces ? realpath(traces, NULL) : NULL;
@@ -446,7 +464,9 @@ static int slurm_submit(const struct sweep_grid *g, const char *exe, const char 
 	size_t off = strlen(wrap);
 	if (par > 1)
 		off += (size_t)snprintf(wrap + off, sizeof wrap - off, " -j %ld", par);
-	snprintf(wrap + off, sizeof wrap - off, " --point \"$SLURM_ARRAY_TASK_ID\"");
+	char wopts[160];
+	window_opts(win, wopts, sizeof wopts);
+	snprintf(wrap + off, sizeof wrap - off, "%s --point \"$SLURM_ARRAY_TASK_ID\"", wopts);
 	if (so->max_parallel > 0)
 		snprintf(array, sizeof array, "--array=0-%zu%%%ld", g->npoint - 1, so->max_parallel);
 	else
@@ -687,12 +707,14 @@ int cmd_sweep(int argc, char **argv)
 
 	if (slurm) {
 		char id[64];
-		if (slurm_submit(&g, exe, file, traces, par, &so, id, sizeof id) < 0)
+		if (slurm_submit(&g, exe, file, traces, par, &win, &so, id, sizeof id) < 0)
 			goto out;
 		printf("hetlab sweep: %s: submitted job array %s: %zu points x %zu seeds = %zu runs, "
 		       "%zu already done -> %s\n", file, id, g.npoint, g.nseed, nrun, ndone, g.out);
 		if (!so.wait) {
-			printf("when it is done: hetlab sweep %s --out %s --merge\n", file, g.out);
+			char wopts[160];
+			window_opts(&win, wopts, sizeof wopts);
+			printf("when it is done: hetlab sweep %s --out %s%s --merge\n", file, g.out, wopts);
 			rc = 0;
 			goto out;
 		}

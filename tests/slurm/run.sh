@@ -96,6 +96,35 @@ else
 	sed 's/^/  | /' "$D/merge.err"
 fi
 
+# 4b. A measurement window reaches the array's runs (their stored
+# metrics) and the merge the sweep prints for later: that merge gives what
+# a local sweep with the same window gives (it once printed the merge
+# without the window, which then summarised the whole runs).
+if out=$(timeout 60 "$HETLAB" sweep "$SWEEP" --slurm --warmup 1h --out "$D/sww" </dev/null 2>"$D/sww.err"); then
+	id=$(printf '%s\n' "$out" | grep -o 'submitted job array [0-9]*' | grep -o '[0-9]*$')
+	merge=$(printf '%s\n' "$out" | sed -n 's/^when it is done: hetlab //p')
+	k=0
+	while [ -n "$id" ] && [ $k -lt 300 ] && [ -n "$(squeue -h -j "$id" 2>/dev/null)" ]; do
+		sleep 1
+		k=$((k + 1))
+	done
+	# shellcheck disable=SC2086 # the printed command, its words split as a shell would (no spaces in them)
+	if printf '%s' "$merge" | grep -q -- '--warmup 3600s' &&
+		"$HETLAB" $merge </dev/null >/dev/null 2>"$D/sww-merge.err" &&
+		"$HETLAB" sweep "$SWEEP" -j 2 --warmup 1h --out "$D/localw" </dev/null >/dev/null 2>&1 &&
+		sqlite3 "$D/sww/summary.db" "$q" >"$D/w1.txt" 2>&1 && sqlite3 "$D/localw/summary.db" "$q" >"$D/w2.txt" 2>&1 &&
+		cmp -s "$D/w1.txt" "$D/w2.txt" && ! cmp -s "$D/w1.txt" "$D/a.txt"; then
+		ok "sweep --slurm --warmup 1h: the printed merge ($merge) gives the tables of a local sweep --warmup 1h"
+	else
+		bad "sweep --slurm --warmup: merge '$merge'"
+		sed 's/^/  | /' "$D/sww.err" "$D/sww-merge.err" 2>/dev/null
+		diff "$D/w1.txt" "$D/w2.txt" 2>/dev/null | head -10 | sed 's/^/  | /'
+	fi
+else
+	bad "sweep --slurm --warmup 1h exited $?"
+	sed 's/^/  | /' "$D/sww.err"
+fi
+
 # 5. stop leaves none of the daemons it started.
 pids=$(cat "$D"/cluster/run/*.pid 2>/dev/null)
 sh "$HERE/local-slurm.sh" stop "$D/cluster"
