@@ -234,6 +234,18 @@ for pl in first-fit best-fit fgd topology; do
 	fi
 done
 golden "hetero-topology" "$TMP/hetero-topology.db"
+# The MIG node type on B200s (mig.json's B200 geometry): sliced, MIG jobs run.
+sed -e 's/"name": "a100-8x-mig", "gpu": "A100-SXM-80GB"/"name": "a100-8x-mig", "gpu": "B200-SXM-180GB"/' \
+	-e 's/"layout": \["3g.40gb", "2g.20gb", "1g.10gb"\]/"layout": ["3g.90gb", "2g.45gb", "1g.23gb"]/' \
+	scenarios/hetero.json > "$TMP/hetero-b200.json"
+db=$TMP/hetero-b200.db
+if grep -q '"gpu": "B200-SXM-180GB"' "$TMP/hetero-b200.json" && grep -q '"1g.23gb"' "$TMP/hetero-b200.json" &&
+   "$HETLAB" run "$TMP/hetero-b200.json" --out "$db" --quiet; then
+	check_eq "hetero on B200 MIG cards: jobs ran on B200 instances" \
+		"$(q "$db" "SELECT count(*) > 0 FROM job WHERE gpu_model = 'B200-SXM-180GB' AND gpu_share LIKE '%g.%gb'")|$(q "$db" "SELECT count(*) FROM job WHERE reason = 'oom'")" "1|0"
+else
+	bad "hetero on B200 MIG cards: run"
+fi
 
 # 3e. The tiered policy on the default cluster with twice its training load,
 # against fcfs and easy on the same seeds: the inference service barely

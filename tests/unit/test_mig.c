@@ -66,6 +66,16 @@ static const struct want_card want[] = {
 		{ "1g.35gb", 1, 2, 35, 4, "0246" }, { "2g.35gb", 2, 2, 35, 3, "024" },
 		{ "3g.71gb", 3, 4, 71, 2, "04" }, { "4g.71gb", 4, 4, 71, 1, "0" },
 		{ "7g.141gb", 7, 8, 141, 1, "0" } } },
+	{ "B200-SXM-180GB", {
+		{ "1g.23gb", 1, 1, 23, 7, ONE }, { "1g.23gb+me", 1, 1, 23, 1, ONE },
+		{ "1g.45gb", 1, 2, 45, 4, "0246" }, { "2g.45gb", 2, 2, 45, 3, "024" },
+		{ "3g.90gb", 3, 4, 90, 2, "04" }, { "4g.90gb", 4, 4, 90, 1, "0" },
+		{ "7g.180gb", 7, 8, 180, 1, "0" } } },
+	{ "GB200-186GB", {
+		{ "1g.23gb", 1, 1, 23, 7, ONE }, { "1g.23gb+me", 1, 1, 23, 1, ONE },
+		{ "1g.47gb", 1, 2, 47, 4, "0246" }, { "2g.47gb", 2, 2, 47, 3, "024" },
+		{ "3g.93gb", 3, 4, 93, 2, "04" }, { "4g.93gb", 4, 4, 93, 1, "0" },
+		{ "7g.186gb", 7, 8, 186, 1, "0" } } },
 };
 #define NWANT (sizeof want / sizeof want[0])
 
@@ -159,7 +169,7 @@ static void test_table_every_start(void **st)
 		}
 		assert_int_equal(np, c->nprofiles);
 	}
-	assert_int_equal(checked, 7 * 7 * 10);
+	assert_int_equal(checked, (int)NWANT * 7 * 10);
 }
 
 static void test_overlap(void **st)
