@@ -166,8 +166,8 @@ int main(int argc, char **argv)
 	printf("scale: %s grown (rack counts and arrival rates x f = nodes / %ld), power, thermal, faults and "
 	       "the results file on; median of %d run(s) a point (%d at %d nodes or more)\n", scn, base, runs,
 	       big_runs, BIG);
-	printf("  %9s %9s %11s %11s %9s %9s %9s %10s %12s\n", "f", "nodes", "jobs", "events", "wall s", "CPU s",
-	       "RSS MiB", "file MiB", "CPU us/job");
+	printf("  %9s %9s %11s %11s %9s %9s %9s %10s %12s %11s\n", "f", "nodes", "jobs", "events", "wall s", "CPU s",
+	       "RSS MiB", "file MiB", "CPU us/job", "faults/job");
 	double cost[MAX_POINTS], wall_at[MAX_POINTS], rss_at[MAX_POINTS];
 	long nodes_at[MAX_POINTS];
 	for (int k = 0; k < np; k++) {
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
 			json_decref(root);
 			return 1;
 		}
-		double wall[BENCH_MAX_RUNS], cpu[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS], file_mib = 0;
+		double wall[BENCH_MAX_RUNS], cpu[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS], flt[BENCH_MAX_RUNS], file_mib = 0;
 		struct counts c = { 0, 0, 0 };
 		int nr = points[k] >= BIG ? big_runs : runs;
 		for (int r = 0; r < nr; r++) {
@@ -198,6 +198,7 @@ int main(int argc, char **argv)
 			wall[r] = br.wall_s;
 			cpu[r] = br.cpu_s;
 			rss[r] = br.rss_mib;
+			flt[r] = (double)br.minflt;
 			struct stat sb;
 			file_mib = stat(db, &sb) == 0 ? (double)sb.st_size / 1048576.0 : 0;
 			if (db_counts(db, &c)) {
@@ -207,12 +208,13 @@ int main(int argc, char **argv)
 		}
 		unlink(db);
 		double w = bench_median(wall, nr), u = bench_median(cpu, nr), m = bench_median(rss, nr);
+		double fl = bench_median(flt, nr);
 		cost[k] = c.jobs > 0 ? u / (double)c.jobs * 1e6 : 0;
 		wall_at[k] = w;
 		rss_at[k] = m;
 		nodes_at[k] = c.nodes;
-		printf("  %9.2f %9ld %11ld %11ld %9.2f %9.2f %9.0f %10.0f %12.2f\n", f, c.nodes, c.jobs, c.events, w, u,
-		       m, file_mib, cost[k]);
+		printf("  %9.2f %9ld %11ld %11ld %9.2f %9.2f %9.0f %10.0f %12.2f %11.3f\n", f, c.nodes, c.jobs, c.events, w,
+		       u, m, file_mib, cost[k], c.jobs > 0 ? fl / (double)c.jobs : 0);
 		fflush(stdout);
 	}
 	json_decref(root);

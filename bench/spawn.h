@@ -22,13 +22,14 @@ extern char **environ;
 struct bench_run {
 	double wall_s, cpu_s, rss_mib;
 	int status;               /* the exit status; -1 when it did not run or died */
+	long minflt;              /* page faults served without I/O (first touches of memory) */
 };
 
 /* Runs argv[0] with argv and waits; quiet 1: stdout to /dev/null, 2: stderr
  * too; errfile (when not NULL): stderr into that file instead. */
 static inline struct bench_run bench_spawn_err(char *const *argv, int quiet, const char *errfile)
 {
-	struct bench_run r = { 0, 0, 0, -1 };
+	struct bench_run r = { 0, 0, 0, -1, 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	if (quiet >= 1)
@@ -51,6 +52,7 @@ static inline struct bench_run bench_spawn_err(char *const *argv, int quiet, con
 	r.cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
 	          ru.ru_stime.tv_usec / 1e6;
 	r.rss_mib = ru.ru_maxrss / 1024.0;
+	r.minflt = ru.ru_minflt;
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	return r;
 }
