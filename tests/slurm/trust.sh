@@ -30,7 +30,10 @@
 #   7. accounting: a preempted run is REQUEUED of the same Slurm job in
 #      sacct, and results.db agrees with sacct within 1 % of core- and
 #      GPU-hours;
-#   8-9. logs name Slurm job ids, the pass metrics move, replays agree.
+#   8-9. logs name Slurm job ids, the pass metrics move, replays agree;
+#   12. a preempted job whose batch script dies of the checkpoint signal
+#      (before it could trap it: Slurm says FAILED, signal 10) is requeued
+#      as a preemption and runs again, not recorded failed.
 # Never skips: a cluster that does not start is a failure. Prints
 # "slurm trust: N passed, N failed".
 set -u
@@ -443,11 +446,81 @@ check_eq "partitions: each job in the partition holding its nodes" \
 	"$(for k in 2 3 4 5; do n=$(awk '{print $3}' out/c$k.where); p=$(squeue -h -t all -j "$(sid_of sC c$k)" -o %P); case $n in n[56]) [ "$p" = second ] && echo ok ;; *) [ "$p" = debug ] && echo ok ;; esac; done | wc -l)" 4
 stop_daemon C
 
+# --- 12. a job that dies of the checkpoint signal ---------------------------------
+# The soak's race (its job 25): the preemption signal reached a job's batch
+# script before the script had set its trap, and Slurm said FAILED with
+# signal 10; hetlab recorded the job failed. Interposers in slurm.bindir
+# make it happen on purpose for daemon P: its scancel with the checkpoint
+# signal kills the batch script instead (KILL: no trap can take that), and
+# its squeue and sacct show that job's signal 9 as the checkpoint
+# signal's 10. The other commands are Slurm's own.
+mkdir -p ibin
+for c in sbatch scontrol sinfo; do ln -sf "$(command -v $c)" ibin/$c; done
+# (The batch script is killed as a process, on its node here: a Slurm
+# signal KILL is taken for a cancel, CANCELLED 0:15.)
+cat >ibin/scancel <<EOF
+#!/bin/sh
+for a; do id=\$a; done
+case " \$* " in *" --signal=USR1 "* | *" --signal=10 "*)
+	pid=\$(pgrep -f "/spool/.*/job0*\$id/slurm_script" | head -n 1)
+	[ -n "\$pid" ] || exit 1
+	echo "\$id" >>"$D/ibin/died"
+	exec kill -KILL "\$pid" ;;
+esac
+exec "$(command -v scancel)" "\$@"
+EOF
+# rewrite REAL FIELD FROM TO DIED ARGS...: REAL's output with the '|'-separated
+# FIELD (the exit: squeue -O's raw wait status, sacct -P's CODE:SIGNAL) FROM
+# made TO on the lines of the jobs listed in DIED; REAL's exit status.
+cat >ibin/rewrite <<'EOS'
+#!/bin/sh
+real=$1 field=$2 from=$3 to=$4 died=$5
+shift 5
+out=$("$real" "$@")
+rc=$?
+[ -n "$out" ] && printf '%s\n' "$out" | awk -F'|' -v OFS='|' -v f="$field" -v from="$from" -v to="$to" -v died="$died" '
+	BEGIN { while ((getline l < died) > 0) d[l] = 1 }
+	{ id = $1; gsub(/ /, "", id); v = $f; gsub(/ /, "", v); if ((id in d) && v == from) $f = to; print }'
+exit $rc
+EOS
+printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 3 9 10 "%s/ibin/died" "$@"\n' "$D" "$(command -v squeue)" "$D" >ibin/squeue
+printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 4 0:9 0:10 "%s/ibin/died" "$@"\n' "$D" "$(command -v sacct)" "$D" >ibin/sacct
+chmod 755 ibin/scancel ibin/squeue ibin/sacct
+: >ibin/died
+scn P 2 '["n5", "n6"]' >scnP.json
+sed 's/scnA/scnP/; s/"sA"/"sP"/; s/"debug"/"second"/; s|"start_timeout_s": 5|&, "bindir": "'"$D"'/ibin"|' A.json >P.json
+start_daemon P
+{ job pv1 training 1 4 2000 40 0 0 2; job pv2 training 1 4 2000 40 0 0 2; } | submit sP
+T=40 until_ok sh -c "[ \"\$(cat out/pv*.where 2>/dev/null | wc -l)\" = 2 ]"
+job pinf inference 1 4 2000 2 | submit sP
+T=30 until_ok sh -c "[ -s ibin/died ]"
+pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' LIMIT 1")
+dsid=$(head -n 1 ibin/died)
+# (squeue -O in hetlab's order: the interposer rewrites the third field.)
+dst() { "$1" -h -t all -j "$dsid" -O 'JobID:|,State:|,exit_code:|' 2>/dev/null | tr -d ' ' | cut -d'|' -f2,3; }
+T=30 until_ok sh -c "[ \"\$(ibin/squeue -h -t all -j '$dsid' -O 'JobID:|,State:|,exit_code:|' 2>/dev/null | tr -d ' ' | cut -d'|' -f2,3)\" = 'FAILED|10' ]"
+check_eq "ckpt death: the preempted job ${pvic:-?} ($dsid) FAILED of signal 9 in Slurm, of 10 through the interposer" \
+	"$(dst squeue) $(dst ibin/squeue)" 'FAILED|9 FAILED|10'
+T=60 until_ok is_state sP "${pvic:-pv1}" done
+check_eq "ckpt death: the victim was requeued as a preemption and ran again (attempt 1), not recorded failed" \
+	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv1}'")" "done 1 -"
+grep -q "Slurm job $dsid FAILED, exit 0:10: died of the checkpoint signal before it could checkpoint: requeued" P.log
+check "ckpt death: the log says why it was requeued" "$((! $?))" "$(grep "$dsid" P.log | tail -3)"
+T=30 until_ok is_state sP pinf done
+check_eq "ckpt death: the inference job ran" "$(jobstate sP pinf)" done
+check "ckpt death: the run again is another Slurm job" "$([ -n "$dsid" ] && [ "$(sid_of sP "${pvic:-pv1}")" != "$dsid" ] && echo 1)"
+for k in 1 2; do
+	id=$(q sP "SELECT id FROM jobs WHERE name = 'pv$k' AND state NOT IN ('done', 'failed', 'killed')")
+	[ -n "$id" ] && "$HETLAB" cancel --state sP "$id" >/dev/null
+done
+T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sP/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+stop_daemon P
+
 # --- 8-9. logs, metrics, replays -----------------------------------------------
 check_eq "logs: every submission names its Slurm job" "$(grep -c 'Slurm job [0-9]* submitted on' A.log | awk '{print ($1 >= 20)}')" 1
 passes=$(printf '%s\n' "$m" | awk '/^hetlab_scheduling_passes_total/ {print ($2 > 0)}')
 check_eq "metrics: scheduling passes counted" "$passes" 1
-for st in sA sB sC sU; do
+for st in sA sB sC sU sP; do
 	if out=$("$HETLAB" replay "$st" 2>&1); then ok "replay of $st makes the same decisions"
 	else bad "replay of $st makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
 done
