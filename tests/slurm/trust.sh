@@ -33,7 +33,8 @@
 #   8-9. logs name Slurm job ids, the pass metrics move, replays agree;
 #   12. a preempted job whose batch script dies of the checkpoint signal
 #      (before it could trap it: Slurm says FAILED, signal 10) is requeued
-#      as a preemption and runs again, not recorded failed.
+#      as a preemption and runs again, not recorded failed; also when
+#      slurmctld has forgotten it (read from sacct).
 # Never skips: a cluster that does not start is a failure. Prints
 # "slurm trust: N passed, N failed".
 set -u
@@ -465,28 +466,32 @@ case " \$* " in *" --signal=USR1 "* | *" --signal=10 "*)
 	pid=\$(pgrep -f "/spool/.*/job0*\$id/slurm_script" | head -n 1)
 	[ -n "\$pid" ] || exit 1
 	echo "\$id" >>"$D/ibin/died"
+	[ -e "$D/ibin/forget_on" ] && echo "\$id" >>"$D/ibin/forget"
 	exec kill -KILL "\$pid" ;;
 esac
 exec "$(command -v scancel)" "\$@"
 EOF
-# rewrite REAL FIELD FROM TO DIED ARGS...: REAL's output with the '|'-separated
-# FIELD (the exit: squeue -O's raw wait status, sacct -P's CODE:SIGNAL) FROM
-# made TO on the lines of the jobs listed in DIED; REAL's exit status.
+# rewrite REAL FIELD FROM TO DIED FORGET ARGS...: REAL's output with the
+# '|'-separated FIELD (the exit: squeue -O's raw wait status, sacct -P's
+# CODE:SIGNAL) FROM made TO on the lines of the jobs listed in DIED, and
+# without the lines of those listed in FORGET; REAL's exit status.
 cat >ibin/rewrite <<'EOS'
 #!/bin/sh
-real=$1 field=$2 from=$3 to=$4 died=$5
-shift 5
+real=$1 field=$2 from=$3 to=$4 died=$5 forget=$6
+shift 6
 out=$("$real" "$@")
 rc=$?
-[ -n "$out" ] && printf '%s\n' "$out" | awk -F'|' -v OFS='|' -v f="$field" -v from="$from" -v to="$to" -v died="$died" '
-	BEGIN { while ((getline l < died) > 0) d[l] = 1 }
-	{ id = $1; gsub(/ /, "", id); v = $f; gsub(/ /, "", v); if ((id in d) && v == from) $f = to; print }'
+[ -n "$out" ] && printf '%s\n' "$out" | awk -F'|' -v OFS='|' -v f="$field" -v from="$from" -v to="$to" \
+	-v died="$died" -v forget="$forget" '
+	BEGIN { while ((getline l < died) > 0) d[l] = 1; while ((getline l < forget) > 0) g[l] = 1 }
+	{ id = $1; gsub(/ /, "", id); if (id in g) next; v = $f; gsub(/ /, "", v); if ((id in d) && v == from) $f = to; print }'
 exit $rc
 EOS
-printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 3 9 10 "%s/ibin/died" "$@"\n' "$D" "$(command -v squeue)" "$D" >ibin/squeue
-printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 4 0:9 0:10 "%s/ibin/died" "$@"\n' "$D" "$(command -v sacct)" "$D" >ibin/sacct
+printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 3 9 10 "%s/ibin/died" "%s/ibin/forget" "$@"\n' "$D" "$(command -v squeue)" "$D" "$D" >ibin/squeue
+printf '#!/bin/sh\nexec sh "%s/ibin/rewrite" "%s" 4 0:9 0:10 "%s/ibin/died" /dev/null "$@"\n' "$D" "$(command -v sacct)" "$D" >ibin/sacct
 chmod 755 ibin/scancel ibin/squeue ibin/sacct
 : >ibin/died
+: >ibin/forget
 scn P 2 '["n5", "n6"]' >scnP.json
 sed 's/scnA/scnP/; s/"sA"/"sP"/; s/"debug"/"second"/; s|"start_timeout_s": 5|&, "bindir": "'"$D"'/ibin"|' A.json >P.json
 start_daemon P
@@ -510,6 +515,26 @@ T=30 until_ok is_state sP pinf done
 check_eq "ckpt death: the inference job ran" "$(jobstate sP pinf)" done
 check "ckpt death: the run again is another Slurm job" "$([ -n "$dsid" ] && [ "$(sid_of sP "${pvic:-pv1}")" != "$dsid" ] && echo 1)"
 for k in 1 2; do
+	id=$(q sP "SELECT id FROM jobs WHERE name = 'pv$k' AND state NOT IN ('done', 'failed', 'killed')")
+	[ -n "$id" ] && "$HETLAB" cancel --state sP "$id" >/dev/null
+done
+T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sP/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+# 12b. The same, and slurmctld forgets the job at once (its squeue no
+# longer lists it): what happened is read from sacct, which says FAILED
+# of signal 10 as well.
+touch ibin/forget_on
+{ job pv3 training 1 4 2000 40 0 0 2; job pv4 training 1 4 2000 40 0 0 2; } | submit sP
+T=40 until_ok sh -c "[ \"\$(cat out/pv3.where out/pv4.where 2>/dev/null | wc -l)\" = 2 ]"
+job pinf2 inference 1 4 2000 2 | submit sP
+T=30 until_ok sh -c "[ -s ibin/forget ]"
+fsid=$(head -n 1 ibin/forget)
+pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' AND j.name IN ('pv3', 'pv4') LIMIT 1")
+T=60 until_ok is_state sP "${pvic:-pv3}" done
+check_eq "ckpt death, the job forgotten by slurmctld: requeued from sacct's record, ran again (attempt 1)" \
+	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv3}'")" "done 1 -"
+grep -q "Slurm job $fsid FAILED, exit 0:10 (from sacct): died of the checkpoint signal before it could checkpoint: requeued" P.log
+check "ckpt death, forgotten: the log says so" "$((! $?))" "$(grep "Slurm $fsid\|job $fsid" P.log | tail -3)"
+for k in 3 4; do
 	id=$(q sP "SELECT id FROM jobs WHERE name = 'pv$k' AND state NOT IN ('done', 'failed', 'killed')")
 	[ -n "$id" ] && "$HETLAB" cancel --state sP "$id" >/dev/null
 done
