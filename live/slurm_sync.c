@@ -362,8 +362,8 @@ static void foreign(struct live *L, struct obs *o)
 		 * hold recorded just before a kill -9 stayed for ever, and the
 		 * soak's gangs on that node never started.) */
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
-			const struct alloc_part *p = &s->foreign[i];
-			x->fhold[i] = (struct nodeuse){ .cpus = p->cores, .gpus = hl_popcount64(p->gpus), .mem = p->mem_mib };
+			const struct sim_xin *w = &s->foreign_want[i];   /* asked: the engine takes the rest as it frees */
+			x->fhold[i] = (struct nodeuse){ .cpus = (int32_t)w->a, .gpus = (int32_t)w->b, .mem = w->mem_mib };
 		}
 	}
 	x->fhold_synced = true;

@@ -53,7 +53,8 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 		s->run[i].stop_at = -1;
 	}
 	if (cfg->live && (!(s->rd = calloc((size_t)s->cl.nnodes + 1, sizeof *s->rd)) ||
-	                  !(s->foreign = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign))))
+	                  !(s->foreign = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign)) ||
+	                  !(s->foreign_want = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign_want))))
 		goto fail_alloc;
 	if (cfg->fault && eng_faults_init(s))
 		goto fail_alloc;

@@ -248,6 +248,8 @@ struct sim {
 	struct sim_xin *xin;         /* live: other injected inputs' data */
 	int32_t nxin, capxin, xindone;
 	struct alloc_part *foreign;  /* live: per node, what jobs not the engine's hold there */
+	struct sim_xin *foreign_want;/* live: per node, what the executor said they hold (a cores, b GPUs) */
+	int32_t foreign_short;       /* live: nodes where foreign holds less than foreign_want */
 	bool acct_at;                /* live: account the segment ending now up to acct_end, not now */
 	simtime acct_end;
 	char err[512];

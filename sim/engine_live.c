@@ -430,12 +430,26 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 	}
 }
 
+/* Whether node's foreign hold is less than asked. */
+static bool foreign_is_short(const struct sim *s, int32_t node)
+{
+	const struct alloc_part *p = &s->foreign[node];
+	const struct sim_xin *w = &s->foreign_want[node];
+	return p->cores < w->a || hl_popcount64(p->gpus) < w->b || p->mem_mib < w->mem_mib;
+}
+
 /* What jobs not the engine's hold of a node: released, then taken again
- * as asked (at most what is free). */
+ * as asked (at most what is free). The rest is taken as it becomes free
+ * (foreign_topup): a foreign job that Slurm runs on cores the engine
+ * still gave to a job of its own (placed, not yet started by Slurm)
+ * otherwise stayed out of the hold after that job was taken back, and
+ * the policy placed there again, and again. */
 static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 {
 	if (node < 0 || node >= s->cl.nnodes || !s->foreign)
 		return;
+	bool was_short = foreign_is_short(s, node);
+	s->foreign_want[node] = (struct sim_xin){ .a = x->a, .b = x->b, .mem_mib = x->mem_mib };
 	struct alloc_part *p = &s->foreign[node];
 	static const struct job_req plain = { .nodes = 1 };
 	if (p->cores || p->gpus || p->mem_mib)
@@ -465,8 +479,27 @@ static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 		}
 	if (p->cores || p->gpus || p->mem_mib)
 		cluster_take(&s->cl, -1, &plain, p, 1);
+	s->foreign_short += (int32_t)foreign_is_short(s, node) - (int32_t)was_short;
 	s->alloc_epoch++;
 	s->dirty = true;
+}
+
+/* Foreign holds short of what was asked take what has become free since
+ * (a live event released it), before the next pass places anything. */
+static void foreign_topup(struct sim *s)
+{
+	for (int32_t i = 0; i < s->cl.nnodes && s->foreign_short > 0; i++) {
+		if (!foreign_is_short(s, i))
+			continue;
+		const struct alloc_part *p = &s->foreign[i];
+		const struct nodefree *f = &s->cl.free[i];
+		const struct sim_xin *w = &s->foreign_want[i];
+		if ((p->cores < w->a && f->cores > 0) || (hl_popcount64(p->gpus) < w->b && f->gpu_free) ||
+		    (p->mem_mib < w->mem_mib && f->mem_mib > 0)) {
+			struct sim_xin want = *w;
+			live_foreign(s, i, &want);
+		}
+	}
 }
 
 static bool handle_x(struct sim *s, const struct ev *e);
@@ -477,6 +510,8 @@ bool live_handle(struct sim *s, const struct ev *e)
 {
 	if (!handle_x(s, e))
 		return false;
+	if (s->foreign_short > 0)
+		foreign_topup(s);
 	s->cl.hlog_all = true;
 	return true;
 }
@@ -519,7 +554,10 @@ void live_fini(struct sim *s)
 {
 	free(s->xin);
 	free(s->foreign);
+	free(s->foreign_want);
 	s->xin = NULL;
 	s->foreign = NULL;
+	s->foreign_want = NULL;
+	s->foreign_short = 0;
 	s->nxin = s->capxin = s->xindone = 0;
 }
