@@ -510,7 +510,11 @@ bool live_handle(struct sim *s, const struct ev *e)
 {
 	if (!handle_x(s, e))
 		return false;
-	if (s->foreign_short > 0)
+	/* Only an end, a requeue, a take-back or a cancel frees capacity (a
+	 * reading, a start or an approval does not): no scan for those. */
+	bool frees = e->kind == SIM_EV_XEND || e->kind == SIM_EV_XEND2 || e->kind == SIM_EV_XUNSTART ||
+	             e->kind == SIM_EV_XREQUEUE || e->kind == SIM_EV_CANCEL;
+	if (frees && s->foreign_short > 0)
 		foreign_topup(s);
 	s->cl.hlog_all = true;
 	return true;

@@ -162,6 +162,17 @@ job() {
 		"$1" "$2" "${8:-0}" "$3" "$4" "$5" "${7:-0}" "$D" "$1" "$D" "$1" "$(($6 * 10))" "$((${9:-$6} * 10))"
 }
 submit() { "$HETLAB" submit --state "$1" - >/dev/null; }
+# cancel_left STATE NAME...: cancels the named jobs not ended yet, then
+# waits until every job of STATE has ended.
+cancel_left() {
+	st=$1
+	shift
+	for nm; do
+		id=$(q "$st" "SELECT id FROM jobs WHERE name = '$nm' AND state NOT IN ('done', 'failed', 'killed')")
+		[ -n "$id" ] && "$HETLAB" cancel --state "$st" "$id" >/dev/null
+	done
+	T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/$st/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+}
 
 start_daemon A
 start_daemon B
@@ -245,11 +256,7 @@ scancel "$user"
 # there are cancelled.
 T=60 until_ok is_state sA "$victim" done
 check_eq "preempt: the victim ran again (attempt 1) and finished" "$(q sA "SELECT state || ' ' || attempt FROM jobs WHERE name = '$victim'")" "done 1"
-for k in 1 2 3 4; do
-	id=$(q sA "SELECT id FROM jobs WHERE name = 'tr$k' AND state NOT IN ('done', 'failed', 'killed')")
-	[ -n "$id" ] && "$HETLAB" cancel --state sA "$id" >/dev/null
-done
-T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sA/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+cancel_left sA tr1 tr2 tr3 tr4
 T=20 until_ok sh -c "[ -z \"\$(squeue -h -p debug -o %i)\" ]"
 
 # --- 3. released is not running -----------------------------------------------
@@ -514,11 +521,7 @@ check "ckpt death: the log says why it was requeued" "$((! $?))" "$(grep "$dsid"
 T=30 until_ok is_state sP pinf done
 check_eq "ckpt death: the inference job ran" "$(jobstate sP pinf)" done
 check "ckpt death: the run again is another Slurm job" "$([ -n "$dsid" ] && [ "$(sid_of sP "${pvic:-pv1}")" != "$dsid" ] && echo 1)"
-for k in 1 2; do
-	id=$(q sP "SELECT id FROM jobs WHERE name = 'pv$k' AND state NOT IN ('done', 'failed', 'killed')")
-	[ -n "$id" ] && "$HETLAB" cancel --state sP "$id" >/dev/null
-done
-T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sP/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+cancel_left sP pv1 pv2
 # 12b. The same, and slurmctld forgets the job at once (its squeue no
 # longer lists it): what happened is read from sacct, which says FAILED
 # of signal 10 as well.
@@ -534,11 +537,7 @@ check_eq "ckpt death, the job forgotten by slurmctld: requeued from sacct's reco
 	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv3}'")" "done 1 -"
 grep -q "Slurm job $fsid FAILED, exit 0:10 (from sacct): died of the checkpoint signal before it could checkpoint: requeued" P.log
 check "ckpt death, forgotten: the log says so" "$((! $?))" "$(grep "Slurm $fsid\|job $fsid" P.log | tail -3)"
-for k in 3 4; do
-	id=$(q sP "SELECT id FROM jobs WHERE name = 'pv$k' AND state NOT IN ('done', 'failed', 'killed')")
-	[ -n "$id" ] && "$HETLAB" cancel --state sP "$id" >/dev/null
-done
-T=40 until_ok sh -c "[ \"\$(sqlite3 '$D/sP/state.db' \"SELECT count(*) FROM jobs WHERE state NOT IN ('done', 'failed', 'killed')\")\" = 0 ]"
+cancel_left sP pv3 pv4
 stop_daemon P
 
 # --- 8-9. logs, metrics, replays -----------------------------------------------
