@@ -173,8 +173,8 @@ This state:
 
 $(block scale)
 
-The previous state's hetlab on the same scenario (its own bench/scale
-failed on the default scenario: \`rack "air-cpu-03" already exists\`):
+The previous state's hetlab on the same scenario, measured by this
+bench/scale (\`faults/job\`: the run's minor page faults a job, from wait4):
 
 $(block scale-base)
 
