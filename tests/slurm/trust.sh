@@ -474,7 +474,10 @@ case " \$* " in *" --signal=USR1 "* | *" --signal=10 "*)
 	[ -n "\$pid" ] || exit 1
 	echo "\$id" >>"$D/ibin/died"
 	[ -e "$D/ibin/forget_on" ] && echo "\$id" >>"$D/ibin/forget"
-	exec kill -KILL "\$pid" ;;
+	kill -KILL "\$pid" || exit 1
+	# 12c: the daemon dies with the signal sent, before it learns more.
+	if [ -e "$D/ibin/kill_on" ]; then rm -f "$D/ibin/kill_on"; echo "\$id \$PPID" >"$D/ibin/killed"; kill -KILL "\$PPID"; fi
+	exit 0 ;;
 esac
 exec "$(command -v scancel)" "\$@"
 EOF
@@ -538,6 +541,30 @@ check_eq "ckpt death, the job forgotten by slurmctld: requeued from sacct's reco
 grep -q "Slurm job $fsid FAILED, exit 0:10 (from sacct): died of the checkpoint signal before it could checkpoint: requeued" P.log
 check "ckpt death, forgotten: the log says so" "$((! $?))" "$(grep "Slurm $fsid\|job $fsid" P.log | tail -3)"
 cancel_left sP pv3 pv4
+# 12c. The same, and the daemon is killed with -9 the moment the signal
+# has gone (by the interposer, before its scancel returns): the restart
+# finds the job it was checkpointing FAILED of the checkpoint signal and
+# requeues it as well.
+rm -f ibin/forget_on
+touch ibin/kill_on
+{ job pv5 training 1 4 2000 40 0 0 2; job pv6 training 1 4 2000 40 0 0 2; } | submit sP
+T=40 until_ok sh -c "[ \"\$(cat out/pv5.where out/pv6.where 2>/dev/null | wc -l)\" = 2 ]"
+job pinf3 inference 1 4 2000 2 | submit sP
+T=30 until_ok sh -c "[ -s ibin/killed ]"
+ksid=$(cut -d' ' -f1 ibin/killed 2>/dev/null)
+check_eq "ckpt death, the daemon killed with the signal sent: the interposer killed daemon P" \
+	"$(cut -d' ' -f2 ibin/killed 2>/dev/null)" "$(pid_of P)"
+wait "$(pid_of P)" 2>/dev/null
+start_daemon P
+pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' AND j.name IN ('pv5', 'pv6') LIMIT 1")
+T=60 until_ok is_state sP "${pvic:-pv5}" done
+check_eq "ckpt death across a kill -9: requeued after the restart, ran again (attempt 1)" \
+	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv5}'")" "done 1 -"
+grep -q "Slurm job $ksid FAILED, exit 0:10.*: died of the checkpoint signal before it could checkpoint: requeued" P.log
+check "ckpt death across a kill -9: the log says so" "$((! $?))" "$(grep "Slurm $ksid\|job $ksid" P.log | tail -3)"
+T=30 until_ok is_state sP pinf3 done
+check_eq "ckpt death across a kill -9: the inference job ran" "$(jobstate sP pinf3)" done
+cancel_left sP pv5 pv6
 stop_daemon P
 
 # --- 8-9. logs, metrics, replays -----------------------------------------------
