@@ -130,6 +130,34 @@ static void insertion_sort(struct workload *w)
 	}
 }
 
+/* Moves the jobs so that position k holds the one that was at keys[k].idx,
+ * in place, a cycle of the permutation at a time (each job moves once; the
+ * keys are used up). A sorted copy of the table instead would double the
+ * memory the jobs take while it is made: at 10 M jobs 2.3 GB more, fresh
+ * pages the kernel must clear. */
+static void permute(struct workload *w, struct key *keys)
+{
+	for (int32_t start = 0; start < w->n; start++) {
+		if (keys[start].idx == start)
+			continue;
+		struct job j = w->jobs[start];
+		struct job_truth t = w->truth[start];
+		int32_t k = start;
+		for (;;) {
+			int32_t src = keys[k].idx;
+			keys[k].idx = k;
+			if (src == start) {
+				w->jobs[k] = j;
+				w->truth[k] = t;
+				break;
+			}
+			w->jobs[k] = w->jobs[src];
+			w->truth[k] = w->truth[src];
+			k = src;
+		}
+	}
+}
+
 static void renumber(struct workload *w)
 {
 	for (int32_t i = 0; i < w->n; i++)
@@ -147,12 +175,8 @@ void workload_sort(struct workload *w)
 	}
 	size_t n = (size_t)w->n;
 	struct key *keys = malloc(2 * n * sizeof *keys);
-	struct job *nj = keys ? malloc((size_t)w->cap * sizeof *nj) : NULL;
-	struct job_truth *nt = nj ? malloc((size_t)w->cap * sizeof *nt) : NULL;
-	if (!nt) {
+	if (!keys) {
 		/* No memory for the fast path: sort in place, slowly but correctly. */
-		free(nj);
-		free(keys);
 		insertion_sort(w);
 		renumber(w);
 		return;
@@ -160,14 +184,7 @@ void workload_sort(struct workload *w)
 	for (int32_t k = 0; k < w->n; k++)
 		keys[k] = (struct key){ w->jobs[k].submit_us, k };
 	merge_sort(keys, keys + n, w->n);
-	for (int32_t k = 0; k < w->n; k++) {
-		nj[k] = w->jobs[keys[k].idx];
-		nt[k] = w->truth[keys[k].idx];
-	}
+	permute(w, keys);
 	free(keys);
-	free(w->jobs);
-	free(w->truth);
-	w->jobs = nj;
-	w->truth = nt;
 	renumber(w);
 }

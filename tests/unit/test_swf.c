@@ -489,6 +489,33 @@ static void test_workload_sort(void **state)
 		}
 	}
 	workload_free(&w);
+	/* Submit times a multiplicative shuffle of 0..4999 (long cycles of the
+	 * permutation the sort applies in place), every tenth one repeated. */
+	workload_init(&w);
+	for (int i = 0; i < 5000; i++) {
+		struct job j;
+		struct job_truth t = { .run_us = i, .fails = (uint8_t)(i % 7) };
+		int64_t at = (int64_t)i * 7919 % 5000;
+		job_init(&j, 0, (simtime)(at - at % 10 * (at % 10 == 9)) * SIMTIME_SEC);
+		j.trace_id = i;
+		j.tenant = i % 13;
+		assert_int_equal(workload_add(&w, &j, &t), 0);
+	}
+	workload_sort(&w);
+	for (int i = 0; i < w.n; i++) {
+		assert_int_equal(w.jobs[i].id, i);
+		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
+		assert_int_equal(w.truth[i].fails, w.jobs[i].trace_id % 7);
+		assert_int_equal(w.jobs[i].tenant, w.jobs[i].trace_id % 13);
+		assert_int_equal(w.jobs[i].submit_us / SIMTIME_SEC, (w.jobs[i].trace_id * 7919 % 5000) -
+		                 (w.jobs[i].trace_id * 7919 % 5000) % 10 * ((w.jobs[i].trace_id * 7919 % 5000) % 10 == 9));
+		if (i > 0) {
+			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
+			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
+				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
+		}
+	}
+	workload_free(&w);
 }
 
 static double mean_run_s(const struct workload *w)
