@@ -23,6 +23,10 @@
 #      another name (MinJobAge=3600), beside what `squeue --json` of every
 #      job would read.
 #
+# Slurm's RUNNING, to the millisecond, is read from slurmctld's log
+# (bench/slurmlog.py): the moment it gave a job its nodes; the job's own
+# first line comes once slurmd on the node has launched it.
+#
 # Medians and percentiles of one run; REMEMBERED=N sets the finished jobs
 # of part 4 (slurmctld keeps at most MaxJobCount, 10000 by default);
 # PARTS=12 runs parts 1 and 2 only (default 1234). EXPORT=minimal measures
@@ -87,25 +91,38 @@ echo "slurm-live: $(sinfo -h -o '%D nodes, %c CPUs each' | head -n 1), Slurm $(s
 i=0
 while [ $i -lt 40 ]; do
 	t=$(now)
-	sbatch -Q -p debug -N1 -c1 --mem=100 -J base -o /dev/null --wrap "date +%s.%N > $D/base/s$i" >/dev/null
-	echo "$i $t" >>base/submit
+	sid=$(sbatch --parsable -p debug -N1 -c1 --mem=100 -J base -o /dev/null --wrap "date +%s.%N > $D/base/s$i")
+	echo "$i $t ${sid%%;*}" >>base/submit
 	i=$((i + 1))
 	sleep 0.2
 done
 end=$(( $(date +%s) + 60 ))
-while [ "$(ls base | grep -c '^s')" -lt 40 ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.2; done
-while read -r i t; do [ -s "base/s$i" ] && awk -v a="$t" '{print $1 - a}' "base/s$i"; done <base/submit >base/lat
+while [ "$(ls base | grep -c '^s[0-9]')" -lt 40 ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.2; done
+while read -r i t _; do [ -s "base/s$i" ] && awk -v a="$t" '{print $1 - a}' "base/s$i"; done <base/submit >base/lat
 slurm_p50=$(p50 <base/lat)
 echo "Slurm's own submit->start on free nodes (plain sbatch, one at a time): $(pct <base/lat)"
+# Slurm's RUNNING, to the millisecond, from slurmctld's log (bench/slurmlog.py):
+# the moment it gave a job its nodes; the batch script starts once slurmd
+# has launched it.
+ctldlog() { python3 "$HERE/slurmlog.py" "$C/log/slurmctld.log" | sort -k1,1; }
+ctldlog >base/ctld
+awk '{print $3, $2}' base/submit | sort -k1,1 | join - base/ctld | awk '$4 != "-" {print $4 - $2}' >base/runlat
+slurm_run_p50=$(p50 <base/runlat)
+echo "Slurm's own submit->RUNNING (sbatch called -> slurmctld's log), the same jobs: $(pct <base/runlat)"
 M=$((N / 2))
 t=$(now)
 seq 0 $((M - 1)) | xargs -P 16 -I{} sbatch -Q -p debug,second -N1 -c1 --mem=100 -J thru -o /dev/null \
-	--wrap "date +%s.%N > $D/base/t{}" >/dev/null
+	--wrap "echo \$SLURM_JOB_ID \$(date +%s.%N) > $D/base/t{}" >/dev/null
 end=$(( $(date +%s) + 300 ))
-while [ "$(ls base | grep -c '^t')" -lt $M ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.5; done
-last=$(cat base/t* | sort -n | tail -n 1)
-slurm_rate=$(awk -v n="$(ls base | grep -c '^t')" -v a="$t" -v b="$last" 'BEGIN {printf "%.1f", n / (b - a)}')
+while [ "$(ls base | grep -c '^t[0-9]')" -lt $M ] && [ "$(date +%s)" -lt "$end" ]; do sleep 0.5; done
+cat base/t[0-9]* | sort -k1,1 >base/plain
+last=$(awk '{print $2}' base/plain | sort -n | tail -n 1)
+slurm_rate=$(awk -v n="$(wc -l <base/plain)" -v a="$t" -v b="$last" 'BEGIN {printf "%.1f", n / (b - a)}')
 echo "Slurm's own throughput: $M plain jobs submitted 16 at a time started at $slurm_rate/s"
+ctldlog | join base/plain - | awk '$4 != "-"' >base/plain.run
+lastrun=$(awk '{print $4}' base/plain.run | sort -n | tail -n 1)
+slurm_run_rate=$(awk -v n="$(wc -l <base/plain.run)" -v a="$t" -v b="$lastrun" 'BEGIN {printf "%.1f", n / (b - a)}')
+echo "  RUNNING in slurmctld's log at $slurm_run_rate/s; RUNNING -> the batch script's first line under that load: $(awk '{print $2 - $4}' base/plain.run | pct)"
 
 # --- 2. and 3. hetlab ------------------------------------------------------------------
 cat >scn.json <<EOF
@@ -165,11 +182,25 @@ run_hetlab() {   # STATE BINDIR COUNT DIR
 		awk -F'|' '{sub(/.*-/, "", $1); print $1, $2}' | sort -k1,1 >"$1.sacct"
 	sort -k1,1 "$1.lat" | join - "$1.sacct" | awk '{print $4 - $2}' >"$1.sacctlat"
 	echo "  start decision -> sacct Start (1 s resolution, so about 0.5 s less on average): $(pct <"$1.sacctlat")"
+	# Slurm's RUNNING of each job's Slurm job, from slurmctld's log.
+	sqlite3 -batch -noheader -separator ' ' "$1/state.db" "SELECT sid, job FROM xref" | sort -k1,1 >"$1.xref"
+	ctldlog | join "$1.xref" - | awk '$4 != "-" {print $2, $4}' | sort -k1,1 >"$1.ctld"
+	sort -k1,1 "$1.lat" | join - "$1.ctld" >"$1.runlat"   # job decision script-start RUNNING
+	lastrun=$(awk '{print $4}' "$1.runlat" | sort -n | tail -n 1)
+	run_rate=$(awk -v n="$(wc -l <"$1.runlat")" -v a="$first" -v b="$lastrun" 'BEGIN {printf "%.1f", n / (b - a)}')
+	echo "  RUNNING in slurmctld's log at $run_rate/s; start decision -> RUNNING: $(awk '{print $4 - $2}' "$1.runlat" | pct)"
+	echo "    beyond Slurm's own submit->RUNNING ($(awk -v p="$slurm_run_p50" 'BEGIN {printf "%.0f", p * 1000}') ms): $(awk -v p="$slurm_run_p50" '{print $4 - $2 - p}' "$1.runlat" | pct)"
+	echo "    RUNNING -> the job's first line: $(awk '{print $3 - $4}' "$1.runlat" | pct)"
 }
 echo "hetlab live --executor slurm, $N jobs (1 core, 100 MiB, date > file), tick_s 0.1:"
 run_hetlab st1 "$BIN" "$N" start1
 hetlab_rate=$rate
-case $PARTS in *3*) ;; *) echo "targets: >= 50 starts/s (here $hetlab_rate/s; Slurm's own ceiling on this host $slurm_rate/s)"; exit 0 ;; esac
+hetlab_run_rate=$run_rate
+targets() {
+	echo "targets: >= 50 starts/s (RUNNING in Slurm at $hetlab_run_rate/s, the jobs' own first lines at $hetlab_rate/s;" \
+		"Slurm's own ceiling on this host $slurm_run_rate/s and $slurm_rate/s), p50 decision->RUNNING under 1 s beyond Slurm's own delay"
+}
+case $PARTS in *3*) ;; *) targets; exit 0 ;; esac
 echo "where the time goes ($M jobs again, every Slurm command timed through wrappers):"
 : >cmdlog
 run_hetlab st2 "$D/bin" "$M" start2
@@ -209,4 +240,4 @@ kill -TERM "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=
 scancel -n "$(sqlite3 -batch -noheader st3/state.db "SELECT group_concat(DISTINCT 'hetlab-' || substr((SELECT value FROM meta WHERE key = 'state_id'), 1, 8) || '-' || id) FROM jobs")" 2>/dev/null
-echo "targets: >= 50 starts/s (here $hetlab_rate/s; Slurm's own ceiling on this host $slurm_rate/s), p50 decision->running under 1 s beyond Slurm's own delay"
+targets
