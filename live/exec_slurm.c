@@ -92,9 +92,11 @@ static const char *sig_name(int sig)
 }
 
 /* In the minimal environment: the user's identity from its passwd entry,
- * as a login would set it (a user without one keeps what Slurm gave). */
+ * as a login would set it (a user without one keeps what Slurm gave); the
+ * uid is Slurm's SLURM_JOB_UID, `id -u` only without it (each process the
+ * script starts is paid by every job start on the node). */
 static const char passwd_env[] =
-	"hetlab_pw=$(getent passwd \"$(id -u)\" 2>/dev/null) || hetlab_pw=\n"
+	"hetlab_pw=$(getent passwd \"${SLURM_JOB_UID:-$(id -u)}\" 2>/dev/null) || hetlab_pw=\n"
 	"if [ -n \"$hetlab_pw\" ]; then\n"
 	"\tIFS=: read -r USER hetlab_f hetlab_f hetlab_f hetlab_f HOME SHELL <<hetlab_EOF\n"
 	"$hetlab_pw\n"
@@ -146,8 +148,11 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 	 * checkpoint, Slurm's after a node failure) is a new hetlab attempt. */
 	snprintf(line, sizeof line,
 	         "HETLAB_ATTEMPT=$((%d + ${SLURM_RESTART_COUNT:-0})); export HETLAB_ATTEMPT\n"
-	         "HETLAB_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null | paste -sd, -)\n"
-	         "HETLAB_NODES=${HETLAB_NODES:-$SLURM_JOB_NODELIST}; export HETLAB_NODES\n",
+	         "HETLAB_NODES=$SLURM_JOB_NODELIST\n"
+	         "case $SLURM_JOB_NODELIST in *'['*)\n"
+	         "\tHETLAB_NODES=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" 2>/dev/null | paste -sd, -)\n"
+	         "\tHETLAB_NODES=${HETLAB_NODES:-$SLURM_JOB_NODELIST} ;;\n"
+	         "esac\nexport HETLAB_NODES\n",
 	         j->attempt);
 	if (add(buf, len, &off, line) < 0)
 		goto small;

@@ -102,6 +102,13 @@ static void test_submit_argv_and_script(void **state)
 	out = slurp(path_in(f, "env.out"));
 	assert_string_equal(out, "bar baz|it's $(x)|5|n7\n");
 	free(out);
+	/* A list without a range is the node list already: no scontrol. */
+	unlink(path_in(f, "log"));
+	assert_int_equal(run_script(f, path_in(f, "env.sh"), "SLURM_JOB_NODELIST=n1,n3", path_in(f, "env.out")), 0);
+	out = slurp(path_in(f, "env.out"));
+	assert_string_equal(out, "bar baz|it's $(x)|2|n1,n3\n");
+	free(out);
+	assert_int_not_equal(access(path_in(f, "log"), F_OK), 0);
 	unlink(path_in(f, "log"));
 	/* With the real node list from scontrol show hostnames. */
 	put(f, "scontrol.out", "n1\nn2\n");
@@ -274,6 +281,22 @@ static void test_submit_environment(void **state)
 	char *out = slurp(path_in(f, "pw.out"));
 	assert_string_equal(out, want);
 	free(out);
+	/* Slurm's SLURM_JOB_UID names the user (no `id -u`): here another
+	 * user's entry than the one the script runs as. */
+	struct passwd *rp;
+	char rwant[1024], renv[256];
+	setpwent();
+	while ((rp = getpwent()) && (rp->pw_uid == getuid() || strchr(rp->pw_dir, ' ') || strchr(rp->pw_shell, ' ')))
+		;
+	assert_non_null(rp);
+	snprintf(rwant, sizeof rwant, "%s|%s|%s|%s|unset\n", rp->pw_dir, rp->pw_name, rp->pw_name,
+	         rp->pw_shell[0] ? rp->pw_shell : "/bin/sh");
+	snprintf(renv, sizeof renv, "SLURM_JOB_NODELIST=n1 SLURM_JOB_UID=%u HOME=/wrong USER=wrong", (unsigned)rp->pw_uid);
+	endpwent();
+	run_clean(f, sp, renv, path_in(f, "pw.out"));
+	out = slurp(path_in(f, "pw.out"));
+	assert_string_equal(out, rwant);
+	free(out);
 	/* A job's own HOME wins. */
 	j.env = home;
 	assert_int_equal(sx_submit(&f->c, &j, &id, f->err, sizeof f->err), 0);
@@ -309,7 +332,7 @@ static void test_submit_environment(void **state)
 	free(out);
 	/* The minimal script is the login one with the passwd lines. */
 	assert_true(sx_script(&j, SX_EXPORT_MINIMAL, buf, sizeof buf, f->err, sizeof f->err) > 0);
-	assert_non_null(strstr(buf, "hetlab_pw=$(getent passwd \"$(id -u)\" 2>/dev/null) || hetlab_pw=\n"));
+	assert_non_null(strstr(buf, "hetlab_pw=$(getent passwd \"${SLURM_JOB_UID:-$(id -u)}\" 2>/dev/null) || hetlab_pw=\n"));
 	assert_non_null(strstr(buf, "export HOME USER LOGNAME SHELL\n"));
 	unsetenv("HETLAB_SECRET");
 	unsetenv("SBATCH_PARTITION");
