@@ -169,7 +169,7 @@ static void test_script_checkpoint_and_signal(void **state)
 	put(f, "late.sh", buf);
 	put(f, "scontrol.run", "[ \"$1\" = show ] && kill -USR1 0\n");
 	put(f, "scontrol.rc", "1");
-	snprintf(cmd, sizeof cmd, "cd '%s' && env PATH='%s':\"$PATH\" SLURM_JOB_ID=78 SLURM_JOB_NODELIST=n1 "
+	snprintf(cmd, sizeof cmd, "cd '%s' && env PATH='%s':\"$PATH\" SLURM_JOB_ID=78 SLURM_JOB_NODELIST='n[1-2]' "
 	         "HETLAB_REQUEUE_TRIES=1 setsid -w sh '%s' >'%s' 2>&1; echo $? >>'%s'", f->dir, f->c.bindir,
 	         path_in(f, "late.sh"), path_in(f, "late.out"), path_in(f, "late.out"));
 	assert_int_equal(system(cmd), 0);
