@@ -504,21 +504,32 @@ chmod 755 ibin/scancel ibin/squeue ibin/sacct
 : >ibin/forget
 scn P 2 '["n5", "n6"]' >scnP.json
 sed 's/scnA/scnP/; s/"sA"/"sP"/; s/"debug"/"second"/; s|"start_timeout_s": 5|&, "bindir": "'"$D"'/ibin"|' A.json >P.json
+# ckpt_round V1 V2 INF FILE: two training victims on P's two nodes, both
+# running, then an inference job that preempts one; waits until the
+# interposer has written FILE.
+ckpt_round() {
+	{ job "$1" training 1 4 2000 40 0 0 2; job "$2" training 1 4 2000 40 0 0 2; } | submit sP
+	T=40 until_ok sh -c "[ \"\$(cat out/$1.where out/$2.where 2>/dev/null | wc -l)\" = 2 ]"
+	job "$3" inference 1 4 2000 2 | submit sP
+	T=30 until_ok sh -c "[ -s ibin/$4 ]"
+}
+# victim V1 V2: the one of the two the policy preempted.
+victim() { q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' AND j.name IN ('$1', '$2') LIMIT 1"; }
+# ran_again LABEL NAME: NAME ends done, on its second attempt, no reason.
+ran_again() {
+	T=60 until_ok is_state sP "$2" done
+	check_eq "$1" "$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '$2'")" "done 1 -"
+}
 start_daemon P
-{ job pv1 training 1 4 2000 40 0 0 2; job pv2 training 1 4 2000 40 0 0 2; } | submit sP
-T=40 until_ok sh -c "[ \"\$(cat out/pv*.where 2>/dev/null | wc -l)\" = 2 ]"
-job pinf inference 1 4 2000 2 | submit sP
-T=30 until_ok sh -c "[ -s ibin/died ]"
-pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' LIMIT 1")
+ckpt_round pv1 pv2 pinf died
+pvic=$(victim pv1 pv2)
 dsid=$(head -n 1 ibin/died)
 # (squeue -O in hetlab's order: the interposer rewrites the third field.)
 dst() { "$1" -h -t all -j "$dsid" -O 'JobID:|,State:|,exit_code:|' 2>/dev/null | tr -d ' ' | cut -d'|' -f2,3; }
 T=30 until_ok sh -c "[ \"\$(ibin/squeue -h -t all -j '$dsid' -O 'JobID:|,State:|,exit_code:|' 2>/dev/null | tr -d ' ' | cut -d'|' -f2,3)\" = 'FAILED|10' ]"
 check_eq "ckpt death: the preempted job ${pvic:-?} ($dsid) FAILED of signal 9 in Slurm, of 10 through the interposer" \
 	"$(dst squeue) $(dst ibin/squeue)" 'FAILED|9 FAILED|10'
-T=60 until_ok is_state sP "${pvic:-pv1}" done
-check_eq "ckpt death: the victim was requeued as a preemption and ran again (attempt 1), not recorded failed" \
-	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv1}'")" "done 1 -"
+ran_again "ckpt death: the victim was requeued as a preemption and ran again (attempt 1), not recorded failed" "${pvic:-pv1}"
 grep -q "Slurm job $dsid FAILED, exit 0:10: died of the checkpoint signal before it could checkpoint: requeued" P.log
 check "ckpt death: the log says why it was requeued" "$((! $?))" "$(grep "$dsid" P.log | tail -3)"
 T=30 until_ok is_state sP pinf done
@@ -529,15 +540,10 @@ cancel_left sP pv1 pv2
 # longer lists it): what happened is read from sacct, which says FAILED
 # of signal 10 as well.
 touch ibin/forget_on
-{ job pv3 training 1 4 2000 40 0 0 2; job pv4 training 1 4 2000 40 0 0 2; } | submit sP
-T=40 until_ok sh -c "[ \"\$(cat out/pv3.where out/pv4.where 2>/dev/null | wc -l)\" = 2 ]"
-job pinf2 inference 1 4 2000 2 | submit sP
-T=30 until_ok sh -c "[ -s ibin/forget ]"
+ckpt_round pv3 pv4 pinf2 forget
 fsid=$(head -n 1 ibin/forget)
-pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' AND j.name IN ('pv3', 'pv4') LIMIT 1")
-T=60 until_ok is_state sP "${pvic:-pv3}" done
-check_eq "ckpt death, the job forgotten by slurmctld: requeued from sacct's record, ran again (attempt 1)" \
-	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv3}'")" "done 1 -"
+pvic=$(victim pv3 pv4)
+ran_again "ckpt death, the job forgotten by slurmctld: requeued from sacct's record, ran again (attempt 1)" "${pvic:-pv3}"
 grep -q "Slurm job $fsid FAILED, exit 0:10 (from sacct): died of the checkpoint signal before it could checkpoint: requeued" P.log
 check "ckpt death, forgotten: the log says so" "$((! $?))" "$(grep "Slurm $fsid\|job $fsid" P.log | tail -3)"
 cancel_left sP pv3 pv4
@@ -547,19 +553,14 @@ cancel_left sP pv3 pv4
 # requeues it as well.
 rm -f ibin/forget_on
 touch ibin/kill_on
-{ job pv5 training 1 4 2000 40 0 0 2; job pv6 training 1 4 2000 40 0 0 2; } | submit sP
-T=40 until_ok sh -c "[ \"\$(cat out/pv5.where out/pv6.where 2>/dev/null | wc -l)\" = 2 ]"
-job pinf3 inference 1 4 2000 2 | submit sP
-T=30 until_ok sh -c "[ -s ibin/killed ]"
+ckpt_round pv5 pv6 pinf3 killed
 ksid=$(cut -d' ' -f1 ibin/killed 2>/dev/null)
 check_eq "ckpt death, the daemon killed with the signal sent: the interposer killed daemon P" \
 	"$(cut -d' ' -f2 ibin/killed 2>/dev/null)" "$(pid_of P)"
 wait "$(pid_of P)" 2>/dev/null
 start_daemon P
-pvic=$(q sP "SELECT j.name FROM decision d JOIN jobs j ON j.id = d.job WHERE d.kind = 'preempt' AND j.name IN ('pv5', 'pv6') LIMIT 1")
-T=60 until_ok is_state sP "${pvic:-pv5}" done
-check_eq "ckpt death across a kill -9: requeued after the restart, ran again (attempt 1)" \
-	"$(q sP "SELECT state || ' ' || attempt || ' ' || coalesce(reason, '-') FROM jobs WHERE name = '${pvic:-pv5}'")" "done 1 -"
+pvic=$(victim pv5 pv6)
+ran_again "ckpt death across a kill -9: requeued after the restart, ran again (attempt 1)" "${pvic:-pv5}"
 grep -q "Slurm job $ksid FAILED, exit 0:10.*: died of the checkpoint signal before it could checkpoint: requeued" P.log
 check "ckpt death across a kill -9: the log says so" "$((! $?))" "$(grep "Slurm $ksid\|job $ksid" P.log | tail -3)"
 T=30 until_ok is_state sP pinf3 done
