@@ -408,9 +408,13 @@ static inline int hl_popcount64(uint64_t x)
 /* Re-indexes node's free state (after a change made outside cluster_take
  * and cluster_give, such as a card falling off the bus). */
 void cluster_free_changed(struct cluster *cl, int32_t node);
-/* The first node at or after `from` whose live free state may have `gpus`
- * whole idle cards and `cores` free cores (a superset: the nodes it skips
- * have fewer); cl->nnodes when none. For placement on cl->free. */
+/* Sets node's service state (enum node_svc): every change goes through
+ * here, as the index holds only nodes in service. */
+void cluster_set_svc(struct cluster *cl, int32_t node, enum node_svc st);
+/* The first node at or after `from` in service (NODE_UP) whose live free
+ * state may have `gpus` whole idle cards and `cores` free cores (a
+ * superset: the nodes it skips have fewer, or are not in service);
+ * cl->nnodes when none. For placement on cl->free. */
 int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores);
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts);

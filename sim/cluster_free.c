@@ -126,13 +126,15 @@ static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
 		*sum &= ~(1ull << (w & 63));
 }
 
-void cluster_free_changed(struct cluster *cl, int32_t node)
+/* Node's levels in the index from its free state; none while it is not
+ * in service (placement refuses it: a cluster of 100,000 nodes has
+ * hundreds down at a time, and first fit walked past each of them). */
+static void fx_reindex(struct cluster *cl, int32_t node)
 {
-	if (cl->w_stale)
-		cl->w_stale[node] = 1;
 	const struct nodefree *f = &cl->free[node];
-	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
-	int c = fx_core_level(f->cores);
+	bool up = cl->svc[node] == NODE_UP;
+	int g = !up || f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
+	int c = up ? fx_core_level(f->cores) : 0;
 	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
 	if (g == og && c == oc)
 		return;
@@ -145,6 +147,19 @@ void cluster_free_changed(struct cluster *cl, int32_t node)
 	for (int b = c; b < oc; b++)
 		fx_put(cl, CLUSTER_FX_GPUS + b, node, false);
 	cl->fx_lev[node] = (uint8_t)(g | c << 4);
+}
+
+void cluster_free_changed(struct cluster *cl, int32_t node)
+{
+	if (cl->w_stale)
+		cl->w_stale[node] = 1;
+	fx_reindex(cl, node);
+}
+
+void cluster_set_svc(struct cluster *cl, int32_t node, enum node_svc st)
+{
+	cl->svc[node] = (uint8_t)st;
+	fx_reindex(cl, node);
 }
 
 int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)

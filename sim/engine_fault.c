@@ -118,7 +118,7 @@ int eng_apply_fault(struct sim *s, int32_t node, int kind, int gpu, double value
 		if (fault_hit_jobs(s, node, -1, "node crash"))
 			return -1;
 		if (cl->svc[node] == NODE_UP || cl->svc[node] == NODE_DRAINING || cl->svc[node] == NODE_DRAINED)
-			cl->svc[node] = NODE_DOWN;
+			cluster_set_svc(cl, node, NODE_DOWN);
 		h->down_until = s->now + simtime_from_s(repair_s);
 		break;
 	case FAULT_GPU_XID:
@@ -163,7 +163,7 @@ int eng_repair(struct sim *s, int32_t node, int kind, int gpu)
 	switch (kind) {
 	case FAULT_NODE_CRASH:
 		if (cl->svc[node] == NODE_DOWN)
-			cl->svc[node] = h->drained_since >= 0 ? NODE_DRAINED : NODE_UP;
+			cluster_set_svc(cl, node, h->drained_since >= 0 ? NODE_DRAINED : NODE_UP);
 		h->down_until = -1;
 		break;
 	case FAULT_GPU_XID:
@@ -203,7 +203,7 @@ int eng_fault_event(struct sim *s, const struct fault_event *e)
 	case FEV_JOIN:
 		if (cl->svc[e->node] != NODE_ABSENT)
 			return 0;
-		cl->svc[e->node] = NODE_UP;
+		cluster_set_svc(cl, e->node, NODE_UP);
 		eng_node_presence(s, e->node, true);
 		if (cl->pw)
 			eng_pw_node_changed(s, e->node);
@@ -222,7 +222,7 @@ int eng_fault_event(struct sim *s, const struct fault_event *e)
 		if (!eng_node_has_jobs(s, e->node, -1) && cl->svc[e->node] != NODE_DOWN)
 			eng_node_emptied(s, e->node);
 		else if (cl->svc[e->node] != NODE_DOWN)
-			cl->svc[e->node] = NODE_DRAINING;
+			cluster_set_svc(cl, e->node, NODE_DRAINING);
 		return 0;
 	}
 	}
@@ -248,7 +248,7 @@ int eng_faults_init(struct sim *s)
 	}
 	for (int32_t k = 0; k < fc->nev; k++)
 		if (fc->ev[k].kind == FEV_JOIN && cl->svc[fc->ev[k].node] != NODE_ABSENT) {
-			cl->svc[fc->ev[k].node] = NODE_ABSENT;
+			cluster_set_svc(cl, fc->ev[k].node, NODE_ABSENT);
 			eng_node_presence(s, fc->ev[k].node, false);
 			if (cl->pw)
 				eng_pw_node_changed(s, fc->ev[k].node);   /* absent: no power until it joins */
@@ -285,7 +285,7 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 	snprintf(h->drain_reason, sizeof h->drain_reason, "%s", reason ? reason : "");
 	h->drained_since = s->now;
 	if (cl->svc[node] == NODE_UP)
-		cl->svc[node] = eng_node_has_jobs(s, node, -1) ? NODE_DRAINING : NODE_DRAINED;
+		cluster_set_svc(cl, node, eng_node_has_jobs(s, node, -1) ? NODE_DRAINING : NODE_DRAINED);
 	eng_rec_event(s, REC_DRAIN, -1, node, 0, reason);
 	if (s->cfg.live && s->exec->node_state)
 		s->exec->node_state(s->exec_ctx, s, node, true, reason ? reason : "");
@@ -309,7 +309,7 @@ int decide_resume(struct decide *d, int32_t node)
 	h->drained_since = -1;
 	h->drain_reason[0] = 0;
 	if (cl->svc[node] != NODE_DOWN)
-		cl->svc[node] = NODE_UP;
+		cluster_set_svc(cl, node, NODE_UP);
 	eng_rec_event(s, REC_RESUME, -1, node, 0, NULL);
 	if (s->cfg.live && s->exec->node_state)
 		s->exec->node_state(s->exec_ctx, s, node, false, NULL);

@@ -173,14 +173,14 @@ void eng_node_emptied(struct sim *s, int32_t node)
 {
 	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
 	if (h && strcmp(h->drain_reason, "leave") == 0) {
-		s->cl.svc[node] = NODE_ABSENT;
+		cluster_set_svc(&s->cl, node, NODE_ABSENT);
 		eng_node_presence(s, node, false);
 		if (s->cl.pw)
 			eng_pw_node_changed(s, node);
 		eng_rec_event(s, REC_LEAVE, -1, node, 0, NULL);
 		return;
 	}
-	s->cl.svc[node] = NODE_DRAINED;
+	cluster_set_svc(&s->cl, node, NODE_DRAINED);
 }
 
 int decide_preempt(struct decide *d, int32_t id, const char *reason)

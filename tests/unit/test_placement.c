@@ -775,20 +775,24 @@ static int fx_level(int32_t cores)
 }
 
 /* What cluster_next_fit must return: the first node at or after `from`
- * with at least min(gpus, CLUSTER_FX_GPUS) whole idle cards and at least
- * the power of two at or below `cores` free cores. */
+ * in service with at least min(gpus, CLUSTER_FX_GPUS) whole idle cards and
+ * at least the power of two at or below `cores` free cores (a node not in
+ * service is skipped even when its cards and cores are free). */
 static int32_t next_fit_ref(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
 {
 	int32_t g = gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus;
+	if (gpus <= 0 && cores <= 0)
+		return from < cl->nnodes ? from : cl->nnodes;   /* nothing asked: no index */
 	for (int32_t i = from < 0 ? 0 : from; i < cl->nnodes; i++)
-		if ((gpus <= 0 || cl->free[i].gpus >= g) &&
+		if (cl->svc[i] == NODE_UP && (gpus <= 0 || cl->free[i].gpus >= g) &&
 		    (cores <= 0 || fx_level(cl->free[i].cores) >= fx_level(cores)))
 			return i;
 	return cl->nnodes;
 }
 
-/* Random takes and gives on a cluster large enough for the index's
- * summary words to matter (9,000 nodes): every answer equals the scan's. */
+/* Random takes and gives, and nodes going down, draining and coming back,
+ * on a cluster large enough for the index's summary words to matter (9,000
+ * nodes): every answer equals the scan's. */
 static void test_next_fit_index(void **st)
 {
 	(void)st;
@@ -812,7 +816,12 @@ static void test_next_fit_index(void **st)
 	for (int step = 0; step < 60000; step++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		int k = (int)(x % NJ);
-		if (held[k].on) {
+		if (step % 7 == 3) {
+			/* A node's service changes with its cards and cores as they are. */
+			int32_t node = (int32_t)((x >> 20) % (uint64_t)cl.nnodes);
+			static const enum node_svc to[] = { NODE_UP, NODE_DOWN, NODE_DRAINING, NODE_DRAINED, NODE_ABSENT, NODE_UP };
+			cluster_set_svc(&cl, node, to[(x >> 44) % 6]);
+		} else if (held[k].on) {
 			cluster_give(&cl, k, &held[k].j.req, &held[k].p, 1);
 			held[k].on = false;
 		} else {
