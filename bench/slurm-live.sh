@@ -31,7 +31,7 @@
 # of part 4 (slurmctld keeps at most MaxJobCount, 10000 by default);
 # PARTS=12 runs parts 1 and 2 only (default 1234). EXPORT=minimal measures
 # slurm.export "minimal" (default: "login", the configuration's default).
-# CPUS=4 measures the test cluster's own 24 slots; PARALLEL=N sets
+# WAVES=1 also prints the daemon's start passes (slurmlog.py waves). CPUS=4 measures the test cluster's own 24 slots; PARALLEL=N sets
 # slurm.parallel (the Slurm commands run at once, default 16). LOCAL_SLURM_DIR=DIR uses
 # a running cluster (started with LOCAL_SLURM_MINJOBAGE=3600 and
 # LOCAL_SLURM_CPUS=CPUS). Holds /tmp/hetlab-slurm.lock throughout.
@@ -191,6 +191,7 @@ run_hetlab() {   # STATE BINDIR COUNT DIR
 	echo "  RUNNING in slurmctld's log at $run_rate/s; start decision -> RUNNING: $(awk '{print $4 - $2}' "$1.runlat" | pct)"
 	echo "    beyond Slurm's own submit->RUNNING ($(awk -v p="$slurm_run_p50" 'BEGIN {printf "%.0f", p * 1000}') ms): $(awk -v p="$slurm_run_p50" '{print $4 - $2 - p}' "$1.runlat" | pct)"
 	echo "    RUNNING -> the job's first line: $(awk '{print $3 - $4}' "$1.runlat" | pct)"
+	[ -n "${WAVES:-}" ] && python3 "$HERE/slurmlog.py" waves "$C/log/slurmctld.log" "$1.xref" "$1.dec"
 }
 echo "hetlab live --executor slurm, $N jobs (1 core, 100 MiB, date > file), tick_s 0.1:"
 run_hetlab st1 "$BIN" "$N" start1
