@@ -196,7 +196,15 @@ int place_first_fit(const struct cluster *cl, const struct nodefree *f,
 	}
 	int32_t left = r->cores;
 	bool plain = cluster_req_plain(r);
-	for (int i = 0; i < cl->nnodes && left > 0; i++) {
+	/* On the live state the index skips the nodes without a free core or
+	 * not in service (refused below anyway), in the same order: on a busy
+	 * machine of small nodes most of them. */
+	bool live = f == cl->free;
+	struct fit_iter it;
+	if (live)
+		cluster_fit_begin(&it, cl, 0, 0, 1);
+	for (int i = live ? cluster_fit_next(&it) : 0; i < cl->nnodes && left > 0;
+	     i = live ? cluster_fit_next(&it) : i + 1) {
 		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || (!plain && !cluster_node_suits(cl, i, r, 0)) ||
 		    (cl->pw && power_node_blocked(cl, i)))
 			continue;

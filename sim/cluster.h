@@ -416,6 +416,25 @@ void cluster_set_svc(struct cluster *cl, int32_t node, enum node_svc st);
  * superset: the nodes it skips have fewer, or are not in service);
  * cl->nnodes when none. For placement on cl->free. */
 int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores);
+/* The same walk as repeated cluster_next_fit, a word of the index at a
+ * time: cluster_fit_begin, then cluster_fit_next until it returns
+ * cl->nnodes. The live free state must not change during the walk. */
+struct fit_iter {
+	const struct cluster *cl;
+	int32_t gpus, cores;
+	int32_t base;           /* the node of bit 0 of bits */
+	uint64_t bits;          /* the candidates of that word not yet returned */
+};
+void cluster_fit_begin(struct fit_iter *it, const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores);
+int32_t cluster_fit_refill(struct fit_iter *it);
+static inline int32_t cluster_fit_next(struct fit_iter *it)
+{
+	if (!it->bits)
+		return cluster_fit_refill(it);
+	int b = __builtin_ctzll(it->bits);
+	it->bits &= it->bits - 1;
+	return it->base + b;
+}
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts);
 void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,

@@ -103,50 +103,86 @@ static simtime mig_take(struct cluster *cl, struct mig_layout *l, const struct a
 
 static inline int fx_core_level(int32_t cores)
 {
-	int b = 0;
-	while (b < CLUSTER_FX_CORES && cores >= (1 << b))
-		b++;
-	return b;   /* the number of thresholds 2^0 .. 2^(b-1) it reaches */
+	if (cores <= 0)
+		return 0;
+	int b = 32 - __builtin_clz((unsigned)cores);
+	return b < CLUSTER_FX_CORES ? b : CLUSTER_FX_CORES;   /* the thresholds 2^0 .. 2^(b-1) it reaches */
 }
 
-/* Sets or clears node's bit in bitmap k of the index, and its word's bit
- * in the summary. */
-static inline void fx_put(struct cluster *cl, int k, int32_t node, bool on)
+/* Applies one change of levels (old og/oc to new g/c) to the nodes of
+ * mask in word w of every bitmap it touches, and their summary bits. */
+static void fx_apply_word(struct cluster *cl, size_t w, uint64_t mask, int og, int oc, int g, int c)
 {
-	size_t w = (size_t)node >> 6;
-	uint64_t *word = &cl->fx[(size_t)k * (size_t)cl->fx_words + w];
-	uint64_t *sum = &cl->fxs[(size_t)k * (size_t)cl->fxs_words + (w >> 6)];
-	if (on)
-		*word |= 1ull << (node & 63);
-	else
-		*word &= ~(1ull << (node & 63));
-	if (*word)
-		*sum |= 1ull << (w & 63);
-	else
-		*sum &= ~(1ull << (w & 63));
+	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
+	for (int pass = 0; pass < 2; pass++) {
+		int from = pass ? oc : og, to = pass ? c : g;
+		int k0 = pass ? CLUSTER_FX_GPUS : 0;
+		for (int t = from < to ? from : to; t < (from < to ? to : from); t++) {
+			uint64_t *word = &cl->fx[(size_t)(k0 + t) * W + w];
+			uint64_t *sum = &cl->fxs[(size_t)(k0 + t) * S + (w >> 6)];
+			*word = to > from ? *word | mask : *word & ~mask;
+			if (*word)
+				*sum |= 1ull << (w & 63);
+			else
+				*sum &= ~(1ull << (w & 63));
+		}
+	}
 }
 
-/* Node's levels in the index from its free state; none while it is not
- * in service (placement refuses it: a cluster of 100,000 nodes has
- * hundreds down at a time, and first fit walked past each of them). */
-static void fx_reindex(struct cluster *cl, int32_t node)
+/* Node's levels in the index from its free state, GPU level in the low
+ * nibble and core level in the high; none while it is not in service
+ * (placement refuses it: a cluster of 100,000 nodes has hundreds down at
+ * a time, and first fit walked past each of them). */
+static inline unsigned fx_level(const struct cluster *cl, int32_t node)
 {
 	const struct nodefree *f = &cl->free[node];
-	bool up = cl->svc[node] == NODE_UP;
-	int g = !up || f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
-	int c = up ? fx_core_level(f->cores) : 0;
-	int og = cl->fx_lev[node] & 0xf, oc = cl->fx_lev[node] >> 4;
-	if (g == og && c == oc)
+	if (cl->svc[node] != NODE_UP)
+		return 0;
+	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
+	return (unsigned)(g | fx_core_level(f->cores) << 4);
+}
+
+static void fx_reindex(struct cluster *cl, int32_t node)
+{
+	unsigned ol = cl->fx_lev[node], nl = fx_level(cl, node);
+	if (ol == nl)
 		return;
-	for (int t = og; t < g; t++)           /* levels t + 1 gained */
-		fx_put(cl, t, node, true);
-	for (int t = g; t < og; t++)
-		fx_put(cl, t, node, false);
-	for (int b = oc; b < c; b++)
-		fx_put(cl, CLUSTER_FX_GPUS + b, node, true);
-	for (int b = c; b < oc; b++)
-		fx_put(cl, CLUSTER_FX_GPUS + b, node, false);
-	cl->fx_lev[node] = (uint8_t)(g | c << 4);
+	fx_apply_word(cl, (size_t)node >> 6, 1ull << (node & 63), (int)(ol & 0xf), (int)(ol >> 4), (int)(nl & 0xf),
+	              (int)(nl >> 4));
+	cl->fx_lev[node] = (uint8_t)nl;
+}
+
+/* fx_reindex for every node of an allocation, one update a run of nodes
+ * in one word with the same change (an allocation is in node order, and
+ * on a machine of small nodes mostly a run of neighbours). */
+static void fx_reindex_parts(struct cluster *cl, const struct alloc_part *parts, int nparts)
+{
+	uint8_t *lev = cl->fx_lev, *stale = cl->w_stale;
+	size_t pw = SIZE_MAX;
+	unsigned pkey = 0;
+	uint64_t mask = 0;
+	for (int i = 0; i < nparts; i++) {
+		int32_t node = parts[i].node;
+		if (stale)
+			stale[node] = 1;
+		unsigned nl = fx_level(cl, node), key = (unsigned)lev[node] << 8 | nl;
+		if (lev[node] == nl)
+			continue;
+		lev[node] = (uint8_t)nl;
+		size_t w = (size_t)node >> 6;
+		if (key != pkey || w != pw) {
+			if (mask)
+				fx_apply_word(cl, pw, mask, (int)(pkey >> 8) & 0xf, (int)(pkey >> 12), (int)pkey & 0xf,
+				              (int)(pkey >> 4) & 0xf);
+			pkey = key;
+			pw = w;
+			mask = 0;
+		}
+		mask |= 1ull << (node & 63);
+	}
+	if (mask)
+		fx_apply_word(cl, pw, mask, (int)(pkey >> 8) & 0xf, (int)(pkey >> 12), (int)pkey & 0xf,
+		              (int)(pkey >> 4) & 0xf);
 }
 
 void cluster_free_changed(struct cluster *cl, int32_t node)
@@ -201,6 +237,53 @@ int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, i
 	return cl->nnodes;
 }
 
+/* Loads the candidates of the word that holds the first candidate at or
+ * after `from`. */
+static void fit_load(struct fit_iter *it, int32_t from)
+{
+	const struct cluster *cl = it->cl;
+	int32_t i = cluster_next_fit(cl, from, it->gpus, it->cores);
+	it->bits = 0;
+	if (i >= cl->nnodes) {
+		it->base = cl->nnodes;
+		return;
+	}
+	it->base = i & ~63;
+	size_t W = (size_t)cl->fx_words, w = (size_t)i >> 6;
+	int ka = it->gpus > 0 ? (it->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : it->gpus) - 1 : -1;
+	int kb = it->cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(it->cores) - 1 : -1;
+	uint64_t x = ~0ull << (i & 63);
+	if (ka >= 0)
+		x &= cl->fx[(size_t)ka * W + w];
+	if (kb >= 0)
+		x &= cl->fx[(size_t)kb * W + w];
+	if (ka < 0 && kb < 0)   /* nothing asked: every node from i on */
+		x = ~0ull << (i & 63);
+	int32_t left = cl->nnodes - it->base;
+	if (left < 64)
+		x &= (1ull << left) - 1;
+	it->bits = x;
+}
+
+void cluster_fit_begin(struct fit_iter *it, const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
+{
+	*it = (struct fit_iter){ .cl = cl, .gpus = gpus, .cores = cores };
+	fit_load(it, from < 0 ? 0 : from);
+}
+
+int32_t cluster_fit_refill(struct fit_iter *it)
+{
+	const struct cluster *cl = it->cl;
+	if (it->base >= cl->nnodes)
+		return cl->nnodes;
+	fit_load(it, it->base + 64);
+	if (!it->bits) {
+		it->base = cl->nnodes;
+		return cl->nnodes;
+	}
+	return cluster_fit_next(it);
+}
+
 simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts)
 {
@@ -242,8 +325,7 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy += k;
 		}
 	}
-	for (int i = 0; i < nparts; i++)
-		cluster_free_changed(cl, parts[i].node);
+	fx_reindex_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib += r->storage_gib;
@@ -300,8 +382,7 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
 	}
-	for (int i = 0; i < nparts; i++)
-		cluster_free_changed(cl, parts[i].node);
+	fx_reindex_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib -= r->storage_gib;

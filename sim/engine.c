@@ -220,16 +220,32 @@ static void handle_sample(struct sim *s)
 		/* The modelled probe's readings of the nodes whose free state
 		 * changed since the last sample, the others as they were: the same
 		 * values summed in the same order as below. */
-		for (int32_t i = 0; i < s->cl.nnodes; i++) {
+		for (int32_t i = 0; i < s->cl.nnodes; i++)
 			if (s->cl.w_stale[i]) {
 				struct probe_node pn;
 				probe_sim_ops.node(NULL, s, i, &pn);
 				s->node_w[i] = pn.power_w;
 				s->cl.w_stale[i] = 0;
 			}
-			smp.power_w += s->node_w[i];
-			s->rack_w[s->cl.nodes[i].rack] += s->node_w[i];
+		/* A rack's sum is kept in a register while its nodes follow one
+		 * another (the same additions in the same order: a rack's sum
+		 * no longer waits for its store at every node). */
+		double total = 0, acc = 0;
+		int32_t cur = -1;
+		for (int32_t i = 0; i < s->cl.nnodes; i++) {
+			int32_t r = s->cl.nodes[i].rack;
+			if (r != cur) {
+				if (cur >= 0)
+					s->rack_w[cur] = acc;
+				cur = r;
+				acc = s->rack_w[r];
+			}
+			total += s->node_w[i];
+			acc += s->node_w[i];
 		}
+		if (cur >= 0)
+			s->rack_w[cur] = acc;
+		smp.power_w = total;
 	} else if (s->probe && s->probe->node) {
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			struct probe_node pn;

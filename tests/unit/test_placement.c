@@ -790,9 +790,14 @@ static int32_t next_fit_ref(const struct cluster *cl, int32_t from, int32_t gpus
 	return cl->nnodes;
 }
 
-/* Random takes and gives, and nodes going down, draining and coming back,
- * on a cluster large enough for the index's summary words to matter (9,000
- * nodes): every answer equals the scan's. */
+/* Random takes and gives of runs of neighbouring nodes (up to 70, so an
+ * allocation spans index words and changes many nodes' levels alike), and
+ * nodes going down, draining and coming back, on a cluster large enough
+ * for the index's summary words to matter (9,000 nodes): every answer of
+ * cluster_next_fit, and every node of a cluster_fit_begin/next walk,
+ * equals the scan's. */
+enum { RUN_MAX = 70 };
+
 static void test_next_fit_index(void **st)
 {
 	(void)st;
@@ -809,11 +814,12 @@ static void test_next_fit_index(void **st)
 	rack(&cl, "c0", NULL, cpu, 4000);
 	if (cluster_finish(&cl, err, sizeof err))
 		fail_msg("%s", err);
-	enum { NJ = 30000 };
-	struct { struct alloc_part p; struct job j; bool on; } *held = calloc(NJ, sizeof *held);
+	enum { NJ = 3000 };
+	struct { struct alloc_part p[RUN_MAX]; int n; struct job j; bool on; } *held = calloc(NJ, sizeof *held);
 	assert_non_null(held);
 	uint64_t x = 12345;
-	for (int step = 0; step < 60000; step++) {
+	int walks = 0;
+	for (int step = 0; step < 40000; step++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		int k = (int)(x % NJ);
 		if (step % 7 == 3) {
@@ -822,21 +828,31 @@ static void test_next_fit_index(void **st)
 			static const enum node_svc to[] = { NODE_UP, NODE_DOWN, NODE_DRAINING, NODE_DRAINED, NODE_ABSENT, NODE_UP };
 			cluster_set_svc(&cl, node, to[(x >> 44) % 6]);
 		} else if (held[k].on) {
-			cluster_give(&cl, k, &held[k].j.req, &held[k].p, 1);
+			cluster_give(&cl, k, &held[k].j.req, held[k].p, held[k].n);
 			held[k].on = false;
 		} else {
-			int32_t node = (int32_t)((x >> 20) % (uint64_t)cl.nnodes);
-			const struct nodefree *f = &cl.free[node];
-			int32_t cores = f->cores > 0 ? (int32_t)((x >> 40) % (uint64_t)f->cores) + 1 : 0;
-			int gpus = f->gpus > 0 ? (int)((x >> 50) % (uint64_t)f->gpus) + 1 : 0;
-			if (cores == 0)
-				continue;
-			held[k].j = job(k, 1, cores, gpus);
+			/* The same share of every node of a run: most change level alike. */
+			int32_t first = (int32_t)((x >> 20) % (uint64_t)cl.nnodes);
+			int len = step % 3 ? 1 + (int)((x >> 36) % RUN_MAX) : 1;
+			int32_t want_cores = (int32_t)((x >> 40) % 64) + 1;
+			int want_gpus = (int)((x >> 50) % 9);
+			held[k].n = 0;
+			held[k].j = job(k, 1, want_cores, want_gpus);
 			held[k].j.req.mem_mib = 0;
-			if (place_part(&cl, f, node, &held[k].j.req, cores, place_pick_gpus(f->gpu_free, gpus), -1, -1,
-			               &held[k].p))
+			for (int32_t node = first; node < cl.nnodes && node < first + len; node++) {
+				const struct nodefree *f = &cl.free[node];
+				int32_t cores = f->cores < want_cores ? f->cores : want_cores;
+				int gpus = f->gpus < want_gpus ? f->gpus : want_gpus;
+				if (cores <= 0)
+					continue;
+				struct alloc_part *p = &held[k].p[held[k].n];
+				if (place_part(&cl, f, node, &held[k].j.req, cores, place_pick_gpus(f->gpu_free, gpus), -1, -1, p))
+					continue;
+				held[k].n++;
+			}
+			if (held[k].n == 0)
 				continue;
-			cluster_take(&cl, k, &held[k].j.req, &held[k].p, 1);
+			cluster_take(&cl, k, &held[k].j.req, held[k].p, held[k].n);
 			held[k].on = true;
 		}
 		for (int q = 0; q < 4; q++) {
@@ -847,8 +863,25 @@ static void test_next_fit_index(void **st)
 			if (want != got)
 				fail_msg("step %d: next_fit(from %d, %d cards, %d cores) = %d, expected %d", step, from, g, c,
 				         got, want);
+			if (q > 0 || step % 16)
+				continue;
+			/* The walk from `from` to the end, node by node. */
+			struct fit_iter it;
+			cluster_fit_begin(&it, &cl, from, g, c);
+			int32_t i = cluster_fit_next(&it), ref = want;
+			for (;;) {
+				if (i != ref)
+					fail_msg("step %d: walk (%d cards, %d cores) from %d gave %d where the scan has %d", step, g, c,
+					         from, i, ref);
+				if (i >= cl.nnodes)
+					break;
+				i = cluster_fit_next(&it);
+				ref = next_fit_ref(&cl, ref + 1, g, c);
+			}
+			walks++;
 		}
 	}
+	assert_true(walks > 2000);
 	free(held);
 	cluster_fini(&cl);
 }
