@@ -34,7 +34,10 @@
 #   12. a preempted job whose batch script dies of the checkpoint signal
 #      (before it could trap it: Slurm says FAILED, signal 10) is requeued
 #      as a preemption and runs again, not recorded failed; also when
-#      slurmctld has forgotten it (read from sacct).
+#      slurmctld has forgotten it (read from sacct);
+#   13. a job of the site's own that takes a node between hetlab's
+#      placement and Slurm's start: hetlab's job is taken back once and
+#      runs on the other node (the site's hold takes the cores it frees).
 # Never skips: a cluster that does not start is a failure. Prints
 # "slurm trust: N passed, N failed".
 set -u
@@ -568,11 +571,60 @@ check_eq "ckpt death across a kill -9: the inference job ran" "$(jobstate sP pin
 cancel_left sP pv5 pv6
 stop_daemon P
 
+# --- 13. a foreign job that takes a node between placement and start --------
+# The sbatch interposer of daemon F, armed once: before hetlab's sbatch of
+# a job placed on NODE goes through, a job of the site's own takes half of
+# NODE and runs. Slurm then cannot start hetlab's job there; hetlab takes
+# it back after start_timeout_s, and the hold of the site's job (short
+# while the engine still gave those cores to hetlab's job) takes them as
+# they free, so the job goes to the other node at once. (Without that, it
+# was placed on NODE again, and again, each time until start_timeout_s,
+# for as long as the site's job ran.)
+mkdir -p fbin
+for c in scontrol sinfo squeue sacct scancel; do ln -sf "$(command -v $c)" fbin/$c; done
+cat >fbin/sbatch <<EOF
+#!/bin/sh
+node=
+for a; do case \$a in --nodelist=*) node=\${a#--nodelist=} ;; esac; done
+if [ -n "\$node" ] && [ -e "$D/fbin/arm" ]; then
+	rm -f "$D/fbin/arm"
+	fid=\$("$(command -v sbatch)" --parsable -p second -w "\$node" -N1 -c 2 --mem=500 -J sitejob2 --wrap 'sleep 40')
+	i=0
+	while [ "\$(squeue -h -j "\$fid" -o %T)" != RUNNING ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i + 1)); done
+	echo "\$fid \$node \$(squeue -h -j "\$fid" -o %T)" >"$D/fbin/foreign"
+fi
+exec "$(command -v sbatch)" "\$@"
+EOF
+chmod 755 fbin/sbatch
+scn F 2 '["n5", "n6"]' >scnF.json
+sed 's/scnA/scnF/; s/"sA"/"sF"/; s/"debug"/"second"/; s|"start_timeout_s": 5|&, "bindir": "'"$D"'/fbin"|' A.json >F.json
+start_daemon F
+touch fbin/arm
+t_sub=$(date +%s)
+job ftop batch 1 4 2000 2 | submit sF
+T=40 until_ok is_state sF ftop done
+t_done=$(date +%s)
+read -r fsid fnode fst <fbin/foreign 2>/dev/null
+check_eq "foreign top-up: the site's job took half of the node hetlab had placed on (${fnode:-?}) and ran" "${fst:-none}" RUNNING
+check "foreign top-up: hetlab's job ran on the other node" \
+	"$([ -n "${fnode:-}" ] && [ -s out/ftop.where ] && [ "$(awk '{print $3}' out/ftop.where)" != "$fnode" ] && echo 1)" \
+	"where: $(cat out/ftop.where 2>/dev/null); the site's job on ${fnode:-?}"
+check_eq "foreign top-up: taken back once, not placed on ${fnode:-?} again and again" \
+	"$(q sF "SELECT count(*) FROM decision d JOIN jobs j ON j.id = d.job WHERE j.name = 'ftop' AND d.kind = 'requeue'")" 1
+check "foreign top-up: it ran and ended while the site's job still ran ($((t_done - t_sub)) s after its submission)" \
+	"$([ "$(jobstate sF ftop)" = done ] && [ "$(sstate "${fsid:-0}")" = RUNNING ] && echo 1)" \
+	"hetlab's job $(jobstate sF ftop); the site's job ${fsid:-?}: $(sstate "${fsid:-0}")"
+grep -q "node ${fnode:-?}: jobs not hetlab's hold 2 cores" F.log
+check "foreign top-up: the log shows the site's hold" "$((! $?))" "$(grep 'hold' F.log | tail -3)"
+stop_daemon F
+[ -n "${fsid:-}" ] && scancel "$fsid"
+T=20 until_ok sh -c "[ -z \"\$(squeue -h -p second -o %i)\" ]"
+
 # --- 8-9. logs, metrics, replays -----------------------------------------------
 check_eq "logs: every submission names its Slurm job" "$(grep -c 'Slurm job [0-9]* submitted on' A.log | awk '{print ($1 >= 20)}')" 1
 passes=$(printf '%s\n' "$m" | awk '/^hetlab_scheduling_passes_total/ {print ($2 > 0)}')
 check_eq "metrics: scheduling passes counted" "$passes" 1
-for st in sA sB sC sU sP; do
+for st in sA sB sC sU sP sF; do
 	if out=$("$HETLAB" replay "$st" 2>&1); then ok "replay of $st makes the same decisions"
 	else bad "replay of $st makes the same decisions" "$(printf '%s' "$out" | tail -n 8)"; fi
 done
