@@ -194,6 +194,33 @@ static bool sample_cached(struct sim *s)
 	return true;
 }
 
+/* Node i's power: node_w's, else the power model's. */
+static inline double node_power(const struct sim *s, const double *node_w, int32_t i)
+{
+	return node_w ? node_w[i] : s->cl.pw->node[i].power_w;
+}
+
+/* The nodes' powers summed, in node order, and each rack's into rack_w:
+ * a rack's nodes are one range, and the racks follow one another in node
+ * order (cluster_add_nodes), so a rack's sum stays in a register and no
+ * node's record is read for its rack (at 100,000 nodes, a cache line a
+ * node at every sample). */
+static double sum_node_powers(struct sim *s, const double *node_w)
+{
+	double total = 0;
+	for (int32_t k = 0; k < s->cl.nracks; k++) {
+		const struct rack *r = &s->cl.racks[k];
+		double acc = 0;
+		for (int32_t i = r->first_node; i < r->first_node + r->nnodes; i++) {
+			double w = node_power(s, node_w, i);
+			total += w;
+			acc += w;
+		}
+		s->rack_w[k] = acc;
+	}
+	return total;
+}
+
 static void handle_sample(struct sim *s)
 {
 	if (!s->rec.sample)
@@ -227,25 +254,12 @@ static void handle_sample(struct sim *s)
 				s->node_w[i] = pn.power_w;
 				s->cl.w_stale[i] = 0;
 			}
-		/* A rack's sum is kept in a register while its nodes follow one
-		 * another (the same additions in the same order: a rack's sum
-		 * no longer waits for its store at every node). */
-		double total = 0, acc = 0;
-		int32_t cur = -1;
-		for (int32_t i = 0; i < s->cl.nnodes; i++) {
-			int32_t r = s->cl.nodes[i].rack;
-			if (r != cur) {
-				if (cur >= 0)
-					s->rack_w[cur] = acc;
-				cur = r;
-				acc = s->rack_w[r];
-			}
-			total += s->node_w[i];
-			acc += s->node_w[i];
-		}
-		if (cur >= 0)
-			s->rack_w[cur] = acc;
-		smp.power_w = total;
+		smp.power_w = sum_node_powers(s, s->node_w);
+	} else if (s->probe == &probe_sim_ops && s->cl.pw && !s->rd) {
+		/* The modelled probe's power is the power model's, as it is:
+		 * its temperature and utilisation, which it computes too, are
+		 * not what a sample keeps. */
+		smp.power_w = sum_node_powers(s, NULL);
 	} else if (s->probe && s->probe->node) {
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			struct probe_node pn;

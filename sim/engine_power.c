@@ -120,7 +120,7 @@ void eng_pw_thermal(struct sim *s, int32_t node)
 {
 	struct cluster *cl = &s->cl;
 	struct node_power *np = &cl->pw->node[node];
-	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[np->cooling];
 	power_advance_rack(cl, cl->nodes[node].rack, s->now);
 	power_advance_node(cl, node, s->now);
 	const double eps = 1e-6;

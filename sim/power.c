@@ -64,6 +64,8 @@ int power_init(struct cluster *cl, const struct power_cfg *cfg)
 	}
 	for (int32_t i = 0; i < cl->nnodes; i++) {
 		struct node_power *np = &pw->node[i];
+		np->cooling = (uint8_t)cl->nodes[i].cooling;
+		np->max_w = power_node_max_w(cl, i);
 		np->limit = 1;
 		np->power_w = power_node_w(cl, i);
 		np->temp_c = power_node_steady_c(cl, i, np->power_w);   /* idle and settled at t = 0 */
@@ -174,14 +176,15 @@ double power_busy_gpus(const struct cluster *cl, int node)
 
 double power_node_steady_c(const struct cluster *cl, int node, double power_w)
 {
-	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
-	return c->inlet_c + c->rise_c * power_w / power_node_max_w(cl, node);
+	const struct node_power *np = &cl->pw->node[node];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[np->cooling];
+	return c->inlet_c + c->rise_c * power_w / np->max_w;
 }
 
 double power_node_temp_at(const struct cluster *cl, int node, simtime t)
 {
 	const struct node_power *np = &cl->pw->node[node];
-	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[np->cooling];
 	double ss = power_node_steady_c(cl, node, np->power_w);
 	if (t <= np->at || !(c->tau_s > 0))
 		return np->temp_c;
@@ -194,7 +197,7 @@ void power_advance_node(struct cluster *cl, int node, simtime now)
 	if (now <= np->at)
 		return;
 	double dt = simtime_to_s(now - np->at);
-	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[np->cooling];
 	double ss = power_node_steady_c(cl, node, np->power_w);
 	np->temp_c = ss + (np->temp_c - ss) * exp(-dt / c->tau_s);
 	np->energy_j += np->power_w * dt;
@@ -213,7 +216,7 @@ static double cross_s(double t0, double ss, double tau, double x)
 simtime power_next_crossing(const struct cluster *cl, int node, simtime now)
 {
 	const struct node_power *np = &cl->pw->node[node];
-	const struct cooling_cfg *c = &cl->pw->cfg.cool[cl->nodes[node].cooling];
+	const struct cooling_cfg *c = &cl->pw->cfg.cool[np->cooling];
 	double ss = power_node_steady_c(cl, node, np->power_w), best = INFINITY, t;
 	if (!(np->flags & PW_NODE_HOT) && (t = cross_s(np->temp_c, ss, c->tau_s, c->warn_c)) < best)
 		best = t;

@@ -72,7 +72,11 @@ struct node_power {
 	double energy_j;          /* IT energy so far */
 	double limit;             /* GPU power-limit fraction now (1 = TDP) */
 	uint8_t flags;            /* PW_NODE_* */
+	uint8_t cooling;          /* the node's cooling (enum cooling), kept here with */
 	uint32_t ver;             /* its crossing events */
+	double max_w;             /* its power at full load (power_node_max_w): what
+	                             the thermal model reads of the node, beside
+	                             its state, at every sample */
 };
 
 struct rack_power {

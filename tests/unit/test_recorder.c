@@ -801,7 +801,9 @@ static void pw_fx_init(struct pw_fixture *p, bool power_on)
 	static const double temp[8] = { 50, 60, 70, 80, 90, 40, 45, 30 };
 	for (int i = 0; i < 8; i++) {
 		p->np[i] = (struct node_power){ .power_w = i == 7 ? 500 : 800, .temp_c = temp[i],
-		                                 .at = S(12 * 3600), .limit = 1 };
+		                                 .at = S(12 * 3600), .limit = 1,
+		                                 .cooling = (uint8_t)cl->nodes[i].cooling,
+		                                 .max_w = power_node_max_w(cl, i) };
 	}
 	p->np[7].at = S(12 * 3600 - 100);
 	p->rp[0] = (struct rack_power){ .power_w = 4000, .cap_w = 8000, .throttle = 0.7,

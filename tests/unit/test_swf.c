@@ -516,6 +516,32 @@ static void test_workload_sort(void **state)
 		}
 	}
 	workload_free(&w);
+	/* Five runs already in order, of different lengths (a synthetic
+	 * workload: a run a class), with times shared across runs: merged
+	 * run by run, ties in file order. */
+	static const int runlen[] = { 1200, 7, 3000, 1, 800 };
+	int id = 0;
+	workload_init(&w);
+	for (int r = 0; r < 5; r++)
+		for (int i = 0; i < runlen[r]; i++, id++) {
+			struct job j;
+			struct job_truth t = { .run_us = id };
+			job_init(&j, 0, (simtime)(i / (r + 1)) * SIMTIME_SEC);
+			j.trace_id = id;
+			assert_int_equal(workload_add(&w, &j, &t), 0);
+		}
+	workload_sort(&w);
+	assert_int_equal(w.n, id);
+	for (int i = 0; i < w.n; i++) {
+		assert_int_equal(w.jobs[i].id, i);
+		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
+		if (i > 0) {
+			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
+			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
+				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
+		}
+	}
+	workload_free(&w);
 }
 
 static double mean_run_s(const struct workload *w)
