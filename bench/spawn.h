@@ -21,6 +21,7 @@ extern char **environ;
 
 struct bench_run {
 	double wall_s, cpu_s, rss_mib;
+	double user_s, sys_s;     /* cpu_s in user space and in the kernel */
 	int status;               /* the exit status; -1 when it did not run or died */
 	long minflt;              /* page faults served without I/O (first touches of memory) */
 };
@@ -29,7 +30,7 @@ struct bench_run {
  * too; errfile (when not NULL): stderr into that file instead. */
 static inline struct bench_run bench_spawn_err(char *const *argv, int quiet, const char *errfile)
 {
-	struct bench_run r = { 0, 0, 0, -1, 0 };
+	struct bench_run r = { .status = -1 };
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	if (quiet >= 1)
@@ -49,8 +50,9 @@ static inline struct bench_run bench_spawn_err(char *const *argv, int quiet, con
 	if (wait4(pid, &st, 0, &ru) != pid)
 		return r;
 	r.wall_s = bench_now_s() - t0;
-	r.cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	          ru.ru_stime.tv_usec / 1e6;
+	r.user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+	r.sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	r.cpu_s = r.user_s + r.sys_s;
 	r.rss_mib = ru.ru_maxrss / 1024.0;
 	r.minflt = ru.ru_minflt;
 	r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

@@ -9,7 +9,7 @@ if [ ! -x "$SCALE" ]; then
 else
 	out=$(TMPDIR=$TMP "$SCALE" "$HETLAB" --points 100 2>&1)
 	rc=$?
-	row=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9.]+$/ && NF == 10 { print $2, $3 }')
+	row=$(printf '%s\n' "$out" | awk '$1 ~ /^[0-9.]+$/ && NF == 12 { print $2, $3 }')
 	set -- $row
 	if [ $rc -eq 0 ] && [ "${1:-0}" -ge 100 ] && [ "${1:-0}" -le 130 ] && [ "${2:-0}" -gt 5000 ]; then
 		ok "bench scale: the scenario grown to ${1} nodes runs (${2} jobs)"
