@@ -411,35 +411,16 @@ static void test_linereader(void **state)
 	free(swf);
 }
 
-/* A line of TRACE_LINE_MAX bytes is read; one byte more is an error naming
- * the line, in every reader (here SWF and JSON Lines), and the reader stops
- * there instead of buffering the rest. */
+/* A line of one byte more than TRACE_LINE_MAX is an error naming the line
+ * in every reader (here SWF and JSON Lines), which stops there instead of
+ * buffering the rest (the reader itself, plain and gzip: test_linereader). */
 static void test_line_cap(void **state)
 {
 	(void)state;
 	size_t n = TRACE_LINE_MAX;
 	char *text = malloc(2 * n + 64);
 	assert_non_null(text);
-	memset(text, 'x', n);
-	text[n] = '\n';
-	memset(text + n + 1, 'y', n + 1);
-	strcpy(text + 2 * n + 2, "\n");
-	char *p = tu_write_tmp(".txt", text);
-	char err[256] = "", want[256];
-	struct linereader *lr = linereader_open(p, err, sizeof err);
-	assert_non_null(lr);
-	size_t len = 0;
-	assert_non_null(linereader_next(lr, &len));
-	assert_int_equal(len, n);
-	assert_null(linereader_next(lr, &len));
-	assert_int_equal(linereader_error(lr), 1);
-	snprintf(want, sizeof want, "%s:2: line longer than %d bytes, the most a line may hold", p,
-	         TRACE_LINE_MAX);
-	assert_non_null(strstr(err, want));
-	linereader_close(lr);
-	unlink(p);
-	free(p);
-
+	char *p, err[256] = "", want[256];
 	/* Through the readers: a JSON Lines job line of 1 MiB + 1 byte. */
 	strcpy(text, "{\"submit_us\":0,\"run_us\":1,\"req\":{\"cores\":1},\"trace_id\":1");
 	size_t o = strlen(text);
@@ -464,6 +445,21 @@ static void test_line_cap(void **state)
 	free(text);
 }
 
+/* w in submit order, ids its indexes, each job with its own truth (run_us
+ * = its trace_id), and jobs of the same submit time in file order. */
+static void check_sorted(const struct workload *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		assert_int_equal(w->jobs[i].id, i);
+		assert_int_equal(w->truth[i].run_us, w->jobs[i].trace_id);
+		if (i > 0) {
+			assert_true(w->jobs[i - 1].submit_us <= w->jobs[i].submit_us);
+			if (w->jobs[i - 1].submit_us == w->jobs[i].submit_us)
+				assert_true(w->jobs[i - 1].trace_id < w->jobs[i].trace_id);
+		}
+	}
+}
+
 static void test_workload_sort(void **state)
 {
 	(void)state;
@@ -479,15 +475,7 @@ static void test_workload_sort(void **state)
 		assert_int_equal(w.jobs[i].id, i);
 	}
 	workload_sort(&w);
-	for (int i = 0; i < w.n; i++) {
-		assert_int_equal(w.jobs[i].id, i);
-		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
-		if (i > 0) {
-			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
-			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
-				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
-		}
-	}
+	check_sorted(&w);
 	workload_free(&w);
 	/* Submit times a multiplicative shuffle of 0..4999 (long cycles of the
 	 * permutation the sort applies in place), every tenth one repeated. */
@@ -503,18 +491,12 @@ static void test_workload_sort(void **state)
 	}
 	workload_sort(&w);
 	for (int i = 0; i < w.n; i++) {
-		assert_int_equal(w.jobs[i].id, i);
-		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
 		assert_int_equal(w.truth[i].fails, w.jobs[i].trace_id % 7);
 		assert_int_equal(w.jobs[i].tenant, w.jobs[i].trace_id % 13);
 		assert_int_equal(w.jobs[i].submit_us / SIMTIME_SEC, (w.jobs[i].trace_id * 7919 % 5000) -
 		                 (w.jobs[i].trace_id * 7919 % 5000) % 10 * ((w.jobs[i].trace_id * 7919 % 5000) % 10 == 9));
-		if (i > 0) {
-			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
-			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
-				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
-		}
 	}
+	check_sorted(&w);
 	workload_free(&w);
 	/* Five runs already in order, of different lengths (a synthetic
 	 * workload: a run a class), with times shared across runs: merged
@@ -532,15 +514,7 @@ static void test_workload_sort(void **state)
 		}
 	workload_sort(&w);
 	assert_int_equal(w.n, id);
-	for (int i = 0; i < w.n; i++) {
-		assert_int_equal(w.jobs[i].id, i);
-		assert_int_equal(w.truth[i].run_us, w.jobs[i].trace_id);
-		if (i > 0) {
-			assert_true(w.jobs[i - 1].submit_us <= w.jobs[i].submit_us);
-			if (w.jobs[i - 1].submit_us == w.jobs[i].submit_us)
-				assert_true(w.jobs[i - 1].trace_id < w.jobs[i].trace_id);
-		}
-	}
+	check_sorted(&w);
 	workload_free(&w);
 }
 
