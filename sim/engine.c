@@ -442,6 +442,22 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	return 0;
 }
 
+/* The job of the next event, when it ends one, is read from memory while
+ * this event is handled: of 10 M jobs the one that ends next is anywhere
+ * in 2.3 GB, and its record and run state are the first things its end
+ * reads. (Results do not change: this only loads cache lines.) */
+static inline void prefetch_next(struct sim *s)
+{
+	const struct ev *nx = evq_peek(&s->q);
+	if (!nx || nx->kind != SIM_EV_END || nx->id < 0 || nx->id >= s->njobs)
+		return;
+	const char *j = (const char *)&s->jobs[nx->id], *r = (const char *)&s->run[nx->id];
+	for (size_t o = 0; o < sizeof(struct job); o += 64)
+		__builtin_prefetch(j + o);
+	for (size_t o = 0; o < sizeof(struct jobrun); o += 64)
+		__builtin_prefetch(r + o);
+}
+
 int sim_step(struct sim *s)
 {
 	const struct ev *top = evq_peek(&s->q);
@@ -459,6 +475,7 @@ int sim_step(struct sim *s)
 		if (evq_pop(&s->q, &e) < 0)
 			return eng_fail(s, "out of memory in the event queue");
 		s->nevents++;
+		prefetch_next(s);
 		handle(s, &e);
 	}
 	if (s->q.oom)
