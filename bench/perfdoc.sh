@@ -173,6 +173,12 @@ This state:
 
 $(block scale)
 
+\`CPU us/job\` is the run's user and system time a job (wait4), split into
+\`user us/job\` and \`sys us/job\`. On a virtual machine the kernel's part
+grows with the memory a run touches for the first time (the results
+file's page cache and the run's own pages: the host backs each new page
+as it is touched), so the user-space ratio is printed beside the target's.
+
 The previous state's hetlab on the same scenario, measured by this
 bench/scale (\`faults/job\`: the run's minor page faults a job, from wait4):
 
