@@ -109,13 +109,14 @@ static inline int fx_core_level(int32_t cores)
 	return b < CLUSTER_FX_CORES ? b : CLUSTER_FX_CORES;   /* the thresholds 2^0 .. 2^(b-1) it reaches */
 }
 
-/* Applies one change of levels (old og/oc to new g/c) to the nodes of
- * mask in word w of every bitmap it touches, and their summary bits. */
-static void fx_apply_word(struct cluster *cl, size_t w, uint64_t mask, int og, int oc, int g, int c)
+/* Applies one change of levels (fx_level's packing: old ol, new nl) to
+ * the nodes of mask in word w of every bitmap it touches, and their
+ * summary bits. */
+static void fx_apply_word(struct cluster *cl, size_t w, uint64_t mask, unsigned ol, unsigned nl)
 {
 	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
 	for (int pass = 0; pass < 2; pass++) {
-		int from = pass ? oc : og, to = pass ? c : g;
+		int from = (int)(pass ? ol >> 4 : ol & 0xf), to = (int)(pass ? nl >> 4 : nl & 0xf);
 		int k0 = pass ? CLUSTER_FX_GPUS : 0;
 		for (int t = from < to ? from : to; t < (from < to ? to : from); t++) {
 			uint64_t *word = &cl->fx[(size_t)(k0 + t) * W + w];
@@ -147,8 +148,7 @@ static void fx_reindex(struct cluster *cl, int32_t node)
 	unsigned ol = cl->fx_lev[node], nl = fx_level(cl, node);
 	if (ol == nl)
 		return;
-	fx_apply_word(cl, (size_t)node >> 6, 1ull << (node & 63), (int)(ol & 0xf), (int)(ol >> 4), (int)(nl & 0xf),
-	              (int)(nl >> 4));
+	fx_apply_word(cl, (size_t)node >> 6, 1ull << (node & 63), ol, nl);
 	cl->fx_lev[node] = (uint8_t)nl;
 }
 
@@ -172,8 +172,7 @@ static void fx_reindex_parts(struct cluster *cl, const struct alloc_part *parts,
 		size_t w = (size_t)node >> 6;
 		if (key != pkey || w != pw) {
 			if (mask)
-				fx_apply_word(cl, pw, mask, (int)(pkey >> 8) & 0xf, (int)(pkey >> 12), (int)pkey & 0xf,
-				              (int)(pkey >> 4) & 0xf);
+				fx_apply_word(cl, pw, mask, pkey >> 8, pkey & 0xff);
 			pkey = key;
 			pw = w;
 			mask = 0;
@@ -181,8 +180,7 @@ static void fx_reindex_parts(struct cluster *cl, const struct alloc_part *parts,
 		mask |= 1ull << (node & 63);
 	}
 	if (mask)
-		fx_apply_word(cl, pw, mask, (int)(pkey >> 8) & 0xf, (int)(pkey >> 12), (int)pkey & 0xf,
-		              (int)(pkey >> 4) & 0xf);
+		fx_apply_word(cl, pw, mask, pkey >> 8, pkey & 0xff);
 }
 
 void cluster_free_changed(struct cluster *cl, int32_t node)
@@ -198,13 +196,21 @@ void cluster_set_svc(struct cluster *cl, int32_t node, enum node_svc st)
 	fx_reindex(cl, node);
 }
 
+/* The bitmaps a request for gpus cards and cores cores looks in: *ka for
+ * the cards, *kb for the cores, -1 when it asks for none. */
+static void fx_keys(int32_t gpus, int32_t cores, int *ka, int *kb)
+{
+	*ka = gpus > 0 ? (gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1 : -1;
+	*kb = cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(cores) - 1 : -1;
+}
+
 int32_t cluster_next_fit(const struct cluster *cl, int32_t from, int32_t gpus, int32_t cores)
 {
 	if (from >= cl->nnodes)
 		return cl->nnodes;
 	size_t W = (size_t)cl->fx_words, S = (size_t)cl->fxs_words;
-	int ka = gpus > 0 ? (gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : gpus) - 1 : -1;
-	int kb = cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(cores) - 1 : -1;
+	int ka, kb;
+	fx_keys(gpus, cores, &ka, &kb);
 	if (ka < 0 && kb < 0)
 		return from;
 	const uint64_t *a = ka >= 0 ? &cl->fx[(size_t)ka * W] : NULL, *b = kb >= 0 ? &cl->fx[(size_t)kb * W] : NULL;
@@ -250,15 +256,13 @@ static void fit_load(struct fit_iter *it, int32_t from)
 	}
 	it->base = i & ~63;
 	size_t W = (size_t)cl->fx_words, w = (size_t)i >> 6;
-	int ka = it->gpus > 0 ? (it->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : it->gpus) - 1 : -1;
-	int kb = it->cores > 0 ? CLUSTER_FX_GPUS + fx_core_level(it->cores) - 1 : -1;
-	uint64_t x = ~0ull << (i & 63);
+	int ka, kb;
+	fx_keys(it->gpus, it->cores, &ka, &kb);
+	uint64_t x = ~0ull << (i & 63);   /* nothing asked: every node from i on */
 	if (ka >= 0)
 		x &= cl->fx[(size_t)ka * W + w];
 	if (kb >= 0)
 		x &= cl->fx[(size_t)kb * W + w];
-	if (ka < 0 && kb < 0)   /* nothing asked: every node from i on */
-		x = ~0ull << (i & 63);
 	int32_t left = cl->nnodes - it->base;
 	if (left < 64)
 		x &= (1ull << left) - 1;

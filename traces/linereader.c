@@ -50,7 +50,7 @@ struct linereader {
 	struct lr_chunk *cur;   /* the chunk being cut, NULL before the first */
 	size_t pos;             /* in cur */
 	int head, filled;       /* the next chunk to cut; chunks filled, not cut */
-	bool threaded, stop, started, mu_ok;
+	bool stop, started, mu_ok;   /* started: a thread inflates the file */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -148,14 +148,14 @@ struct linereader *linereader_open(const char *path, char *err, size_t errlen)
 	}
 	gzbuffer(lr->gz, LR_GZBUF);
 	/* (gzdirect reads the header to tell) */
-	lr->threaded = found && S_ISREG(st.st_mode) && !gzdirect(lr->gz);
-	lr->nch = lr->threaded ? LR_NCHUNK : 1;
+	bool threaded = found && S_ISREG(st.st_mode) && !gzdirect(lr->gz);
+	lr->nch = threaded ? LR_NCHUNK : 1;
 	for (int i = 0; i < lr->nch; i++)
 		if (!(lr->ch[i].data = malloc(LR_CHUNK))) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			goto fail;
 		}
-	if (lr->threaded) {
+	if (threaded) {
 		if (pthread_mutex_init(&lr->mu, NULL) == 0) {
 			if (pthread_cond_init(&lr->cv, NULL) == 0)
 				lr->mu_ok = true;
@@ -164,10 +164,8 @@ struct linereader *linereader_open(const char *path, char *err, size_t errlen)
 		}
 		/* Without a thread the file is read on the caller's thread. */
 		lr->started = lr->mu_ok && pthread_create(&lr->th, NULL, inflater, lr) == 0;
-		if (!lr->started) {
-			lr->threaded = false;
+		if (!lr->started)
 			lr->nch = 1;
-		}
 	}
 	return lr;
 
@@ -186,7 +184,7 @@ static void lr_fail(struct linereader *lr, const char *what)
 /* The next chunk to cut (the current one handed back). */
 static struct lr_chunk *next_chunk(struct linereader *lr)
 {
-	if (!lr->threaded) {
+	if (!lr->started) {
 		fill(lr->gz, &lr->ch[0]);
 		return &lr->ch[0];
 	}

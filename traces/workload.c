@@ -108,7 +108,7 @@ static int64_t run_end(const struct key *k, int64_t lo, int64_t n)
 	int64_t i = lo + 1;
 	while (i < n && k[i].submit_us >= k[i - 1].submit_us)
 		i++;
-	return i < n ? i : n;
+	return i;
 }
 
 /* Natural merge sort of keys by submit time (equal keys keep their order):
