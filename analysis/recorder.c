@@ -1,6 +1,7 @@
 /* recorder — the SQLite results file. See recorder.h; the schema is
  * documented column by column in docs/results.md, keep the two in step. */
 #include "analysis/recorder.h"
+#include "analysis/recorder_int.h"
 #include "analysis/recorder_schema.h"
 #include "analysis/audit.h"
 #include "analysis/hostlist.h"
@@ -8,7 +9,6 @@
 #include "analysis/sqlbatch.h"
 #include "analysis/tmpclean.h"
 #include "analysis/workq.h"
-#include "sim/mig.h"
 #include "sim/power.h"
 
 #include <assert.h>
@@ -77,9 +77,6 @@ int record_level_parse(const char *s)
 	return -1;
 }
 
-/* Which table a batch fills (struct sqlbatch.tag). */
-enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
-
 /* The page cache: small enough that full pages are written out by the
  * writer thread as the run goes, not all at the COMMIT. */
 #define RECORDER_CACHE_KIB 8192
@@ -93,51 +90,6 @@ enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
 #define BUFFER_ROWS 512
 /* Buffers of rows that may wait for the writer thread, all tables together. */
 #define WRITER_QUEUE 16
-
-struct recorder {
-	sqlite3 *db;
-	struct sqlbatch events, jobs, samples, rack_samples;
-	struct workq wq;        /* the writer thread: inserts and audit hashing */
-	bool wq_ok;
-	enum record_level level;
-	const struct audit_key *key;   /* borrowed; NULL: unkeyed */
-	char *head_out;                /* the caller's buffer for the head's hash, or NULL */
-	const struct metric_window *metrics;   /* borrowed: table run_metric within it; NULL: none */
-	char *path;             /* the final file */
-	char *tmp;              /* where it is written until recorder_finish */
-	int tmp_slot;           /* its tmpclean slot (removed on SIGINT/SIGTERM) */
-	int64_t seq;            /* last event row's seq */
-	struct hostlist hosts;  /* node lists (analysis/hostlist.h), the writer's */
-	int32_t *ids;           /* the writer's scratch: one job's node ids */
-	int nids;
-	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
-	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
-	struct audit_writer *audit;   /* the event table's hash chain (analysis/audit.h) */
-	int st_job, st_sample, st_rack;   /* its streams: the tables sealed as they are written */
-	int64_t nsamples, nrack_samples;  /* rows sealed so far (the writer's): the next rowid */
-	atomic_bool failed;     /* set by either thread, with err under errmu */
-	pthread_mutex_t errmu;
-	char err[512];
-};
-
-/* Keeps the first error; `what` says what was being done. */
-static void rec_failf(struct recorder *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void rec_failf(struct recorder *r, const char *fmt, ...)
-{
-	pthread_mutex_lock(&r->errmu);
-	if (!atomic_load(&r->failed)) {
-		int n = snprintf(r->err, sizeof r->err, "%s: ", r->path);
-		if (n >= 0 && (size_t)n < sizeof r->err) {
-			va_list ap;
-			va_start(ap, fmt);
-			vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
-			va_end(ap);
-		}
-		atomic_store(&r->failed, true);
-	}
-	pthread_mutex_unlock(&r->errmu);
-}
 
 static void rec_fail_db(struct recorder *r, const char *what)
 {
@@ -182,121 +134,9 @@ static void bind_real_if(sqlite3_stmt *st, int i, bool on, double v)
 		sqlite3_bind_null(st, i);
 }
 
-static const char *const batch_what[] = {
-	[T_EVENT] = "writing event rows", [T_JOB] = "writing job rows",
-	[T_SAMPLE] = "writing sample rows", [T_RACK] = "writing rack sample rows",
-};
-
-/* The audit log's share of a buffer of rows: event rows become records of
- * the chain, the rows of the other tables are sealed as they go. */
-static void audit_rows(struct recorder *r, const struct sqlbatch *b, const struct sqlbatch_buf *buf)
-{
-	for (int i = 0; i < buf->rows && !atomic_load(&r->failed); i++) {
-		const struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
-		int rc;
-		switch (b->tag) {
-		case T_EVENT:
-			rc = audit_writer_record(r->audit, v[0].u.i, v[1].u.i, v[2].u.s,
-			                         v[3].type == SB_INT ? (int32_t)v[3].u.i : -1,
-			                         v[4].type == SB_INT ? (int32_t)v[4].u.i : -1,
-			                         v[5].type == SB_STATIC ? v[5].u.s : NULL,
-			                         v[6].type == SB_TEXT ? buf->text + v[6].u.t.off : NULL,
-			                         v[6].type == SB_TEXT ? v[6].u.t.len : 0);
-			break;
-		case T_JOB:
-			rc = audit_writer_row(r->audit, r->st_job, v[0].u.i, buf, v, b->ncol);
-			break;
-		case T_SAMPLE:
-			rc = audit_writer_row(r->audit, r->st_sample, ++r->nsamples, buf, v, b->ncol);
-			break;
-		default:
-			rc = audit_writer_row(r->audit, r->st_rack, ++r->nrack_samples, buf, v, b->ncol);
-		}
-		if (rc < 0)
-			rec_failf(r, "%s", audit_writer_error(r->audit));
-	}
-}
-
-static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf);
-
-/* Seals and inserts one buffer of rows (on the writer thread, or at the end). */
-static void write_buf(struct recorder *r, struct sqlbatch *b, struct sqlbatch_buf *buf)
-{
-	if (atomic_load(&r->failed))
-		return;
-	if (b->tag == T_JOB)
-		complete_jobs(r, b, buf);
-	audit_rows(r, b, buf);
-	char err[256];
-	if (!atomic_load(&r->failed) && sqlbatch_write(b, buf, err, sizeof err) < 0)
-		rec_failf(r, "%s: %s", batch_what[b->tag], err);
-}
-
-/* The writer thread's work item: a full buffer. */
-static void consume(void *ctx, struct workq_item *it)
-{
-	struct recorder *r = ctx;
-	struct sqlbatch_buf *buf = (struct sqlbatch_buf *)it;
-	struct sqlbatch *b = buf->owner;
-	write_buf(r, b, buf);
-	sqlbatch_give(b, buf);
-}
-
-/* The next row of a batch, or NULL with the error kept. A full buffer goes
- * to the writer thread first. */
-static struct sqlbatch_val *next_row(struct recorder *r, struct sqlbatch *b)
-{
-	if (sqlbatch_full(b)) {
-		struct sqlbatch_buf *buf = sqlbatch_take(b);
-		if (!buf) {
-			rec_failf(r, "%s: out of memory", batch_what[b->tag]);
-			return NULL;
-		}
-		buf->item.fn = consume;
-		workq_push(&r->wq, &buf->item);
-	}
-	return sqlbatch_row(b);
-}
-
-/* A time in µs, or NULL when unset (negative) or infinite. */
-static void val_time_us(struct sqlbatch_val *v, simtime t)
-{
-	if (t >= 0 && t != SIMTIME_INF)
-		sqlbatch_int(v, t);
-}
-
-static void val_real_if(struct sqlbatch_val *v, bool on, double x)
-{
-	if (on)
-		sqlbatch_real(v, x);
-}
-
 static const char *state_text(int state)
 {
 	return state >= 0 && state < JOB_NSTATE ? job_state_name((enum job_state)state) : NULL;
-}
-
-/* The job row's columns nodes .. mem_mib and node_list. */
-enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
-
-/* Fills in, on the writer thread, the job's node list from the node ids
- * that write_job copied to the row's SB_AUX value. */
-static void complete_jobs(struct recorder *r, const struct sqlbatch *b, struct sqlbatch_buf *buf)
-{
-	for (int i = 0; i < buf->rows; i++) {
-		struct sqlbatch_val *v = buf->v + (size_t)i * (size_t)b->ncol;
-		if (v[JC_NODE_LIST].type != SB_AUX || !r->sim)
-			continue;
-		const int32_t *ids = (const int32_t *)(buf->aux + v[JC_NODE_LIST].u.t.off);
-		int n = (int)(v[JC_NODE_LIST].u.t.len / sizeof *ids);
-		size_t len = 0;
-		const char *list = hostlist_format(&r->hosts, &r->sim->cl, ids, n, &len);
-		if (!list) {
-			rec_failf(r, "job %" PRId64 ": node list: out of memory", v[0].u.i);
-			return;
-		}
-		sqlbatch_buf_text(buf, &v[JC_NODE_LIST], list, len);
-	}
 }
 
 /* ---- the engine's hooks -------------------------------------------------- */
@@ -307,7 +147,7 @@ static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, in
 	struct recorder *r = ctx;
 	if (r->failed)
 		return;
-	struct sqlbatch_val *v = next_row(r, &r->events);
+	struct sqlbatch_val *v = rec_next_row(r, &r->events);
 	if (!v)
 		return;
 	const char *kname = rec_kind_name(kind), *sn = state_text(state);
@@ -322,90 +162,6 @@ static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, in
 		sqlbatch_int(&v[4], node);
 	sqlbatch_static(&v[5], sn);
 	sqlbatch_text(&r->events, &v[6], detail, dlen);
-}
-
-static void write_job(struct recorder *r, const struct sim *s, const struct job *j)
-{
-	const struct alloc_part *parts = NULL;
-	int nparts = j->nparts > 0 ? j->nparts : 0;
-	if (nparts > 0) {
-		assert((uint64_t)j->parts + (uint64_t)nparts <= s->cl.pool.n);
-		parts = s->cl.pool.p + j->parts;
-	}
-	bool ended = j->end_us >= 0 && j->end_us != SIMTIME_INF;
-	struct sqlbatch_val *v = next_row(r, &r->jobs);
-	if (!v)
-		return;
-	/* The sums over the allocation's parts, and its node ids for
-	 * complete_jobs: the node list is the writer thread's work. */
-	int64_t cores = 0, gpus = 0, mem = 0;
-	if (parts) {
-		int32_t *ids = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)nparts * sizeof *ids);
-		if (!ids) {
-			rec_failf(r, "job %" PRId32 ": out of memory", j->id);
-			return;
-		}
-		for (int i = 0; i < nparts; i++) {
-			ids[i] = parts[i].node;
-			cores += parts[i].cores;
-			mem += parts[i].mem_mib;
-			if (parts[i].gpus)
-				gpus += hl_popcount64(parts[i].gpus);
-		}
-	}
-	sqlbatch_int(&v[JC_NODES], nparts);
-	sqlbatch_int(&v[JC_CORES], cores);
-	sqlbatch_int(&v[JC_GPUS], gpus);
-	sqlbatch_int(&v[JC_MEM], mem);
-	int k = 0;
-	sqlbatch_int(&v[k++], j->id);
-	sqlbatch_int(&v[k++], j->trace_id);
-	sqlbatch_static(&v[k++], job_class_name((enum job_class)j->cls));
-	sqlbatch_int(&v[k++], j->tenant);
-	sqlbatch_int(&v[k++], j->group);
-	if (j->queue >= 0)
-		sqlbatch_int(&v[k], j->queue);
-	k++;
-	sqlbatch_static(&v[k++], job_state_name((enum job_state)j->state));
-	k = JC_MEM + 1;
-	sqlbatch_int(&v[k++], job_req_cores(&j->req));
-	sqlbatch_int(&v[k++], job_req_gpus(&j->req));
-	k++;   /* node_list: complete_jobs */
-	sqlbatch_int(&v[k++], j->preemptions);
-	val_time_us(&v[k++], j->submit_us);
-	val_time_us(&v[k++], j->start_us);
-	val_time_us(&v[k++], ended ? j->end_us : -1);
-	val_time_us(&v[k++], j->walltime_us);
-	sqlbatch_static(&v[k++], j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL);
-	const struct node *n0 = parts ? &s->cl.nodes[parts[0].node] : NULL;
-	sqlbatch_static(&v[k++], n0 && gpus > 0 && n0->gpu_model >= 0 && n0->gpu_model < s->cl.cat.ngpus
-	                         ? s->cl.cat.gpus[n0->gpu_model].name : NULL);
-	char share[32] = "";
-	if (parts && parts[0].milli > 0)
-		snprintf(share, sizeof share, "%dm", parts[0].milli);
-	else if (parts && parts[0].mig_profile >= 0 && parts[0].gpus && s->cl.gpu &&
-	         __builtin_ctzll(parts[0].gpus) < n0->mig_cards && s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig)
-		snprintf(share, sizeof share, "%s",
-		         s->cl.gpu[n0->gpu0 + __builtin_ctzll(parts[0].gpus)].mig->card->profiles[parts[0].mig_profile].name);
-	sqlbatch_text(&r->jobs, &v[k++], share[0] ? share : NULL, strlen(share));
-	sqlbatch_real(&v[k++], j->gpu_s);
-	sqlbatch_real(&v[k++], j->core_s);
-	sqlbatch_real(&v[k++], j->lost_gpu_s);
-	sqlbatch_real(&v[k++], j->ckpt_s);
-	simtime held = j->held_us + (j->hold_since >= 0 ? s->now - j->hold_since : 0);
-	sqlbatch_real(&v[k++], simtime_to_s(held));
-	sqlbatch_static(&v[k++], j->hold_why == HOLD_QUOTA ? "quota" : NULL);
-	sqlbatch_int(&v[k++], j->restarts);
-	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_j);
-	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_cost);
-	assert(k == JOB_NCOL);
-}
-
-static void hook_job_end(void *ctx, const struct sim *s, const struct job *j)
-{
-	struct recorder *r = ctx;
-	if (!r->failed)
-		write_job(r, s, j);
 }
 
 /* ---- the power model's figures (sim/power.h) ------------------------------ */
@@ -478,7 +234,7 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 	if (r->failed)
 		return;
 	const struct cluster *cl = r->sim ? &r->sim->cl : NULL;
-	struct sqlbatch_val *v = next_row(r, &r->samples);
+	struct sqlbatch_val *v = rec_next_row(r, &r->samples);
 	if (!v)
 		return;
 	sqlbatch_int(&v[0], smp->t);
@@ -497,7 +253,7 @@ static void hook_sample(void *ctx, const struct sim_sample *smp)
 	if (!smp->rack_power_w || !rack_rows_wanted(r, smp))
 		return;
 	for (int32_t k = 0; k < smp->nracks && !r->failed; k++) {
-		struct sqlbatch_val *w = next_row(r, &r->rack_samples);
+		struct sqlbatch_val *w = rec_next_row(r, &r->rack_samples);
 		if (!w)
 			return;
 		sqlbatch_int(&w[0], smp->t);
@@ -514,7 +270,8 @@ static void rec_free(struct recorder *r)
 	pthread_mutex_destroy(&r->errmu);
 	tmpclean_drop(r->tmp_slot);
 	hostlist_fini(&r->hosts);
-	free(r->ids);
+	rowstash_fini(&r->order);
+	pagedrop_close(&r->pd);
 	free(r->temps);
 	free(r->tmp);
 	free(r->path);
@@ -587,6 +344,8 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 		return NULL;
 	}
 	r->tmp_slot = -1;
+	r->pd.fd = -1;
+	rec_jobs_init(r, 0);
 	if (pthread_mutex_init(&r->errmu, NULL) != 0) {
 		free(r);
 		snprintf(err, errlen, "%s: cannot set up a mutex", path);
@@ -639,6 +398,7 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	    exec_sql(r, recorder_schema_sql, "creating the schema") < 0 ||
 	    exec_sql(r, meta, "writing meta") < 0 || batches_init(r) < 0)
 		goto fail_schema;
+	pagedrop_open(&r->pd, r->tmp, PAGEDROP_STEP, PAGEDROP_LAG);
 	r->wq.inline_only = o && o->one_thread;   /* --threads 1: each buffer written at once */
 	char aerr[512];
 	if (!(r->audit = audit_writer_new(r->db, aerr, sizeof aerr))) {
@@ -730,11 +490,12 @@ void recorder_attach(struct recorder *r, struct sim *s)
 		snprintf(sql, sizeof sql, "PRAGMA cache_size=-%lld", (long long)(kib < 1 << 20 ? kib : 1 << 20));
 		exec_sql(r, sql, "sizing the page cache");
 	}
+	rec_jobs_init(r, s->njobs);
 	/* The level decides which hooks there are: the engine skips a NULL one. */
 	const struct sim_recorder hooks = {
 		.ctx = r,
 		.event = r->level >= RECORD_EVENTS ? hook_event : NULL,
-		.job_end = r->level >= RECORD_JOBS ? hook_job_end : NULL,
+		.job_end = r->level >= RECORD_JOBS ? rec_hook_job_end : NULL,
 		.sample = hook_sample,
 	};
 	sim_set_recorder(s, &hooks);
@@ -899,13 +660,14 @@ static int write_rack_totals(struct recorder *r)
  * the rows still buffered, here. */
 static int flush_all(struct recorder *r)
 {
+	rec_jobs_drain(r);   /* the job rows held back, in id order */
 	if (r->wq_ok) {
 		workq_fini(&r->wq);
 		r->wq_ok = false;
 	}
 	struct sqlbatch *all[] = { &r->events, &r->jobs, &r->samples, &r->rack_samples };
 	for (size_t i = 0; i < sizeof all / sizeof all[0] && !r->failed; i++)
-		write_buf(r, all[i], all[i]->cur);
+		rec_write_buf(r, all[i], all[i]->cur);
 	return r->failed ? -1 : 0;
 }
 
