@@ -136,14 +136,14 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 	}
 	if (!rowstash_due(&r->order, j->id)) {
 		size_t bytes = sizeof(struct job_end) + (size_t)nparts * sizeof(int32_t);
-		struct job_end *e = malloc(bytes);
+		struct job_end *e = rowstash_alloc(&r->order, bytes);
 		if (e) {
 			job_end_of(s, j, parts, nparts, e);
 			for (int i = 0; i < nparts; i++)
 				e->ids[i] = parts[i].node;
 			if (rowstash_put(&r->order, j->id, e, bytes) == 0)
 				return;
-			free(e);   /* held already (ended twice): written now, SQLite says so */
+			rowstash_free(&r->order, e, bytes);   /* held already (ended twice): written now, SQLite says so */
 		}
 	}
 	struct job_end e;

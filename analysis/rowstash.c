@@ -5,6 +5,45 @@
 #include <string.h>
 
 #define FIRST_SLOTS 1024
+#define SLAB_BLOCKS 1024   /* small blocks an allocation */
+
+/* A slab: its link, then SLAB_BLOCKS blocks of ROWSTASH_SMALL bytes. */
+struct slab {
+	struct slab *next;
+	_Alignas(16) unsigned char b[SLAB_BLOCKS][ROWSTASH_SMALL];
+};
+
+void *rowstash_alloc(struct rowstash *st, size_t bytes)
+{
+	if (bytes > ROWSTASH_SMALL)
+		return malloc(bytes);
+	if (!st->small) {
+		struct slab *sl = malloc(sizeof *sl);
+		if (!sl)
+			return NULL;
+		sl->next = st->slabs;
+		st->slabs = sl;
+		for (int i = SLAB_BLOCKS; i-- > 0;) {
+			*(void **)sl->b[i] = st->small;
+			st->small = sl->b[i];
+		}
+	}
+	void *p = st->small;
+	st->small = *(void **)p;
+	return p;
+}
+
+void rowstash_free(struct rowstash *st, void *blob, size_t bytes)
+{
+	if (!blob)
+		return;
+	if (bytes > ROWSTASH_SMALL) {
+		free(blob);
+		return;
+	}
+	*(void **)blob = st->small;
+	st->small = blob;
+}
 
 static struct rowstash_slot *at(const struct rowstash *st, int64_t key)
 {
@@ -29,11 +68,16 @@ void rowstash_fini(struct rowstash *st)
 	for (int64_t k = st->next; st->held > 0 && k < st->top; k++) {
 		struct rowstash_slot *s = at(st, k);
 		if (s->blob) {
-			free(s->blob);
+			rowstash_free(st, s->blob, s->bytes);
 			s->blob = NULL;
 			st->held--;
 		}
 	}
+	for (struct slab *sl = st->slabs, *nx; sl; sl = nx) {
+		nx = sl->next;
+		free(sl);
+	}
+	st->slabs = st->small = NULL;
 	free(st->ring);
 	st->ring = NULL;
 	st->size = 0;
@@ -48,11 +92,12 @@ static void pass_next(struct rowstash *st)
 	struct rowstash_slot *s = at(st, st->next);
 	void *blob = s->blob;
 	if (blob) {
+		size_t bytes = s->bytes;
 		s->blob = NULL;
 		st->held--;
-		st->bytes -= s->bytes;
+		st->bytes -= bytes;
 		st->emit(st->ctx, st->next, blob);
-		free(blob);
+		rowstash_free(st, blob, bytes);
 	} else {
 		st->late++;
 	}
@@ -125,7 +170,7 @@ int rowstash_put(struct rowstash *st, int64_t key, void *blob, size_t bytes)
 	if (key == st->next) {
 		/* Everything below it was given out: it is due now. */
 		st->emit(st->ctx, key, blob);
-		free(blob);
+		rowstash_free(st, blob, bytes);
 		rowstash_advance(st, key);
 		return 0;
 	}

@@ -23,9 +23,12 @@
  *   - rowstash_drain() emits every held blob in key order (the run's end).
  *
  * Keys are >= 0 and each is given once (a second put of a held key is
- * refused). emit(ctx, key, blob) writes the row; the stash frees the blob
- * (free()) after it returns. Ownership: a blob passed to a put that
- * returns 0 is the stash's. Single-threaded. */
+ * refused). Blobs come from rowstash_alloc: one of up to ROWSTASH_SMALL
+ * bytes from the stash's own blocks, reused last freed first (they are
+ * made and freed once a row, most of them), a larger one from malloc.
+ * emit(ctx, key, blob) writes the row; the stash frees the blob after it
+ * returns. Ownership: a blob passed to a put that returns 0 is the
+ * stash's; one refused is the caller's to rowstash_free. Single-threaded. */
 #ifndef HL_ROWSTASH_H
 #define HL_ROWSTASH_H
 
@@ -34,6 +37,8 @@
 #include <stdint.h>
 
 typedef void (*rowstash_emit_fn)(void *ctx, int64_t key, void *blob);
+
+#define ROWSTASH_SMALL 64
 
 struct rowstash_slot {
 	void *blob;           /* NULL: not held */
@@ -52,13 +57,20 @@ struct rowstash {
 	int64_t peak;         /* most blobs held at once */
 	rowstash_emit_fn emit;
 	void *ctx;
+	void *small;          /* free small blocks, linked through their first bytes */
+	void *slabs;          /* the blocks' allocations, linked the same way */
 };
 
 /* An empty stash; max_slots is rounded up to a power of two. */
 void rowstash_init(struct rowstash *st, size_t max_bytes, int64_t max_slots, rowstash_emit_fn emit,
                    void *ctx);
-/* Frees held blobs without emitting them (an aborted run). */
+/* Frees held blobs without emitting them (an aborted run), and the blocks. */
 void rowstash_fini(struct rowstash *st);
+
+/* A blob of `bytes` (> 0) for rowstash_put, or NULL when out of memory. */
+void *rowstash_alloc(struct rowstash *st, size_t bytes);
+/* Gives back a blob of rowstash_alloc (the same `bytes`). */
+void rowstash_free(struct rowstash *st, void *blob, size_t bytes);
 
 /* True when the row of key is written at once: it is `next`, or late. */
 static inline bool rowstash_due(const struct rowstash *st, int64_t key)
@@ -70,7 +82,7 @@ static inline bool rowstash_due(const struct rowstash *st, int64_t key)
  * was `next`, emits the held rows that now follow. */
 void rowstash_advance(struct rowstash *st, int64_t key);
 
-/* Holds blob (`bytes` of it counted) for key > next. 0; -1 when key is
+/* Holds blob (of rowstash_alloc, `bytes` of it) for key > next. 0; -1 when key is
  * held already or out of memory (the blob stays the caller's). */
 int rowstash_put(struct rowstash *st, int64_t key, void *blob, size_t bytes);
 
