@@ -156,7 +156,8 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
  * at least HOLD_MIN_BYTES), over a span of at most HOLD_SPAN ids. Held
  * longest are the rows that follow a long job's id: at 30,000 nodes of
  * bench/scale.json (2.8 M jobs) 32 MiB leaves 17 rows out of order and
- * 16 MiB 17,000; at 100,000 nodes 32 MiB left 96,523 of 9.5 M. A job
+ * 16 MiB 17,000; at 100,000 nodes (9.5 M) 32 MiB left 96,523, 12 bytes a
+ * job (109 MiB) 17, with a ring of 2^21 slots (32 MiB) beside them. A job
  * that outlives the bound (an inference replica that runs from the start
  * to the end) costs one row written out of order. */
 #define HOLD_MIN_BYTES ((size_t)32 << 20)

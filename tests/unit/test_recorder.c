@@ -25,6 +25,7 @@
 #include "sim/engine.h"
 #include "sim/power.h"
 #include "tests/testutil.h"
+#include "tests/unit/db_fixture.h"
 
 #ifdef HL_TEST_STUB_ENGINE
 /* Until sim/engine.c links here: the two engine functions the recorder uses. */
@@ -162,38 +163,6 @@ static void write_standard(const char *path)
 }
 
 /* ---- queries ------------------------------------------------------------ */
-
-static sqlite3 *db_open(const char *path)
-{
-	sqlite3 *db = NULL;
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return db;
-}
-
-static sqlite3_stmt *q_row(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	return st;
-}
-
-static int64_t q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = q_row(db, sql);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static double q_real(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = q_row(db, sql);
-	double v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
 
 static bool q_null(sqlite3 *db, const char *sql)
 {
@@ -445,10 +414,14 @@ static void test_held_row(void **state)
 	sqlite3 *da = db_open(a), *dbb = db_open(b);
 	char *x = q_dump(da, "SELECT * FROM job ORDER BY id"), *y = q_dump(dbb, "SELECT * FROM job ORDER BY id");
 	assert_string_equal(x, y);
-	free(x), free(y);
-	sqlite3_close(da), sqlite3_close(dbb);
-	unlink(a), unlink(b);
-	free(a), free(b);
+	free(x);
+	free(y);
+	sqlite3_close(da);
+	sqlite3_close(dbb);
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
 }
 
 static void test_abort(void **state)

@@ -18,6 +18,7 @@
 #include "analysis/rowstash.h"
 #include "sim/engine.h"
 #include "tests/testutil.h"
+#include "tests/unit/db_fixture.h"
 
 /* What the owner wrote, in the order it wrote it. */
 struct out {
@@ -190,38 +191,6 @@ static void test_refused(void **state)
 /* ---- the recorder's job table --------------------------------------------- */
 
 #define S(x) ((simtime)((x) * SIMTIME_SEC))
-
-static sqlite3_stmt *q_row(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	return st;
-}
-
-static int64_t q_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = q_row(db, sql);
-	int64_t v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static double q_real(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st = q_row(db, sql);
-	double v = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static sqlite3 *db_open(const char *path)
-{
-	sqlite3 *db = NULL;
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	return db;
-}
 
 /* 20,000 jobs that end up to 3,000 places from their id order: every row
  * is there once, and the job table's leaf pages are as full as an append
