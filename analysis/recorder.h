@@ -14,6 +14,11 @@
  * adds its energy, cost and carbon totals to `rack` and `run`; without it
  * those columns are NULL.
  *
+ * Job rows are written in id order, a row held back until the rows of
+ * lower ids are (analysis/recorder_job.c, analysis/rowstash.h); the
+ * file's pages behind its end leave the page cache once on disk
+ * (analysis/pagedrop.h).
+ *
  * Rows are buffered and written many at a time (analysis/sqlbatch.h)
  * through statements prepared once, inside one transaction, into a
  * temporary sibling of the output ("PATH.tmp-PID", analysis/tmpclean.h:
