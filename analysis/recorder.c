@@ -17,7 +17,6 @@
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +30,6 @@
 
 #define EVENT_COLS "seq, t_us, kind, job, node, state, detail"
 #define EVENT_NCOL 7
-#define JOB_COLS "id, trace_id, class, tenant, grp, queue, state, nodes, cores, gpus," \
-	" mem_mib, req_cores, req_gpus, node_list, preemptions, submit_us, start_us, end_us," \
-	" walltime_us, reason, gpu_model, gpu_share, gpu_s, core_s, lost_gpu_s, ckpt_s, held_s," \
-	" hold_why, restarts, energy_j, energy_cost"
-#define JOB_NCOL 31
 #define JOB_BATCH 16
 #define SAMPLE_COLS "t_us, cores_alloc, cores_total, gpus_alloc, gpus_total, pending, running," \
 	" power_w, facility_w, outside_c"

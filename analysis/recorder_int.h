@@ -21,13 +21,17 @@
 #include "analysis/workq.h"
 #include "sim/engine.h"
 
+/* The job row (written by recorder_job.c); the columns nodes .. mem_mib
+ * and node_list by number. */
+#define JOB_COLS "id, trace_id, class, tenant, grp, queue, state, nodes, cores, gpus," \
+	" mem_mib, req_cores, req_gpus, node_list, preemptions, submit_us, start_us, end_us," \
+	" walltime_us, reason, gpu_model, gpu_share, gpu_s, core_s, lost_gpu_s, ckpt_s, held_s," \
+	" hold_why, restarts, energy_j, energy_cost"
 #define JOB_NCOL 31
-/* The job row's columns nodes .. mem_mib and node_list. */
 enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
 
 /* Which table a batch fills (struct sqlbatch.tag). */
 enum { T_EVENT, T_JOB, T_SAMPLE, T_RACK };
-
 
 struct recorder {
 	sqlite3 *db;
@@ -54,7 +58,6 @@ struct recorder {
 	pthread_mutex_t errmu;
 	char err[512];
 };
-
 
 /* ---- rows on their way into the file (recorder_io.c) ---- */
 
