@@ -21,6 +21,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "traces/anytrace.h"
+#include "traces/swfext.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 #include "traces/tscale.h"
@@ -325,6 +326,17 @@ static int run_single(int argc, char **argv)
 	else if (w.n == 0)
 		fprintf(stderr, "hetlab run: warning: %s: the synthetic workload has no jobs (every class's "
 		        "rate is 0?): the result holds an empty run\n", sc.file);
+	/* What the reader did to an extended SWF log (Unix times, memory units,
+	 * field 21): said here and kept in the run's meta table. */
+	char trace_notes[1024] = "";
+	if (tpath[0])
+		swfext_notes(&w, trace_notes, sizeof trace_notes);
+	for (const char *n = trace_notes; *n; ) {
+		const char *e = strchr(n, '\n');
+		int len = e ? (int)(e - n) : (int)strlen(n);
+		fprintf(stderr, "hetlab run: note: %s: %.*s\n", tpath, len, n);
+		n += len + (e != NULL);
+	}
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, sizeof err))
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)
@@ -408,6 +420,10 @@ static int run_single(int argc, char **argv)
 	if (!(rec = recorder_open_with(out, &ro, err, sizeof err)))
 		goto out;
 	recorder_attach(rec, &s);
+	if (trace_notes[0] && recorder_set_meta(rec, "trace_notes", trace_notes)) {
+		snprintf(err, sizeof err, "%s: writing the trace notes failed", out);
+		goto out;
+	}
 	recorder_set_billing(rec, sc.billing_json);
 	struct notifier nt = { .argv = sc.notify.argv, .log = sc.notify.log, .out = stderr };
 	if (sc.notify.log || sc.notify.argv)

@@ -10,6 +10,7 @@
 #include "traces/anytrace.h"
 #include "traces/dlrm.h"
 #include "traces/openb.h"
+#include "traces/swfext.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 #include "traces/tracestat.h"
@@ -219,8 +220,17 @@ static void print_text(const struct inspect *in)
 		       (int)w->max_procs, (int)w->max_nodes, (long long)w->unix_start);
 	if (w->extra_field_lines)
 		printf("%-15s %lld job lines carry fields after the 18 standard ones (up to %d); "
-		       "ignored\n", "extended SWF", (long long)w->extra_field_lines,
-		       (int)w->extra_fields_max);
+		       "%s\n", "extended SWF", (long long)w->extra_field_lines,
+		       (int)w->extra_fields_max, w->extra_fields_max >= 3 ?
+		       "fields 19 and 20 ignored, 21 read as the site's request" : "ignored");
+	char notes[1024];
+	swfext_notes(w, notes, sizeof notes);
+	for (const char *n = notes; *n; ) {
+		const char *e = strchr(n, '\n');
+		int len = e ? (int)(e - n) : (int)strlen(n);
+		printf("%-15s %.*s\n", "note", len, n);
+		n += len + (e != NULL);
+	}
 	if (w->n == 0)
 		return;
 	if (in->svc)
@@ -386,6 +396,19 @@ static int print_json(const struct inspect *in)
 		"failed_share", share(s->failed, s->n) / 100.0,
 		"offered_load", load, "classes", cls,
 		"tenants", (json_int_t)s->tenants, "tenant_unknown", (json_int_t)s->tenant_unknown);
+	char notes[1024];
+	swfext_notes(w, notes, sizeof notes);
+	json_t *nl = json_array();
+	for (const char *n = notes; *n && nl; ) {
+		const char *e = strchr(n, '\n');
+		size_t len = e ? (size_t)(e - n) : strlen(n);
+		json_array_append_new(nl, json_stringn(n, len));
+		n += len + (e != NULL);
+	}
+	if (o && nl)
+		json_object_set_new(o, "notes", nl);
+	else
+		json_decref(nl);
 	json_t *prof = profile_json(s), *dem = demand_json(in);
 	json_t *dl = in->svc ? dlrm_json(in) : NULL;
 	int rc = -1;

@@ -1,16 +1,18 @@
 /* swfshape — the scenario's "workload.swf" object; see swfshape.h. */
 #include "config/swfcfg.h"
+#include "traces/swfext.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const keys[] = { "shape", "ppn", "exclusive", "memory", "partitions", NULL };
+static const char *const keys[] = { "shape", "ppn", "exclusive", "memory", "memory_unit",
+                                    "partitions", NULL };
 
 int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shape *sh)
 {
-	char shape[16] = "", mem[16] = "";
+	char shape[16] = "", mem[16] = "", unit[16] = "";
 	long long ppn = 0;
 	/* The Slurm fields may have been read already ("slurm"). */
 	char pl[sizeof sh->partition_label], gl[sizeof sh->gpu_type_label];
@@ -22,7 +24,8 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 	if (jv_object(v, o, p, keys) || jv_str(v, o, p, "shape", false, shape, sizeof shape) ||
 	    jv_int(v, o, p, "ppn", false, 1, 1 << 20, &ppn) ||
 	    jv_bool(v, o, p, "exclusive", &sh->exclusive) ||
-	    jv_str(v, o, p, "memory", false, mem, sizeof mem))
+	    jv_str(v, o, p, "memory", false, mem, sizeof mem) ||
+	    jv_str(v, o, p, "memory_unit", false, unit, sizeof unit))
 		return -1;
 	char q[256];
 	if (!shape[0] || strcmp(shape, "cores") == 0)
@@ -52,6 +55,14 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 		snprintf(q, sizeof q, "%s.memory", p);
 		return jv_fail(v, q, "expected \"ignore\", \"requested\" (field 10) or \"used\" "
 		               "(field 7), got \"%s\"", mem);
+	}
+	if (unit[0]) {
+		if (swfext_mem_unit_parse(unit, &sh->mem_unit) < 0) {
+			snprintf(q, sizeof q, "%s.memory_unit", p);
+			return jv_fail(v, q, "expected UNIT/PER, UNIT one of bytes, KB, MB, GB and PER one of "
+			               "proc, node, job (the SWF spec's is \"KB/proc\"), got \"%s\"", unit);
+		}
+		sh->mem_unit_given = true;
 	}
 	const json_t *parts = json_object_get(o, "partitions");
 	if (!parts)

@@ -3,18 +3,22 @@
  * One job per line, 18 whitespace-separated numeric fields, -1 for unknown;
  * header comments start with ';'. Extended logs (the Parallel Workloads
  * Archive's and MetaCentrum's) carry more fields after the 18: they are
- * ignored and counted (workload.extra_field_lines). The request shape —
- * processors as cores anywhere, or node gangs of ppn with memory and a
- * partition's node set — comes from struct swf_shape. Lines are read one at a time and parsed
+ * counted (workload.extra_field_lines), and field 21, the site's request,
+ * fills what the standard fields lack (traces/swfext.h). Submit times that
+ * are Unix times are rebased to the first submit; a header note may give
+ * the memory fields' unit. The request shape — processors as cores
+ * anywhere, or node gangs of ppn with memory and a partition's node set —
+ * comes from struct swf_shape. Lines are read one at a time and parsed
  * with a hand-written number scanner (sscanf is several times slower on the
  * 122k-line LANL log). */
 #include "traces/trace.h"
+#include "traces/swfext.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SWF_NFIELDS = 18 };
+enum { SWF_NFIELDS = 18, SWF_F_SITE = 21 };
 
 /* Field numbers as in the spec (1-based). */
 enum {
@@ -59,6 +63,15 @@ static const struct {
 
 /* Largest time in seconds (trace.h: a replay must end). */
 #define SWF_MAX_TIME_S TRACE_MAX_TIME_S
+/* Submit times (field 2) are Unix times when the first job's is at least
+ * this, 10^8 s: as a Unix time March 1973, before any log; as a relative
+ * time over three years before a log's first job (docs/traces.md
+ * "Absolute times"). Unix times may go up to SWF_UNIX_MAX_S (year 2286). */
+#define SWF_UNIX_MIN_S 100000000LL
+#define SWF_UNIX_MAX_S 10000000000LL
+/* The largest memory request, in bytes (2^60: an exbibyte a node). */
+#define SWF_MEM_MAX_B (1LL << 60)
+#define SUBMIT_WANT "a non-negative integer (seconds, at most 10^9; a replay needs the submit time)"
 
 static int is_space(char c)
 {
@@ -127,10 +140,12 @@ static int scan_decimal(const char *s, const char *e, double *out)
 struct swf_line {
 	int64_t v[SWF_NFIELDS + 1]; /* integer fields; decimals are checked only */
 	int32_t extra;              /* fields after the 18 */
+	bool has_site;              /* field 21 read into site */
+	struct swf_sitereq site;
 };
 
-/* Splits a line into at most SWF_NFIELDS tokens; returns the token count
- * (which may exceed SWF_NFIELDS: the rest are counted, not stored). */
+/* Splits a line into at most SWF_F_SITE tokens; returns the token count
+ * (which may exceed SWF_F_SITE: the rest are counted, not stored). */
 static int split(const char *s, const char *tok[], const char *end[])
 {
 	int n = 0;
@@ -142,7 +157,7 @@ static int split(const char *s, const char *tok[], const char *end[])
 		const char *e = s;
 		while (*e && !is_space(*e))
 			e++;
-		if (n < SWF_NFIELDS) {
+		if (n < SWF_F_SITE) {
 			tok[n] = s;
 			end[n] = e;
 		}
@@ -174,10 +189,10 @@ static int parse_field(enum field_kind k, const char *s, const char *e, int64_t 
 		*want = "a non-negative integer";
 		lo = 0;
 		break;
-	case FK_SUBMIT:
-		*want = "a non-negative integer (seconds, at most 10^9; a replay needs the submit time)";
+	case FK_SUBMIT:   /* the reader checks the bound of its kind of times */
+		*want = SUBMIT_WANT;
 		lo = 0;
-		hi = SWF_MAX_TIME_S;
+		hi = SWF_UNIX_MAX_S;
 		break;
 	case FK_TIME:
 		*want = "-1 or a non-negative integer (seconds, at most 10^9)";
@@ -204,7 +219,7 @@ static int parse_field(enum field_kind k, const char *s, const char *e, int64_t 
 /* Parses one job line. 0 ok; -1 malformed with the message in msg. */
 static int parse_fields(const char *s, struct swf_line *out, char *msg, size_t msglen)
 {
-	const char *tok[SWF_NFIELDS], *end[SWF_NFIELDS];
+	const char *tok[SWF_F_SITE], *end[SWF_F_SITE];
 	int n = split(s, tok, end);
 	out->extra = n > SWF_NFIELDS ? n - SWF_NFIELDS : 0;
 	if (n < SWF_NFIELDS) {
@@ -224,17 +239,54 @@ static int parse_fields(const char *s, struct swf_line *out, char *msg, size_t m
 			return -1;
 		}
 	}
+	out->has_site = n >= SWF_F_SITE;
+	if (out->has_site) {
+		char why[256];
+		if (swfext_sitereq(tok[SWF_F_SITE - 1], end[SWF_F_SITE - 1], &out->site, why,
+		                   sizeof why) < 0) {
+			snprintf(msg, msglen, "field %d (site request): %s", SWF_F_SITE, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A header note that gives a memory field's unit (traces/swfext.h): kept in
+ * w, with the line; 0, or -1 with msg when it contradicts an earlier one. */
+static int mem_note(const char *text, int64_t line, struct workload *w, char *msg, size_t msglen)
+{
+	struct swf_mem_unit u = { 0 };
+	bool req, used;
+	if (!swfext_mem_note(text, &u, &req, &used))
+		return 0;
+	u.line = line;
+	struct swf_mem_unit *to[2] = { req ? &w->mem_req_unit : NULL, used ? &w->mem_used_unit : NULL };
+	for (int k = 0; k < 2; k++) {
+		if (!to[k] || to[k]->line < 0)
+			continue;   /* none, or the scenario's (line -1) */
+		if (to[k]->line && (to[k]->scale != u.scale || to[k]->per != u.per)) {
+			char a[48], b[48];
+			snprintf(msg, msglen, "header: the memory unit %s contradicts %s (line %lld)",
+			         swfext_mem_unit_name(&u, a, sizeof a),
+			         swfext_mem_unit_name(to[k], b, sizeof b), (long long)to[k]->line);
+			return -1;
+		}
+		if (!to[k]->line)
+			*to[k] = u;
+	}
 	return 0;
 }
 
 /* Header comment: "; Key: value". Returns 0, or -1 with msg when a header we
  * use has a value that is not an integer. */
-static int parse_header(const char *s, struct workload *w, char *msg, size_t msglen)
+static int parse_header(const char *s, int64_t line, struct workload *w, char *msg, size_t msglen)
 {
 	static const char *const keys[] = { "MaxProcs", "MaxNodes", "UnixStartTime" };
 	s++; /* ';' */
 	while (is_space(*s))
 		s++;
+	if (mem_note(s, line, w, msg, msglen) < 0)
+		return -1;
 	if (strncmp(s, "TimeZoneString:", 15) == 0) {   /* the log's zone (traces/tracestat.c) */
 		const char *p = s + 15, *e;
 		while (is_space(*p))
@@ -278,19 +330,63 @@ static int64_t ceil_div(int64_t a, int64_t b)
 	return (a + b - 1) / b;
 }
 
-/* The request's shape from procs and the shape options (see trace.h).
- * 0, or -1 with msg when the line cannot be shaped as asked. */
-static int shape_req(const struct swf_line *l, int64_t procs, const struct swf_shape *sh,
-                     struct workload *w, struct job *j, char *msg, size_t msglen)
+/* The memory request in MiB from v (> 0) in unit u: per node of a gang of
+ * `nodes` nodes of `per` cores, or per core of a spread job of `procs`
+ * processors on `hint` nodes (field 21's count, else 1). -1 when it is
+ * more than SWF_MEM_MAX_B a node or a core. */
+static int64_t req_mem_mib(int64_t v, const struct swf_mem_unit *u, bool gang, int64_t nodes,
+                           int64_t per, int64_t procs, int64_t hint)
 {
-	int64_t kb = -1;
-	if (sh->mem == SWF_MEM_REQUESTED)
-		kb = l->v[F_REQ_MEM];
-	else if (sh->mem == SWF_MEM_USED)
-		kb = l->v[F_USED_MEM];
+	static const int64_t unit_b[] = { [SWF_MEM_KB] = 1024, [SWF_MEM_BYTES] = 1,
+	                                  [SWF_MEM_MB] = 1 << 20, [SWF_MEM_GB] = 1 << 30 };
+	int64_t mul = 1, div = 1;
+	if (u->per == SWF_MEM_PER_PROC)
+		mul = gang ? per : 1;
+	else if (u->per == SWF_MEM_PER_NODE && !gang) {
+		mul = hint;
+		div = procs;
+	} else if (u->per == SWF_MEM_PER_JOB)
+		div = gang ? nodes : procs;
+	int64_t ub = unit_b[u->scale];
+	if (v > SWF_MEM_MAX_B / ub || v * ub > SWF_MEM_MAX_B / mul)
+		return -1;
+	return ceil_div(ceil_div(v * ub * mul, div), 1 << 20);
+}
+
+/* The request's shape from procs and the shape options (see trace.h);
+ * what field 21 gave is marked in used[]. 0, or -1 with msg when the line
+ * cannot be shaped as asked. */
+static int shape_req(const struct swf_line *l, int64_t procs, const struct swf_shape *sh,
+                     struct workload *w, struct job *j, bool used[4], char *msg, size_t msglen)
+{
+	const struct swf_sitereq *site = l->has_site ? &l->site : NULL;
+	int64_t v = -1;
+	struct swf_mem_unit u = w->mem_req_unit;
+	const char *what = "field 10 (requested memory)";
+	if (sh->mem == SWF_MEM_REQUESTED) {
+		v = l->v[F_REQ_MEM];
+		if (v < 0 && site && site->mem_b >= 0) {
+			v = site->mem_b;
+			u = (struct swf_mem_unit){ .scale = SWF_MEM_BYTES,
+			                           .per = site->mem_per_node ? SWF_MEM_PER_NODE : SWF_MEM_PER_JOB };
+			what = "field 21 (site request): mem";
+			used[SWF_SITE_MEM] = v > 0;
+		}
+	} else if (sh->mem == SWF_MEM_USED) {
+		v = l->v[F_USED_MEM];
+		u = w->mem_used_unit;
+		what = "field 7 (used memory)";
+	}
+	int64_t mib = 0;
 	if (sh->kind == SWF_SHAPE_NODES) {
+		bool excl = sh->exclusive || (site && site->excl);
 		int64_t nodes = ceil_div(procs, sh->ppn);
-		int64_t per = sh->exclusive ? sh->ppn : ceil_div(procs, nodes);
+		int64_t per = excl ? sh->ppn : ceil_div(procs, nodes);
+		if (site && site->nodes > 0 && site->ppn > 0 && site->ppn <= sh->ppn) {
+			nodes = site->nodes;      /* the site's own gang: N nodes of ppn */
+			per = excl ? sh->ppn : site->ppn;
+			used[SWF_SITE_SHAPE] = true;
+		}
 		if (nodes > INT32_MAX) {
 			snprintf(msg, msglen, "%lld processors: too many nodes of %d", (long long)procs,
 			         sh->ppn);
@@ -298,11 +394,19 @@ static int shape_req(const struct swf_line *l, int64_t procs, const struct swf_s
 		}
 		j->req.nodes = (int32_t)nodes;
 		j->req.cores = (int32_t)per;
-		if (kb > 0)
-			j->req.mem_mib = ceil_div(kb * per, 1024);      /* per node */
-	} else if (kb > 0) {
-		j->req.mem_mib = ceil_div(kb, 1024);                 /* per core */
+		if (v > 0)
+			mib = req_mem_mib(v, &u, true, nodes, per, procs, 1);
+	} else if (v > 0) {
+		int64_t hint = site && site->nodes > 0 ? site->nodes : 1;
+		mib = req_mem_mib(v, &u, false, 0, 0, procs, hint);
 	}
+	if (mib < 0) {
+		char b[48];
+		snprintf(msg, msglen, "%s: %lld %s is more than 2^40 MiB a %s", what, (long long)v,
+		         swfext_mem_unit_name(&u, b, sizeof b), sh->kind == SWF_SHAPE_NODES ? "node" : "core");
+		return -1;
+	}
+	j->req.mem_mib = mib;
 	int64_t part = l->v[F_PARTITION];
 	if (sh->npart > 0 && part >= 0) {
 		int k = 0;
@@ -324,20 +428,31 @@ static int shape_req(const struct swf_line *l, int64_t procs, const struct swf_s
 }
 
 /* 1 when the line describes a job a replay can use, 0 when it cannot, -1
- * when the shape options reject it (msg says why). */
+ * when the shape options reject it (msg says why). What field 21 gave the
+ * job that fields 5, 8, 9 and 10 lacked is marked in used[]. */
 static int line_to_job(const struct swf_line *l, const struct swf_shape *sh, struct workload *w,
-                       struct job *j, struct job_truth *t, char *msg, size_t msglen)
+                       struct job *j, struct job_truth *t, bool used[4], char *msg, size_t msglen)
 {
+	const struct swf_sitereq *site = l->has_site ? &l->site : NULL;
 	int64_t procs = l->v[F_ALLOC_PROCS] > 0 ? l->v[F_ALLOC_PROCS] : l->v[F_REQ_PROCS];
+	memset(used, 0, 4 * sizeof *used);
+	if (procs <= 0 && site && site->procs > 0) {
+		procs = site->procs;
+		used[SWF_SITE_PROCS] = true;
+	}
 	if (l->v[F_RUN] < 0 || procs <= 0)
 		return 0;
 	job_init(j, 0, l->v[F_SUBMIT] * SIMTIME_SEC);
 	j->trace_id = l->v[F_ID];
 	j->req.nodes = 0;
 	j->req.cores = (int32_t)procs;
-	if (sh && shape_req(l, procs, sh, w, j, msg, msglen) < 0)
+	if (sh && shape_req(l, procs, sh, w, j, used, msg, msglen) < 0)
 		return -1;
 	j->walltime_us = l->v[F_REQ_TIME] > 0 ? l->v[F_REQ_TIME] * SIMTIME_SEC : SIMTIME_INF;
+	if (l->v[F_REQ_TIME] <= 0 && site && site->walltime_s > 0) {
+		j->walltime_us = site->walltime_s * SIMTIME_SEC;
+		used[SWF_SITE_TIME] = true;
+	}
 	j->tenant = (int32_t)l->v[F_USER];
 	j->group = (int32_t)l->v[F_GROUP];
 	j->queue = (int32_t)l->v[F_QUEUE];
@@ -348,6 +463,56 @@ static int line_to_job(const struct swf_line *l, const struct swf_shape *sh, str
 	/* 0 failed, 5 cancelled, 4 last partial execution failed. */
 	t->fails = st == 0 || st == 4 || st == 5;
 	return 1;
+}
+
+/* Field 2 against the kind of times the log has, decided by its first job
+ * line (SWF_UNIX_MIN_S): relative times up to 10^9 s, or Unix times within
+ * 10^9 s of the first. 0, or -1 with msg. */
+struct submit_check {
+	int kind;              /* 0 undecided, 1 relative, 2 Unix times */
+	int64_t first;         /* the first job line's submit (Unix times) */
+	int64_t min_s, max_s;  /* over the jobs kept */
+	int64_t max_line;
+};
+
+static int check_submit(struct submit_check *c, int64_t sub, char *msg, size_t msglen)
+{
+	if (!c->kind) {
+		c->kind = sub >= SWF_UNIX_MIN_S ? 2 : 1;
+		c->first = sub;
+	}
+	if (c->kind == 1 && sub > SWF_MAX_TIME_S) {
+		snprintf(msg, msglen, "field 2 (submit time): expected %s, got '%lld'", SUBMIT_WANT,
+		         (long long)sub);
+		return -1;
+	}
+	if (c->kind == 2 && (sub > c->first + SWF_MAX_TIME_S || sub < c->first - SWF_MAX_TIME_S)) {
+		snprintf(msg, msglen, "field 2 (submit time): %lld is more than 10^9 s from the first "
+		         "job's %lld (the log's submit times are Unix times)", (long long)sub,
+		         (long long)c->first);
+		return -1;
+	}
+	return 0;
+}
+
+/* Unix times: every submit less the first (smallest), which becomes
+ * unix_start. 0, or -1 with err when they span more than 10^9 s. */
+static int rebase(const struct submit_check *c, const char *path, struct workload *w, char *err,
+                  size_t errlen)
+{
+	if (c->kind != 2 || w->n == 0)
+		return 0;
+	if (c->max_s - c->min_s > SWF_MAX_TIME_S) {
+		snprintf(err, errlen, "%s:%lld: field 2 (submit time): %lld is more than 10^9 s after "
+		         "the log's first submit %lld (its submit times are Unix times)", path,
+		         (long long)c->max_line, (long long)c->max_s, (long long)c->min_s);
+		return -1;
+	}
+	for (int32_t i = 0; i < w->n; i++)
+		w->jobs[i].submit_us -= c->min_s * SIMTIME_SEC;
+	w->header_unix_start = w->unix_start;
+	w->unix_start = w->rebased_from = c->min_s;
+	return 0;
 }
 
 int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *w,
@@ -364,14 +529,24 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 	struct swf_line sl = { .extra = 0 };
 	struct job j;
 	struct job_truth t;
+	struct submit_check sc = { .kind = 0 };
+	bool used[4];
+	if (o && o->shape && o->shape->mem_unit_given) {
+		w->mem_req_unit = o->shape->mem_unit;
+		w->mem_req_unit.line = -1;
+		w->mem_used_unit = w->mem_req_unit;
+	}
 	while ((line = linereader_next(lr, &len))) {
 		const char *s = line;
 		while (is_space(*s))
 			s++;
 		if (!*s)
 			continue;
-		int rc = *s == ';' ? parse_header(s, w, msg, sizeof msg)
+		int64_t ln = linereader_lineno(lr);
+		int rc = *s == ';' ? parse_header(s, ln, w, msg, sizeof msg)
 		                   : parse_fields(s, &sl, msg, sizeof msg);
+		if (rc == 0 && *s != ';')
+			rc = check_submit(&sc, sl.v[F_SUBMIT], msg, sizeof msg);
 		if (rc != 0) {
 			if (!lenient) {
 				snprintf(err, errlen, "%s:%lld: %s", path,
@@ -388,7 +563,9 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 			if (sl.extra > w->extra_fields_max)
 				w->extra_fields_max = sl.extra;
 		}
-		rc = line_to_job(&sl, o ? o->shape : NULL, w, &j, &t, msg, sizeof msg);
+		if (sl.has_site)
+			w->site_req_lines++;
+		rc = line_to_job(&sl, o ? o->shape : NULL, w, &j, &t, used, msg, sizeof msg);
 		if (rc < 0) {
 			snprintf(err, errlen, "%s:%lld: %s", path, (long long)linereader_lineno(lr), msg);
 			goto fail;
@@ -402,11 +579,24 @@ int trace_swf_read(const char *path, const struct swf_opts *o, struct workload *
 			         (long long)linereader_lineno(lr), w->n);
 			goto fail;
 		}
+		for (int k = 0; k < 4; k++)
+			w->site_req_used[k] += used[k];
+		int64_t sub = sl.v[F_SUBMIT];
+		if (w->n == 1 || sub < sc.min_s)
+			sc.min_s = sub;
+		if (w->n == 1 || sub > sc.max_s) {
+			sc.max_s = sub;
+			sc.max_line = ln;
+		}
 	}
 	if (linereader_error(lr))
 		goto fail; /* err set by the reader */
 	w->lines = linereader_lineno(lr);
 	linereader_close(lr);
+	if (rebase(&sc, path, w, err, errlen) < 0) {
+		workload_free(w);
+		return -1;
+	}
 	workload_sort(w);
 	return 0;
 

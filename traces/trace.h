@@ -16,6 +16,19 @@
 #include "sim/job.h"
 #include "sim/strset.h"
 
+/* The unit of an SWF memory field (field 10 requested, field 7 used):
+ * the spec's KB per processor, unless a header note says otherwise
+ * (traces/swfext.h, docs/traces.md "Memory units"). Zero is the default. */
+enum swf_mem_scale { SWF_MEM_KB, SWF_MEM_BYTES, SWF_MEM_MB, SWF_MEM_GB };
+enum swf_mem_per { SWF_MEM_PER_PROC, SWF_MEM_PER_NODE, SWF_MEM_PER_JOB };
+struct swf_mem_unit {
+	int8_t scale;          /* enum swf_mem_scale */
+	int8_t per;            /* enum swf_mem_per */
+	int64_t line;          /* the header line that said so; 0: the default */
+};
+/* What field 21 gave a job that its standard fields lacked. */
+enum { SWF_SITE_PROCS, SWF_SITE_TIME, SWF_SITE_MEM, SWF_SITE_SHAPE };
+
 struct workload {
 	struct job *jobs;
 	struct job_truth *truth;
@@ -30,17 +43,55 @@ struct workload {
 	 * or processor count, which SWF allows but a replay cannot use). */
 	int64_t skipped_malformed, skipped_unusable;
 	int64_t lines;
-	/* Extended SWF: job lines with fields after the 18 standard ones
-	 * (ignored), and the most such fields on one line. */
+	/* Extended SWF: job lines with fields after the 18 standard ones, and
+	 * the most such fields on one line (fields 19 and 20 are ignored; 21
+	 * is the site's request, traces/swfext.h). */
 	int64_t extra_field_lines;
 	int32_t extra_fields_max;
+	/* SWF submit times that were Unix times (docs/traces.md "Absolute
+	 * times"): the Unix time subtracted from every submit, which is then
+	 * unix_start; 0 when the log's times were relative, as the spec says. */
+	int64_t rebased_from;
+	int64_t header_unix_start;      /* the header's UnixStartTime when rebased_from replaced it */
+	/* SWF memory fields' units: field 10 (requested), field 7 (used). */
+	struct swf_mem_unit mem_req_unit, mem_used_unit;
+	/* SWF field 21: job lines whose request was read, and the jobs it gave
+	 * a value the standard fields lacked, per SWF_SITE_* kind. */
+	int64_t site_req_lines;
+	int64_t site_req_used[4];
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
 	 * index + 1 into str until cluster_bind_workload rewrites them. */
 	char **str;
 	int32_t nstr, capstr;
 	struct strset strset;   /* str by content (workload_intern) */
+	/* Names a trace gives (a Slurm accounting dump's), NULL and 0 when it
+	 * gives none: the tables of users, accounts, partitions, QOS, GPU types
+	 * and job names (workload_name), and per job (parallel to jobs, kept in
+	 * step by workload_sort and every reader that reorders or copies jobs)
+	 * its GPU type and job name as indexes into their tables (-1 none).
+	 * job.tenant indexes WL_USER, job.group WL_ACCOUNT, job.queue
+	 * WL_PARTITION and job.qos WL_QOS. */
+	struct wl_names {
+		char **v;
+		int32_t n, cap;
+		struct strset set;
+	} names[6];
+	int32_t *job_gpu_type;
+	int32_t *job_name;
 };
+
+/* The kinds of names a trace may carry (struct workload.names). */
+enum wl_name_kind { WL_USER, WL_ACCOUNT, WL_PARTITION, WL_QOS, WL_GPU_TYPE, WL_JOB_NAME, WL_NKIND };
+/* "user", "account", "partition", "qos", "gpu_type", "job_name". */
+const char *wl_name_kind_str(enum wl_name_kind k);
+/* Name idx of kind k, or NULL when the trace has no such name. */
+const char *workload_name(const struct workload *w, enum wl_name_kind k, int32_t idx);
+/* The index of name s of kind k, added when new; -1 on ENOMEM. */
+int32_t workload_name_add(struct workload *w, enum wl_name_kind k, const char *s);
+/* Job i's GPU type / job name, or NULL. */
+const char *workload_job_gpu_type(const struct workload *w, int32_t i);
+const char *workload_job_name(const struct workload *w, int32_t i);
 
 /* The longest time a trace may give — a submit time, a runtime, a walltime,
  * a checkpoint interval — about 31.7 years (docs/traces.md "Limits"): a
@@ -71,8 +122,8 @@ enum swf_shape_kind {
 };
 enum swf_mem_mode {
 	SWF_MEM_IGNORE,        /* no memory request: the default */
-	SWF_MEM_REQUESTED,     /* field 10, requested memory (KB per processor) */
-	SWF_MEM_USED,          /* field 7, used memory (KB per processor) */
+	SWF_MEM_REQUESTED,     /* field 10, requested memory (KB per processor unless the header says; field 21 when -1) */
+	SWF_MEM_USED,          /* field 7, used memory (KB per processor unless the header says) */
 };
 #define SWF_MAX_PARTITIONS 64
 struct swf_shape {
@@ -80,6 +131,10 @@ struct swf_shape {
 	int32_t ppn;           /* processors per node (SWF_SHAPE_NODES: required) */
 	bool exclusive;        /* SWF_SHAPE_NODES: each node's ppn cores, however few procs */
 	enum swf_mem_mode mem;
+	/* The memory fields' unit when the scenario gives it
+	 * ("memory_unit"): it wins over the header's notes. */
+	bool mem_unit_given;
+	struct swf_mem_unit mem_unit;
 	/* Partition (field 16) -> a required label expression; -1 and unlisted
 	 * partitions: an error when any is listed, except -1 (no constraint). */
 	int32_t npart;

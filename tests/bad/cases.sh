@@ -220,6 +220,28 @@ bad swf-long-line 1 'hetlab run: long.swf:1: line longer than 1048576 bytes' \
 	sh -c 'head -c 2000000 /dev/zero | tr "\000" " " > long.swf && "$HETLAB" run base.json --trace long.swf'
 bad swf-lenient-all-malformed 0 'hetlab run: warning: the trace fields.swf has no jobs (1 lines read, 1 skipped as malformed, 0 unusable)' \
 	hetlab run base.json --trace fields.swf --lenient --out lenient.db
+# Extended SWF (the MetaCentrum logs): Unix times, memory-unit notes, field 21
+put unix.swf '1 1356998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1
+2 2400000000 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1'
+bad swf-unix-time-span 1 "hetlab run: unix.swf:2: field 2 (submit time): 2400000000 is more than 10^9 s from the first job's 1356998400 (the log's submit times are Unix times)" \
+	hetlab run base.json --trace unix.swf
+put unix-ok.swf '1 1356998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1'
+bad swf-unix-time-note 0 'hetlab run: note: unix-ok.swf: submit times are Unix times (the first job'"'"'s is 10^8 s or more): rebased to the first submit, 1356998400 (2013-01-01 00:00:00 UTC)' \
+	hetlab run base.json --trace unix-ok.swf --out unix.db
+put site.swf '1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1 {1} q_1d nodes=1:ppn=eight'
+bad swf-site-request 1 "hetlab run: site.swf:1: field 21 (site request): ppn: expected a positive integer, got 'eight'" \
+	hetlab run base.json --trace site.swf
+put memnote.swf '; Note: memory is in bytes per job
+; Note: requested memory is in KB per processor'
+bad swf-mem-note-conflict 1 'hetlab run: memnote.swf:2: header: the memory unit KB per processor contradicts bytes per job (line 1)' \
+	hetlab run base.json --trace memnote.swf
+put bigmem.swf '1 0 0 10 1 -1 -1 1 60 8000000000000000000 1 1 1 -1 -1 -1 -1 -1'
+scn mem-req.json "$S0, $T, $R, \"workload\": { \"trace\": \"bigmem.swf\", \"swf\": { \"memory\": \"requested\" } }"
+bad swf-mem-too-large 1 'hetlab run: ./bigmem.swf:1: field 10 (requested memory): 8000000000000000000 KB per processor is more than 2^40 MiB a core' \
+	hetlab run mem-req.json
+scn mem-unit.json "$S0, $T, $R, \"workload\": { \"trace\": \"ok.swf\", \"swf\": { \"memory_unit\": \"bytes\" } }"
+bad swf-memory-unit-value 1 'hetlab run: mem-unit.json: $.workload.swf.memory_unit: expected UNIT/PER, UNIT one of bytes, KB, MB, GB and PER one of proc, node, job (the SWF spec'"'"'s is "KB/proc"), got "bytes"' \
+	hetlab run mem-unit.json
 put late.jsonl '{"submit_us":999999999000000,"req":{"nodes":1,"cores":1},"run_us":5}'
 scn sample-1s.json "\"name\": \"t\", \"sample_interval_s\": 1, $T, $R, \"workload\": { \"trace\": \"late.jsonl\" }"
 bad run-sample-rows-cap 1 'hetlab run: sampling every 1 s until the last job arrives (day 11574.1) takes 2e+09 rows (sample and rack_sample), more than a run records (50000000): raise $.sample_interval_s or set $.horizon_days' \

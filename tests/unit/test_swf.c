@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "tests/testutil.h"
+#include "traces/swfext.h"
 #include "traces/trace.h"
 
 #define KTH_REL "traces/data/swf-kth-sp2-1996/KTH-SP2-1996-2.1-cln.swf.gz"
@@ -201,7 +202,8 @@ static void test_malformed(void **state)
 }
 
 /* Extended SWF (the issue's production log with 21 fields failed with
- * "expected 18 fields, got 21"): the extra fields are ignored and counted. */
+ * "expected 18 fields, got 21"): the extra fields are counted; 19 and 20
+ * are ignored, 21 is read (and here gives nothing fields 5-10 lack). */
 static void test_extended_fields(void **state)
 {
 	(void)state;
@@ -216,6 +218,8 @@ static void test_extended_fields(void **state)
 	assert_int_equal(w.n, 3);
 	assert_int_equal(w.extra_field_lines, 2);
 	assert_int_equal(w.extra_fields_max, 3);
+	assert_int_equal(w.site_req_lines, 1);
+	assert_int_equal(w.site_req_used[SWF_SITE_PROCS] + w.site_req_used[SWF_SITE_TIME], 0);
 	assert_int_equal(w.jobs[0].req.cores, 4);
 	assert_int_equal(w.jobs[0].req.nodes, 0);       /* default shape: cores anywhere */
 	assert_int_equal(w.jobs[0].req.mem_mib, 0);
@@ -276,6 +280,221 @@ static void test_shapes(void **state)
 	workload_free(&w);
 	unlink(p);
 	free(p);
+}
+
+/* Submit times that are Unix times (the first job's >= 10^8 s) are rebased
+ * to the first submit, which becomes unix_start (the issue: the MetaCentrum
+ * logs' field 2 was refused as over 10^9 s on every line). */
+static void test_unix_times(void **state)
+{
+	(void)state;
+	char *p = tu_write_tmp(".swf",
+		"; UnixStartTime: 1356994800\n"
+		"1 1356998520 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 1356998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"   /* earlier: the origin */
+		"3 1357084800 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.rebased_from, 1356998400);
+	assert_int_equal(w.unix_start, 1356998400);
+	assert_int_equal(w.header_unix_start, 1356994800);
+	assert_int_equal(w.jobs[0].trace_id, 2);
+	assert_int_equal(w.jobs[0].submit_us, 0);
+	assert_int_equal(w.jobs[1].submit_us, 120 * SIMTIME_SEC);
+	assert_int_equal(w.jobs[2].submit_us, 86400 * SIMTIME_SEC);
+	char notes[1024];
+	swfext_notes(&w, notes, sizeof notes);
+	assert_non_null(strstr(notes, "rebased to the first submit, 1356998400 (2013-01-01 00:00:00 UTC)"));
+	assert_non_null(strstr(notes, "(the header said 1356994800)"));
+	workload_free(&w);
+	unlink(p);
+	free(p);
+
+	/* The boundary: 10^8 - 1 is a relative time, 10^8 a Unix time. */
+	static const struct { const char *first; int64_t rebased; } b[] = {
+		{ "99999999", 0 }, { "100000000", 100000000 } };
+	for (int i = 0; i < 2; i++) {
+		char text[256];
+		snprintf(text, sizeof text, "1 %s 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n", b[i].first);
+		p = tu_write_tmp(".swf", text);
+		assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+		assert_int_equal(w.rebased_from, b[i].rebased);
+		assert_int_equal(w.jobs[0].submit_us, b[i].rebased ? 0 : 99999999 * SIMTIME_SEC);
+		swfext_notes(&w, notes, sizeof notes);
+		assert_int_equal(notes[0] != '\0', b[i].rebased != 0);
+		workload_free(&w);
+		unlink(p);
+		free(p);
+	}
+
+	/* More than 10^9 s from the first job: malformed (skipped when lenient);
+	 * lines on both sides that span more than 10^9 s: an error at the end. */
+	p = tu_write_tmp(".swf",
+		"1 1356998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 2400000000 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: field 2 (submit time): 2400000000 is more than 10^9 s from "
+	                       "the first job's 1356998400 (the log's submit times are Unix times)"));
+	struct swf_opts o = { .lenient = true };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.skipped_malformed, 1);
+	workload_free(&w);
+	unlink(p);
+	free(p);
+	p = tu_write_tmp(".swf",
+		"1 1356998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"2 756998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+		"3 1956998400 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":3: field 2 (submit time): 1956998400 is more than 10^9 s after "
+	                       "the log's first submit 756998400"));
+	assert_int_equal(w.n, 0);
+	unlink(p);
+	free(p);
+}
+
+/* Memory units from header notes, through the reader (the notes' wording:
+ * test_swfext.c). Without one: the spec's KB per processor. */
+static void test_mem_units(void **state)
+{
+	(void)state;
+	/* Through the reader: the request in MiB per node of a gang. */
+	char *p = tu_write_tmp(".swf",
+		"; Note: requested memory is in MB per node\n"
+		"; Note: used memory is in bytes per job\n"
+		"1 0 0 10 8 -1 4194304 8 60 1500 1 1 1 -1 -1 -1 -1 -1\n");
+	struct workload w;
+	char err[512] = "";
+	struct swf_shape sh = { .kind = SWF_SHAPE_NODES, .ppn = 4, .mem = SWF_MEM_REQUESTED };
+	struct swf_opts o = { .shape = &sh };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.mem_req_unit.line, 1);
+	assert_int_equal(w.mem_used_unit.line, 2);
+	assert_int_equal(w.jobs[0].req.nodes, 2);
+	assert_int_equal(w.jobs[0].req.mem_mib, 1500);      /* MB per node */
+	workload_free(&w);
+	sh.mem = SWF_MEM_USED;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.jobs[0].req.mem_mib, 2);         /* 4 MiB a job on 2 nodes */
+	workload_free(&w);
+	struct swf_shape spread = { .kind = SWF_SHAPE_CORES, .mem = SWF_MEM_USED };
+	o.shape = &spread;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.jobs[0].req.mem_mib, 1);         /* 4 MiB / 8 cores, rounded up */
+	workload_free(&w);
+	/* The scenario's memory_unit wins over the notes, and says so. */
+	sh.mem = SWF_MEM_REQUESTED;
+	sh.mem_unit_given = true;
+	sh.mem_unit = (struct swf_mem_unit){ .scale = SWF_MEM_GB, .per = SWF_MEM_PER_JOB };
+	o.shape = &sh;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	assert_int_equal(w.jobs[0].req.mem_mib, 1500 * 1024 / 2);   /* 1500 GB on 2 nodes */
+	char notes[512];
+	swfext_notes(&w, notes, sizeof notes);
+	assert_non_null(strstr(notes, "requested memory (field 10) in GB per job (the scenario's "
+	                       "workload.swf.memory_unit)"));
+	workload_free(&w);
+	sh.mem_unit_given = false;
+	unlink(p);
+	free(p);
+	/* Two notes that disagree: an error naming both lines. */
+	p = tu_write_tmp(".swf",
+		"; Note: memory is in bytes per job\n"
+		"; Note: requested memory is in KB per processor\n");
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: header: the memory unit KB per processor contradicts "
+	                       "bytes per job (line 1)"));
+	unlink(p);
+	free(p);
+	/* A request too large for any node: an error, not an overflow. */
+	p = tu_write_tmp(".swf", "1 0 0 10 8 -1 -1 8 60 8000000000000000000 1 1 1 -1 -1 -1 -1 -1\n");
+	sh.mem = SWF_MEM_REQUESTED;
+	o.shape = &sh;
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":1: field 10 (requested memory): 8000000000000000000 KB per "
+	                       "processor is more than 2^40 MiB a node"));
+	unlink(p);
+	free(p);
+}
+
+/* A bad field 21 (the parser: test_swfext.c). */
+static void test_site_request(void **state)
+{
+	(void)state;
+	/* A bad field 21 names the file, the line and the field. */
+	char *p = tu_write_tmp(".swf",
+		"1 0 0 10 8 -1 -1 8 60 -1 1 1 1 -1 -1 -1 -1 -1 {1} q 1:ppn=8\n"
+		"2 0 0 10 8 -1 -1 8 60 -1 1 1 1 -1 -1 -1 -1 -1 {1} q nodes=1:ppn=eight\n");
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), -1);
+	assert_non_null(strstr(err, ":2: field 21 (site request): ppn: expected a positive integer, "
+	                       "got 'eight'"));
+	unlink(p);
+	free(p);
+}
+
+/* The hand-made excerpt in the MetaCentrum log's format (tests/data/
+ * swf-metacentrum/SOURCE.md): Unix times, memory in bytes per job, field
+ * 21 filling processors, requested time, memory and the gang shape. */
+static void test_metacentrum(void **state)
+{
+	(void)state;
+	char p[1024];
+	snprintf(p, sizeof p, "%s/tests/data/swf-metacentrum/metacentrum-excerpt.swf", tu_root());
+	struct workload w;
+	char err[512] = "";
+	assert_int_equal(trace_swf_read(p, NULL, &w, err, sizeof err), 0);
+	assert_int_equal(w.n, 7);
+	assert_int_equal(w.skipped_unusable, 1);               /* job 7: run time -1 */
+	assert_int_equal(w.rebased_from, 1356998520);
+	assert_int_equal(w.unix_start, 1356998520);
+	assert_int_equal(w.mem_req_unit.scale, SWF_MEM_BYTES);
+	assert_int_equal(w.mem_req_unit.per, SWF_MEM_PER_JOB);
+	assert_int_equal(w.mem_req_unit.line, 12);
+	assert_int_equal(w.mem_used_unit.line, 0);             /* the spec's KB per processor */
+	assert_int_equal(w.extra_field_lines, 8);
+	assert_int_equal(w.site_req_lines, 8);
+	assert_int_equal(w.site_req_used[SWF_SITE_PROCS], 1);
+	assert_int_equal(w.site_req_used[SWF_SITE_TIME], 1);
+	assert_int_equal(w.jobs[2].trace_id, 3);
+	assert_int_equal(w.jobs[2].req.cores, 4);              /* fields 5 and 8 -1: nodes=1:ppn=4 */
+	assert_int_equal(w.jobs[2].submit_us, 480 * SIMTIME_SEC);
+	assert_int_equal(w.jobs[3].walltime_us, 4 * 3600 * SIMTIME_SEC);   /* field 9 -1: 0:04:00:00 */
+	workload_free(&w);
+	/* Gangs of 16-core nodes, memory requested. */
+	struct swf_shape sh = { .kind = SWF_SHAPE_NODES, .ppn = 16, .mem = SWF_MEM_REQUESTED };
+	struct swf_opts o = { .shape = &sh };
+	assert_int_equal(trace_swf_read(p, &o, &w, err, sizeof err), 0);
+	static const struct { int64_t id; int32_t nodes, cores; int64_t mib; } want[] = {
+		{ 1, 1, 8, 8192 },     /* 1:ppn=8, 8 GiB a job */
+		{ 2, 2, 16, 16384 },   /* 2:ppn=8 #excl: whole nodes; 32 GiB on 2 nodes */
+		{ 3, 1, 4, 2048 },
+		{ 4, 1, 1, 2048 },     /* field 10 -1: mem=2gb of field 21, the job's */
+		{ 5, 1, 12, 12288 },   /* two parts: ceil(12 / 16) nodes */
+		{ 6, 1, 2, 0 },        /* field 10 -1, field 21 -1: no request */
+		{ 8, 4, 16, 16384 },   /* ppn=64 > 16: 4 nodes, #excl; 64 GiB on 4 */
+	};
+	for (int i = 0; i < 7; i++) {
+		const struct job *j = &w.jobs[i];
+		if (j->trace_id != want[i].id || j->req.nodes != want[i].nodes ||
+		    j->req.cores != want[i].cores || j->req.mem_mib != want[i].mib)
+			fail_msg("job %lld: %d nodes of %d cores, %lld MiB; expected job %lld: %d of %d, %lld",
+			         (long long)j->trace_id, j->req.nodes, j->req.cores, (long long)j->req.mem_mib,
+			         (long long)want[i].id, want[i].nodes, want[i].cores, (long long)want[i].mib);
+	}
+	assert_int_equal(w.site_req_used[SWF_SITE_MEM], 1);
+	assert_int_equal(w.site_req_used[SWF_SITE_SHAPE], 4);
+	char notes[1024];
+	swfext_notes(&w, notes, sizeof notes);
+	assert_non_null(strstr(notes, "requested memory (field 10) in bytes per job (header line 12)"));
+	assert_non_null(strstr(notes, "field 21 (the site's request) read on 8 job lines; it gave "
+	                       "processors to 1 job, the requested time to 1 job, memory to 1 job, "
+	                       "the gang shape to 4 jobs"));
+	workload_free(&w);
 }
 
 static void test_lenient_counts(void **state)
@@ -544,6 +763,7 @@ static void test_kth(void **state)
 	assert_int_equal(w.max_procs, 100);
 	assert_int_equal(w.max_nodes, 100);
 	assert_int_equal(w.unix_start, 843480031);
+	assert_int_equal(w.rebased_from, 0);             /* relative times, as the spec says */
 	assert_true(fabs(mean_run_s(&w) - 8872.2) < 0.05);
 	int64_t failed = 0;
 	for (int i = 0; i < w.n; i++) {
@@ -569,6 +789,10 @@ int main(void)
 		cmocka_unit_test(test_lenient_counts),
 		cmocka_unit_test(test_extended_fields),
 		cmocka_unit_test(test_shapes),
+		cmocka_unit_test(test_unix_times),
+		cmocka_unit_test(test_mem_units),
+		cmocka_unit_test(test_site_request),
+		cmocka_unit_test(test_metacentrum),
 		cmocka_unit_test(test_unusable),
 		cmocka_unit_test(test_missing_and_truncated),
 		cmocka_unit_test(test_linereader),
