@@ -23,7 +23,7 @@
 #include "config/catalog.h"
 #include "analysis/metric.h"
 
-#define SCN_MAX_PARAMS 16
+#define SCN_MAX_PARAMS 64
 
 struct scn_param {
 	char name[HL_NAME_MAX];

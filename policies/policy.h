@@ -21,9 +21,10 @@
 #include "sim/engine.h"
 #include "sim/view.h"
 
-#define POLICY_MAX_PARAMS 16
+#define POLICY_MAX_PARAMS 64
 
 struct tiered_cfg;
+struct slurm_cfg;
 
 struct policy_param {
 	const char *name;
@@ -45,6 +46,7 @@ struct policy_env {
 	const struct org *org;         /* tenants, projects, shares, quotas; NULL = none */
 	const struct sim_cfg *sim;     /* the engine's settings (checkpoint grace per class, ...) */
 	const struct tiered_cfg *tiered;   /* the scenario's "tiered" block (policies/tiered.h); NULL none */
+	const struct slurm_cfg *slurm;     /* the scenario's "slurm" block, bound (policies/slurm.h); NULL none */
 };
 
 struct policy_ops {

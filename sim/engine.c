@@ -307,6 +307,10 @@ static void handle(struct sim *s, const struct ev *e)
 		break;
 	case SIM_EV_STOP:
 		if (s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t) {
+			if (s->run[e->id].cancel_on_stop) {
+				live_kill(s, e->id, END_PREEMPTED);   /* the executor kills it (at once in simulation) */
+				break;
+			}
 			eng_exec_stop(s, e->id, EXEC_STOP_PREEMPT);
 			stop_preempted(s, e->id);
 		}

@@ -177,6 +177,7 @@ struct jobrun {
 	double dev_rate;             /* the rate before checkpoint pauses (converts lost work to time) */
 	simtime stop_at;             /* preempted: when the engine stops it (-1 none) */
 	bool ckpt_on_signal;         /* preempted: writing a final checkpoint (no progress) */
+	bool cancel_on_stop;         /* preempted to be cancelled (ends killed, reason preempted), not requeued */
 	double power_w;              /* active power of its devices now (power model on) */
 	simtime power_since;         /* energy integrated up to here */
 	/* Live mode: an attempt the engine started is running only once the

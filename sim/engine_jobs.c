@@ -185,6 +185,11 @@ void eng_node_emptied(struct sim *s, int32_t node)
 
 int decide_preempt(struct decide *d, int32_t id, const char *reason)
 {
+	return decide_preempt_ex(d, id, reason, -1, false);
+}
+
+int decide_preempt_ex(struct decide *d, int32_t id, const char *reason, simtime grace_us, bool cancel)
+{
 	struct sim *s = d->s;
 	if (s->failed)
 		return -1;
@@ -194,11 +199,15 @@ int decide_preempt(struct decide *d, int32_t id, const char *reason)
 		                id >= 0 && id < s->njobs && s->jobs[id].state == JOB_CHECKPOINTING ? " (already signalled)" : "");
 	struct job *j = &s->jobs[id];
 	struct jobrun *r = &s->run[id];
-	const struct ckpt_cfg *cc = &s->cfg.ckpt[j->cls];
+	struct ckpt_cfg cc_own = s->cfg.ckpt[j->cls];
+	if (grace_us >= 0)
+		cc_own.grace_us = grace_us;
+	const struct ckpt_cfg *cc = &cc_own;
 	double every, cost;
 	eng_ckpt_of(s, j, &every, &cost);
 	eng_advance(s, id);
 	job_set_state(j, JOB_CHECKPOINTING);
+	r->cancel_on_stop = cancel;
 	j->signalled_us = s->now;
 	j->preemptions++;
 	eng_rec_event(s, REC_PREEMPT, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, JOB_CHECKPOINTING, reason);
@@ -209,7 +218,7 @@ int decide_preempt(struct decide *d, int32_t id, const char *reason)
 		if (s->exec->signal)
 			s->exec->signal(s->exec_ctx, s, id);
 		after = cc->grace_us;
-	} else if (every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
+	} else if (!cancel && every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
 		/* Time to write a checkpoint on the signal: nothing is lost; it
 		 * stops once written. */
 		r->ckpt_on_signal = true;

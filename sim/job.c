@@ -22,7 +22,7 @@ static const char *const prec_names[PREC_N] = {
 static const char *const reason_names[END_NREASON] = {
 	[END_NONE] = "", [END_TRACE_FAIL] = "trace", [END_WALLTIME] = "walltime",
 	[END_OOM] = "oom", [END_REJECTED] = "rejected", [END_CANCELLED] = "cancelled", [END_NODE_FAIL] = "node_fail",
-	[END_EXIT] = "exit",
+	[END_EXIT] = "exit", [END_PREEMPTED] = "preempted",
 };
 
 const char *precision_name(enum precision p)
@@ -114,6 +114,7 @@ void job_init(struct job *j, int32_t id, simtime submit_us)
 	j->tenant = -1;
 	j->group = -1;
 	j->queue = -1;
+	j->qos = -1;
 	j->trace_id = id;
 	j->cls = JOB_BATCH;
 	j->state = JOB_PENDING;

@@ -59,6 +59,7 @@ enum end_reason {
 	END_CANCELLED,     /* stopped by an executor/operator */
 	END_NODE_FAIL,     /* its node crashed or its GPU fell off the bus, and it could not move */
 	END_EXIT,          /* live: it exited non-zero or was killed by a signal */
+	END_PREEMPTED,     /* preempted and cancelled (Slurm's PreemptMode=CANCEL) */
 	END_NREASON
 };
 const char *end_reason_name(enum end_reason r);
@@ -111,7 +112,8 @@ struct job {
 	uint8_t state;         /* enum job_state */
 	uint16_t preemptions;
 	uint8_t reason;        /* enum end_reason, once final */
-	uint8_t pad_[3];
+	uint8_t pad_;
+	int16_t qos;           /* the trace's QOS (a Slurm dump's), -1 none */
 	uint32_t ver;          /* bumped when events pushed for this job become stale */
 	simtime submit_us;
 	simtime walltime_us;   /* the user's estimate and kill limit; SIMTIME_INF when none */

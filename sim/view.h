@@ -53,6 +53,12 @@ int decide_release(struct decide *d, int32_t job);
  * should not preempt more for the same need. Only a running job (not one
  * already signalled) may be preempted. */
 int decide_preempt(struct decide *d, int32_t job, const char *reason);
+/* decide_preempt with the victim's grace given (grace_us >= 0; -1: its
+ * class's) and, with cancel, the victim ended at the end of its grace
+ * (killed, reason "preempted": Slurm's PreemptMode=CANCEL) instead of
+ * requeued. A victim that exits by itself within its grace ends as it
+ * would have. */
+int decide_preempt_ex(struct decide *d, int32_t job, const char *reason, simtime grace_us, bool cancel);
 /* Asks for a scheduling pass at time `at` (later than now) even if nothing
  * else happens then: for a policy waiting on time alone (an exemption or a
  * quota window running out). */
