@@ -3,13 +3,13 @@
  * time, started while they fit, with EASY backfill around the first that
  * does not (docs/policies.md "fairshare").
  *
- * It is multifactor (policies/multifactor.c) with only the fair-share
- * weight set: priority = fair-share factor, and multifactor's order
+ * It is prioeasy (policies/prioeasy.c) with only the fair-share
+ * weight set: priority = fair-share factor, and prioeasy's order
  * already breaks ties by submit time, then id. Its hooks forward to
- * multifactor's; init translates its parameters. */
+ * prioeasy's; init translates its parameters. */
 #include "policies/policy.h"
 
-extern const struct policy_ops policy_multifactor;
+extern const struct policy_ops policy_prioeasy;
 
 enum { P_FAIR_TREE, P_MAX_JOB_TEST, P_WINDOW };
 
@@ -24,7 +24,7 @@ static const struct policy_param fs_params[] = {
 
 static void set(struct policy_cfg *c, const char *name, double val)
 {
-	int k = policy_param_index(&policy_multifactor, name);
+	int k = policy_param_index(&policy_prioeasy, name);
 	if (k >= 0)
 		c->v[k] = val;
 }
@@ -33,7 +33,7 @@ static int fs_init(void **state, const struct policy_env *env, const struct poli
                    char *err, size_t errlen)
 {
 	struct policy_cfg m;
-	policy_cfg_defaults(&policy_multifactor, &m);
+	policy_cfg_defaults(&policy_prioeasy, &m);
 	set(&m, "weight_age", 0);
 	set(&m, "weight_fairshare", 1);
 	set(&m, "weight_jobsize", 0);
@@ -42,22 +42,22 @@ static int fs_init(void **state, const struct policy_env *env, const struct poli
 	set(&m, "fair_tree", cfg->v[P_FAIR_TREE]);
 	set(&m, "bf_max_job_test", cfg->v[P_MAX_JOB_TEST]);
 	set(&m, "bf_window", cfg->v[P_WINDOW]);
-	return policy_multifactor.init(state, env, &m, err, errlen);
+	return policy_prioeasy.init(state, env, &m, err, errlen);
 }
 
 static void fs_fini(void *state)
 {
-	policy_multifactor.fini(state);
+	policy_prioeasy.fini(state);
 }
 
 static void fs_submit(void *state, const struct view *v, int32_t job)
 {
-	policy_multifactor.submit(state, v, job);
+	policy_prioeasy.submit(state, v, job);
 }
 
 static void fs_schedule(void *state, const struct view *v, struct decide *out)
 {
-	policy_multifactor.schedule(state, v, out);
+	policy_prioeasy.schedule(state, v, out);
 }
 
 const struct policy_ops policy_fairshare = {

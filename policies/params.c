@@ -3,7 +3,7 @@
  * a table's defaults, and the engine's view of a policy instance.
  *
  * It sits below the registry (policies/registry.c, which lists every
- * policy) so that a policy built on another one (fairshare on multifactor)
+ * policy) so that a policy built on another one (fairshare on prioeasy)
  * can translate its parameters without calling up into the registry. */
 #include "policies/policy.h"
 

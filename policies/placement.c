@@ -450,9 +450,7 @@ static int place_gang(struct placer *pl, const struct cluster *cl, const struct 
 	return r->nodes;
 }
 
-/* Can the job's storage pool admit it now (capacity and bandwidth, as
- * cluster_check_alloc has it)? Pools are live state whatever f is. */
-static bool pool_ok(const struct cluster *cl, const struct job_req *r)
+bool placer_pool_ok(const struct cluster *cl, const struct job_req *r)
 {
 	if (r->pool <= 0)
 		return true;
@@ -465,7 +463,7 @@ int placer_place(struct placer *pl, const struct cluster *cl, const struct nodef
                  const struct job *j, struct alloc_part *out)
 {
 	const struct job_req *r = &j->req;
-	if (!pool_ok(cl, r))
+	if (!placer_pool_ok(cl, r))
 		return 0;
 	if (r->nodes == 0)
 		return r->gpus == 0 ? place_spread(pl, cl, f, j, out) : 0;

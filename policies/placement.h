@@ -145,5 +145,8 @@ void placer_started(struct placer *pl, const struct view *v, const struct job *j
  * cl->nnodes parts) and returns the part count, 0 when it does not fit. */
 int placer_place(struct placer *pl, const struct cluster *cl, const struct nodefree *f,
                  const struct job *j, struct alloc_part *out);
+/* Can the request's storage pool admit it now (capacity and bandwidth, as
+ * cluster_check_alloc has it; pools are live state)? */
+bool placer_pool_ok(const struct cluster *cl, const struct job_req *r);
 
 #endif

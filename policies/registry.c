@@ -11,14 +11,14 @@ extern const struct policy_ops policy_fcfs;
 extern const struct policy_ops policy_easy;
 extern const struct policy_ops policy_conservative;
 extern const struct policy_ops policy_tiered;
-extern const struct policy_ops policy_multifactor;
+extern const struct policy_ops policy_slurm;
 extern const struct policy_ops policy_fairshare;
 
 static const struct policy_ops *const registry[] = {
 	&policy_fcfs,
 	&policy_easy,
 	&policy_conservative,
-	&policy_multifactor,
+	&policy_slurm,
 	&policy_fairshare,
 	&policy_tiered,
 	NULL,

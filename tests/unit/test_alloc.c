@@ -80,7 +80,7 @@ static void replay(const char *policy)
 static void test_easy(void **state) { (void)state; replay("easy"); }
 static void test_fcfs(void **state) { (void)state; replay("fcfs"); }
 static void test_conservative(void **state) { (void)state; replay("conservative"); }
-static void test_multifactor(void **state) { (void)state; replay("multifactor"); }
+static void test_slurm(void **state) { (void)state; replay("slurm"); }
 static void test_tiered(void **state) { (void)state; replay("tiered"); }
 
 int main(void)
@@ -89,7 +89,7 @@ int main(void)
 		cmocka_unit_test(test_easy),
 		cmocka_unit_test(test_fcfs),
 		cmocka_unit_test(test_conservative),
-		cmocka_unit_test(test_multifactor),
+		cmocka_unit_test(test_slurm),
 		cmocka_unit_test(test_tiered),
 	};
 	return cmocka_run_group_tests_name("alloc", tests, NULL, NULL);

@@ -298,7 +298,7 @@ static const char *const placements[] = { "first-fit", "best-fit", "worst-fit", 
 static void test_invariants_all(void **state)
 {
 	(void)state;
-	static const char *const pols[] = { "fcfs", "easy", "conservative", "multifactor", "fairshare", "tiered", NULL };
+	static const char *const pols[] = { "fcfs", "easy", "conservative", "slurm", "fairshare", "tiered", NULL };
 	for (int p = 0; pols[p]; p++)
 		for (int k = 0; placements[k]; k++)
 			run_one(pols[p], placements[k], false, 42 + (uint64_t)k);

@@ -1,5 +1,7 @@
-/* multifactor — Slurm's priority/multifactor ordering with EASY backfill
- * (docs/policies.md "multifactor").
+/* prioeasy — jobs in the order of the multifactor priority (prio.h) with
+ * EASY backfill: the engine of the fairshare policy (policies/fairshare.c),
+ * not a policy of its own. Slurm's scheduler itself is the slurm policy
+ * (policies/slurm.h).
  *
  * Each pass brings the fair-share usage up to now (prio_update) and takes
  * the pending jobs in priority order (prio.h: weighted age, fair share,
@@ -463,9 +465,9 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 	}
 }
 
-const struct policy_ops policy_multifactor = {
-	.name = "multifactor",
-	.summary = "Slurm multifactor priority (age, fair share, size, QOS) with EASY backfill",
+const struct policy_ops policy_prioeasy = {
+	.name = "prioeasy",
+	.summary = "multifactor priority order with EASY backfill (fairshare's engine)",
 	.params = mf_params,
 	.init = mf_init,
 	.fini = mf_fini,

@@ -1,0 +1,250 @@
+/* slurm_int — what the files of the slurm policy share (policies/slurm.h
+ * is the contract; docs/slurm-twin.md the model):
+ *
+ *   slurm.c          the hooks, the parameters, Slurm's clocks (the
+ *                    background tick, sched_interval, the backfill cycle,
+ *                    PriorityCalcPeriod) and the main scheduler's pass
+ *   slurm_prio.c     priority/multifactor: usage, decay, Fair Tree and
+ *                    classic fair share, the job's priority
+ *   slurm_select.c   select/cons_tres: which nodes a job gets; QOS and
+ *                    association limits
+ *   slurm_bf.c       sched/backfill: the node-space map, the will-run
+ *                    simulation, one cycle
+ *   slurm_preempt.c  preempt/qos: candidates, victims
+ *
+ * Node sets are bitmaps over Slurm's node order (its node table is sorted
+ * by name, naturally: n2 before n10), not the cluster's: bit k is cluster
+ * node ord[k]. Times are the engine's (simtime µs); Slurm decides in whole
+ * seconds, so the clocks tick on whole seconds of the trace. */
+#ifndef HL_SLURM_INT_H
+#define HL_SLURM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "policies/placement.h"
+#include "policies/policy.h"
+#include "policies/slurm.h"
+#include "sim/org.h"
+
+/* The parameters, in the order of the policy's table (slurm.c). */
+enum sl_param {
+	SP_MULTIFACTOR, SP_W_AGE, SP_W_FS, SP_W_SIZE, SP_W_PART, SP_W_QOS, SP_W_ASSOC, SP_MAX_AGE,
+	SP_HALFLIFE, SP_CALC_PERIOD, SP_FAVOR_SMALL, SP_FAIR_TREE, SP_DAMPENING, SP_ACCRUE_ALWAYS,
+	SP_ENFORCE, SP_SCHED_INTERVAL, SP_BATCH_DELAY, SP_QUEUE_DEPTH, SP_PART_DEPTH, SP_MAX_START,
+	SP_ASSOC_STOP, SP_BACKFILL, SP_BF_INTERVAL, SP_BF_RES, SP_BF_WINDOW, SP_BF_MAX_TEST,
+	SP_BF_MAX_PART, SP_BF_MAX_USER, SP_BF_MAX_START, SP_BF_MIN_AGE, SP_BF_MIN_PRIO, SP_BF_SPACE,
+	SP_PREEMPT_QOS, SP_PREEMPT_MODE, SP_PREEMPT_EXEMPT, SP_KILL_WAIT, SP_MSG_TIMEOUT,
+	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK_LAG, SP_CTLD_START,
+	SP_NPARAM
+};
+
+#define SL_SEC SIMTIME_SEC
+
+/* ---- node sets ---- */
+
+static inline bool sl_bit(const uint64_t *b, int32_t k) { return (b[k >> 6] >> (k & 63)) & 1u; }
+static inline void sl_set(uint64_t *b, int32_t k) { b[k >> 6] |= 1ull << (k & 63); }
+static inline void sl_clr(uint64_t *b, int32_t k) { b[k >> 6] &= ~(1ull << (k & 63)); }
+static inline void sl_copy(uint64_t *d, const uint64_t *s, int32_t nw) { memcpy(d, s, (size_t)nw * 8); }
+static inline void sl_and(uint64_t *d, const uint64_t *s, int32_t nw)
+{
+	for (int32_t i = 0; i < nw; i++)
+		d[i] &= s[i];
+}
+static inline void sl_andnot(uint64_t *d, const uint64_t *s, int32_t nw)
+{
+	for (int32_t i = 0; i < nw; i++)
+		d[i] &= ~s[i];
+}
+static inline void sl_or(uint64_t *d, const uint64_t *s, int32_t nw)
+{
+	for (int32_t i = 0; i < nw; i++)
+		d[i] |= s[i];
+}
+int32_t sl_count(const uint64_t *b, int32_t nw);
+bool sl_any(const uint64_t *a, const uint64_t *b, int32_t nw);     /* a ∩ b ≠ ∅ */
+bool sl_subset(const uint64_t *a, const uint64_t *b, int32_t nw);  /* a ⊆ b */
+
+/* ---- per job ---- */
+
+struct sl_job {
+	uint32_t prio;             /* job_ptr->priority */
+	int32_t part, qos, user, acct, assoc;   /* this configuration's indexes */
+	int32_t pqos;              /* the partition's QOS, -1 none */
+	simtime submit_us;         /* Slurm's submit_time: a requeue resets it */
+	simtime begin_us;          /* eligible from (a requeue: its end + cred_expire + 1) */
+	simtime accrue_us;         /* the age factor counts from here; -1 not yet */
+	simtime preempt_us;        /* when it last signalled victims, -1 never */
+	int64_t limit_s;           /* its time limit, -1 INFINITE */
+	int32_t seen_preempt;      /* job.preemptions when last looked at */
+	int32_t cpus, nodes, gpus; /* allocated (limits, usage), set at start */
+	int64_t mem_mib;
+	simtime charged_us;        /* usage charged up to here */
+	uint8_t never;             /* can never start: the reason (SLN_*), held at the next pass */
+	bool counted;              /* in the limit counters */
+	bool victim;               /* signalled by a preemptor: watched for its requeue */
+	bool known;                /* submitted (its record is filled) */
+	uint32_t mark;             /* == sl.stamp: a preemption candidate of the job being tested */
+};
+
+enum { SLN_NONE, SLN_PART_TIME, SLN_PART_SIZE, SLN_PART_DOWN, SLN_LIMIT, SLN_NKIND };
+
+/* A queue record (one per job: a job names one partition here). */
+struct sl_rec {
+	int32_t job;
+	uint32_t prio;
+	uint16_t tier;
+	int16_t qos;
+	simtime submit_s;          /* whole seconds */
+	int64_t jobid;             /* Slurm's job id: the trace's */
+};
+
+/* A running job as the will-run simulation releases it. */
+struct sl_end {
+	int32_t job;
+	int64_t end_s;             /* start + time limit, whole seconds */
+};
+
+/* The node-space map of one backfill cycle (slurm_bf.c). */
+struct sl_map {
+	int64_t *begin, *end;
+	int32_t *next;
+	uint64_t *bits;            /* rec r's nodes at bits + r * nw */
+	int32_t n, cap;
+};
+
+/* Limit usage of one QOS, of a user within it, of an association. */
+struct sl_use {
+	int64_t tres[STRES_N];
+	int32_t jobs;
+	int32_t submit;
+};
+
+struct sl_prio;
+struct sl_set;
+
+struct sl {
+	const struct cluster *cl;
+	const struct slurm_cfg *cfg;      /* the site's, or own_cfg */
+	const struct org *org;            /* tenants' shares when there is no site tree */
+	struct slurm_cfg own;             /* Slurm's defaults when the scenario has none */
+	double p[SP_NPARAM];
+	struct placer pl;                 /* shares and MIG instances only */
+	/* nodes in Slurm's order */
+	int32_t n, nw;
+	int32_t *ord, *pos;
+	int64_t *weight;                  /* by Slurm index */
+	uint64_t *part_bits;              /* partition p's nodes at p * nw */
+	uint64_t *up, *avail, *cand, *tmp, *tmp2;
+	int64_t total_cpus;               /* the cluster's CPUs (job size factor) */
+	/* jobs */
+	struct sl_job *job;
+	int32_t cap_job;
+	uint32_t basic_next;              /* priority/basic: the next job's priority */
+	int32_t *victims, nvictims, cap_victims;
+	int32_t *nevers, nnever;          /* jobs to hold (never startable), cap_job room */
+	/* the queue of a pass */
+	struct sl_rec *q, *qtmp;
+	int32_t nq, cap_q;
+	uint8_t *part_failed;             /* per partition: blocked in this main pass */
+	int32_t *part_depth;              /* per partition: records seen (partition_job_depth) */
+	/* clocks (engine time) */
+	simtime ctld_us;                  /* slurmctld's start */
+	simtime last_bg_us;               /* last_sched_time: the background thread's last pass */
+	simtime next_full_us, next_decay_us, next_bf_us;
+	simtime sched_req_us;             /* the oldest queued request (queue_job_scheduler), -1 none */
+	simtime imm_us;                   /* an epilog-complete pass due now, -1 none */
+	simtime last_bf_us;               /* the end of the last backfill cycle */
+	simtime change_us;                /* last job, node or priority change */
+	bool bf_planned;                  /* the last cycle stored a planned start */
+	simtime armed_us;                 /* the earliest wake asked for and not yet reached */
+	int32_t idle_cycles;              /* periodic passes in a row that changed nothing */
+	bool acted;                       /* this call started or preempted something */
+	/* limit usage */
+	struct sl_use *quse;              /* per QOS */
+	struct sl_use *uuse;              /* per (QOS, user): quse_user[q * nusers + u] */
+	struct sl_use *ause;              /* per association */
+	int32_t nusers;
+	/* selection scratch */
+	struct nodefree *fut;             /* a future free state (will-run, preemption) */
+	struct nodefree *empty;           /* every node free (can a job ever run) */
+	struct alloc_part *parts, *parts2;
+	struct sl_set *sets;              /* eval_nodes: runs of usable nodes */
+	int32_t *cpu, *offer, *take, *pick;   /* per Slurm index / per node chosen */
+	struct nodefree *shfree;          /* scratch for shares placed through the placer */
+	/* will-run: running jobs by end time */
+	struct sl_end *ends, *endtmp;
+	int32_t nends, cap_ends;
+	/* backfill */
+	struct sl_map map;
+	int32_t *bf_user_cnt, *bf_part_cnt;
+	/* preemption scratch */
+	int32_t *cands, ncands, cap_cands;
+	uint32_t stamp;                   /* marks this will-run test's candidates (sl_job.mark) */
+	struct sl_prio *prio;
+	/* the view of the current call (valid during a hook) */
+	const struct view *v;
+	struct decide *out;
+};
+
+/* slurm.c */
+int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */
+int sl_start(struct sl *st, int32_t job, const struct alloc_part *parts, int nparts);
+bool sl_eligible(const struct sl *st, int32_t job);
+void sl_sort(struct sl *st);
+void sl_nodes_up(struct sl *st);    /* st->up: nodes in service (not down, drained, power-blocked) */
+
+/* slurm_prio.c */
+int sl_prio_init(struct sl *st, char *err, size_t errlen);
+void sl_prio_fini(struct sl *st);
+/* A decay tick at now: decay, charge running jobs, fair share, every
+ * pending job's priority. */
+void sl_prio_tick(struct sl *st);
+/* The priority of job id now (submit: age 0 unless accrued). */
+uint32_t sl_prio_job(struct sl *st, int32_t id, simtime now);
+/* Job id ended now: its last partial period (with enforce_limits). */
+void sl_prio_job_end(struct sl *st, int32_t id);
+/* The user association of (user, account), -1 none. */
+int32_t sl_assoc_of(const struct sl *st, int32_t user, int32_t acct);
+/* Job id's user association (no site tree: its tenant's, made on first
+ * use); -1 on ENOMEM. */
+int32_t sl_job_assoc(struct sl *st, int32_t id);
+
+/* slurm_select.c */
+struct sl_set *sl_sets_new(int32_t n);
+/* Nodes for job id on free state f among cand (Slurm order): cons_tres's
+ * choice. Fills st->parts; returns the part count, 0 when it does not fit.
+ * will_run: the backfill's test (a share is judged on f as if whole). */
+int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_t *cand, bool will_run);
+/* Can job id ever run in its partition (the empty partition)? */
+bool sl_fits_empty(struct sl *st, int32_t id);
+/* Limits before node selection (job counts, wall) and after it (TRES of
+ * the nodes chosen; n == 0: the request). true: within the limits. */
+bool sl_limits_pre(const struct sl *st, int32_t id);
+bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n);
+void sl_limits_add(struct sl *st, int32_t id, int sign);
+void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, int64_t t[STRES_N]);
+
+/* slurm_bf.c */
+int sl_bf_init(struct sl *st);
+void sl_bf_fini(struct sl *st);
+void sl_bf_cycle(struct sl *st);
+/* Room for nrun running jobs in the will-run and preemption lists. */
+int sl_room(struct sl *st, int32_t nrun);
+/* The running jobs by end time (ascending, ties in job order). */
+void sl_ends_build(struct sl *st);
+
+/* slurm_preempt.c */
+/* RUN_NOW failed for job id: can it fit by preempting? Then it signals
+ * the victims (unless it did within KillWait + MessageTimeout) and returns
+ * 1 (the job waits: Slurm's "nodes busy"); 0 when preemption cannot make
+ * it fit; -1 on an engine error. cand: the nodes it may use. */
+int sl_preempt(struct sl *st, int32_t id, const uint64_t *cand);
+/* Can job a preempt job b (preempt/qos)? */
+bool sl_can_preempt(const struct sl *st, int32_t a, int32_t b);
+/* Preemptable running jobs of job id on cand into st->cands. */
+void sl_preempt_cands(struct sl *st, int32_t id, const uint64_t *cand);
+
+#endif

@@ -1,0 +1,407 @@
+/* slurm_select — select/cons_tres's choice of nodes (cons_tres/job_test.c
+ * _eval_nodes, the default branch: no topology, no LLN) and the QOS and
+ * association limits (slurmctld/acct_policy.c); docs/slurm-twin.md.
+ *
+ * The nodes a job may use, in Slurm's node order, fall into sets: runs of
+ * usable nodes of one Weight, broken by any node that cannot take the job.
+ * The lowest weight wins; among sets of one weight the first that is
+ * sufficient, replaced only by a sufficient one with strictly fewer free
+ * CPUs, else (none sufficient) the one with the most. A job that needs one
+ * more node takes the node of that set with the fewest free CPUs that
+ * still holds it (best fit); a gang takes the first nodes of the set in
+ * order; what a set lacks the next set gives.
+ *
+ * hetlab's requests are Slurm's -N k --ntasks-per-node: a gang of k nodes
+ * with the same cores, memory and GPUs on each; a spread request (SWF
+ * jobs: cores anywhere) is -n N, as many cores per node as each node gives.
+ * A GPU gang stays on one GPU model (the engine's rule); a time-sliced
+ * share or MIG instance is placed by the scenario's placer on the nodes
+ * allowed. */
+#include "policies/slurm_int.h"
+
+#include <stdlib.h>
+
+/* Free CPUs node i (Slurm index k) offers job r on free state f; 0 when it
+ * cannot take the job's per-node part. */
+static int32_t avail_cpus(const struct sl *st, const struct nodefree *f, int32_t i, const struct job_req *r)
+{
+	const struct cluster *cl = st->cl;
+	if (r->nodes == 0)
+		return place_spread_cores(cl, &f[i], i, r, f[i].cores);
+	if (!cluster_node_fits(cl, &f[i], i, r))
+		return 0;
+	return f[i].cores;
+}
+
+struct sl_set {
+	int32_t a, b;              /* Slurm indexes, inclusive */
+	int64_t cpus;
+	int32_t nodes;
+	int64_t weight;
+};
+
+struct sl_set *sl_sets_new(int32_t n)
+{
+	return calloc((size_t)n + 1, sizeof(struct sl_set));
+}
+
+/* _eval_nodes over the nodes k with st->cpu[k] > 0 (Slurm order): fills
+ * st->pick with the chosen Slurm indexes and st->take with the CPUs each
+ * gives; returns how many, 0 when the job does not fit. */
+static int32_t eval_nodes(struct sl *st, int32_t min_nodes, int32_t max_nodes, int64_t rem_cpus,
+                          bool gang, int32_t per_node)
+{
+	struct sl_set *set = st->sets;
+	int32_t *c = st->offer;
+	int32_t nset = 0, npick = 0, rem_nodes = min_nodes;
+	bool open = false;
+	for (int32_t k = 0; k < st->n; k++) {
+		c[k] = st->cpu[k];
+		if (c[k] <= 0) {
+			open = false;
+			continue;
+		}
+		if (open && st->weight[k] != set[nset - 1].weight)
+			open = false;
+		if (!open) {
+			set[nset++] = (struct sl_set){ .a = k, .b = k, .weight = st->weight[k] };
+			open = true;
+		}
+		struct sl_set *s = &set[nset - 1];
+		s->b = k;
+		s->cpus += c[k];
+		s->nodes++;
+	}
+	while (max_nodes > 0) {
+		int32_t best = -1;
+		bool best_suff = false;
+		for (int32_t i = 0; i < nset; i++) {
+			const struct sl_set *s = &set[i];
+			if (s->nodes == 0)
+				continue;
+			bool suff = s->cpus >= rem_cpus && s->nodes >= rem_nodes;
+			bool nb = best < 0 || s->weight < set[best].weight;
+			if (!nb && s->weight == set[best].weight &&
+			    ((suff && !best_suff) || (suff && s->cpus < set[best].cpus) ||
+			     (!suff && s->cpus > set[best].cpus)))
+				nb = true;
+			if (nb) {
+				best = i;
+				best_suff = suff;
+			}
+		}
+		if (best < 0)
+			break;
+		struct sl_set *s = &set[best];
+		if (rem_nodes <= 1) {   /* best fit single node */
+			int32_t bf = -1;
+			for (int32_t k = s->a; k <= s->b; k++) {
+				if (c[k] <= 0 || c[k] < rem_cpus)
+					continue;
+				if (bf < 0 || c[k] < c[bf]) {
+					bf = k;
+					if (c[bf] == rem_cpus)
+						break;
+				}
+			}
+			if (bf >= 0)
+				for (int32_t k = s->a; k <= s->b; k++)
+					if (k != bf)
+						c[k] = 0;
+		}
+		for (int32_t k = s->a; k <= s->b; k++) {
+			if (max_nodes == 0 || (rem_nodes <= 0 && rem_cpus <= 0))
+				break;
+			if (c[k] <= 0 || (max_nodes == 1 && c[k] < rem_cpus))
+				continue;
+			int64_t use = gang ? per_node : (c[k] < rem_cpus ? c[k] : rem_cpus);
+			st->pick[npick] = k;
+			st->take[npick++] = (int32_t)use;
+			c[k] = 0;
+			rem_cpus -= use;
+			rem_nodes--;
+			max_nodes--;
+		}
+		if (rem_nodes <= 0 && rem_cpus <= 0)
+			return npick;
+		s->cpus = 0;
+		s->nodes = 0;
+	}
+	return 0;
+}
+
+static int by_node(const void *x, const void *y)
+{
+	const struct alloc_part *a = x, *b = y;
+	return (a->node > b->node) - (a->node < b->node);
+}
+
+/* st->parts from the chosen nodes, in cluster node order; 0 when a
+ * node's cores cannot be split over its NUMA domains. */
+static int build_parts(struct sl *st, const struct job *j, const struct nodefree *f, int32_t n)
+{
+	const struct cluster *cl = st->cl;
+	const struct job_req *r = &j->req;
+	for (int32_t m = 0; m < n; m++) {
+		int32_t i = st->ord[st->pick[m]];
+		uint64_t g = r->gpus > 0 ? place_pick_gpus(f[i].gpu_free, r->gpus) : 0;
+		if (place_part(cl, &f[i], i, r, st->take[m], g, -1, -1, &st->parts[m]))
+			return 0;
+		if (r->nodes == 0)
+			st->parts[m].mem_mib = (int64_t)st->take[m] * r->mem_mib;
+	}
+	qsort(st->parts, (size_t)n, sizeof *st->parts, by_node);
+	return n;
+}
+
+/* A share or MIG instance: the placer, on the allowed nodes only. */
+static int select_shared(struct sl *st, const struct job *j, const struct nodefree *f, const uint64_t *cand)
+{
+	for (int32_t k = 0; k < st->n; k++) {
+		int32_t i = st->ord[k];
+		if (sl_bit(cand, k))
+			st->shfree[i] = f[i];
+		else
+			memset(&st->shfree[i], 0, sizeof st->shfree[i]);
+	}
+	return placer_place(&st->pl, st->cl, st->shfree, j, st->parts);
+}
+
+int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_t *cand, bool will_run)
+{
+	const struct cluster *cl = st->cl;
+	const struct job *j = &st->v->jobs[id];
+	const struct job_req *r = &j->req;
+	if (!will_run && !placer_pool_ok(cl, r))
+		return 0;   /* its storage pool is full now (hetlab's; Slurm would call it licenses) */
+	if (job_req_shared(r))
+		return select_shared(st, j, f, cand);
+	bool gang = r->nodes > 0;
+	int32_t min_nodes = gang ? r->nodes : 1;
+	int64_t rem_cpus = job_req_cores(r);
+	const struct slurm_part *p = &st->cfg->part[st->job[id].part];
+	int32_t max_nodes = gang ? r->nodes : (int32_t)(rem_cpus < st->n ? rem_cpus : st->n);
+	if (!gang && p->max_nodes > 0 && max_nodes > p->max_nodes)
+		max_nodes = p->max_nodes;
+	if (max_nodes < 1)
+		max_nodes = 1;
+	/* A GPU gang stays on one GPU model (the engine's rule; Slurm would
+	 * mix them): each model of the catalog in turn. */
+	bool by_model = gang && r->gpus > 0 && r->nodes > 1;
+	int32_t nmodel = by_model ? cl->cat.ngpus : 1;
+	for (int32_t model = 0; model < nmodel; model++) {
+		bool any = false;
+		for (int32_t k = 0; k < st->n; k++) {
+			int32_t i = st->ord[k];
+			st->cpu[k] = 0;
+			if (!sl_bit(cand, k) || (by_model && cl->nodes[i].gpu_model != model))
+				continue;
+			st->cpu[k] = avail_cpus(st, f, i, r);
+			any |= st->cpu[k] > 0;
+		}
+		if (!any)
+			continue;
+		int32_t n = eval_nodes(st, min_nodes, max_nodes, rem_cpus, gang, r->cores);
+		if (n > 0)
+			return build_parts(st, j, f, n);
+	}
+	return 0;
+}
+
+/* Whether job id could run on its partition were every node up and free:
+ * enough nodes that suit it (of one GPU model for a GPU gang), or cores
+ * for a spread request. */
+bool sl_fits_empty(struct sl *st, int32_t id)
+{
+	const struct cluster *cl = st->cl;
+	const struct job_req *r = &st->v->jobs[id].req;
+	const uint64_t *pb = st->part_bits + (size_t)st->job[id].part * (size_t)st->nw;
+	int64_t cores = 0;
+	int32_t nodes = 0;
+	for (int32_t model = 0; model < (r->nodes > 1 && r->gpus > 0 ? cl->cat.ngpus : 1); model++) {
+		nodes = 0;
+		for (int32_t k = 0; k < st->n; k++) {
+			int32_t i = st->ord[k];
+			if (!sl_bit(pb, k) || !cluster_node_suits(cl, i, r, 0))
+				continue;
+			if (r->nodes > 1 && r->gpus > 0 && cl->nodes[i].gpu_model != model)
+				continue;
+			if (job_req_shared(r))
+				return true;
+			nodes++;
+			cores += r->nodes == 0 ? place_spread_cores(cl, &st->empty[i], i, r, st->empty[i].cores) : 0;
+		}
+		if (r->nodes > 0 && nodes >= r->nodes)
+			return true;
+	}
+	return r->nodes == 0 && cores >= r->cores;
+}
+
+/* ---- limits ---- */
+
+void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, int64_t t[STRES_N])
+{
+	const struct job_req *r = &st->v->jobs[id].req;
+	memset(t, 0, STRES_N * sizeof *t);
+	if (n == 0) {
+		t[STRES_CPU] = job_req_cores(r);
+		t[STRES_NODE] = r->nodes > 0 ? r->nodes : 1;
+		t[STRES_GPU] = job_req_gpus(r);
+		t[STRES_MEM] = r->nodes > 0 ? r->mem_mib * r->nodes : r->mem_mib * r->cores;
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		t[STRES_CPU] += parts[k].cores;
+		t[STRES_MEM] += parts[k].mem_mib;
+		t[STRES_GPU] += hl_popcount64(parts[k].gpus);
+	}
+	t[STRES_NODE] = n;
+}
+
+/* The QOS whose limits apply, in order: the partition's, then the job's
+ * (the job's first with OverPartQOS). */
+static int qos_order(const struct sl *st, int32_t id, int32_t q[2])
+{
+	const struct sl_job *sj = &st->job[id];
+	int nq = 0;
+	bool over = st->cfg->qos[sj->qos].flags & SLURM_QOS_OVER_PART_QOS;
+	if (over)
+		q[nq++] = sj->qos;
+	if (sj->pqos >= 0 && sj->pqos != sj->qos)
+		q[nq++] = sj->pqos;
+	if (!over)
+		q[nq++] = sj->qos;
+	return nq;
+}
+
+static const struct sl_use *user_use(const struct sl *st, int32_t q, int32_t user)
+{
+	return user >= 0 && user < st->nusers ? &st->uuse[(size_t)q * (size_t)(st->nusers + 1) + (size_t)user] : NULL;
+}
+
+/* The first QOS in q[] that sets limit field `off` (an int64 or int32). */
+#define QOS_LIMIT(st, q, nq, field, out)                                      \
+	do {                                                                  \
+		(out) = SLURM_UNLIMITED;                                      \
+		for (int qi_ = 0; qi_ < (nq); qi_++)                          \
+			if ((st)->cfg->qos[(q)[qi_]].lim.field != SLURM_UNLIMITED) { \
+				(out) = (st)->cfg->qos[(q)[qi_]].lim.field;   \
+				break;                                        \
+			}                                                     \
+	} while (0)
+
+bool sl_limits_pre(const struct sl *st, int32_t id)
+{
+	const struct sl_job *sj = &st->job[id];
+	int32_t q[2];
+	int nq = qos_order(st, id, q);
+	int64_t lim;
+	bool qos_jobs_pu = false, qos_grp_jobs = false;
+	for (int i = 0; i < nq; i++) {
+		const struct slurm_limits *l = &st->cfg->qos[q[i]].lim;
+		const struct sl_use *uu = user_use(st, q[i], sj->user);
+		if (!qos_jobs_pu && l->max_jobs_pu != SLURM_UNLIMITED) {
+			qos_jobs_pu = true;
+			if (uu && uu->jobs >= l->max_jobs_pu)
+				return false;
+		}
+		if (!qos_grp_jobs && l->grp_jobs != SLURM_UNLIMITED) {
+			qos_grp_jobs = true;
+			if (st->quse[q[i]].jobs >= l->grp_jobs)
+				return false;
+		}
+	}
+	QOS_LIMIT(st, q, nq, max_wall_s, lim);
+	if (lim != SLURM_UNLIMITED && sj->limit_s > lim)
+		return false;
+	if (sj->assoc < 0 || !st->cfg->assoc)
+		return true;
+	/* association limits the QOS did not set: MaxJobs of the user's
+	 * association (inherited), GrpJobs up the tree */
+	int32_t max_jobs = SLURM_UNLIMITED;
+	for (int32_t a = sj->assoc; a >= 0; a = st->cfg->assoc[a].parent) {
+		const struct slurm_limits *l = &st->cfg->assoc[a].lim;
+		if (max_jobs == SLURM_UNLIMITED)
+			max_jobs = l->max_jobs_pu;
+		if (!qos_grp_jobs && l->grp_jobs != SLURM_UNLIMITED && st->ause[a].jobs >= l->grp_jobs)
+			return false;
+	}
+	return qos_jobs_pu || max_jobs == SLURM_UNLIMITED || st->ause[sj->assoc].jobs < max_jobs;
+}
+
+bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n)
+{
+	const struct sl_job *sj = &st->job[id];
+	int64_t t[STRES_N];
+	sl_tres_of(st, id, parts, n, t);
+	int32_t q[2];
+	int nq = qos_order(st, id, q);
+	bool set_pu[STRES_N] = { 0 }, set_grp[STRES_N] = { 0 }, set_pj[STRES_N] = { 0 };
+	for (int i = 0; i < nq; i++) {
+		const struct slurm_limits *l = &st->cfg->qos[q[i]].lim;
+		const struct sl_use *uu = user_use(st, q[i], sj->user);
+		for (int k = 0; k < STRES_N; k++) {
+			if (t[k] == 0)
+				continue;
+			if (!set_pu[k] && l->max_tres_pu[k] != SLURM_UNLIMITED) {
+				set_pu[k] = true;
+				if (t[k] > l->max_tres_pu[k] || (uu && uu->tres[k] + t[k] > l->max_tres_pu[k]))
+					return false;
+			}
+			if (!set_grp[k] && l->grp_tres[k] != SLURM_UNLIMITED) {
+				set_grp[k] = true;
+				if (st->quse[q[i]].tres[k] + t[k] > l->grp_tres[k])
+					return false;
+			}
+			if (!set_pj[k] && l->max_tres_pj[k] != SLURM_UNLIMITED) {
+				set_pj[k] = true;
+				if (t[k] > l->max_tres_pj[k])
+					return false;
+			}
+		}
+	}
+	if (sj->assoc < 0 || !st->cfg->assoc)
+		return true;
+	for (int32_t a = sj->assoc; a >= 0; a = st->cfg->assoc[a].parent) {
+		const struct slurm_limits *l = &st->cfg->assoc[a].lim;
+		for (int k = 0; k < STRES_N; k++) {
+			if (t[k] == 0)
+				continue;
+			if (!set_grp[k] && l->grp_tres[k] != SLURM_UNLIMITED && st->ause[a].tres[k] + t[k] > l->grp_tres[k])
+				return false;
+			if (!set_pj[k] && l->max_tres_pj[k] != SLURM_UNLIMITED) {
+				set_pj[k] = true;   /* the nearest association's MaxTRES */
+				if (t[k] > l->max_tres_pj[k])
+					return false;
+			}
+		}
+	}
+	return true;
+}
+
+static void use_add(struct sl_use *u, const struct sl_job *sj, int sign)
+{
+	u->jobs += sign;
+	u->tres[STRES_CPU] += sign * sj->cpus;
+	u->tres[STRES_MEM] += sign * sj->mem_mib;
+	u->tres[STRES_NODE] += sign * sj->nodes;
+	u->tres[STRES_GPU] += sign * sj->gpus;
+}
+
+void sl_limits_add(struct sl *st, int32_t id, int sign)
+{
+	struct sl_job *sj = &st->job[id];
+	if ((sign > 0) == sj->counted)
+		return;
+	sj->counted = sign > 0;
+	int32_t q[2];
+	int nq = qos_order(st, id, q);
+	for (int i = 0; i < nq; i++) {
+		use_add(&st->quse[q[i]], sj, sign);
+		if (sj->user >= 0 && sj->user < st->nusers)
+			use_add(&st->uuse[(size_t)q[i] * (size_t)(st->nusers + 1) + (size_t)sj->user], sj, sign);
+	}
+	if (sj->assoc >= 0 && st->cfg->assoc)
+		for (int32_t a = sj->assoc; a >= 0; a = st->cfg->assoc[a].parent)
+			use_add(&st->ause[a], sj, sign);
+}
