@@ -213,6 +213,8 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	st->weight = calloc((size_t)n + 1, sizeof *st->weight);
 	st->part_bits = calloc(np * nw + 1, sizeof *st->part_bits);
 	st->up = calloc(nw, 8);
+	st->main_seen.up = calloc(nw, 8);
+	st->bf_seen.up = calloc(nw, 8);
 	st->avail = calloc(nw, 8);
 	st->cand = calloc(nw, 8);
 	st->tmp = calloc(nw, 8);
@@ -230,7 +232,7 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	st->take = calloc((size_t)n + 1, sizeof *st->take);
 	st->pick = calloc((size_t)n + 1, sizeof *st->pick);
 	if (!st->ord || !st->pos || !st->weight || !st->part_bits || !st->up || !st->avail || !st->cand ||
-	    !st->tmp || !st->tmp2 || !st->part_failed || !st->part_depth || !st->fut || !st->shfree ||
+	    !st->tmp || !st->tmp2 || !st->main_seen.up || !st->bf_seen.up || !st->part_failed || !st->part_depth || !st->fut || !st->shfree ||
 	    !st->parts || !st->parts2 || !st->empty || !st->sets || !st->cpu || !st->offer || !st->take ||
 	    !st->pick) {
 		snprintf(err, errlen, "out of memory");
@@ -288,6 +290,8 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	st->last_bf_us = st->ctld_us;
 	st->sched_req_us = st->imm_us = -1;
 	st->change_us = st->ctld_us;
+	st->wake_change_us = SIMTIME_INF;
+	st->main_seen.acted = st->bf_seen.acted = true;   /* the first passes run */
 	st->bf_planned = true;
 	st->armed_us = -1;
 	st->basic_next = 0xfffeffffu;
@@ -317,6 +321,8 @@ static void sl_fini(void *state)
 	free(st->weight);
 	free(st->part_bits);
 	free(st->up);
+	free(st->main_seen.up);
+	free(st->bf_seen.up);
 	free(st->avail);
 	free(st->cand);
 	free(st->tmp);
@@ -409,6 +415,7 @@ static void touched(struct sl *st)
 {
 	simtime now = st->v->now;
 	st->change_us = now;
+	st->nchange++;
 	if (st->next_bf_us == SIMTIME_INF) {
 		/* backfill polls every second once its interval has passed */
 		simtime s = (now - st->ctld_us + SL_SEC - 1) / SL_SEC * SL_SEC + st->ctld_us;
@@ -724,6 +731,7 @@ static void watch_victims(struct sl *st)
 			sl_prio_job_end(st, id);
 			sj->submit_us = v->now;
 			sj->begin_us = v->now + simtime_from_s(st->p[SP_REQUEUE_DELAY]);
+			sl_change_at(st, sj->begin_us);
 			sj->accrue_us = -1;
 			sj->victim = false;
 			if (st->p[SP_EPILOG_PASS] >= 0.5)
@@ -797,6 +805,64 @@ static void arm(struct sl *st)
 		st->armed_us = t;
 }
 
+/* A pass can start or preempt something only if something changed since
+ * the last one that started nothing: a job's state or priority (hooks,
+ * ticks), an allocation (the epoch), a node's service state, a begin time
+ * or a preemptor's quiet time passed; or this pass looks deeper (a full
+ * pass after an event-driven one). Time alone only shrinks what backfill
+ * may start (its plans stay where the running jobs' limits put them), so a
+ * pass that would see the same state is not made: its decisions would be
+ * the same, none. */
+static bool pass_needed(struct sl *st, struct sl_seen *seen, bool full)
+{
+	sl_nodes_up(st);
+	bool up_same = seen->up && memcmp(seen->up, st->up, (size_t)st->nw * 8) == 0;
+	if (seen->acted || !up_same || seen->nchange != st->nchange || seen->epoch != st->v->alloc_epoch ||
+	    (full && !seen->full))
+		return true;
+	return false;
+}
+
+static void pass_seen(struct sl *st, struct sl_seen *seen, bool full, bool acted)
+{
+	seen->nchange = st->nchange;
+	seen->epoch = st->v->alloc_epoch;
+	seen->acted = acted;
+	seen->full = full;
+	if (seen->up)
+		memcpy(seen->up, st->up, (size_t)st->nw * 8);
+}
+
+static int main_pass_if(struct sl *st, bool full)
+{
+	if (!pass_needed(st, &st->main_seen, full))
+		return 0;
+	bool before = st->acted;
+	st->acted = false;
+	if (main_pass(st, full))
+		return -1;
+	pass_seen(st, &st->main_seen, full, st->acted);
+	st->acted |= before;
+	return 0;
+}
+
+/* Job begin times passed and preemptors' quiet times over are changes. */
+static void clock_changes(struct sl *st)
+{
+	simtime now = st->v->now;
+	if (st->wake_change_us <= now) {
+		st->wake_change_us = SIMTIME_INF;
+		touched(st);
+	}
+}
+
+/* Records a future time at which the state changes by itself. */
+void sl_change_at(struct sl *st, simtime t)
+{
+	if (t > st->v->now && t < st->wake_change_us)
+		st->wake_change_us = t;
+}
+
 static void sl_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct sl *st = state;
@@ -809,6 +875,7 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 		watch_victims(st);
 	if (st->nnever)
 		hold_never(st);
+	clock_changes(st);
 	if (st->idle_cycles >= SL_IDLE_PASSES && st->armed_us <= now) {
 		/* called while idle: an event the policy has no hook for (a
 		 * node back in service): Slurm passes after it */
@@ -830,21 +897,28 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 	if (full || bg_due(st) <= now) {
 		st->last_bg_us = now;
 		st->sched_req_us = -1;
-		if (v->npending > 0 && main_pass(st, full))
+		if (v->npending > 0 && main_pass_if(st, full))
 			return;
 	}
 	if (st->imm_us >= 0 && st->imm_us <= now) {
 		st->imm_us = -1;
-		if (v->npending > 0 && main_pass(st, false))
+		if (v->npending > 0 && main_pass_if(st, false))
 			return;
 	}
 	if (st->p[SP_BACKFILL] >= 0.5 && st->next_bf_us <= now) {
 		if (st->bf_planned || st->change_us / SL_SEC >= st->last_bf_us / SL_SEC) {
 			periodic = true;
-			if (v->npending > 0)
-				sl_bf_cycle(st);
-			else
+			if (v->npending > 0) {
+				if (pass_needed(st, &st->bf_seen, true)) {
+					bool before = st->acted;
+					st->acted = false;
+					sl_bf_cycle(st);
+					pass_seen(st, &st->bf_seen, true, st->acted);
+					st->acted |= before;
+				}
+			} else {
 				st->bf_planned = false;
+			}
 			st->last_bf_us = now;
 			st->next_bf_us = now + simtime_from_s(st->p[SP_BF_INTERVAL]);
 		} else {

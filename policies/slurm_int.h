@@ -125,6 +125,13 @@ struct sl_use {
 struct sl_prio;
 struct sl_set;
 
+/* What the last pass of a kind saw (slurm.c pass_needed). */
+struct sl_seen {
+	uint64_t nchange, epoch;
+	bool acted, full;
+	uint64_t *up;
+};
+
 struct sl {
 	const struct cluster *cl;
 	const struct slurm_cfg *cfg;      /* the site's, or own_cfg */
@@ -158,6 +165,9 @@ struct sl {
 	simtime imm_us;                   /* an epilog-complete pass due now, -1 none */
 	simtime last_bf_us;               /* the end of the last backfill cycle */
 	simtime change_us;                /* last job, node or priority change */
+	uint64_t nchange;                 /* changes so far */
+	simtime wake_change_us;           /* the next change time alone makes (begin, quiet time) */
+	struct sl_seen main_seen, bf_seen;
 	bool bf_planned;                  /* the last cycle stored a planned start */
 	simtime armed_us;                 /* the earliest wake asked for and not yet reached */
 	int32_t idle_cycles;              /* periodic passes in a row that changed nothing */
@@ -195,6 +205,7 @@ int sl_start(struct sl *st, int32_t job, const struct alloc_part *parts, int npa
 bool sl_eligible(const struct sl *st, int32_t job);
 void sl_sort(struct sl *st);
 void sl_nodes_up(struct sl *st);    /* st->up: nodes in service (not down, drained, power-blocked) */
+void sl_change_at(struct sl *st, simtime t);
 
 /* slurm_prio.c */
 int sl_prio_init(struct sl *st, char *err, size_t errlen);
