@@ -13,8 +13,8 @@
 
 /* One job row, as read. Times in µs of simulated time; INT64_MIN when NULL. */
 struct row {
-	int64_t id, tenant, grp, queue;
-	char cls[24], state[24], reason[24], nodelist[1024];
+	int64_t id, trace_id, tenant, grp, queue, qos;
+	char cls[24], state[24], reason[24], nodelist[1024], name[256];
 	int64_t submit, start, end, walltime;
 	int64_t nodes, cores, gpus, mem_mib, req_cores, req_gpus, restarts, preemptions;
 	double energy_j;
@@ -26,7 +26,7 @@ enum fid {
 	F_SUBMIT, F_ELIGIBLE, F_START, F_END, F_ELAPSED, F_ELAPSEDRAW, F_TIMELIMIT, F_TIMELIMITRAW,
 	F_RESERVED, F_PLANNED, F_NNODES, F_ALLOCNODES, F_NCPUS, F_ALLOCCPUS, F_REQCPUS, F_REQMEM,
 	F_ALLOCTRES, F_REQTRES, F_NODELIST, F_CPUTIME, F_CPUTIMERAW, F_CONSUMEDENERGY,
-	F_CONSUMEDENERGYRAW, F_REASON, F_RESTARTS, F_NFIELDS
+	F_CONSUMEDENERGYRAW, F_REASON, F_RESTARTS, F_QOS, F_NFIELDS
 };
 
 static const struct {
@@ -45,8 +45,27 @@ static const struct {
 	[F_ALLOCTRES] = { "AllocTRES", 30 }, [F_REQTRES] = { "ReqTRES", 30 }, [F_NODELIST] = { "NodeList", 15 },
 	[F_CPUTIME] = { "CPUTime", 10 }, [F_CPUTIMERAW] = { "CPUTimeRAW", 10 },
 	[F_CONSUMEDENERGY] = { "ConsumedEnergy", 14 }, [F_CONSUMEDENERGYRAW] = { "ConsumedEnergyRaw", 17 },
-	[F_REASON] = { "Reason", 15 }, [F_RESTARTS] = { "Restarts", 8 },
+	[F_REASON] = { "Reason", 15 }, [F_RESTARTS] = { "Restarts", 8 }, [F_QOS] = { "QOS", 10 },
 };
+
+/* The names a run's trace gave (table `name`): what the job row's tenant,
+ * grp, queue and qos index. */
+enum { N_USER, N_ACCOUNT, N_PARTITION, N_QOS, N_KINDS };
+static const char *const name_kind[N_KINDS] = { "user", "account", "partition", "qos" };
+
+/* What every row's values are read against. */
+struct ctx {
+	int64_t origin;                 /* Unix time of simulated t = 0 */
+	char **names[N_KINDS];          /* by index; NULL where the run has none */
+	int32_t nnames[N_KINDS];
+	bool named;                     /* the run has a name table */
+};
+
+/* Name idx of kind k, or NULL. */
+static const char *name_at(const struct ctx *c, int k, int64_t idx)
+{
+	return idx >= 0 && idx < c->nnames[k] ? c->names[k][idx] : NULL;
+}
 
 #define MAX_COLS 64
 #define DEFAULT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
@@ -301,29 +320,45 @@ static void tres(char *buf, size_t len, int64_t cpu, int64_t mem, int64_t node, 
 		snprintf(buf + n, len - (size_t)n, ",gres/gpu=%lld", (long long)gpu);
 }
 
-static void value(const struct row *r, enum fid f, int64_t origin, char *b, size_t n)
+/* An index column: its name of kind k when the run has one, else the index. */
+static void index_or_name(const struct ctx *c, int k, int64_t idx, char *b, size_t n)
 {
+	const char *nm = k >= 0 ? name_at(c, k, idx) : NULL;
+	if (nm)
+		snprintf(b, n, "%s", nm);
+	else if (idx == INT64_MIN)
+		snprintf(b, n, "%s", "");
+	else
+		snprintf(b, n, "%lld", (long long)idx);
+}
+
+static void value(const struct row *r, enum fid f, const struct ctx *c, char *b, size_t n)
+{
+	int64_t origin = c->origin;
 	int64_t run_end = r->end != INT64_MIN ? r->end : r->start;
 	int64_t elapsed = r->start != INT64_MIN ? (run_end - r->start) / 1000000 : 0;
 	const char *st = slurm_state(r);
 	bool started = r->start != INT64_MIN;
+	const char *pn = name_at(c, N_PARTITION, r->queue);
 	switch (f) {
-	case F_JOBID: case F_JOBIDRAW: snprintf(b, n, "%lld", (long long)r->id); break;
-	case F_JOBNAME: snprintf(b, n, "%s", r->cls); break;
-	case F_ACCOUNT: case F_USER:
-		if (r->tenant == INT64_MIN)
-			snprintf(b, n, "%s", "");
-		else
-			snprintf(b, n, "%lld", (long long)r->tenant);
+	case F_JOBID: case F_JOBIDRAW:
+		snprintf(b, n, "%lld", (long long)(r->trace_id != INT64_MIN ? r->trace_id : r->id));
 		break;
-	case F_GROUP:
-		if (r->grp == INT64_MIN)
-			snprintf(b, n, "%s", "");
+	case F_JOBNAME: snprintf(b, n, "%s", r->name[0] ? r->name : r->cls); break;
+	case F_ACCOUNT:
+		/* A trace with names: the account (grp); else the tenant. */
+		if (c->named)
+			snprintf(b, n, "%s", name_at(c, N_ACCOUNT, r->grp) ? name_at(c, N_ACCOUNT, r->grp) : "");
 		else
-			snprintf(b, n, "%lld", (long long)r->grp);
+			index_or_name(c, -1, r->tenant, b, n);
 		break;
+	case F_USER: index_or_name(c, N_USER, r->tenant, b, n); break;
+	case F_GROUP: index_or_name(c, -1, r->grp, b, n); break;
+	case F_QOS: index_or_name(c, N_QOS, r->qos, b, n); break;
 	case F_PARTITION:
-		if (r->queue != INT64_MIN && r->queue >= 0)
+		if (pn)
+			snprintf(b, n, "%s", pn);
+		else if (r->queue != INT64_MIN && r->queue >= 0)
 			snprintf(b, n, "%s-q%lld", r->cls, (long long)r->queue);
 		else
 			snprintf(b, n, "%s", r->cls);
@@ -427,14 +462,36 @@ static int has_column(sqlite3 *db, const char *table, const char *colname)
 	return rc == SQLITE_ROW ? 1 : 0;
 }
 
-static int run_origin(sqlite3 *db, const char *path, int64_t *origin, char *err, size_t errlen)
+static bool has_table(sqlite3 *db, const char *table)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	bool yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+int joblist_run_origin(struct sqlite3 *db, int64_t *origin)
 {
 	sqlite3_stmt *st = NULL;
 	*origin = 0;
-	if (sqlite3_prepare_v2(db, "SELECT created FROM run LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "%s: not a hetlab results file (no run table): %s", path, sqlite3_errmsg(db));
-		return -1;
+	if (has_table(db, "meta") &&
+	    sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'unix_start'", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		char *end;
+		long long t = strtoll((const char *)sqlite3_column_text(st, 0), &end, 10);
+		if (!*end && t >= 0) {
+			sqlite3_finalize(st);
+			*origin = t;
+			return 0;
+		}
 	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "SELECT created FROM run LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
 		const char *c = (const char *)sqlite3_column_text(st, 0);
 		if (joblist_parse_time(c, 0, origin) != 0)
@@ -444,12 +501,59 @@ static int run_origin(sqlite3 *db, const char *path, int64_t *origin, char *err,
 	return 0;
 }
 
+static void ctx_free(struct ctx *c)
+{
+	for (int k = 0; k < N_KINDS; k++) {
+		for (int32_t i = 0; i < c->nnames[k]; i++)
+			free(c->names[k][i]);
+		free(c->names[k]);
+	}
+	memset(c, 0, sizeof *c);
+}
+
+/* Table `name`'s user, account, partition and QOS names into c. -1 on ENOMEM. */
+static int load_names(sqlite3 *db, struct ctx *c)
+{
+	sqlite3_stmt *st = NULL;
+	if (!has_table(db, "name") ||
+	    sqlite3_prepare_v2(db, "SELECT kind, idx, name FROM name WHERE idx >= 0 AND idx < 100000000", -1,
+	                       &st, NULL) != SQLITE_OK)
+		return 0;
+	c->named = true;
+	int rc = 0;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		int32_t idx = sqlite3_column_int(st, 1), k = 0;
+		while (k < N_KINDS && (!kind || strcmp(kind, name_kind[k]) != 0))
+			k++;
+		if (k == N_KINDS || !name)
+			continue;   /* gpu_type, and kinds of later versions */
+		if (idx >= c->nnames[k]) {
+			char **nv = realloc(c->names[k], (size_t)(idx + 1) * sizeof *nv);
+			if (!nv) {
+				rc = -1;
+				break;
+			}
+			memset(nv + c->nnames[k], 0, (size_t)(idx + 1 - c->nnames[k]) * sizeof *nv);
+			c->names[k] = nv;
+			c->nnames[k] = idx + 1;
+		}
+		free(c->names[k][idx]);
+		if (!(c->names[k][idx] = strdup(name)))
+			rc = -1;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, char *err, size_t errlen)
 {
 	struct col cols[MAX_COLS];
 	int ncols, rc = -1;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
+	struct ctx c = { 0 };
 	if (joblist_check(o, err, errlen) || parse_format(o->format, cols, &ncols, err, errlen))
 		return -1;
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -457,22 +561,33 @@ int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, cha
 		goto out;
 	}
 	int64_t origin = 0, wstart = INT64_MIN, wend = INT64_MAX;
-	if (o->origin)
+	if (o->origin) {
 		joblist_parse_time(o->origin, 0, &origin);
-	else if (run_origin(db, path, &origin, err, errlen))
+	} else if (joblist_run_origin(db, &origin)) {
+		snprintf(err, errlen, "%s: not a hetlab results file (no run table): %s", path, sqlite3_errmsg(db));
 		goto out;
+	}
 	if (o->start)
 		joblist_parse_time(o->start, origin, &wstart);
 	if (o->end)
 		joblist_parse_time(o->end, origin, &wend);
+	c.origin = origin;
+	if (load_names(db, &c)) {
+		snprintf(err, errlen, "%s: out of memory reading the names", path);
+		goto out;
+	}
 	bool have_energy = has_column(db, "job", "energy_j") == 1;
 	bool have_restarts = has_column(db, "job", "restarts") == 1;
+	bool have_qos = has_column(db, "job", "qos") == 1;
+	bool have_jn = has_table(db, "job_name");
 	char sql[1024];
 	snprintf(sql, sizeof sql,
-	         "SELECT id, tenant, grp, queue, class, state, reason, node_list, submit_us, start_us, end_us,"
-	         " walltime_us, nodes, cores, gpus, mem_mib, req_cores, req_gpus, %s, preemptions, %s"
-	         " FROM job ORDER BY id",
-	         have_restarts ? "restarts" : "0", have_energy ? "energy_j" : "NULL");
+	         "SELECT job.id, tenant, grp, queue, class, state, reason, node_list, submit_us, start_us, end_us,"
+	         " walltime_us, nodes, cores, gpus, mem_mib, req_cores, req_gpus, %s, preemptions, %s,"
+	         " trace_id, %s, %s FROM job%s ORDER BY job.id",
+	         have_restarts ? "restarts" : "0", have_energy ? "energy_j" : "NULL",
+	         have_qos ? "qos" : "NULL", have_jn ? "job_name.name" : "NULL",
+	         have_jn ? " LEFT JOIN job_name ON job_name.id = job.id" : "");
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: not a hetlab results file with a job table: %s", path, sqlite3_errmsg(db));
 		goto out;
@@ -517,6 +632,9 @@ int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, cha
 		r.preemptions = sqlite3_column_int64(st, 19);
 		r.has_energy = sqlite3_column_type(st, 20) != SQLITE_NULL;
 		r.energy_j = r.has_energy ? sqlite3_column_double(st, 20) : 0;
+		r.trace_id = col_i64(st, 21);
+		r.qos = col_i64(st, 22);
+		col_text(st, 23, r.name, sizeof r.name);
 		if (r.submit == INT64_MIN)
 			continue;
 		/* The window: eligible (submitted) before its end, not ended before its start. */
@@ -529,13 +647,13 @@ int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, cha
 			continue;
 		if (o->accounts) {
 			char acc[32];
-			value(&r, F_ACCOUNT, origin, acc, sizeof acc);
+			value(&r, F_ACCOUNT, &c, acc, sizeof acc);
 			if (!in_list(o->accounts, acc, NULL))
 				continue;
 		}
 		for (int k = 0; k < ncols; k++) {
 			char v[1100];
-			value(&r, cols[k].f, origin, v, sizeof v);
+			value(&r, cols[k].f, &c, v, sizeof v);
 			if (o->parsable) {
 				fputs(v, out);
 				print_sep(out, ncols, o->parsable, k);
@@ -554,6 +672,7 @@ int joblist_print(const char *path, const struct joblist_opts *o, FILE *out, cha
 out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	ctx_free(&c);
 	return rc;
 }
 

@@ -90,7 +90,7 @@ static void rec_fail_db(struct recorder *r, const char *what)
 	rec_failf(r, "%s: %s", what, sqlite3_errmsg(r->db));
 }
 
-static int exec_sql(struct recorder *r, const char *sql, const char *what)
+int rec_exec_sql(struct recorder *r, const char *sql, const char *what)
 {
 	if (sqlite3_exec(r->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 		rec_fail_db(r, what);
@@ -100,7 +100,7 @@ static int exec_sql(struct recorder *r, const char *sql, const char *what)
 }
 
 /* Steps an INSERT whose parameters are bound, and resets it. */
-static int step_insert(struct recorder *r, sqlite3_stmt *st, const char *what)
+int rec_step_insert(struct recorder *r, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
@@ -388,9 +388,9 @@ struct recorder *recorder_open_with(const char *path, const struct recorder_opts
 	snprintf(meta, sizeof meta,
 	         "INSERT INTO meta VALUES('schema_version', '%d'), ('writer', 'hetlab');",
 	         RECORDER_SCHEMA_VERSION);
-	if (exec_sql(r, pragmas, "setting up") < 0 || exec_sql(r, "BEGIN", "BEGIN") < 0 ||
-	    exec_sql(r, recorder_schema_sql, "creating the schema") < 0 ||
-	    exec_sql(r, meta, "writing meta") < 0 || batches_init(r) < 0)
+	if (rec_exec_sql(r, pragmas, "setting up") < 0 || rec_exec_sql(r, "BEGIN", "BEGIN") < 0 ||
+	    rec_exec_sql(r, recorder_schema_sql, "creating the schema") < 0 ||
+	    rec_exec_sql(r, meta, "writing meta") < 0 || batches_init(r) < 0)
 		goto fail_schema;
 	pagedrop_open(&r->pd, r->tmp, PAGEDROP_STEP, PAGEDROP_LAG);
 	r->wq.inline_only = o && o->one_thread;   /* --threads 1: each buffer written at once */
@@ -441,7 +441,7 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 		bind_text_or_null(st, 7, n->gpu_model >= 0 && n->gpu_model < cl->cat.ngpus
 		                         ? cl->cat.gpus[n->gpu_model].name : NULL);
 		sqlite3_bind_int64(st, 8, n->mem_mib);
-		step_insert(r, st, "writing a node row");
+		rec_step_insert(r, st, "writing a node row");
 	}
 	sqlite3_finalize(st);
 	if (r->failed || sqlite3_prepare_v2(r->db, rack_sql, -1, &st, NULL) != SQLITE_OK) {
@@ -456,7 +456,7 @@ static void write_nodes(struct recorder *r, const struct cluster *cl)
 		sqlite3_bind_double(st, 3, rk->cap_w);
 		sqlite3_bind_text(st, 4, rk->cooling == COOL_LIQUID ? "liquid" : "air", -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 5, rk->nnodes);
-		step_insert(r, st, "writing a rack row");
+		rec_step_insert(r, st, "writing a rack row");
 	}
 	sqlite3_finalize(st);
 }
@@ -482,7 +482,7 @@ void recorder_attach(struct recorder *r, struct sim *s)
 	if (!r->failed && kib > RECORDER_CACHE_KIB && r->level >= RECORD_JOBS) {
 		char sql[64];
 		snprintf(sql, sizeof sql, "PRAGMA cache_size=-%lld", (long long)(kib < 1 << 20 ? kib : 1 << 20));
-		exec_sql(r, sql, "sizing the page cache");
+		rec_exec_sql(r, sql, "sizing the page cache");
 	}
 	rec_jobs_init(r, s->njobs);
 	/* The level decides which hooks there are: the engine skips a NULL one. */
@@ -512,7 +512,7 @@ int recorder_set_meta(struct recorder *r, const char *key, const char *value)
 	}
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
-	int rc = step_insert(r, st, "writing a meta row");
+	int rc = rec_step_insert(r, st, "writing a meta row");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -523,7 +523,7 @@ int recorder_exec(struct recorder *r, const char *sql, const char *what)
 		return -1;
 	if (r->wq_ok)
 		workq_drain(&r->wq);   /* the connection is the writer thread's while it works */
-	return exec_sql(r, sql, what) < 0 ? -1 : 0;
+	return rec_exec_sql(r, sql, what) < 0 ? -1 : 0;
 }
 
 int recorder_set_billing(struct recorder *r, const char *json_text)
@@ -534,8 +534,8 @@ int recorder_set_billing(struct recorder *r, const char *json_text)
 		return -1;
 	if (r->wq_ok)
 		workq_drain(&r->wq);   /* the connection is the writer thread's while it works */
-	if (exec_sql(r, "CREATE TABLE IF NOT EXISTS billing(config TEXT); DELETE FROM billing;",
-	             "creating table billing") < 0)
+	if (rec_exec_sql(r, "CREATE TABLE IF NOT EXISTS billing(config TEXT); DELETE FROM billing;",
+	                 "creating table billing") < 0)
 		return -1;
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(r->db, "INSERT INTO billing(config) VALUES(?)", -1, &st, NULL) != SQLITE_OK) {
@@ -544,7 +544,7 @@ int recorder_set_billing(struct recorder *r, const char *json_text)
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, json_text, -1, SQLITE_TRANSIENT);
-	int rc = step_insert(r, st, "writing the billing row");
+	int rc = rec_step_insert(r, st, "writing the billing row");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -617,7 +617,7 @@ static int write_run(struct recorder *r, const struct run_info *ri, double wall_
 	sqlite3_bind_text(st, 24, record_level_name(r->level), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 25, r->seq);
 	assert(sqlite3_bind_parameter_count(st) == 25);
-	int rc = step_insert(r, st, "writing the run row");
+	int rc = rec_step_insert(r, st, "writing the run row");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -644,7 +644,7 @@ static int write_rack_totals(struct recorder *r)
 		sqlite3_bind_double(st, 6, rp->facility_j / 3.6e6);
 		sqlite3_bind_double(st, 7, rp->cost);
 		sqlite3_bind_int(st, 8, k);
-		step_insert(r, st, "writing the rack totals");
+		rec_step_insert(r, st, "writing the rack totals");
 	}
 	sqlite3_finalize(st);
 	return r->failed ? -1 : 0;
@@ -677,7 +677,7 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
 	 * scan of `event` otherwise (milliseconds), and the index is a tenth
 	 * of the file. */
 	if (r->level >= RECORD_FULL &&
-	    exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
+	    rec_exec_sql(r, "CREATE INDEX event_job ON event(job)", "indexing events") < 0)
 		goto fail;
 	if (r->metrics && runmetric_store(r->db, r->path, r->metrics, r->err, sizeof r->err) < 0)
 		goto fail;   /* from the rows as they will be, sealed with them */
@@ -685,7 +685,7 @@ int recorder_finish(struct recorder *r, const struct run_info *ri, double wall_s
 		rec_failf(r, "%s", audit_writer_error(r->audit));
 		goto fail;
 	}
-	if (exec_sql(r, "COMMIT", "COMMIT") < 0)
+	if (rec_exec_sql(r, "COMMIT", "COMMIT") < 0)
 		goto fail;
 	if (rec_close(r) < 0)
 		goto fail;

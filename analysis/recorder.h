@@ -131,6 +131,27 @@ int recorder_set_meta(struct recorder *r, const char *key, const char *value);
  * then uses its default price list). 0, or -1 with the error kept (as
  * recorder_error gives it, and recorder_finish then fails). */
 int recorder_set_billing(struct recorder *r, const char *json_text);
+/* The names a replayed trace gives (a Slurm dump's): per kind ("user",
+ * "account", "partition", "qos", "gpu_type") the table that job.tenant,
+ * grp, queue and qos (and a job's GPU type) index, and the job names by
+ * job id. Borrowed for the call; NULL and 0 where absent. */
+#define RECORDER_NAME_KINDS 8
+struct recorder_names {
+	const char *kind[RECORDER_NAME_KINDS];   /* NULL: no table of that slot */
+	char *const *v[RECORDER_NAME_KINDS];     /* kind[k]'s names, by index */
+	int32_t n[RECORDER_NAME_KINDS];
+	char *const *job_names;      /* the job names, by index */
+	int32_t njob_names;
+	const int32_t *job_name;     /* by job id: an index into job_names, -1 none; NULL: none */
+	int32_t njobs;
+	int64_t unix_start;          /* the trace's time 0 as a Unix time; -1 unknown */
+};
+/* Writes the names into table `name` (kind, idx, name), the job names into
+ * `job_name` (id, name), each created when it gets rows, and a known
+ * unix_start as meta `unix_start` (a trace without any leaves the file as
+ * it was; docs/results.md). Call it between recorder_open and
+ * recorder_finish. 0, or -1 with the error kept. */
+int recorder_set_names(struct recorder *r, const struct recorder_names *nm);
 /* The first error seen so far, or NULL. */
 const char *recorder_error(const struct recorder *r);
 enum record_level recorder_level(const struct recorder *r);

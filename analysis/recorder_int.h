@@ -26,8 +26,8 @@
 #define JOB_COLS "id, trace_id, class, tenant, grp, queue, state, nodes, cores, gpus," \
 	" mem_mib, req_cores, req_gpus, node_list, preemptions, submit_us, start_us, end_us," \
 	" walltime_us, reason, gpu_model, gpu_share, gpu_s, core_s, lost_gpu_s, ckpt_s, held_s," \
-	" hold_why, restarts, energy_j, energy_cost"
-#define JOB_NCOL 31
+	" hold_why, restarts, energy_j, energy_cost, qos"
+#define JOB_NCOL 32
 enum { JC_NODES = 7, JC_CORES, JC_GPUS, JC_MEM, JC_NODE_LIST = 13 };
 
 /* Which table a batch fills (struct sqlbatch.tag). */
@@ -58,6 +58,13 @@ struct recorder {
 	pthread_mutex_t errmu;
 	char err[512];
 };
+
+/* ---- statements on the caller's thread (recorder.c) ---- */
+
+/* Runs sql; -1 with the error kept ("what: sqlite3_errmsg"). */
+int rec_exec_sql(struct recorder *r, const char *sql, const char *what);
+/* Steps an INSERT whose parameters are bound, and resets it; -1 with the error kept. */
+int rec_step_insert(struct recorder *r, sqlite3_stmt *st, const char *what);
 
 /* ---- rows on their way into the file (recorder_io.c) ---- */
 

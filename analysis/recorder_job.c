@@ -108,6 +108,9 @@ static void write_job_row(struct recorder *r, const struct sim *s, const struct 
 	sqlbatch_int(&v[k++], j->restarts);
 	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_j);
 	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_cost);
+	if (j->qos >= 0)
+		sqlbatch_int(&v[k], j->qos);
+	k++;
 	assert(k == JOB_NCOL);
 }
 

@@ -34,7 +34,7 @@ const char recorder_schema_sql[] =
 	" submit_us INTEGER, start_us INTEGER, end_us INTEGER, walltime_us INTEGER,"
 	" reason TEXT, gpu_model TEXT, gpu_share TEXT,"
 	" gpu_s REAL, core_s REAL, lost_gpu_s REAL, ckpt_s REAL, held_s REAL, hold_why TEXT, restarts INTEGER,"
-	" energy_j REAL, energy_cost REAL);\n"
+	" energy_j REAL, energy_cost REAL, qos INTEGER);\n"
 	"CREATE TABLE event("
 	" seq INTEGER PRIMARY KEY, t_us INTEGER NOT NULL, kind TEXT NOT NULL,"
 	" job INTEGER, node INTEGER, state TEXT, detail TEXT);\n"

@@ -286,7 +286,7 @@ int runtrace_write(const char *path, const char *out, int64_t origin_s, int64_t 
 	if (read_run(db, path, &ri, err, errlen))
 		goto out;
 	int64_t origin = origin_s;
-	if (origin < 0 && (!ri.created[0] || joblist_parse_time(ri.created, 0, &origin) != 0))
+	if (origin < 0 && joblist_run_origin(db, &origin) != 0)
 		origin = 0;
 	if (jsonl) {
 		rc = write_jsonl(db, out, origin, &ri, njobs, path, err, errlen);

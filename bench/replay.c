@@ -51,6 +51,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "config/scenario.h"
+#include "config/slurmcfg.h"
 #include "traces/trace.h"
 
 #define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR] [--levels]\n"
@@ -206,7 +207,9 @@ static int time_replay(const struct opts *o, const char *db_path, enum record_le
 		goto fail_policy;
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, errlen))
 		goto fail_policy;
-	struct policy_env env = { .cl = &sc.cl, .njobs = w.n };
+	if (sc.slurm && slurm_cfg_bind(sc.slurm, &sc.cl, &w, err, errlen))
+		goto fail_policy;
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .slurm = sc.slurm };
 	if (pol->init && pol->init(&pstate, &env, &cfg, err, errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "policy '%s' failed to initialise", pol->name);
@@ -245,6 +248,16 @@ static int time_replay(const struct opts *o, const char *db_path, enum record_le
 		if (!(rec = recorder_open_with(db_path, &ro, err, errlen)))
 			goto fail_rec;
 		recorder_attach(rec, &s);
+		/* The trace's names and time 0, as `hetlab run` writes them. */
+		struct recorder_names nm = { .job_names = w.names[WL_JOB_NAME].v,
+		                             .njob_names = w.names[WL_JOB_NAME].n, .job_name = w.job_name,
+		                             .njobs = njobs, .unix_start = w.unix_start };
+		for (int k = 0; k < WL_JOB_NAME; k++)
+			nm.kind[k] = wl_name_kind_str(k), nm.v[k] = w.names[k].v, nm.n[k] = w.names[k].n;
+		if (recorder_set_names(rec, &nm)) {
+			snprintf(err, errlen, "%s", recorder_error(rec));
+			goto fail_run;
+		}
 	}
 
 	double ts = bench_now_s();

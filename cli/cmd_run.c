@@ -15,13 +15,14 @@
 #include "analysis/notify.h"
 #include "analysis/tmpclean.h"
 #include "config/tieredcfg.h"
+#include "config/slurmcfg.h"
 #include "policies/health.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "traces/anytrace.h"
-#include "traces/swfext.h"
+#include "traces/sacct.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 #include "traces/tscale.h"
@@ -327,10 +328,11 @@ static int run_single(int argc, char **argv)
 		fprintf(stderr, "hetlab run: warning: %s: the synthetic workload has no jobs (every class's "
 		        "rate is 0?): the result holds an empty run\n", sc.file);
 	/* What the reader did to an extended SWF log (Unix times, memory units,
-	 * field 21): said here and kept in the run's meta table. */
+	 * field 21) or a Slurm dump (runs merged, signs of requeues): said here
+	 * and kept in the run's meta table. */
 	char trace_notes[1024] = "";
 	if (tpath[0])
-		swfext_notes(&w, trace_notes, sizeof trace_notes);
+		trace_notes_of(&w, trace_notes, sizeof trace_notes);
 	for (const char *n = trace_notes; *n; ) {
 		const char *e = strchr(n, '\n');
 		int len = e ? (int)(e - n) : (int)strlen(n);
@@ -341,6 +343,18 @@ static int run_single(int argc, char **argv)
 		goto out;
 	if (trace && sc.workload == SCN_SYNTH)
 		sc.speed_model = false;   /* a trace given on the command line replays as recorded */
+	/* A Slurm dump's jobs whose partition or GPU type no node has: said
+	 * before the run rather than rejected at submit (--lenient runs them so). */
+	int64_t nmiss = tpath[0] ? sacct_check_labels(&w, &sc.swf_shape, &sc.cl, err, sizeof err) : 0;
+	if (nmiss < 0 || (nmiss > 0 && !lenient && !sc.lenient)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s (label the scenario's nodes so, or --lenient to run them: they "
+		         "are rejected at submit)", tpath, nmiss < 0 ? "out of memory" : err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
+	if (nmiss > 0)
+		fprintf(stderr, "hetlab run: warning: %s: %s (rejected at submit)\n", tpath, err);
 	if (cluster_bind_workload(&sc.cl, w.str, w.nstr, w.jobs, w.n, err, sizeof err)) {
 		char msg[sizeof err];
 		snprintf(msg, sizeof msg, "%s: %s", tpath[0] ? tpath : sc.file, err);
@@ -350,6 +364,14 @@ static int run_single(int argc, char **argv)
 	if (sc.tiered && tiered_bind(sc.tiered, &sc.cl, err, sizeof err)) {
 		char msg[sizeof err];
 		snprintf(msg, sizeof msg, "%s: %s", sc.file, err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
+	/* The "slurm" block's node names and the trace's names (errors of
+	 * the block name the scenario, a job's the trace). */
+	if (sc.slurm && slurm_cfg_bind(sc.slurm, &sc.cl, &w, err, sizeof err)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s", err[0] == '$' ? sc.file : tpath[0] ? tpath : sc.file, err);
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
@@ -382,7 +404,8 @@ static int run_single(int argc, char **argv)
 
 	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .placement = sc.place.strategy,
 	                          .label_blind = sc.place.label_blind, .seed = sc.seed,
-	                          .org = &sc.org, .sim = &scfg, .tiered = sc.tiered };
+	                          .org = &sc.org, .sim = &scfg, .tiered = sc.tiered,
+	                          .slurm = sc.slurm };
 	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);
@@ -422,6 +445,15 @@ static int run_single(int argc, char **argv)
 	recorder_attach(rec, &s);
 	if (trace_notes[0] && recorder_set_meta(rec, "trace_notes", trace_notes)) {
 		snprintf(err, sizeof err, "%s: writing the trace notes failed", out);
+		goto out;
+	}
+	/* The trace's names and time 0 (docs/results.md, tables name and job_name). */
+	struct recorder_names nm = { .job_names = w.names[WL_JOB_NAME].v, .njob_names = w.names[WL_JOB_NAME].n,
+	                             .job_name = w.job_name, .njobs = njobs, .unix_start = w.unix_start };
+	for (int k = 0; k < WL_JOB_NAME; k++)
+		nm.kind[k] = wl_name_kind_str(k), nm.v[k] = w.names[k].v, nm.n[k] = w.names[k].n;
+	if (recorder_set_names(rec, &nm)) {
+		snprintf(err, sizeof err, "%s", recorder_error(rec));
 		goto out;
 	}
 	recorder_set_billing(rec, sc.billing_json);

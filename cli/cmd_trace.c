@@ -10,7 +10,6 @@
 #include "traces/anytrace.h"
 #include "traces/dlrm.h"
 #include "traces/openb.h"
-#include "traces/swfext.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 #include "traces/tracestat.h"
@@ -224,7 +223,7 @@ static void print_text(const struct inspect *in)
 		       (int)w->extra_fields_max, w->extra_fields_max >= 3 ?
 		       "fields 19 and 20 ignored, 21 read as the site's request" : "ignored");
 	char notes[1024];
-	swfext_notes(w, notes, sizeof notes);
+	trace_notes_of(w, notes, sizeof notes);
 	for (const char *n = notes; *n; ) {
 		const char *e = strchr(n, '\n');
 		int len = e ? (int)(e - n) : (int)strlen(n);
@@ -397,7 +396,7 @@ static int print_json(const struct inspect *in)
 		"offered_load", load, "classes", cls,
 		"tenants", (json_int_t)s->tenants, "tenant_unknown", (json_int_t)s->tenant_unknown);
 	char notes[1024];
-	swfext_notes(w, notes, sizeof notes);
+	trace_notes_of(w, notes, sizeof notes);
 	json_t *nl = json_array();
 	for (const char *n = notes; *n && nl; ) {
 		const char *e = strchr(n, '\n');

@@ -13,7 +13,7 @@
 #define W CLI_C_WORDS
 #define END { 0 }
 
-#define O_LENIENT { OPT_LENIENT, "lenient", 0, NULL, "skip malformed trace lines (counted and reported) instead of stopping at the first", 0, 0, NULL }
+#define O_LENIENT { OPT_LENIENT, "lenient", 0, NULL, "skip malformed trace lines (counted and reported) instead of stopping at the first; run a Slurm dump whose jobs need a partition or GPU type no node has (rejected at submit)", 0, 0, NULL }
 #define O_TRACES { OPT_TRACES, "traces", 0, "DIR", "the trace directory that $TRACES/ paths and bare trace names are relative to (default $HETLAB_TRACES, else ../shared/traces)", 0, D, NULL }
 #define O_QUIET { OPT_QUIET, "quiet", 'q', NULL, "print less: no progress line, no per-run lines", 0, 0, NULL }
 #define O_JSON(h) { OPT_JSON, "json", 0, NULL, h, 0, 0, NULL }
@@ -300,8 +300,8 @@ static const struct cli_opt jobs_opts[] = {
 	{ OPT_STATE, "state", 's', "LIST", "only jobs in these states (comma-separated: COMPLETED, FAILED, CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, PENDING, RUNNING; short forms CD, F, CA, OOM, TO, PR, NF, PD, R)", 0, 0, NULL },
 	{ OPT_STARTTIME, "starttime", 'S', "TIME", "only jobs still eligible or running at or after TIME (default the run's start)", 0, 0, NULL },
 	{ OPT_ENDTIME, "endtime", 'E', "TIME", "only jobs eligible or running before TIME (default the run's end)", 0, 0, NULL },
-	{ OPT_TENANTS, "accounts", 'A', "LIST", "only these tenants (comma-separated tenant indexes, as the Account field prints them)", 0, 0, NULL },
-	{ OPT_ORIGIN, "origin", 0, "TIME", "the UTC time of the run's simulated start (default the run's recorded creation time)", 0, 0, NULL },
+	{ OPT_TENANTS, "accounts", 'A', "LIST", "only these accounts (comma-separated, as the Account field prints them: the trace's account names, else tenant indexes)", 0, 0, NULL },
+	{ OPT_ORIGIN, "origin", 0, "TIME", "the UTC time of the run's simulated start (default the replayed trace's start when the run has it, else the run's recorded creation time)", 0, 0, NULL },
 	{ OPT_HELPFORMAT, "helpformat", 'e', NULL, "list the fields --format takes", 0, 0, NULL },
 	END,
 };
@@ -335,6 +335,36 @@ static const struct cli_cmd scenario_subs[] = {
 	  "Loads a scenario file and prints its node types, racks and nodes, or its\n"
 	  "first error (naming the file and JSON path; exit status 1).",
 	  NULL, NULL, F, NULL },
+	END,
+};
+
+static const struct cli_opt twin_build_opts[] = {
+	{ OPT_SLURM_CONF, "slurm-conf", 0, "FILE", "the site's slurm.conf (required; Include lines are followed)", 0, F, NULL },
+	{ OPT_GRES_CONF, "gres-conf", 0, "FILE", "its gres.conf: GPU types where slurm.conf's Gres= gives none", 0, F, NULL },
+	{ OPT_ASSOC, "assoc", 0, "FILE", "a `sacctmgr -P show assoc format=Cluster,Account,User,Partition,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,MaxTRES,MaxSubmit,MaxWall,ParentName,QOS,DefaultQOS` dump: accounts, users, shares, limits", 0, F, NULL },
+	{ OPT_QOS, "qos", 0, "FILE", "a `sacctmgr -P show qos` dump: QOS priorities, preemption, limits", 0, F, NULL },
+	{ OPT_EVENTS, "events", 0, "FILE", "a `sacctmgr -P show event` dump: nodes' DOWN periods become node_crash events", 0, F, NULL },
+	{ OPT_SACCT, "sacct", 0, "FILE", "the site's history, a `sacct -P` dump (required; docs/traces.md): the twin's workload", 0, F, NULL },
+	{ OPT_GPU_MODEL, "gpu-model", 0, "TYPE=MODEL", "the catalog GPU model of a GRES type (default the catalog model the type names, else a placeholder)", CLI_REPEAT, 0, NULL },
+	{ OPT_NAME, "name", 0, "NAME", "the scenario's name (default slurm.conf's ClusterName)", 0, 0, NULL },
+	O_OUT("TWIN.json", "the scenario to write (required; atomically)", F),
+	END,
+};
+
+static const struct cli_cmd twin_subs[] = {
+	{ "build", NULL, "build a Slurm site's digital twin as a scenario",
+	  "Reads a site's slurm.conf (and gres.conf, sacctmgr dumps of its QOS,\n"
+	  "associations and node events) and its sacct history, and writes a\n"
+	  "scenario that replays that history under the policy slurm: the nodes\n"
+	  "of slurm.conf with Slurm's names, the partitions, QOS and association\n"
+	  "tree, the scheduling parameters slurm.conf sets. Keys that change\n"
+	  "scheduling but are not modelled are warned about (FILE:LINE: KEY ...)\n"
+	  "on stderr; exit status 1 on bad input, naming file, line and key.",
+	  twin_build_opts, NULL, 0, "docs/slurm-twin.md" },
+	{ "check", "TWIN.json RUN.DB", "compare a twin's run with the site's history",
+	  "Compares the start times of a twin's run with those its sacct dump\n"
+	  "recorded, job for job.",
+	  NULL, NULL, F, "docs/slurm-twin.md" },
 	END,
 };
 
@@ -378,10 +408,12 @@ const struct cli_cmd cli_commands[] = {
 	  "State, ExitCode, Submit, Eligible, Start, End, Elapsed, Timelimit,\n"
 	  "AllocTRES, NodeList, ...), its --format syntax, its -p/-P parsable\n"
 	  "output and its --state, --starttime and --endtime filters, so that\n"
-	  "scripts written for sacct read a simulated run. Times are the run's\n"
-	  "simulated clock laid on its recorded start, as YYYY-MM-DDTHH:MM:SS\n"
-	  "(UTC); TIME arguments take that form, a date, or +SECONDS from the\n"
-	  "run's start.",
+	  "scripts written for sacct read a simulated run. A replayed Slurm\n"
+	  "dump lists with its JobIDs, job names, users, accounts, partitions\n"
+	  "and QOS. Times are the run's simulated clock laid on the trace's\n"
+	  "start (else the run's recorded start), as YYYY-MM-DDTHH:MM:SS (UTC);\n"
+	  "TIME arguments take that form, a date, or +SECONDS from the run's\n"
+	  "start.",
 	  jobs_opts, NULL, F, "docs/results.md" },
 	{ "bill", "RUN.DB", "invoice a run per tenant and period",
 	  "Invoices per tenant and billing period from a run database, priced by\n"
@@ -396,6 +428,11 @@ const struct cli_cmd cli_commands[] = {
 	  "generate a trace from the fit. FILE and TRACE may be relative to the\n"
 	  "trace directory (--traces DIR, $HETLAB_TRACES, ../shared/traces).",
 	  NULL, trace_subs, 0, "docs/traces.md, docs/workloads.md" },
+	{ "twin", "COMMAND ...", "build a Slurm site's digital twin and check it",
+	  "Builds a scenario from a Slurm site's own files (slurm.conf, sacctmgr\n"
+	  "and sacct dumps) that replays its history under Slurm's scheduler, and\n"
+	  "checks the twin's start times against the recorded ones.",
+	  NULL, twin_subs, 0, "docs/slurm-twin.md" },
 	{ "export", "COMMAND ...", "export a run for other tools (OpenMetrics)",
 	  "Exports a run database in the formats of other tools.",
 	  NULL, export_subs, 0, "docs/metrics.md" },

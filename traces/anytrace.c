@@ -2,6 +2,7 @@
 #include "traces/anytrace.h"
 #include "traces/openb.h"
 #include "traces/sacct.h"
+#include "traces/swfext.h"
 #include "traces/invcluster.h"
 #include "sim/cluster.h"
 
@@ -94,6 +95,17 @@ int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *sh
 		return trace_swf_read(path, &o, w, err, errlen);
 	}
 	}
+}
+
+void trace_notes_of(const struct workload *w, char *buf, size_t len)
+{
+	swfext_notes(w, buf, len);
+	size_t off = strlen(buf), sep = off > 0;
+	if (off + sep >= len)
+		return;
+	sacct_notes(w, buf + off + sep, len - off - sep);
+	if (sep && buf[off + 1])
+		buf[off] = '\n';
 }
 
 char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen)

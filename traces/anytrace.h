@@ -27,6 +27,10 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
  * cores anywhere); other formats ignore it. */
 int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen);
+/* What a reader did to a trace that a user should know, one note a line,
+ * into buf ("" none): an extended SWF log's (swfext_notes), a Slurm
+ * dump's (sacct_notes). */
+void trace_notes_of(const struct workload *w, char *buf, size_t len);
 /* The path to read: as given when it exists (or is absolute), else under
  * tdir. A string the caller frees, or NULL with a message in err. */
 char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen);

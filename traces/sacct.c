@@ -11,13 +11,13 @@
 #define SACCT_MAX_COLS 96
 
 enum col {
-	C_JOBID, C_JOBIDRAW, C_PARTITION, C_ACCOUNT, C_QOS, C_USER, C_STATE, C_EXIT, C_SUBMIT,
+	C_JOBID, C_JOBIDRAW, C_JOBNAME, C_PARTITION, C_ACCOUNT, C_QOS, C_USER, C_STATE, C_EXIT, C_SUBMIT,
 	C_START, C_END, C_ELAPSED, C_TIMELIMIT, C_NNODES, C_NCPUS, C_REQCPUS, C_REQMEM, C_REQTRES,
 	C_ALLOCTRES, C_NCOL
 };
 
 static const char *const col_name[C_NCOL] = {
-	[C_JOBID] = "JobID", [C_JOBIDRAW] = "JobIDRaw", [C_PARTITION] = "Partition",
+	[C_JOBID] = "JobID", [C_JOBIDRAW] = "JobIDRaw", [C_JOBNAME] = "JobName", [C_PARTITION] = "Partition",
 	[C_ACCOUNT] = "Account", [C_QOS] = "QOS", [C_USER] = "User", [C_STATE] = "State",
 	[C_EXIT] = "ExitCode", [C_SUBMIT] = "Submit", [C_START] = "Start", [C_END] = "End",
 	[C_ELAPSED] = "Elapsed", [C_TIMELIMIT] = "Timelimit", [C_NNODES] = "NNodes",
@@ -221,22 +221,16 @@ static int parse_tres(const char *s, int64_t *cpu, int64_t *mem, int64_t *gpus, 
 	return 0;
 }
 
-static int32_t name_index(struct sacct_names *t, const char *s)
-{
-	for (int32_t i = 0; i < t->n; i++)
-		if (strcmp(t->name[i], s) == 0)
-			return i;
-	if (t->n == t->cap) {
-		int32_t c = t->cap ? t->cap * 2 : 16;
-		void *p = realloc(t->name, (size_t)c * sizeof *t->name);
-		if (!p)
-			return -2;
-		t->name = p;
-		t->cap = c;
-	}
-	snprintf(t->name[t->n], SACCT_NAME_MAX, "%s", s);
-	return t->n++;
-}
+/* One job of the dump, by its JobIDRaw (else JobID): the lines seen of it
+ * (more than one in a dump made with sacct -D, one per run). */
+struct run_key {
+	int32_t job;            /* its index in w; -1 while none of its lines ran */
+	int32_t runs, nreq;     /* its lines; those that ended PREEMPTED or REQUEUED */
+	bool kept_req;          /* the run kept (the latest Start) ended so */
+	bool never_ran;         /* counted in never_ran (no line of it ran yet) */
+	int64_t submit, start;  /* the earliest Submit; the kept run's Start (UTC s) */
+	int64_t base;           /* the JobID's number (12 of 12_3): the order of submission */
+};
 
 struct reader {
 	const char *path;
@@ -246,8 +240,53 @@ struct reader {
 	int col[C_NCOL];
 	int ncols;
 	int32_t cap;
-	int64_t t0;             /* earliest submit (UTC s) */
+	char **key;             /* the keys' texts, by key index */
+	struct run_key *rk;
+	int32_t nkey, capkey;
+	struct strset keys;     /* key by text */
 };
+
+static const char *key_text(const void *ctx, int32_t i)
+{
+	return ((const struct reader *)ctx)->key[i];
+}
+
+/* The job keyed `text`, added when new (base from the JobID id); NULL on ENOMEM. */
+static struct run_key *key_get(struct reader *r, const char *text, const char *id)
+{
+	int32_t i = strset_find(&r->keys, text, key_text, r);
+	if (i >= 0)
+		return &r->rk[i];
+	if (r->nkey == r->capkey) {
+		int32_t c = r->capkey ? r->capkey * 2 : 1024;
+		char **nk = realloc(r->key, (size_t)c * sizeof *nk);
+		if (nk)
+			r->key = nk;
+		struct run_key *nr = nk ? realloc(r->rk, (size_t)c * sizeof *nr) : NULL;
+		if (!nr)
+			return NULL;
+		r->rk = nr;
+		r->capkey = c;
+	}
+	if (!(r->key[r->nkey] = strdup(text)))
+		return NULL;
+	if (strset_add(&r->keys, r->key[r->nkey], r->nkey)) {
+		free(r->key[r->nkey]);
+		return NULL;
+	}
+	r->rk[r->nkey] = (struct run_key){ .job = -1, .submit = INT64_MAX, .start = INT64_MIN,
+	                                   .base = strtoll(id, NULL, 10) };
+	return &r->rk[r->nkey++];
+}
+
+static void reader_free(struct reader *r)
+{
+	for (int32_t i = 0; i < r->nkey; i++)
+		free(r->key[i]);
+	free(r->key);
+	free(r->rk);
+	strset_fini(&r->keys);
+}
 
 static int header(struct reader *r, char *line, char *msg, size_t ml)
 {
@@ -292,7 +331,54 @@ static bool state_fails(const char *st)
 	return false;
 }
 
-/* One data line: 1 a job, 0 skipped (counted), -1 malformed (msg). */
+/* A run that ended so was cut short and run again (sacct -D shows each). */
+static bool state_requeued(const char *st)
+{
+	return strncmp(st, "PREEMPTED", 9) == 0 || strncmp(st, "REQUEUED", 8) == 0;
+}
+
+/* The name s of kind k ("" none: -1) into *idx; -1 on ENOMEM. */
+static int name_of(struct reader *r, enum col c, enum wl_name_kind k, const char *s, int32_t *idx)
+{
+	*idx = -1;
+	if (r->col[c] < 0 || !*s)
+		return 0;
+	*idx = workload_name_add(r->w, k, s);
+	return *idx < 0 ? -1 : 0;
+}
+
+/* Room in x for one more job. -1 on ENOMEM. */
+static int x_grow(struct reader *r)
+{
+	struct sacct_jobs *x = r->x;
+	if (x->n < r->cap)
+		return 0;
+	int32_t c = r->cap ? r->cap * 2 : 1024;
+	void *p = realloc(x->job, (size_t)c * sizeof *x->job);
+	if (!p)
+		return -1;
+	x->job = p;
+	r->cap = c;
+	return 0;
+}
+
+/* Job idx becomes what line f says (its Submit: the key's earliest). */
+static int set_job(struct reader *r, char **f, int32_t idx, const struct job *j,
+                   const struct job_truth *t, const struct sacct_job *sj, const char *gpu_type)
+{
+	struct workload *w = r->w;
+	w->jobs[idx] = *j;
+	w->jobs[idx].id = idx;
+	w->truth[idx] = *t;
+	r->x->job[idx] = *sj;
+	if (workload_job_set(w, WL_JOB_NAME, idx, r->col[C_JOBNAME] >= 0 ? fld(f, r, C_JOBNAME) : NULL) ||
+	    workload_job_set(w, WL_GPU_TYPE, idx, gpu_type))
+		return -1;
+	return 0;
+}
+
+/* One data line: 1 a job (or a run of one, merged), 0 skipped (counted),
+ * -1 malformed (msg). */
 static int row(struct reader *r, char *line, char *msg, size_t ml)
 {
 	char *f[SACCT_MAX_COLS + 1];
@@ -327,10 +413,24 @@ static int row(struct reader *r, char *line, char *msg, size_t ml)
 		                                     : hel < 0 ? fld(f, r, C_ELAPSED) : fld(f, r, C_TIMELIMIT));
 		return -1;
 	}
-	/* Never ran, or still running at the dump: nothing to replay. */
+	const char *raw = fld(f, r, C_JOBIDRAW), *state = fld(f, r, C_STATE);
+	/* Never ran, or still running at the dump: nothing to replay (but the
+	 * job's first Submit, when a later run of it did run). */
 	if (hst != 1 || (hen != 1 && r->col[C_END] >= 0) || (r->col[C_END] < 0 && hel != 1)) {
-		r->x->never_ran++;
-		r->w->skipped_unusable++;
+		struct run_key *k = key_get(r, *raw ? raw : id, id);
+		if (!k)
+			goto oom;
+		if (++k->runs > 1)
+			r->w->sacct_merged++;
+		k->nreq += state_requeued(state);
+		k->submit = sub < k->submit ? sub : k->submit;
+		if (k->job >= 0)
+			r->w->jobs[k->job].submit_us = k->submit * SIMTIME_SEC;
+		else if (!k->never_ran) {
+			k->never_ran = true;
+			r->x->never_ran++;
+			r->w->skipped_unusable++;
+		}
 		return 0;
 	}
 	int64_t run = hen == 1 ? en - st : el;
@@ -391,8 +491,7 @@ static int row(struct reader *r, char *line, char *msg, size_t ml)
 	const char *type = ttype[0] ? ttype : rtype;
 	struct job j;
 	struct job_truth t = { 0 };
-	job_init(&j, 0, sub * SIMTIME_SEC);     /* made relative once all are read */
-	const char *raw = fld(f, r, C_JOBIDRAW);
+	job_init(&j, 0, 0);                 /* Submit: the key's earliest, below */
 	j.trace_id = strtoll(*raw ? raw : id, &e, 10);
 	j.cls = gpus > 0 ? JOB_TRAINING : JOB_BATCH;
 	j.req.nodes = (int32_t)nodes;
@@ -403,23 +502,25 @@ static int row(struct reader *r, char *line, char *msg, size_t ml)
 		j.req.gpus = (int32_t)((gpus + nodes - 1) / nodes);
 	j.walltime_us = hl == 1 && lim > 0 ? lim * SIMTIME_SEC : SIMTIME_INF;
 	t.run_us = run * SIMTIME_SEC;
-	const char *state = fld(f, r, C_STATE);
 	t.fails = state_fails(state);
 	/* Names: user, account, partition (first of a list), QOS. */
-	struct sacct_job sj = { .user = -1, .account = -1, .partition = -1, .qos = -1 };
+	struct sacct_job sj = { .runs = 1 };
 	char part[SACCT_NAME_MAX];
 	snprintf(part, sizeof part, "%.*s", (int)strcspn(fld(f, r, C_PARTITION), ","),
 	         fld(f, r, C_PARTITION));
-	struct sacct_jobs *x = r->x;
-	if ((r->col[C_USER] >= 0 && (sj.user = name_index(&x->users, fld(f, r, C_USER))) < -1) ||
-	    (r->col[C_ACCOUNT] >= 0 &&
-	     (sj.account = name_index(&x->accounts, fld(f, r, C_ACCOUNT))) < -1) ||
-	    (r->col[C_PARTITION] >= 0 && (sj.partition = name_index(&x->partitions, part)) < -1) ||
-	    (r->col[C_QOS] >= 0 && (sj.qos = name_index(&x->qos, fld(f, r, C_QOS))) < -1))
+	if (name_of(r, C_USER, WL_USER, fld(f, r, C_USER), &sj.user) ||
+	    name_of(r, C_ACCOUNT, WL_ACCOUNT, fld(f, r, C_ACCOUNT), &sj.account) ||
+	    name_of(r, C_PARTITION, WL_PARTITION, part, &sj.partition) ||
+	    name_of(r, C_QOS, WL_QOS, fld(f, r, C_QOS), &sj.qos))
 		goto oom;
+	if (sj.qos > INT16_MAX) {
+		snprintf(msg, ml, "QOS: more than %d QOS names", INT16_MAX + 1);
+		return -1;
+	}
 	j.tenant = sj.user;
 	j.group = sj.account;
 	j.queue = sj.partition;
+	j.qos = (int16_t)sj.qos;
 	snprintf(sj.state, sizeof sj.state, "%s", state);
 	snprintf(sj.exit_code, sizeof sj.exit_code, "%s", fld(f, r, C_EXIT));
 	snprintf(sj.gpu_type, sizeof sj.gpu_type, "%s", gpus > 0 ? type : "");
@@ -439,19 +540,34 @@ static int row(struct reader *r, char *line, char *msg, size_t ml)
 			goto oom;
 		j.req.sel_req = (int16_t)(ix + 1);
 	}
-	if (x->n == r->cap) {
-		int32_t c = r->cap ? r->cap * 2 : 1024;
-		void *p = realloc(x->job, (size_t)c * sizeof *x->job);
-		if (!p)
-			goto oom;
-		x->job = p;
-		r->cap = c;
-	}
-	if (workload_add(r->w, &j, &t) != 0)
+	/* The job's key: a later run (sacct -D) replaces what an earlier one said. */
+	struct run_key *k = key_get(r, *raw ? raw : id, id);
+	if (!k)
 		goto oom;
-	x->job[x->n++] = sj;
-	if (sub < r->t0)
-		r->t0 = sub;
+	if (++k->runs > 1)
+		r->w->sacct_merged++;
+	bool req = state_requeued(state);
+	k->nreq += req;
+	k->submit = sub < k->submit ? sub : k->submit;
+	j.submit_us = k->submit * SIMTIME_SEC;     /* made relative once all are read */
+	if (k->job >= 0 && st < k->start) {        /* an earlier run than the one kept */
+		r->w->jobs[k->job].submit_us = j.submit_us;
+		return 1;
+	}
+	if (k->job < 0) {
+		if (x_grow(r) || workload_add(r->w, &j, &t) != 0)
+			goto oom;
+		k->job = r->x->n++;
+		if (k->never_ran) {                 /* an earlier line of it did not run: it did now */
+			k->never_ran = false;
+			r->x->never_ran--;
+			r->w->skipped_unusable--;
+		}
+	}
+	k->start = st;
+	k->kept_req = req;
+	if (set_job(r, f, k->job, &j, &t, &sj, gpus > 0 && type[0] ? type : NULL))
+		goto oom;
 	return 1;
 oom:
 	snprintf(msg, ml, "out of memory");
@@ -471,41 +587,104 @@ static int cmp_ord(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Times relative to the first submit, jobs (and x) in submit order. */
+/* Jobs submitted later than a job of a higher JobID (w->sacct_late): Slurm
+ * numbers jobs as they are submitted, and a requeue sets a job's Submit
+ * anew, which is all a dump without -D keeps of it. Array tasks share
+ * their array's number and Submit. -1 on ENOMEM. */
+static int late_submits(struct reader *r)
+{
+	struct ord *o = malloc((size_t)(r->nkey > 0 ? r->nkey : 1) * sizeof *o);
+	if (!o)
+		return -1;
+	int32_t n = 0;
+	for (int32_t i = 0; i < r->nkey; i++)
+		if (r->rk[i].job >= 0)
+			o[n++] = (struct ord){ -r->rk[i].base, i };   /* highest JobID first */
+	qsort(o, (size_t)n, sizeof *o, cmp_ord);
+	int64_t low = INT64_MAX, low_base = -1;      /* the earliest Submit of higher JobIDs */
+	for (int32_t a = 0; a < n; ) {
+		int32_t b = a;
+		while (b < n && o[b].t == o[a].t)
+			b++;
+		for (int32_t m = a; m < b; m++) {
+			const struct run_key *k = &r->rk[o[m].i];
+			if (k->submit > low) {
+				r->w->sacct_late++;
+				r->w->sacct_late_id[0] = k->base;
+				r->w->sacct_late_id[1] = low_base;
+			}
+		}
+		for (int32_t m = a; m < b; m++)
+			if (r->rk[o[m].i].submit < low) {
+				low = r->rk[o[m].i].submit;
+				low_base = r->rk[o[m].i].base;
+			}
+		a = b;
+	}
+	free(o);
+	return 0;
+}
+
+/* The name table of kind k as struct sacct_jobs keeps it. -1 on ENOMEM. */
+static int copy_names(struct sacct_names *t, const struct workload *w, enum wl_name_kind k)
+{
+	const struct wl_names *s = &w->names[k];
+	if (s->n == 0)
+		return 0;
+	if (!(t->name = malloc((size_t)s->n * sizeof *t->name)))
+		return -1;
+	for (int32_t i = 0; i < s->n; i++)
+		snprintf(t->name[i], SACCT_NAME_MAX, "%s", s->v[i]);
+	t->n = t->cap = s->n;
+	return 0;
+}
+
+/* Requeues per job, times relative to the first submit, jobs (and x) in
+ * submit order, x's name tables. */
 static int finish(struct reader *r)
 {
 	struct workload *w = r->w;
-	w->unix_start = w->n ? r->t0 : -1;
-	for (int32_t i = 0; i < w->n; i++)
-		w->jobs[i].submit_us -= r->t0 * SIMTIME_SEC;
-	struct ord *o = malloc((size_t)(w->n ? w->n : 1) * sizeof *o);
-	struct job *nj = malloc((size_t)(w->n ? w->n : 1) * sizeof *nj);
-	struct job_truth *nt = malloc((size_t)(w->n ? w->n : 1) * sizeof *nt);
-	struct sacct_job *nx = malloc((size_t)(w->n ? w->n : 1) * sizeof *nx);
-	if (!o || !nj || !nt || !nx) {
-		free(o);
-		free(nj);
-		free(nt);
-		free(nx);
-		return -1;
+	struct sacct_jobs *x = r->x;
+	for (int32_t i = 0; i < r->nkey; i++) {
+		const struct run_key *k = &r->rk[i];
+		if (k->job >= 0) {
+			x->job[k->job].runs = k->runs;
+			x->job[k->job].requeues = k->nreq - k->kept_req;
+		}
 	}
+	if (w->sacct_merged == 0 && late_submits(r) < 0)
+		return -1;
+	simtime t0 = INT64_MAX;
+	for (int32_t i = 0; i < w->n; i++)
+		t0 = w->jobs[i].submit_us < t0 ? w->jobs[i].submit_us : t0;
+	w->unix_start = w->n ? t0 / SIMTIME_SEC : -1;
+	for (int32_t i = 0; i < w->n; i++)
+		w->jobs[i].submit_us -= t0;
+	struct ord *o = malloc((size_t)(w->n ? w->n : 1) * sizeof *o);
+	int32_t *from = malloc((size_t)(w->n ? w->n : 1) * sizeof *from);
+	struct sacct_job *nx = malloc((size_t)(w->n ? w->n : 1) * sizeof *nx);
+	int rc = -1;
+	if (!o || !from || !nx)
+		goto out;
 	for (int32_t i = 0; i < w->n; i++)
 		o[i] = (struct ord){ w->jobs[i].submit_us, i };
 	qsort(o, (size_t)w->n, sizeof *o, cmp_ord);
 	for (int32_t k = 0; k < w->n; k++) {
-		nj[k] = w->jobs[o[k].i];
-		nj[k].id = k;
-		nt[k] = w->truth[o[k].i];
-		nx[k] = r->x->job[o[k].i];
+		from[k] = o[k].i;
+		nx[k] = x->job[o[k].i];
 	}
-	memcpy(w->jobs, nj, (size_t)w->n * sizeof *nj);
-	memcpy(w->truth, nt, (size_t)w->n * sizeof *nt);
-	memcpy(r->x->job, nx, (size_t)w->n * sizeof *nx);
+	if (workload_pick(w, from, w->n))
+		goto out;
+	memcpy(x->job, nx, (size_t)w->n * sizeof *nx);
+	if (copy_names(&x->users, w, WL_USER) || copy_names(&x->accounts, w, WL_ACCOUNT) ||
+	    copy_names(&x->partitions, w, WL_PARTITION) || copy_names(&x->qos, w, WL_QOS))
+		goto out;
+	rc = 0;
+out:
 	free(o);
-	free(nj);
-	free(nt);
+	free(from);
 	free(nx);
-	return 0;
+	return rc;
 }
 
 int trace_sacct_read(const char *path, const struct sacct_opts *o, struct workload *w,
@@ -517,7 +696,7 @@ int trace_sacct_read(const char *path, const struct sacct_opts *o, struct worklo
 	if (own)
 		x = &local;
 	sacct_jobs_init(x);
-	struct reader r = { .path = path, .o = o, .w = w, .x = x, .t0 = INT64_MAX };
+	struct reader r = { .path = path, .o = o, .w = w, .x = x };
 	bool lenient = o && o->lenient;
 	struct linereader *lr = linereader_open(path, err, errlen);
 	if (!lr)
@@ -561,18 +740,19 @@ int trace_sacct_read(const char *path, const struct sacct_opts *o, struct worklo
 	}
 	w->lines = linereader_lineno(lr);
 	linereader_close(lr);
+	lr = NULL;
 	if (finish(&r) < 0) {
 		snprintf(err, errlen, "%s: out of memory", path);
-		workload_free(w);
-		sacct_jobs_free(x);
-		return -1;
+		goto fail;
 	}
+	reader_free(&r);
 	workload_sort(w);
 	if (own)
 		sacct_jobs_free(x);
 	return 0;
 fail:
 	linereader_close(lr);
+	reader_free(&r);
 	workload_free(w);
 	sacct_jobs_free(x);
 	return -1;

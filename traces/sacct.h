@@ -12,11 +12,22 @@
  * else ReqMem: job totals, divided by the nodes), the run time End − Start, the time limit as
  * walltime, and State: FAILED, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL and
  * CANCELLED end in failure; TIMEOUT runs its elapsed time (past its
- * limit: the replay kills it there). User, Account and Partition become
- * tenant, group and queue (indexes in order of first appearance); with
- * the options, the partition and the GPU type (gres/gpu:TYPE) also become
- * required label terms. The per-job text (names, QOS, state, exit code)
- * is kept in struct sacct_jobs.
+ * limit: the replay kills it there). User, Account, Partition (the first
+ * of a list) and QOS become the workload's names (trace.h, struct
+ * wl_names) and tenant, group, queue and qos their indexes (in order of
+ * first appearance); JobName and the GPU type (gres/gpu:TYPE) the job's
+ * name and GPU type. With the options, the partition and the GPU type also
+ * become required label terms. The per-job text (state, exit code) is kept
+ * in struct sacct_jobs.
+ *
+ * A dump made with -D (duplicates) has one line per run of a requeued or
+ * preempted job, all with its JobID (JobIDRaw): they become one job, with
+ * the Submit of its first run (the earliest) and everything else of its
+ * last run (the latest Start), and the lines of its earlier runs that
+ * ended PREEMPTED or REQUEUED counted as its requeues. Without -D sacct
+ * keeps only the last run, whose Submit is the time of the last requeue:
+ * a job submitted later than a job of a higher JobID is counted as
+ * looking requeued (sacct_notes says so).
  *
  * Ownership: the caller owns w and x; sacct_jobs_free frees x. */
 #ifndef HL_SACCT_H
@@ -30,13 +41,16 @@
 
 #define SACCT_NAME_MAX 64
 
-/* One job's accounting text (indexes into struct sacct_jobs' name tables). */
+/* One job's accounting text (indexes into struct sacct_jobs' name tables,
+ * the same as the workload's names). */
 struct sacct_job {
-	int32_t user, account, partition, qos;  /* -1 when the column is absent */
-	char state[24];         /* COMPLETED, FAILED, CANCELLED, TIMEOUT, ... */
+	int32_t user, account, partition, qos;  /* -1 when the column is absent or empty */
+	char state[24];         /* COMPLETED, FAILED, CANCELLED, TIMEOUT, ... (the last run's) */
 	char exit_code[16];     /* "0:0" */
 	char gpu_type[SACCT_NAME_MAX];          /* "" untyped or no GPU */
 	int32_t gpus;           /* per node */
+	int32_t runs;           /* lines of the job (sacct -D: one per run); 1 without -D */
+	int32_t requeues;       /* its earlier runs that ended PREEMPTED or REQUEUED */
 };
 
 struct sacct_names {
@@ -68,5 +82,19 @@ int sacct_sniff(const char *path);
  * "PATH:LINE: what" in err. */
 int trace_sacct_read(const char *path, const struct sacct_opts *o, struct workload *w,
                      struct sacct_jobs *x, char *err, size_t errlen);
+/* What the reader did to a dump that a user should know (lines merged as
+ * runs of one job, jobs that look requeued in a dump without -D), one
+ * note a line, into buf ("" none), from w's counts (struct workload's
+ * sacct_merged and sacct_late). */
+void sacct_notes(const struct workload *w, char *buf, size_t len);
+
+struct cluster;
+/* The jobs whose partition (with sh->partition_label) or GPU type (with
+ * sh->gpu_type_label) no node of cl has as that label's value: their
+ * number, 0 when none, and a message naming the first few ("JobID 7
+ * needs partition 'gpu', which no node of the scenario has (node labels:
+ * partition = cpu, short)") in msg. -1 on ENOMEM. */
+int64_t sacct_check_labels(const struct workload *w, const struct swf_shape *sh,
+                           const struct cluster *cl, char *msg, size_t len);
 
 #endif

@@ -59,6 +59,12 @@ struct workload {
 	 * a value the standard fields lacked, per SWF_SITE_* kind. */
 	int64_t site_req_lines;
 	int64_t site_req_used[4];
+	/* Slurm dumps (traces/sacct.h, sacct_notes): lines merged as later runs
+	 * of their job (sacct -D), and jobs submitted later than a job of a
+	 * higher JobID (requeued, in a dump without -D) with the first such
+	 * JobID and the higher one. */
+	int64_t sacct_merged, sacct_late;
+	int64_t sacct_late_id[2];
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
 	 * index + 1 into str until cluster_bind_workload rewrites them. */
@@ -92,6 +98,12 @@ int32_t workload_name_add(struct workload *w, enum wl_name_kind k, const char *s
 /* Job i's GPU type / job name, or NULL. */
 const char *workload_job_gpu_type(const struct workload *w, int32_t i);
 const char *workload_job_name(const struct workload *w, int32_t i);
+/* Sets job i's (i < w->n) GPU type (k WL_GPU_TYPE) or job name (WL_JOB_NAME)
+ * to s, NULL or "" none; the per-job table is made on first use. 0, or -1
+ * on ENOMEM. */
+int workload_job_set(struct workload *w, enum wl_name_kind k, int32_t i, const char *s);
+/* Whether the trace gave any name. */
+bool workload_has_names(const struct workload *w);
 
 /* The longest time a trace may give — a submit time, a runtime, a walltime,
  * a checkpoint interval — about 31.7 years (docs/traces.md "Limits"): a
@@ -111,6 +123,11 @@ int workload_add(struct workload *w, const struct job *j, const struct job_truth
 int workload_intern(struct workload *w, const char *s);
 /* Stable sort by submit time; ids renumbered to indexes. */
 void workload_sort(struct workload *w);
+/* Rebuilds the job table from n picks: job k becomes a copy of the job
+ * that was at from[k] (its truth, GPU type and job name with it); a job
+ * may be picked any number of times, or none. Ids are left as they were
+ * (workload_sort renumbers). 0, or -1 on ENOMEM (w unchanged). */
+int workload_pick(struct workload *w, const int32_t *from, int32_t n);
 
 struct inv_map;
 struct catalog;

@@ -36,11 +36,11 @@ int workload_scale_rate(struct workload *w, double x, uint64_t seed, char *err, 
 		return -1;
 	}
 	size_t cap = (size_t)want;
-	struct job *jobs = malloc(cap * sizeof *jobs);
-	struct job_truth *truth = malloc(cap * sizeof *truth);
-	if (!jobs || !truth) {
-		free(jobs);
-		free(truth);
+	int32_t *from = malloc(cap * sizeof *from);
+	simtime *shift = malloc(cap * sizeof *shift);
+	if (!from || !shift) {
+		free(from);
+		free(shift);
 		gsl_rng_free(r);
 		snprintf(err, errlen, "out of memory scaling the trace by %g", x);
 		return -1;
@@ -48,25 +48,28 @@ int workload_scale_rate(struct workload *w, double x, uint64_t seed, char *err, 
 	/* The last job's gap: the trace's mean inter-arrival time. */
 	simtime span = w->jobs[w->n - 1].submit_us - w->jobs[0].submit_us;
 	simtime mean_gap = w->n > 1 ? span / (w->n - 1) : 0;
-	size_t n = 0;
+	int32_t n = 0;
 	for (int32_t i = 0; i < w->n; i++) {
 		int copies = (int)whole + (gsl_rng_uniform(r) < frac ? 1 : 0);
 		simtime gap = i + 1 < w->n ? w->jobs[i + 1].submit_us - w->jobs[i].submit_us : mean_gap;
 		for (int k = 0; k < copies; k++) {
-			jobs[n] = w->jobs[i];
-			truth[n] = w->truth[i];
-			if (k > 0)
-				jobs[n].submit_us += (simtime)(gsl_rng_uniform(r) * (double)gap);
+			from[n] = i;
+			shift[n] = k > 0 ? (simtime)(gsl_rng_uniform(r) * (double)gap) : 0;
 			n++;
 		}
 	}
 	gsl_rng_free(r);
-	free(w->jobs);
-	free(w->truth);
-	w->jobs = jobs;
-	w->truth = truth;
-	w->n = (int32_t)n;
-	w->cap = (int32_t)cap;
+	/* The copies, with their GPU types and job names (workload_pick). */
+	int rc = workload_pick(w, from, n);
+	free(from);
+	if (rc) {
+		free(shift);
+		snprintf(err, errlen, "out of memory scaling the trace by %g", x);
+		return -1;
+	}
+	for (int32_t k = 0; k < n; k++)
+		w->jobs[k].submit_us += shift[k];
+	free(shift);
 	workload_sort(w);
 	return 0;
 }

@@ -242,6 +242,13 @@ bad swf-mem-too-large 1 'hetlab run: ./bigmem.swf:1: field 10 (requested memory)
 scn mem-unit.json "$S0, $T, $R, \"workload\": { \"trace\": \"ok.swf\", \"swf\": { \"memory_unit\": \"bytes\" } }"
 bad swf-memory-unit-value 1 'hetlab run: mem-unit.json: $.workload.swf.memory_unit: expected UNIT/PER, UNIT one of bytes, KB, MB, GB and PER one of proc, node, job (the SWF spec'"'"'s is "KB/proc"), got "bytes"' \
 	hetlab run mem-unit.json
+put miss.sacct 'JobID|Partition|State|Submit|Start|End|NCPUS
+7|gpu|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1'
+scn slurm-miss.json "$S0, $T, $R, \"workload\": { \"trace\": \"miss.sacct\", \"slurm\": { \"partition_label\": \"partition\" } }"
+bad sacct-partition-missing 1 "hetlab run: ./miss.sacct: JobID 7 needs partition 'gpu', which no node of the scenario has (node labels: partition = (none))" \
+	hetlab run slurm-miss.json
+bad sacct-partition-missing-lenient 0 "hetlab run: warning: ./miss.sacct: JobID 7 needs partition 'gpu', which no node" \
+	hetlab run slurm-miss.json --lenient --out miss.db
 put late.jsonl '{"submit_us":999999999000000,"req":{"nodes":1,"cores":1},"run_us":5}'
 scn sample-1s.json "\"name\": \"t\", \"sample_interval_s\": 1, $T, $R, \"workload\": { \"trace\": \"late.jsonl\" }"
 bad run-sample-rows-cap 1 'hetlab run: sampling every 1 s until the last job arrives (day 11574.1) takes 2e+09 rows (sample and rack_sample), more than a run records (50000000): raise $.sample_interval_s or set $.horizon_days' \

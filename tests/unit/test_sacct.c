@@ -1,5 +1,7 @@
 /* sacct: the Slurm accounting dumps captured on the local test cluster
- * (tests/data/sacct/SOURCE.md) and malformed dumps. */
+ * (tests/data/sacct/SOURCE.md) and malformed dumps: names, the runs of a
+ * requeued job (sacct -D) as one job, the sign of requeues in a dump
+ * without -D, and the partitions and GPU types a scenario lacks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/scenario.h"
+#include "sim/label.h"
 #include "tests/testutil.h"
 #include "traces/anytrace.h"
 #include "traces/sacct.h"
@@ -77,6 +81,25 @@ static void test_capture_alloc(void **st)
 	assert_string_equal(x.partitions.name[x.job[ov].partition], "short");
 	/* The array's tasks by JobIDRaw (11_0 is 18). */
 	assert_int_equal(w.jobs[by_id(&w, 18)].req.cores, 1);
+	/* The names: the workload's tables, job.tenant / group / queue / qos
+	 * their indexes; JobName and the GPU type per job. */
+	j = &w.jobs[by_id(&w, 2)];
+	assert_string_equal(workload_name(&w, WL_USER, j->tenant), "root");
+	assert_string_equal(workload_name(&w, WL_ACCOUNT, j->group), "bio");
+	assert_string_equal(workload_name(&w, WL_PARTITION, j->queue), "cpu");
+	assert_string_equal(workload_name(&w, WL_QOS, j->qos), "high");
+	assert_string_equal(workload_job_name(&w, j->id), "mpi-two");
+	assert_null(workload_job_gpu_type(&w, j->id));
+	assert_string_equal(workload_job_gpu_type(&w, by_id(&w, 8)), "v100");
+	assert_string_equal(workload_job_gpu_type(&w, by_id(&w, 9)), "a100");
+	assert_string_equal(workload_job_name(&w, by_id(&w, 18)), "sweep");
+	assert_int_equal(w.names[WL_QOS].n, 3);
+	assert_int_equal(x.qos.n, 3);
+	/* One line a job: no runs merged, no job submitted after a higher JobID. */
+	assert_int_equal(x.job[j->id].runs, 1);
+	assert_int_equal(x.job[j->id].requeues, 0);
+	assert_int_equal(w.sacct_merged, 0);
+	assert_int_equal(w.sacct_late, 0);
 	/* Sorted by submit; ids are indexes. */
 	for (int32_t i = 0; i < w.n; i++) {
 		assert_int_equal(w.jobs[i].id, i);
@@ -179,6 +202,151 @@ static void test_never_ran_and_lenient(void **st)
 	free(p);
 }
 
+/* The dumps of one workload captured with and without -D (SOURCE.md):
+ * b-requeue requeued once by scontrol, d-twice twice, low-1 preempted by
+ * high-1 (PreemptMode=REQUEUE), pend-cancel cancelled while pending. */
+static void test_requeue_dumps(void **st)
+{
+	(void)st;
+	char p[4096], err[512] = "", notes[1024];
+	data_path("local-requeue-D.txt", p, sizeof p);
+	struct workload w;
+	struct sacct_jobs x;
+	if (trace_sacct_read(p, NULL, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 9);               /* 10 jobs, pend-cancel never ran */
+	assert_int_equal(x.never_ran, 1);
+	assert_int_equal(w.skipped_unusable, 1);
+	assert_int_equal(w.sacct_merged, 4);    /* 2 + 3 + 5 + 5 of 14 lines */
+	/* b-requeue: the Submit of its first run (the first of the dump), the
+	 * rest of the second, one requeue. */
+	int32_t b = by_id(&w, 2);
+	assert_int_equal(w.jobs[b].submit_us, 0);
+	assert_int_equal(w.truth[b].run_us, 8 * SIMTIME_SEC);
+	assert_int_equal(x.job[b].runs, 2);
+	assert_int_equal(x.job[b].requeues, 1);
+	assert_string_equal(x.job[b].state, "COMPLETED");
+	/* d-twice: three runs, two requeues, submitted first too. */
+	int32_t d = by_id(&w, 3);
+	assert_int_equal(w.jobs[d].submit_us, 0);
+	assert_int_equal(w.truth[d].run_us, 8 * SIMTIME_SEC);
+	assert_int_equal(x.job[d].runs, 3);
+	assert_int_equal(x.job[d].requeues, 2);
+	assert_string_equal(workload_name(&w, WL_QOS, w.jobs[d].qos), "hi");
+	/* low-1: PREEMPTED then COMPLETED: it did not fail. */
+	int32_t l = by_id(&w, 5);
+	assert_int_equal(w.jobs[l].submit_us, 3 * SIMTIME_SEC);
+	assert_int_equal(w.truth[l].run_us, 12 * SIMTIME_SEC);
+	assert_int_equal(w.truth[l].fails, 0);
+	assert_int_equal(x.job[l].requeues, 1);
+	assert_int_equal(x.job[by_id(&w, 6)].requeues, 0);
+	assert_string_equal(workload_job_name(&w, by_id(&w, 4)), "gpu job");
+	assert_int_equal(w.sacct_late, 0);
+	sacct_notes(&w, notes, sizeof notes);
+	assert_non_null(strstr(notes, "4 lines were further runs of a requeued or preempted job (sacct -D)"));
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	/* Without -D: each requeued job's last run only, submitted at its
+	 * requeue; three jobs submitted after a job of a higher JobID. */
+	data_path("local-requeue.txt", p, sizeof p);
+	if (trace_sacct_read(p, NULL, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 9);
+	assert_int_equal(w.sacct_merged, 0);
+	assert_int_equal(w.jobs[by_id(&w, 2)].submit_us, 3 * SIMTIME_SEC);
+	assert_int_equal(x.job[by_id(&w, 3)].requeues, 0);
+	assert_int_equal(w.sacct_late, 3);      /* 2, 3 and 5 */
+	assert_int_equal(w.sacct_late_id[0], 2);
+	assert_int_equal(w.sacct_late_id[1], 4);
+	sacct_notes(&w, notes, sizeof notes);
+	assert_string_equal(notes, "3 jobs were submitted later than a job of a higher JobID (first JobID 2, "
+	                    "after JobID 4): requeued jobs in a dump made without -D, which keeps only a "
+	                    "requeued job's last run, submitted when it was requeued (dump with sacct -D)");
+	workload_free(&w);
+	sacct_jobs_free(&x);
+}
+
+/* The runs of a job in any order: the latest Start is the run kept, the
+ * earliest Submit the job's; a job whose first line never ran runs when
+ * a later one did; one whose last line never ran keeps its last run. */
+static void test_runs_merged(void **st)
+{
+	(void)st;
+	char *p = tu_write_tmp(".sacct",
+		"JobID|JobIDRaw|State|Submit|Start|End|NCPUS|Timelimit\n"
+		"7|7|COMPLETED|2026-01-01T00:10:00|2026-01-01T00:10:00|2026-01-01T00:15:00|4|10\n"
+		"7|7|PREEMPTED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:05:00|2|10\n"
+		"8|8|REQUEUED|2026-01-01T00:01:00|None|2026-01-01T00:02:00|1|10\n"
+		"8|8|COMPLETED|2026-01-01T00:02:00|2026-01-01T00:03:00|2026-01-01T00:04:00|1|10\n"
+		"9|9|REQUEUED|2026-01-01T00:01:00|2026-01-01T00:01:00|2026-01-01T00:02:00|1|10\n"
+		"9|9|CANCELLED by 0|2026-01-01T00:02:00|None|2026-01-01T00:03:00|1|10\n"
+		"10|10|CANCELLED by 0|2026-01-01T00:02:00|None|2026-01-01T00:03:00|1|10\n");
+	struct workload w;
+	struct sacct_jobs x;
+	char err[512] = "";
+	if (trace_sacct_read(p, NULL, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(x.never_ran, 1);       /* 10 only: 8 ran at its second try */
+	assert_int_equal(w.skipped_unusable, 1);
+	assert_int_equal(w.sacct_merged, 3);
+	int32_t a = by_id(&w, 7), b = by_id(&w, 8), c = by_id(&w, 9);
+	assert_int_equal(w.jobs[a].submit_us, 0);
+	assert_int_equal(w.jobs[a].req.cores, 4);
+	assert_int_equal(w.truth[a].run_us, 300 * SIMTIME_SEC);
+	assert_int_equal(w.truth[a].fails, 0);
+	assert_int_equal(x.job[a].requeues, 1);
+	assert_int_equal(w.jobs[b].submit_us, 60 * SIMTIME_SEC);
+	assert_int_equal(w.truth[b].run_us, 60 * SIMTIME_SEC);
+	assert_int_equal(x.job[b].requeues, 1);
+	assert_int_equal(w.jobs[c].submit_us, 60 * SIMTIME_SEC);
+	assert_string_equal(x.job[c].state, "REQUEUED");
+	assert_int_equal(x.job[c].requeues, 0);  /* its REQUEUED run is the one kept */
+	assert_int_equal(x.job[c].runs, 2);
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	unlink(p);
+	free(p);
+}
+
+/* The scenario of the capture (tests/data/sacct/local.json) has every
+ * partition and GPU type of local-alloc.txt; without some, the jobs that
+ * need them are named. */
+static void test_check_labels(void **st)
+{
+	(void)st;
+	char p[4096], err[1024] = "", msg[1024];
+	data_path("local.json", p, sizeof p);
+	struct scenario sc;
+	if (scenario_load(p, &sc, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	data_path("local-alloc.txt", p, sizeof p);
+	struct workload w;
+	if (trace_read_shaped(p, false, &sc.swf_shape, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(sacct_check_labels(&w, &sc.swf_shape, &sc.cl, msg, sizeof msg), 0);
+	assert_string_equal(msg, "");
+	/* Another GPU type label, which no node has: the four GPU jobs (the first three named). */
+	struct swf_shape sh = sc.swf_shape;
+	snprintf(sh.gpu_type_label, sizeof sh.gpu_type_label, "gpu.kind");
+	assert_int_equal(sacct_check_labels(&w, &sh, &sc.cl, msg, sizeof msg), 4);
+	assert_non_null(strstr(msg, "4 jobs need a partition or GPU type that no node of the scenario has "
+	                       "(node labels: partition = cpu, gpu, short; gpu.kind = (none)): JobID 7 needs "
+	                       "GPU type 'a100'; JobID 8 needs GPU type 'v100'; JobID 9 needs GPU type 'a100'; ..."));
+	/* The v100 nodes out of partition gpu: each term is on some node, the
+	 * two together on none. */
+	for (int32_t n = 2; n < 4; n++)
+		assert_int_equal(labels_set(sc.cl.labels, n, "partition", "cpu,short"), 0);
+	assert_int_equal(sacct_check_labels(&w, &sc.swf_shape, &sc.cl, msg, sizeof msg), 1);
+	assert_string_equal(msg, "JobID 8 needs partition 'gpu' with GPU type 'v100', which no node of the "
+	                    "scenario has (node labels: partition = cpu, gpu, short; gpu.type = a100, v100)");
+	/* Without the label options nothing is checked. */
+	sh.gpu_type_label[0] = sh.partition_label[0] = '\0';
+	assert_int_equal(sacct_check_labels(&w, &sh, &sc.cl, msg, sizeof msg), 0);
+	workload_free(&w);
+	scenario_free(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +354,9 @@ int main(void)
 		cmocka_unit_test(test_capture_steps_and_minimal),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_never_ran_and_lenient),
+		cmocka_unit_test(test_requeue_dumps),
+		cmocka_unit_test(test_runs_merged),
+		cmocka_unit_test(test_check_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
