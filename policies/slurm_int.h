@@ -4,14 +4,17 @@
  *   slurm.c          the hooks, the parameters, Slurm's clocks (the
  *                    background tick, sched_interval, the backfill cycle,
  *                    PriorityCalcPeriod) and the main scheduler's pass
- *   slurm_prio.c     priority/multifactor: usage, decay, Fair Tree and
- *                    classic fair share, the job's priority
- *   slurm_select.c   select/cons_tres: which nodes a job gets; QOS and
- *                    association limits
  *   slurm_bf.c       sched/backfill: the node-space map, the will-run
  *                    simulation, one cycle
+ *   slurm_queue.c    the queue in Slurm's order, a start, the nodes in
+ *                    service, time limits (what both schedulers use)
  *   slurm_preempt.c  preempt/qos: candidates, victims
+ *   slurm_select.c   select/cons_tres: which nodes a job gets; QOS and
+ *                    association limits
+ *   slurm_prio.c     priority/multifactor: usage, decay, Fair Tree and
+ *                    classic fair share, the job's priority
  *
+ * Each file calls only those below it in this list, and slurm.c all.
  * Node sets are bitmaps over Slurm's node order (its node table is sorted
  * by name, naturally: n2 before n10), not the cluster's: bit k is cluster
  * node ord[k]. Times are the engine's (simtime µs); Slurm decides in whole
@@ -63,9 +66,20 @@ static inline void sl_or(uint64_t *d, const uint64_t *s, int32_t nw)
 	for (int32_t i = 0; i < nw; i++)
 		d[i] |= s[i];
 }
-int32_t sl_count(const uint64_t *b, int32_t nw);
-bool sl_any(const uint64_t *a, const uint64_t *b, int32_t nw);     /* a ∩ b ≠ ∅ */
-bool sl_subset(const uint64_t *a, const uint64_t *b, int32_t nw);  /* a ⊆ b */
+static inline int32_t sl_count(const uint64_t *b, int32_t nw)
+{
+	int32_t c = 0;
+	for (int32_t i = 0; i < nw; i++)
+		c += hl_popcount64(b[i]);
+	return c;
+}
+static inline bool sl_subset(const uint64_t *a, const uint64_t *b, int32_t nw)   /* a ⊆ b */
+{
+	for (int32_t i = 0; i < nw; i++)
+		if (a[i] & ~b[i])
+			return false;
+	return true;
+}
 
 /* ---- per job ---- */
 
@@ -199,13 +213,24 @@ struct sl {
 	struct decide *out;
 };
 
-/* slurm.c */
+/* Records a future time at which the state changes by itself (a begin
+ * time, the end of a preemptor's quiet time): a change for the passes. */
+static inline void sl_change_at(struct sl *st, simtime t)
+{
+	if (t > st->v->now && t < st->wake_change_us)
+		st->wake_change_us = t;
+}
+
+/* slurm_queue.c */
 int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */
 int sl_start(struct sl *st, int32_t job, const struct alloc_part *parts, int nparts);
 bool sl_eligible(const struct sl *st, int32_t job);
 void sl_sort(struct sl *st);
 void sl_nodes_up(struct sl *st);    /* st->up: nodes in service (not down, drained, power-blocked) */
-void sl_change_at(struct sl *st, simtime t);
+/* A job or priority changed (backfill's _more_work sees it); sl_changed:
+ * a job was submitted, started, ended or requeued. */
+void sl_touched(struct sl *st);
+void sl_changed(struct sl *st);
 
 /* slurm_prio.c */
 int sl_prio_init(struct sl *st, char *err, size_t errlen);
