@@ -51,6 +51,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "config/scenario.h"
+#include "config/slurmcfg.h"
 #include "traces/trace.h"
 
 #define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR] [--levels]\n"
@@ -206,7 +207,9 @@ static int time_replay(const struct opts *o, const char *db_path, enum record_le
 		goto fail_policy;
 	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, errlen))
 		goto fail_policy;
-	struct policy_env env = { .cl = &sc.cl, .njobs = w.n };
+	if (sc.slurm && slurm_cfg_bind(sc.slurm, &sc.cl, &w, err, errlen))
+		goto fail_policy;
+	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .slurm = sc.slurm };
 	if (pol->init && pol->init(&pstate, &env, &cfg, err, errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "policy '%s' failed to initialise", pol->name);

@@ -32,6 +32,9 @@ int cmd_approve(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
+/* `hetlab twin build` and `hetlab twin check` (argv[0] is "build" / "check"). */
+int cmd_twin(int argc, char **argv);
+int cmd_twin_check(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

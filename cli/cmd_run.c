@@ -15,6 +15,7 @@
 #include "analysis/notify.h"
 #include "analysis/tmpclean.h"
 #include "config/tieredcfg.h"
+#include "config/slurmcfg.h"
 #include "policies/health.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -366,6 +367,14 @@ static int run_single(int argc, char **argv)
 		snprintf(err, sizeof err, "%s", msg);
 		goto out;
 	}
+	/* The "slurm" block's node names and the trace's names (errors of
+	 * the block name the scenario, a job's the trace). */
+	if (sc.slurm && slurm_cfg_bind(sc.slurm, &sc.cl, &w, err, sizeof err)) {
+		char msg[sizeof err];
+		snprintf(msg, sizeof msg, "%s: %s", err[0] == '$' ? sc.file : tpath[0] ? tpath : sc.file, err);
+		snprintf(err, sizeof err, "%s", msg);
+		goto out;
+	}
 	if (sc.power.enabled && power_init(&sc.cl, &sc.power)) {
 		snprintf(err, sizeof err, "out of memory setting up the power model");
 		goto out;
@@ -395,7 +404,8 @@ static int run_single(int argc, char **argv)
 
 	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .placement = sc.place.strategy,
 	                          .label_blind = sc.place.label_blind, .seed = sc.seed,
-	                          .org = &sc.org, .sim = &scfg, .tiered = sc.tiered };
+	                          .org = &sc.org, .sim = &scfg, .tiered = sc.tiered,
+	                          .slurm = sc.slurm };
 	if (pol->init && pol->init(&pstate, &env, &cfg, err, sizeof err)) {
 		if (!err[0])
 			snprintf(err, sizeof err, "policy '%s' failed to initialise (out of memory)", pol->name);

@@ -338,6 +338,36 @@ static const struct cli_cmd scenario_subs[] = {
 	END,
 };
 
+static const struct cli_opt twin_build_opts[] = {
+	{ OPT_SLURM_CONF, "slurm-conf", 0, "FILE", "the site's slurm.conf (required; Include lines are followed)", 0, F, NULL },
+	{ OPT_GRES_CONF, "gres-conf", 0, "FILE", "its gres.conf: GPU types where slurm.conf's Gres= gives none", 0, F, NULL },
+	{ OPT_ASSOC, "assoc", 0, "FILE", "a `sacctmgr -P show assoc` dump, with the columns docs/slurm-twin.md lists: accounts, users, shares, limits", 0, F, NULL },
+	{ OPT_QOS, "qos", 0, "FILE", "a `sacctmgr -P show qos` dump: QOS priorities, preemption, limits", 0, F, NULL },
+	{ OPT_EVENTS, "events", 0, "FILE", "a `sacctmgr -P show event` dump: nodes' DOWN periods become node_crash events", 0, F, NULL },
+	{ OPT_SACCT, "sacct", 0, "FILE", "the site's history, a `sacct -P` dump (required; docs/traces.md): the twin's workload", 0, F, NULL },
+	{ OPT_GPU_MODEL, "gpu-model", 0, "TYPE=MODEL", "the catalog GPU model of a GRES type (default the catalog model the type names, else a placeholder)", CLI_REPEAT, 0, NULL },
+	{ OPT_NAME, "name", 0, "NAME", "the scenario's name (default slurm.conf's ClusterName)", 0, 0, NULL },
+	O_OUT("TWIN.json", "the scenario to write (required; atomically)", F),
+	END,
+};
+
+static const struct cli_cmd twin_subs[] = {
+	{ "build", NULL, "build a Slurm site's digital twin as a scenario",
+	  "Reads a site's slurm.conf (and gres.conf, sacctmgr dumps of its QOS,\n"
+	  "associations and node events) and its sacct history, and writes a\n"
+	  "scenario that replays that history under the policy slurm: the nodes\n"
+	  "of slurm.conf with Slurm's names, the partitions, QOS and association\n"
+	  "tree, the scheduling parameters slurm.conf sets. Keys that change\n"
+	  "scheduling but are not modelled are warned about (FILE:LINE: KEY ...)\n"
+	  "on stderr; exit status 1 on bad input, naming file, line and key.",
+	  twin_build_opts, NULL, 0, "docs/slurm-twin.md" },
+	{ "check", "TWIN.json RUN.DB", "compare a twin's run with the site's history",
+	  "Compares the start times of a twin's run with those its sacct dump\n"
+	  "recorded, job for job.",
+	  NULL, NULL, F, "docs/slurm-twin.md" },
+	END,
+};
+
 static const struct cli_opt help_opts[] = {
 	{ OPT_MAN, "man", 0, NULL, "print the man page (roff) of hetlab or of COMMAND instead", 0, 0, NULL },
 	{ OPT_COMPLETION, "completion", 0, "SHELL", "print the completion script for bash or zsh", 0, W, "bash zsh" },
@@ -398,6 +428,11 @@ const struct cli_cmd cli_commands[] = {
 	  "generate a trace from the fit. FILE and TRACE may be relative to the\n"
 	  "trace directory (--traces DIR, $HETLAB_TRACES, ../shared/traces).",
 	  NULL, trace_subs, 0, "docs/traces.md, docs/workloads.md" },
+	{ "twin", "COMMAND ...", "build a Slurm site's digital twin and check it",
+	  "Builds a scenario from a Slurm site's own files (slurm.conf, sacctmgr\n"
+	  "and sacct dumps) that replays its history under Slurm's scheduler, and\n"
+	  "checks the twin's start times against the recorded ones.",
+	  NULL, twin_subs, 0, "docs/slurm-twin.md" },
 	{ "export", "COMMAND ...", "export a run for other tools (OpenMetrics)",
 	  "Exports a run database in the formats of other tools.",
 	  NULL, export_subs, 0, "docs/metrics.md" },

@@ -111,6 +111,7 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } entr
 	{ "sweep", cmd_sweep },
 	{ "plan", cmd_plan },
 	{ "scenario", cmd_scenario },
+	{ "twin", cmd_twin },
 	{ "policies", cmd_policies },
 	{ "catalog", cmd_catalog },
 	{ "audit", cmd_audit },

@@ -9,6 +9,7 @@
 #include "config/scnres.h"
 #include "config/orgcfg.h"
 #include "config/tieredcfg.h"
+#include "config/slurmcfg.h"
 #include "config/powercfg.h"
 #include "config/billcfg.h"
 #include "config/faultcfg.h"
@@ -41,7 +42,7 @@ static json_t *parse_text(const char *text, const char *file, char *err, size_t 
 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
-	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "power", "failures", "health",
+	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "slurm", "power", "failures", "health",
 	"workload", "billing", "measure", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
@@ -406,6 +407,12 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		if (tiered_load(v, &sc->cl.cat, root, sc->tiered))
 			return -1;
 	}
+	if (json_object_get(root, "slurm")) {
+		if (!(sc->slurm = malloc(sizeof *sc->slurm)))
+			return jv_fail(v, "$.slurm", "out of memory");
+		if (slurm_cfg_load(v, root, sc->slurm))
+			return -1;
+	}
 	json_t *fi = json_object_get(root, "from_inventory");
 	json_t *types = jv_array(v, root, "$", "node_types", !fi), *e;
 	if (!types && (!fi || json_object_get(root, "node_types")))
@@ -559,6 +566,11 @@ void scenario_free(struct scenario *sc)
 		tiered_cfg_fini(sc->tiered);
 		free(sc->tiered);
 		sc->tiered = NULL;
+	}
+	if (sc->slurm) {
+		slurm_cfg_fini(sc->slurm);
+		free(sc->slurm);
+		sc->slurm = NULL;
 	}
 }
 

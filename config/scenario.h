@@ -60,6 +60,7 @@ struct scenario {
 	bool faults;                   /* any of them present: the engine models faults */
 	int32_t nenv;
 	struct tiered_cfg *tiered;     /* "tiered" (config/tieredcfg.c); NULL when absent */
+	struct slurm_cfg *slurm;       /* "slurm" (config/slurmcfg.c); NULL when absent */
 	struct metric_window measure;  /* "measure" (given false when absent) */
 	char *billing_json;            /* "billing" normalised by config/billcfg.c (owned), for
 	                                * recorder_set_billing; NULL when absent */

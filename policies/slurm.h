@@ -81,7 +81,7 @@ struct slurm_part {
 	char name[SLURM_NAME_MAX];
 	int32_t *nodes;                   /* cluster node indexes (bound from node names) */
 	int32_t nnodes;
-	char **node_names;                /* as the scenario names them (freed by slurm_cfg_fini) */
+	char **node_names;                /* as the scenario names them: host lists, "ALL" every node */
 	int32_t nnode_names;
 	uint16_t prio_tier;               /* PriorityTier (1) */
 	uint16_t prio_job_factor;         /* PriorityJobFactor (1) */
@@ -126,6 +126,12 @@ struct slurm_cfg {
 	 * first. NULL: every node 1. */
 	int64_t *node_weight;
 	int32_t nnodes;
+	/* The weights as the scenario gives them, before the bind: host lists
+	 * (traces/hostexpr.h) and their Weight; slurm_cfg_bind resolves them
+	 * into node_weight. */
+	char **weight_nodes;
+	int64_t *weight_of;
+	int32_t nweights;
 	/* select/cons_tres: CR_Core_Memory (memory is allocated; a job that
 	 * asks for none gets DefMemPerCPU x CPUs, DefMemPerNode, or the whole
 	 * node) or CR_Core (memory not tracked). */

@@ -5,15 +5,12 @@
 #include "traces/fit.h"
 #include "traces/jsonfile.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Puts every array that holds no array or object on one line ("profile":
  * [1.2, 0.8, ...]), which jansson's indenting cannot do. In place: the text
@@ -208,56 +205,6 @@ static json_t *class_json(const struct synth_class *k)
 	return o;
 }
 
-/* Writes text to path through a temporary file renamed over it. */
-static int write_atomic(const char *path, const char *text, char *err, size_t errlen)
-{
-	size_t len = strlen(path) + 32;
-	char *tmp = malloc(len);
-	if (!tmp)
-		return trc_fail(err, errlen, "%s: out of memory", path);
-	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		trc_fail(err, errlen, "%s: cannot create the temporary file %s beside it: %s", path, tmp,
-		      strerror(errno));
-		goto fail_open;
-	}
-	size_t n = strlen(text), off = 0;
-	while (off < n) {
-		ssize_t wr = write(fd, text + off, n - off);
-		if (wr < 0 && errno == EINTR)
-			continue;
-		if (wr <= 0) {
-			trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-			goto fail_write;
-		}
-		off += (size_t)wr;
-	}
-	if (fsync(fd) != 0) {
-		trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-		goto fail_write;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		trc_fail(err, errlen, "%s: cannot write: %s", tmp, strerror(errno));
-		goto fail_write;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		trc_fail(err, errlen, "%s: cannot rename %s over it: %s", path, tmp, strerror(errno));
-		goto fail_write;
-	}
-	free(tmp);
-	return 0;
-fail_write:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-fail_open:
-	free(tmp);
-	return -1;
-}
-
 int trace_fit_write(const char *path, const struct synth_cfg *m, const char *fitted_from,
                     char *err, size_t errlen)
 {
@@ -293,7 +240,7 @@ int trace_fit_write(const char *path, const struct synth_cfg *m, const char *fit
 	}
 	text = t2;
 	memcpy(text + n, "\n", 2);
-	rc = write_atomic(path, text, err, errlen);
+	rc = trc_write_atomic(path, text, err, errlen);
 out:
 	free(text);
 	json_decref(classes);

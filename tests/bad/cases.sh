@@ -307,3 +307,32 @@ put jobs.jsonl '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"]}
 bad submit-file-line 1 'hetlab submit: jobs.jsonl:2: $.req: expected cores > 0 or gpus > 0' hetlab submit --state st jobs.jsonl
 bad submit-too-big 1 'the request exceeds every node of the cluster: it could never run' \
 	hetlab submit --config live.json --job '{"req": {"nodes": 1, "cores": 9999}, "argv": ["true"]}'
+
+# ---- Slurm twins (hetlab twin build; the "slurm" block under hetlab run) ---------
+put t.conf 'NodeName=n[1-2] CPUs=4 RealMemory=1000
+PartitionName=p Nodes=ALL Default=YES
+PriorityWeightTRES=CPU=1'
+put t.sacct 'JobID|Partition|QOS|User|Account|Submit|Start|End|NCPUS|NNodes
+1|p|normal|u|a|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|2|1
+2|gpu|normal|u|a|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|2|1'
+put t1.sacct 'JobID|Partition|QOS|User|Account|Submit|Start|End|NCPUS|NNodes
+1|p|gold|u|a|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|2|1'
+put t-bad.conf 'NodeName=n[1-2] CPUs=4
+PartitionName=p Nodes=ALL MaxTime=soon'
+bad twin-conf-value 1 "hetlab twin build: t-bad.conf:2: MaxTime: expected a time (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, or UNLIMITED), got 'soon'" \
+	hetlab twin build --slurm-conf t-bad.conf --sacct t1.sacct --out tw.json
+bad twin-warning 0 'hetlab twin build: warning: t.conf:3: PriorityWeightTRES is not modelled' \
+	hetlab twin build --slurm-conf t.conf --sacct t1.sacct --out tw.json
+bad twin-job-partition 1 "hetlab twin build: t.sacct: JobID 2: partition 'gpu' is not in the twin (slurm.conf has: p)" \
+	hetlab twin build --slurm-conf t.conf --sacct t.sacct --out tw.json
+bad twin-missing-file 1 'hetlab twin build: missing.conf: No such file or directory' \
+	hetlab twin build --slurm-conf missing.conf --sacct t1.sacct --out tw.json
+bad twin-usage 2 'hetlab twin build: needs --slurm-conf FILE, --sacct FILE and --out TWIN.json' \
+	hetlab twin build --slurm-conf t.conf --out tw.json
+bad twin-gpu-model 2 "hetlab twin build: --gpu-model: expected TYPE=MODEL (a GRES type and a catalog GPU model), got 'a100'" \
+	hetlab twin build --slurm-conf t.conf --sacct t1.sacct --out tw.json --gpu-model a100
+scn slurm-qos.json "$S0, \"policy\": \"easy\", \"node_types\": [ { \"name\": \"c\", \"cores\": 4, \"mem_gib\": 1 } ], \"racks\": [ { \"name\": \"r\", \"power_kw\": 20, \"nodes\": [ { \"type\": \"c\", \"count\": 2, \"names\": [\"n1\", \"n2\"] } ] } ], \"slurm\": { \"partitions\": [ { \"name\": \"p\", \"nodes\": [\"n[1-2]\"] } ] }, \"workload\": { \"trace\": \"t1.sacct\" }"
+bad run-slurm-job-qos 1 "hetlab run: ./t1.sacct: JobID 1: QOS 'gold' is not in the twin (sacctmgr show qos has: normal)" \
+	hetlab run slurm-qos.json --out r.db
+bad run-slurm-node 1 'hetlab run: slurm-node.json: $.slurm.partitions[0].nodes[0]: node "n3" is not in the cluster (it has: n1, n2)' \
+	sh -c 'sed "s/n\[1-2\]\"\]/n[1-3]\"]/" slurm-qos.json > slurm-node.json && "$HETLAB" run slurm-node.json --out r.db'
