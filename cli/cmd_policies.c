@@ -1,6 +1,7 @@
 /* hetlab policies — lists the registered policies and their parameters, the
  * placement strategies, and the FGD-paper GPU-sharing scores. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/args.h"
 #include "cli/cmd.h"
@@ -21,11 +22,16 @@ int cmd_policies(int argc, char **argv)
 		}
 	printf("Queue disciplines (hetlab run --policy P; parameters with --param NAME=VALUE):\n\n");
 	const struct policy_ops *const *all = policy_all();
+	int w = 18;   /* the parameters' column: the longest name */
+	for (int i = 0; all[i]; i++)
+		for (int k = 0; all[i]->params && all[i]->params[k].name; k++)
+			if ((int)strlen(all[i]->params[k].name) > w)
+				w = (int)strlen(all[i]->params[k].name);
 	for (int i = 0; all[i]; i++) {
 		printf("%-14s %s\n", all[i]->name, all[i]->summary);
 		for (int k = 0; all[i]->params && all[i]->params[k].name; k++) {
 			const struct policy_param *p = &all[i]->params[k];
-			printf("    %-18s default %-8g %s\n", p->name, p->def, p->doc);
+			printf("    %-*s default %-8g %s\n", w, p->name, p->def, p->doc);
 		}
 	}
 	printf("\nPlacement strategies (with any queue discipline; scenario \"placement\" or --placement S):\n\n");

@@ -203,10 +203,11 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	st->cpu = calloc((size_t)n + 1, sizeof *st->cpu);
 	st->offer = calloc((size_t)n + 1, sizeof *st->offer);
 	st->take = calloc((size_t)n + 1, sizeof *st->take);
+	st->okc = calloc((size_t)n + 1, sizeof *st->okc);
 	st->pick = calloc((size_t)n + 1, sizeof *st->pick);
 	if (!st->ord || !st->pos || !st->weight || !st->part_bits || !st->up || !st->avail || !st->cand ||
 	    !st->tmp || !st->tmp2 || !st->main_seen.up || !st->bf_seen.up || !st->part_failed || !st->part_depth || !st->fut || !st->shfree ||
-	    !st->parts || !st->parts2 || !st->empty || !st->sets || !st->cpu || !st->offer || !st->take ||
+	    !st->parts || !st->parts2 || !st->empty || !st->sets || !st->cpu || !st->offer || !st->take || !st->okc ||
 	    !st->pick) {
 		snprintf(err, errlen, "out of memory");
 		sl_fini(st);
@@ -311,6 +312,7 @@ static void sl_fini(void *state)
 	free(st->cpu);
 	free(st->offer);
 	free(st->take);
+	free(st->okc);
 	free(st->pick);
 	free(st->job);
 	free(st->victims);

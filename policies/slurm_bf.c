@@ -145,10 +145,56 @@ static bool job_on(const struct sl *st, int32_t id, const uint64_t *nodes)
 	return false;
 }
 
-static void release(struct sl *st, int32_t id)
+/* What the nodes of `avail` offer the tested job (a necessary condition
+ * of a fit, kept up to date as jobs are released, so that the full
+ * selection runs only where it may succeed): nodes that can take a gang's
+ * part, or CPUs for a spread request. */
+struct fz {
+	const struct job_req *r;
+	const uint64_t *avail;
+	int64_t have, need;
+	bool on;
+};
+
+static void fz_init(struct sl *st, struct fz *z, const struct job_req *r, const uint64_t *avail,
+                    const struct nodefree *f)
+{
+	*z = (struct fz){ .r = r, .avail = avail, .on = !job_req_shared(r),
+	                  .need = r->nodes > 0 ? r->nodes : job_req_cores(r) };
+	if (!z->on)
+		return;
+	for (int32_t k = 0; k < st->n; k++) {
+		if (!sl_bit(avail, k)) {
+			st->okc[k] = 0;
+			continue;
+		}
+		int32_t c = sl_node_cpus(st, f, st->ord[k], r);
+		st->okc[k] = c;
+		z->have += r->nodes > 0 ? c > 0 : c;
+	}
+}
+
+static bool fz_may(const struct fz *z)
+{
+	return !z->on || z->have >= z->need;
+}
+
+/* Job id's resources go back to st->fut. */
+static void release(struct sl *st, struct fz *z, int32_t id)
 {
 	const struct job *j = &st->v->jobs[id];
-	nodefree_give(st->fut, &st->v->parts[j->parts], j->nparts);
+	const struct alloc_part *p = &st->v->parts[j->parts];
+	nodefree_give(st->fut, p, j->nparts);
+	if (!z || !z->on)
+		return;
+	for (int32_t m = 0; m < j->nparts; m++) {
+		int32_t k = st->pos[p[m].node];
+		if (!sl_bit(z->avail, k))
+			continue;
+		int32_t c = sl_node_cpus(st, st->fut, p[m].node, z->r);
+		z->have += z->r->nodes > 0 ? (c > 0) - (st->okc[k] > 0) : c - st->okc[k];
+		st->okc[k] = c;
+	}
 }
 
 static bool is_cand(const struct sl *st, int32_t id)
@@ -175,22 +221,23 @@ static int64_t will_run(struct sl *st, int32_t id, const uint64_t *avail, bool n
                         int64_t now)
 {
 	const struct cluster *cl = st->cl;
-	*np = sl_select(st, id, cl->free, avail, true);
+	const struct job_req *r = &st->v->jobs[id].req;
+	struct fz z;
+	fz_init(st, &z, r, avail, cl->free);
+	*np = fz_may(&z) ? sl_select(st, id, cl->free, avail, true) : 0;
 	if (*np > 0)
 		return now;
 	if (now_only && !preempt)
 		return -1;
 	memcpy(st->fut, cl->free, (size_t)st->n * sizeof *st->fut);
-	if (!preempt || st->ncands == 0)
-		st->stamp++;   /* no candidate is marked */
+	st->stamp++;   /* the candidates of this test, if any, are marked with it */
 	if (preempt && st->ncands > 0) {
-		st->stamp++;
 		for (int32_t k = 0; k < st->ncands; k++)
 			st->job[st->cands[k]].mark = st->stamp;
 		for (int32_t k = 0; k < st->ncands; k++)
 			if (job_on(st, st->cands[k], avail))
-				release(st, st->cands[k]);
-		if ((*np = sl_select(st, id, st->fut, avail, true)) > 0)
+				release(st, &z, st->cands[k]);
+		if (fz_may(&z) && (*np = sl_select(st, id, st->fut, avail, true)) > 0)
 			return now;
 	}
 	if (now_only)
@@ -213,7 +260,7 @@ static int64_t will_run(struct sl *st, int32_t id, const uint64_t *avail, bool n
 			if (!anchor)
 				anchor = e->end_s + (window - e->end_s % window);
 			last = e;
-			release(st, e->job);
+			release(st, &z, e->job);
 			if (it >= st->nends) {
 				more = false;
 				break;
@@ -233,7 +280,7 @@ static int64_t will_run(struct sl *st, int32_t id, const uint64_t *avail, bool n
 		do
 			window *= 2;
 		while (nx && nx->end_s > anchor + window);
-		if ((*np = sl_select(st, id, st->fut, avail, true)) > 0)
+		if (fz_may(&z) && (*np = sl_select(st, id, st->fut, avail, true)) > 0)
 			return last->end_s <= now ? guess_end(st, last, now) : last->end_s;
 	}
 	return -1;

@@ -197,6 +197,7 @@ struct sl {
 	struct alloc_part *parts, *parts2;
 	struct sl_set *sets;              /* eval_nodes: runs of usable nodes */
 	int32_t *cpu, *offer, *take, *pick;   /* per Slurm index / per node chosen */
+	int32_t *okc;                     /* will-run: the CPUs each node offers the job tested */
 	struct nodefree *shfree;          /* scratch for shares placed through the placer */
 	/* will-run: running jobs by end time */
 	struct sl_end *ends, *endtmp;
@@ -250,6 +251,9 @@ int32_t sl_job_assoc(struct sl *st, int32_t id);
 
 /* slurm_select.c */
 struct sl_set *sl_sets_new(int32_t n);
+/* The CPUs cluster node i offers request r on free state f (0: it cannot
+ * take the request's part there). */
+int32_t sl_node_cpus(const struct sl *st, const struct nodefree *f, int32_t i, const struct job_req *r);
 /* Nodes for job id on free state f among cand (Slurm order): cons_tres's
  * choice. Fills st->parts; returns the part count, 0 when it does not fit.
  * will_run: the backfill's test (a share is judged on f as if whole). */

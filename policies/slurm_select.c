@@ -23,7 +23,7 @@
 
 /* Free CPUs node i (Slurm index k) offers job r on free state f; 0 when it
  * cannot take the job's per-node part. */
-static int32_t avail_cpus(const struct sl *st, const struct nodefree *f, int32_t i, const struct job_req *r)
+int32_t sl_node_cpus(const struct sl *st, const struct nodefree *f, int32_t i, const struct job_req *r)
 {
 	const struct cluster *cl = st->cl;
 	if (r->nodes == 0)
@@ -196,7 +196,7 @@ int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_
 			st->cpu[k] = 0;
 			if (!sl_bit(cand, k) || (by_model && cl->nodes[i].gpu_model != model))
 				continue;
-			st->cpu[k] = avail_cpus(st, f, i, r);
+			st->cpu[k] = sl_node_cpus(st, f, i, r);
 			any |= st->cpu[k] > 0;
 		}
 		if (!any)
