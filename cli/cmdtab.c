@@ -351,6 +351,13 @@ static const struct cli_opt twin_build_opts[] = {
 	END,
 };
 
+static const struct cli_opt twin_check_opts[] = {
+	{ OPT_BY, "by", 0, "KEY", "match jobs by jobid (JobID, the run's trace id; the default) or name (JobName, the run's job names)", 0, W, "jobid name" },
+	{ OPT_BF_INTERVAL, "bf-interval", 0, "S", "the bf_interval of the figures in bf_intervals, seconds (default the run's policy parameter bf_interval_s, else 30)", 0, 0, NULL },
+	O_JSON("print the figures as JSON, with each matched job's waits and start difference"),
+	END,
+};
+
 static const struct cli_cmd twin_subs[] = {
 	{ "build", NULL, "build a Slurm site's digital twin as a scenario",
 	  "Reads a site's slurm.conf (and gres.conf, sacctmgr dumps of its QOS,\n"
@@ -361,10 +368,16 @@ static const struct cli_cmd twin_subs[] = {
 	  "scheduling but are not modelled are warned about (FILE:LINE: KEY ...)\n"
 	  "on stderr; exit status 1 on bad input, naming file, line and key.",
 	  twin_build_opts, NULL, 0, "docs/slurm-twin.md" },
-	{ "check", "TWIN.json RUN.DB", "compare a twin's run with the site's history",
-	  "Compares the start times of a twin's run with those its sacct dump\n"
-	  "recorded, job for job.",
-	  NULL, NULL, F, "docs/slurm-twin.md" },
+	{ "check", "REAL.sacct (RUN.DB | OTHER.sacct)", "compare a twin's run (or another real run) with a real Slurm run",
+	  "Matches the jobs of a real run's sacct dump (sacct -P, -D for requeued\n"
+	  "jobs) with a twin's run database, or with a second dump of the same\n"
+	  "workload, by JobID or JobName, and prints how far their starts are\n"
+	  "apart: jobs matched and unmatched; the mean wait of each side and the\n"
+	  "error; the median and p90 of |start difference| in seconds and in\n"
+	  "bf_intervals and the share within one; Kendall's tau-b of the two\n"
+	  "start orders; the preemptions of each side. Exit status 1 when a file\n"
+	  "cannot be read or no job matched.",
+	  twin_check_opts, NULL, F, "docs/slurm-twin.md" },
 	END,
 };
 

@@ -504,7 +504,7 @@ static int row(struct reader *r, char *line, char *msg, size_t ml)
 	t.run_us = run * SIMTIME_SEC;
 	t.fails = state_fails(state);
 	/* Names: user, account, partition (first of a list), QOS. */
-	struct sacct_job sj = { .runs = 1 };
+	struct sacct_job sj = { .runs = 1, .start = st };
 	char part[SACCT_NAME_MAX];
 	snprintf(part, sizeof part, "%.*s", (int)strcspn(fld(f, r, C_PARTITION), ","),
 	         fld(f, r, C_PARTITION));

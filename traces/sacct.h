@@ -51,6 +51,7 @@ struct sacct_job {
 	int32_t gpus;           /* per node */
 	int32_t runs;           /* lines of the job (sacct -D: one per run); 1 without -D */
 	int32_t requeues;       /* its earlier runs that ended PREEMPTED or REQUEUED */
+	int64_t start;          /* the last run's Start (UTC s) */
 };
 
 struct sacct_names {

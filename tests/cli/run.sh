@@ -128,6 +128,31 @@ check_eq "jobs: not a database exits 1" "$(rc "$HETLAB" jobs "$TMP/list")" 1
 	ok "jobs: FIELD%-W left-justifies, a wider value ends in '+'" || bad "jobs widths" "$("$HETLAB" jobs -o JobID%-4,State%3 -n "$DB" | head -1)"
 "$HETLAB" jobs --helpformat | grep -q AllocTRES && ok "jobs --helpformat" || bad "jobs --helpformat"
 
+# ---- twin check (hand-made dumps: tests/data/twincheck/SOURCE.md) -------
+TC=$(dirname "$0")/../data/twincheck
+"$HETLAB" twin check "$TC/real.sacct" "$TC/other.sacct" --by name --bf-interval 5 >"$TMP/tc" 2>&1
+grep -q '4 matched; unmatched 1 real, 2 other' "$TMP/tc" && grep -q 'real 17.5 s, other 11.8 s, error -32.9 %' "$TMP/tc" &&
+	grep -q 'median 6.0 s (1.20 bf_interval), p90 13.5 s (2.70 bf_interval), mean 6.8 s' "$TMP/tc" &&
+	grep -q '50.0 % of the jobs (bf_interval 5 s' "$TMP/tc" && grep -q "tau-b 1.000" "$TMP/tc" &&
+	grep -q 'preemptions   real 2, other 0' "$TMP/tc" && grep -q '1 real and 0 other that never ran' "$TMP/tc" &&
+	ok "twin check: two dumps by name, the figures worked out by hand" || bad "twin check by name" "$(cat "$TMP/tc")"
+"$HETLAB" twin check "$TC/real.sacct" "$TC/other.sacct" --by name --json >"$TMP/tc.json" 2>&1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["matched"] == 4 and len(d["pairs"]) == 4 and d["bf_interval_s"] == 30 and abs(d["dstart_p90_s"] - 13.5) < 1e-9' "$TMP/tc.json" 2>/dev/null &&
+	ok "twin check --json: the figures and each matched job" || bad "twin check --json" "$(head -c 300 "$TMP/tc.json")"
+check_eq "twin check by jobid: nothing matches, exit 1" "$(rc "$HETLAB" twin check "$TC/real.sacct" "$TC/other.sacct")" 1
+"$HETLAB" run --trace "$TC/real.sacct" --out "$TMP/tc.db" -q >/dev/null 2>&1
+"$HETLAB" twin check "$TC/real.sacct" "$TMP/tc.db" --by name >"$TMP/tc" 2>&1 && grep -q '5 matched; unmatched 0 real, 0 twin' "$TMP/tc" &&
+	"$HETLAB" twin check "$TC/real.sacct" "$TMP/tc.db" | grep -q '5 matched' &&
+	ok "twin check: a dump against its own replay, by name and by jobid" || bad "twin check RUN.DB" "$(cat "$TMP/tc")"
+check_eq "twin check: a malformed dump exits 1" "$(rc "$HETLAB" twin check "$TC/bad-start.sacct" "$TC/other.sacct")" 1
+grep -q "bad-start.sacct:4: Start: expected a time" "$TMP/err" && ok "twin check: the message names file and line" ||
+	bad "twin check malformed" "$(cat "$TMP/err")"
+check_eq "twin check: not a results file exits 1" "$(rc "$HETLAB" twin check "$TC/real.sacct" "$TC/SOURCE.md")" 1
+grep -q "SOURCE.md: not a hetlab results file" "$TMP/err" && ok "twin check: a file that is neither is named" ||
+	bad "twin check other file" "$(cat "$TMP/err")"
+check_eq "twin check: a run first exits 1" "$(rc "$HETLAB" twin check "$TMP/tc.db" "$TC/real.sacct")" 1
+check_eq "twin check: one file exits 2" "$(rc "$HETLAB" twin check "$TC/real.sacct")" 2
+
 # ---- a run as a trace, and demand scaling of a replay --------------------
 "$HETLAB" trace convert "$DB" "$TMP/run.swf" >/dev/null && "$HETLAB" trace convert "$DB" "$TMP/run.jsonl" >/dev/null ||
 	bad "trace convert run.db"
