@@ -299,6 +299,7 @@ int slurm_cfg_bind(struct slurm_cfg *c, const struct cluster *cl, const struct w
 	c->npart_of = c->nqos_of = c->nuser_of = c->nacct_of = 0;
 	if (bind_nodes(c, cl, err, errlen))
 		return -1;
+	c->unix_start = w->unix_start > 0 ? w->unix_start : 0;
 	bool tree = c->nusers > 0 || c->naccounts > 1;
 	if (name_map(w, WL_PARTITION, c->part[0].name, sizeof c->part[0], c->npart, &c->part_of, &c->npart_of) ||
 	    name_map(w, WL_QOS, c->qos[0].name, sizeof c->qos[0], c->nqos, &c->qos_of, &c->nqos_of) ||

@@ -491,6 +491,9 @@ static int params_json(struct build *b)
 	for (int32_t i = 0; i < b->sc.nparams; i++)
 		if (set(p, b->sc.param[i].name, json_real(b->sc.param[i].value)))
 			return oom(b);
+	/* sacct keeps whole seconds: the jobs of one second arrive over it */
+	if (set(p, "submit_offset_s", json_real(0.5)))
+		return oom(b);
 	return 0;
 }
 

@@ -4,8 +4,8 @@
  *
  * Slurm schedules on clocks, not on every event, and a twin must too:
  * - a submit (or any other queued event) asks the background thread,
- *   which wakes every second and runs a pass when batch_sched_delay has
- *   passed since its last one (tick_lag_s: from the event to that tick);
+ *   which wakes every tick_s (a second and a little) and runs a pass when
+ *   batch_sched_delay whole seconds have passed since its last one;
  * - a job's end runs a pass at once (its epilog-complete message;
  *   epilog_pass = 0 queues it instead);
  * - every sched_interval a pass tests the whole queue (others test
@@ -71,8 +71,11 @@ static const struct policy_param sl_params[] = {
 	[SP_REQUEUE_DELAY] = { "requeue_delay_s", 121, 0, 1e6, "a requeued job waits cred_expire + 1 seconds (AuthInfo cred_expire)" },
 	[SP_JOB_REQUEUE] = { "job_requeue", 1, 0, 1, "JobRequeue: 0 victims are cancelled instead of requeued" },
 	[SP_OVERTIME] = { "over_time_limit_min", 0, 0, 1e6, "OverTimeLimit, minutes" },
-	[SP_EPILOG_PASS] = { "epilog_pass", 1, 0, 1, "(model) 1: a job's end runs a main pass at once; 0: at the next tick" },
-	[SP_TICK_LAG] = { "tick_lag_s", 1, 0, 60, "(model) seconds from a queued event to the tick that passes it" },
+	[SP_EPILOG_PASS] = { "epilog_pass", 0, 0, 1, "(model) 1: a job's end runs a main pass at once (an Epilog runs); 0: at the next tick (slurmd finds it complete); a preempted job's always at once" },
+	[SP_TICK] = { "tick_s", 1.003, 0.1, 60, "(model) the period of slurmctld's background thread (10 x 100 ms sleeps and its work)" },
+	[SP_SUBMIT_OFFSET] = { "submit_offset_s", 0, 0, 1, "(model) mean delay of a job's arrival after its whole-second submit time: the m jobs of one second arrive at (k+1)/(m+1) of it when 0.5 (sacct's times); 0: at their submit time" },
+	[SP_BF_START] = { "threads_start_s", 0.75, 0, 60, "(model) from slurmctld's start to its scheduling threads' (the first backfill cycle a bf_interval later)" },
+	[SP_BF_CYCLE] = { "bf_cycle_s", 0.001, 0, 60, "(model) how long a backfill cycle takes: the next starts bf_interval after its end" },
 	[SP_CTLD_START] = { "ctld_start_s", 0, -1e9, 1e9, "(model) slurmctld's start from the trace's start: the clocks' phase" },
 	{ NULL, 0, 0, 0, NULL },
 };
@@ -112,6 +115,13 @@ static int by_name(const void *x, const void *y)
 	int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
 	int c = natcmp(sort_cl->nodes[a].name, sort_cl->nodes[b].name);
 	return c ? c : (a > b) - (a < b);
+}
+
+/* Whole seconds of engine time t (Slurm's time(NULL) at t: the trace
+ * starts on a whole second). */
+static int64_t secs_of(simtime t)
+{
+	return t >= 0 ? t / SL_SEC : -((-t + SL_SEC - 1) / SL_SEC);
 }
 
 /* ---- the default site: one partition, QOS normal, an account a tenant ---- */
@@ -158,6 +168,7 @@ static int own_cfg(struct sl *st, char *err, size_t errlen)
 
 static void sl_fini(void *state);
 static int grow_jobs(struct sl *st, int32_t id);
+static simtime full_due(const struct sl *st);
 
 static int sl_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
                    char *err, size_t errlen)
@@ -256,15 +267,15 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 		sl_fini(st);
 		return -1;
 	}
-	st->ctld_us = simtime_from_s(floor(st->p[SP_CTLD_START]));
-	st->last_bg_us = st->ctld_us;
-	st->next_full_us = st->ctld_us + simtime_from_s(st->p[SP_SCHED_INTERVAL]);
+	st->ctld_us = simtime_from_s(st->p[SP_CTLD_START]);
+	st->tick_us = simtime_from_s(st->p[SP_TICK]);
+	st->last_bg_us = st->last_full_us = st->ctld_us + simtime_from_s(st->p[SP_BF_START]);
+	st->next_full_us = full_due(st);
 	st->next_decay_us = st->ctld_us;
-	st->next_bf_us = st->ctld_us + simtime_from_s(st->p[SP_BF_INTERVAL]);
+	st->next_bf_us = st->ctld_us + simtime_from_s(st->p[SP_BF_START] + st->p[SP_BF_INTERVAL]);
 	st->last_bf_us = st->ctld_us;
 	st->sched_req_us = st->imm_us = -1;
 	st->change_us = st->ctld_us;
-	st->wake_change_us = SIMTIME_INF;
 	st->main_seen.acted = st->bf_seen.acted = true;   /* the first passes run */
 	st->bf_planned = true;
 	st->armed_us = -1;
@@ -316,7 +327,11 @@ static void sl_fini(void *state)
 	free(st->pick);
 	free(st->job);
 	free(st->victims);
+	for (int k = 0; k < SLT_N; k++)
+		free(st->timed[k].t);
+	free(st->arrive_req.t);
 	free(st->nevers);
+	free(st->newjobs);
 	free(st->q);
 	free(st->qtmp);
 	free(st->quse);
@@ -338,6 +353,9 @@ static int grow_jobs(struct sl *st, int32_t id)
 	if (!nn)
 		return -1;
 	st->nevers = nn;
+	if (!(nn = realloc(st->newjobs, (size_t)ncap * sizeof *nn)))
+		return -1;
+	st->newjobs = nn;
 	struct sl_job *nj = realloc(st->job, (size_t)ncap * sizeof *nj);
 	struct sl_rec *nq = realloc(st->q, (size_t)ncap * sizeof *nq);
 	if (nq)
@@ -364,8 +382,55 @@ static int32_t map_of(const int32_t *m, int32_t n, int32_t i)
 /* queue_job_scheduler(): the background thread passes at its next tick. */
 static void queue_pass(struct sl *st, simtime at)
 {
+	if (at > st->v->now) {   /* a job that arrives later: its request then */
+		sl_fifo_push(&st->arrive_req, at);
+		return;
+	}
 	if (st->sched_req_us < 0)
 		st->sched_req_us = at;
+}
+
+/* The clocks of the time the policy was not called (nothing pending, so
+ * no wake): full passes and backfill cycles that came and went and found
+ * nothing to do, as Slurm's threads would have, so that the next ones fall
+ * where Slurm's would. */
+static void catch_up(struct sl *st)
+{
+	simtime now = st->v->now;
+	while (st->next_full_us < now) {
+		st->last_bg_us = st->last_full_us = st->next_full_us;
+		st->sched_req_us = -1;
+		sl_fifo_pop_to(&st->arrive_req, st->next_full_us);
+		st->next_full_us = full_due(st);
+	}
+	while (st->next_bf_us < now) {
+		if (!st->bf_planned && secs_of(st->change_us) < secs_of(st->last_bf_us)) {
+			st->bf_poll_us = st->next_bf_us;   /* no work: it polls every second */
+			st->next_bf_us = SIMTIME_INF;
+			break;
+		}
+		st->bf_planned = st->v->npending > 0;
+		st->last_bf_us = st->next_bf_us + simtime_from_s(st->p[SP_BF_CYCLE]);
+		st->next_bf_us = st->last_bf_us + simtime_from_s(st->p[SP_BF_INTERVAL]);
+	}
+}
+
+/* The jobs submitted at the last time the policy was called arrive
+ * within their second: the k-th of m (in submit order) at
+ * S + 2 offset (k+1)/(m+1), offset 0.5 spreading them over the second as
+ * order statistics would (sacct keeps whole seconds; Slurm saw the
+ * fractions). */
+static void settle_new(struct sl *st)
+{
+	int32_t m = st->nnew;
+	double off = st->p[SP_SUBMIT_OFFSET];
+	for (int32_t k = 0; k < m; k++) {
+		struct sl_job *sj = &st->job[st->newjobs[k]];
+		sj->begin_us = st->v->jobs[st->newjobs[k]].submit_us + simtime_from_s(2 * off * (k + 1) / (m + 1));
+		queue_pass(st, sj->begin_us);
+		sl_change_at(st, SLT_ARRIVE, sj->begin_us);
+	}
+	st->nnew = 0;
 }
 
 static void sl_submit(void *state, const struct view *v, int32_t id)
@@ -373,6 +438,9 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	struct sl *st = state;
 	st->v = v;
 	st->cl = v->cl;
+	catch_up(st);
+	if (st->nnew && v->jobs[st->newjobs[0]].submit_us != v->jobs[id].submit_us)
+		settle_new(st);
 	if (grow_jobs(st, id))
 		return;   /* out of memory: the job stays unknown and is never started */
 	const struct job *j = &v->jobs[id];
@@ -394,7 +462,10 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	sj->pqos = p->qos;
 	sj->limit_s = j->walltime_us == SIMTIME_INF ? p->default_time_s
 	                                              : (j->walltime_us + SL_SEC - 1) / SL_SEC;
-	sj->submit_us = sj->begin_us = j->submit_us;
+	sj->submit_us = j->submit_us;
+	/* Slurm sees it submit_offset_s later (a whole-second trace time is
+	 * somewhere in its second) */
+	sj->begin_us = j->submit_us;
 	sj->accrue_us = sj->preempt_us = -1;
 	sj->seen_preempt = j->preemptions;
 	sj->known = true;
@@ -413,8 +484,13 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	else
 		sj->prio = st->basic_next > 1 ? st->basic_next-- : 1;
 	placer_submit(&st->pl, j);
-	queue_pass(st, v->now);
-	sl_changed(st);
+	st->idle_cycles = 0;
+	if (st->p[SP_SUBMIT_OFFSET] > 0 && st->nnew < st->cap_job) {
+		st->newjobs[st->nnew++] = id;   /* its arrival is settled with the others of its second */
+	} else {
+		sl_changed(st);
+		queue_pass(st, sj->begin_us);
+	}
 }
 
 static void sl_finish(void *state, const struct view *v, int32_t id)
@@ -422,6 +498,7 @@ static void sl_finish(void *state, const struct view *v, int32_t id)
 	struct sl *st = state;
 	st->v = v;
 	st->cl = v->cl;
+	catch_up(st);
 	if (id >= st->cap_job || !st->job[id].known)
 		return;
 	struct sl_job *sj = &st->job[id];
@@ -429,8 +506,11 @@ static void sl_finish(void *state, const struct view *v, int32_t id)
 		sl_limits_add(st, id, -1);
 	if (v->jobs[id].start_us >= 0) {
 		sl_prio_job_end(st, id);
-		/* its nodes come back with the epilog-complete message */
-		if (st->p[SP_EPILOG_PASS] >= 0.5)
+		/* its nodes come back with the epilog-complete message, which
+		 * runs a pass at once after a kill (a preempted job) or an
+		 * Epilog; else slurmd finds the job complete and a pass waits
+		 * for the next tick */
+		if (st->p[SP_EPILOG_PASS] >= 0.5 || sj->victim)
 			st->imm_us = v->now;
 		else
 			queue_pass(st, v->now);
@@ -448,6 +528,7 @@ static int main_pass(struct sl *st, bool full)
 	bool enforce = st->p[SP_ENFORCE] >= 0.5, stop = st->p[SP_ASSOC_STOP] >= 0.5;
 	sl_sort(st);
 	sl_nodes_up(st);
+	SL_TRACE(st, "main pass%s (%d queued)", full ? " full" : "", st->nq);
 	sl_copy(st->avail, st->up, nw);
 	memset(st->part_failed, 0, (size_t)st->cfg->npart);
 	memset(st->part_depth, 0, (size_t)st->cfg->npart * sizeof *st->part_depth);
@@ -479,6 +560,7 @@ static int main_pass(struct sl *st, bool full)
 			int n = sl_select(st, id, cl->free, st->cand, false);
 			bool lim_ok = !enforce || stop || sl_limits_post(st, id, st->parts, n);
 			if (n > 0 && lim_ok) {
+				SL_TRACE(st, "main%s start %lld node %d", full ? " full" : "", (long long)v->jobs[id].trace_id, st->parts[0].node + 1);
 				if (sl_start(st, id, st->parts, n))
 					return -1;
 				started++;
@@ -519,19 +601,42 @@ static simtime grid_after(simtime base, simtime step, simtime t)
 	return base + ((t - base) / step + 1) * step;
 }
 
-/* The background tick that runs a queued pass. */
+/* The background thread's first tick at or after t. */
+static simtime tick_from(const struct sl *st, simtime t)
+{
+	if (t <= st->ctld_us)
+		return st->ctld_us + st->tick_us;
+	simtime k = (t - st->ctld_us + st->tick_us - 1) / st->tick_us;
+	return st->ctld_us + (k > 0 ? k : 1) * st->tick_us;
+}
+
+/* The first tick at or after t whose second is at least `sec`. */
+static simtime tick_at_sec(const struct sl *st, simtime t, int64_t sec)
+{
+	simtime from = sec * SL_SEC > t ? sec * SL_SEC : t;
+	return tick_from(st, from);
+}
+
+/* The tick of the next full pass: sched_interval whole seconds after the
+ * last one. */
+static simtime full_due(const struct sl *st)
+{
+	if (st->p[SP_SCHED_INTERVAL] <= 0)
+		return SIMTIME_INF;
+	return tick_at_sec(st, st->last_full_us + 1, secs_of(st->last_full_us) + (int64_t)st->p[SP_SCHED_INTERVAL]);
+}
+
+/* The tick that runs a queued pass: the first after the request once
+ * batch_sched_delay whole seconds have passed since the last pass. */
 static simtime bg_due(const struct sl *st)
 {
-	if (st->sched_req_us < 0)
+	simtime req = st->sched_req_us;
+	const struct sl_fifo *f = &st->arrive_req;
+	if (f->n > 0 && (req < 0 || f->t[f->head] < req))
+		req = f->t[f->head];
+	if (req < 0)
 		return SIMTIME_INF;
-	simtime a = st->sched_req_us + simtime_from_s(st->p[SP_TICK_LAG]);
-	simtime b = st->last_bg_us + simtime_from_s(st->p[SP_BATCH_DELAY]);
-	simtime t = a > b ? a : b;
-	/* ticks fall on whole seconds from slurmctld's start */
-	simtime off = t - st->ctld_us;
-	if (off % SL_SEC)
-		t += SL_SEC - ((off % SL_SEC) + SL_SEC) % SL_SEC;
-	return t;
+	return tick_at_sec(st, req, secs_of(st->last_bg_us) + (int64_t)st->p[SP_BATCH_DELAY]);
 }
 
 /* Victims requeued since the last call: Slurm's batch_requeue_fini. */
@@ -550,13 +655,10 @@ static void watch_victims(struct sl *st)
 			sl_prio_job_end(st, id);
 			sj->submit_us = v->now;
 			sj->begin_us = v->now + simtime_from_s(st->p[SP_REQUEUE_DELAY]);
-			sl_change_at(st, sj->begin_us);
+			sl_change_at(st, SLT_BEGIN, sj->begin_us);
 			sj->accrue_us = -1;
 			sj->victim = false;
-			if (st->p[SP_EPILOG_PASS] >= 0.5)
-				st->imm_us = v->now;
-			else
-				queue_pass(st, v->now);
+			st->imm_us = v->now;   /* its epilog's message: the preemptor starts */
 			sl_changed(st);
 			continue;
 		}
@@ -616,6 +718,13 @@ static void arm(struct sl *st)
 		t = st->next_bf_us;
 	if (st->p[SP_MULTIFACTOR] >= 0.5 && (live || v->nrunning > 0) && st->next_decay_us < t)
 		t = st->next_decay_us;
+	if (st->p[SP_BACKFILL] >= 0.5 && st->next_bf_us == SIMTIME_INF) {
+		/* backfill polls: the change that ends it must be seen when it
+		 * happens (a job arriving), for the poll after it */
+		for (int k = 0; k < SLT_N; k++)
+			if (st->timed[k].n > 0 && st->timed[k].t[st->timed[k].head] < t)
+				t = st->timed[k].t[st->timed[k].head];
+	}
 	if (t == SIMTIME_INF || t <= now)
 		return;
 	if (st->armed_us > now && st->armed_us <= t)
@@ -665,14 +774,20 @@ static int main_pass_if(struct sl *st, bool full)
 	return 0;
 }
 
-/* Job begin times passed and preemptors' quiet times over are changes. */
+/* Jobs arrived, begin times passed and preemptors' quiet times over are
+ * changes. */
 static void clock_changes(struct sl *st)
 {
 	simtime now = st->v->now;
-	if (st->wake_change_us <= now) {
-		st->wake_change_us = SIMTIME_INF;
-		sl_touched(st);
+	simtime first = SIMTIME_INF;
+	for (int k = 0; k < SLT_N; k++) {
+		struct sl_fifo *f = &st->timed[k];
+		if (f->n > 0 && f->t[f->head] <= now && f->t[f->head] < first)
+			first = f->t[f->head];
+		sl_fifo_pop_to(f, now);
 	}
+	if (first != SIMTIME_INF)
+		sl_touched_at(st, first);
 }
 
 static void sl_schedule(void *state, const struct view *v, struct decide *out)
@@ -681,6 +796,9 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 	st->v = v;
 	st->cl = v->cl;   /* the engine owns the cluster: it moved after init */
 	st->out = out;
+	catch_up(st);
+	if (st->nnew)
+		settle_new(st);
 	st->acted = false;
 	simtime now = v->now;
 	if (st->nvictims)
@@ -700,15 +818,16 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 		if (v->npending > 0)
 			sl_touched(st);
 	}
-	bool full = false;
-	if (st->next_full_us <= now) {
-		full = true;
-		st->next_full_us = grid_after(st->ctld_us, simtime_from_s(st->p[SP_SCHED_INTERVAL]), now);
-	}
+	bool full = st->next_full_us <= now;
 	bool periodic = full;
 	if (full || bg_due(st) <= now) {
 		st->last_bg_us = now;
+		if (full) {
+			st->last_full_us = now;
+			st->next_full_us = full_due(st);
+		}
 		st->sched_req_us = -1;
+		sl_fifo_pop_to(&st->arrive_req, now);
 		if (v->npending > 0 && main_pass_if(st, full))
 			return;
 	}
@@ -718,7 +837,7 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 			return;
 	}
 	if (st->p[SP_BACKFILL] >= 0.5 && st->next_bf_us <= now) {
-		if (st->bf_planned || st->change_us / SL_SEC >= st->last_bf_us / SL_SEC) {
+		if (st->bf_planned || secs_of(st->change_us) >= secs_of(st->last_bf_us)) {
 			periodic = true;
 			if (v->npending > 0) {
 				if (pass_needed(st, &st->bf_seen, true)) {
@@ -731,10 +850,12 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 			} else {
 				st->bf_planned = false;
 			}
-			st->last_bf_us = now;
-			st->next_bf_us = now + simtime_from_s(st->p[SP_BF_INTERVAL]);
+			st->last_bf_us = now + simtime_from_s(st->p[SP_BF_CYCLE]);
+			st->next_bf_us = st->last_bf_us + simtime_from_s(st->p[SP_BF_INTERVAL]);
 		} else {
-			st->next_bf_us = SIMTIME_INF;   /* at the first second after a change */
+			st->bf_poll_us = st->next_bf_us;   /* it polls every second from here */
+			st->next_bf_us = SIMTIME_INF;
+			SL_TRACE(st, "bf no work, polls");
 		}
 	}
 	if (periodic && !st->acted && v->nrunning == 0)

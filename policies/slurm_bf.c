@@ -405,6 +405,7 @@ void sl_bf_cycle(struct sl *st)
 	bool preempt_on = st->p[SP_PREEMPT_QOS] >= 0.5;
 	sl_sort(st);
 	sl_nodes_up(st);
+	SL_TRACE(st, "bf cycle (%d queued)", st->nq);
 	struct sl_map *m = &st->map;
 	m->n = 1;
 	m->begin[0] = now / res * res;
@@ -499,6 +500,9 @@ void sl_bf_cycle(struct sl *st)
 				if (enforce && !stop && !sl_limits_post(st, id, st->parts, n))
 					break;   /* accounting policy: no plan */
 				if (n > 0) {
+					SL_TRACE(st, "bf start %lld node %d [free %d %d %d %d %d %d cand %llx]", (long long)v->jobs[id].trace_id, st->parts[0].node + 1,
+					         st->cl->free[0].cores, st->cl->free[1].cores, st->cl->free[2].cores, st->cl->free[3].cores,
+					         st->cl->free[4].cores, st->cl->free[5].cores, (unsigned long long)cand[0]);
 					if (sl_start(st, id, st->parts, n))
 						return;
 					ends_add(st, id);
@@ -529,6 +533,7 @@ void sl_bf_cycle(struct sl *st)
 				goto done;
 			for (int32_t w = 0; w < nw; w++)
 				sel[w] = ~sel[w];
+			SL_TRACE(st, "bf plan %lld at %lld", (long long)v->jobs[id].trace_id, (long long)(S % 1000));
 			add_resv(st, s_rnd, e_rnd, sel, res);
 			break;
 		}

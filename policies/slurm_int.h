@@ -13,6 +13,7 @@
  *                    association limits
  *   slurm_prio.c     priority/multifactor: usage, decay, Fair Tree and
  *                    classic fair share, the job's priority
+ *   slurm_clock.c    queues of times: changes time alone makes, requests
  *
  * Each file calls only those below it in this list, and slurm.c all.
  * Node sets are bitmaps over Slurm's node order (its node table is sorted
@@ -39,7 +40,8 @@ enum sl_param {
 	SP_ASSOC_STOP, SP_BACKFILL, SP_BF_INTERVAL, SP_BF_RES, SP_BF_WINDOW, SP_BF_MAX_TEST,
 	SP_BF_MAX_PART, SP_BF_MAX_USER, SP_BF_MAX_START, SP_BF_MIN_AGE, SP_BF_MIN_PRIO, SP_BF_SPACE,
 	SP_PREEMPT_QOS, SP_PREEMPT_MODE, SP_PREEMPT_EXEMPT, SP_KILL_WAIT, SP_MSG_TIMEOUT,
-	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK_LAG, SP_CTLD_START,
+	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK, SP_SUBMIT_OFFSET, SP_BF_START,
+	SP_BF_CYCLE, SP_CTLD_START,
 	SP_NPARAM
 };
 
@@ -166,6 +168,7 @@ struct sl {
 	uint32_t basic_next;              /* priority/basic: the next job's priority */
 	int32_t *victims, nvictims, cap_victims;
 	int32_t *nevers, nnever;          /* jobs to hold (never startable), cap_job room */
+	int32_t *newjobs, nnew;           /* submitted at the last call's time, arrival not settled */
 	/* the queue of a pass */
 	struct sl_rec *q, *qtmp;
 	int32_t nq, cap_q;
@@ -174,13 +177,23 @@ struct sl {
 	/* clocks (engine time) */
 	simtime ctld_us;                  /* slurmctld's start */
 	simtime last_bg_us;               /* last_sched_time: the background thread's last pass */
+	simtime last_full_us;             /* last_full_sched_time */
+	simtime tick_us;                  /* the background thread's period */
 	simtime next_full_us, next_decay_us, next_bf_us;
 	simtime sched_req_us;             /* the oldest queued request (queue_job_scheduler), -1 none */
 	simtime imm_us;                   /* an epilog-complete pass due now, -1 none */
 	simtime last_bf_us;               /* the end of the last backfill cycle */
 	simtime change_us;                /* last job, node or priority change */
 	uint64_t nchange;                 /* changes so far */
-	simtime wake_change_us;           /* the next change time alone makes (begin, quiet time) */
+	/* Changes that time alone makes, each kind in the order it is
+	 * registered, which is time order: jobs arriving (submit_offset_s),
+	 * requeued jobs' begin times, preemptors' quiet times ending. */
+	struct sl_fifo {
+		simtime *t;
+		int32_t head, n, cap;
+	} timed[3];
+	struct sl_fifo arrive_req;        /* arrivals' requests for a pass, in time order */
+	simtime bf_poll_us;               /* backfill polls every second from here when idle */
 	struct sl_seen main_seen, bf_seen;
 	bool bf_planned;                  /* the last cycle stored a planned start */
 	simtime armed_us;                 /* the earliest wake asked for and not yet reached */
@@ -214,13 +227,14 @@ struct sl {
 	struct decide *out;
 };
 
-/* Records a future time at which the state changes by itself (a begin
- * time, the end of a preemptor's quiet time): a change for the passes. */
-static inline void sl_change_at(struct sl *st, simtime t)
-{
-	if (t > st->v->now && t < st->wake_change_us)
-		st->wake_change_us = t;
-}
+enum { SLT_ARRIVE, SLT_BEGIN, SLT_QUIET, SLT_N };
+/* Records that the state changes by itself at time t (a job arriving, a
+ * begin time, the end of a preemptor's quiet time), t not before the last
+ * one of its kind: a change for the passes (slurm.c). -1 on ENOMEM. */
+int sl_change_at(struct sl *st, int kind, simtime t);
+struct sl_fifo;
+int sl_fifo_push(struct sl_fifo *f, simtime t);      /* -1 on ENOMEM */
+bool sl_fifo_pop_to(struct sl_fifo *f, simtime t);
 
 /* slurm_queue.c */
 int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */
@@ -231,6 +245,7 @@ void sl_nodes_up(struct sl *st);    /* st->up: nodes in service (not down, drain
 /* A job or priority changed (backfill's _more_work sees it); sl_changed:
  * a job was submitted, started, ended or requeued. */
 void sl_touched(struct sl *st);
+void sl_touched_at(struct sl *st, simtime t);   /* a change that happened at t (<= now) */
 void sl_changed(struct sl *st);
 
 /* slurm_prio.c */
@@ -287,4 +302,10 @@ bool sl_can_preempt(const struct sl *st, int32_t a, int32_t b);
 /* Preemptable running jobs of job id on cand into st->cands. */
 void sl_preempt_cands(struct sl *st, int32_t id, const uint64_t *cand);
 
+#ifdef SL_DEBUG
+#include <stdio.h>
+#define SL_TRACE(st, ...) do { fprintf(stderr, "%.3f ", simtime_to_s((st)->v->now) + (double)((st)->cfg->unix_start % 86400)); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } while (0)
+#else
+#define SL_TRACE(st, ...) do { } while (0)
+#endif
 #endif

@@ -231,7 +231,7 @@ int sl_preempt(struct sl *st, int32_t id, const uint64_t *cand)
 	if (any) {
 		sj->preempt_us = v->now;
 		st->acted = true;
-		sl_change_at(st, v->now + quiet);
+		sl_change_at(st, SLT_QUIET, v->now + quiet);
 	}
 	return 1;
 }

@@ -25,17 +25,24 @@ bool sl_eligible(const struct sl *st, int32_t job)
 	return st->v->jobs[job].state == JOB_PENDING && !sj->never && sj->begin_us <= st->v->now;
 }
 
-/* Something that _more_work sees changed (a job's state or priority). */
-void sl_touched(struct sl *st)
+void sl_touched_at(struct sl *st, simtime t)
 {
-	simtime now = st->v->now;
-	st->change_us = now;
+	if (t > st->change_us)
+		st->change_us = t;
 	st->nchange++;
 	if (st->next_bf_us == SIMTIME_INF) {
-		/* backfill polls every second once its interval has passed */
-		simtime s = (now - st->ctld_us + SL_SEC - 1) / SL_SEC * SL_SEC + st->ctld_us;
-		st->next_bf_us = s > st->last_bf_us ? s : st->last_bf_us;
+		/* backfill polls every second from its due time on: the first
+		 * poll after the change runs the cycle */
+		simtime k = (t - st->bf_poll_us + SL_SEC - 1) / SL_SEC;
+		st->next_bf_us = st->bf_poll_us + (k > 1 ? k : 1) * SL_SEC;
+		SL_TRACE(st, "bf poll from %.3f, change at %.3f: next %.3f", simtime_to_s(st->bf_poll_us),
+		         simtime_to_s(t), simtime_to_s(st->next_bf_us));
 	}
+}
+
+void sl_touched(struct sl *st)
+{
+	sl_touched_at(st, st->v->now);
 }
 
 /* A job was submitted, started, ended or requeued. */

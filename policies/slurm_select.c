@@ -30,7 +30,10 @@ int32_t sl_node_cpus(const struct sl *st, const struct nodefree *f, int32_t i, c
 		return place_spread_cores(cl, &f[i], i, r, f[i].cores);
 	if (!cluster_node_fits(cl, &f[i], i, r))
 		return 0;
-	return f[i].cores;
+	/* A job with GPUs (GRES) and a task count: gres_select_filter_sock_core
+	 * keeps only the cores it needs, so every node that can take it offers
+	 * the same CPUs and best fit falls to the first node of its set. */
+	return r->gpus > 0 ? r->cores : f[i].cores;
 }
 
 struct sl_set {

@@ -182,6 +182,12 @@ static void run(struct site *s, int nnodes, int gpus, const struct tj *tj, int n
 	const struct policy_ops *pol = &policy_slurm;
 	struct policy_cfg cfg;
 	policy_cfg_defaults(pol, &cfg);
+	/* clocks on whole seconds from 0: ticks every second, cycles instant,
+	 * jobs arriving half a second after their (whole-second) submit */
+	static const struct param clocks[] = { { "tick_s", 1 }, { "submit_offset_s", 0.5 }, { "threads_start_s", 0 },
+	                                       { "bf_cycle_s", 0 }, { NULL, 0 } };
+	for (const struct param *p = clocks; p->name; p++)
+		cfg.v[policy_param_index(pol, p->name)] = p->v;
 	for (const struct param *p = ps; p && p->name; p++) {
 		int k = policy_param_index(pol, p->name);
 		assert_true(k >= 0);
@@ -211,8 +217,9 @@ static void run(struct site *s, int nnodes, int gpus, const struct tj *tj, int n
 
 #define S(i) start[i]
 
-/* A submit is passed at the background thread's next tick (1 s later)
- * once batch_sched_delay has passed since its last pass. */
+/* A submit (arriving half a second after its whole-second time) is
+ * passed at the background thread's next tick once batch_sched_delay
+ * whole seconds have passed since its last pass. */
 static void test_tick_and_delay(void **state)
 {
 	(void)state;
@@ -236,7 +243,7 @@ static void test_tick_and_delay(void **state)
 }
 
 /* A job's end runs a pass at once (epilog complete): the next job starts
- * in the same second; with epilog_pass=0 at the next tick. */
+ * at its end; with epilog_pass=0 at the next tick. */
 static void test_epilog_pass(void **state)
 {
 	(void)state;
@@ -250,9 +257,10 @@ static void test_epilog_pass(void **state)
 	const struct param ps[] = { { "backfill", 0 }, { NULL, 0 } };
 	run(&s, 1, 0, tj, 2, ps, start, end, NULL);
 	assert_true(S(0) == 3 && end[0] == 53 && S(1) == 53);
-	const struct param pq[] = { { "backfill", 0 }, { "epilog_pass", 0 }, { NULL, 0 } };
+	/* queued instead: the next tick (on x.25 s here) */
+	const struct param pq[] = { { "backfill", 0 }, { "epilog_pass", 0 }, { "ctld_start_s", 0.25 }, { NULL, 0 } };
 	run(&s, 1, 0, tj, 2, pq, start, end, NULL);
-	assert_true(S(1) == 54);
+	assert_true(S(0) == 3.25 && S(1) == 53.25);
 }
 
 /* The first job that cannot start blocks its partition for the rest of
@@ -329,10 +337,10 @@ static void test_qos_limit(void **state)
 	run(&s, 2, 0, tj, 3, ps, start, end, NULL);
 	assert_true(S(0) == 1 && S(2) == 3);
 	assert_true(S(1) == end[0]);
-	/* not enforced: the tick at 1 takes the job submitted then too */
+	/* not enforced: at the tick after it arrives */
 	const struct param pn[] = { { "backfill", 0 }, { "batch_sched_delay_s", 0 }, { NULL, 0 } };
 	run(&s, 2, 0, tj, 3, pn, start, end, NULL);
-	assert_true(S(1) == 1);
+	assert_true(S(1) == 2);
 }
 
 /* Fair Tree: after account a used the machine, b's user ranks first at
