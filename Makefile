@@ -165,10 +165,13 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 # executor, `hetlab live --executor slurm`, the per-failure trust checks,
 # the soak (kill -9 and slurmctld restarts under a few hundred jobs) and
 # what deploy/ ships (these fail, with the daemons' logs, when the cluster
-# does not start). Each starts its own cluster on fixed ports: hold
-# /tmp/hetlab-slurm.lock (flock) around it when others may run one.
+# does not start), and the Slurm twin's pipeline (tests/slurm/twin.sh: a
+# small workload on the real Slurm, twin build, replay, twin check; its
+# cluster's ports are offset by 2000). Each starts its own cluster on fixed
+# ports: hold /tmp/hetlab-slurm.lock (flock) around it when others may run one.
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
+	@sh tests/slurm/twin.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
 	@sh tests/slurm/trust.sh $(HETLAB)

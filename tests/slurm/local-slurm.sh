@@ -20,7 +20,15 @@
 # job that gives no --mem gets a whole node's memory; LOCAL_SLURM_SELECT
 # overrides), ReturnToService=2, MinJobAge=300 (LOCAL_SLURM_MINJOBAGE).
 # Accounts t0, t1, t2 and proj-a and QOS normal and hi exist, and every
-# user may use them. Needs
+# user may use them. A caller may give its own scheduling settings:
+# LOCAL_SLURM_CONF_EXTRA holds slurm.conf lines that replace the lines of
+# the same keys (one PartitionName or NodeName line replaces all of that
+# key) and are added at the end; LOCAL_SLURM_SACCTMGR holds lines of
+# sacctmgr arguments ("add qos high Priority=100 Preempt=low"), each run
+# as `sacctmgr -i LINE` after the default accounts; LOCAL_SLURM_MEM sets
+# the nodes' RealMemory; LOCAL_SLURM_PORT_OFFSET adds to every port (two
+# clusters on one host need offsets apart by 200 or more). start writes slurmctld's start time (Unix
+# seconds) into DIR/ctld-start. Needs
 # root and the Debian packages slurmctld slurmd slurm-client munge (and
 # slurmdbd mariadb-server for accounting). start exits non-zero with a
 # message when the daemons are not up within 60 s (then run stop: it is
@@ -28,6 +36,8 @@
 set -u
 
 NODES=6
+PO=${LOCAL_SLURM_PORT_OFFSET:-0}
+case $PO in ''|*[!0-9]*) echo "local-slurm: LOCAL_SLURM_PORT_OFFSET: expected a number, got '$PO'" >&2; exit 1 ;; esac
 die() { echo "local-slurm: $*" >&2; exit 1; }
 
 # Polls "$@" until it succeeds or the deadline ($END) passes.
@@ -56,7 +66,7 @@ start_db() {
 			--auth-root-authentication-method=normal --skip-test-db >"$D/log/db-install.log" 2>&1 ||
 			die "mariadb-install-db failed (see $D/log/db-install.log)"
 	fi
-	mariadbd --no-defaults --datadir="$D/db" --user=root --socket="$D/run/db.sock" --port=16830 \
+	mariadbd --no-defaults --datadir="$D/db" --user=root --socket="$D/run/db.sock" --port=$((16830 + PO)) \
 		--bind-address=127.0.0.1 --pid-file="$D/run/mariadbd.pid" --log-error="$D/log/mariadbd.log" \
 		--skip-name-resolve --innodb-buffer-pool-size=32M --innodb-flush-log-at-trx-commit=0 \
 		</dev/null >/dev/null 2>&1 &
@@ -68,13 +78,13 @@ AuthType=auth/munge
 AuthInfo=socket=$D/munge/munge.socket
 DbdHost=localhost
 DbdAddr=127.0.0.1
-DbdPort=16819
+DbdPort=$((16819 + PO))
 SlurmUser=root
 LogFile=$D/log/slurmdbd.log
 PidFile=$D/run/slurmdbd.pid
 StorageType=accounting_storage/mysql
 StorageHost=127.0.0.1
-StoragePort=16830
+StoragePort=$((16830 + PO))
 StorageUser=slurm
 StoragePass=hetlab-test
 StorageLoc=slurm_acct_db
@@ -91,10 +101,17 @@ EOC
 	timeout 10 sacctmgr -i add user $(echo $users | tr ' ' ',') account=t0,t1,t2,proj-a \
 		cluster=hetlab >/dev/null 2>&1
 	timeout 10 sacctmgr -i modify user where name=$(echo $users | tr ' ' ',') set qos=normal,hi >/dev/null 2>&1
+	# The caller's set-up, one sacctmgr command a line.
+	printf '%s\n' "${LOCAL_SLURM_SACCTMGR:-}" | while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		# shellcheck disable=SC2086 # a line of sacctmgr arguments, split as a shell would
+		timeout 10 sacctmgr -i $l >>"$D/log/sacctmgr.log" 2>&1 || die "sacctmgr $l failed (see $D/log/sacctmgr.log)"
+	done || exit 1
 	return 0
 }
 
 start_ctld() {
+	date +%s.%N >"$D/ctld-start"
 	slurmctld -i </dev/null >>"$D/log/slurmctld.out" 2>&1 ||
 		die "slurmctld did not start (see $D/log/slurmctld.log)"
 	poll timeout 5 scontrol ping || die "slurmctld not answering within 60 s (see $D/log/slurmctld.log)"
@@ -125,7 +142,7 @@ start() {
 	if acct_on; then
 		acct="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
-AccountingStoragePort=16819
+AccountingStoragePort=$((16819 + PO))
 AccountingStoragePass=$D/munge/munge.socket
 AccountingStorageTRES=gres/gpu
 AccountingStorageEnforce=associations,limits
@@ -135,11 +152,11 @@ JobAcctGatherType=jobacct_gather/none"
 		acct="AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none"
 	fi
-	cat >"$D/etc/slurm.conf" <<EOC
+	cat >"$D/etc/slurm.conf.base" <<EOC
 ClusterName=hetlab
 SlurmctldHost=localhost
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$((16817 + PO))
+SlurmdPort=$((16818 + PO))
 AuthType=auth/munge
 AuthInfo=socket=$D/munge/munge.socket,cred_expire=10
 CredType=cred/munge
@@ -165,10 +182,15 @@ SlurmdParameters=config_overrides
 TmpFS=$D/tmp
 MinJobAge=${LOCAL_SLURM_MINJOBAGE:-300}
 GresTypes=gpu
-NodeName=n[1-6] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[17001-17006] CPUs=${LOCAL_SLURM_CPUS:-4} RealMemory=4000 Gres=gpu:fake:2 State=UNKNOWN
+NodeName=n[1-6] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$((17001 + PO))-$((17006 + PO))] CPUs=${LOCAL_SLURM_CPUS:-4} RealMemory=${LOCAL_SLURM_MEM:-4000} Gres=gpu:fake:2 State=UNKNOWN
 PartitionName=debug Nodes=n[1-4] Default=YES MaxTime=INFINITE State=UP
 PartitionName=second Nodes=n[5-6] MaxTime=INFINITE State=UP
 EOC
+	# The caller's lines replace those of the same keys.
+	printf '%s\n' "${LOCAL_SLURM_CONF_EXTRA:-}" >"$D/etc/slurm.conf.extra"
+	awk -F= 'NR == FNR { if (NF > 1 && $1 !~ /^[[:space:]]*#/) drop[tolower($1)] = 1; next }
+		!(tolower($1) in drop)' "$D/etc/slurm.conf.extra" "$D/etc/slurm.conf.base" >"$D/etc/slurm.conf"
+	grep -v '^[[:space:]]*$' "$D/etc/slurm.conf.extra" >>"$D/etc/slurm.conf"
 	cat >"$D/etc/gres.conf" <<EOC
 AutoDetect=off
 NodeName=n[1-6] Name=gpu Type=fake File=$D/fakedev/gpu[0-1]
