@@ -41,9 +41,11 @@ static int load_sacct(struct side *s, bool by_name, char *err, size_t errlen)
 		sacct_jobs_free(&x);
 		return -1;
 	}
+	int32_t named = 0;
 	for (int32_t i = 0; i < w.n; i++) {
 		struct twincheck_job *j = &s->job[i];
 		const char *name = workload_job_name(&w, i);
+		named += name && *name;
 		if (by_name)
 			snprintf(j->key, sizeof j->key, "%s", name ? name : "");
 		else
@@ -52,12 +54,18 @@ static int load_sacct(struct side *s, bool by_name, char *err, size_t errlen)
 		j->start_s = (double)x.job[i].start;
 		j->preemptions = x.job[i].requeues + (strncmp(x.job[i].state, "PREEMPTED", 9) == 0);
 	}
+	int rc = 0;
+	if (by_name && w.n && !named) {
+		snprintf(err, errlen, "%s: no job has a JobName (dump with sacct -P --format=...,JobName,...), "
+		         "or match --by jobid", s->path);
+		rc = -1;
+	}
 	s->n = w.n;
 	s->never_ran = x.never_ran;
 	s->bf_interval_s = NAN;
 	workload_free(&w);
 	sacct_jobs_free(&x);
-	return 0;
+	return rc;
 }
 
 static int load_side(struct side *s, bool by_name, char *err, size_t errlen)

@@ -150,6 +150,10 @@ grep -q "bad-start.sacct:4: Start: expected a time" "$TMP/err" && ok "twin check
 check_eq "twin check: not a results file exits 1" "$(rc "$HETLAB" twin check "$TC/real.sacct" "$TC/SOURCE.md")" 1
 grep -q "SOURCE.md: not a hetlab results file" "$TMP/err" && ok "twin check: a file that is neither is named" ||
 	bad "twin check other file" "$(cat "$TMP/err")"
+cut -d'|' -f1,2,4- "$TC/real.sacct" >"$TMP/noname.sacct"
+check_eq "twin check --by name: a dump without JobName exits 1" "$(rc "$HETLAB" twin check "$TMP/noname.sacct" "$TC/other.sacct" --by name)" 1
+grep -q "noname.sacct: no job has a JobName" "$TMP/err" && ok "twin check: says the dump has no JobName" ||
+	bad "twin check without JobName" "$(cat "$TMP/err")"
 check_eq "twin check: a run first exits 1" "$(rc "$HETLAB" twin check "$TMP/tc.db" "$TC/real.sacct")" 1
 check_eq "twin check: one file exits 2" "$(rc "$HETLAB" twin check "$TC/real.sacct")" 2
 
