@@ -500,9 +500,12 @@ const struct cli_cmd cli_commands[] = {
 	  "from (an installed hetlab has no source tree), lists them, or loads a\n"
 	  "scenario file and reports its first error.",
 	  NULL, scenario_subs, 0, "docs/planning.md, docs/scenario.md" },
-	{ "policies", NULL, "list the scheduling policies",
-	  "Lists the scheduling policies and their parameters.",
-	  NULL, NULL, 0, "docs/policies.md" },
+	{ "policies", "[POLICY]", "list the scheduling policies",
+	  "Lists the scheduling policies and their parameters (a policy with many,\n"
+	  "such as slurm, by count: name it to list them), the placement\n"
+	  "strategies and the GPU-sharing scores. With a POLICY, that policy's\n"
+	  "parameters only, with their defaults and meanings.",
+	  NULL, NULL, CLI_C_POLICY, "docs/policies.md, docs/slurm-twin.md" },
 	{ "catalog", NULL, "list the hardware catalog",
 	  "Lists the built-in hardware catalog: the GPU and CPU model names a\n"
 	  "scenario's node types use, with their memory, power, throughput and\n"

@@ -77,6 +77,8 @@ static const struct policy_param sl_params[] = {
 	[SP_BF_START] = { "threads_start_s", 0.75, 0, 60, "(model) from slurmctld's start to its scheduling threads' (the first backfill cycle a bf_interval later)" },
 	[SP_BF_CYCLE] = { "bf_cycle_s", 0.001, 0, 60, "(model) how long a backfill cycle takes: the next starts bf_interval after its end" },
 	[SP_CTLD_START] = { "ctld_start_s", 0, -1e9, 1e9, "(model) slurmctld's start from the trace's start: the clocks' phase" },
+	[SP_WILL_RUN_SIM] = { "will_run_sim", 0, 0, 1, "(model) 1: the will-run test releases every job into a future state (slower, the same answers: a check)" },
+	[SP_BF_FULL_PLAN] = { "bf_full_plan", 0, 0, 1, "(model) 1: a cycle plans every job it may test, also behind the last one that could start (the same starts)" },
 	{ NULL, 0, 0, 0, NULL },
 };
 
@@ -213,12 +215,14 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	st->sets = sl_sets_new(n);
 	st->cpu = calloc((size_t)n + 1, sizeof *st->cpu);
 	st->offer = calloc((size_t)n + 1, sizeof *st->offer);
+	st->use = calloc((size_t)n + 1, sizeof *st->use);
+	st->ubits = calloc(nw + 1, 8);
 	st->take = calloc((size_t)n + 1, sizeof *st->take);
 	st->okc = calloc((size_t)n + 1, sizeof *st->okc);
 	st->pick = calloc((size_t)n + 1, sizeof *st->pick);
 	if (!st->ord || !st->pos || !st->weight || !st->part_bits || !st->up || !st->avail || !st->cand ||
 	    !st->tmp || !st->tmp2 || !st->main_seen.up || !st->bf_seen.up || !st->part_failed || !st->part_depth || !st->fut || !st->shfree ||
-	    !st->parts || !st->parts2 || !st->empty || !st->sets || !st->cpu || !st->offer || !st->take || !st->okc ||
+	    !st->parts || !st->parts2 || !st->empty || !st->sets || !st->cpu || !st->offer || !st->use || !st->ubits || !st->take || !st->okc ||
 	    !st->pick) {
 		snprintf(err, errlen, "out of memory");
 		sl_fini(st);
@@ -241,7 +245,7 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 				sl_set(st->part_bits + (size_t)p * nw, st->pos[sp->nodes[k]]);
 	}
 	if (placer_init(&st->pl, env->placement, env->label_blind, env->seed, cl, env->njobs, err, errlen) ||
-	    sl_prio_init(st, err, errlen) || sl_bf_init(st)) {
+	    sl_prio_init(st, err, errlen) || sl_bf_init(st) || sl_will_run_init(st)) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		sl_fini(st);
@@ -290,6 +294,7 @@ static void sl_fini(void *state)
 	if (!st)
 		return;
 	sl_bf_fini(st);
+	sl_will_run_fini(st);
 	sl_prio_fini(st);
 	placer_fini(&st->pl);
 	if (st->cfg == &st->own) {
@@ -322,6 +327,8 @@ static void sl_fini(void *state)
 	free(st->sets);
 	free(st->cpu);
 	free(st->offer);
+	free(st->use);
+	free(st->ubits);
 	free(st->take);
 	free(st->okc);
 	free(st->pick);

@@ -7,25 +7,44 @@
  * bf_window, each with the nodes no planned job holds then (whole nodes,
  * slots rounded to bf_resolution on the wall clock). For a job it takes
  * the nodes of its partition that are free of plans over [start, start +
- * time limit] and asks the will-run test when they can take it, releasing
- * the running jobs at their expected ends (start + time limit) in batches
- * anchored on a 30-second boundary, the window doubling after each; the
- * start is the end of the last job released. A job that can start now
- * starts (a real allocation: it may pick other nodes of those allowed, and
- * it may preempt); one that cannot is planned — its nodes are taken out of
- * the map from floor(start) to floor(start + limit) — so that no later job
- * may delay it. A start later than the point where more nodes come free
- * in the map is tried again from that point.
+ * time limit] and asks the will-run test (slurm_willrun.c) when they can
+ * take it. A job that can start now starts (a real allocation: it may pick
+ * other nodes of those allowed, and it may preempt); one that cannot is
+ * planned — its nodes are taken out of the map from floor(start) to
+ * floor(start + limit) — so that no later job may delay it. A start later
+ * than the point where more nodes come free in the map is tried again from
+ * that point.
+ *
+ * Two shortcuts with the same decisions (tests/unit/test_slurm_short.c):
+ * a try whose start is surely past that point is not tested (the test's
+ * floor), and the cycle stops, once something is planned, behind the last
+ * job that could start at all on the free nodes of its partition
+ * (bf_full_plan 1 plans on to the end, as squeue --start would show).
  *
  * Times here are Unix seconds (slurm_cfg.unix_start + engine time). */
 #include "policies/slurm_int.h"
 
 #include <stdlib.h>
 
-static int64_t epoch(const struct sl *st, simtime t)
-{
-	return st->cfg->unix_start + (t >= 0 ? t / SL_SEC : -((-t + SL_SEC - 1) / SL_SEC));
-}
+/* A request's first look on the free nodes of its partition: per
+ * partition, the most free cores, memory and GPUs on one node in service
+ * and the free cores of all of them (a node that takes a part has at
+ * least the part's of each). */
+struct sl_roomp {
+	int32_t cores, gpus;
+	int64_t mem, sum;
+};
+
+/* One memo entry: a request on a partition and whether the free nodes
+ * hold it. */
+struct sl_memo {
+	struct job_req r;
+	int32_t part;
+	uint32_t stamp;
+	bool fits;
+};
+
+#define SL_MEMO 512
 
 int sl_bf_init(struct sl *st)
 {
@@ -40,7 +59,10 @@ int sl_bf_init(struct sl *st)
 	m->bits = calloc((size_t)m->cap * (size_t)st->nw, 8);
 	st->bf_user_cnt = calloc((size_t)st->cfg->nusers + 1, sizeof *st->bf_user_cnt);
 	st->bf_part_cnt = calloc((size_t)st->cfg->npart + 1, sizeof *st->bf_part_cnt);
-	return m->begin && m->end && m->next && m->bits && st->bf_user_cnt && st->bf_part_cnt ? 0 : -1;
+	st->roomp = calloc((size_t)st->cfg->npart + 1, sizeof *st->roomp);
+	st->memo = calloc(SL_MEMO, sizeof *st->memo);
+	return m->begin && m->end && m->next && m->bits && st->bf_user_cnt && st->bf_part_cnt && st->roomp &&
+	               st->memo ? 0 : -1;
 }
 
 void sl_bf_fini(struct sl *st)
@@ -49,241 +71,10 @@ void sl_bf_fini(struct sl *st)
 	free(st->map.end);
 	free(st->map.next);
 	free(st->map.bits);
-	free(st->ends);
-	free(st->endtmp);
 	free(st->bf_user_cnt);
 	free(st->bf_part_cnt);
-	free(st->cands);
-}
-
-/* ---- running jobs by expected end ---- */
-
-static int end_cmp(const void *x, const void *y)
-{
-	const struct sl_end *a = x, *b = y;
-	if (a->end_s != b->end_s)
-		return a->end_s < b->end_s ? -1 : 1;
-	return (a->job > b->job) - (a->job < b->job);
-}
-
-static int64_t end_of(const struct sl *st, int32_t id)
-{
-	const struct sl_job *sj = &st->job[id];
-	int64_t lim = sj->limit_s < 0 ? 365 * 86400LL : sj->limit_s;
-	return epoch(st, st->v->jobs[id].start_us) + lim;
-}
-
-static int ends_room(struct sl *st, int32_t n)
-{
-	if (n <= st->cap_ends)
-		return 0;
-	int32_t ncap = st->cap_ends ? st->cap_ends : 256;
-	while (ncap < n)
-		ncap *= 2;
-	struct sl_end *e = realloc(st->ends, (size_t)ncap * sizeof *e);
-	if (!e)
-		return -1;
-	st->ends = e;
-	st->cap_ends = ncap;
-	return 0;
-}
-
-int sl_room(struct sl *st, int32_t nrun)
-{
-	if (ends_room(st, nrun + 1))
-		return -1;
-	int32_t need = 2 * (nrun + 1);
-	if (need > st->cap_cands) {
-		int32_t *c = realloc(st->cands, (size_t)need * sizeof *c);
-		if (!c)
-			return -1;
-		st->cands = c;
-		st->cap_cands = need;
-	}
-	return 0;
-}
-
-void sl_ends_build(struct sl *st)
-{
-	const struct view *v = st->v;
-	st->nends = 0;
-	if (ends_room(st, v->nrunning + 1))
-		return;
-	for (int32_t k = 0; k < v->nrunning; k++) {
-		int32_t id = v->running[k];
-		if (id >= st->cap_job || !st->job[id].known)
-			continue;
-		st->ends[st->nends++] = (struct sl_end){ .job = id, .end_s = end_of(st, id) };
-	}
-	qsort(st->ends, (size_t)st->nends, sizeof *st->ends, end_cmp);
-}
-
-/* A job started in the cycle joins the list in order. */
-static void ends_add(struct sl *st, int32_t id)
-{
-	if (ends_room(st, st->nends + 1))
-		return;
-	struct sl_end e = { .job = id, .end_s = end_of(st, id) };
-	int32_t k = st->nends;
-	while (k > 0 && end_cmp(&st->ends[k - 1], &e) > 0) {
-		st->ends[k] = st->ends[k - 1];
-		k--;
-	}
-	st->ends[k] = e;
-	st->nends++;
-}
-
-/* ---- the will-run test ---- */
-
-static bool job_on(const struct sl *st, int32_t id, const uint64_t *nodes)
-{
-	const struct job *j = &st->v->jobs[id];
-	const struct alloc_part *p = &st->v->parts[j->parts];
-	for (int32_t k = 0; k < j->nparts; k++)
-		if (sl_bit(nodes, st->pos[p[k].node]))
-			return true;
-	return false;
-}
-
-/* What the nodes of `avail` offer the tested job (a necessary condition
- * of a fit, kept up to date as jobs are released, so that the full
- * selection runs only where it may succeed): nodes that can take a gang's
- * part, or CPUs for a spread request. */
-struct fz {
-	const struct job_req *r;
-	const uint64_t *avail;
-	int64_t have, need;
-	bool on;
-};
-
-static void fz_init(struct sl *st, struct fz *z, const struct job_req *r, const uint64_t *avail,
-                    const struct nodefree *f)
-{
-	*z = (struct fz){ .r = r, .avail = avail, .on = !job_req_shared(r),
-	                  .need = r->nodes > 0 ? r->nodes : job_req_cores(r) };
-	if (!z->on)
-		return;
-	for (int32_t k = 0; k < st->n; k++) {
-		if (!sl_bit(avail, k)) {
-			st->okc[k] = 0;
-			continue;
-		}
-		int32_t c = sl_node_cpus(st, f, st->ord[k], r);
-		st->okc[k] = c;
-		z->have += r->nodes > 0 ? c > 0 : c;
-	}
-}
-
-static bool fz_may(const struct fz *z)
-{
-	return !z->on || z->have >= z->need;
-}
-
-/* Job id's resources go back to st->fut. */
-static void release(struct sl *st, struct fz *z, int32_t id)
-{
-	const struct job *j = &st->v->jobs[id];
-	const struct alloc_part *p = &st->v->parts[j->parts];
-	nodefree_give(st->fut, p, j->nparts);
-	if (!z || !z->on)
-		return;
-	for (int32_t m = 0; m < j->nparts; m++) {
-		int32_t k = st->pos[p[m].node];
-		if (!sl_bit(z->avail, k))
-			continue;
-		int32_t c = sl_node_cpus(st, st->fut, p[m].node, z->r);
-		z->have += z->r->nodes > 0 ? (c > 0) - (st->okc[k] > 0) : c - st->okc[k];
-		st->okc[k] = c;
-	}
-}
-
-static bool is_cand(const struct sl *st, int32_t id)
-{
-	return st->job[id].mark == st->stamp;
-}
-
-/* _guess_job_end: a job past its expected end. */
-static int64_t guess_end(const struct sl *st, const struct sl_end *e, int64_t now)
-{
-	const struct sl_job *sj = &st->job[e->job];
-	int32_t over = st->cfg->part[sj->part].over_time_limit_min;
-	if (over < 0)
-		over = (int32_t)st->p[SP_OVERTIME];
-	int64_t end = e->end_s + (int64_t)st->p[SP_KILL_WAIT] + (int64_t)over * 60;
-	return end <= now ? now + 1 : end;
-}
-
-/* When job id can start on the nodes `avail` (Slurm order), the nodes it
- * would take in st->parts; -1 when never (within what the test sees).
- * now_only: TEST_NOW_ONLY (no reservation wanted). preempt: the job may
- * preempt (its candidates are in st->cands). */
-static int64_t will_run(struct sl *st, int32_t id, const uint64_t *avail, bool now_only, bool preempt, int *np,
-                        int64_t now)
-{
-	const struct cluster *cl = st->cl;
-	const struct job_req *r = &st->v->jobs[id].req;
-	struct fz z;
-	fz_init(st, &z, r, avail, cl->free);
-	*np = fz_may(&z) ? sl_select(st, id, cl->free, avail, true) : 0;
-	if (*np > 0)
-		return now;
-	if (now_only && !preempt)
-		return -1;
-	memcpy(st->fut, cl->free, (size_t)st->n * sizeof *st->fut);
-	st->stamp++;   /* the candidates of this test, if any, are marked with it */
-	if (preempt && st->ncands > 0) {
-		for (int32_t k = 0; k < st->ncands; k++)
-			st->job[st->cands[k]].mark = st->stamp;
-		for (int32_t k = 0; k < st->ncands; k++)
-			if (job_on(st, st->cands[k], avail))
-				release(st, &z, st->cands[k]);
-		if (fz_may(&z) && (*np = sl_select(st, id, st->fut, avail, true)) > 0)
-			return now;
-	}
-	if (now_only)
-		return -1;
-	int64_t window = 30, anchor = 0;
-	int32_t it = 0;
-	bool more = true;
-	while (more) {
-		const struct sl_end *last = NULL;
-		int cnt = 0;
-		bool skip_test = false;
-		for (;;) {
-			if (it >= st->nends) {
-				more = false;
-				break;
-			}
-			const struct sl_end *e = &st->ends[it++];
-			if ((preempt && is_cand(st, e->job)) || !job_on(st, e->job, avail))
-				continue;
-			if (!anchor)
-				anchor = e->end_s + (window - e->end_s % window);
-			last = e;
-			release(st, &z, e->job);
-			if (it >= st->nends) {
-				more = false;
-				break;
-			}
-			if (st->ends[it].end_s > anchor + window)
-				break;
-			if (cnt++ > 200) {
-				skip_test = true;
-				break;
-			}
-		}
-		if (!last)
-			break;
-		if (skip_test)
-			continue;
-		const struct sl_end *nx = it < st->nends ? &st->ends[it] : NULL;
-		do
-			window *= 2;
-		while (nx && nx->end_s > anchor + window);
-		if (fz_may(&z) && (*np = sl_select(st, id, st->fut, avail, true)) > 0)
-			return last->end_s <= now ? guess_end(st, last, now) : last->end_s;
-	}
-	return -1;
+	free(st->roomp);
+	free(st->memo);
 }
 
 /* ---- the node-space map ---- */
@@ -369,6 +160,97 @@ static bool resv_overlap(struct sl *st, const uint64_t *use, int64_t start, int6
 	}
 }
 
+/* ---- what could start now at all ---- */
+
+static uint32_t req_hash(const struct job_req *r, int32_t part)
+{
+	const unsigned char *b = (const unsigned char *)r;
+	uint32_t h = 2166136261u ^ (uint32_t)part;
+	for (size_t i = 0; i < sizeof *r; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* Whether the free nodes of job id's partition in service hold its
+ * request (plans aside): enough nodes that take a gang's part, CPUs for
+ * a spread request. */
+static bool fits_free(struct sl *st, int32_t id)
+{
+	const struct job_req *r = &st->v->jobs[id].req;
+	int32_t part = st->job[id].part;
+	const struct sl_roomp *a = &st->roomp[part];
+	if (job_req_shared(r))
+		return true;   /* the placer's; not worth a bound */
+	if (r->nodes == 0 ? a->sum < r->cores
+	                  : a->cores < r->cores || a->mem < r->mem_mib || a->gpus < r->gpus)
+		return false;
+	uint32_t h = req_hash(r, part) & (SL_MEMO - 1);
+	struct sl_memo *e = NULL;
+	for (int probe = 0; probe < 8; probe++) {
+		struct sl_memo *x = &st->memo[(h + (uint32_t)probe) & (SL_MEMO - 1)];
+		if (x->stamp != st->memo_stamp) {
+			e = x;
+			break;
+		}
+		if (x->part == part && !memcmp(&x->r, r, sizeof *r))
+			return x->fits;
+	}
+	const uint64_t *pb = st->part_bits + (size_t)part * (size_t)st->nw;
+	int64_t have = 0, need = r->nodes > 0 ? r->nodes : r->cores;
+	for (int32_t k = 0; k < st->n && have < need; k++) {
+		if (!sl_bit(pb, k) || !sl_bit(st->up, k))
+			continue;
+		int32_t c = sl_node_cpus(st, st->cl->free, st->ord[k], r);
+		have += r->nodes > 0 ? c > 0 : c;
+	}
+	if (e)
+		*e = (struct sl_memo){ .r = *r, .part = part, .stamp = st->memo_stamp, .fits = have >= need };
+	return have >= need;
+}
+
+/* The last record of the queue whose job could start now at all (-1
+ * none): a job that may preempt, or one whose request the free nodes of
+ * its partition hold. A plan only takes nodes away and a start only uses
+ * them, so a job behind that record starts in no part of this cycle, and
+ * its plan could bind only jobs behind it: the cycle may stop there once
+ * it has planned something (bf_planned), with the same decisions. */
+static int32_t last_startable(struct sl *st)
+{
+	const struct cluster *cl = st->cl;
+	int32_t np = st->cfg->npart;
+	memset(st->roomp, 0, (size_t)np * sizeof *st->roomp);
+	for (int32_t k = 0; k < st->n; k++) {
+		if (!sl_bit(st->up, k))
+			continue;
+		const struct nodefree *f = &cl->free[st->ord[k]];
+		for (int32_t p = 0; p < np; p++) {
+			if (!sl_bit(st->part_bits + (size_t)p * (size_t)st->nw, k))
+				continue;
+			struct sl_roomp *a = &st->roomp[p];
+			if (f->cores > a->cores)
+				a->cores = f->cores;
+			if (f->gpus > a->gpus)
+				a->gpus = f->gpus;
+			if (f->mem_mib > a->mem)
+				a->mem = f->mem_mib;
+			a->sum += f->cores;
+		}
+	}
+	if (++st->memo_stamp == 0) {
+		memset(st->memo, 0, SL_MEMO * sizeof *st->memo);
+		st->memo_stamp = 1;
+	}
+	bool preempt_on = st->p[SP_PREEMPT_QOS] >= 0.5;
+	for (int32_t r = st->nq - 1; r >= 0; r--) {
+		int32_t id = st->q[r].job;
+		if (st->v->jobs[id].state != JOB_PENDING)
+			continue;
+		if ((preempt_on && st->cfg->qos[st->job[id].qos].npreempt > 0) || fits_free(st, id))
+			return r;
+	}
+	return -1;
+}
+
 /* ---- the cycle ---- */
 
 static void parts_bits(struct sl *st, int n, uint64_t *bits)
@@ -397,7 +279,7 @@ void sl_bf_cycle(struct sl *st)
 {
 	const struct view *v = st->v;
 	int32_t nw = st->nw;
-	int64_t now = epoch(st, v->now);
+	int64_t now = sl_epoch(st, v->now);
 	int64_t res = (int64_t)st->p[SP_BF_RES], window = (int64_t)st->p[SP_BF_WINDOW] * 60;
 	int64_t max_test = (int64_t)st->p[SP_BF_MAX_TEST], max_start = (int64_t)st->p[SP_BF_MAX_START];
 	int32_t space = (int32_t)(st->p[SP_BF_SPACE] > 0 ? st->p[SP_BF_SPACE] : st->p[SP_BF_MAX_TEST]);
@@ -417,8 +299,11 @@ void sl_bf_cycle(struct sl *st)
 	memset(st->bf_user_cnt, 0, (size_t)st->cfg->nusers * sizeof *st->bf_user_cnt);
 	int64_t depth = 0, started = 0;
 	bool planned = false;
+	int32_t last = st->p[SP_BF_FULL_PLAN] >= 0.5 ? st->nq : last_startable(st);
 	uint64_t *avail = st->avail, *cand = st->cand, *sel = st->tmp2, *prev = st->tmp;
 	for (int32_t r = 0; r < st->nq; r++) {
+		if (r > last && planned)
+			break;
 		int32_t id = st->q[r].job;
 		const struct job *j = &v->jobs[id];
 		struct sl_job *sj = &st->job[id];
@@ -432,7 +317,7 @@ void sl_bf_cycle(struct sl *st)
 			continue;
 		const struct slurm_qos *q = &st->cfg->qos[sj->qos];
 		bool no_reserve = (st->p[SP_BF_MIN_PRIO] > 0 && sj->prio < st->p[SP_BF_MIN_PRIO]) ||
-		                  (st->p[SP_BF_MIN_AGE] > 0 && now - epoch(st, sj->begin_us) < (int64_t)st->p[SP_BF_MIN_AGE]);
+		                  (st->p[SP_BF_MIN_AGE] > 0 && now - sl_epoch(st, sj->begin_us) < (int64_t)st->p[SP_BF_MIN_AGE]);
 		int64_t tl = sl_time_limit_s(st, id);
 		if ((q->flags & SLURM_QOS_NO_RESERVE) && st->p[SP_PREEMPT_MODE] >= 0.5)
 			tl = 60;
@@ -484,8 +369,16 @@ void sl_bf_cycle(struct sl *st)
 				counted = true;
 			}
 			sl_copy(cand, avail, nw);   /* the nodes a start now may use */
+			/* a start surely past `later` would only send the job
+			 * there: the same as the test's answer once something is
+			 * planned */
+			if (planned && later && !no_reserve && !(may_preempt && st->ncands > 0)) {
+				int64_t floor_s = sl_will_run_floor(st, id, avail, now);
+				if (floor_s == -1 || floor_s > later)
+					continue;
+			}
 			int np;
-			int64_t S = will_run(st, id, avail, no_reserve, may_preempt, &np, now);
+			int64_t S = sl_will_run(st, id, avail, no_reserve, may_preempt, &np, now);
 			if (S < 0) {
 				if (later && !no_reserve)
 					continue;
@@ -505,13 +398,16 @@ void sl_bf_cycle(struct sl *st)
 					         st->cl->free[4].cores, st->cl->free[5].cores, (unsigned long long)cand[0]);
 					if (sl_start(st, id, st->parts, n))
 						return;
-					ends_add(st, id);
+					sl_ends_add(st, id);
 					if (max_start > 0 && ++started >= max_start)
 						goto done;
 					break;
 				}
-				if (may_preempt && sl_preempt(st, id, cand) < 0)
-					return;
+				if (may_preempt) {
+					if (sl_preempt(st, id, cand) < 0)
+						return;
+					sl_will_run_stale(st);
+				}
 				later = 0;   /* preemption under way: plan its nodes from now */
 			}
 			if (S > now && no_reserve)

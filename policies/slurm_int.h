@@ -4,8 +4,8 @@
  *   slurm.c          the hooks, the parameters, Slurm's clocks (the
  *                    background tick, sched_interval, the backfill cycle,
  *                    PriorityCalcPeriod) and the main scheduler's pass
- *   slurm_bf.c       sched/backfill: the node-space map, the will-run
- *                    simulation, one cycle
+ *   slurm_bf.c       sched/backfill: the node-space map, one cycle
+ *   slurm_willrun.c  the will-run test: running jobs by end, releases
  *   slurm_queue.c    the queue in Slurm's order, a start, the nodes in
  *                    service, time limits (what both schedulers use)
  *   slurm_preempt.c  preempt/qos: candidates, victims
@@ -41,7 +41,7 @@ enum sl_param {
 	SP_BF_MAX_PART, SP_BF_MAX_USER, SP_BF_MAX_START, SP_BF_MIN_AGE, SP_BF_MIN_PRIO, SP_BF_SPACE,
 	SP_PREEMPT_QOS, SP_PREEMPT_MODE, SP_PREEMPT_EXEMPT, SP_KILL_WAIT, SP_MSG_TIMEOUT,
 	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK, SP_SUBMIT_OFFSET, SP_BF_START,
-	SP_BF_CYCLE, SP_CTLD_START,
+	SP_BF_CYCLE, SP_CTLD_START, SP_WILL_RUN_SIM, SP_BF_FULL_PLAN,
 	SP_NPARAM
 };
 
@@ -103,6 +103,8 @@ struct sl_job {
 	bool victim;               /* signalled by a preemptor: watched for its requeue */
 	bool known;                /* submitted (its record is filled) */
 	uint32_t mark;             /* == sl.stamp: a preemption candidate of the job being tested */
+	int32_t tau_ix;            /* its will-run slot (slurm_willrun.c), made as tau_ser */
+	uint64_t tau_ser;
 };
 
 enum { SLN_NONE, SLN_PART_TIME, SLN_PART_SIZE, SLN_PART_DOWN, SLN_LIMIT, SLN_NKIND };
@@ -117,9 +119,11 @@ struct sl_rec {
 	int64_t jobid;             /* Slurm's job id: the trace's */
 };
 
-/* A running job as the will-run simulation releases it. */
+/* A running job as the will-run test releases it. */
 struct sl_end {
 	int32_t job;
+	int32_t k1;                /* the Slurm index of its first node */
+	int32_t nk, koff;          /* its nodes: st->end_k[koff .. koff + nk) when nk > 1 */
 	int64_t end_s;             /* start + time limit, whole seconds */
 };
 
@@ -140,6 +144,9 @@ struct sl_use {
 
 struct sl_prio;
 struct sl_set;
+struct sl_roomp;
+struct sl_memo;
+struct sl_tau;
 
 /* What the last pass of a kind saw (slurm.c pass_needed). */
 struct sl_seen {
@@ -210,14 +217,29 @@ struct sl {
 	struct alloc_part *parts, *parts2;
 	struct sl_set *sets;              /* eval_nodes: runs of usable nodes */
 	int32_t *cpu, *offer, *take, *pick;   /* per Slurm index / per node chosen */
+	int32_t *use;                     /* the nodes a selection may use (Slurm indexes) */
 	int32_t *okc;                     /* will-run: the CPUs each node offers the job tested */
 	struct nodefree *shfree;          /* scratch for shares placed through the placer */
 	/* will-run: running jobs by end time */
 	struct sl_end *ends, *endtmp;
 	int32_t nends, cap_ends;
+	int32_t *at_off, *at_part, cap_at;   /* per node (Slurm index): its jobs in ends (at_key, their keys), their parts */
+	int64_t *at_key;
+	int32_t *touch, ntouch;           /* nodes of jobs started in this cycle (Slurm indexes) */
+	bool at_dirty;
+	int32_t *end_k, nend_k, cap_end_k;   /* the nodes of jobs on several */
+	struct sl_tau *tau;               /* per request: each node's first release that fits it */
+	uint64_t tau_cycle, tau_serial;
+	int32_t *tv;                      /* scratch per node */
+	uint64_t *ubits;                  /* scratch node set */
+	int64_t *tkey;                    /* scratch per node: sort keys */
+	int32_t *nmodel;                  /* scratch per GPU model */
 	/* backfill */
 	struct sl_map map;
 	int32_t *bf_user_cnt, *bf_part_cnt;
+	struct sl_roomp *roomp;           /* per partition: what its free nodes hold at most */
+	struct sl_memo *memo;             /* requests the free nodes hold, this cycle */
+	uint32_t memo_stamp;
 	/* preemption scratch */
 	int32_t *cands, ncands, cap_cands;
 	uint32_t stamp;                   /* marks this will-run test's candidates (sl_job.mark) */
@@ -226,6 +248,12 @@ struct sl {
 	const struct view *v;
 	struct decide *out;
 };
+
+/* Engine time t as Unix seconds (slurm_cfg.unix_start + t, floored). */
+static inline int64_t sl_epoch(const struct sl *st, simtime t)
+{
+	return st->cfg->unix_start + (t >= 0 ? t / SL_SEC : -((-t + SL_SEC - 1) / SL_SEC));
+}
 
 enum { SLT_ARRIVE, SLT_BEGIN, SLT_QUIET, SLT_N };
 /* Records that the state changes by itself at time t (a job arriving, a
@@ -273,6 +301,13 @@ int32_t sl_node_cpus(const struct sl *st, const struct nodefree *f, int32_t i, c
  * choice. Fills st->parts; returns the part count, 0 when it does not fit.
  * will_run: the backfill's test (a share is judged on f as if whole). */
 int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_t *cand, bool will_run);
+/* sl_select's choice among the nodes use[0..nuse) (Slurm indexes,
+ * ascending) where st->cpu[k] > 0 holds what each offers a request that
+ * is not a share: st->pick (Slurm indexes) and st->take (CPUs), how many,
+ * 0 when it does not fit. sl_build: their parts in st->parts from the
+ * chosen nodes' free states in f; 0 when their cores do not split. */
+int32_t sl_eval(struct sl *st, int32_t id, const int32_t *use, int32_t nuse);
+int sl_build(struct sl *st, int32_t id, const struct nodefree *f, int32_t n);
 /* Can job id ever run in its partition (the empty partition)? */
 bool sl_fits_empty(struct sl *st, int32_t id);
 /* Limits before node selection (job counts, wall) and after it (TRES of
@@ -286,10 +321,30 @@ void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts,
 int sl_bf_init(struct sl *st);
 void sl_bf_fini(struct sl *st);
 void sl_bf_cycle(struct sl *st);
+
+/* slurm_willrun.c */
+int sl_will_run_init(struct sl *st);
+void sl_will_run_fini(struct sl *st);
 /* Room for nrun running jobs in the will-run and preemption lists. */
 int sl_room(struct sl *st, int32_t nrun);
 /* The running jobs by end time (ascending, ties in job order). */
 void sl_ends_build(struct sl *st);
+/* Job id, started in the cycle, joins them. */
+void sl_ends_add(struct sl *st, int32_t id);
+/* The free state changed otherwise (victims signalled): forget what the
+ * test learnt of the nodes. */
+void sl_will_run_stale(struct sl *st);
+/* When job id can start on the nodes `avail` (Slurm order), in Unix
+ * seconds, with the nodes it would take in st->parts (*np of them); -1
+ * when never (within what the test sees). now_only: TEST_NOW_ONLY (no
+ * reservation wanted). preempt: the job may preempt (its candidates are
+ * in st->cands). */
+int64_t sl_will_run(struct sl *st, int32_t id, const uint64_t *avail, bool now_only, bool preempt, int *np, int64_t now);
+/* No later than sl_will_run's answer (no preemption): -1 exactly when it
+ * is -1 (the request never fits the nodes), else a start it is not
+ * before (the expected end of the job whose release first makes room;
+ * `now` where that is unknown). */
+int64_t sl_will_run_floor(struct sl *st, int32_t id, const uint64_t *avail, int64_t now);
 
 /* slurm_preempt.c */
 /* RUN_NOW failed for job id: can it fit by preempting? Then it signals

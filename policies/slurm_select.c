@@ -48,28 +48,23 @@ struct sl_set *sl_sets_new(int32_t n)
 	return calloc((size_t)n + 1, sizeof(struct sl_set));
 }
 
-/* _eval_nodes over the nodes k with st->cpu[k] > 0 (Slurm order): fills
- * st->pick with the chosen Slurm indexes and st->take with the CPUs each
- * gives; returns how many, 0 when the job does not fit. */
-static int32_t eval_nodes(struct sl *st, int32_t min_nodes, int32_t max_nodes, int64_t rem_cpus,
-                          bool gang, int32_t per_node)
+/* _eval_nodes over the nodes use[0..nuse) (Slurm indexes, ascending),
+ * each offering st->cpu[k] > 0 CPUs: fills st->pick with the chosen Slurm
+ * indexes and st->take with the CPUs each gives; returns how many, 0
+ * when the job does not fit. */
+static int32_t eval_nodes(struct sl *st, const int32_t *use, int32_t nuse, int32_t min_nodes, int32_t max_nodes,
+                          int64_t rem_cpus, bool gang, int32_t per_node)
 {
 	struct sl_set *set = st->sets;
 	int32_t *c = st->offer;
 	int32_t nset = 0, npick = 0, rem_nodes = min_nodes;
-	bool open = false;
-	for (int32_t k = 0; k < st->n; k++) {
+	for (int32_t u = 0; u < nuse; u++) {
+		int32_t k = use[u];
 		c[k] = st->cpu[k];
-		if (c[k] <= 0) {
-			open = false;
-			continue;
-		}
-		if (open && st->weight[k] != set[nset - 1].weight)
-			open = false;
-		if (!open) {
+		/* a set is a run of usable nodes of one weight: a node that
+		 * cannot take the job, or another weight, starts the next */
+		if (u == 0 || use[u - 1] != k - 1 || st->weight[k] != set[nset - 1].weight)
 			set[nset++] = (struct sl_set){ .a = k, .b = k, .weight = st->weight[k] };
-			open = true;
-		}
 		struct sl_set *s = &set[nset - 1];
 		s->b = k;
 		s->cpus += c[k];
@@ -117,11 +112,11 @@ static int32_t eval_nodes(struct sl *st, int32_t min_nodes, int32_t max_nodes, i
 				break;
 			if (c[k] <= 0 || (max_nodes == 1 && c[k] < rem_cpus))
 				continue;
-			int64_t use = gang ? per_node : (c[k] < rem_cpus ? c[k] : rem_cpus);
+			int64_t give = gang ? per_node : (c[k] < rem_cpus ? c[k] : rem_cpus);
 			st->pick[npick] = k;
-			st->take[npick++] = (int32_t)use;
+			st->take[npick++] = (int32_t)give;
 			c[k] = 0;
-			rem_cpus -= use;
+			rem_cpus -= give;
 			rem_nodes--;
 			max_nodes--;
 		}
@@ -153,7 +148,11 @@ static int build_parts(struct sl *st, const struct job *j, const struct nodefree
 		if (r->nodes == 0)
 			st->parts[m].mem_mib = (int64_t)st->take[m] * r->mem_mib;
 	}
-	qsort(st->parts, (size_t)n, sizeof *st->parts, by_node);
+	for (int32_t m = 1; m < n; m++)
+		if (st->parts[m].node < st->parts[m - 1].node) {   /* Slurm's order is not the cluster's */
+			qsort(st->parts, (size_t)n, sizeof *st->parts, by_node);
+			break;
+		}
 	return n;
 }
 
@@ -170,6 +169,35 @@ static int select_shared(struct sl *st, const struct job *j, const struct nodefr
 	return placer_place(&st->pl, st->cl, st->shfree, j, st->parts);
 }
 
+/* -N / -n as eval_nodes takes them: the nodes and CPUs job id needs. */
+static void job_counts(const struct sl *st, int32_t id, int32_t *min_nodes, int32_t *max_nodes, int64_t *rem_cpus)
+{
+	const struct job_req *r = &st->v->jobs[id].req;
+	bool gang = r->nodes > 0;
+	*min_nodes = gang ? r->nodes : 1;
+	*rem_cpus = job_req_cores(r);
+	const struct slurm_part *p = &st->cfg->part[st->job[id].part];
+	*max_nodes = gang ? r->nodes : (int32_t)(*rem_cpus < st->n ? *rem_cpus : st->n);
+	if (!gang && p->max_nodes > 0 && *max_nodes > p->max_nodes)
+		*max_nodes = p->max_nodes;
+	if (*max_nodes < 1)
+		*max_nodes = 1;
+}
+
+int32_t sl_eval(struct sl *st, int32_t id, const int32_t *use, int32_t nuse)
+{
+	int32_t min_nodes, max_nodes;
+	int64_t rem_cpus;
+	job_counts(st, id, &min_nodes, &max_nodes, &rem_cpus);
+	const struct job_req *r = &st->v->jobs[id].req;
+	return eval_nodes(st, use, nuse, min_nodes, max_nodes, rem_cpus, r->nodes > 0, r->cores);
+}
+
+int sl_build(struct sl *st, int32_t id, const struct nodefree *f, int32_t n)
+{
+	return build_parts(st, &st->v->jobs[id], f, n);
+}
+
 int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_t *cand, bool will_run)
 {
 	const struct cluster *cl = st->cl;
@@ -179,34 +207,40 @@ int sl_select(struct sl *st, int32_t id, const struct nodefree *f, const uint64_
 		return 0;   /* its storage pool is full now (hetlab's; Slurm would call it licenses) */
 	if (job_req_shared(r))
 		return select_shared(st, j, f, cand);
-	bool gang = r->nodes > 0;
-	int32_t min_nodes = gang ? r->nodes : 1;
-	int64_t rem_cpus = job_req_cores(r);
-	const struct slurm_part *p = &st->cfg->part[st->job[id].part];
-	int32_t max_nodes = gang ? r->nodes : (int32_t)(rem_cpus < st->n ? rem_cpus : st->n);
-	if (!gang && p->max_nodes > 0 && max_nodes > p->max_nodes)
-		max_nodes = p->max_nodes;
-	if (max_nodes < 1)
-		max_nodes = 1;
 	/* A GPU gang stays on one GPU model (the engine's rule; Slurm would
 	 * mix them): each model of the catalog in turn. */
-	bool by_model = gang && r->gpus > 0 && r->nodes > 1;
+	bool by_model = r->nodes > 1 && r->gpus > 0;
 	int32_t nmodel = by_model ? cl->cat.ngpus : 1;
+	if (f == cl->free && r->nodes > 0) {
+		/* on the live state, the nodes its index says may hold the part */
+		memset(st->ubits, 0, (size_t)st->nw * 8);
+		struct fit_iter it;
+		int32_t nfit = 0;
+		cluster_fit_begin(&it, cl, 0, r->gpus, r->cores);
+		for (int32_t i = cluster_fit_next(&it); i < cl->nnodes; i = cluster_fit_next(&it))
+			if (sl_bit(cand, st->pos[i])) {
+				sl_set(st->ubits, st->pos[i]);
+				nfit++;
+			}
+		if (nfit < r->nodes)
+			return 0;
+		cand = st->ubits;
+	}
 	for (int32_t model = 0; model < nmodel; model++) {
-		bool any = false;
-		for (int32_t k = 0; k < st->n; k++) {
-			int32_t i = st->ord[k];
-			st->cpu[k] = 0;
-			if (!sl_bit(cand, k) || (by_model && cl->nodes[i].gpu_model != model))
-				continue;
-			st->cpu[k] = sl_node_cpus(st, f, i, r);
-			any |= st->cpu[k] > 0;
-		}
-		if (!any)
+		int32_t nuse = 0;
+		for (int32_t w = 0; w < st->nw; w++)
+			for (uint64_t b = cand[w]; b; b &= b - 1) {
+				int32_t k = w * 64 + __builtin_ctzll(b), i = st->ord[k];
+				if (by_model && cl->nodes[i].gpu_model != model)
+					continue;
+				if ((st->cpu[k] = sl_node_cpus(st, f, i, r)) > 0)
+					st->use[nuse++] = k;
+			}
+		if (nuse == 0)
 			continue;
-		int32_t n = eval_nodes(st, min_nodes, max_nodes, rem_cpus, gang, r->cores);
+		int32_t n = sl_eval(st, id, st->use, nuse);
 		if (n > 0)
-			return build_parts(st, j, f, n);
+			return sl_build(st, id, f, n);   /* 0: the chosen nodes' cores do not split */
 	}
 	return 0;
 }

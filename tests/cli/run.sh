@@ -53,6 +53,11 @@ grep -q -- '-q, --quiet' "$TMP/list" 2>/dev/null
 	ok "help run lists -q, help sweep lists --slurm, --point and --merge" || bad "help run / sweep options"
 
 check_eq "hetlab -V" "$("$HETLAB" -V)" "$("$HETLAB" version)"
+got=$(rc "$HETLAB" policies nope)
+[ "$got" = 2 ] && grep -q "unknown policy 'nope' (known: .*slurm" "$TMP/err" &&
+	ok "policies nope: exit 2, naming the known policies" || bad "policies nope" "exit $got: $(cat "$TMP/err")"
+"$HETLAB" policies | grep -q "parameters: hetlab policies slurm" && "$HETLAB" policies slurm | grep -q "^    bf_window_min " &&
+	ok "policies: the slurm policy's parameters by name only" || bad "policies slurm"
 check_eq "hetlab --version" "$("$HETLAB" --version)" "$("$HETLAB" version)"
 check_eq "version --bogus exits 2" "$(rc "$HETLAB" version --bogus)" 2
 check_eq "version extra exits 2" "$(rc "$HETLAB" version extra)" 2
