@@ -77,7 +77,7 @@ static const struct policy_param sl_params[] = {
 	[SP_BF_START] = { "threads_start_s", 0.75, 0, 60, "(model) from slurmctld's start to its scheduling threads' (the first backfill cycle a bf_interval later)" },
 	[SP_BF_CYCLE] = { "bf_cycle_s", 0.001, 0, 60, "(model) how long a backfill cycle takes: the next starts bf_interval after its end" },
 	[SP_CTLD_START] = { "ctld_start_s", 0, -1e9, 1e9, "(model) slurmctld's start from the trace's start: the clocks' phase" },
-	[SP_WILL_RUN_SIM] = { "will_run_sim", 0, 0, 1, "(model) 1: the will-run test releases every job into a future state (slower, the same answers: a check)" },
+	[SP_SHORTCUTS] = { "shortcuts", 1, 0, 1, "(model) 0: none of the twin's shortcuts (the will-run test's short way and floor, limits before a selection that cannot change them): slower, the same decisions" },
 	[SP_BF_FULL_PLAN] = { "bf_full_plan", 0, 0, 1, "(model) 1: a cycle plans every job it may test, also behind the last one that could start (the same starts)" },
 	{ NULL, 0, 0, 0, NULL },
 };
@@ -564,6 +564,11 @@ static int main_pass(struct sl *st, bool full)
 		bool fail = true;
 		int32_t min_nodes = j->req.nodes > 0 ? j->req.nodes : 1;
 		if (sl_count(st->cand, nw) >= min_nodes) {
+			/* a gang's TRES are its request's whatever nodes it gets:
+			 * a job over a limit needs no selection */
+			if (enforce && !stop && st->p[SP_SHORTCUTS] >= 0.5 && sl_tres_fixed(st, id) &&
+			    !sl_limits_post(st, id, st->parts, 0))
+				continue;   /* accounting policy: blocks nothing */
 			int n = sl_select(st, id, cl->free, st->cand, false);
 			bool lim_ok = !enforce || stop || sl_limits_post(st, id, st->parts, n);
 			if (n > 0 && lim_ok) {

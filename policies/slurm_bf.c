@@ -369,10 +369,15 @@ void sl_bf_cycle(struct sl *st)
 				counted = true;
 			}
 			sl_copy(cand, avail, nw);   /* the nodes a start now may use */
+			/* over a limit with TRES that no selection changes: neither
+			 * a start nor a plan, whatever the test says */
+			bool cut = st->p[SP_SHORTCUTS] >= 0.5;
+			if (cut && planned && enforce && !stop && sl_tres_fixed(st, id) && !sl_limits_post(st, id, st->parts, 0))
+				break;
 			/* a start surely past `later` would only send the job
 			 * there: the same as the test's answer once something is
 			 * planned */
-			if (planned && later && !no_reserve && !(may_preempt && st->ncands > 0)) {
+			if (cut && planned && later && !no_reserve && !(may_preempt && st->ncands > 0)) {
 				int64_t floor_s = sl_will_run_floor(st, id, avail, now);
 				if (floor_s == -1 || floor_s > later)
 					continue;

@@ -41,7 +41,7 @@ enum sl_param {
 	SP_BF_MAX_PART, SP_BF_MAX_USER, SP_BF_MAX_START, SP_BF_MIN_AGE, SP_BF_MIN_PRIO, SP_BF_SPACE,
 	SP_PREEMPT_QOS, SP_PREEMPT_MODE, SP_PREEMPT_EXEMPT, SP_KILL_WAIT, SP_MSG_TIMEOUT,
 	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK, SP_SUBMIT_OFFSET, SP_BF_START,
-	SP_BF_CYCLE, SP_CTLD_START, SP_WILL_RUN_SIM, SP_BF_FULL_PLAN,
+	SP_BF_CYCLE, SP_CTLD_START, SP_SHORTCUTS, SP_BF_FULL_PLAN,
 	SP_NPARAM
 };
 
@@ -225,14 +225,18 @@ struct sl {
 	int32_t nends, cap_ends;
 	int32_t *at_off, *at_part, cap_at;   /* per node (Slurm index): its jobs in ends (at_key, their keys), their parts */
 	int64_t *at_key;
-	int32_t *touch, ntouch;           /* nodes of jobs started in this cycle (Slurm indexes) */
+	int32_t *touch, ntouch;           /* nodes that changed, in order (Slurm indexes; room for 4 n) */
 	bool at_dirty;
 	int32_t *end_k, nend_k, cap_end_k;   /* the nodes of jobs on several */
 	struct sl_tau *tau;               /* per request: each node's first release that fits it */
 	uint64_t tau_cycle, tau_serial;
 	int32_t *tv;                      /* scratch per node */
 	uint64_t *ubits;                  /* scratch node set */
-	int64_t *tkey;                    /* scratch per node: sort keys */
+	uint64_t *sig;                    /* per node: what its answers depend on, when the lists were made */
+	uint64_t *sig_up;                 /* the nodes in service then */
+	bool sig_ok;
+	uint64_t *tbits;                  /* scratch node set */
+	int32_t *tt;                      /* scratch per node */
 	int32_t *nmodel;                  /* scratch per GPU model */
 	/* backfill */
 	struct sl_map map;
@@ -316,6 +320,10 @@ bool sl_limits_pre(const struct sl *st, int32_t id);
 bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n);
 void sl_limits_add(struct sl *st, int32_t id, int sign);
 void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, int64_t t[STRES_N]);
+/* Whether job id's TRES are its request's whatever nodes it gets (a gang
+ * or one node, not a share): then sl_limits_post with n == 0 decides as
+ * with the parts chosen. */
+bool sl_tres_fixed(const struct sl *st, int32_t id);
 
 /* slurm_bf.c */
 int sl_bf_init(struct sl *st);

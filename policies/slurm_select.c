@@ -128,31 +128,49 @@ static int32_t eval_nodes(struct sl *st, const int32_t *use, int32_t nuse, int32
 	return 0;
 }
 
-static int by_node(const void *x, const void *y)
-{
-	const struct alloc_part *a = x, *b = y;
-	return (a->node > b->node) - (a->node < b->node);
-}
-
 /* st->parts from the chosen nodes, in cluster node order; 0 when a
  * node's cores cannot be split over its NUMA domains. */
 static int build_parts(struct sl *st, const struct job *j, const struct nodefree *f, int32_t n)
 {
 	const struct cluster *cl = st->cl;
 	const struct job_req *r = &j->req;
+	/* the chosen nodes in cluster order: pick[] and take[] become
+	 * cluster indexes and their CPUs, sorted (through a node set when
+	 * many; the scratch of the selection is free by now) */
+	if (n > 8) {
+		memset(st->ubits, 0, (size_t)st->nw * 8);
+		for (int32_t m = 0; m < n; m++) {
+			int32_t i = st->ord[st->pick[m]];
+			sl_set(st->ubits, i);
+			st->offer[i] = st->take[m];
+		}
+		int32_t m = 0;
+		for (int32_t w = 0; w < st->nw; w++)
+			for (uint64_t b = st->ubits[w]; b; b &= b - 1) {
+				int32_t i = w * 64 + __builtin_ctzll(b);
+				st->pick[m] = i;
+				st->take[m++] = st->offer[i];
+			}
+	} else {
+		for (int32_t m = 0; m < n; m++)
+			st->pick[m] = st->ord[st->pick[m]];
+		for (int32_t m = 1; m < n; m++)
+			for (int32_t x = m; x > 0 && st->pick[x] < st->pick[x - 1]; x--) {
+				int32_t pi = st->pick[x], ti = st->take[x];
+				st->pick[x] = st->pick[x - 1];
+				st->take[x] = st->take[x - 1];
+				st->pick[x - 1] = pi;
+				st->take[x - 1] = ti;
+			}
+	}
 	for (int32_t m = 0; m < n; m++) {
-		int32_t i = st->ord[st->pick[m]];
+		int32_t i = st->pick[m];
 		uint64_t g = r->gpus > 0 ? place_pick_gpus(f[i].gpu_free, r->gpus) : 0;
 		if (place_part(cl, &f[i], i, r, st->take[m], g, -1, -1, &st->parts[m]))
 			return 0;
 		if (r->nodes == 0)
 			st->parts[m].mem_mib = (int64_t)st->take[m] * r->mem_mib;
 	}
-	for (int32_t m = 1; m < n; m++)
-		if (st->parts[m].node < st->parts[m - 1].node) {   /* Slurm's order is not the cluster's */
-			qsort(st->parts, (size_t)n, sizeof *st->parts, by_node);
-			break;
-		}
 	return n;
 }
 
@@ -275,6 +293,12 @@ bool sl_fits_empty(struct sl *st, int32_t id)
 }
 
 /* ---- limits ---- */
+
+bool sl_tres_fixed(const struct sl *st, int32_t id)
+{
+	const struct job_req *r = &st->v->jobs[id].req;
+	return r->nodes > 0 && !job_req_shared(r);
+}
 
 void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, int64_t t[STRES_N])
 {

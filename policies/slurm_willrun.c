@@ -9,25 +9,26 @@
  * Two ways to one answer. The simulation releases the jobs into a future
  * free state and selects after each batch where a fit is possible. The
  * short way serves a request of equal parts on whole nodes (one node or
- * a gang; no share, no GPU gang over several models, no preemption): a
- * node's free state after the first p releases depends only on its own
- * jobs among them, so the first release after which each node takes the
- * request is found once per request and cycle from the node's own jobs;
- * the job fits after release p exactly when enough allowed nodes take it
- * by then. Only the batches' boundaries are walked, and the nodes are
- * selected once, on the free states of the batch that fits. Where the
- * short way cannot decide (enough nodes take the part but their cores do
- * not split over NUMA domains) the simulation runs; tests/unit/test_slurm.c
- * checks the two against each other. */
+ * a gang; no share, no preemption): a node's free state after the first p
+ * releases depends only on its own jobs among them, so the first release
+ * after which each node takes the request is kept per request (struct
+ * sl_tau), from cycle to cycle, and found again only for the nodes whose
+ * free state, jobs, service or power state changed (node_sig); the job
+ * fits after release p exactly when enough allowed nodes take it by then
+ * (of one GPU model for a GPU gang). Only the batches' boundaries are
+ * walked, and the nodes are selected once, on the free states of the batch
+ * that fits. Where the short way cannot decide (enough nodes take the part
+ * but their cores do not split over NUMA domains) the simulation runs.
+ * The parameter shortcuts 0 always simulates; tests/unit/test_slurm_short.c
+ * and tests/scenario/run.sh check that both decide alike. */
 #include "policies/slurm_int.h"
+#include "sim/power.h"
 
 #include <stdlib.h>
 
 
 /* ---- running jobs by expected end ---- */
 
-static void short_stale(struct sl *st);
-static void short_started(struct sl *st, int32_t id);
 
 static int end_cmp(const void *x, const void *y)
 {
@@ -116,7 +117,7 @@ void sl_ends_build(struct sl *st)
 		st->ends[st->nends++] = e;
 	}
 	qsort(st->ends, (size_t)st->nends, sizeof *st->ends, end_cmp);
-	short_stale(st);
+	st->at_dirty = true;   /* nodes_jobs finds the nodes that changed */
 }
 
 /* A job started in the cycle joins the list in order. */
@@ -124,7 +125,7 @@ void sl_ends_add(struct sl *st, int32_t id)
 {
 	if (ends_room(st, st->nends + 1))
 		return;
-	short_started(st, id);
+	st->at_dirty = true;   /* its nodes changed: nodes_jobs sees it */
 	struct sl_end e = end_new(st, id);
 	e.end_s = end_of(st, id);
 	int32_t k = st->nends;
@@ -318,11 +319,14 @@ static inline int64_t key_of(const struct sl_end *e)
  * (t by Slurm index: KEY_NOW it takes the request now, KEY_NEVER not
  * before all its jobs ended, else the key of the release after which it
  * does), and the partition's nodes in service in that order (ties by
- * index). Made for a cycle; a start in it updates the nodes it took. */
+ * index). Kept from cycle to cycle: the nodes whose free state or jobs
+ * changed (st->touch, found by nodes_jobs) are brought up to date before
+ * it is used; a change of the nodes in service, or victims signalled,
+ * drops every slot (short_stale). */
 struct sl_tau {
 	struct job_req r;
 	int32_t part;
-	uint64_t cycle;
+	uint64_t cycle;            /* == st->tau_cycle: alive */
 	uint64_t serial;           /* this making's, unique */
 	int32_t seen;              /* st->touch[0 .. seen) applied */
 	int64_t *t;
@@ -331,7 +335,7 @@ struct sl_tau {
 
 #define SL_TAUS 32
 
-/* A new list (a cycle's, or after victims were signalled): nothing known. */
+/* Nothing known any more. */
 static void short_stale(struct sl *st)
 {
 	st->tau_cycle++;
@@ -344,30 +348,19 @@ void sl_will_run_stale(struct sl *st)
 	short_stale(st);
 }
 
-/* Job id started in the cycle: its nodes' free states and lists changed. */
-static void short_started(struct sl *st, int32_t id)
-{
-	const struct job *j = &st->v->jobs[id];
-	st->at_dirty = true;
-	for (int32_t m = 0; m < j->nparts; m++) {
-		if (st->ntouch >= st->n) {   /* more than every node: start over */
-			short_stale(st);
-			return;
-		}
-		st->touch[st->ntouch++] = st->pos[st->v->parts[j->parts + m].node];
-	}
-}
-
 int sl_will_run_init(struct sl *st)
 {
 	size_t n = (size_t)st->n + 1;
 	st->tau = calloc(SL_TAUS, sizeof *st->tau);
 	st->at_off = calloc(n, sizeof *st->at_off);
 	st->tv = calloc(n, sizeof *st->tv);
-	st->touch = calloc(n, sizeof *st->touch);
+	st->touch = calloc(4 * n, sizeof *st->touch);
+	st->sig = calloc(n, sizeof *st->sig);
+	st->sig_up = calloc((size_t)st->nw + 1, 8);
+	st->tbits = calloc((size_t)st->nw + 1, 8);
+	st->tt = calloc(n, sizeof *st->tt);
 	st->nmodel = calloc((size_t)st->cl->cat.ngpus + 1, sizeof *st->nmodel);
-	st->tkey = calloc(n, sizeof *st->tkey);
-	if (!st->tau || !st->at_off || !st->tv || !st->touch || !st->nmodel || !st->tkey)
+	if (!st->tau || !st->at_off || !st->tv || !st->touch || !st->nmodel || !st->sig || !st->sig_up || !st->tbits || !st->tt)
 		return -1;
 	for (int s = 0; s < SL_TAUS; s++) {
 		st->tau[s].t = calloc(n, sizeof *st->tau[s].t);
@@ -397,7 +390,59 @@ void sl_will_run_fini(struct sl *st)
 	free(st->tv);
 	free(st->touch);
 	free(st->nmodel);
-	free(st->tkey);
+	free(st->sig);
+	free(st->sig_up);
+	free(st->tbits);
+	free(st->tt);
+}
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+/* What a node's answers depend on: its free state, whether it may take
+ * work (service, power), its jobs' keys. */
+static uint64_t node_sig(const struct sl *st, int32_t k)
+{
+	const struct cluster *cl = st->cl;
+	int32_t i = st->ord[k];
+	const struct nodefree *f = &cl->free[i];
+	uint64_t h = mix(mix(mix(0, (uint64_t)(uint32_t)f->cores), (uint64_t)f->mem_mib), f->gpu_free);
+	for (int d = 0; d < HL_NUMA_MAX; d++)
+		h = mix(h, (uint64_t)(uint16_t)f->numa_free[d]);
+	h = mix(h, (uint64_t)cl->svc[i] + 2 * (uint64_t)(cl->pw && power_node_blocked(cl, i)));
+	for (int32_t a = st->at_off[k]; a < st->at_off[k + 1]; a++)
+		h = mix(h, (uint64_t)st->at_key[a]);
+	return h;
+}
+
+/* The nodes that changed since the lists were last made join st->touch;
+ * a change of the nodes in service drops every slot. */
+static void node_changes(struct sl *st)
+{
+	if (!st->sig_ok || memcmp(st->sig_up, st->up, (size_t)st->nw * 8)) {
+		short_stale(st);
+		st->at_dirty = false;
+		memcpy(st->sig_up, st->up, (size_t)st->nw * 8);
+		for (int32_t k = 0; k < st->n; k++)
+			st->sig[k] = node_sig(st, k);
+		st->sig_ok = true;
+		return;
+	}
+	for (int32_t k = 0; k < st->n; k++) {
+		uint64_t h = node_sig(st, k);
+		if (h == st->sig[k])
+			continue;
+		st->sig[k] = h;
+		if (st->ntouch >= 4 * st->n) {   /* slots that far behind start over */
+			short_stale(st);
+			st->at_dirty = false;
+			continue;
+		}
+		st->touch[st->ntouch++] = k;
+	}
 }
 
 /* Per node, the keys of its jobs in st->ends, ascending, and their parts
@@ -438,6 +483,7 @@ static int nodes_jobs(struct sl *st)
 		}
 	}
 	st->at_dirty = false;
+	node_changes(st);
 	return 0;
 }
 
@@ -475,56 +521,66 @@ static bool sk_before(const struct sl_tau *s, int32_t a, int32_t b)
 	return s->t[a] < s->t[b] || (s->t[a] == s->t[b] && a < b);
 }
 
-/* s->sk in order again after a few of its nodes changed (insertion sort:
- * the rest is in order). */
-static void sk_resort(struct sl_tau *s)
+/* a[0..n) by (t, index), with tmp[0..n) as scratch: a bottom-up merge
+ * sort. */
+static void sort_by_t(const struct sl_tau *s, int32_t *a, int32_t n, int32_t *tmp)
 {
-	for (int32_t j = 1; j < s->nsk; j++) {
-		int32_t k = s->sk[j], i = j;
-		while (i > 0 && sk_before(s, k, s->sk[i - 1])) {
-			s->sk[i] = s->sk[i - 1];
-			i--;
-		}
-		s->sk[i] = k;
-	}
-}
-
-/* s->sk (ascending indexes) by t, stably: a bottom-up merge sort. */
-static void sk_sort(struct sl *st, struct sl_tau *s)
-{
-	int32_t n = s->nsk, *a = s->sk, *b = st->tv;
+	int32_t *src = a, *dst = tmp;
 	for (int32_t width = 1; width < n; width *= 2) {
 		for (int32_t lo = 0; lo < n; lo += 2 * width) {
 			int32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-			int32_t i = lo, j = mid, o = lo;
-			while (i < mid && j < hi)
-				b[o++] = s->t[a[j]] < s->t[a[i]] ? a[j++] : a[i++];
-			while (i < mid)
-				b[o++] = a[i++];
-			while (j < hi)
-				b[o++] = a[j++];
+			int32_t x = lo, y = mid, o = lo;
+			while (x < mid && y < hi)
+				dst[o++] = sk_before(s, src[y], src[x]) ? src[y++] : src[x++];
+			while (x < mid)
+				dst[o++] = src[x++];
+			while (y < hi)
+				dst[o++] = src[y++];
 		}
-		int32_t *x = a;
-		a = b;
-		b = x;
+		int32_t *z = src;
+		src = dst;
+		dst = z;
 	}
-	if (a != s->sk)
-		memcpy(s->sk, a, (size_t)n * sizeof *a);
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof *a);
 }
 
-/* Brings slot s up to date with the starts of the cycle. */
+/* Brings slot s up to date with the nodes that changed: their answers
+ * again, out of the order and merged back in. */
 static void tau_update(struct sl *st, struct sl_tau *s)
 {
 	if (s->seen == st->ntouch)
 		return;
 	const uint64_t *pb = st->part_bits + (size_t)s->part * (size_t)st->nw;
+	int32_t nt = 0;
 	for (; s->seen < st->ntouch; s->seen++) {
 		int32_t k = st->touch[s->seen];
-		if (sl_bit(pb, k) && sl_bit(st->up, k))
-			s->t[k] = tau_node(st, &s->r, k);
+		if (!sl_bit(pb, k) || !sl_bit(st->up, k) || sl_bit(st->tbits, k))
+			continue;
+		sl_set(st->tbits, k);
+		s->t[k] = tau_node(st, &s->r, k);
+		st->tt[nt++] = k;
 	}
-	sk_resort(s);
+	if (nt == 0)
+		return;
+	/* the others keep their order */
+	int32_t *keep = st->tv, nkeep = 0;
+	for (int32_t j = 0; j < s->nsk; j++)
+		if (!sl_bit(st->tbits, s->sk[j]))
+			keep[nkeep++] = s->sk[j];
+	for (int32_t x = 0; x < nt; x++)
+		sl_clr(st->tbits, st->tt[x]);
+	int32_t *ch = st->tt;
+	sort_by_t(s, ch, nt, s->sk);   /* sk is free: its order is in keep */
+	int32_t a = 0, b = 0, o = 0;
+	while (a < nkeep && b < nt)
+		s->sk[o++] = sk_before(s, ch[b], keep[a]) ? ch[b++] : keep[a++];
+	while (a < nkeep)
+		s->sk[o++] = keep[a++];
+	while (b < nt)
+		s->sk[o++] = ch[b++];
 }
+
 static struct sl_tau *tau_make(struct sl *st, const struct job_req *r, int32_t part)
 {
 	uint32_t h = req_hash(r, part) % SL_TAUS;
@@ -554,7 +610,7 @@ static struct sl_tau *tau_make(struct sl *st, const struct job_req *r, int32_t p
 			s->t[k] = tau_node(st, &s->r, k);
 			s->sk[s->nsk++] = k;
 		}
-	sk_sort(st, s);
+	sort_by_t(s, s->sk, s->nsk, st->tv);
 	return s;
 }
 
@@ -638,7 +694,7 @@ static int select_at(struct sl *st, int32_t id, const struct sl_tau *s, const ui
 
 static bool short_way(const struct sl *st, const struct job_req *r)
 {
-	return r->nodes >= 1 && !job_req_shared(r) && st->p[SP_WILL_RUN_SIM] < 0.5;
+	return r->nodes >= 1 && !job_req_shared(r) && st->p[SP_SHORTCUTS] >= 0.5;
 }
 
 int64_t sl_will_run_floor(struct sl *st, int32_t id, const uint64_t *avail, int64_t now)

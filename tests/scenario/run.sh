@@ -113,6 +113,34 @@ a=$(q "$TMP/g1-a.db" 'SELECT * FROM job ORDER BY id' | md5sum)
 b=$(q "$TMP/g7-a.db" 'SELECT * FROM job ORDER BY id' | md5sum)
 if [ "$a" != "$b" ]; then ok "guian: another seed gives another workload"; else bad "guian: seed ignored"; fi
 
+# 2b. The slurm policy's shortcuts (docs/slurm-twin.md "Backfill") decide as
+# its plain algorithm (shortcuts=0 bf_full_plan=1): the default scenario at
+# twice its arrival rate with checkpoints (racks at their power caps, node
+# crashes, several GPU models; a start that blocks another rack's node
+# once went unseen) under multifactor priority with classic fair share,
+# and KTH SP2.
+python3 - "$TMP/busy.json" <<'EOF'
+import json, sys
+s = json.load(open("scenarios/guian.json"))
+s["workload"]["synthetic"]["scale"] = {"rate": 2}
+s["checkpoint"] = {"training": {"every_s": 3600, "cost_s": 30, "grace_s": 60}, "batch": {"grace_s": 30}}
+s["horizon_days"] = 30
+json.dump(s, open(sys.argv[1], "w"))
+EOF
+mf="--param priority_multifactor=1 --param weight_age=1000 --param weight_fairshare=10000 --param fair_tree=0"
+for what in "guian" "kth"; do
+	if [ "$what" = guian ]; then set -- "$TMP/busy.json" --seed 1; else set -- scenarios/kth-sp2.json; fi
+	# shellcheck disable=SC2086
+	if "$HETLAB" run "$@" --policy slurm $mf --out "$TMP/sc-$what-a.db" --quiet &&
+	   "$HETLAB" run "$@" --policy slurm $mf --param shortcuts=0 --param bf_full_plan=1 --out "$TMP/sc-$what-b.db" --quiet; then
+		a=$(q "$TMP/sc-$what-a.db" 'SELECT id, start_us, end_us, node_list, preemptions FROM job ORDER BY id' | md5sum)
+		b=$(q "$TMP/sc-$what-b.db" 'SELECT id, start_us, end_us, node_list, preemptions FROM job ORDER BY id' | md5sum)
+		check_eq "slurm $what: the shortcuts give the plain algorithm's job table" "$a" "$b"
+	else
+		bad "slurm $what: run"
+	fi
+done
+
 # 3. The default scenario under each policy: invariants on GPUs too.
 for pol in fcfs easy conservative; do
 	db=$TMP/guian-$pol.db

@@ -1,13 +1,16 @@
 /* The slurm policy's shortcuts decide as its plain algorithm does
- * (policies/slurm_willrun.c, slurm_bf.c): on random workloads over a
- * mixed site, the will-run test's short way (will_run_sim 0) against the
- * simulation of every release (will_run_sim 1), and the cycle that stops
- * behind the last job that could start (bf_full_plan 0) against the one
- * that plans every job (bf_full_plan 1) give every job the same start and
- * end. The site has CPU nodes and GPU nodes of two models (GPU gangs stay
- * on one), overlapping partitions of two tiers, Slurm's node order unlike
- * the cluster's (racks named so), node weights, gangs, single-node jobs,
- * GPU jobs and spread requests (-n), with and without QOS preemption. */
+ * (policies/slurm_willrun.c, slurm_bf.c, slurm.c): on random workloads over
+ * a mixed site, the shortcuts (shortcuts 1: the will-run test's short way
+ * and floor, limits checked before a selection that cannot change them)
+ * against the plain algorithm (shortcuts 0: every release simulated,
+ * every try tested), and the cycle that stops behind the last job that
+ * could start (bf_full_plan 0) against the one that plans every job
+ * (bf_full_plan 1) give every job the same start and end. The site has CPU
+ * nodes and GPU nodes of two models (GPU gangs stay on one), overlapping
+ * partitions of two tiers, Slurm's node order unlike the cluster's (racks
+ * named so), node weights, QOS and association limits, gangs, single-node
+ * jobs, GPU jobs and spread requests (-n), with and without QOS
+ * preemption. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -115,6 +118,8 @@ static void site_init(struct site *s, bool preempt)
 		s->qos_of[q] = q;
 	}
 	s->qos[1].priority = 100;
+	s->qos[1].lim.max_tres_pu[STRES_CPU] = 128;  /* hi: 128 CPUs a user */
+	s->qos[2].lim.max_jobs_pu = 3;               /* low: three jobs a user */
 	if (preempt) {
 		s->preempt[0] = 2;
 		s->qos[1].preempt = s->preempt;
@@ -145,6 +150,8 @@ static void site_init(struct site *s, bool preempt)
 		                                    .user = tree[a].user, .shares = tree[a].shares, .def_qos = -1 };
 		unlimited(&s->assoc[a].lim);
 	}
+	s->assoc[2].lim.grp_tres[STRES_CPU] = 160;      /* account b: 160 CPUs, 10 nodes */
+	s->assoc[2].lim.grp_tres[STRES_NODE] = 10;
 	c->node_weight = s->weight;
 	c->nnodes = NN;
 	c->cr_memory = true;
@@ -211,7 +218,7 @@ struct outcome {
 	int preempt[NJ], started;
 };
 
-static void run(const struct site *s, unsigned seed, double wr_sim, double full_plan, struct outcome *o)
+static void run(const struct site *s, unsigned seed, double shortcuts, double full_plan, struct outcome *o)
 {
 	struct cluster cl;
 	build_cluster(&cl);
@@ -227,12 +234,12 @@ static void run(const struct site *s, unsigned seed, double wr_sim, double full_
 	static const struct { const char *name; double v; } ps[] = {
 		{ "priority_multifactor", 1 }, { "weight_age", 1000 }, { "weight_fairshare", 5000 },
 		{ "weight_jobsize", 500 }, { "weight_qos", 2000 }, { "bf_interval_s", 30 }, { "bf_resolution_s", 60 },
-		{ "preempt_mode", 2 }, { "calc_period_s", 60 }, { "decay_halflife_s", 3600 },
+		{ "preempt_mode", 2 }, { "calc_period_s", 60 }, { "decay_halflife_s", 3600 }, { "enforce_limits", 1 },
 	};
 	for (size_t k = 0; k < sizeof ps / sizeof *ps; k++)
 		cfg.v[policy_param_index(pol, ps[k].name)] = ps[k].v;
 	cfg.v[policy_param_index(pol, "preempt_qos")] = s->qos[1].npreempt > 0;
-	cfg.v[policy_param_index(pol, "will_run_sim")] = wr_sim;
+	cfg.v[policy_param_index(pol, "shortcuts")] = shortcuts;
 	cfg.v[policy_param_index(pol, "bf_full_plan")] = full_plan;
 	void *st = NULL;
 	char err[256];
@@ -268,18 +275,18 @@ static void same(const struct outcome *a, const struct outcome *b, const char *w
 
 static void check(bool preempt)
 {
-	static struct outcome plain, sim_way, full, both;
+	static struct outcome fast, plain, full, neither;
 	struct site s;
 	site_init(&s, preempt);
 	for (unsigned seed = 1; seed <= 4; seed++) {
+		run(&s, seed, 1, 0, &fast);
 		run(&s, seed, 0, 0, &plain);
-		run(&s, seed, 1, 0, &sim_way);
-		run(&s, seed, 0, 1, &full);
-		run(&s, seed, 1, 1, &both);
-		assert_int_equal(plain.started, NJ);   /* every job ran: the check saw them all */
-		same(&plain, &sim_way, "short way against the simulation", seed);
-		same(&plain, &full, "stopping behind the last startable job against planning all", seed);
-		same(&plain, &both, "both shortcuts against neither", seed);
+		run(&s, seed, 1, 1, &full);
+		run(&s, seed, 0, 1, &neither);
+		assert_int_equal(fast.started, NJ);   /* every job ran: the check saw them all */
+		same(&fast, &plain, "shortcuts against the plain algorithm", seed);
+		same(&fast, &full, "stopping behind the last startable job against planning all", seed);
+		same(&fast, &neither, "all shortcuts against none", seed);
 	}
 }
 
