@@ -1,6 +1,7 @@
 /* compare — policy A/B over seeds with paired intervals. See compare.h; the
  * method is in docs/compare.md and the metric definitions in
  * docs/results.md ("Report metrics"): keep the three in step. */
+#include "analysis/pparams.h"
 #include "analysis/compare.h"
 
 #include <dirent.h>
@@ -668,8 +669,16 @@ static int build_differs(struct compare_result *res)
 	};
 	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
 		const char *x = side_field(res->a, fields[f].off), *y = side_field(res->b, fields[f].off);
-		if (strcmp(x, y) != 0 && add_differs(res, "%s: %s -> %s", fields[f].what, x, y) < 0)
+		if (strcmp(x, y) == 0)
+			continue;
+		if (fields[f].off == offsetof(struct compare_run, policy_params)) {
+			char d[1024];   /* only those that differ */
+			pparams_diff(x, y, d, sizeof d);
+			if (d[0] && add_differs(res, "%s: %s", fields[f].what, d) < 0)
+				return -1;
+		} else if (add_differs(res, "%s: %s -> %s", fields[f].what, x, y) < 0) {
 			return -1;
+		}
 	}
 	if (res->a->scenario_json && res->b->scenario_json && scenario_differs(res) < 0)
 		return -1;

@@ -152,6 +152,19 @@ static int load_head(struct mrun *r, char *err, size_t errlen)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	/* Else the trace's user names (a Slurm dump's: table name), the job
+	 * rows' tenant indexing them from 0. */
+	if (r->tenant_names.n == 0 &&
+	    sqlite3_prepare_v2(r->db, "SELECT idx, name FROM name WHERE kind = 'user' ORDER BY idx", -1, &st,
+	                       NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *n = (const char *)sqlite3_column_text(st, 1);
+			if (!n || sqlite3_column_int64(st, 0) != r->tenant_names.n || names_add(&r->tenant_names, n) < 0)
+				break;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
 
 	r->it_kwh = r->facility_kwh = r->cost = r->carbon_kg = NAN;
 	static const char *const cols[] = { "it_energy_kwh", "facility_energy_kwh", "energy_cost",

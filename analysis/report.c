@@ -3,6 +3,7 @@
  * report_doc.c's), and the entry points that read (report_load.c) and
  * compute (report_compute.c) the report first. See report.h; the formulas
  * are in docs/results.md, keep the two in step. */
+#include "analysis/pparams.h"
 #include "analysis/report.h"
 
 #include <inttypes.h>
@@ -260,9 +261,11 @@ static void print_text(const struct report *rp, FILE *out)
 	char b[2][32];
 	fprintf(out, "hetlab report: %s\n\n", rp->path);
 	fprintf(out, "  %-13s %s\n", "scenario", or_dash(r->scenario));
-	if (r->policy_params && r->policy_params[0])
-		fprintf(out, "  %-13s %s (%s)\n", "policy", or_dash(r->policy), r->policy_params);
-	else
+	if (r->policy_params && r->policy_params[0]) {
+		char pb[1024];
+		pparams_brief(r->policy, r->policy_params, pb, sizeof pb);
+		fprintf(out, "  %-13s %s (%s)\n", "policy", or_dash(r->policy), pb);
+	} else
 		fprintf(out, "  %-13s %s\n", "policy", or_dash(r->policy));
 	if (r->placement)
 		fprintf(out, "  %-13s %s\n", "placement", r->placement);

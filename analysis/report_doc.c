@@ -7,6 +7,7 @@
  * its CSS is inline and each figure is gnuplot's SVG file copied into the
  * page without its XML prolog and namespace declarations, its ids prefixed
  * with the figure's name so that two figures' ids never clash. */
+#include "analysis/pparams.h"
 #include "analysis/report.h"
 
 #include <errno.h>
@@ -223,9 +224,11 @@ static void run_section(struct doc *d, const struct report *rp)
 	static const char *const head[] = { "run", "" };
 	doc_table(d, 2, head, NULL);
 	kv(d, "scenario", or_dash(r->scenario));
-	if (r->policy_params && r->policy_params[0])
-		snprintf(b, sizeof b, "%s (%s)", or_dash(r->policy), r->policy_params);
-	else
+	if (r->policy_params && r->policy_params[0]) {
+		char pb[448];
+		pparams_brief(r->policy, r->policy_params, pb, sizeof pb);
+		snprintf(b, sizeof b, "%s (%s)", or_dash(r->policy), pb);
+	} else
 		snprintf(b, sizeof b, "%s", or_dash(r->policy));
 	kv(d, "policy", b);
 	if (r->placement)

@@ -67,7 +67,7 @@ static int read_trace(const char *path, bool lenient, const struct swf_shape *sh
 static int policy_params(const struct policy_ops *pol, const struct scenario *sc,
                          char **flags, int nflags, struct policy_cfg *cfg, char *err, size_t errlen)
 {
-	char known[512] = "";
+	char known[POLICY_MAX_PARAMS * (HL_NAME_MAX + 2)] = "";
 	size_t off = 0;
 	for (int k = 0; pol->params && pol->params[k].name && off < sizeof known; k++)
 		off += (size_t)snprintf(known + off, sizeof known - off, "%s%s", k ? ", " : "", pol->params[k].name);
@@ -470,7 +470,9 @@ static int run_single(int argc, char **argv)
 	double wall = secs_since(&prog.t0);
 	if (prog.shown)
 		fprintf(stderr, "\r%78s\r", "");
-	char pp[512] = "";
+	/* every parameter, for the record (a report shows those not at
+	 * their defaults) */
+	char pp[POLICY_MAX_PARAMS * (HL_NAME_MAX + 32)] = "";
 	for (int k = 0, off = 0; pol->params && pol->params[k].name && off < (int)sizeof pp; k++)
 		off += snprintf(pp + off, sizeof pp - (size_t)off, "%s%s=%g", k ? " " : "",
 		                pol->params[k].name, cfg.v[k]);
