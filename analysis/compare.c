@@ -666,6 +666,7 @@ static int build_differs(struct compare_result *res)
 		{ "scenario", offsetof(struct compare_run, scenario) },
 		{ "policy", offsetof(struct compare_run, policy) },
 		{ "policy parameters", offsetof(struct compare_run, policy_params) },
+		{ "cluster", offsetof(struct compare_run, cluster) },
 	};
 	for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
 		const char *x = side_field(res->a, fields[f].off), *y = side_field(res->b, fields[f].off);

@@ -60,6 +60,7 @@ struct compare_run {
 	char *seed;             /* run.seed as decimal text */
 	char *policy, *scenario;   /* policy: "easy" or "easy, placement topology" */
 	char *policy_params;    /* NULL when none */
+	char *cluster;          /* "N nodes, C cores, G GPUs"; NULL when the run has no such columns */
 	uint64_t workload;      /* FNV-1a over the job table's submit times and requests */
 	struct metric_set m;
 };

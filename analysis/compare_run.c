@@ -124,6 +124,7 @@ void compare_run_fini(struct compare_run *r)
 	free(r->policy);
 	free(r->scenario);
 	free(r->policy_params);
+	free(r->cluster);
 	metric_set_fini(&r->m);
 	memset(r, 0, sizeof *r);
 }
@@ -175,6 +176,13 @@ static int run_load(const char *path, const struct metric_window *w, struct comp
 	if (sqlite3_column_type(st, 3) == SQLITE_TEXT && sqlite3_column_bytes(st, 3) > 0)
 		r->policy_params = col_strdup(st, 3);
 	with_placement(db, &r->policy);
+	if (report_has_column(db, "run", "total_gpus")) {
+		sqlite3_stmt *cs = NULL;
+		if (sqlite3_prepare_v2(db, "SELECT printf('%d nodes, %d cores, %d GPUs', nodes, total_cores, total_gpus) FROM run",
+		                       -1, &cs, NULL) == SQLITE_OK && sqlite3_step(cs) == SQLITE_ROW)
+			r->cluster = col_strdup(cs, 0);
+		sqlite3_finalize(cs);
+	}
 	if (!r->scenario || !r->policy || !r->seed) {
 		db_failf(err, errlen, "%s: out of memory", path);
 		goto out_st;
