@@ -22,7 +22,7 @@ static const char *const quiet[] = {
 	"AuthAltTypes", "AuthType", "BackupAddr", "BackupController", "BatchStartTimeout", "BcastExclude",
 	"BcastParameters", "CliFilterPlugins", "ClusterName", "CommunicationParameters", "ControlAddr",
 	"ControlMachine", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType", "DebugFlags",
-	"DependencyParameters", "DisableRootJobs", "EioTimeout", "EnforcePartLimits", "Epilog",
+	"DependencyParameters", "DisableRootJobs", "EioTimeout", "EnforcePartLimits",
 	"EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq", "ExtSensorsType", "FederationParameters",
 	"FirstJobId", "GetEnvTimeout", "GresTypes", "GroupUpdateForce", "GroupUpdateTime",
 	"HealthCheckInterval", "HealthCheckNodeState", "HealthCheckProgram", "InactiveLimit",
@@ -287,6 +287,13 @@ static int auth_info(const struct sc_at *a, const char *k, const char *v)
 	       : sc_param(a, k, "requeue_delay_s", (double)x + 1);
 }
 
+/* Epilog: with a script, slurmd's epilog-complete message makes
+ * slurmctld pass at once when a job ends; without, at its next tick. */
+static int epilog(const struct sc_at *a, const char *k, const char *v)
+{
+	return sc_param(a, k, "epilog_pass", v[0] != '\0');
+}
+
 static int enforce(const struct sc_at *a, const char *k, const char *v)
 {
 	bool on = strcasestr(v, "limits") || strcasestr(v, "safe") || strcasestr(v, "qos");
@@ -323,6 +330,7 @@ static const struct row rows[] = {
 	{ "MessageTimeout", K_INT, "msg_timeout_s", 1, 65533, NULL },
 	{ "AuthInfo", K_FN, NULL, 0, 0, auth_info },
 	{ "JobRequeue", K_FN, NULL, 0, 0, job_requeue },
+	{ "Epilog", K_FN, NULL, 0, 0, epilog },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 

@@ -200,7 +200,7 @@ static void test_rules(void **st)
 	    "Include %c-parts.conf\n"
 	    "SchedulerParameters=sched_interval=30,assoc_limit_stop,bf_max_job_user=4 SelectTypeParameters=CR_Core\n"
 	    "PriorityFlags=NO_FAIR_TREE,SMALL_RELATIVE_TO_TIME PreemptMode=CANCEL,GANG\n"
-	    "OverTimeLimit=UNLIMITED AuthInfo=socket=/x,cred_expire=30 SlurmctldPort=6817 MysteryKey=1\n");
+	    "OverTimeLimit=UNLIMITED AuthInfo=socket=/x,cred_expire=30 SlurmctldPort=6817 MysteryKey=1 Epilog=/etc/ep.sh\n");
 	put(dir, "alpha-parts.conf",
 	    "PartitionName=DEFAULT MaxTime=1-00:00:00 State=UP\n"
 	    "PartitionName=cpu Nodes=c[01-03] Default=YES Priority=3\n"
@@ -231,6 +231,7 @@ static void test_rules(void **st)
 	assert_true(sconf_param(&c, "preempt_mode", -1) == 1);
 	assert_true(sconf_param(&c, "over_time_limit_min", 0) == 1000000);
 	assert_true(sconf_param(&c, "requeue_delay_s", 0) == 31);
+	assert_true(sconf_param(&c, "epilog_pass", 0) == 1);   /* an Epilog script: a pass at its end */
 	assert_true(has_warning(&c, "slurm.conf:5: Gres 'mps' is not modelled"));
 	assert_true(has_warning(&c, "slurm.conf:8: PriorityFlags SMALL_RELATIVE_TO_TIME is not modelled"));
 	assert_true(has_warning(&c, "slurm.conf:8: PreemptMode GANG is not modelled (the mode stays CANCEL)"));
