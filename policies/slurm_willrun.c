@@ -402,8 +402,10 @@ static uint64_t mix(uint64_t h, uint64_t x)
 	return h;
 }
 
-/* What a node's answers depend on: its free state, whether it may take
- * work (service, power), its jobs' keys. */
+/* What a node's answers depend on, as a 64-bit digest: its free state,
+ * whether it may take work (service, power), its jobs' keys. (Two states
+ * with one digest would keep a stale answer: about one chance in 2^64 a
+ * comparison.) */
 static uint64_t node_sig(const struct sl *st, int32_t k)
 {
 	const struct cluster *cl = st->cl;
