@@ -147,6 +147,7 @@ struct sl_set;
 struct sl_roomp;
 struct sl_memo;
 struct sl_tau;
+struct sl_walk;
 
 /* What the last pass of a kind saw (slurm.c pass_needed). */
 struct sl_seen {
@@ -230,6 +231,8 @@ struct sl {
 	int32_t *end_k, nend_k, cap_end_k;   /* the nodes of jobs on several */
 	struct sl_tau *tau;               /* per request: each node's first release that fits it */
 	uint64_t tau_cycle, tau_serial;
+	struct sl_walk *walks;            /* per set of allowed nodes: the batches of releases */
+	uint64_t list_ver;                /* bumped when the list of running jobs changes */
 	int32_t *tv;                      /* scratch per node */
 	uint64_t *ubits;                  /* scratch node set */
 	uint64_t *sig;                    /* per node: what its answers depend on, when the lists were made */

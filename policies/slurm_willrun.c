@@ -118,6 +118,7 @@ void sl_ends_build(struct sl *st)
 	}
 	qsort(st->ends, (size_t)st->nends, sizeof *st->ends, end_cmp);
 	st->at_dirty = true;   /* nodes_jobs finds the nodes that changed */
+	st->list_ver++;
 }
 
 /* A job started in the cycle joins the list in order. */
@@ -126,6 +127,7 @@ void sl_ends_add(struct sl *st, int32_t id)
 	if (ends_room(st, st->nends + 1))
 		return;
 	st->at_dirty = true;   /* its nodes changed: nodes_jobs sees it */
+	st->list_ver++;
 	struct sl_end e = end_new(st, id);
 	e.end_s = end_of(st, id);
 	int32_t k = st->nends;
@@ -335,6 +337,22 @@ struct sl_tau {
 
 #define SL_TAUS 32
 
+/* The batches of releases for one set of allowed nodes: the positions
+ * after which the selection is tried (a batch's last release; batches of
+ * more than 201 releases are not tested), found as far as a test has
+ * needed them and kept for the list (walk_of, per st->list_ver): jobs
+ * tested on the same nodes share them. */
+struct sl_walk {
+	uint64_t ver;                  /* st->list_ver when made; 0 free */
+	uint64_t *avail;               /* the allowed nodes */
+	int32_t it;                    /* the next position to look at */
+	int64_t window, anchor;
+	bool more;
+	int32_t *tp, ntp, cap;         /* test points found */
+};
+
+#define SL_WALKS 64
+
 /* Nothing known any more. */
 static void short_stale(struct sl *st)
 {
@@ -368,7 +386,14 @@ int sl_will_run_init(struct sl *st)
 		if (!st->tau[s].t || !st->tau[s].sk)
 			return -1;
 	}
+	st->walks = calloc(SL_WALKS, sizeof *st->walks);
+	if (!st->walks)
+		return -1;
+	for (int w = 0; w < SL_WALKS; w++)
+		if (!(st->walks[w].avail = calloc((size_t)st->nw + 1, 8)))
+			return -1;
 	st->tau_cycle = 1;
+	st->list_ver = 1;
 	return 0;
 }
 
@@ -384,6 +409,12 @@ void sl_will_run_fini(struct sl *st)
 			free(st->tau[s].sk);
 		}
 	free(st->tau);
+	if (st->walks)
+		for (int w = 0; w < SL_WALKS; w++) {
+			free(st->walks[w].avail);
+			free(st->walks[w].tp);
+		}
+	free(st->walks);
 	free(st->at_off);
 	free(st->at_key);
 	free(st->at_part);
@@ -709,6 +740,91 @@ int64_t sl_will_run_floor(struct sl *st, int32_t id, const uint64_t *avail, int6
 	return kstar == KEY_NEVER ? -1 : kstar == KEY_NOW ? now : kstar >> 32;
 }
 
+/* The next test point of w (appended to w->tp), -1 when the list ends
+ * before one: _will_run_test's loop. */
+static int32_t walk_next(struct sl *st, struct sl_walk *w, const uint64_t *avail)
+{
+	int32_t nends = st->nends;
+	while (w->more) {
+		int32_t last = -1, cnt200 = 0;
+		bool skip_test = false;
+		for (;;) {
+			if (w->it >= nends) {
+				w->more = false;
+				break;
+			}
+			const struct sl_end *e = &st->ends[w->it++];
+			if (!end_on(st, e, avail))
+				continue;
+			if (!w->anchor)
+				w->anchor = e->end_s + (w->window - e->end_s % w->window);
+			last = w->it - 1;
+			if (w->it >= nends) {
+				w->more = false;
+				break;
+			}
+			if (st->ends[w->it].end_s > w->anchor + w->window)
+				break;
+			if (cnt200++ > 200) {
+				skip_test = true;
+				break;
+			}
+		}
+		if (last < 0) {
+			w->more = false;
+			break;
+		}
+		if (skip_test)
+			continue;
+		const struct sl_end *nx = w->it < nends ? &st->ends[w->it] : NULL;
+		do
+			w->window *= 2;
+		while (nx && nx->end_s > w->anchor + w->window);
+		if (w->ntp == w->cap) {
+			int32_t nc = w->cap ? 2 * w->cap : 16;
+			int32_t *t = realloc(w->tp, (size_t)nc * sizeof *t);
+			if (!t) {
+				w->more = false;   /* ENOMEM: seen as the list's end (never) */
+				return -1;
+			}
+			w->tp = t;
+			w->cap = nc;
+		}
+		w->tp[w->ntp++] = last;
+		return last;
+	}
+	return -1;
+}
+
+/* The walk of the allowed nodes avail for this list, new if need be. */
+static struct sl_walk *walk_of(struct sl *st, const uint64_t *avail)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int32_t x = 0; x < st->nw; x++)
+		h = (h ^ avail[x]) * 1099511628211ull;
+	struct sl_walk *fresh = NULL;
+	for (int32_t probe = 0; probe < 4; probe++) {
+		struct sl_walk *w = &st->walks[(h + (uint64_t)probe) % SL_WALKS];
+		if (w->ver != st->list_ver) {
+			if (!fresh)
+				fresh = w;
+			continue;
+		}
+		if (!memcmp(w->avail, avail, (size_t)st->nw * 8))
+			return w;
+	}
+	if (!fresh)
+		fresh = &st->walks[h % SL_WALKS];   /* all taken: the first gives way */
+	fresh->ver = st->list_ver;
+	memcpy(fresh->avail, avail, (size_t)st->nw * 8);
+	fresh->it = 0;
+	fresh->window = 30;
+	fresh->anchor = 0;
+	fresh->more = true;
+	fresh->ntp = 0;
+	return fresh;
+}
+
 /* The will-run test the short way: 1 with *start (-1 never) and *np, 0
  * when it cannot decide. */
 static int will_run_short(struct sl *st, int32_t id, const uint64_t *avail, bool now_only, int *np, int64_t now,
@@ -734,43 +850,11 @@ static int will_run_short(struct sl *st, int32_t id, const uint64_t *avail, bool
 	}
 	if (now_only || kstar == KEY_NEVER)
 		return 1;
-	int64_t window = 30, anchor = 0;
-	int32_t it = 0, nends = st->nends;
-	bool more = true;
-	while (more) {
-		int32_t last = -1, cnt200 = 0;
-		bool skip_test = false;
-		for (;;) {
-			if (it >= nends) {
-				more = false;
-				break;
-			}
-			const struct sl_end *e = &st->ends[it++];
-			if (!end_on(st, e, avail))
-				continue;
-			if (!anchor)
-				anchor = e->end_s + (window - e->end_s % window);
-			last = it - 1;
-			if (it >= nends) {
-				more = false;
-				break;
-			}
-			if (st->ends[it].end_s > anchor + window)
-				break;
-			if (cnt200++ > 200) {
-				skip_test = true;
-				break;
-			}
-		}
-		if (last < 0)
-			break;
-		if (skip_test)
-			continue;
-		const struct sl_end *nx = it < nends ? &st->ends[it] : NULL;
-		do
-			window *= 2;
-		while (nx && nx->end_s > anchor + window);
-		const struct sl_end *le = &st->ends[last];
+	struct sl_walk *w = walk_of(st, avail);
+	for (int32_t x = 0;; x++) {
+		if (x == w->ntp && walk_next(st, w, avail) < 0)
+			return 1;   /* every release made: never */
+		const struct sl_end *le = &st->ends[w->tp[x]];
 		if (key_of(le) < kstar)
 			continue;
 		int n = -1;
@@ -785,7 +869,6 @@ static int will_run_short(struct sl *st, int32_t id, const uint64_t *avail, bool
 		*start = le->end_s <= now ? guess_end(st, le, now) : le->end_s;
 		return 1;
 	}
-	return 1;
 }
 
 int64_t sl_will_run(struct sl *st, int32_t id, const uint64_t *avail, bool now_only, bool preempt, int *np, int64_t now)
