@@ -27,12 +27,13 @@ static const char *const migrate_names[] = { [MIGRATE_NONE] = "none",
 	[MIGRATE_CHECKPOINTED] = "checkpointed", [MIGRATE_ALL] = "all" };
 
 /* The entries of "events" read here, and their keys. */
-enum { EK_FAIL, EK_JOIN, EK_LEAVE, EK_N };
-static const char *const kind_keys[EK_N] = { "fail", "node_join", "node_leave" };
+enum { EK_FAIL, EK_JOIN, EK_LEAVE, EK_DRAIN, EK_N };
+static const char *const kind_keys[EK_N] = { "fail", "node_join", "node_leave", "node_drain" };
 static const char *const fail_keys[] = { "at", "fail", "node", "gpu", "value", "repair_h", NULL };
 static const char *const join_ev_keys[] = { "at", "node_join", NULL };
 static const char *const join_keys[] = { "rack", "power_kw", "cooling", "type", "count", NULL };
 static const char *const leave_keys[] = { "at", "node_leave", NULL };
+static const char *const drain_keys[] = { "at", "node_drain", "hours", NULL };
 
 static bool kind_has_value(int k) { return k == FAULT_GPU_DEGRADE || k == FAULT_NIC; }
 static bool kind_on_gpu(int k) { return k == FAULT_GPU_XID || k == FAULT_GPU_DEGRADE; }
@@ -459,6 +460,31 @@ static int load_leave(struct evload *L, const json_t *e, const char *p, size_t i
 	return push(L, &fe, i, false);
 }
 
+/* A drain: the node takes no new job from at for hours (to the end of the
+ * run without), its running jobs go on; then it is back in service. */
+static int load_drain(struct evload *L, const json_t *e, const char *p, size_t i)
+{
+	char q[128];
+	struct fault_event fe = { .kind = FEV_DRAIN, .fault = -1, .gpu = -1, .value = 0, .repair_s = -1 };
+	if (jv_object(L->v, e, p, drain_keys) || load_at(L->v, e, p, &fe.at_us))
+		return -1;
+	jv_subpath(q, sizeof q, p, "node_drain");
+	if ((fe.node = find_node(L, json_object_get(e, "node_drain"), q)) < 0 || check_joined(L, fe.node, fe.at_us, p))
+		return -1;
+	double h = -1;
+	if (pos_num(L->v, e, p, "hours", false, REPAIR_H_MAX, &h))
+		return -1;
+	fe.repair_s = h > 0 ? h * 3600 : -1;
+	if (push(L, &fe, i, false))
+		return -1;
+	if (h <= 0)
+		return 0;
+	struct fault_event re = fe;
+	re.kind = FEV_RESUME;
+	re.at_us = fe.at_us + simtime_from_s(h * 3600);
+	return push(L, &re, i, false);
+}
+
 /* Builds the name index and per-node record once every node exists. */
 static int index_nodes(struct evload *L)
 {
@@ -504,23 +530,55 @@ static int load_events(struct jv *v, struct cluster *cl, const json_t *root, str
 	json_array_foreach(arr, i, e) {
 		jv_idxpath(p, sizeof p, "$.events", i);
 		int kind = event_kind(v, e, p);
-		if ((kind == EK_FAIL && load_fail(&L, e, p, i)) || (kind == EK_LEAVE && load_leave(&L, e, p, i)))
+		if ((kind == EK_FAIL && load_fail(&L, e, p, i)) || (kind == EK_LEAVE && load_leave(&L, e, p, i)) ||
+		    (kind == EK_DRAIN && load_drain(&L, e, p, i)))
 			goto fail;
 	}
 	/* No fault after the node has left (every leave is known now). */
 	for (size_t k = 0; k < L.nev; k++) {
 		const struct fault_event *fe = &L.ev[k].e;
 		const struct node_life *l = &L.life[fe->node];
-		if (fe->kind != FEV_FAULT || l->leave_src < 0 || fe->at_us < l->leave_us)
+		if ((fe->kind != FEV_FAULT && fe->kind != FEV_DRAIN) || l->leave_src < 0 || fe->at_us < l->leave_us)
 			continue;
 		jv_idxpath(p, sizeof p, "$.events", L.ev[k].idx);
-		jv_fail(v, p, "node \"%s\" leaves at %s ($.events[%lld]); a fault at %s comes at or after that",
+		jv_fail(v, p, "node \"%s\" leaves at %s ($.events[%lld]); a %s at %s comes at or after that",
 		        cl->nodes[fe->node].name, fmt_at(a, sizeof a, l->leave_us), (long long)l->leave_src,
+		        fe->kind == FEV_DRAIN ? "drain" : "fault",
 		        fmt_at(b, sizeof b, fe->at_us));
 		goto fail;
 	}
 	if (L.nev > 0) {
 		qsort(L.ev, L.nev, sizeof *L.ev, cmp_event);
+		/* one drain of a node at a time (sorted: in time order) */
+		simtime *until = malloc((size_t)cl->nnodes * sizeof *until + 1);
+		int64_t *src = malloc((size_t)cl->nnodes * sizeof *src + 1);
+		if (!until || !src) {
+			free(until);
+			free(src);
+			jv_fail(v, "$.events", "out of memory");
+			goto fail;
+		}
+		for (int32_t k = 0; k < cl->nnodes; k++)
+			src[k] = -1;
+		for (size_t k = 0; k < L.nev; k++) {
+			const struct fault_event *fe = &L.ev[k].e;
+			if (fe->kind != FEV_DRAIN)
+				continue;
+			if (src[fe->node] >= 0 && until[fe->node] > fe->at_us) {
+				jv_idxpath(p, sizeof p, "$.events", L.ev[k].idx);
+				jv_fail(v, p, "node \"%s\" is still drained at %s by $.events[%lld] (%s%s): one drain of a "
+				        "node at a time", cl->nodes[fe->node].name, fmt_at(a, sizeof a, fe->at_us),
+				        (long long)src[fe->node], until[fe->node] == SIMTIME_INF ? "no end" : "until ",
+				        until[fe->node] == SIMTIME_INF ? "" : fmt_at(b, sizeof b, until[fe->node]));
+				free(until);
+				free(src);
+				goto fail;
+			}
+			src[fe->node] = (int64_t)L.ev[k].idx;
+			until[fe->node] = fe->repair_s >= 0 ? fe->at_us + simtime_from_s(fe->repair_s) : SIMTIME_INF;
+		}
+		free(until);
+		free(src);
 		if (!(c->ev = malloc(L.nev * sizeof *c->ev))) {
 			jv_fail(v, "$.events", "out of memory");
 			goto fail;

@@ -23,7 +23,7 @@ static const char *const event_keys[] = { "at", "approve", NULL };
 /* Kinds other loaders read, skipped here: environment events
  * (config/powercfg.c) and faults, joins and leaves (config/faultcfg.c). */
 static const char *const other_kinds[] = { "rack_cap_kw", "inlet_c", "cooling_r_factor", "fail", "node_join",
-	"node_leave", NULL };
+	"node_leave", "node_drain", NULL };
 static const char *const event_kinds = "approve, rack_cap_kw, inlet_c, cooling_r_factor";
 
 /* o.key, when present, must be a number in (0, max]. */

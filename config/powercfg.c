@@ -30,9 +30,9 @@ static const char *const tariff_keys[] = { "from_hour", "to_hour", "price_kwh", 
 static const char *const cooling_names[COOL_N] = { "air", "liquid" };
 
 /* Event kinds of "events": the ones read here, orgload's and faultload's. */
-enum { EK_APPROVE, EK_RACK_CAP, EK_INLET, EK_R_FACTOR, EK_FAIL, EK_JOIN, EK_LEAVE, EK_N };
+enum { EK_APPROVE, EK_RACK_CAP, EK_INLET, EK_R_FACTOR, EK_FAIL, EK_JOIN, EK_LEAVE, EK_DRAIN, EK_N };
 static const char *const kind_keys[EK_N] = { "approve", "rack_cap_kw", "inlet_c", "cooling_r_factor", "fail",
-	"node_join", "node_leave" };
+	"node_join", "node_leave", "node_drain" };
 static const char *const ev_rack_keys[] = { "at", "rack", "rack_cap_kw", NULL };
 static const char *const ev_inlet_keys[] = { "at", "cooling", "inlet_c", NULL };
 static const char *const ev_r_keys[] = { "at", "cooling", "cooling_r_factor", NULL };
@@ -367,7 +367,7 @@ static int event_kind(struct jv *v, const json_t *e, const char *p)
 	}
 	if (kind < 0)
 		return jv_fail(v, p, "expected an event kind besides \"at\" (one of: approve, rack_cap_kw, inlet_c, "
-		               "cooling_r_factor)");
+		               "cooling_r_factor, fail, node_join, node_leave, node_drain)");
 	return kind;
 }
 
@@ -397,7 +397,7 @@ int power_events_load(struct jv *v, const struct cluster *cl, const json_t *root
 		int kind = event_kind(v, e, p);
 		if (kind < 0)
 			goto fail;
-		if (kind == EK_APPROVE || kind == EK_FAIL || kind == EK_JOIN || kind == EK_LEAVE)
+		if (kind == EK_APPROVE || kind == EK_FAIL || kind == EK_JOIN || kind == EK_LEAVE || kind == EK_DRAIN)
 			continue;   /* config/orgcfg.c or config/faultcfg.c reads it */
 		if (!powered) {
 			jv_fail(v, p, "a \"%s\" event needs the top-level \"power\" block (the power model is off "

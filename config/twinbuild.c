@@ -422,38 +422,74 @@ static int trace_rel(struct build *b, char *rel, size_t len)
 	return 0;
 }
 
-/* The dump's DOWN periods within the trace's span as node_crash events. */
+/* Events by start, then as the dump lists them. */
+static int by_start(const void *x, const void *y)
+{
+	const struct sm_event *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+/* The dump's DOWN periods within the trace's span as node_crash events,
+ * its DRAIN periods as node_drain events (one at a time per node: a
+ * period that overlaps the node's previous one is merged into it). */
 static int events_json(struct build *b, int64_t t0, int64_t t1)
 {
 	struct sm_events ev = { 0 };
 	if (sacctmgr_read_events(b->o->events, b->sc.cluster, &ev, b->warn, b->err, b->errlen))
 		return sm_events_free(&ev), -1;
+	qsort(ev.v, (size_t)ev.n, sizeof *ev.v, by_start);
 	json_t *arr = json_array();
-	int rc = arr ? 0 : oom(b), drains = 0;
+	int rc = arr ? 0 : oom(b);
+	/* per node, the last drain kept: its entry and end (-1 open) */
+	int32_t nn = b->sc.nnodes;
+	json_t **last = calloc((size_t)nn + 1, sizeof *last);
+	int64_t *last_end = calloc((size_t)nn + 1, sizeof *last_end);
+	if (!last || !last_end)
+		rc = oom(b);
 	for (int32_t i = 0; i < ev.n && rc == 0; i++) {
 		const struct sm_event *e = &ev.v[i];
-		if (sconf_find_node(&b->sc, e->node) < 0) {
+		int32_t node = sconf_find_node(&b->sc, e->node);
+		if (node < 0) {
 			slurm_msgs_add(b->warn, "%s:%d: NodeName %s is not a node of slurm.conf: the event is ignored",
 			               b->o->events, e->line, e->node);
-			continue;
-		}
-		if (e->drain) {
-			drains++;
 			continue;
 		}
 		int64_t s = e->start > t0 ? e->start : t0, end = e->end < 0 || e->end > t1 ? t1 : e->end;
 		if (end <= s)
 			continue;
-		json_t *x = json_pack("{s:I, s:s, s:s, s:f}", "at", (json_int_t)(s - t0), "fail", "node_crash",
-		                      "node", e->node, "repair_h", fmin(1e5, (double)(end - s) / 3600));
+		json_t *x;
+		if (e->drain) {
+			bool open = e->end < 0 || e->end > t1;
+			if (last[node] && (last_end[node] < 0 || last_end[node] >= s)) {
+				/* overlapping the node's previous drain: one longer drain */
+				if (last_end[node] >= 0 && (open || end > last_end[node])) {
+					int64_t from = (int64_t)json_integer_value(json_object_get(last[node], "at")) + t0;
+					last_end[node] = open ? -1 : end;
+					if (open)
+						json_object_del(last[node], "hours");
+					else if (json_object_set_new(last[node], "hours", json_real(fmin(1e5, (double)(end - from) / 3600))))
+						rc = oom(b);
+				}
+				continue;
+			}
+			x = open ? json_pack("{s:I, s:s}", "at", (json_int_t)(s - t0), "node_drain", e->node)
+			         : json_pack("{s:I, s:s, s:f}", "at", (json_int_t)(s - t0), "node_drain", e->node, "hours",
+			                     fmin(1e5, (double)(end - s) / 3600));
+			last[node] = x;
+			last_end[node] = open ? -1 : end;
+		} else {
+			x = json_pack("{s:I, s:s, s:s, s:f}", "at", (json_int_t)(s - t0), "fail", "node_crash", "node", e->node,
+			              "repair_h", fmin(1e5, (double)(end - s) / 3600));
+		}
 		if (!x || json_array_append_new(arr, x))
 			rc = oom(b);
 		else
 			b->sum->node_events++;
 	}
-	if (drains)
-		slurm_msgs_add(b->warn, "%s: DRAIN periods (%d) are not yet replayed (the engine has no drain event): "
-		               "the nodes stay in service", b->o->events, drains);
+	free(last);
+	free(last_end);
 	if (rc == 0 && json_array_size(arr) && set(b->root, "events", json_incref(arr)))
 		rc = oom(b);
 	json_decref(arr);

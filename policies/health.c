@@ -167,7 +167,8 @@ static int act_on(const struct health *hm, const struct view *v, int32_t i, simt
 		if (decide_drain(out, i, r))
 			return -1;
 	} else if (!r && h->drained_since >= 0 && (svc == NODE_DRAINED || svc == NODE_DRAINING) &&
-	           h->drain_reason[0] && h->drain_reason[0] != 'l') {   /* not a node leaving */
+	           h->drain_reason[0] && strcmp(h->drain_reason, "leave") != 0 &&
+	           strcmp(h->drain_reason, "scheduled") != 0) {   /* not a node leaving, nor a scenario's drain */
 		if (decide_resume(out, i))
 			return -1;
 	}

@@ -225,6 +225,35 @@ int eng_fault_event(struct sim *s, const struct fault_event *e)
 			cluster_set_svc(cl, e->node, NODE_DRAINING);
 		return 0;
 	}
+	case FEV_DRAIN: {
+		/* as an operator's scontrol update State=DRAIN: no new job,
+		 * the running ones go on (a node down stays down, drained
+		 * when it comes back) */
+		struct node_health *h = &cl->health[e->node];
+		if (cl->svc[e->node] == NODE_ABSENT || h->drained_since >= 0)
+			return 0;   /* gone, or drained already (its own reason stands) */
+		snprintf(h->drain_reason, sizeof h->drain_reason, "scheduled");
+		h->drained_since = s->now;
+		eng_health_mark(s, e->node);
+		if (cl->svc[e->node] == NODE_UP)
+			cluster_set_svc(cl, e->node, eng_node_has_jobs(s, e->node, -1) ? NODE_DRAINING : NODE_DRAINED);
+		eng_rec_event(s, REC_DRAIN, -1, e->node, 0, "scheduled (scenario event)");
+		s->dirty = true;
+		return 0;
+	}
+	case FEV_RESUME: {
+		struct node_health *h = &cl->health[e->node];
+		if (h->drained_since < 0 || strcmp(h->drain_reason, "scheduled") != 0)
+			return 0;   /* not drained by its drain event */
+		h->drained_since = -1;
+		h->drain_reason[0] = 0;
+		eng_health_mark(s, e->node);
+		if (cl->svc[e->node] == NODE_DRAINING || cl->svc[e->node] == NODE_DRAINED)
+			cluster_set_svc(cl, e->node, NODE_UP);
+		eng_rec_event(s, REC_RESUME, -1, e->node, 0, NULL);
+		s->dirty = true;
+		return 0;
+	}
 	}
 	return 0;
 }

@@ -45,8 +45,10 @@ enum migrate_scope {
 	MIGRATE_ALL,           /* every job requeues (no checkpoint: from zero) */
 };
 
-/* A scenario event: a fault injected, or a node joining or leaving. */
-enum fault_ev_kind { FEV_FAULT, FEV_JOIN, FEV_LEAVE };
+/* A scenario event: a fault injected, a node joining or leaving, a node
+ * drained for a while (FEV_DRAIN; its end, FEV_RESUME, is an event of its
+ * own at the drain's at + hours) */
+enum fault_ev_kind { FEV_FAULT, FEV_JOIN, FEV_LEAVE, FEV_DRAIN, FEV_RESUME };
 struct fault_event {
 	simtime at_us;
 	int32_t kind;          /* enum fault_ev_kind */

@@ -141,6 +141,45 @@ for what in "guian" "kth"; do
 	fi
 done
 
+# 2c. A node drained for a day (an events entry node_drain): no job starts on
+# it in that day under any policy, its running jobs go on, it takes jobs
+# again afterwards; the event table has the drain and the resume.
+python3 - "$TMP/drain.json" <<'EOF'
+import json, sys
+s = json.load(open("scenarios/guian.json"))
+s["events"].append({"at": "1d", "node_drain": "lq-h100-02-n1", "hours": 24})
+json.dump(s, open(sys.argv[1], "w"))
+EOF
+for pol in easy slurm; do
+	if "$HETLAB" run "$TMP/drain.json" --policy $pol --out "$TMP/drain-$pol.db" --quiet; then
+		got=$(python3 - "$TMP/drain-$pol.db" <<'EOF'
+import re, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def nodes(nl):   # lq-h100-02-n[1-2,4],air-cpu-01-n3
+    out = set()
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", nl or ""):
+        m = re.match(r"(.*)\[(.*)\]$", part)
+        if not m:
+            out.add(part)
+            continue
+        for r in m.group(2).split(","):
+            a, _, b = r.partition("-")
+            out.update("%s%d" % (m.group(1), k) for k in range(int(a), int(b or a) + 1))
+    return out
+st = [s for s, nl in db.execute("SELECT start_s, node_list FROM job WHERE start_s IS NOT NULL")
+      if "lq-h100-02-n1" in nodes(nl)]
+ev = db.execute("SELECT group_concat(kind || '@' || (t_us / 1000000), ' ') FROM event WHERE kind IN ('drain', 'resume')"
+                " AND node = (SELECT id FROM node WHERE name = 'lq-h100-02-n1')").fetchone()[0]
+print("%d|%d|%s" % (sum(86400 <= s < 172800 for s in st), sum(s >= 172800 for s in st) > 0, ev))
+EOF
+)
+		check_eq "node_drain $pol: no start on the node in its day, starts after, the drain and resume recorded" \
+			"$got" "0|1|drain@86400 resume@172800"
+	else
+		bad "node_drain $pol: run"
+	fi
+done
+
 # 3. The default scenario under each policy: invariants on GPUs too.
 for pol in fcfs easy conservative; do
 	db=$TMP/guian-$pol.db

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/scenario.h"
 #include "config/slurmcfg.h"
@@ -391,10 +392,10 @@ static void test_twin_build(void **st)
 	assert_int_equal(sum.accounts, 10);
 	assert_int_equal(sum.users, 8);
 	assert_int_equal(sum.jobs, 15);
-	assert_int_equal(sum.node_events, 1);        /* n5's DOWN; n4's began after the trace, n6 drained */
+	assert_int_equal(sum.node_events, 2);        /* n5's DOWN and n6's DRAIN; n4's began after the trace */
 	assert_int_equal(sum.notes.n, 1);
 	assert_non_null(strstr(sum.notes.v[0], "GPU type fake -> gres-fake, a placeholder"));
-	assert_int_equal(warn.n, 5);
+	assert_int_equal(warn.n, 4);
 	/* loaded back as hetlab run loads it, and bound to its own dump */
 	struct scenario sc;
 	struct workload w;
@@ -406,6 +407,17 @@ static void test_twin_build(void **st)
 	assert_false(sc.enforce_walltime);
 	assert_string_equal(sc.swf_shape.gpu_type_label, SLURM_GPU_TYPE_LABEL);
 	assert_string_equal(sc.cl.nodes[4].name, "n5");
+	/* n6 drained 7 s into the trace for 30 s (09:30:35 to 09:31:05), n5 down for 15 s */
+	int kinds[8] = { 0 };
+	for (int k = 0; k < sc.fault.nev; k++) {
+		const struct fault_event *fe = &sc.fault.ev[k];
+		kinds[fe->kind]++;
+		if (fe->kind == FEV_DRAIN)
+			assert_true(fe->node == 5 && fe->at_us == simtime_from_s(7) && fe->repair_s == 30);
+		if (fe->kind == FEV_RESUME)
+			assert_true(fe->node == 5 && fe->at_us == simtime_from_s(37));
+	}
+	assert_true(kinds[FEV_DRAIN] == 1 && kinds[FEV_RESUME] == 1 && kinds[FEV_FAULT] == 1);
 	char tpath[PATH_MAX + 64];
 	scenario_trace_path(&sc, ".", tpath, sizeof tpath);
 	assert_int_equal(trace_sacct_read(tpath, &so, &w, NULL, err, sizeof err), 0);
@@ -424,6 +436,32 @@ static void test_twin_build(void **st)
 	scenario_free(&sc);
 	slurm_msgs_free(&warn);
 	slurm_msgs_free(&sum.notes);
+	/* a node's overlapping DRAIN periods make one drain; one still open has no end */
+	char *evf = tu_write_tmp(".txt", "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User\n"
+	                                 "hetlab|n6|2026-12-07T09:30:30|2026-12-07T09:30:50|DRAIN|a|root(0)\n"
+	                                 "hetlab|n6|2026-12-07T09:30:40|2026-12-07T09:31:10|DRAIN|b|root(0)\n"
+	                                 "hetlab|n3|2026-12-07T09:30:40|Unknown|IDLE+DRAIN|c|root(0)\n");
+	struct twin_opts o3 = o;
+	o3.events = evf;
+	memset(&sum, 0, sizeof sum);
+	if (twin_build(&o3, &sum, &warn, err, sizeof err) || scenario_load(out, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	int drains = 0, resumes = 0;
+	for (int k = 0; k < sc.fault.nev; k++) {
+		const struct fault_event *fe = &sc.fault.ev[k];
+		drains += fe->kind == FEV_DRAIN;
+		resumes += fe->kind == FEV_RESUME;
+		if (fe->kind == FEV_DRAIN && fe->node == 5)   /* 09:30:30 to 09:31:10 */
+			assert_true(fe->at_us == simtime_from_s(2) && fe->repair_s == 40);
+		if (fe->kind == FEV_DRAIN && fe->node == 2)   /* open: no end */
+			assert_true(fe->repair_s < 0);
+	}
+	assert_true(drains == 2 && resumes == 1);
+	scenario_free(&sc);
+	slurm_msgs_free(&warn);
+	slurm_msgs_free(&sum.notes);
+	unlink(evf);
+	free(evf);
 	/* --gpu-model names the catalog model; without dumps, the trace's QOS get Slurm's defaults */
 	struct twin_opts o2 = { .slurm_conf = DATA "slurm.conf", .sacct = DATA "site.sacct", .out = out, .ngpu_map = 1 };
 	snprintf(o2.gpu_map[0].type, sizeof o2.gpu_map[0].type, "fake");
