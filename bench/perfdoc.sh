@@ -72,6 +72,7 @@ bench pass-base "$BASE/bench/pass" --runs "$RUNS"
 bench frag "$BUILD/bench/frag" --runs 1
 bench frag-base "$BASE/bench/frag" --runs 1
 bench live sh bench/live.sh "$BUILD/hetlab" "$RUNS"
+bench twin sh bench/twin-speed.sh "$BUILD/hetlab" --runs "$RUNS" --kinds national,campus:1 --base "$BASE/hetlab"
 end=$(date -u '+%H:%M UTC')
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
 
@@ -105,6 +106,7 @@ shared and its speed varies). \`make bench\` runs the benchmarks alone
 | sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'medians of the rounds') | $(pick sweep-base 'medians of the rounds') |
 | scale: cost per job at the largest point within 30 % of the smallest | $(pick scale 'cost per job at') | $(pick scale-base 'cost per job at') |
 | scale: 100,000 nodes, 10 M jobs, under 600 s and 16 GiB | $(pick scale 's wall, ') | $(pick scale-base 's wall, ') |
+| the Slurm twin: a month of a 1,000-node site at 100,000x real time or more, in CPU seconds | $(pick twin '^twin-speed: national') | $(pick twin '^  base ') |
 
 ## Event queue (\`evq_hold\`)
 
@@ -212,4 +214,18 @@ $(block frag-base)
 ## Live mode (\`bench/live.sh\`)
 
 $(block live)
+
+## The Slurm twin over a month (\`bench/twin-speed.sh\`)
+
+A synthetic site's month as its administrator would dump it
+(\`bench/twinsite.py\`, seed 1): the twin built from its slurm.conf,
+sacctmgr and sacct dumps, replayed as a user runs it (its results file at
+the default level). The speed is the history's 30 days over the replay's
+CPU time (user + system). \`national\` is shaped on ARCHER2 (the system
+HPE's FastSim replays at about 400x): 128-core nodes given whole, about
+27,000 jobs; \`campus\` is a university cluster of shared 64-core nodes,
+a tenth with A100s, and ten times the jobs (about 280,000), replayed once.
+The previous state runs the national site only.
+
+$(block twin)
 EOF

@@ -58,4 +58,6 @@ if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs
 	echo
 fi
 run peer sh bench/peer.sh "$build" "$runs"
+# The Slurm twin over a month of a synthetic 1,000-node site (minutes).
+run twin-speed sh bench/twin-speed.sh "$build/hetlab" --runs "$runs"
 exit $status
