@@ -162,15 +162,6 @@ static bool resv_overlap(struct sl *st, const uint64_t *use, int64_t start, int6
 
 /* ---- what could start now at all ---- */
 
-static uint32_t req_hash(const struct job_req *r, int32_t part)
-{
-	const unsigned char *b = (const unsigned char *)r;
-	uint32_t h = 2166136261u ^ (uint32_t)part;
-	for (size_t i = 0; i < sizeof *r; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
 /* Whether the free nodes of job id's partition in service hold its
  * request (plans aside): enough nodes that take a gang's part, CPUs for
  * a spread request. */
@@ -184,7 +175,7 @@ static bool fits_free(struct sl *st, int32_t id)
 	if (r->nodes == 0 ? a->sum < r->cores
 	                  : a->cores < r->cores || a->mem < r->mem_mib || a->gpus < r->gpus)
 		return false;
-	uint32_t h = req_hash(r, part) & (SL_MEMO - 1);
+	uint32_t h = sl_req_hash(r, part) & (SL_MEMO - 1);
 	struct sl_memo *e = NULL;
 	for (int probe = 0; probe < 8; probe++) {
 		struct sl_memo *x = &st->memo[(h + (uint32_t)probe) & (SL_MEMO - 1)];

@@ -256,6 +256,28 @@ struct sl {
 	struct decide *out;
 };
 
+/* Whether running job id holds a node of the set (Slurm order). */
+static inline bool sl_job_on(const struct sl *st, int32_t id, const uint64_t *nodes)
+{
+	const struct job *j = &st->v->jobs[id];
+	const struct alloc_part *p = &st->v->parts[j->parts];
+	for (int32_t k = 0; k < j->nparts; k++)
+		if (sl_bit(nodes, st->pos[p[k].node]))
+			return true;
+	return false;
+}
+
+/* A hash of a request on a partition (FNV-1a over its bytes: struct
+ * job_req has no padding). */
+static inline uint32_t sl_req_hash(const struct job_req *r, int32_t part)
+{
+	const unsigned char *b = (const unsigned char *)r;
+	uint32_t h = 2166136261u ^ (uint32_t)part;
+	for (size_t i = 0; i < sizeof *r; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
 /* Engine time t as Unix seconds (slurm_cfg.unix_start + t, floored). */
 static inline int64_t sl_epoch(const struct sl *st, simtime t)
 {

@@ -40,16 +40,6 @@ static int mode_of(const struct sl *st, int32_t id)
 	return m;
 }
 
-static bool on_nodes(const struct sl *st, int32_t id, const uint64_t *nodes)
-{
-	const struct job *j = &st->v->jobs[id];
-	const struct alloc_part *p = &st->v->parts[j->parts];
-	for (int32_t k = 0; k < j->nparts; k++)
-		if (sl_bit(nodes, st->pos[p[k].node]))
-			return true;
-	return false;
-}
-
 static int32_t count_on(const struct sl *st, int32_t id, const uint64_t *nodes)
 {
 	const struct job *j = &st->v->jobs[id];
@@ -110,7 +100,7 @@ void sl_preempt_cands(struct sl *st, int32_t id, const uint64_t *cand)
 			ex = (int64_t)st->p[SP_PREEMPT_EXEMPT];
 		if (ex > 0 && v->jobs[r].start_us + simtime_from_s((double)ex) > v->now)
 			continue;
-		if (!on_nodes(st, r, cand))
+		if (!sl_job_on(st, r, cand))
 			continue;
 		st->cands[st->ncands++] = r;
 	}
@@ -211,7 +201,7 @@ int sl_preempt(struct sl *st, int32_t id, const uint64_t *cand)
 	bool any = false;
 	for (int32_t q = 0; q < n; q++) {
 		int32_t r = order[q];
-		if (!on_nodes(st, r, st->tmp))
+		if (!sl_job_on(st, r, st->tmp))
 			continue;
 		if (q > fit)
 			break;

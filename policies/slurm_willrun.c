@@ -141,16 +141,6 @@ void sl_ends_add(struct sl *st, int32_t id)
 
 /* ---- the will-run test ---- */
 
-static bool job_on(const struct sl *st, int32_t id, const uint64_t *nodes)
-{
-	const struct job *j = &st->v->jobs[id];
-	const struct alloc_part *p = &st->v->parts[j->parts];
-	for (int32_t k = 0; k < j->nparts; k++)
-		if (sl_bit(nodes, st->pos[p[k].node]))
-			return true;
-	return false;
-}
-
 static bool end_on(const struct sl *st, const struct sl_end *e, const uint64_t *nodes)
 {
 	if (e->k1 < 0)
@@ -253,7 +243,7 @@ static int64_t will_run_sim(struct sl *st, int32_t id, const uint64_t *avail, bo
 		for (int32_t k = 0; k < st->ncands; k++)
 			st->job[st->cands[k]].mark = st->stamp;
 		for (int32_t k = 0; k < st->ncands; k++)
-			if (job_on(st, st->cands[k], avail))
+			if (sl_job_on(st, st->cands[k], avail))
 				release(st, &z, st->cands[k]);
 		if (fz_may(&z) && (*np = sl_select(st, id, st->fut, avail, true)) > 0)
 			return now;
@@ -540,15 +530,6 @@ static int64_t tau_node(struct sl *st, const struct job_req *r, int32_t k)
 	return KEY_NEVER;
 }
 
-static uint32_t req_hash(const struct job_req *r, int32_t part)
-{
-	const unsigned char *b = (const unsigned char *)r;
-	uint32_t h = 2166136261u ^ (uint32_t)part;
-	for (size_t i = 0; i < sizeof *r; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h;
-}
-
 static bool sk_before(const struct sl_tau *s, int32_t a, int32_t b)
 {
 	return s->t[a] < s->t[b] || (s->t[a] == s->t[b] && a < b);
@@ -616,7 +597,7 @@ static void tau_update(struct sl *st, struct sl_tau *s)
 
 static struct sl_tau *tau_make(struct sl *st, const struct job_req *r, int32_t part)
 {
-	uint32_t h = req_hash(r, part) % SL_TAUS;
+	uint32_t h = sl_req_hash(r, part) % SL_TAUS;
 	struct sl_tau *s = NULL;
 	for (uint32_t probe = 0; probe < 4; probe++) {
 		struct sl_tau *x = &st->tau[(h + probe) % SL_TAUS];
