@@ -116,6 +116,7 @@ PATTERNS = [
     ("backfill", re.compile(r"_start_job: Started JobId=(\d+) ")),
     ("end", re.compile(r"_job_complete: JobId=(\d+) done")),
     ("preempt", re.compile(r"preempted JobId=(\d+) has been")),
+    ("preemptor", re.compile(r"preempted JobId=\d+ has been \w+ to reclaim resources for JobId=(\d+)")),
     ("requeue", re.compile(r"[Rr]equeu\w* JobId=(\d+)")),
     ("bf_begin", re.compile(r"_attempt_backfill: beginning()")),
     ("bf_done", re.compile(r"_attempt_backfill: completed testing \d+\(\d+\) jobs, usec=(\d+)")),
@@ -137,7 +138,6 @@ def read_log(path):
                 if s:
                     t = datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").timestamp() + int(m.group(2)) / 1000
                     ev.append((t, kind, s.group(1)))
-                    break
     return ev
 
 
@@ -206,7 +206,7 @@ def facts(rundirs):
     idle, idle_by, idle_next_bf, idle_next_main = [], [], [], []
     after, after_by, after_s, by_after = [], [], [], []
     bf_gap, bf_phase, bf_phase1, bf_usec, first_bf, sched_full = [], [], [], [], [], []
-    requeue, rq_sub = [], []
+    requeue, rq_sub, by_preemptor = [], [], []
     for rd in rundirs:
         ev, rows, ctld, bf, sub, starts, ends = one_run(rd)
         # (c) backfill cycles and main passes
@@ -270,6 +270,15 @@ def facts(rundirs):
             at_bf = bool(nb) and kind == "backfill" and abs(nb[0] - t) < 0.5
             by_after.append("%s%s" % (kind, " (the next cycle)" if at_bf else ""))
             del ls
+        # (d) the preemptor's start after its preemptions
+        pre = {}
+        for t, k, v in ev:
+            if k == "preemptor":
+                pre.setdefault(v, []).append(t)
+        for j, ts in pre.items():
+            later = [t for t, _ in starts.get(j, []) if t >= ts[0]]
+            if later:
+                by_preemptor.append(round(later[0] - max(t for t in ts if t <= later[0]), 3))
         # (d) requeued runs: from the end of a PREEMPTED/REQUEUED row to the next row's start
         byjob = {}
         for r in rows:
@@ -305,5 +314,6 @@ def facts(rundirs):
     print("    first cycle after slurmctld's start: " + ", ".join("%.2f s" % x for x in first_bf))
     print("    cycle length: " + dist([u / 1e6 for u in bf_usec], "s", "%.4f"))
     print("    main scheduler full-queue passes, interval: " + dist(sched_full, "s", "%.1f"))
-    print("(d) requeued runs, the next run's Start − the earlier run's End (sacct -D): " + dist(requeue, "s", "%.0f"))
+    print("(d) the preemptor's start − its (last) preemption (log): " + dist(by_preemptor, "s", "%.3f"))
+    print("    requeued runs, the next run's Start − the earlier run's End (sacct -D): " + dist(requeue, "s", "%.0f"))
     print("    the next row's Submit and Eligible against the earlier End: " + counts(rq_sub))
