@@ -74,12 +74,13 @@ static const struct policy_param sl_params[] = {
 	[SP_EPILOG_PASS] = { "epilog_pass", 0, 0, 1, "(model) 1: a job's end runs a main pass at once (an Epilog runs); 0: at the next tick (slurmd finds it complete); a preempted job's always at once" },
 	[SP_TICK] = { "tick_s", 1.003, 0.1, 60, "(model) the period of slurmctld's background thread (10 x 100 ms sleeps and its work)" },
 	[SP_SUBMIT_OFFSET] = { "submit_offset_s", 0, 0, 1, "(model) mean delay of a job's arrival after its whole-second submit time: the m jobs of one second arrive at (k+1)/(m+1) of it when 0.5 (sacct's times); 0: at their submit time" },
+	[SP_ARRIVAL_DRAW] = { "arrival_draw", 0, 0, 1, "(model) 1: the m jobs of one whole-second submit time arrive at m fractions of it drawn from the run's seed (in their submit order), so that runs of several seeds show what the unknown fractions do; 0: at (k+1)/(m+1) of it" },
 	[SP_BF_START] = { "threads_start_s", 0.75, 0, 60, "(model) from slurmctld's start to its scheduling threads' (the first backfill cycle a bf_interval later)" },
 	[SP_BF_CYCLE] = { "bf_cycle_s", 0.001, 0, 60, "(model) how long a backfill cycle takes: the next starts bf_interval after its end" },
 	[SP_CTLD_START] = { "ctld_start_s", 0, -1e9, 1e9, "(model) slurmctld's start from the trace's start: the clocks' phase" },
 	[SP_SHORTCUTS] = { "shortcuts", 1, 0, 1, "(model) 0: none of the twin's shortcuts (the will-run test's short way and floor, limits before a selection that cannot change them): slower, the same decisions" },
 	[SP_BF_FULL_PLAN] = { "bf_full_plan", 0, 0, 1, "(model) 1: a cycle plans every job it may test, also behind the last one that could start (the same starts)" },
-	{ NULL, 0, 0, 0, NULL },
+	[SP_NPARAM] = { NULL, 0, 0, 0, NULL },
 };
 
 /* ---- Slurm's node order: names compared naturally (strnatcmp) ---- */
@@ -244,6 +245,7 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 			if (sp->nodes[k] >= 0 && sp->nodes[k] < n)
 				sl_set(st->part_bits + (size_t)p * nw, st->pos[sp->nodes[k]]);
 	}
+	st->seed = env->seed;
 	if (placer_init(&st->pl, env->placement, env->label_blind, env->seed, cl, env->njobs, err, errlen) ||
 	    sl_prio_init(st, err, errlen) || sl_bf_init(st) || sl_will_run_init(st)) {
 		if (!err[0])
@@ -426,14 +428,43 @@ static void catch_up(struct sl *st)
  * within their second: the k-th of m (in submit order) at
  * S + 2 offset (k+1)/(m+1), offset 0.5 spreading them over the second as
  * order statistics would (sacct keeps whole seconds; Slurm saw the
- * fractions). */
+ * fractions). A submit time with a fraction (slurmctld's log gave it:
+ * twin build --ctld-log) is the arrival itself. */
+/* The i-th exponential variate of the stream of second `sec` (splitmix64
+ * of the run's seed). */
+static double arrival_exp(uint64_t seed, simtime sec, int32_t i)
+{
+	uint64_t x = seed ^ ((uint64_t)sec * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)(i + 1) * 0xBF58476D1CE4E5B9ULL);
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	x ^= x >> 31;
+	return -log(1.0 - (double)(x >> 11) * 0x1.0p-53);
+}
+
 static void settle_new(struct sl *st)
 {
-	int32_t m = st->nnew;
-	double off = st->p[SP_SUBMIT_OFFSET];
-	for (int32_t k = 0; k < m; k++) {
-		struct sl_job *sj = &st->job[st->newjobs[k]];
-		sj->begin_us = st->v->jobs[st->newjobs[k]].submit_us + simtime_from_s(2 * off * (k + 1) / (m + 1));
+	int32_t m = 0, k = 0;
+	double off = st->p[SP_SUBMIT_OFFSET], sum = 0, acc = 0;
+	simtime sec = -1;
+	for (int32_t i = 0; i < st->nnew; i++)
+		if (st->v->jobs[st->newjobs[i]].submit_us % SL_SEC == 0) {
+			m++;
+			sec = st->v->jobs[st->newjobs[i]].submit_us / SL_SEC;
+		}
+	/* arrival_draw: m uniform order statistics, the partial sums of m + 1
+	 * exponentials over their total */
+	bool draw = st->p[SP_ARRIVAL_DRAW] >= 0.5 && m > 0;
+	for (int32_t i = 0; draw && i <= m; i++)
+		sum += arrival_exp(st->seed, sec, i);
+	for (int32_t i = 0; i < st->nnew; i++) {
+		struct sl_job *sj = &st->job[st->newjobs[i]];
+		simtime sub = st->v->jobs[st->newjobs[i]].submit_us;
+		if (sub % SL_SEC == 0 && draw)
+			acc += arrival_exp(st->seed, sec, k);
+		double f = draw ? 2 * off * acc / sum : 2 * off * (k + 1) / (m + 1);
+		k += sub % SL_SEC == 0;
+		sj->begin_us = sub % SL_SEC ? sub : sub + simtime_from_s(f);
 		queue_pass(st, sj->begin_us);
 		sl_change_at(st, SLT_ARRIVE, sj->begin_us);
 	}
@@ -469,7 +500,7 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	sj->pqos = p->qos;
 	sj->limit_s = j->walltime_us == SIMTIME_INF ? p->default_time_s
 	                                              : (j->walltime_us + SL_SEC - 1) / SL_SEC;
-	sj->submit_us = j->submit_us;
+	sj->submit_us = j->submit_us - j->submit_us % SL_SEC;   /* Slurm's submit_time: whole seconds */
 	/* Slurm sees it submit_offset_s later (a whole-second trace time is
 	 * somewhere in its second) */
 	sj->begin_us = j->submit_us;

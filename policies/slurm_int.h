@@ -41,7 +41,7 @@ enum sl_param {
 	SP_BF_MAX_PART, SP_BF_MAX_USER, SP_BF_MAX_START, SP_BF_MIN_AGE, SP_BF_MIN_PRIO, SP_BF_SPACE,
 	SP_PREEMPT_QOS, SP_PREEMPT_MODE, SP_PREEMPT_EXEMPT, SP_KILL_WAIT, SP_MSG_TIMEOUT,
 	SP_REQUEUE_DELAY, SP_JOB_REQUEUE, SP_OVERTIME, SP_EPILOG_PASS, SP_TICK, SP_SUBMIT_OFFSET, SP_BF_START,
-	SP_BF_CYCLE, SP_CTLD_START, SP_SHORTCUTS, SP_BF_FULL_PLAN,
+	SP_BF_CYCLE, SP_CTLD_START, SP_SHORTCUTS, SP_BF_FULL_PLAN, SP_ARRIVAL_DRAW,
 	SP_NPARAM
 };
 
@@ -162,6 +162,7 @@ struct sl {
 	const struct org *org;            /* tenants' shares when there is no site tree */
 	struct slurm_cfg own;             /* Slurm's defaults when the scenario has none */
 	double p[SP_NPARAM];
+	uint64_t seed;                    /* the run's (arrival_draw) */
 	struct placer pl;                 /* shares and MIG instances only */
 	/* nodes in Slurm's order */
 	int32_t n, nw;

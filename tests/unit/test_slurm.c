@@ -153,6 +153,8 @@ struct param {
 	double v;
 };
 
+static uint64_t run_seed;   /* the run's seed (arrival_draw) */
+
 /* Runs jobs tj[0..n) on the site; start[i] and end[i] in seconds (-1
  * never); preempt[i] the job's preemptions. */
 static void run(struct site *s, int nnodes, int gpus, const struct tj *tj, int n, const struct param *ps,
@@ -196,7 +198,7 @@ static void run(struct site *s, int nnodes, int gpus, const struct tj *tj, int n
 	}
 	void *st = NULL;
 	char err[256];
-	struct policy_env env = { .cl = &cl, .njobs = n, .slurm = &s->c };
+	struct policy_env env = { .cl = &cl, .njobs = n, .slurm = &s->c, .seed = run_seed };
 	assert_int_equal(pol->init(&st, &env, &cfg, err, sizeof err), 0);
 	struct sim sim;
 	struct sim_cfg sc = { .horizon_us = SIMTIME_INF, .keep_overruns = true };
@@ -373,6 +375,46 @@ static void test_fair_tree(void **state)
 	assert_true(S(1) == end[0] && S(2) == end[1]);
 }
 
+/* Where in its second a job arrives: the m jobs of a whole-second submit
+ * time at (k+1)/(m+1) of it, or (arrival_draw) at fractions drawn from
+ * the run's seed, in their submit order; a submit time with a fraction
+ * (slurmctld's log) is the arrival itself. Passes every 0.1 s tick. */
+static void test_arrivals(void **state)
+{
+	(void)state;
+	struct site s;
+	site_init(&s, 2, false, false);
+	const struct tj tj[] = {
+		{ .submit = 10, .run = 100, .cores = 1 },
+		{ .submit = 10, .run = 100, .cores = 1 },
+		{ .submit = 10, .run = 100, .cores = 1 },
+		{ .submit = 20.37, .run = 100, .cores = 1 },
+	};
+	double start[4], end[4], a[4], b[4];
+	const struct param even[] = { { "backfill", 0 }, { "batch_sched_delay_s", 0 }, { "tick_s", 0.1 }, { NULL, 0 } };
+	run_seed = 1;
+	run(&s, 2, 0, tj, 4, even, start, end, NULL);
+	for (int k = 0; k < 3; k++)
+		assert_true(S(k) >= 10 + (k + 1) / 4.0 - 1e-9 && S(k) <= 10 + (k + 1) / 4.0 + 0.1 + 1e-9);
+	assert_true(S(3) >= 20.37 - 1e-9 && S(3) <= 20.47 + 1e-9);
+	const struct param draw[] = { { "backfill", 0 }, { "batch_sched_delay_s", 0 }, { "tick_s", 0.1 },
+		                      { "arrival_draw", 1 }, { NULL, 0 } };
+	bool differ = false;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		run_seed = seed;
+		run(&s, 2, 0, tj, 4, draw, a, end, NULL);
+		run(&s, 2, 0, tj, 4, draw, b, end, NULL);
+		for (int k = 0; k < 4; k++)
+			assert_true(a[k] == b[k]);   /* the same seed, the same run */
+		assert_true(a[0] >= 10 && a[0] <= a[1] && a[1] <= a[2] && a[2] <= 11.1 + 1e-9);
+		assert_true(a[3] >= 20.37 - 1e-9 && a[3] <= 20.47 + 1e-9);
+		for (int k = 0; k < 3; k++)
+			differ |= fabs(a[k] - S(k)) > 0.15;
+	}
+	assert_true(differ);
+	run_seed = 0;
+}
+
 /* QOS hi preempts normal (REQUEUE, no grace): the victim stops at the
  * pass, the preemptor starts when it is requeued, and the victim may run
  * again requeue_delay_s later. */
@@ -410,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_qos_limit),
 		cmocka_unit_test(test_fair_tree),
+		cmocka_unit_test(test_arrivals),
 		cmocka_unit_test(test_preempt_requeue),
 	};
 	return cmocka_run_group_tests_name("slurm", tests, NULL, NULL);
