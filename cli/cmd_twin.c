@@ -26,6 +26,7 @@ static int twin_build_cmd(int argc, char **argv)
 		case OPT_QOS: o.qos = ap.val; break;
 		case OPT_EVENTS: o.events = ap.val; break;
 		case OPT_SACCT: o.sacct = ap.val; break;
+		case OPT_CTLD_LOG: o.ctld_log = ap.val; break;
 		case OPT_NAME:
 			if (!ap.val[0] || strlen(ap.val) > 63)
 				return cli_usage(&ap, "--name: 1 to 63 bytes, got '%s'", ap.val);

@@ -345,6 +345,7 @@ static const struct cli_opt twin_build_opts[] = {
 	{ OPT_QOS, "qos", 0, "FILE", "a `sacctmgr -P show qos` dump: QOS priorities, preemption, limits", 0, F, NULL },
 	{ OPT_EVENTS, "events", 0, "FILE", "a `sacctmgr -P show event` dump: nodes' DOWN periods become node_crash events", 0, F, NULL },
 	{ OPT_SACCT, "sacct", 0, "FILE", "the site's history, a `sacct -P` dump (required; docs/traces.md): the twin's workload", 0, F, NULL },
+	{ OPT_CTLD_LOG, "ctld-log", 0, "FILE", "slurmctld's log (LogTimeFormat iso8601_ms): each job's submission to the millisecond where sacct keeps seconds", 0, F, NULL },
 	{ OPT_GPU_MODEL, "gpu-model", 0, "TYPE=MODEL", "the catalog GPU model of a GRES type (default the catalog model the type names, else a placeholder)", CLI_REPEAT, 0, NULL },
 	{ OPT_NAME, "name", 0, "NAME", "the scenario's name (default slurm.conf's ClusterName)", 0, 0, NULL },
 	O_OUT("TWIN.json", "the scenario to write (required; atomically)", F),

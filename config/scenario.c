@@ -282,6 +282,16 @@ static int load_workload(struct jv *v, struct scenario *sc, const json_t *o)
 	if ((swf && swf_shape_load(v, swf, "$.workload.swf", &sc->swf_shape)) ||
 	    (slurm && slurm_labels_load(v, slurm, "$.workload.slurm", &sc->swf_shape)))
 		return -1;
+	char *log = sc->swf_shape.ctld_log;
+	if (log[0] && log[0] != '/') {
+		char tmp[sizeof sc->swf_shape.ctld_log];
+		if (strncmp(log, "$TRACES/", 8) == 0)
+			return jv_fail(v, "$.workload.slurm.ctld_log", "expected a path (absolute, or relative to the "
+			               "scenario's directory), got \"%s\"", log);
+		if ((size_t)snprintf(tmp, sizeof tmp, "%s/%s", sc->dir, log) >= sizeof tmp)
+			return jv_fail(v, "$.workload.slurm.ctld_log", "a path too long");
+		memcpy(log, tmp, sizeof tmp);
+	}
 	/* Synthetic work is for the reference device; a trace's runtimes were
 	 * recorded on its own machines, so they replay as they are by default. */
 	sc->speed_model = rt[0] ? strcmp(rt, "reference") == 0 : json_object_get(o, "synthetic") != NULL;

@@ -15,12 +15,16 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 	char shape[16] = "", mem[16] = "", unit[16] = "";
 	long long ppn = 0;
 	/* The Slurm fields may have been read already ("slurm"). */
-	char pl[sizeof sh->partition_label], gl[sizeof sh->gpu_type_label];
+	char pl[sizeof sh->partition_label], gl[sizeof sh->gpu_type_label], cl[sizeof sh->ctld_log];
+	bool est = sh->estimate_preempted;
 	memcpy(pl, sh->partition_label, sizeof pl);
 	memcpy(gl, sh->gpu_type_label, sizeof gl);
+	memcpy(cl, sh->ctld_log, sizeof cl);
 	memset(sh, 0, sizeof *sh);
 	memcpy(sh->partition_label, pl, sizeof pl);
 	memcpy(sh->gpu_type_label, gl, sizeof gl);
+	memcpy(sh->ctld_log, cl, sizeof cl);
+	sh->estimate_preempted = est;
 	if (jv_object(v, o, p, keys) || jv_str(v, o, p, "shape", false, shape, sizeof shape) ||
 	    jv_int(v, o, p, "ppn", false, 1, 1 << 20, &ppn) ||
 	    jv_bool(v, o, p, "exclusive", &sh->exclusive) ||
@@ -96,10 +100,20 @@ int swf_shape_load(struct jv *v, const json_t *o, const char *p, struct swf_shap
 
 int slurm_labels_load(struct jv *v, const json_t *o, const char *p, struct swf_shape *sh)
 {
-	static const char *const skeys[] = { "partition_label", "gpu_type_label", NULL };
-	return jv_object(v, o, p, skeys) ||
-	       jv_str(v, o, p, "partition_label", false, sh->partition_label,
-	              sizeof sh->partition_label) ||
-	       jv_str(v, o, p, "gpu_type_label", false, sh->gpu_type_label, sizeof sh->gpu_type_label)
-	       ? -1 : 0;
+	static const char *const skeys[] = { "partition_label", "gpu_type_label", "preempted_run", "ctld_log",
+	                                     NULL };
+	char run[16] = "";
+	if (jv_object(v, o, p, skeys) ||
+	    jv_str(v, o, p, "partition_label", false, sh->partition_label, sizeof sh->partition_label) ||
+	    jv_str(v, o, p, "gpu_type_label", false, sh->gpu_type_label, sizeof sh->gpu_type_label) ||
+	    jv_str(v, o, p, "preempted_run", false, run, sizeof run) ||
+	    jv_str(v, o, p, "ctld_log", false, sh->ctld_log, sizeof sh->ctld_log))
+		return -1;
+	if (run[0] && strcmp(run, "elapsed") != 0 && strcmp(run, "estimate") != 0) {
+		char q[256];
+		snprintf(q, sizeof q, "%s.preempted_run", p);
+		return jv_fail(v, q, "expected \"elapsed\" or \"estimate\", got \"%s\"", run);
+	}
+	sh->estimate_preempted = strcmp(run, "estimate") == 0;
+	return 0;
 }

@@ -398,19 +398,20 @@ static int dir_segs(const char *path, char (*seg)[NAME_MAX + 1], int max)
 	return n;
 }
 
-/* The trace's path relative to the output file's directory. */
-static int trace_rel(struct build *b, char *rel, size_t len)
+/* An input's path (the trace, slurmctld's log) relative to the output
+ * file's directory. */
+static int input_rel(struct build *b, const char *path, char *rel, size_t len)
 {
 	static char od[64][NAME_MAX + 1], td[64][NAME_MAX + 1];
 	char real[PATH_MAX];
 	if (real_dir(b->o->out, real))
 		return fail(b, "%s: its directory does not exist", b->o->out);
-	int no = dir_segs(b->o->out, od, 64), nt = dir_segs(b->o->sacct, td, 64), k = 0;
+	int no = dir_segs(b->o->out, od, 64), nt = dir_segs(path, td, 64), k = 0;
 	if (no < 0 || nt < 0)
-		return fail(b, "%s: a path over 64 directories deep", no < 0 ? b->o->out : b->o->sacct);
+		return fail(b, "%s: a path over 64 directories deep", no < 0 ? b->o->out : path);
 	while (k < no && k < nt && !strcmp(od[k], td[k]))
 		k++;
-	const char *base = strrchr(b->o->sacct, '/');
+	const char *base = strrchr(path, '/');
 	size_t off = 0;
 	rel[0] = '\0';
 	for (int i = k; i < no && off < len; i++)
@@ -418,7 +419,7 @@ static int trace_rel(struct build *b, char *rel, size_t len)
 	for (int i = k; i < nt && off < len; i++)
 		off += (size_t)snprintf(rel + off, len - off, "%s/", td[i]);
 	if (off < len)
-		snprintf(rel + off, len - off, "%s", base ? base + 1 : b->o->sacct);
+		snprintf(rel + off, len - off, "%s", base ? base + 1 : path);
 	return 0;
 }
 
@@ -499,8 +500,9 @@ static int events_json(struct build *b, int64_t t0, int64_t t1)
 
 static int workload_json(struct build *b)
 {
-	char rel[PATH_MAX * 2];
-	if (trace_rel(b, rel, sizeof rel))
+	char rel[PATH_MAX * 2], logrel[PATH_MAX * 2];
+	if (input_rel(b, b->o->sacct, rel, sizeof rel) ||
+	    (b->o->ctld_log && input_rel(b, b->o->ctld_log, logrel, sizeof logrel)))
 		return -1;
 	int64_t t0 = b->w.unix_start, t1 = t0;
 	for (int32_t i = 0; i < b->w.n; i++) {
@@ -509,8 +511,11 @@ static int workload_json(struct build *b)
 	}
 	/* about 500 samples over the trace, a whole minute, 1 min to 1 h */
 	int64_t every = (t1 - t0) / 500 / 60 * 60;
-	json_t *wl = json_pack("{s:s, s:b, s:{s:s}}", "trace", rel, "enforce_walltime", 0, "slurm",
-	                       "gpu_type_label", SLURM_GPU_TYPE_LABEL);
+	/* jobs cancelled by a preemption: their runs estimated (sacctrefine.c) */
+	json_t *wl = json_pack("{s:s, s:b, s:{s:s, s:s}}", "trace", rel, "enforce_walltime", 0, "slurm",
+	                       "gpu_type_label", SLURM_GPU_TYPE_LABEL, "preempted_run", "estimate");
+	if (wl && b->o->ctld_log && set(json_object_get(wl, "slurm"), "ctld_log", json_string(logrel)))
+		return oom(b);
 	if (!wl || set(b->root, "workload", wl) ||
 	    set(b->root, "sample_interval_s", json_integer(every < 60 ? 60 : every > 3600 ? 3600 : every)))
 		return oom(b);
@@ -527,8 +532,9 @@ static int params_json(struct build *b)
 	for (int32_t i = 0; i < b->sc.nparams; i++)
 		if (set(p, b->sc.param[i].name, json_real(b->sc.param[i].value)))
 			return oom(b);
-	/* sacct keeps whole seconds: the jobs of one second arrive over it */
-	if (set(p, "submit_offset_s", json_real(0.5)))
+	/* sacct keeps whole seconds: the jobs of one second arrive over it,
+	 * at fractions drawn from the run's seed (a replay is one draw) */
+	if (set(p, "submit_offset_s", json_real(0.5)) || set(p, "arrival_draw", json_real(1)))
 		return oom(b);
 	return 0;
 }
@@ -550,9 +556,17 @@ static int read_inputs(struct build *b)
 	if (!o->assoc)
 		slurm_msgs_add(b->warn, "no association dump (--assoc): no accounts or users; fair share sees one "
 		               "account per trace account, one user per trace user");
-	struct sacct_opts so = { .gpu_type_label = SLURM_GPU_TYPE_LABEL };
+	struct sacct_opts so = { .gpu_type_label = SLURM_GPU_TYPE_LABEL, .estimate_preempted = true,
+	                         .ctld_log = o->ctld_log };
 	if (trace_sacct_read(o->sacct, &so, &b->w, NULL, b->err, b->errlen))
 		return -1;
+	if (b->w.sacct_estimated)
+		slurm_msgs_add(&b->sum->notes, "%lld jobs cancelled by a preemption: their runs estimated from "
+		               "the jobs of their account that outlived them (sacct keeps the part they ran)",
+		               (long long)b->w.sacct_estimated);
+	if (o->ctld_log)
+		slurm_msgs_add(&b->sum->notes, "%lld of %d jobs submitted to the millisecond (%s); the others "
+		               "spread over their second", (long long)b->w.sacct_ms, (int)b->w.n, o->ctld_log);
 	b->sum->jobs = b->w.n;
 	b->sum->trace_lines = b->w.lines;
 	return 0;

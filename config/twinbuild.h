@@ -27,6 +27,7 @@ struct twin_opts {
 	const char *slurm_conf;     /* required */
 	const char *gres_conf, *assoc, *qos, *events;   /* NULL: not given */
 	const char *sacct;          /* required: the trace */
+	const char *ctld_log;       /* NULL, or slurmctld's log: submissions to the millisecond */
 	const char *name;           /* NULL: slurm.conf's ClusterName */
 	const char *out;            /* required: the scenario file */
 	/* --gpu-model TYPE=CATALOG_NAME */

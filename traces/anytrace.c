@@ -88,6 +88,10 @@ int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *sh
 			o.partition_label = shape->partition_label;
 		if (shape && shape->gpu_type_label[0])
 			o.gpu_type_label = shape->gpu_type_label;
+		if (shape) {
+			o.estimate_preempted = shape->estimate_preempted;
+			o.ctld_log = shape->ctld_log[0] ? shape->ctld_log : NULL;
+		}
 		return trace_sacct_read(path, &o, w, NULL, err, errlen);
 	}
 	default: {

@@ -1,5 +1,6 @@
 /* sacct — the reader of Slurm accounting dumps; see sacct.h. */
 #include "traces/sacct.h"
+#include "traces/sacctrefine.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -639,9 +640,32 @@ static int copy_names(struct sacct_names *t, const struct workload *w, enum wl_n
 	return 0;
 }
 
-/* Requeues per job, times relative to the first submit, jobs (and x) in
- * submit order, x's name tables. */
-static int finish(struct reader *r)
+/* Submissions to the millisecond from slurmctld's log (sacctrefine.c),
+ * each job by the number of its JobID. -1 with err. */
+static int ctld_ms(struct reader *r, char *err, size_t errlen)
+{
+	int64_t *id = malloc((size_t)(r->w->n ? r->w->n : 1) * sizeof *id);
+	if (!id) {
+		snprintf(err, errlen, "%s: out of memory", r->path);
+		return -1;
+	}
+	for (int32_t i = 0; i < r->w->n; i++)
+		id[i] = -1;
+	for (int32_t i = 0; i < r->nkey; i++)
+		if (r->rk[i].job >= 0)
+			id[r->rk[i].job] = r->rk[i].base;
+	char msg[1024];
+	int rc = sacct_ctld_ms(r->o->ctld_log, r->w, id, msg, sizeof msg);
+	free(id);
+	if (rc)
+		snprintf(err, errlen, "%s: its slurmctld log: %s", r->path, msg);
+	return rc;
+}
+
+/* Requeues per job, what the options refine (sacctrefine.h), times
+ * relative to the first submit's second, jobs (and x) in submit order,
+ * x's name tables. -1 with err. */
+static int finish(struct reader *r, char *err, size_t errlen)
 {
 	struct workload *w = r->w;
 	struct sacct_jobs *x = r->x;
@@ -652,11 +676,17 @@ static int finish(struct reader *r)
 			x->job[k->job].requeues = k->nreq - k->kept_req;
 		}
 	}
+	snprintf(err, errlen, "%s: out of memory", r->path);
 	if (w->sacct_merged == 0 && late_submits(r) < 0)
+		return -1;
+	if (r->o && r->o->estimate_preempted && sacct_estimate_preempted(w, x))
+		return -1;
+	if (r->o && r->o->ctld_log && ctld_ms(r, err, errlen))
 		return -1;
 	simtime t0 = INT64_MAX;
 	for (int32_t i = 0; i < w->n; i++)
 		t0 = w->jobs[i].submit_us < t0 ? w->jobs[i].submit_us : t0;
+	t0 -= w->n ? t0 % SIMTIME_SEC : 0;   /* a whole second: the others' stay whole */
 	w->unix_start = w->n ? t0 / SIMTIME_SEC : -1;
 	for (int32_t i = 0; i < w->n; i++)
 		w->jobs[i].submit_us -= t0;
@@ -741,10 +771,8 @@ int trace_sacct_read(const char *path, const struct sacct_opts *o, struct worklo
 	w->lines = linereader_lineno(lr);
 	linereader_close(lr);
 	lr = NULL;
-	if (finish(&r) < 0) {
-		snprintf(err, errlen, "%s: out of memory", path);
+	if (finish(&r, err, errlen) < 0)
 		goto fail;
-	}
 	reader_free(&r);
 	workload_sort(w);
 	if (own)

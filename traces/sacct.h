@@ -74,6 +74,19 @@ struct sacct_opts {
 	bool lenient;                   /* skip and count malformed lines */
 	const char *partition_label;    /* non-NULL: require "LABEL = <partition>" */
 	const char *gpu_type_label;     /* non-NULL: GPU jobs with a type require "LABEL = <type>" */
+	/* Jobs cancelled by a preemption (their last run ended PREEMPTED):
+	 * sacct has the part they ran, not the run they would have had.
+	 * true: their run time becomes the mean run of the jobs of their
+	 * account that completed and outlived that part (run / time limit of
+	 * those, times the job's limit; its limit when none did, its account
+	 * replaced by all jobs under 20 such), and they complete. */
+	bool estimate_preempted;
+	/* non-NULL: slurmctld's log (LogTimeFormat iso8601_ms, the default):
+	 * each "_slurm_rpc_submit_batch_job: JobId=N" line gives job N's
+	 * submission to the millisecond (sacct keeps whole seconds), where
+	 * its stamp falls in the Submit's second (minutes and seconds; the
+	 * log's hours are local time). */
+	const char *ctld_log;
 };
 
 /* 1 when the file's first line is an sacct -P header (starts "JobID" and

@@ -28,6 +28,11 @@ void sacct_notes(const struct workload *w, char *buf, size_t len)
 		    "requeued job's last run, submitted when it was requeued (dump with sacct -D)",
 		    off ? "\n" : "", (long long)w->sacct_late, (long long)w->sacct_late_id[0],
 		    (long long)w->sacct_late_id[1]);
+	if (w->sacct_estimated)
+		ADD("%s%lld jobs cancelled by a preemption: their runs estimated from the jobs of their account that "
+		    "outlived them (sacct keeps the part they ran)", off ? "\n" : "", (long long)w->sacct_estimated);
+	if (w->sacct_ms)
+		ADD("%s%lld jobs submitted to the millisecond (slurmctld's log)", off ? "\n" : "", (long long)w->sacct_ms);
 }
 
 /* Whether some node of cl meets `expr`. */

@@ -64,6 +64,8 @@ struct workload {
 	 * higher JobID (requeued, in a dump without -D) with the first such
 	 * JobID and the higher one. */
 	int64_t sacct_merged, sacct_late;
+	int64_t sacct_estimated;   /* jobs cancelled by a preemption, their run estimated */
+	int64_t sacct_ms;          /* jobs whose Submit slurmctld's log gave to the millisecond */
 	int64_t sacct_late_id[2];
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
@@ -160,6 +162,12 @@ struct swf_shape {
 	 * non-empty, the label a job's partition / GPU type must equal. */
 	char partition_label[64];
 	char gpu_type_label[64];
+	/* "preempted_run": "estimate" (struct sacct_opts' estimate_preempted)
+	 * or "elapsed" (the default); "ctld_log": slurmctld's log for the
+	 * submissions' milliseconds, "" none (relative paths resolved against
+	 * the scenario's directory when it is loaded). */
+	bool estimate_preempted;
+	char ctld_log[4096];
 	/* openb pod lists: gpu_spec names map to the catalog's GPU models
 	 * (req.gpu_models) through inv (a scenario's from_inventory.gpu_models;
 	 * NULL: the names are catalog names). cat NULL: not mapped. */

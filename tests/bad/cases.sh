@@ -249,6 +249,11 @@ bad sacct-partition-missing 1 "hetlab run: ./miss.sacct: JobID 7 needs partition
 	hetlab run slurm-miss.json
 bad sacct-partition-missing-lenient 0 "hetlab run: warning: ./miss.sacct: JobID 7 needs partition 'gpu', which no node" \
 	hetlab run slurm-miss.json --lenient --out miss.db
+scn slurm-run.json "$S0, $T, $R, \"workload\": { \"trace\": \"miss.sacct\", \"slurm\": { \"preempted_run\": \"all\" } }"
+bad sacct-preempted-run 1 'hetlab run: slurm-run.json: $.workload.slurm.preempted_run: expected "elapsed" or "estimate", got "all"' \
+	hetlab run slurm-run.json
+scn slurm-log.json "$S0, $T, $R, \"workload\": { \"trace\": \"miss.sacct\", \"slurm\": { \"ctld_log\": \"nolog.log\" } }"
+bad sacct-ctld-log-missing 1 'nolog.log' hetlab run slurm-log.json
 put late.jsonl '{"submit_us":999999999000000,"req":{"nodes":1,"cores":1},"run_us":5}'
 scn sample-1s.json "\"name\": \"t\", \"sample_interval_s\": 1, $T, $R, \"workload\": { \"trace\": \"late.jsonl\" }"
 bad run-sample-rows-cap 1 'hetlab run: sampling every 1 s until the last job arrives (day 11574.1) takes 2e+09 rows (sample and rack_sample), more than a run records (50000000): raise $.sample_interval_s or set $.horizon_days' \
@@ -325,6 +330,9 @@ bad twin-warning 0 'hetlab twin build: warning: t.conf:3: PriorityWeightTRES is 
 	hetlab twin build --slurm-conf t.conf --sacct t1.sacct --out tw.json
 bad twin-job-partition 1 "hetlab twin build: t.sacct: JobID 2: partition 'gpu' is not in the twin (slurm.conf has: p)" \
 	hetlab twin build --slurm-conf t.conf --sacct t.sacct --out tw.json
+put plain.log '[2026-01-01T10:00:00] _slurm_rpc_submit_batch_job: JobId=7 InitPrio=1'
+bad twin-ctld-log-no-ms 1 "plain.log: no submission line has a millisecond time stamp (expected slurmctld's log with LogTimeFormat=iso8601_ms" \
+	hetlab twin build --slurm-conf t.conf --sacct t1.sacct --ctld-log plain.log --out tw.json
 bad twin-missing-file 1 'hetlab twin build: missing.conf: No such file or directory' \
 	hetlab twin build --slurm-conf missing.conf --sacct t1.sacct --out tw.json
 bad twin-usage 2 'hetlab twin build: needs --slurm-conf FILE, --sacct FILE and --out TWIN.json' \

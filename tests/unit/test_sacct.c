@@ -309,6 +309,132 @@ static void test_runs_merged(void **st)
 	free(p);
 }
 
+/* Jobs cancelled by a preemption (estimate_preempted): the mean run of the
+ * completed jobs of their account that ran longer, scaled to their limit;
+ * all jobs where the account has fewer than 20; the limit when none ran
+ * longer. */
+static void test_estimate_preempted(void **st)
+{
+	(void)st;
+	char text[8192];
+	size_t off = (size_t)snprintf(text, sizeof text, "JobID|JobIDRaw|Account|State|Submit|Start|End|NCPUS|Timelimit\n");
+	/* account a: 20 completed jobs of a 10-minute limit, runs 1..20 x 30 s */
+	for (int i = 1; i <= 20; i++)
+		off += (size_t)snprintf(text + off, sizeof text - off,
+		                        "%d|%d|a|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:%02d:%02d|1|10\n",
+		                        i, i, i * 30 / 60, i * 30 % 60);
+	/* b: 1 completed job of 5 minutes' limit that ran 4 */
+	off += (size_t)snprintf(text + off, sizeof text - off,
+	                        "30|30|b|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:04:00|1|5\n"
+	                        /* a, 20 min limit, ran 7 min: ratios over 0.35 of a (0.4..1.0): mean 0.7 -> 14 min */
+	                        "40|40|a|PREEMPTED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:07:00|1|20\n"
+	                        /* b (1 sample: all jobs), 10 min, ran 9: ratios > 0.9 are 0.95 and 1.0 -> 9.75 min */
+	                        "41|41|b|PREEMPTED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:09:00|1|10\n"
+	                        /* a, 10 min, ran its whole limit: none outlived it -> the limit */
+	                        "42|42|a|PREEMPTED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:10:00|1|10\n"
+	                        /* requeued, then completed: not estimated */
+	                        "43|43|a|PREEMPTED|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|1|10\n"
+	                        "43|43|a|COMPLETED|2026-01-01T00:01:00|2026-01-01T00:02:00|2026-01-01T00:03:00|1|10\n");
+	char *p = tu_write_tmp(".sacct", text);
+	struct workload w;
+	struct sacct_jobs x;
+	char err[512] = "";
+	if (trace_sacct_read(p, NULL, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.sacct_estimated, 0);   /* off by default: the part they ran */
+	assert_int_equal(w.truth[by_id(&w, 40)].run_us, 420 * SIMTIME_SEC);
+	assert_true(w.truth[by_id(&w, 40)].fails);
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	struct sacct_opts o = { .estimate_preempted = true };
+	if (trace_sacct_read(p, &o, &w, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.sacct_estimated, 3);
+	/* ratios of a: 0.05..1.0 in steps of 0.05, of all: those and 0.8 */
+	assert_int_equal(w.truth[by_id(&w, 40)].run_us, 840 * SIMTIME_SEC);
+	assert_false(w.truth[by_id(&w, 40)].fails);
+	assert_int_equal(w.truth[by_id(&w, 41)].run_us, 585 * SIMTIME_SEC);
+	assert_int_equal(w.truth[by_id(&w, 42)].run_us, 600 * SIMTIME_SEC);
+	assert_int_equal(w.truth[by_id(&w, 43)].run_us, 60 * SIMTIME_SEC);
+	char notes[512];
+	sacct_notes(&w, notes, sizeof notes);
+	assert_non_null(strstr(notes, "3 jobs cancelled by a preemption"));
+	workload_free(&w);
+	sacct_jobs_free(&x);
+	unlink(p);
+	free(p);
+	/* the real preempt runs of tests/data/twin-real: every cancelled job
+	 * runs at least what it ran and at most its limit */
+	char q[4096];
+	snprintf(q, sizeof q, "%s/tests/data/twin-real/preempt/run1/run.sacct.gz", tu_root());
+	struct workload a, b;
+	if (trace_sacct_read(q, NULL, &a, NULL, err, sizeof err) != 0 || trace_sacct_read(q, &o, &b, &x, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(a.n, b.n);
+	assert_int_equal(b.sacct_estimated, 35);
+	int64_t more = 0;
+	for (int32_t i = 0; i < b.n; i++) {
+		assert_true(b.truth[i].run_us >= a.truth[i].run_us);
+		if (strncmp(x.job[i].state, "PREEMPTED", 9) == 0) {
+			assert_true(b.truth[i].run_us <= b.jobs[i].walltime_us);
+			more += b.truth[i].run_us - a.truth[i].run_us;
+		} else {
+			assert_int_equal(b.truth[i].run_us, a.truth[i].run_us);
+		}
+	}
+	assert_true(more > 0);
+	workload_free(&a);
+	workload_free(&b);
+	sacct_jobs_free(&x);
+}
+
+/* Submissions to the millisecond from slurmctld's log (ctld_log): in the
+ * Submit's second, whatever the log's hours; a line of another second, or
+ * without milliseconds, is left alone; a log without any is an error. */
+static void test_ctld_ms(void **st)
+{
+	(void)st;
+	char *p = tu_write_tmp(".sacct",
+		"JobID|JobIDRaw|State|Submit|Start|End|NCPUS|Timelimit\n"
+		"5|5|COMPLETED|2026-01-01T10:00:07|2026-01-01T10:00:09|2026-01-01T10:01:00|1|10\n"
+		"6|6|COMPLETED|2026-01-01T10:00:07|2026-01-01T10:00:09|2026-01-01T10:01:00|1|10\n"
+		"7|7|COMPLETED|2026-01-01T10:00:08|2026-01-01T10:00:09|2026-01-01T10:01:00|1|10\n"
+		"8|8|COMPLETED|2026-01-01T10:00:09|2026-01-01T10:00:09|2026-01-01T10:01:00|1|10\n");
+	/* the log in local time, an hour ahead of UTC */
+	char *log = tu_write_tmp(".log",
+		"[2026-01-01T11:00:07.250] _slurm_rpc_submit_batch_job: JobId=5 InitPrio=100 usec=300\n"
+		"[2026-01-01T11:00:07.900] _slurm_rpc_submit_batch_job: JobId=6 InitPrio=100 usec=300\n"
+		"[2026-01-01T11:00:09.001] _slurm_rpc_submit_batch_job: JobId=7 InitPrio=100 usec=300\n"
+		"[2026-01-01T11:00:09] _slurm_rpc_submit_batch_job: JobId=8 InitPrio=100 usec=300\n"
+		"[2026-01-01T11:00:09.500] sched: Allocate JobId=5 NodeList=n1 #CPUs=1 Partition=batch\n");
+	struct sacct_opts o = { .ctld_log = log };
+	struct workload w;
+	char err[512] = "";
+	if (trace_sacct_read(p, &o, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.sacct_ms, 2);
+	assert_int_equal(w.unix_start % 60, 7);
+	assert_int_equal(w.jobs[by_id(&w, 5)].submit_us, 250000);
+	assert_int_equal(w.jobs[by_id(&w, 6)].submit_us, 900000);
+	assert_int_equal(w.jobs[by_id(&w, 7)].submit_us, 1 * SIMTIME_SEC);   /* logged a second later */
+	assert_int_equal(w.jobs[by_id(&w, 8)].submit_us, 2 * SIMTIME_SEC);   /* no milliseconds */
+	workload_free(&w);
+	char *bad = tu_write_tmp(".log", "[2026-01-01T11:00:09] _slurm_rpc_submit_batch_job: JobId=8 InitPrio=1\n");
+	o.ctld_log = bad;
+	assert_int_equal(trace_sacct_read(p, &o, &w, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, bad));
+	assert_non_null(strstr(err, "no submission line has a millisecond time stamp"));
+	o.ctld_log = "/nonexistent/slurmctld.log";
+	assert_int_equal(trace_sacct_read(p, &o, &w, NULL, err, sizeof err), -1);
+	assert_non_null(strstr(err, "/nonexistent/slurmctld.log"));
+	unlink(bad);
+	free(bad);
+	unlink(log);
+	free(log);
+	unlink(p);
+	free(p);
+}
+
 /* The scenario of the capture (tests/data/sacct/local.json) has every
  * partition and GPU type of local-alloc.txt; without some, the jobs that
  * need them are named. */
@@ -356,6 +482,8 @@ int main(void)
 		cmocka_unit_test(test_never_ran_and_lenient),
 		cmocka_unit_test(test_requeue_dumps),
 		cmocka_unit_test(test_runs_merged),
+		cmocka_unit_test(test_estimate_preempted),
+		cmocka_unit_test(test_ctld_ms),
 		cmocka_unit_test(test_check_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
