@@ -2,8 +2,9 @@
 # bench/twin.sh — the Slurm twin against a real Slurm (docs/slurm-twin.md,
 # "Validation against a real Slurm").
 #
-#   sh bench/twin.sh [--runs N] [--workloads LIST] [--jobs N] [--seed S]
+#   sh bench/twin.sh [--runs N] [--workloads LIST] [--jobs N] [--seed S] [--seeds K]
 #                    [--quick | --test] [--out DIR] [--reuse] [--port-offset N] [HETLAB]
+#   sh bench/twin.sh --replay SRC [--seeds K] [--out DIR] [HETLAB]
 #
 # For each workload (bench/twinload.py: fairshare, agesize, preempt; 500
 # jobs of the KTH SP2 log's shapes compressed to seconds) it runs the real
@@ -12,11 +13,15 @@
 # time with sbatch, waits until all ended, dumps sacct -D, sacctmgr assoc,
 # qos and event, slurm.conf, gres.conf and slurmctld's log, and stops the
 # cluster. Then, for each run, it builds the twin from those dumps alone
-# (hetlab twin build), replays it (hetlab run, with ctld_start_s, the phase
-# of slurmctld's start) and compares every job's start with sacct's
-# (hetlab twin check); for each pair of runs it compares the two real runs
-# by job name: Slurm's own spread. It prints each workload's figures and,
-# as its last line,
+# (hetlab twin build), replays it with seeds 1-K (--seeds, default 5:
+# sacct keeps whole seconds, and each seed draws where in its second a job
+# arrived; hetlab run, with ctld_start_s, the phase of slurmctld's start)
+# and compares every job's start with sacct's (hetlab twin check); the
+# twin's figures are those of the K replays together: their mean wait,
+# the |start difference| of every job of every replay. For each pair of
+# runs it compares the two real runs by job name: Slurm's own spread. It
+# prints each workload's figures (and the range of the replays' mean-wait
+# errors) and, as its last line,
 #
 #   twin: N jobs, mean wait error E % (Slurm's own R %), median |dstart| M s (Slurm's own S s), p90 |dstart| P s (Slurm's own Q s)
 #
@@ -35,6 +40,11 @@
 # rest again: a newer twin against the same real runs. The twin steps use
 # a copy of HETLAB taken at the start (OUT/hetlab).
 #
+# --replay SRC: no Slurm, no root: the twin against real runs kept in SRC
+# (a copy of OUT's workload folders with each run's dumps, run.sacct or
+# run.sacct.gz; tests/data/twin-real holds the runs of the figures in
+# docs/slurm-twin.md), copied to OUT and gone through as --reuse would.
+#
 # The cluster's ports are local-slurm.sh's plus --port-offset (default
 # 1000: apart from the tests' clusters); the bench holds
 # /tmp/hetlab-slurm-OFFSET.lock (flock) throughout. Needs root, Debian 12's
@@ -42,8 +52,9 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
-RUNS=2 WORKLOADS=fairshare,agesize,preempt JOBS=500 SEED=1 MODE=full OUT= PO=1000 HETLAB= REUSE=
-usage() { echo "usage: sh bench/twin.sh [--runs N] [--workloads LIST] [--jobs N] [--seed S] [--quick | --test] [--out DIR] [--reuse] [--port-offset N] [HETLAB]" >&2; exit 2; }
+RUNS=2 WORKLOADS=fairshare,agesize,preempt JOBS=500 SEED=1 MODE=full OUT= PO=1000 HETLAB= REUSE= SRC= SEEDS=5
+usage() { echo "usage: sh bench/twin.sh [--runs N] [--workloads LIST] [--jobs N] [--seed S] [--seeds K] [--quick | --test] [--out DIR] [--reuse] [--port-offset N] [HETLAB]" >&2
+	echo "       sh bench/twin.sh --replay SRC [--seeds K] [--out DIR] [HETLAB]" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--runs) RUNS=${2:-}; shift ;;
@@ -54,6 +65,8 @@ while [ $# -gt 0 ]; do
 	--test) MODE=test ;;
 	--out) OUT=${2:-}; shift ;;
 	--reuse) REUSE=--reuse ;;
+	--seeds) SEEDS=${2:-}; shift ;;
+	--replay) SRC=${2:-}; shift; MODE=replay ;;
 	--port-offset) PO=${2:-}; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) usage ;;
@@ -61,7 +74,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-for v in "$RUNS" "$JOBS" "$SEED" "$PO"; do
+[ "${SEEDS:-0}" != 0 ] || usage
+for v in "$RUNS" "$JOBS" "$SEED" "$PO" "$SEEDS"; do
 	case $v in ''|*[!0-9]*) usage ;; esac
 done
 HETLAB=${HETLAB:-$TOP/build/hetlab}
@@ -78,16 +92,21 @@ how() {
 	exit 77
 }
 [ -x "$HETLAB" ] || how "$HETLAB not found"
-[ "$(id -u)" = 0 ] || how "needs root (munged and slurmd run as root)"
-for c in munged slurmctld slurmd slurmdbd mariadbd sbatch squeue sacct sacctmgr python3 flock; do
-	command -v $c >/dev/null 2>&1 || how "$c not found"
-done
-LOCK=/tmp/hetlab-slurm-$PO.lock
-[ "$PO" = 0 ] && LOCK=/tmp/hetlab-slurm.lock
-if [ -z "${HETLAB_TWIN_LOCKED:-}" ]; then
-	HETLAB_TWIN_LOCKED=1 exec flock "$LOCK" sh "$0" --runs "$RUNS" --workloads "$WORKLOADS" \
-		--jobs "$JOBS" --seed "$SEED" $( [ $MODE = full ] || echo --$MODE ) \
-		${OUT:+--out "$OUT"} $REUSE --port-offset "$PO" "$HETLAB"
+if [ $MODE = replay ]; then
+	[ -n "$SRC" ] && [ -d "$SRC" ] || { echo "twin: --replay '$SRC': not a folder" >&2; exit 2; }
+	command -v python3 >/dev/null 2>&1 || how "python3 not found"
+else
+	[ "$(id -u)" = 0 ] || how "needs root (munged and slurmd run as root)"
+	for c in munged slurmctld slurmd slurmdbd mariadbd sbatch squeue sacct sacctmgr python3 flock; do
+		command -v $c >/dev/null 2>&1 || how "$c not found"
+	done
+	LOCK=/tmp/hetlab-slurm-$PO.lock
+	[ "$PO" = 0 ] && LOCK=/tmp/hetlab-slurm.lock
+	if [ -z "${HETLAB_TWIN_LOCKED:-}" ]; then
+		HETLAB_TWIN_LOCKED=1 exec flock "$LOCK" sh "$0" --runs "$RUNS" --workloads "$WORKLOADS" \
+			--jobs "$JOBS" --seed "$SEED" $( [ $MODE = full ] || echo --$MODE ) \
+			${OUT:+--out "$OUT"} $REUSE --seeds "$SEEDS" --port-offset "$PO" "$HETLAB"
+	fi
 fi
 if [ -z "$OUT" ]; then
 	OUT=$(mktemp -d /tmp/hetlab-twin-XXXXXX) || exit 1
@@ -104,10 +123,29 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-echo "twin: $MODE bench, workloads $WORKLOADS, $RUNS run(s) each, $JOBS jobs, seed $SEED -> $OUT"
+if [ $MODE = replay ]; then
+	# The kept runs, as --reuse finds them: each workload folder (with
+	# its info), its runK folders' dumps, sacct's unzipped.
+	WORKLOADS= RUNS=0 REUSE=--reuse
+	for d in "$SRC"/*/; do
+		[ -f "$d/info" ] || continue
+		W=$(basename "$d")
+		rm -rf "$OUT/$W" && cp -R "$d" "$OUT/$W" || exit 1
+		for r in "$OUT/$W"/run*; do
+			[ -f "$r/run.sacct.gz" ] && { gzip -dc "$r/run.sacct.gz" >"$r/run.sacct" || exit 1; }
+			k=${r##*/run}
+			case $k in ''|*[!0-9]*) ;; *) [ "$k" -gt "$RUNS" ] && RUNS=$k ;; esac
+		done
+		WORKLOADS=${WORKLOADS:+$WORKLOADS,}$W
+	done
+	[ -n "$WORKLOADS" ] || { echo "twin: --replay $SRC: no workload folder (one with an info file)" >&2; exit 1; }
+	echo "twin: the real runs kept in $SRC, workloads $WORKLOADS, $RUNS run(s) each -> $OUT"
+else
+	echo "twin: $MODE bench, workloads $WORKLOADS, $RUNS run(s) each, $JOBS jobs, seed $SEED -> $OUT"
+fi
 cp "$HETLAB" "$OUT/hetlab.tmp" && mv "$OUT/hetlab.tmp" "$OUT/hetlab" || exit 1
 HETLAB=$OUT/hetlab
-echo "twin: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n), $(nproc) CPUs, $(slurmctld -V), $("$HETLAB" version 2>/dev/null | head -n 1) (git $(git -C "$TOP" log -1 --format=%h 2>/dev/null)$(git -C "$TOP" status --porcelain -uno 2>/dev/null | grep -q . && echo ', with uncommitted changes'))"
+[ $MODE = replay ] || echo "twin: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n), $(nproc) CPUs, $(slurmctld -V), $("$HETLAB" version 2>/dev/null | head -n 1) (git $(git -C "$TOP" log -1 --format=%h 2>/dev/null)$(git -C "$TOP" status --porcelain -uno 2>/dev/null | grep -q . && echo ', with uncommitted changes'))"
 
 # real_run W RUNDIR: one run of workload W on a fresh cluster; the dumps
 # into RUNDIR. 0 when every job was submitted and ended in time.
@@ -155,25 +193,30 @@ twin_run() {
 		echo "twin: $(basename "$r"): twin build failed:"; sed 's/^/  | /' "$r/twin-build.out" | tail -n 20
 		return 1
 	fi
-	if ! "$HETLAB" run "$r/twin.json" --out "$r/twin.db" --param ctld_start_s="$(cat "$r/ctld_start_s")" \
+	rm -rf "$r/twin" "$r"/check-s*.json
+	if ! "$HETLAB" run "$r/twin.json" --seeds "1-$SEEDS" --out "$r/twin" --param ctld_start_s="$(cat "$r/ctld_start_s")" \
 		</dev/null >"$r/twin-run.out" 2>&1; then
 		echo "twin: $(basename "$r"): the replay failed:"; sed 's/^/  | /' "$r/twin-run.out" | tail -n 20
 		return 1
 	fi
-	"$HETLAB" twin check "$r/run.sacct" "$r/twin.db" >"$r/check.txt" 2>&1
-	"$HETLAB" twin check "$r/run.sacct" "$r/twin.db" --json >"$r/check.json" 2>/dev/null
+	"$HETLAB" twin check "$r/run.sacct" "$r/twin/seed-1.db" >"$r/check.txt" 2>&1
+	s=1
+	while [ $s -le "$SEEDS" ]; do
+		"$HETLAB" twin check "$r/run.sacct" "$r/twin/seed-$s.db" --json >"$r/check-s$s.json" 2>/dev/null
+		s=$((s + 1))
+	done
 }
 
 fail=0
 IFS=,
 for W in $WORKLOADS; do
 	unset IFS
-	$TL gen "$W" "$OUT/$W" --jobs "$JOBS" --seed "$SEED" $GENOPT || exit 1
+	[ $MODE = replay ] || $TL gen "$W" "$OUT/$W" --jobs "$JOBS" --seed "$SEED" $GENOPT || exit 1
 	bf=$(sed -n 's/^bf_interval=//p' "$OUT/$W/info")
 	k=1
 	while [ $k -le "$RUNS" ]; do
 		if [ -n "$REUSE" ] && [ -s "$OUT/$W/run$k/run.sacct" ] && [ -s "$OUT/$W/run$k/ctld_start_s" ]; then
-			echo "twin: $W run$k: the real run already there"
+			[ $MODE = replay ] || echo "twin: $W run$k: the real run already there"
 		else
 			real_run "$W" "$OUT/$W/run$k" || fail=1
 		fi

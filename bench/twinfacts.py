@@ -49,14 +49,44 @@ def row(label, c):
         c["preempt_a"], c["preempt_b"])).rstrip()
 
 
+def merged(cs):
+    """The replays of one real run with several seeds (their check.json's)
+    as one comparison: the mean of their mean waits, the |start difference|
+    of every job of every replay; 'errs' the replays' own mean-wait errors."""
+    cs = [c for c in cs if c and c["matched"]]
+    if not cs:
+        return None
+    if len(cs) == 1:
+        c = dict(cs[0])
+        c["errs"] = [c["wait_err_pct"]]
+        return c
+    c = dict(cs[0])
+    a = c["wait_mean_a_s"]
+    b = mean([x["wait_mean_b_s"] for x in cs])
+    d = [abs(p[3]) for x in cs for p in x["pairs"]]
+    bf = c["bf_interval_s"]
+    c.update({
+        "wait_mean_b_s": b,
+        "wait_err_pct": (b - a) / a * 100 if a else None,
+        "pairs": [p for x in cs for p in x["pairs"]],
+        "dstart_p50_s": pct(d, 0.5), "dstart_p90_s": pct(d, 0.9),
+        "dstart_p50_bf": pct(d, 0.5) / bf if bf else None, "dstart_p90_bf": pct(d, 0.9) / bf if bf else None,
+        "within_bf": sum(1 for x in d if x <= bf) / len(d) if d and bf else None,
+        "tau_b": mean([x["tau_b"] for x in cs]),
+        "preempt_b": int(round(mean([x["preempt_b"] for x in cs]))),
+        "errs": [x["wait_err_pct"] for x in cs],
+    })
+    return c
+
+
 def summary(out):
     dirs = sorted(d for d in glob.glob(os.path.join(out, "*")) if os.path.isfile(os.path.join(d, "info")))
     if not dirs:
         print("twin: no workload in %s" % out)
         return 1
     print()
-    print("  A: the real run; B: the twin's replay of it, or the other real run. Waits in s; p50 and p90 of")
-    print("  |start difference| in s and in bf_intervals; in 1bf: % of jobs within one bf_interval.")
+    print("  A: the real run; B: the twin's replays of it (seeds, together), or the other real run. Waits in s;")
+    print("  p50 and p90 of |start difference| in s and in bf_intervals; in 1bf: % of jobs within one bf_interval.")
     print("    %-20s %5s %10s %9s %9s %8s  %7s %6s  %7s %6s  %6s  %6s  %11s" % (
         "", "jobs", "unmatched", "wait A", "wait B", "err %", "p50 s", "bf", "p90 s", "bf", "in 1bf", "tau-b",
         "preempt A/B"))
@@ -65,13 +95,21 @@ def summary(out):
         info = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "info")) if "=" in line)
         print("  %s: %s jobs, bf_interval %s s; %s" % (info.get("workload"), info.get("jobs"),
                                                        info.get("bf_interval"), info.get("what")))
-        twins = [(os.path.basename(os.path.dirname(p)), load(p))
-                 for p in sorted(glob.glob(os.path.join(d, "run*", "check.json")))]
+        twins = []
+        for rd in sorted(glob.glob(os.path.join(d, "run*"))):
+            seeds = sorted(glob.glob(os.path.join(rd, "check-s*.json")),
+                           key=lambda p: int(re.sub(r"\D", "", os.path.basename(p)) or 0))
+            c = merged([load(p) for p in seeds] or [load(os.path.join(rd, "check.json"))])
+            if c:
+                twins.append((os.path.basename(rd), c))
         owns = [(re.sub(r"^spread-(\d+)-(\d+)\.json$", r"run\1 vs run\2", os.path.basename(p)), load(p))
                 for p in sorted(glob.glob(os.path.join(d, "spread-*.json")))]
         for label, c in twins:
-            if c:
-                print(row("twin vs " + label, c))
+            print(row("twin vs " + label, c))
+        for label, c in twins:
+            if len(c["errs"]) > 1:
+                print("      %s: %d replays (seeds), mean wait error from %+.1f to %+.1f %%" % (
+                    label, len(c["errs"]), min(c["errs"]), max(c["errs"])))
         for label, c in owns:
             if c:
                 print(row("Slurm " + label, c))

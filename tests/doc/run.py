@@ -7,7 +7,7 @@ usage: tests/doc/run.py HETLAB [PAGE.md ...] [--regenerate]
 Only fenced blocks whose info string is `doctest` (run, compare the output)
 or `doctest-skip REASON` (shown, not run here) are touched; a page without
 them is not a doc-test page and is left alone. Each page runs in its own
-scratch folder (which has traces/, tests/ and docs/ of the checkout
+scratch folder (which has traces/, tests/, docs/ and bench/ of the checkout
 linked in, a copy of scenarios/, and build/hetlab, the binary under test), its blocks in order, so a later block sees what an
 earlier one wrote. `hetlab` on PATH is the binary given.
 
@@ -25,7 +25,7 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-LINKS = ("traces", "tests", "docs", "Makefile")
+LINKS = ("traces", "tests", "docs", "bench", "Makefile")
 COPIES = ("scenarios",)   # copied: sweep and plan files write beside themselves ("../sweep-out")
 FENCE = re.compile(r"^(\s*)(```+)\s*(doctest(?:-skip)?)\b(.*)$")
 EXIT = re.compile(r"#\s*exit status (\d+)\s*$")
