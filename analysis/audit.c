@@ -129,11 +129,6 @@ const char *audit_writer_error(const struct audit_writer *w)
 	return w->failed ? w->err : NULL;
 }
 
-int64_t audit_writer_count(const struct audit_writer *w)
-{
-	return w->seq;
-}
-
 size_t audit_detail_len(const char *s)
 {
 	size_t n = strnlen(s, AUDIT_DETAIL_MAX + 1);

@@ -87,8 +87,6 @@ int audit_writer_row(struct audit_writer *w, int stream, int64_t rowid, const st
  * NULL. 0 or -1. */
 int audit_writer_finish(struct audit_writer *w, const char *level, const struct audit_key *key,
                         char *head_hex);
-/* Records written so far. */
-int64_t audit_writer_count(const struct audit_writer *w);
 /* The first error, or NULL. */
 const char *audit_writer_error(const struct audit_writer *w);
 /* Finalizes the statement and frees the buffers. NULL is a no-op. */

@@ -122,38 +122,3 @@ char *metric_window_to_json_text(const struct metric_window *w)
 	return s;
 }
 
-int metric_window_arg(int argc, char **argv, int *i, struct metric_window *w, char *err,
-                      size_t errlen)
-{
-	const char *a = argv[*i];
-	if (strcmp(a, "--arrivals-only") == 0) {
-		w->until = METRIC_UNTIL_ARRIVALS;
-		w->given = true;
-		if (w->cooldown_s > 0)
-			goto both;
-		return 1;
-	}
-	bool warm = strcmp(a, "--warmup") == 0 || strncmp(a, "--warmup=", 9) == 0;
-	bool cool = strcmp(a, "--cooldown") == 0 || strncmp(a, "--cooldown=", 11) == 0;
-	if (!warm && !cool)
-		return 0;
-	const char *v = strchr(a, '=');
-	if (v)
-		v++;
-	else if (*i + 1 < argc)
-		v = argv[++*i];
-	double d;
-	if (!v || metric_parse_duration(v, &d) < 0) {
-		snprintf(err, errlen, "%s: expected a duration such as 12h, 1d, 90m or seconds, got '%s'",
-		         warm ? "--warmup" : "--cooldown", v ? v : "");
-		return -1;
-	}
-	*(warm ? &w->warmup_s : &w->cooldown_s) = d;
-	w->given = true;
-	if (w->until == METRIC_UNTIL_ARRIVALS && w->cooldown_s > 0)
-		goto both;
-	return 1;
-both:
-	snprintf(err, errlen, "--cooldown and --arrivals-only exclude each other");
-	return -1;
-}

@@ -32,10 +32,5 @@ void metric_window_describe(const struct metric_window *w, char *buf, size_t len
 int metric_window_from_json_text(const char *text, struct metric_window *w, char *err,
                                  size_t errlen);
 char *metric_window_to_json_text(const struct metric_window *w);   /* caller frees */
-/* The command-line options of every command that reads metrics:
- * --warmup DUR, --cooldown DUR, --arrivals-only (also --opt=DUR). 1 when
- * argv[*i] was one (its value consumed), 0 when not, -1 with a message. */
-int metric_window_arg(int argc, char **argv, int *i, struct metric_window *w, char *err,
-                      size_t errlen);
 
 #endif

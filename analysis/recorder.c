@@ -554,11 +554,6 @@ const char *recorder_error(const struct recorder *r)
 	return r->failed ? r->err : NULL;
 }
 
-enum record_level recorder_level(const struct recorder *r)
-{
-	return r->level;
-}
-
 static void utc_now(char *buf, size_t len)
 {
 	time_t now = time(NULL);

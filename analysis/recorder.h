@@ -154,6 +154,5 @@ struct recorder_names {
 int recorder_set_names(struct recorder *r, const struct recorder_names *nm);
 /* The first error seen so far, or NULL. */
 const char *recorder_error(const struct recorder *r);
-enum record_level recorder_level(const struct recorder *r);
 
 #endif

@@ -246,7 +246,3 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 	return rc;
 }
 
-int sqlbatch_flush(struct sqlbatch *b, char *err, size_t errlen)
-{
-	return sqlbatch_write(b, b->cur, err, errlen);
-}

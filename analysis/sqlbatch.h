@@ -102,8 +102,6 @@ struct sqlbatch_buf *sqlbatch_take(struct sqlbatch *b);
 int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size_t errlen);
 /* Recycles a buffer detached by sqlbatch_take. */
 void sqlbatch_give(struct sqlbatch *b, struct sqlbatch_buf *buf);
-/* sqlbatch_write of the current buffer. */
-int sqlbatch_flush(struct sqlbatch *b, char *err, size_t errlen);
 
 static inline void sqlbatch_int(struct sqlbatch_val *v, int64_t i)
 {

@@ -1,5 +1,5 @@
-/* billload — the scenario's "billing" block and its stored form. See
- * billload.h; the format is in docs/billing.md. */
+/* billcfg — the scenario's "billing" block and its stored form. See
+ * billcfg.h; the format is in docs/billing.md. */
 #include "config/billcfg.h"
 
 #include <ctype.h>

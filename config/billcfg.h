@@ -1,4 +1,4 @@
-/* billload — the scenario's optional "billing" block: validated into a
+/* billcfg — the scenario's optional "billing" block: validated into a
  * struct bill_config (analysis/bill.h) and kept as normalised JSON text
  * for the results file, so that `hetlab bill` needs only the database
  * (docs/billing.md). An internal header of traces/: json_t stays here.

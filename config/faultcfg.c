@@ -1,5 +1,5 @@
-/* faultload — the scenario's "failures" and "health" blocks and its fault,
- * join and leave events. See faultload.h; docs/scenario.md "failures",
+/* faultcfg — the scenario's "failures" and "health" blocks and its fault,
+ * join and leave events. See faultcfg.h; docs/scenario.md "failures",
  * "health" and "events" document every key. */
 #include "config/faultcfg.h"
 #include "config/orgcfg.h"

@@ -1,4 +1,4 @@
-/* faultload — reading a scenario's optional "failures" and "health" keys
+/* faultcfg — reading a scenario's optional "failures" and "health" keys
  * and the "fail", "node_join" and "node_leave" entries of its "events"
  * array into a struct fault_cfg (sim/fault.h; docs/scenario.md
  * "failures", "health" and "events"). An internal header of traces/:

@@ -1,4 +1,4 @@
-/* migload — strict loader for the MIG geometry table. See migload.h. */
+/* migcfg — strict loader for the MIG geometry table. See migcfg.h. */
 #include "config/migcfg.h"
 #include "config/jv.h"
 

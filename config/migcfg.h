@@ -1,10 +1,10 @@
-/* migload — reads the MIG geometry table (scenarios/catalog/mig.json, format
+/* migcfg — reads the MIG geometry table (scenarios/catalog/mig.json, format
  * in docs/catalog.md "MIG geometry") into a struct mig_geometry (sim/mig.h).
  *
  * The check is strict: an unknown key, a missing key, a value of the wrong
  * type or range, a start at which the profile would run off the card, a
  * duplicate card or profile name is an error naming the file, the JSON path
- * and what was expected. json_t never leaves migload.c. The caller owns the
+ * and what was expected. json_t never leaves migcfg.c. The caller owns the
  * (plain, fixed-size) struct; nothing is allocated that outlives a call. */
 #ifndef HL_MIGLOAD_H
 #define HL_MIGLOAD_H

@@ -1,4 +1,4 @@
-/* orgload — the scenario's "org" and "events" keys. See orgload.h. */
+/* orgcfg — the scenario's "org" and "events" keys. See orgcfg.h. */
 #include "config/orgcfg.h"
 
 #include <ctype.h>

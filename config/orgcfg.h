@@ -1,4 +1,4 @@
-/* orgload — reading a scenario's optional "org" and "events" keys into a
+/* orgcfg — reading a scenario's optional "org" and "events" keys into a
  * struct org (sim/org.h): tenants with their shares, quotas and projects,
  * the billing weights of usage, the fair-share half-life, and the events
  * that approve held jobs (docs/scenario.md "org"). An internal header of

@@ -1,4 +1,4 @@
-/* planload — reading a plan file (see planload.h). */
+/* plancfg — reading a plan file (see plancfg.h). */
 #include "config/plancfg.h"
 
 #include <errno.h>

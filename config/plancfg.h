@@ -1,4 +1,4 @@
-/* planload — reading a plan file (PLAN.json) into a struct plan_spec.
+/* plancfg — reading a plan file (PLAN.json) into a struct plan_spec.
  *
  * A plan file names a scenario (or none: the embedded default), seeds, an
  * output directory, fixed settings applied to every candidate, the integer

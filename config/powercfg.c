@@ -1,5 +1,5 @@
-/* powerload — the scenario's "power" block and environment events. See
- * powerload.h; docs/scenario.md "power" documents every key. */
+/* powercfg — the scenario's "power" block and environment events. See
+ * powercfg.h; docs/scenario.md "power" documents every key. */
 #include "config/powercfg.h"
 #include "config/orgcfg.h"
 
@@ -29,7 +29,7 @@ static const char *const site_keys[] = { "mean_c", "amplitude_c", "peak_hour", "
 static const char *const tariff_keys[] = { "from_hour", "to_hour", "price_kwh", NULL };
 static const char *const cooling_names[COOL_N] = { "air", "liquid" };
 
-/* Event kinds of "events": the ones read here, orgload's and faultload's. */
+/* Event kinds of "events": the ones read here, orgcfg's and faultcfg's. */
 enum { EK_APPROVE, EK_RACK_CAP, EK_INLET, EK_R_FACTOR, EK_FAIL, EK_JOIN, EK_LEAVE, EK_DRAIN, EK_N };
 static const char *const kind_keys[EK_N] = { "approve", "rack_cap_kw", "inlet_c", "cooling_r_factor", "fail",
 	"node_join", "node_leave", "node_drain" };

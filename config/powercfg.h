@@ -1,4 +1,4 @@
-/* powerload — reading a scenario's optional "power" block into a struct
+/* powercfg — reading a scenario's optional "power" block into a struct
  * power_cfg (sim/power.h), and the environment events of its "events"
  * array into struct env_event (docs/scenario.md "power" and "events").
  * An internal header of traces/: json_t stays in this layer.

@@ -1,5 +1,5 @@
-/* speedload — a catalog GPU's speed table by job class and precision.
- * See speedload.h and docs/catalog.md "Speed table". */
+/* speedcfg — a catalog GPU's speed table by job class and precision.
+ * See speedcfg.h and docs/catalog.md "Speed table". */
 #include "config/speedcfg.h"
 
 #include <jansson.h>

@@ -1,4 +1,4 @@
-/* speedload — reading a catalog GPU's relative-throughput table: the
+/* speedcfg — reading a catalog GPU's relative-throughput table: the
  * optional "speed" key of a GPU object (scenarios/catalog/gpus.json, or a
  * scenario's "catalog" block), into gpu_model.speed[class][precision]
  * (docs/catalog.md "Speed table"). An internal header of traces/: json_t

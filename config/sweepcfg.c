@@ -1,4 +1,4 @@
-/* sweepload — reading a sweep file (see sweepload.h). */
+/* sweepcfg — reading a sweep file (see sweepcfg.h). */
 #include "config/sweepcfg.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* sweepload — reading a sweep file (SWEEP.json) into a struct sweep_grid.
+/* sweepcfg — reading a sweep file (SWEEP.json) into a struct sweep_grid.
  *
  * A sweep file names a scenario (or none: the embedded default), seeds, an
  * output directory and parameters: JSON paths into the scenario, each with

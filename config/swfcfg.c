@@ -1,4 +1,4 @@
-/* swfshape — the scenario's "workload.swf" object; see swfshape.h. */
+/* swfcfg — the scenario's "workload.swf" object; see swfcfg.h. */
 #include "config/swfcfg.h"
 #include "traces/swfext.h"
 

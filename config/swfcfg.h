@@ -1,4 +1,4 @@
-/* swfshape — the scenario's "workload.swf" object (how SWF jobs become
+/* swfcfg — the scenario's "workload.swf" object (how SWF jobs become
  * requests) and "workload.slurm" (which node labels a Slurm dump's
  * partitions and GPU types require): struct swf_shape, traces/trace.h;
  * docs/traces.md. json_t stays here: the result is a plain struct. */

@@ -1,4 +1,4 @@
-/* synthload — the synthetic workload block of a scenario, and workload
+/* synthcfg — the synthetic workload block of a scenario, and workload
  * model files (`hetlab trace fit` writes them) with the same keys, into
  * struct synth_cfg. docs/workloads.md lists every key. */
 #include "config/synthcfg.h"

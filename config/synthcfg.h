@@ -1,4 +1,4 @@
-/* synthload — loading the generator's configuration from JSON: a
+/* synthcfg — loading the generator's configuration from JSON: a
  * scenario's "workload": {"synthetic": ...} block (called by the scenario
  * loader) or a model file of the same keys (synth_load_file, declared in
  * scenario.h). An internal header of traces/: json_t stays in this layer. */

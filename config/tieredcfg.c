@@ -1,4 +1,4 @@
-/* tieredload — the scenario's "tiered" block. See tieredload.h and
+/* tieredcfg — the scenario's "tiered" block. See tieredcfg.h and
  * docs/scenario.md "tiered". */
 #include "config/tieredcfg.h"
 

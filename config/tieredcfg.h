@@ -1,4 +1,4 @@
-/* tieredload — reading a scenario's optional top-level "tiered" block into
+/* tieredcfg — reading a scenario's optional top-level "tiered" block into
  * struct tiered_cfg (sim/tiercfg.h), the settings of the tiered
  * policy (docs/scenario.md "tiered"). An internal header of traces/:
  * json_t stays in this layer.

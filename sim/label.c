@@ -294,16 +294,6 @@ int32_t labels_tainted(const struct labels *L, bool soft)
 	return soft ? L->nsoft : L->nhard;
 }
 
-int labels_taint_count(const struct labels *L, int32_t node)
-{
-	return L->node[node].ntaint;
-}
-
-const struct taint *labels_taint_at(const struct labels *L, int32_t node, int i)
-{
-	return &L->node[node].taint[i];
-}
-
 static const struct lent *lookup(const struct labels *L, int32_t node, const char *key,
                                  size_t len, uint32_t h)
 {

@@ -63,8 +63,6 @@ int labels_set_taints(struct labels *L, int32_t node, const char *text, char *er
 /* Nodes with a NoSchedule/NoExecute taint (soft false) or with a
  * PreferNoSchedule one (soft true). */
 int32_t labels_tainted(const struct labels *L, bool soft);
-int labels_taint_count(const struct labels *L, int32_t node);
-const struct taint *labels_taint_at(const struct labels *L, int32_t node, int i);
 
 /* Compiles an expression; NULL with a message naming the column and what
  * was expected on a syntax error (or ENOMEM). An empty expression (only

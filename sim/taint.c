@@ -9,11 +9,6 @@
 
 static const char *const effect_names[TAINT_NEFFECT] = { "NoSchedule", "PreferNoSchedule", "NoExecute" };
 
-const char *taint_effect_name(int effect)
-{
-	return effect >= 0 && effect < TAINT_NEFFECT ? effect_names[effect] : "?";
-}
-
 static bool is_blank(int c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';

@@ -37,8 +37,6 @@ struct toleration {
 	int effect;     /* enum taint_effect, or -1: every effect */
 };
 
-/* "NoSchedule", "PreferNoSchedule", "NoExecute". */
-const char *taint_effect_name(int effect);
 
 /* Parses a comma-separated list (blanks allowed around items). An empty
  * text is an empty list (*n 0, *out NULL). 0, or -1 with a message naming

@@ -48,16 +48,6 @@ static const char *const phase_names[OPENB_NPHASE] = {
 	"Running", "Succeeded", "Failed", "Pending",
 };
 
-const char *openb_qos_name(enum openb_qos q)
-{
-	return (unsigned)q < OPENB_NQOS ? qos_names[q] : "?";
-}
-
-const char *openb_phase_name(enum openb_phase p)
-{
-	return (unsigned)p < OPENB_NPHASE ? phase_names[p] : "?";
-}
-
 /* ---- fields ----------------------------------------------------------------- */
 
 /* A plain non-negative integer of at most `max`. */

@@ -56,8 +56,6 @@ enum openb_kind openb_sniff(const char *path);
 
 enum openb_qos { OPENB_LS, OPENB_BE, OPENB_BURSTABLE, OPENB_GUARANTEED, OPENB_NQOS };
 enum openb_phase { OPENB_RUNNING, OPENB_SUCCEEDED, OPENB_FAILED, OPENB_PENDING, OPENB_NPHASE };
-const char *openb_qos_name(enum openb_qos q);
-const char *openb_phase_name(enum openb_phase p);
 
 /* Per job, what the job model has no field for. */
 enum {

@@ -1,4 +1,4 @@
-/* bill and billload: invoices from a results file built by hand, whose
+/* bill and billcfg: invoices from a results file built by hand, whose
  * figures are worked out in the comments, and the scenario's "billing"
  * block refused with JSON-path errors. */
 #include <setjmp.h>

@@ -519,5 +519,5 @@ int main(void)
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_empty_cluster),
 	};
-	return cmocka_run_group_tests_name("faultload", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("faultcfg", tests, NULL, NULL);
 }

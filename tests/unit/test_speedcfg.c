@@ -251,5 +251,5 @@ int main(void)
 		cmocka_unit_test(test_builtin_table),
 		cmocka_unit_test(test_scenario_override),
 	};
-	return cmocka_run_group_tests_name("speedload", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("speedcfg", tests, NULL, NULL);
 }

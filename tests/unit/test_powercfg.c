@@ -257,7 +257,7 @@ static void test_events_good(void **st)
 	assert_int_equal(load_ev(&cl, "{}", &ev, &n, err, sizeof err), 0);
 	assert_null(ev);
 	assert_int_equal(n, 0);
-	/* Approvals are orgload's: skipped here, even without "power". */
+	/* Approvals are orgcfg's: skipped here, even without "power". */
 	assert_int_equal(load_ev(&cl, "{\"events\": [{\"at\": 5, \"approve\": \"t0\"}]}", &ev, &n, err, sizeof err), 0);
 	assert_null(ev);
 	assert_int_equal(n, 0);
@@ -338,5 +338,5 @@ int main(void)
 		cmocka_unit_test(test_events_good),
 		cmocka_unit_test(test_events_bad),
 	};
-	return cmocka_run_group_tests_name("powerload", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("powercfg", tests, NULL, NULL);
 }
