@@ -21,7 +21,7 @@ OPT     ?= -O2 -g
 WARN     = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings
 # snprintf truncating a long name into a fixed-size field is intended.
 WARN    += -Wno-format-truncation
-CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -I. $(SANFLAGS) $(CPPFLAGS)
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -I. $(SANFLAGS) $(CHECKS) $(CPPFLAGS)
 LDFLAGS += $(SANFLAGS)
 # NO_DEPS=1 (a package build) skips scripts/deps.sh: the build system
 # installed the build dependencies.
@@ -181,11 +181,12 @@ test-slurm: $(HETLAB)
 golden: $(HETLAB)
 	@sh tests/scenario/run.sh $(HETLAB) --regenerate
 
-# The tests that run hetlab's code paths, under AddressSanitizer and UBSan:
+# The tests that run hetlab's code paths, under AddressSanitizer and UBSan
+# and with the core's invariant checks (sim/check.h, -DHL_CHECKS):
 # unit, scenario, bad-input, live and shared-trace tests (the doc, CLI and
 # layout tests repeat those paths or read no code).
 ASAN_VARS = BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" HETLAB_SANITIZED=1
+    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" CHECKS=-DHL_CHECKS HETLAB_SANITIZED=1
 asan:
 	$(MAKE) $(PAR) $(ASAN_VARS) bins
 	$(MAKE) $(ASAN_VARS) all unit scenario-test test-bad test-live test-shared

@@ -7,6 +7,7 @@
  * cluster_free_changed and searched by cluster_next_fit, and the pool the
  * allocations' parts live in (partpool). See cluster.h. */
 #include "sim/cluster.h"
+#include "sim/check.h"
 #include "sim/mig.h"
 #include "sim/fault.h"
 
@@ -183,17 +184,69 @@ static void fx_reindex_parts(struct cluster *cl, const struct alloc_part *parts,
 		fx_apply_word(cl, pw, mask, pkey >> 8, pkey & 0xff);
 }
 
+#ifdef HL_CHECKS
+/* The invariants of one node's free state (HL_CHECKS): within the node's
+ * capacity, the NUMA domains summing to the cores, the card count the
+ * bitmap's, and the free-state index agreeing with it. */
+static void check_node(const struct cluster *cl, int32_t node)
+{
+	const struct node *n = &cl->nodes[node];
+	const struct nodefree *f = &cl->free[node];
+	HL_CHECK(f->cores >= 0 && f->cores <= n->cores);
+	HL_CHECK(f->mem_mib >= 0 && f->mem_mib <= n->mem_mib);
+	int32_t sum = 0;
+	for (int d = 0; d < HL_NUMA_MAX; d++) {
+		HL_CHECK(f->numa_free[d] >= 0);
+		HL_CHECK(d < n->numa || f->numa_free[d] == 0);
+		sum += f->numa_free[d];
+	}
+	HL_CHECK(sum == f->cores);
+	HL_CHECK(f->gpus == hl_popcount64(f->gpu_free));
+	HL_CHECK(f->gpus >= 0 && f->gpus <= n->ngpus);
+	HL_CHECK(n->ngpus >= 64 || (f->gpu_free >> n->ngpus) == 0);
+	for (int g = 0; g < n->ngpus; g++) {
+		const struct gpustate *gs = &cl->gpu[n->gpu0 + g];
+		HL_CHECK(gs->nshare >= 0 && gs->milli_used >= 0 && gs->mem_need_mib >= 0);
+		HL_CHECK(gs->nshare == 0 || !((f->gpu_free >> g) & 1u));   /* a shared card is not whole and idle */
+	}
+	if (!cl->fx || !cl->fx_lev)
+		return;   /* no index yet */
+	unsigned lev = fx_level(cl, node);
+	HL_CHECK(cl->fx_lev[node] == lev);
+	size_t W = (size_t)cl->fx_words, w = (size_t)node >> 6;
+	uint64_t bit = 1ull << (node & 63);
+	for (int t = 0; t < CLUSTER_FX_GPUS; t++)
+		HL_CHECK(!!(cl->fx[(size_t)t * W + w] & bit) == (t < (int)(lev & 0xf)));
+	for (int t = 0; t < CLUSTER_FX_CORES; t++)
+		HL_CHECK(!!(cl->fx[(size_t)(CLUSTER_FX_GPUS + t) * W + w] & bit) == (t < (int)(lev >> 4)));
+}
+
+static void check_parts(const struct cluster *cl, const struct alloc_part *parts, int nparts)
+{
+	for (int i = 0; i < nparts; i++) {
+		HL_CHECK(parts[i].node >= 0 && parts[i].node < cl->nnodes);
+		check_node(cl, parts[i].node);
+	}
+	HL_CHECK(cl->free_gpus >= 0 && cl->gpus_busy >= 0 && cl->milli_used >= 0);
+}
+#else
+#define check_node(cl, node) ((void)0)
+#define check_parts(cl, parts, nparts) ((void)0)
+#endif
+
 void cluster_free_changed(struct cluster *cl, int32_t node)
 {
 	if (cl->w_stale)
 		cl->w_stale[node] = 1;
 	fx_reindex(cl, node);
+	check_node(cl, node);
 }
 
 void cluster_set_svc(struct cluster *cl, int32_t node, enum node_svc st)
 {
 	cl->svc[node] = (uint8_t)st;
 	fx_reindex(cl, node);
+	check_node(cl, node);
 }
 
 /* The bitmaps a request for gpus cards and cores cores looks in: *ka for
@@ -330,6 +383,7 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 		}
 	}
 	fx_reindex_parts(cl, parts, nparts);
+	check_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib += r->storage_gib;
@@ -387,11 +441,13 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 		}
 	}
 	fx_reindex_parts(cl, parts, nparts);
+	check_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
 		po->used_gib -= r->storage_gib;
 		po->resv_mbps -= r->io_mbps;
 		po->njobs--;
+		HL_CHECK(po->njobs >= 0);
 	}
 }
 

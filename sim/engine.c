@@ -8,6 +8,7 @@
  * (engine_int.h). See engine.h for the model and view.h for the policy's
  * side. */
 #include "sim/engine.h"
+#include "sim/check.h"
 #include "sim/engine_int.h"
 #include "sim/fault.h"
 #include "sim/power.h"
@@ -409,7 +410,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	if (eng_onnode_add(s, parts, nparts, id))
 		return eng_fail(s, "out of memory indexing job %d's nodes", id);
 	s->alloc_epoch++;
-	job_set_state(j, JOB_RUNNING);
+	HL_VERIFY(job_set_state(j, JOB_RUNNING) == 0);
 	j->parts = off;
 	j->nparts = nparts;
 	simtime prev_start = j->start_us;

@@ -6,6 +6,7 @@
  * decisions (with the tenant approvals that release held jobs).
  * Calls engine_power.c, engine_speed.c and engine_core.c. */
 #include "sim/engine.h"
+#include "sim/check.h"
 #include "sim/engine_int.h"
 #include "sim/fault.h"
 #include "sim/power.h"
@@ -120,8 +121,8 @@ int eng_requeue_job(struct sim *s, int32_t id, const char *why)
 		int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
 		if (eng_release_alloc(s, id))
 			return -1;
-		job_set_state(j, JOB_PREEMPTED);
-		job_set_state(j, JOB_PENDING);
+		HL_VERIFY(job_set_state(j, JOB_PREEMPTED) == 0);
+		HL_VERIFY(job_set_state(j, JOB_PENDING) == 0);
 		eng_rec_event(s, REC_REQUEUE, id, node, JOB_PENDING, why ? why : "requeued after its grace");
 		eng_pending_insert(s, id);
 		return 0;
@@ -151,8 +152,8 @@ int eng_requeue_job(struct sim *s, int32_t id, const char *why)
 	int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
 	if (eng_release_alloc(s, id))
 		return -1;
-	job_set_state(j, JOB_PREEMPTED);
-	job_set_state(j, JOB_PENDING);
+	HL_VERIFY(job_set_state(j, JOB_PREEMPTED) == 0);
+	HL_VERIFY(job_set_state(j, JOB_PENDING) == 0);
 	eng_rec_event(s, REC_REQUEUE, id, node, JOB_PENDING, detail);
 	eng_pending_insert(s, id);
 	return 0;
@@ -206,7 +207,7 @@ int decide_preempt_ex(struct decide *d, int32_t id, const char *reason, simtime 
 	double every, cost;
 	eng_ckpt_of(s, j, &every, &cost);
 	eng_advance(s, id);
-	job_set_state(j, JOB_CHECKPOINTING);
+	HL_VERIFY(job_set_state(j, JOB_CHECKPOINTING) == 0);
 	r->cancel_on_stop = cancel;
 	j->signalled_us = s->now;
 	j->preemptions++;
@@ -240,7 +241,7 @@ int decide_preempt_ex(struct decide *d, int32_t id, const char *reason, simtime 
 void eng_end_unstarted(struct sim *s, int32_t id, enum end_reason why, const char *detail)
 {
 	struct job *j = &s->jobs[id];
-	job_set_state(j, JOB_KILLED);
+	HL_VERIFY(job_set_state(j, JOB_KILLED) == 0);
 	j->reason = (uint8_t)why;
 	j->end_us = s->now;
 	eng_rec_event(s, REC_END, id, -1, JOB_KILLED, detail);
@@ -272,7 +273,7 @@ void eng_submit_one(struct sim *s, int32_t id)
 static void release_one(struct sim *s, int32_t id, const char *detail)
 {
 	struct job *j = &s->jobs[id];
-	job_set_state(j, JOB_PENDING);
+	HL_VERIFY(job_set_state(j, JOB_PENDING) == 0);
 	if (j->hold_since >= 0)
 		j->held_us += s->now - j->hold_since;
 	j->hold_since = -1;
@@ -301,7 +302,7 @@ int decide_hold(struct decide *d, int32_t id, const char *reason)
 		return eng_fail(s, "policy '%s' made an invalid decision at t=%.6f s: hold of job %d, which is not pending",
 		                s->sched.name ? s->sched.name : "?", simtime_to_s(s->now), id);
 	struct job *j = &s->jobs[id];
-	job_set_state(j, JOB_HELD);
+	HL_VERIFY(job_set_state(j, JOB_HELD) == 0);
 	j->hold_since = s->now;
 	j->hold_why = reason && strcmp(reason, "quota") == 0 ? HOLD_QUOTA : HOLD_OTHER;
 	eng_rec_event(s, REC_HOLD, id, -1, JOB_HELD, reason);
@@ -310,7 +311,7 @@ int decide_hold(struct decide *d, int32_t id, const char *reason)
 		/* The pending list is being walked by the policy: the job goes
 		 * back as approved and is picked up at the next pass. */
 		j->approved = 1;
-		job_set_state(j, JOB_PENDING);
+		HL_VERIFY(job_set_state(j, JOB_PENDING) == 0);
 		j->hold_since = -1;
 		eng_rec_event(s, REC_RELEASE, id, -1, JOB_PENDING, "auto-approved");
 		s->dirty = true;

@@ -7,6 +7,7 @@
  * the executor reports, so that what hetlab accounts is what the cluster
  * ran. See engine.h. */
 #include "sim/engine.h"
+#include "sim/check.h"
 #include "sim/engine_int.h"
 #include "sim/fault.h"
 
@@ -366,8 +367,8 @@ static void unstart(struct sim *s, struct job *j, const char *why)
 	if (r->counted_restart && j->restarts > 0)
 		j->restarts--;
 	j->start_us = r->prev_start;
-	job_set_state(j, JOB_PREEMPTED);
-	job_set_state(j, JOB_PENDING);
+	HL_VERIFY(job_set_state(j, JOB_PREEMPTED) == 0);
+	HL_VERIFY(job_set_state(j, JOB_PENDING) == 0);
 	char d[160];
 	snprintf(d, sizeof d, "not started by the executor%s%s", why && why[0] ? ": " : "", why ? why : "");
 	eng_rec_event(s, REC_REQUEUE, j->id, node, JOB_PENDING, d);
