@@ -18,8 +18,9 @@
 # and the speed: the history's span (D days, default 30) over the CPU
 # time. With --base, a second build (e.g. the previous commit's, built in
 # a worktree) runs alternately with the first on the kinds of --base-kinds
-# (default national: an older twin may take an hour on campus), and the
-# ratio of their medians is printed. The last line: `twin-speed: KIND Nx, ... (target
+# (default national: an older twin may take an hour on campus), each on
+# the twin its own `twin build` writes, and the ratio of their medians is
+# printed. The last line: `twin-speed: KIND Nx, ... (target
 # 100,000x: ...)`. Python 3 measures the CPU time (getrusage of the
 # child). Run from the repository root; it takes a few minutes (campus
 # the most).
@@ -83,12 +84,18 @@ for item in $(echo "$kinds" | tr ',' ' '); do
 	fi
 	gres=
 	[ -f "$site/gres.conf" ] && gres="--gres-conf $site/gres.conf --gpu-model a100=A100-SXM-80GB"
-	# shellcheck disable=SC2086
-	if ! "$HETLAB" twin build --slurm-conf "$site/slurm.conf" $gres --assoc "$site/assoc.txt" --qos "$site/qos.txt" \
-		--sacct "$site/site.sacct" --out "$site/twin.json" > /dev/null 2> "$tmp/build.err"; then
-		cat "$tmp/build.err"
-		exit 1
-	fi
+	# each build replays the twin its own twin build writes, as its user would
+	for b in new ${b_here:+old}; do
+		bin=$HETLAB
+		[ "$b" = old ] && bin=$base
+		# shellcheck disable=SC2086
+		if ! "$bin" twin build --slurm-conf "$site/slurm.conf" $gres --assoc "$site/assoc.txt" --qos "$site/qos.txt" \
+			--sacct "$site/site.sacct" --out "$site/twin-$b.json" > /dev/null 2> "$tmp/build.err"; then
+			echo "twin-speed: $bin twin build $kind failed"
+			cat "$tmp/build.err"
+			exit 1
+		fi
+	done
 	jobs=$(($(wc -l < "$site/site.sacct") - 1))
 	echo
 	echo "$kind: $(sed 's/^twinsite: //; s/ -> .*//' "$tmp/site.out") (bench/twinsite.py, seed 1)"
@@ -98,7 +105,7 @@ for item in $(echo "$kinds" | tr ',' ' '); do
 		for b in new ${b_here:+old}; do
 			bin=$HETLAB
 			[ "$b" = old ] && bin=$base
-			if ! m=$(cpu_of "$bin" run "$site/twin.json" --out "$site/run-$b.db" --quiet); then
+			if ! m=$(cpu_of "$bin" run "$site/twin-$b.json" --out "$site/run-$b.db" --quiet); then
 				echo "twin-speed: $bin run $kind failed"
 				exit 1
 			fi

@@ -46,6 +46,21 @@ static double tail_mean(const struct ratio *r, const double *suf, int32_t n, dou
 	return lo < n ? suf[lo] / (double)(n - lo) : -1;
 }
 
+/* The first index of r[0..n) (sorted by group) whose group is at least
+ * g (after: above g). */
+static int32_t group_bound(const struct ratio *r, int32_t n, int32_t g, bool after)
+{
+	int32_t lo = 0, hi = n;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (r[mid].group < g || (after && r[mid].group == g))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 #define SACCT_MIN_GROUP 20
 
 static bool completed(const char *state)
@@ -90,9 +105,7 @@ int sacct_estimate_preempted(struct workload *w, struct sacct_jobs *x)
 	qsort(r, (size_t)k, sizeof *r, by_group_ratio);
 	for (int32_t a = k - 1; a >= 0; a--)
 		suf[a] = r[a].r + (a + 1 < k && r[a + 1].group == r[a].group ? suf[a + 1] : 0);
-	int32_t all = 0;
-	while (all < k && r[all].group != INT32_MAX)
-		all++;
+	int32_t all = group_bound(r, k, INT32_MAX, false);
 	for (int32_t i = 0; i < w->n; i++) {
 		simtime lim = w->jobs[i].walltime_us;
 		if (!cancelled_by_preemption(x->job[i].state))
@@ -100,12 +113,8 @@ int sacct_estimate_preempted(struct workload *w, struct sacct_jobs *x)
 		simtime ran = w->truth[i].run_us, est = lim;
 		if (lim != SIMTIME_INF && lim > 0) {
 			/* the job's account, else all jobs */
-			int32_t a = 0;
-			while (a < all && r[a].group < x->job[i].account)
-				a++;
-			int32_t b = a;
-			while (b < all && r[b].group == x->job[i].account)
-				b++;
+			int32_t a = group_bound(r, all, x->job[i].account, false);
+			int32_t b = group_bound(r, all, x->job[i].account, true);
 			double q = (double)ran / (double)lim, m;
 			if (b - a >= SACCT_MIN_GROUP && x->job[i].account >= 0)
 				m = tail_mean(r + a, suf + a, b - a, q);
