@@ -424,12 +424,6 @@ static void catch_up(struct sl *st)
 	}
 }
 
-/* The jobs submitted at the last time the policy was called arrive
- * within their second: the k-th of m (in submit order) at
- * S + 2 offset (k+1)/(m+1), offset 0.5 spreading them over the second as
- * order statistics would (sacct keeps whole seconds; Slurm saw the
- * fractions). A submit time with a fraction (slurmctld's log gave it:
- * twin build --ctld-log) is the arrival itself. */
 /* The i-th exponential variate of the stream of second `sec` (splitmix64
  * of the run's seed). */
 static double arrival_exp(uint64_t seed, simtime sec, int32_t i)
@@ -442,6 +436,13 @@ static double arrival_exp(uint64_t seed, simtime sec, int32_t i)
 	return -log(1.0 - (double)(x >> 11) * 0x1.0p-53);
 }
 
+/* The jobs submitted at the last time the policy was called arrive
+ * within their second: the k-th of m (in submit order) at
+ * S + 2 offset (k+1)/(m+1), offset 0.5 spreading them over the second as
+ * order statistics would (sacct keeps whole seconds; Slurm saw the
+ * fractions), or with arrival_draw at the k-th of m sorted uniform
+ * fractions drawn from the run's seed. A submit time with a fraction
+ * (slurmctld's log gave it: twin build --ctld-log) is the arrival itself. */
 static void settle_new(struct sl *st)
 {
 	int32_t m = 0, k = 0;
