@@ -16,7 +16,40 @@ extern const char hl_embed_gpus[], hl_embed_cpus[];
 
 
 static const char *const gpu_keys[] = { "name", "vendor_name", "mem_gib", "tdp_w", "idle_w",
-	"fp16_tflops", "fp8_tflops", "rel_speed", "mig", "source", "speed", "speed_source", NULL };
+	"fp16_tflops", "fp8_tflops", "rel_speed", "mig", "gfd", "source", "speed", "speed_source", NULL };
+static const char *const gfd_keys[] = { "product", "family", "compute_capability", "pci_class", NULL };
+
+/* "gfd": what GPU Feature Discovery labels a node with this card. */
+static int load_gfd(struct jv *v, const json_t *o, const char *p, struct gpu_model *g)
+{
+	const json_t *f = json_object_get(o, "gfd");
+	if (!f)
+		return 0;
+	char q[256], cc[16] = "";
+	snprintf(q, sizeof q, "%s.gfd", p);
+	if (jv_object(v, f, q, gfd_keys) || jv_str(v, f, q, "product", true, g->product, sizeof g->product) ||
+	    jv_str(v, f, q, "family", true, g->family, sizeof g->family) ||
+	    jv_str(v, f, q, "compute_capability", true, cc, sizeof cc) ||
+	    jv_str(v, f, q, "pci_class", true, g->pci_class, sizeof g->pci_class))
+		return -1;
+	int used = 0;
+	if (sscanf(cc, "%d.%d%n", &g->cc_major, &g->cc_minor, &used) != 2 || cc[used] || g->cc_major < 1 ||
+	    g->cc_major > 99 || g->cc_minor < 0 || g->cc_minor > 99) {
+		snprintf(q, sizeof q, "%s.gfd.compute_capability", p);
+		return jv_fail(v, q, "expected MAJOR.MINOR (CUDA's, such as \"9.0\"), got \"%s\"", cc);
+	}
+	if (strlen(g->pci_class) != 4 || strspn(g->pci_class, "0123456789abcdefABCDEF") != 4) {
+		snprintf(q, sizeof q, "%s.gfd.pci_class", p);
+		return jv_fail(v, q, "expected 4 hex digits (0302: 3D controller, 0300: VGA), got \"%s\"", g->pci_class);
+	}
+	for (char *c = g->product; *c; c++)
+		if (*c == ' ') {
+			snprintf(q, sizeof q, "%s.gfd.product", p);
+			return jv_fail(v, q, "expected NVML's name with blanks made '-' (as GFD writes it), got \"%s\"",
+			               g->product);
+		}
+	return 0;
+}
 static const char *const cpu_keys[] = { "name", "vendor_name", "cores", "threads", "base_ghz",
 	"tdp_w", "idle_w", "avx512", "amx", "source", NULL };
 
@@ -41,7 +74,7 @@ static int load_gpu(struct jv *v, const json_t *o, const char *p, struct gpu_mod
 	if (g->idle_w > g->tdp_w)
 		return jv_fail(v, p, "idle_w %g exceeds tdp_w %g", g->idle_w, g->tdp_w);
 	g->mem_mib = (int64_t)llround(mem * 1024);
-	return catalog_speed_load(v, o, p, g);
+	return load_gfd(v, o, p, g) || catalog_speed_load(v, o, p, g) ? -1 : 0;
 }
 
 static int load_cpu(struct jv *v, const json_t *o, const char *p, struct cpu_model *c)

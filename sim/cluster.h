@@ -57,6 +57,14 @@ struct gpu_model {
 	 * 0 where the catalog gives none: rel_speed is used then. */
 	double speed[JOB_NCLASS][PREC_N];
 	bool mig;
+	/* What NVIDIA's GPU Feature Discovery says of the card (catalog "gfd";
+	 * product "" when the catalog gives none): NVML's product name with
+	 * blanks made '-', the architecture, the CUDA compute capability and
+	 * the PCI class NFD labels it with. */
+	char product[96];
+	char family[32];
+	int32_t cc_major, cc_minor;
+	char pci_class[8];
 	char source[160];
 };
 

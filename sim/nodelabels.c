@@ -168,38 +168,9 @@ static int label_storage(const struct cluster *cl, struct labels *L, const struc
  * every GPU node of a Kubernetes cluster; the same names here let a
  * Kubernetes user's nodeSelector or affinity run unchanged against a
  * simulated cluster. docs/labels.md ("Kubernetes label names") lists them
- * with the hetlab label each mirrors. The product names are NVML's, as
- * nvidia-smi prints them, with blanks made '-', as GFD writes them. */
-static const struct gfd_row {
-	const char *model, *product, *family;
-	int major, minor;       /* CUDA compute capability */
-	const char *pci_class;  /* NFD pci-<class>_<vendor>: 0302 3D controller, 0300 VGA */
-} gfd_rows[] = {
-	{ "H100-SXM-80GB", "NVIDIA-H100-80GB-HBM3", "hopper", 9, 0, "0302" },
-	{ "H100-PCIE-80GB", "NVIDIA-H100-PCIe", "hopper", 9, 0, "0302" },
-	{ "H20-96GB", "NVIDIA-H20", "hopper", 9, 0, "0302" },
-	{ "H200-SXM-141GB", "NVIDIA-H200", "hopper", 9, 0, "0302" },
-	{ "B200-SXM-180GB", "NVIDIA-B200", "blackwell", 10, 0, "0302" },
-	{ "GB200-186GB", "NVIDIA-GB200", "blackwell", 10, 0, "0302" },
-	{ "A100-SXM-80GB", "NVIDIA-A100-SXM4-80GB", "ampere", 8, 0, "0302" },
-	{ "A100-PCIE-40GB", "NVIDIA-A100-PCIE-40GB", "ampere", 8, 0, "0302" },
-	{ "A800-SXM-80GB", "NVIDIA-A800-SXM4-80GB", "ampere", 8, 0, "0302" },
-	{ "L40S-48GB", "NVIDIA-L40S", "ada-lovelace", 8, 9, "0302" },
-	{ "L40-48GB", "NVIDIA-L40", "ada-lovelace", 8, 9, "0302" },
-	{ "RTX4090-24GB", "NVIDIA-GeForce-RTX-4090", "ada-lovelace", 8, 9, "0300" },
-	{ "A10-24GB", "NVIDIA-A10", "ampere", 8, 6, "0302" },
-	{ "V100-SXM2-32GB", "Tesla-V100-SXM2-32GB", "volta", 7, 0, "0302" },
-	{ "T4-16GB", "Tesla-T4", "turing", 7, 5, "0302" },
-	{ "P100-PCIE-16GB", "Tesla-P100-PCIE-16GB", "pascal", 6, 0, "0302" },
-};
-
-static const struct gfd_row *gfd_find(const char *model)
-{
-	for (size_t i = 0; i < sizeof gfd_rows / sizeof gfd_rows[0]; i++)
-		if (strcmp(gfd_rows[i].model, model) == 0)
-			return &gfd_rows[i];
-	return NULL;
-}
+ * with the hetlab label each mirrors. What GFD says of a card (its product
+ * name, family, compute capability, PCI class) is the catalog's ("gfd" of
+ * the GPU entry, docs/catalog.md). */
 
 #define NFD "feature.node.kubernetes.io/"
 
@@ -239,13 +210,13 @@ static int label_k8s(const struct cluster *cl, struct labels *L, const struct no
 		return SET_OK;
 	/* GFD, for NVIDIA cards */
 	const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
-	const struct gfd_row *row = gfd_find(g->name);
+	bool row = g->product[0] != 0;
 	bool nvidia = row || strncmp(g->vendor_name, "NVIDIA", 6) == 0;
 	if (!nvidia)
 		return SET_OK;
 	char product[128];
 	if (row) {
-		snprintf(product, sizeof product, "%s", row->product);
+		snprintf(product, sizeof product, "%s", g->product);
 	} else {
 		snprintf(product, sizeof product, "%s", g->vendor_name);
 		for (char *p = product; *p; p++)
@@ -260,12 +231,12 @@ static int label_k8s(const struct cluster *cl, struct labels *L, const struct no
 	    (rc = set_bool(L, n->id, "nvidia.com/mig.capable", g->mig)) ||
 	    (rc = set_str(L, n->id, "nvidia.com/mig.strategy", n->mig_cards > 0 ? "mixed" : "none")))
 		return rc;
-	if (row && ((rc = set_str(L, n->id, "nvidia.com/gpu.family", row->family)) ||
-	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.major", row->major)) ||
-	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.minor", row->minor))))
+	if (row && ((rc = set_str(L, n->id, "nvidia.com/gpu.family", g->family)) ||
+	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.major", g->cc_major)) ||
+	            (rc = set_int(L, n->id, "nvidia.com/gpu.compute.minor", g->cc_minor))))
 		return rc;
 	char key[64];
-	snprintf(key, sizeof key, NFD "pci-%s_10de.present", row ? row->pci_class : "0302");
+	snprintf(key, sizeof key, NFD "pci-%s_10de.present", row ? g->pci_class : "0302");
 	return set_bool(L, n->id, key, true);
 }
 

@@ -445,6 +445,11 @@ static void build(struct cluster *cl)
 	g->fp16_tflops = 989.5;
 	g->fp8_tflops = 1979;
 	g->mig = true;
+	snprintf(g->product, sizeof g->product, "NVIDIA-H100-80GB-HBM3");   /* the catalog's "gfd" */
+	snprintf(g->family, sizeof g->family, "hopper");
+	g->cc_major = 9;
+	g->cc_minor = 0;
+	snprintf(g->pci_class, sizeof g->pci_class, "0302");
 	struct cpu_model *c = &cl->cat.cpus[0];
 	snprintf(c->name, sizeof c->name, "Xeon-8480+");
 	c->cores = 56;

@@ -239,6 +239,49 @@ static void test_scenario_override(void **state)
 		fail_msg("error \"%s\" lacks the key list", err);
 }
 
+/* A GPU entry's "gfd" (what GPU Feature Discovery labels its node with):
+ * read into the model, every built-in NVIDIA data-centre card has one,
+ * and a malformed one is refused with its JSON path. */
+static void test_gfd(void **state)
+{
+	(void)state;
+	struct scenario sc;
+	bool loaded;
+	char err[1024];
+	scenario_with(", \"gfd\": {\"product\": \"NVIDIA-X-1\", \"family\": \"hopper\", \"compute_capability\": \"9.0\", "
+	              "\"pci_class\": \"0302\"}", &sc, &loaded, err, sizeof err);
+	if (!loaded)
+		fail_msg("%s", err);
+	const struct gpu_model *g = &sc.cl.cat.gpus[catalog_find_gpu(&sc.cl.cat, "X-1")];
+	assert_string_equal(g->product, "NVIDIA-X-1");
+	assert_string_equal(g->family, "hopper");
+	assert_int_equal(g->cc_major, 9);
+	assert_int_equal(g->cc_minor, 0);
+	assert_string_equal(g->pci_class, "0302");
+	const struct gpu_model *h = &sc.cl.cat.gpus[catalog_find_gpu(&sc.cl.cat, "H100-SXM-80GB")];
+	assert_string_equal(h->product, "NVIDIA-H100-80GB-HBM3");
+	const struct gpu_model *m = &sc.cl.cat.gpus[catalog_find_gpu(&sc.cl.cat, "MI300X-192GB")];
+	assert_string_equal(m->product, "");   /* not NVIDIA's */
+	scenario_free(&sc);
+	static const struct { const char *gfd, *want; } bad[] = {
+		{ "{\"product\": \"X\", \"family\": \"f\", \"compute_capability\": \"nine\", \"pci_class\": \"0302\"}",
+		  "$.catalog.gpus[0].gfd.compute_capability: expected MAJOR.MINOR" },
+		{ "{\"product\": \"X\", \"family\": \"f\", \"compute_capability\": \"9.0\", \"pci_class\": \"3D\"}",
+		  "$.catalog.gpus[0].gfd.pci_class: expected 4 hex digits" },
+		{ "{\"product\": \"NVIDIA X\", \"family\": \"f\", \"compute_capability\": \"9.0\", \"pci_class\": \"0302\"}",
+		  "$.catalog.gpus[0].gfd.product: expected NVML's name with blanks made '-'" },
+		{ "{\"product\": \"X\"}", "$.catalog.gpus[0].gfd.family: missing (expected a string)" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char extra[512];
+		snprintf(extra, sizeof extra, ", \"gfd\": %s", bad[i].gfd);
+		scenario_with(extra, &sc, &loaded, err, sizeof err);
+		assert_false(loaded);
+		if (!strstr(err, bad[i].want))
+			fail_msg("error \"%s\" lacks \"%s\"", err, bad[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_builtin_table),
 		cmocka_unit_test(test_scenario_override),
+		cmocka_unit_test(test_gfd),
 	};
 	return cmocka_run_group_tests_name("speedcfg", tests, NULL, NULL);
 }
