@@ -361,6 +361,9 @@ int sl_will_run_init(struct sl *st);
 void sl_will_run_fini(struct sl *st);
 /* Room for nrun running jobs in the will-run and preemption lists. */
 int sl_room(struct sl *st, int32_t nrun);
+/* Room for nrun running jobs twice in the preemption candidates (each a
+ * candidate and a sort key; slurm_preempt.c). 0, -1 on ENOMEM. */
+int sl_cands_room(struct sl *st, int32_t nrun);
 /* The running jobs by end time (ascending, ties in job order). */
 void sl_ends_build(struct sl *st);
 /* Job id, started in the cycle, joins them. */

@@ -50,10 +50,9 @@ static int32_t count_on(const struct sl *st, int32_t id, const uint64_t *nodes)
 	return c;
 }
 
-/* Room for every running job twice (candidates and a sort key each). */
-static int cands_room(struct sl *st)
+int sl_cands_room(struct sl *st, int32_t nrun)
 {
-	int32_t need = 2 * (st->v->nrunning + 1);
+	int32_t need = 2 * (nrun + 1);
 	if (need <= st->cap_cands)
 		return 0;
 	int32_t *c = realloc(st->cands, (size_t)need * sizeof *c);
@@ -86,7 +85,7 @@ void sl_preempt_cands(struct sl *st, int32_t id, const uint64_t *cand)
 {
 	const struct view *v = st->v;
 	st->ncands = 0;
-	if (cands_room(st))
+	if (sl_cands_room(st, st->v->nrunning))
 		return;
 	for (int32_t k = 0; k < v->nrunning; k++) {
 		int32_t r = v->running[k];

@@ -88,17 +88,7 @@ static int ends_room(struct sl *st, int32_t n)
 
 int sl_room(struct sl *st, int32_t nrun)
 {
-	if (ends_room(st, nrun + 1))
-		return -1;
-	int32_t need = 2 * (nrun + 1);
-	if (need > st->cap_cands) {
-		int32_t *c = realloc(st->cands, (size_t)need * sizeof *c);
-		if (!c)
-			return -1;
-		st->cands = c;
-		st->cap_cands = need;
-	}
-	return 0;
+	return ends_room(st, nrun + 1) || sl_cands_room(st, nrun) ? -1 : 0;
 }
 
 void sl_ends_build(struct sl *st)
