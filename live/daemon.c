@@ -329,10 +329,10 @@ static int poll_jobs(struct live *L, struct obs *o)
  * from a cancel or walltime kill until Slurm says it ended. */
 static const char *state_word(const struct live *L, const struct job *j)
 {
-	if ((j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && L->s.cfg.live_async_start) {
-		if (L->s.run[j->id].killing)
+	if ((j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && L->s.live->cfg.async_start) {
+		if (L->s.live->run[j->id].killing)
 			return "stopping";
-		if (!L->s.run[j->id].confirmed)
+		if (!L->s.live->run[j->id].confirmed)
 			return "starting";
 	}
 	return job_state_name((enum job_state)j->state);

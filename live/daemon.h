@@ -1,7 +1,7 @@
 /* daemon — live mode: the simulator's engine and policy against the real
  * world (docs/live.md).
  *
- * The engine runs in live mode (sim_cfg.live): its clock is wall-clock
+ * The engine runs in live mode (sim/live.h, sim_live_init): its clock is wall-clock
  * microseconds since the state's epoch; jobs arrive through sim_add_job;
  * the executor (local processes or Slurm, live/lexec.c) starts, signals
  * and stops real jobs and reports their exits; probes report readings.

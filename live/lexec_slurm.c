@@ -145,7 +145,7 @@ static void slurm_adopt(struct live *L, int32_t id)
 	sj->attempt = att;
 	sj->placed_at = sg_wall();
 	if (sj->sid > 0 && sj->open && att - sj->base >= 0) {
-		sj->phase = L->s.run[id].confirmed ? SJ_RUNNING : SJ_PLACED;
+		sj->phase = L->s.live->run[id].confirmed ? SJ_RUNNING : SJ_PLACED;
 		sj->place_due = sj->phase == SJ_PLACED;
 		sg_set_ref(L, id, sj->sid);
 	} else {

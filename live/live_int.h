@@ -9,6 +9,7 @@
 #include "live/state.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
+#include "sim/live.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 

@@ -1,5 +1,6 @@
 /* metrics — see metrics.h; docs/metrics.md lists the metrics. */
 #include "live/metrics.h"
+#include "sim/live.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -452,10 +453,10 @@ static bool node_value(const struct sim *s, const struct live_reading *rd, int f
 		*v = reading_ok(rd, i) ? simtime_to_s(s->now > rd[i].at_us ? s->now - rd[i].at_us : 0) : NAN;
 		break;
 	case F_NODE_FOREIGN_CORES:
-		*v = s->foreign ? s->foreign[i].cores : NAN;
+		*v = s->live ? s->live->foreign[i].cores : NAN;
 		break;
 	case F_NODE_FOREIGN_GPUS:
-		*v = s->foreign ? hl_popcount64(s->foreign[i].gpus) : NAN;
+		*v = s->live ? hl_popcount64(s->live->foreign[i].gpus) : NAN;
 		break;
 	default:
 		return false;

@@ -14,7 +14,7 @@
 #define HL_LIVE_READING_H
 
 #include <stddef.h>
-#include "sim/engine.h"
+#include "sim/live.h"
 
 /* Parses text (len bytes); src names it in messages ("FILE" or "rec 12").
  * 0, or -1 with "SRC: $.key: what" in err. */

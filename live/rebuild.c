@@ -364,9 +364,10 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		.org = &sc->org,
 		.fault = &sc->fault,
 		.seed = sc->seed,
-		.live = true,
-		.live_async_start = L->cfg.exec == LIVE_EXEC_SLURM,
-		.live_exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
+	};
+	struct sim_live_cfg lcfg = {
+		.async_start = L->cfg.exec == LIVE_EXEC_SLURM,
+		.exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
 		.hot_c = L->cfg.hot_c,
 		.cool_c = L->cfg.cool_c,
 		.xid_repair_s = L->cfg.xid_repair_s,
@@ -394,6 +395,10 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		return -1;
 	}
 	L->have_sim = true;
+	if (sim_live_init(&L->s, &lcfg)) {
+		snprintf(err, errlen, "out of memory setting up the engine");
+		return -1;
+	}
 	struct sim_sched sched;
 	policy_to_sched(L->pol, L->pstate, &sched);
 	sim_set_sched(&L->s, &sched);

@@ -355,14 +355,14 @@ static void foreign(struct live *L, struct obs *o)
 	const struct sim *s = &L->s;
 	if (!x->have_nodes)
 		return;
-	if (!x->fhold_synced && s->foreign) {
+	if (!x->fhold_synced && s->live) {
 		/* After a restart the engine holds what the replayed rows asked
 		 * (the last ones before the crash): compared with that, a hold
 		 * Slurm no longer shows is released. (Compared with nothing, a
 		 * hold recorded just before a kill -9 stayed for ever, and the
 		 * soak's gangs on that node never started.) */
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
-			const struct sim_xin *w = &s->foreign_want[i];   /* asked: the engine takes the rest as it frees */
+			const struct sim_xin *w = &s->live->foreign_want[i];   /* asked: the engine takes the rest as it frees */
 			x->fhold[i] = (struct nodeuse){ .cpus = (int32_t)w->a, .gpus = (int32_t)w->b, .mem = w->mem_mib };
 		}
 	}

@@ -10,7 +10,7 @@
  *   - one of its GPUs runs below min_gpu_speed (degraded or fallen off),
  *   - its NIC loses more than max_nic_loss of its packets,
  *   - its disk reports a SMART warning (when smart is on),
- *   - (live mode) its reading is hot (sim_cfg.hot_c).
+ *   - (live mode) its reading is hot (sim_live_cfg.hot_c, sim/live.h).
  * A drained node that is up again, with none of these holding, is resumed;
  * the windows are sliding, so the monitor asks for a pass when the oldest
  * event in a window leaves it.

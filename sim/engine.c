@@ -31,7 +31,6 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 	s->truth = truth;
 	s->njobs = njobs;
 	s->exec = &exec_sim_ops;
-	s->probe = &probe_sim_ops;
 	s->last_pass = -1;
 	/* Sized for the worst case up front, so the loop never grows them:
 	 * every job pending, every job running, one end event per job plus
@@ -53,10 +52,6 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			s->jobs[i].ckpt_every_us = cfg->ckpt[s->jobs[i].cls].every_us;
 		s->run[i].stop_at = -1;
 	}
-	if (cfg->live && (!(s->rd = calloc((size_t)s->cl.nnodes + 1, sizeof *s->rd)) ||
-	                  !(s->foreign = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign)) ||
-	                  !(s->foreign_want = calloc((size_t)s->cl.nnodes + 1, sizeof *s->foreign_want))))
-		goto fail_alloc;
 	if (cfg->fault && eng_faults_init(s))
 		goto fail_alloc;
 	for (int32_t k = 0; s->cl.pw && k < cfg->nenv; k++)
@@ -67,7 +62,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 			goto fail_alloc;
 	if (njobs > 0 && evq_push(&s->q, jobs[0].submit_us, SIM_EV_SUBMIT, 0, 0, 0))
 		goto fail_alloc;
-	if (cfg->sample_every_us > 0 && (njobs > 0 || cfg->live) &&
+	if (cfg->sample_every_us > 0 && (njobs > 0 || cfg->open_ended) &&
 	    evq_push(&s->q, 0, SIM_EV_SAMPLE, -1, 0, 0))
 		goto fail_alloc;
 	return 0;
@@ -95,9 +90,6 @@ void sim_fini(struct sim *s)
 	free(s->node_w);
 	s->node_w = NULL;
 	free(s->run);
-	free(s->rd);
-	free(s->inj);
-	s->rd = s->inj = NULL;
 	live_fini(s);
 	for (int k = 0; k < 8; k++)
 		if (s->fault_rng[k])
@@ -118,12 +110,6 @@ void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx)
 {
 	s->exec = ops;
 	s->exec_ctx = ctx;
-}
-
-void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx)
-{
-	s->probe = ops;
-	s->probe_ctx = ctx;
 }
 
 /* Forgets the first n marks and, when `all` (what the monitor has looked
@@ -178,7 +164,7 @@ static int64_t sample_rows_max(const struct sim *s)
  * the first sample (every node stale); false when out of memory. */
 static bool sample_cached(struct sim *s)
 {
-	if (s->probe != &probe_sim_ops || s->cl.pw || s->cfg.live || s->rd)
+	if (s->cl.pw)
 		return false;
 	if (!s->node_w) {
 		s->node_w = calloc((size_t)s->cl.nnodes + 1, sizeof *s->node_w);
@@ -227,7 +213,7 @@ static void handle_sample(struct sim *s)
 	if (!s->rec.sample)
 		goto next;   /* nobody records samples: skip the probes */
 	s->sample_rows += 1 + s->cl.nracks;
-	if (!s->cfg.live && s->sample_rows > sample_rows_max(s)) {
+	if (s->sample_rows > sample_rows_max(s)) {
 		eng_fail(s, "at day %.1f the run's samples pass %lld rows (sample and rack_sample), the most "
 		         "a run records: " SAMPLE_LIMIT_HINT, simtime_to_s(s->now) / 86400.0,
 		         (long long)sample_rows_max(s));
@@ -244,33 +230,32 @@ static void handle_sample(struct sim *s)
 	};
 	for (int32_t k = 0; k < s->cl.nracks; k++)
 		s->rack_w[k] = 0;
-	if (sample_cached(s)) {
+	if (live_sample_power(s, &smp.power_w)) {
+		/* Live: each node's reading, else its model. */
+	} else if (sample_cached(s)) {
 		/* The modelled probe's readings of the nodes whose free state
 		 * changed since the last sample, the others as they were: the same
 		 * values summed in the same order as below. */
 		for (int32_t i = 0; i < s->cl.nnodes; i++)
 			if (s->cl.w_stale[i]) {
 				struct probe_node pn;
-				probe_sim_ops.node(NULL, s, i, &pn);
+				eng_probe_model(s, i, &pn);
 				s->node_w[i] = pn.power_w;
 				s->cl.w_stale[i] = 0;
 			}
 		smp.power_w = sum_node_powers(s, s->node_w);
-	} else if (s->probe == &probe_sim_ops && s->cl.pw && !s->rd) {
+	} else if (s->cl.pw) {
 		/* The modelled probe's power is the power model's, as it is:
 		 * its temperature and utilisation, which it computes too, are
 		 * not what a sample keeps. */
 		smp.power_w = sum_node_powers(s, NULL);
-	} else if (s->probe && s->probe->node) {
+	} else {
+		/* Out of memory for the cache: every node's model. */
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			struct probe_node pn;
-			if (s->rd && s->rd[i].ok && isfinite(s->rd[i].power_w)) {
-				smp.power_w += s->rd[i].power_w;
-				s->rack_w[s->cl.nodes[i].rack] += s->rd[i].power_w;
-			} else if (s->probe->node(s->probe_ctx, s, i, &pn) == 0) {
-				smp.power_w += pn.power_w;
-				s->rack_w[s->cl.nodes[i].rack] += pn.power_w;
-			}
+			eng_probe_model(s, i, &pn);
+			smp.power_w += pn.power_w;
+			s->rack_w[s->cl.nodes[i].rack] += pn.power_w;
 		}
 	}
 	smp.rack_power_w = s->rack_w;
@@ -279,7 +264,7 @@ static void handle_sample(struct sim *s)
 next:
 	/* Sample on while anything can still happen: a job running, one yet to
 	 * arrive, or another event due. Held jobs alone change nothing. */
-	if (s->cfg.live ||
+	if (s->cfg.open_ended ||
 	    (s->nfinished < s->njobs && (s->nrunning > 0 || s->next_submit < s->njobs || evq_len(&s->q) > 0)))
 		sim_push(s, s->now + s->cfg.sample_every_us, SIM_EV_SAMPLE, -1, 0, 0);
 }
@@ -293,7 +278,7 @@ static void handle(struct sim *s, const struct ev *e)
 	case SIM_EV_END:
 		if (e->ver != s->jobs[e->id].ver)
 			break;   /* stale: the job was stopped or rescheduled */
-		if (s->cfg.live) {
+		if (s->live) {
 			live_kill(s, e->id, (enum end_reason)(e->arg >> 8));   /* its walltime */
 			break;
 		}
@@ -312,7 +297,7 @@ static void handle(struct sim *s, const struct ev *e)
 				live_kill(s, e->id, END_PREEMPTED);   /* the executor kills it (at once in simulation) */
 				break;
 			}
-			eng_exec_stop(s, e->id, EXEC_STOP_PREEMPT);
+			live_exec_stop(s, e->id, EXEC_STOP_PREEMPT);
 			stop_preempted(s, e->id);
 		}
 		break;
@@ -421,8 +406,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	}
 	j->start_us = s->now;
 	s->run[id] = (struct jobrun){ .since = s->now + setup, .saved_us = s->run[id].saved_us, .stop_at = -1 };
-	if (s->cfg.live)
-		live_started(s, id, prev_start);
+	live_started(s, id, prev_start);
 	if (s->cl.pw) {
 		eng_pw_parts_changed(s, parts, nparts);
 		s->run[id].power_w = eng_job_active_w(s, j);
@@ -438,9 +422,7 @@ int decide_start(struct decide *d, int32_t id, const struct alloc_part *parts, i
 	if (s->exec->start(s->exec_ctx, s, id))
 		return eng_fail(s, "executor '%s' could not start job %d: %s", s->exec->name, id,
 		                s->err[0] ? s->err : "error");
-	if (s->cfg.live && j->walltime_us != SIMTIME_INF && !s->cfg.keep_overruns &&
-	    sim_push(s, s->now + (j->walltime_us < 1 ? 1 : j->walltime_us), SIM_EV_END, id, j->ver,
-	             SIM_END_ARG(JOB_KILLED, END_WALLTIME)))
+	if (live_launched(s, id))
 		return -1;
 	if (eng_retime_neighbours(s, id, &s->cl.pool.p[off], nparts, (double)j->req.io_mbps))
 		return -1;
@@ -468,7 +450,7 @@ int sim_step(struct sim *s)
 	const struct ev *top = evq_peek(&s->q);
 	if (s->failed)
 		return -1;
-	if (s->cfg.fault && !s->cfg.live && s->nfinished >= s->njobs && s->njobs > 0)
+	if (s->cfg.fault && !s->cfg.open_ended && s->nfinished >= s->njobs && s->njobs > 0)
 		return 0;   /* every job has ended: failures and repairs alone do not go on */
 	if (!top)
 		return s->q.oom ? eng_fail(s, "out of memory in the event queue") : 0;
@@ -498,7 +480,7 @@ int sim_step(struct sim *s)
  * whose samples would pass SIM_SAMPLE_ROWS_MAX by then. */
 static int check_sample_rows(struct sim *s)
 {
-	if (s->cfg.live || !s->rec.sample || s->cfg.sample_every_us <= 0 || s->njobs == 0)
+	if (!s->rec.sample || s->cfg.sample_every_us <= 0 || s->njobs == 0)
 		return 0;
 	simtime last = s->jobs[s->njobs - 1].submit_us;
 	if (last > s->cfg.horizon_us)

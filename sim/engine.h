@@ -7,10 +7,12 @@
  * validates and applies the policy's decisions, and tells the recorder.
  *
  * The engine knows no policy, file format or database: the scheduler, the
- * executor, the probes and the recorder are tables of function pointers
- * (struct sim_sched, executor_ops, probe_ops, sim_recorder) with a void *
- * context each, installed before sim_run(). The simulated executor and the
- * modelled probes (sim/exec_sim.c, sim/probe_sim.c) are the defaults.
+ * health monitor, the executor and the recorder are tables of function
+ * pointers (struct sim_sched, sim_health, executor_ops, sim_recorder) with
+ * a void * context each, installed before sim_run(). The simulated
+ * executor (sim/exec_sim.c) is the default; node readings are the models'
+ * (sim/probe_sim.c). Live mode is a seam of its own (sim/live.h): a live
+ * run has s->live, and what the world did enters as injected events.
  *
  * The engine's files, each calling only those below it (sim/engine_int.h):
  * engine.c (set-up, the loop, the pass), engine_live.c (live mode's
@@ -32,6 +34,7 @@
 #include "sim/view.h"
 
 struct sim;
+struct sim_live;
 
 /* The scheduler as the engine sees it (filled from a policy_ops table by
  * the caller, so that sim/ does not depend on policies/). */
@@ -60,30 +63,6 @@ struct executor_ops {
 	 * resumed. */
 	int (*signal)(void *ctx, struct sim *s, int32_t job);
 	int (*node_state)(void *ctx, struct sim *s, int32_t node, bool drain, const char *reason);
-};
-
-/* Readings of a node's environment. Modelled in simulation (probe_sim.c),
- * read from the host in live mode. */
-struct probe_node {
-	double power_w;
-	double temp_c;
-	double util;            /* allocated fraction of the node's cores/GPUs */
-};
-
-/* A node's reading in live mode (and in its replay): what a probe saw,
- * injected as an event (sim_inject_reading) so that a replay of the
- * recording sees the same readings at the same times. NaN: unknown. */
-struct sim_reading {
-	double power_w, temp_c, util;
-	int32_t gpu_errors;     /* new health events (XID, uncorrected ECC) since the last reading */
-	int16_t bad_gpu;        /* the GPU they hit (-1: the node / unknown) */
-	int8_t down;            /* the executor says the node is down (1), up (0), or does not say (-1) */
-	bool ok;                /* a reading arrived and parsed */
-	simtime at;
-};
-struct probe_ops {
-	const char *name;
-	int (*node)(void *ctx, const struct sim *s, int32_t node, struct probe_node *out);
 };
 
 /* What the engine reports, in time order. */
@@ -146,19 +125,10 @@ struct sim_cfg {
 	const struct env_event *env; /* environment events (rack cap, inlet, cooling), time order; borrowed */
 	const struct fault_cfg *fault;   /* failures, health thresholds, joins (sim/fault.h); NULL none */
 	uint64_t seed;               /* seeds the failure processes' RNG streams */
-	/* Live mode (live/daemon.c) and its replays: jobs arrive through
-	 * sim_add_job, ends are observed (SIM_EV_XEND), preemption signals
-	 * and kills go to the executor, nothing is modelled about progress,
-	 * and the run never ends by itself. */
-	bool live;
-	bool live_async_start;       /* live: a start runs only once the executor says so
-	                                (sim_inject_running); else at once (the local executor) */
-	bool live_exec_fates;        /* live: a node seen down leaves its jobs to the executor, which
-	                                reports what became of them (Slurm requeues or ends them
-	                                itself); else they fail or move by the migration scope */
-	double hot_c, cool_c;        /* live: a node whose reading is at or above hot_c is hot (the health
-	                                monitor drains it) until it reads below cool_c; 0: off */
-	double xid_repair_s;         /* live: a GPU error counts against its node this long */
+	/* Jobs may arrive at any time (sim_add_job): samples go on, and a
+	 * workload whose jobs have all ended does not end the run (live mode
+	 * sets it: sim_live_init). */
+	bool open_ended;
 	int32_t nenv;
 	void (*progress)(void *ctx, const struct sim *s);   /* may be NULL */
 	void *progress_ctx;
@@ -180,25 +150,6 @@ struct jobrun {
 	bool cancel_on_stop;         /* preempted to be cancelled (ends killed, reason preempted), not requeued */
 	double power_w;              /* active power of its devices now (power model on) */
 	simtime power_since;         /* energy integrated up to here */
-	/* Live mode: an attempt the engine started is running only once the
-	 * executor says so (sim_inject_running); until then it holds its
-	 * resources but accounts no usage, and may be taken back. */
-	bool confirmed;
-	bool counted_restart;        /* this start counted as a restart (j->restarts++) */
-	simtime prev_start;          /* the job's start_us before this start (-1 never) */
-	simtime floor_us;            /* the earliest start the executor may report for it */
-	simtime acct_start;          /* usage counts from here: the executor's own start (its clock
-	                                counts whole seconds, so it may read before the decision) */
-	bool killing;                /* asked to stop (cancel, walltime): ends when the executor says so */
-	uint8_t kill_reason;         /* enum end_reason it ends with then */
-};
-
-/* Live mode: the data of an injected input, kept until its event is handled. */
-struct sim_xin {
-	simtime a, b;                /* times (started, ended), -1 unknown */
-	int32_t st, reason;
-	int64_t mem_mib;
-	char why[120];
 };
 
 /* The health monitor, installed like the scheduler (policies/health.c): a
@@ -211,49 +162,48 @@ struct sim_health {
 	void (*check)(void *state, const struct view *v, struct decide *out);
 };
 
+/* One run. Fields are public (read by whoever holds the run: the command
+ * line, analysis/, live/, the tests) or private (the engine's own, sim/
+ * engine*.c; read elsewhere only by benchmarks and tests that look inside),
+ * as marked; nothing outside sim/ writes a field but through the calls
+ * below (and live/'s through sim/live.h), the recorder hooks excepted:
+ * whoever installs a recorder may chain the one it replaces. */
 struct sim {
+	/* -- public -- */
 	struct sim_cfg cfg;
 	struct cluster cl;
-	struct job *jobs;
-	struct job_truth *truth;
-	struct jobrun *run;
+	struct job *jobs;            /* njobs entries; a job's id is its index */
 	int32_t njobs;
 	int32_t next_submit;         /* next job (by submit order) not yet submitted */
-	struct evq q;
-	int32_t *pending, npending, cap_pending;
+	int32_t *pending, npending;
 	int32_t *running, nrunning;
-	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine_int.h) */
-	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
-	simtime now, last_pass;
-	bool dirty;                  /* something changed since the last pass */
-	bool failed;
+	simtime now;
+	bool failed;                 /* err says why */
 	uint64_t nevents, npasses, ndecisions;
-	int64_t sample_rows;         /* recorded so far (SIM_SAMPLE_ROWS_MAX) */
-	uint64_t alloc_epoch;        /* bumped on every start and end */
 	int32_t nfinished;
 	int32_t nrejected;           /* killed at submit: larger than the cluster */
+	struct sim_recorder rec;
+	struct sim_live *live;       /* live mode's state (sim/live.h), NULL in simulation */
+	char err[512];
+	/* -- private to the engine -- */
+	struct job_truth *truth;
+	struct jobrun *run;
+	int32_t cap_pending;
+	struct evq q;
+	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine_int.h) */
+	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
+	simtime last_pass;
+	bool dirty;                  /* something changed since the last pass */
+	int64_t sample_rows;         /* recorded so far (SIM_SAMPLE_ROWS_MAX) */
+	uint64_t alloc_epoch;        /* bumped on every start and end */
 	struct sim_sched sched;
 	struct sim_health health;
 	void *fault_rng[8];          /* gsl_rng per fault kind (FAULT_NKIND ≤ 8) */
 	const struct executor_ops *exec;
 	void *exec_ctx;
-	const struct probe_ops *probe;
-	void *probe_ctx;
-	struct sim_recorder rec;
 	double *rack_w;              /* per-rack power of the sample being taken */
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
-	struct sim_reading *rd;      /* live: per node, the latest reading (NULL otherwise) */
-	struct sim_reading *inj;     /* live: readings injected and not yet handled */
-	int32_t ninj, capinj, injdone;
-	struct sim_xin *xin;         /* live: other injected inputs' data */
-	int32_t nxin, capxin, xindone;
-	struct alloc_part *foreign;  /* live: per node, what jobs not the engine's hold there */
-	struct sim_xin *foreign_want;/* live: per node, what the executor said they hold (a cores, b GPUs) */
-	int32_t foreign_short;       /* live: nodes where foreign holds less than foreign_want */
-	bool acct_at;                /* live: account the segment ending now up to acct_end, not now */
-	simtime acct_end;
-	char err[512];
 };
 
 /* Takes ownership of *cl (left zeroed) and of jobs/truth (malloc'd, njobs
@@ -265,45 +215,11 @@ void sim_set_sched(struct sim *s, const struct sim_sched *sched);
 void sim_set_health(struct sim *s, const struct sim_health *h);
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec);
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
-void sim_set_probe(struct sim *s, const struct probe_ops *ops, void *ctx);
 /* Runs to the end. 0 on success; -1 with the reason in s->err. */
 int sim_run(struct sim *s);
 /* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */
 int sim_step(struct sim *s);
 
-/* Live mode. Appends a job (its submit_us ≥ every earlier job's and ≥ now;
- * requests bound to the cluster already); it is submitted by the event
- * loop at submit_us. Returns its id, or -1 (ENOMEM). */
-int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t);
-/* Live mode: what the world did, as events at time t (> s->now): job `id`
- * (in its attempt `attempt` = job.restarts when it started) exited in
- * state st (done, failed, killed) for `reason`; an operator cancelled job
- * id; a node's reading. -1 on ENOMEM. */
-int sim_inject_end(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
-                   enum end_reason reason);
-int sim_inject_cancel(struct sim *s, simtime t, int32_t id);
-/* Live mode: an operator approves tenant's jobs held for quota. */
-int sim_inject_approve(struct sim *s, simtime t, int32_t tenant);
-int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_reading *r);
-/* Live mode, what the executor saw of job id's attempt: it runs, since
- * `started` (engine time; clamped to after its start decision, less the
- * executor's 1 s clock resolution); it ended in state st for reason, having
- * run from started to ended (-1: unknown, then the decision and now); it
- * was never started and is taken back (pending again, no usage, not a
- * restart); the executor requeued it by itself (a node failure: it ran
- * from started, when the start was never seen (-1: a start never seen is
- * taken for none, as unstart), until ended). Stale inputs (another attempt, a job not running) are
- * ignored. -1 on ENOMEM. */
-int sim_inject_running(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started);
-int sim_inject_end_at(struct sim *s, simtime t, int32_t id, uint32_t attempt, enum job_state st,
-                      enum end_reason reason, simtime started, simtime ended);
-int sim_inject_unstart(struct sim *s, simtime t, int32_t id, uint32_t attempt, const char *why);
-int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, simtime started, simtime ended,
-                       const char *why);
-/* Live mode: jobs not the engine's (a site's own, a reservation, a node
- * drained outside hetlab) hold this much of node: it is taken out of what
- * the policy may use (at most what is free), replacing the last such hold. */
-int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, int32_t gpus, int64_t mem_mib);
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);
 
@@ -330,6 +246,5 @@ enum { SIM_EV_SUBMIT = 1, SIM_EV_END, SIM_EV_SAMPLE, SIM_EV_WAKE, SIM_EV_STOP, S
        SIM_EV_XRUN, SIM_EV_XEND2, SIM_EV_XUNSTART, SIM_EV_XREQUEUE, SIM_EV_FOREIGN };
 
 extern const struct executor_ops exec_sim_ops;
-extern const struct probe_ops probe_sim_ops;
 
 #endif

@@ -53,14 +53,6 @@ simtime sim_next_time(struct sim *s)
 	return top ? top->t : SIMTIME_INF;
 }
 
-/* Live: tells the executor to stop job id (its failure is not the run's:
- * the job may already be gone). */
-void eng_exec_stop(struct sim *s, int32_t id, enum exec_stop how)
-{
-	if (s->cfg.live && s->exec->stop)
-		s->exec->stop(s->exec_ctx, s, id, how);
-}
-
 void eng_finish_hook(struct sim *s, int32_t job)
 {
 	if (s->sched.finish) {

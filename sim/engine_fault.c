@@ -31,7 +31,7 @@ static bool job_uses(const struct sim *s, const struct job *j, int32_t node, int
  * they were requeued or ended. */
 static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 {
-	if (s->cfg.live && s->cfg.live_exec_fates && gpu < 0)
+	if (gpu < 0 && live_exec_fates(s))
 		return 0;   /* what the executor says of each job decides (observe) */
 	int scope = s->cfg.fault ? s->cfg.fault->migrate : MIGRATE_NONE;
 	/* Downwards in the running list, as a walk from its end meets them
@@ -45,7 +45,7 @@ static int fault_hit_jobs(struct sim *s, int32_t node, int gpu, const char *why)
 		if (j->run_idx < 0 || !job_uses(s, j, node, gpu))
 			continue;
 		bool move = scope == MIGRATE_ALL || (scope == MIGRATE_CHECKPOINTED && j->ckpt_every_us > 0);
-		eng_exec_stop(s, id, move ? EXEC_STOP_PREEMPT : EXEC_STOP_KILL);
+		live_exec_stop(s, id, move ? EXEC_STOP_PREEMPT : EXEC_STOP_KILL);
 		if (move) {
 			if (eng_requeue_job(s, id, why))
 				return -1;
@@ -316,8 +316,7 @@ int decide_drain(struct decide *d, int32_t node, const char *reason)
 	if (cl->svc[node] == NODE_UP)
 		cluster_set_svc(cl, node, eng_node_has_jobs(s, node, -1) ? NODE_DRAINING : NODE_DRAINED);
 	eng_rec_event(s, REC_DRAIN, -1, node, 0, reason);
-	if (s->cfg.live && s->exec->node_state)
-		s->exec->node_state(s->exec_ctx, s, node, true, reason ? reason : "");
+	live_node_state(s, node, true, reason ? reason : "");
 	return 0;
 }
 
@@ -340,8 +339,7 @@ int decide_resume(struct decide *d, int32_t node)
 	if (cl->svc[node] != NODE_DOWN)
 		cluster_set_svc(cl, node, NODE_UP);
 	eng_rec_event(s, REC_RESUME, -1, node, 0, NULL);
-	if (s->cfg.live && s->exec->node_state)
-		s->exec->node_state(s->exec_ctx, s, node, false, NULL);
+	live_node_state(s, node, false, NULL);
 	s->dirty = true;
 	return 0;
 }

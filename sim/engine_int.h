@@ -12,6 +12,8 @@
  *     engine_jobs.c   a job's end, requeue, rejection; preempt, hold, release
  *     engine_power.c  power, thermal and energy accounting
  *     engine_speed.c  a running job's speed, progress and end event
+ *     live_core.c     live mode's per-attempt bookkeeping, accounting and
+ *                     executor calls (the live seam's lower half)
  *     engine_core.c   the run's error, event push, recorder names, the
  *                     per-node job index, the health log, pending insert
  *
@@ -57,9 +59,6 @@ static inline void eng_view_fill(const struct sim *s, struct view *v)
 
 /* The policy's finish hook for job id, if it has one. */
 void eng_finish_hook(struct sim *s, int32_t id);
-/* Live: tells the executor to stop job id (its failure is not the run's:
- * the job may already be gone). Nothing in simulation. */
-void eng_exec_stop(struct sim *s, int32_t id, enum exec_stop how);
 /* Puts job id into the pending list at its place by submit time (the list
  * is in submit order; a requeued or released job keeps its submit time). */
 void eng_pending_insert(struct sim *s, int32_t id);
@@ -204,18 +203,59 @@ int eng_fault_event(struct sim *s, const struct fault_event *e);
 /* Sets up the failure processes, injected events and absent nodes. */
 int eng_faults_init(struct sim *s);
 
-/* ---- engine_live.c ---- */
+/* ---- probe_sim.c ---- */
 
-/* Live mode's events (SIM_EV_X*, SIM_EV_CANCEL, SIM_EV_PROBE,
- * SIM_EV_FOREIGN). false when e is not one of them. */
+/* A node's modelled reading (docs/models.md): its power, temperature and
+ * allocated share. */
+struct probe_node {
+	double power_w;
+	double temp_c;
+	double util;            /* allocated fraction of the node's cores/GPUs */
+};
+void eng_probe_model(const struct sim *s, int32_t node, struct probe_node *out);
+
+/* ---- the live seam (sim/live.h) ----
+ *
+ * The only calls by which the rest of the engine reaches live mode; each
+ * does nothing (or the simulation's answer) when s->live is NULL. The
+ * engine's other files never read struct sim_live. engine_live.c handles
+ * the injected inputs (above the other files); live_core.c holds what the
+ * lower files call (it calls only engine_core.c). */
+
+/* engine_live.c: live mode's events (SIM_EV_X*, SIM_EV_CANCEL,
+ * SIM_EV_PROBE, SIM_EV_FOREIGN). false when e is not one of them. */
 bool live_handle(struct sim *s, const struct ev *e);
-/* Live: what a start decision does to the job's live bookkeeping. */
-void live_started(struct sim *s, int32_t id, simtime prev_start);
-void live_fini(struct sim *s);
-/* Live: stops running job id for `why` (cancelled, walltime): at once with
- * the local executor; with an asynchronous one (Slurm) the executor is
- * asked, and the job ends, still holding its resources until then, when
- * the executor says it has. */
+/* engine_live.c: stops running job id for `why` (cancelled, walltime, a
+ * preempted job's cancel): at once in simulation and with the local
+ * executor; with an asynchronous one (Slurm) the executor is asked, and
+ * the job ends, still holding its resources until then, when the executor
+ * says it has. */
 void live_kill(struct sim *s, int32_t id, enum end_reason why);
+
+/* live_core.c. Frees s->live. */
+void live_fini(struct sim *s);
+/* A start decision: the attempt's live bookkeeping (before the executor's
+ * start), then its walltime kill (after it). */
+void live_started(struct sim *s, int32_t id, simtime prev_start);
+int live_launched(struct sim *s, int32_t id);
+/* Tells the executor to stop job id (its failure is not the run's: the
+ * job may already be gone). */
+void live_exec_stop(struct sim *s, int32_t id, enum exec_stop how);
+/* A node drained (with the reason) or resumed: the executor is told. */
+void live_node_state(struct sim *s, int32_t node, bool drain, const char *reason);
+/* Whether a node seen down leaves its jobs to the executor (Slurm). */
+bool live_exec_fates(const struct sim *s);
+/* A preemption's checkpoint signal goes to the job (the executor's
+ * signal): false in simulation, where the checkpoint is modelled. */
+bool live_preempt_signal(struct sim *s, int32_t id);
+/* The run segment of job j to account, [*from, *end) (the start decision
+ * and now in simulation; live: the executor's start and the end it
+ * reported). false: nothing to account (an attempt never seen running). */
+bool live_account_span(const struct sim *s, const struct job *j, simtime *from, simtime *end);
+/* The end time of job j ending now: now, or the end the executor reported. */
+simtime live_end_time(const struct sim *s, const struct job *j);
+/* A sample's IT power in live mode: each node's reading, else its model;
+ * rack_w filled. false in simulation. */
+bool live_sample_power(struct sim *s, double *power_w);
 
 #endif

@@ -32,12 +32,9 @@ static void account_segment(struct sim *s, struct job *j)
 {
 	if (j->start_us < 0 || j->nparts == 0)
 		return;
-	/* Live: an attempt the executor never saw run used nothing; one that
-	 * ended earlier than now (the executor's clock) ends there. */
-	if (s->cfg.live && !s->run[j->id].confirmed)
-		return;
-	simtime from = s->cfg.live ? s->run[j->id].acct_start : j->start_us;
-	simtime end = s->acct_at && s->acct_end >= from ? s->acct_end : s->now;
+	simtime from = j->start_us, end = s->now;
+	if (!live_account_span(s, j, &from, &end))
+		return;   /* live: an attempt the executor never saw run used nothing */
 	double secs = simtime_to_s(end - from);
 	j->gpu_s += job_gpu_eq(s, j) * secs;
 	j->core_s += (double)job_req_cores(&j->req) * secs;
@@ -82,7 +79,7 @@ int sim_job_end(struct sim *s, int32_t id, enum job_state st)
 	eng_job_energy_advance(s, id);
 	if (job_set_state(j, st))
 		return eng_fail(s, "job %d: illegal transition to %s", id, job_state_name(st));
-	j->end_us = s->acct_at && s->acct_end >= j->start_us ? s->acct_end : s->acct_at ? j->start_us : s->now;
+	j->end_us = live_end_time(s, j);
 	j->ver++;
 	j->signalled_us = -1;
 	s->run[id].stop_at = -1;
@@ -111,7 +108,7 @@ int eng_requeue_job(struct sim *s, int32_t id, const char *why)
 	struct job *j = &s->jobs[id];
 	struct jobrun *r = &s->run[id];
 	double every, cost;
-	if (s->cfg.live) {
+	if (s->live) {
 		/* Live: the job saved what its own checkpoint saved; we cannot
 		 * know how much work that was. */
 		account_segment(s, j);
@@ -213,11 +210,10 @@ int decide_preempt_ex(struct decide *d, int32_t id, const char *reason, simtime 
 	j->preemptions++;
 	eng_rec_event(s, REC_PREEMPT, id, j->nparts ? s->cl.pool.p[j->parts].node : -1, JOB_CHECKPOINTING, reason);
 	simtime after;
-	if (s->cfg.live) {
-		/* The job is told to checkpoint; it is stopped at the end of its
-		 * grace unless it exits first (SIM_EV_XEND requeues it then). */
-		if (s->exec->signal)
-			s->exec->signal(s->exec_ctx, s, id);
+	if (live_preempt_signal(s, id)) {
+		/* Live: the job is told to checkpoint; it is stopped at the end
+		 * of its grace unless it exits first (SIM_EV_XEND requeues it
+		 * then). */
 		after = cc->grace_us;
 	} else if (!cancel && every > 0 && cc->grace_us >= cc->cost_us && r->rate > 0) {
 		/* Time to write a checkpoint on the signal: nothing is lost; it

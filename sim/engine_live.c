@@ -1,15 +1,16 @@
-/* engine_live — live mode's side of the engine (sim_cfg.live): jobs that
+/* engine_live — live mode's side of the engine (sim/live.h): jobs that
  * arrive while it runs (sim_add_job) and what the world did, injected as
  * events: exits, cancels, approvals, readings, and what the executor saw of
  * each start (it runs; it never started; the executor requeued it; jobs
  * not the engine's hold part of a node). In live mode an attempt counts
  * usage only from the moment the executor saw it run, and up to the end
  * the executor reports, so that what hetlab accounts is what the cluster
- * ran. See engine.h. */
+ * ran. The seam's lower half is live_core.c. */
 #include "sim/engine.h"
 #include "sim/check.h"
 #include "sim/engine_int.h"
 #include "sim/fault.h"
+#include "sim/live.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,13 +37,16 @@ static int grow_jobs(struct sim *s, int32_t need)
 	struct jobrun *run = realloc(s->run, (size_t)cap * sizeof *run);
 	if (run)
 		s->run = run;
+	struct live_run *lrun = realloc(s->live->run, (size_t)cap * sizeof *lrun);
+	if (lrun)
+		s->live->run = lrun;
 	int32_t *pend = realloc(s->pending, (size_t)cap * sizeof *pend);
 	if (pend)
 		s->pending = pend;
 	int32_t *runl = realloc(s->running, (size_t)cap * sizeof *runl);
 	if (runl)
 		s->running = runl;
-	if (!jobs || !truth || !run || !pend || !runl)
+	if (!jobs || !truth || !run || !lrun || !pend || !runl)
 		return -1;
 	s->cap_jobs = s->cap_pending = cap;
 	return 0;
@@ -66,6 +70,7 @@ int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *
 	if (nj->ckpt_every_us == 0 && nj->cls < JOB_NCLASS)
 		nj->ckpt_every_us = s->cfg.ckpt[nj->cls].every_us;
 	s->run[id] = (struct jobrun){ .stop_at = -1 };
+	s->live->run[id] = (struct live_run){ 0 };
 	s->njobs++;
 	/* The submit chain (handle_submit) picks it up; start it when idle. */
 	if (s->next_submit == id && sim_push(s, nj->submit_us, SIM_EV_SUBMIT, id, 0, 0))
@@ -93,16 +98,16 @@ int sim_inject_reading(struct sim *s, simtime t, int32_t node, const struct sim_
 {
 	if (node < 0 || node >= s->cl.nnodes)
 		return 0;
-	if (s->ninj == s->capinj) {
-		int32_t cap = s->capinj ? 2 * s->capinj : 64;
-		struct sim_reading *n = realloc(s->inj, (size_t)cap * sizeof *n);
+	if (s->live->ninj == s->live->capinj) {
+		int32_t cap = s->live->capinj ? 2 * s->live->capinj : 64;
+		struct sim_reading *n = realloc(s->live->inj, (size_t)cap * sizeof *n);
 		if (!n)
 			return eng_fail(s, "out of memory keeping readings");
-		s->inj = n;
-		s->capinj = cap;
+		s->live->inj = n;
+		s->live->capinj = cap;
 	}
-	s->inj[s->ninj] = *r;
-	return sim_push(s, t, SIM_EV_PROBE, node, 0, s->ninj++);
+	s->live->inj[s->live->ninj] = *r;
+	return sim_push(s, t, SIM_EV_PROBE, node, 0, s->live->ninj++);
 }
 
 
@@ -115,12 +120,12 @@ static void live_exited(struct sim *s, int32_t id, uint32_t attempt, enum job_st
 	struct job *j = &s->jobs[id];
 	if ((j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) || j->restarts != attempt)
 		return;   /* stale: it ended or was requeued already */
-	if (s->run[id].killing) {
+	if (s->live->run[id].killing) {
 		killed(s, j, st);
 		return;
 	}
 	if (j->state == JOB_CHECKPOINTING) {
-		eng_exec_stop(s, id, EXEC_STOP_PREEMPT);
+		live_exec_stop(s, id, EXEC_STOP_PREEMPT);
 		eng_requeue_job(s, id, "exited after the preemption signal");
 		return;
 	}
@@ -170,10 +175,10 @@ static void live_cancel(struct sim *s, int32_t id)
  * cools. */
 static void live_reading(struct sim *s, int32_t node, const struct sim_reading *r)
 {
-	if (!s->rd)
+	if (!s->live->rd)
 		return;
-	s->rd[node] = *r;
-	s->rd[node].at = s->now;
+	s->live->rd[node] = *r;
+	s->live->rd[node].at = s->now;
 	struct node_health *h = s->cl.health ? &s->cl.health[node] : NULL;
 	if (!h || !r->ok)
 		return;
@@ -184,18 +189,18 @@ static void live_reading(struct sim *s, int32_t node, const struct sim_reading *
 		eng_repair(s, node, FAULT_NODE_CRASH, 0);
 	}
 	if (r->gpu_errors > 0) {
-		double rep = s->cfg.xid_repair_s > 0 ? s->cfg.xid_repair_s : 86400;
+		double rep = s->live->cfg.xid_repair_s > 0 ? s->live->cfg.xid_repair_s : 86400;
 		eng_apply_fault(s, node, FAULT_GPU_XID, r->bad_gpu >= 0 ? r->bad_gpu : 0, 0, rep);
 	}
-	if (s->cfg.hot_c > 0 && isfinite(r->temp_c)) {
+	if (s->live->cfg.hot_c > 0 && isfinite(r->temp_c)) {
 		char d[48];
-		if (!h->hot && r->temp_c >= s->cfg.hot_c) {
+		if (!h->hot && r->temp_c >= s->live->cfg.hot_c) {
 			h->hot = true;
 			h->temp_c = r->temp_c;
 			snprintf(d, sizeof d, "hot %.0f C", r->temp_c);
 			eng_rec_event(s, REC_FAULT, -1, node, 0, d);
 			s->dirty = true;
-		} else if (h->hot && r->temp_c < (s->cfg.cool_c > 0 ? s->cfg.cool_c : s->cfg.hot_c - 5)) {
+		} else if (h->hot && r->temp_c < (s->live->cfg.cool_c > 0 ? s->live->cfg.cool_c : s->live->cfg.hot_c - 5)) {
 			h->hot = false;
 			snprintf(d, sizeof d, "cooled %.0f C", r->temp_c);
 			eng_rec_event(s, REC_REPAIR, -1, node, 0, d);
@@ -210,20 +215,20 @@ static void live_reading(struct sim *s, int32_t node, const struct sim_reading *
 void live_kill(struct sim *s, int32_t id, enum end_reason why)
 {
 	struct job *j = &s->jobs[id];
-	struct jobrun *r = &s->run[id];
 	if (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING)
 		return;
-	if (r->killing)
+	struct live_run *r = s->live ? &s->live->run[id] : NULL;
+	if (r && r->killing)
 		return;
-	eng_exec_stop(s, id, EXEC_STOP_KILL);
-	if (!s->cfg.live_async_start) {
+	live_exec_stop(s, id, EXEC_STOP_KILL);
+	if (!r || !s->live->cfg.async_start) {
 		j->reason = (uint8_t)why;
 		sim_job_end(s, id, JOB_KILLED);
 		return;
 	}
 	r->killing = true;
 	r->kill_reason = (uint8_t)why;
-	r->stop_at = -1;   /* a preemption's grace no longer applies */
+	s->run[id].stop_at = -1;   /* a preemption's grace no longer applies */
 	j->ver++;          /* nor its walltime */
 }
 
@@ -236,38 +241,22 @@ static void killed(struct sim *s, struct job *j, enum job_state st)
 		sim_job_end(s, j->id, JOB_DONE);
 		return;
 	}
-	j->reason = s->run[j->id].kill_reason;
+	j->reason = s->live->run[j->id].kill_reason;
 	sim_job_end(s, j->id, JOB_KILLED);
-}
-
-void live_started(struct sim *s, int32_t id, simtime prev_start)
-{
-	struct jobrun *r = &s->run[id];
-	const struct job *j = &s->jobs[id];
-	r->confirmed = !s->cfg.live_async_start;
-	r->counted_restart = prev_start >= 0;
-	r->prev_start = prev_start;
-	r->acct_start = s->now;
-	/* The executor's clock counts whole seconds: its start may read up to
-	 * a second before the decision. Usage counts from the executor's start
-	 * (so that it is what the executor accounts); the job's start time,
-	 * which its wait is measured to, is never before it came. */
-	r->floor_us = s->now - 999999;
-	(void)j;
 }
 
 static int xin_add(struct sim *s, const struct sim_xin *x)
 {
-	if (s->nxin == s->capxin) {
-		int32_t cap = s->capxin ? 2 * s->capxin : 64;
-		struct sim_xin *n = realloc(s->xin, (size_t)cap * sizeof *n);
+	if (s->live->nxin == s->live->capxin) {
+		int32_t cap = s->live->capxin ? 2 * s->live->capxin : 64;
+		struct sim_xin *n = realloc(s->live->xin, (size_t)cap * sizeof *n);
 		if (!n)
 			return -1;
-		s->xin = n;
-		s->capxin = cap;
+		s->live->xin = n;
+		s->live->capxin = cap;
 	}
-	s->xin[s->nxin] = *x;
-	return s->nxin++;
+	s->live->xin[s->live->nxin] = *x;
+	return s->live->nxin++;
 }
 
 static int push_x(struct sim *s, simtime t, uint32_t kind, int32_t id, uint32_t attempt, const struct sim_xin *x)
@@ -332,7 +321,7 @@ static simtime clamp(simtime t, simtime lo, simtime hi)
  * there, and its walltime counts from there. */
 static void confirm(struct sim *s, struct job *j, simtime started)
 {
-	struct jobrun *r = &s->run[j->id];
+	struct live_run *r = &s->live->run[j->id];
 	if (r->confirmed)
 		return;
 	r->confirmed = true;
@@ -350,18 +339,18 @@ static void confirm(struct sim *s, struct job *j, simtime started)
 /* Sets the end of the segment being accounted to `ended` (clamped). */
 static void account_until(struct sim *s, const struct job *j, simtime ended)
 {
-	s->acct_at = ended >= 0;
-	s->acct_end = ended >= 0 ? clamp(ended, s->run[j->id].acct_start, s->now) : -1;
+	s->live->acct_at = ended >= 0;
+	s->live->acct_end = ended >= 0 ? clamp(ended, s->live->run[j->id].acct_start, s->now) : -1;
 }
 
 /* The attempt never ran: back to pending, as if it had not been started. */
 static void unstart(struct sim *s, struct job *j, const char *why)
 {
-	struct jobrun *r = &s->run[j->id];
+	const struct live_run *r = &s->live->run[j->id];
 	int node = j->nparts ? s->cl.pool.p[j->parts].node : -1;
 	j->ver++;
 	j->signalled_us = -1;
-	r->stop_at = -1;
+	s->run[j->id].stop_at = -1;
 	if (eng_release_alloc(s, j->id))
 		return;
 	if (r->counted_restart && j->restarts > 0)
@@ -381,7 +370,7 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 	struct job *j = live_job(s, e->id, e->ver);
 	if (!j)
 		return;   /* stale: another attempt, or it ended already */
-	struct jobrun *r = &s->run[j->id];
+	const struct live_run *r = &s->live->run[j->id];
 	switch (e->kind) {
 	case SIM_EV_XRUN:
 		confirm(s, j, x->a);
@@ -401,7 +390,7 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 			j->reason = (uint8_t)x->reason;
 			sim_job_end(s, j->id, (enum job_state)x->st);
 		}
-		s->acct_at = false;
+		s->live->acct_at = false;
 		break;
 	case SIM_EV_XUNSTART:
 		if (r->killing)
@@ -417,13 +406,13 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 		if (r->killing) {
 			account_until(s, j, x->b);
 			killed(s, j, JOB_KILLED);
-			s->acct_at = false;
+			s->live->acct_at = false;
 		} else if (!r->confirmed) {
 			unstart(s, j, x->why);
 		} else {
 			account_until(s, j, x->b);
 			eng_requeue_job(s, j->id, x->why[0] ? x->why : "requeued by the executor");
-			s->acct_at = false;
+			s->live->acct_at = false;
 		}
 		break;
 	default:
@@ -434,8 +423,8 @@ static void live_x(struct sim *s, const struct ev *e, const struct sim_xin *x)
 /* Whether node's foreign hold is less than asked. */
 static bool foreign_is_short(const struct sim *s, int32_t node)
 {
-	const struct alloc_part *p = &s->foreign[node];
-	const struct sim_xin *w = &s->foreign_want[node];
+	const struct alloc_part *p = &s->live->foreign[node];
+	const struct sim_xin *w = &s->live->foreign_want[node];
 	return p->cores < w->a || hl_popcount64(p->gpus) < w->b || p->mem_mib < w->mem_mib;
 }
 
@@ -447,11 +436,11 @@ static bool foreign_is_short(const struct sim *s, int32_t node)
  * the policy placed there again, and again. */
 static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 {
-	if (node < 0 || node >= s->cl.nnodes || !s->foreign)
+	if (node < 0 || node >= s->cl.nnodes || !s->live->foreign)
 		return;
 	bool was_short = foreign_is_short(s, node);
-	s->foreign_want[node] = (struct sim_xin){ .a = x->a, .b = x->b, .mem_mib = x->mem_mib };
-	struct alloc_part *p = &s->foreign[node];
+	s->live->foreign_want[node] = (struct sim_xin){ .a = x->a, .b = x->b, .mem_mib = x->mem_mib };
+	struct alloc_part *p = &s->live->foreign[node];
 	static const struct job_req plain = { .nodes = 1 };
 	if (p->cores || p->gpus || p->mem_mib)
 		cluster_give(&s->cl, -1, &plain, p, 1);
@@ -480,7 +469,7 @@ static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
 		}
 	if (p->cores || p->gpus || p->mem_mib)
 		cluster_take(&s->cl, -1, &plain, p, 1);
-	s->foreign_short += (int32_t)foreign_is_short(s, node) - (int32_t)was_short;
+	s->live->foreign_short += (int32_t)foreign_is_short(s, node) - (int32_t)was_short;
 	s->alloc_epoch++;
 	s->dirty = true;
 }
@@ -489,12 +478,12 @@ static void live_foreign(struct sim *s, int32_t node, const struct sim_xin *x)
  * (a live event released it), before the next pass places anything. */
 static void foreign_topup(struct sim *s)
 {
-	for (int32_t i = 0; i < s->cl.nnodes && s->foreign_short > 0; i++) {
+	for (int32_t i = 0; i < s->cl.nnodes && s->live->foreign_short > 0; i++) {
 		if (!foreign_is_short(s, i))
 			continue;
-		const struct alloc_part *p = &s->foreign[i];
+		const struct alloc_part *p = &s->live->foreign[i];
 		const struct nodefree *f = &s->cl.free[i];
-		const struct sim_xin *w = &s->foreign_want[i];
+		const struct sim_xin *w = &s->live->foreign_want[i];
 		if ((p->cores < w->a && f->cores > 0) || (hl_popcount64(p->gpus) < w->b && f->gpu_free) ||
 		    (p->mem_mib < w->mem_mib && f->mem_mib > 0)) {
 			struct sim_xin want = *w;
@@ -515,7 +504,7 @@ bool live_handle(struct sim *s, const struct ev *e)
 	 * reading, a start or an approval does not): no scan for those. */
 	bool frees = e->kind == SIM_EV_XEND || e->kind == SIM_EV_XEND2 || e->kind == SIM_EV_XUNSTART ||
 	             e->kind == SIM_EV_XREQUEUE || e->kind == SIM_EV_CANCEL;
-	if (frees && s->foreign_short > 0)
+	if (frees && s->live->foreign_short > 0)
 		foreign_topup(s);
 	s->cl.hlog_all = true;
 	return true;
@@ -534,9 +523,9 @@ static bool handle_x(struct sim *s, const struct ev *e)
 		eng_approve_tenant(s, e->id, "approved by an operator");
 		return true;
 	case SIM_EV_PROBE:
-		live_reading(s, e->id, &s->inj[e->arg]);
-		if (++s->injdone == s->ninj)
-			s->ninj = s->injdone = 0;
+		live_reading(s, e->id, &s->live->inj[e->arg]);
+		if (++s->live->injdone == s->live->ninj)
+			s->live->ninj = s->live->injdone = 0;
 		return true;
 	case SIM_EV_XRUN:
 	case SIM_EV_XEND2:
@@ -544,25 +533,13 @@ static bool handle_x(struct sim *s, const struct ev *e)
 	case SIM_EV_XREQUEUE:
 	case SIM_EV_FOREIGN:
 		if (e->kind == SIM_EV_FOREIGN)
-			live_foreign(s, e->id, &s->xin[e->arg]);
+			live_foreign(s, e->id, &s->live->xin[e->arg]);
 		else
-			live_x(s, e, &s->xin[e->arg]);
-		if (++s->xindone == s->nxin)
-			s->nxin = s->xindone = 0;
+			live_x(s, e, &s->live->xin[e->arg]);
+		if (++s->live->xindone == s->live->nxin)
+			s->live->nxin = s->live->xindone = 0;
 		return true;
 	default:
 		return false;
 	}
-}
-
-void live_fini(struct sim *s)
-{
-	free(s->xin);
-	free(s->foreign);
-	free(s->foreign_want);
-	s->xin = NULL;
-	s->foreign = NULL;
-	s->foreign_want = NULL;
-	s->foreign_short = 0;
-	s->nxin = s->capxin = s->xindone = 0;
 }

@@ -86,7 +86,7 @@ struct node_health {
 	double nic_loss;
 	bool smart;
 	bool driver_drift;
-	bool hot;                  /* live: its reading is at or above sim_cfg.hot_c (until below cool_c) */
+	bool hot;                  /* live: its reading is at or above sim_live_cfg.hot_c (until below cool_c) */
 	double temp_c;             /* live: the temperature that made it hot */
 	int32_t crashes;           /* all time */
 	simtime crash_at[HEALTH_RING];     /* the latest crash times (ring) */

@@ -1,10 +1,11 @@
-/* probe_sim — modelled node readings. Power follows the linear model
+/* probe_sim — modelled node readings (what a sample of a simulated run
+ * sums; a live run's nodes without a reading too). Power follows the linear model
  * P = base + Σ_devices idle + u × (TDP − idle), with u the allocated share
  * of the device (a whole GPU 1; a time-sliced card its summed shares, at
  * most 1; a MIG card its busy compute slices over 7; a CPU socket its share
  * of allocated cores).
  * Temperature is the cooling's inlet until the thermal model lands. */
-#include "sim/engine.h"
+#include "sim/engine_int.h"
 #include "sim/mig.h"
 #include "sim/power.h"
 
@@ -24,9 +25,8 @@ static double gpu_util(const struct cluster *cl, const struct node *n, const str
 	return ((f->gpu_free >> g) & 1u) ? 0.0 : 1.0;
 }
 
-static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_node *out)
+void eng_probe_model(const struct sim *s, int32_t id, struct probe_node *out)
 {
-	(void)ctx;
 	const struct cluster *cl = &s->cl;
 	const struct node *n = &cl->nodes[id];
 	const struct node_type *t = &cl->types[n->type];
@@ -38,7 +38,7 @@ static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_nod
 		out->temp_c = power_node_temp_at(cl, id, s->now);
 		out->util = n->ngpus > 0 ? power_busy_gpus(cl, id) / n->ngpus
 		                         : n->cores > 0 ? (double)(n->cores - f->cores) / n->cores : 0;
-		return 0;
+		return;
 	}
 	if (n->gpu_model >= 0 && n->ngpus > 0) {
 		const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
@@ -61,10 +61,4 @@ static int sim_node(void *ctx, const struct sim *s, int32_t id, struct probe_nod
 	out->power_w = p;
 	out->temp_c = n->cooling == COOL_LIQUID ? 30.0 : 25.0;
 	out->util = total > 0 ? used / total : 0;
-	return 0;
 }
-
-const struct probe_ops probe_sim_ops = {
-	.name = "model",
-	.node = sim_node,
-};

@@ -11,7 +11,10 @@
 #      objects in BUILD;
 #   4. purity: sim/ and policies/ include neither SQLite nor jansson, and
 #      the objects of policies/ call no clock, environment, file or socket
-#      function (policies are pure).
+#      function (policies are pure);
+#   5. the live seam: in sim/, only the seam's files (sim/live.h,
+#      sim/engine_live.c, sim/live_core.c) include sim/live.h or read the
+#      live state (->live->), and no file tests a live flag of sim_cfg.
 #
 # usage: tests/layout/run.sh BUILD_DIR
 # POSIX sh, awk and nm (binutils) only. Exit status 1 when a rule is broken,
@@ -149,6 +152,15 @@ else
 	pc=$(awk '$1 ~ /^policies\// && $2 ~ /^(time|clock_gettime|gettimeofday|getenv|secure_getenv|fopen|open|openat|read|write|socket|connect|rand|random|srand|system|popen|fork|execv|execvp|sqlite3_open|sqlite3_open_v2)$/ { print $1 " calls " $2 }' "$TMP/uses")
 	if [ -z "$pc" ]; then ok "policies/ call no clock, environment, file or socket function"; else bad "policies are not pure" "$pc"; fi
 fi
+
+# ---- 5. the live seam (docs/engine.md "Live mode: the seam") ---------------
+SEAM="sim/live.h sim/engine_live.c sim/live_core.c"
+leak=$(for f in sim/*.c sim/*.h; do
+	case " $SEAM " in *" $f "*) continue ;; esac
+	grep -Hn -e '#[[:space:]]*include[[:space:]]*"sim/live\.h"' -e '->live->' -e '\.live->' \
+		-e 'cfg[.>-]*live\b' -e 'cfg[.>-]*live_' "$f"
+done)
+if [ -z "$leak" ]; then ok "live state only in the live seam of sim/ ($SEAM)"; else bad "live mode outside the seam of sim/" "$leak"; fi
 
 echo
 echo "layout: $pass passed, $fail failed"

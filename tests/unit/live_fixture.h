@@ -22,6 +22,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/fault.h"
+#include "sim/live.h"
 #include "config/scenario.h"
 
 #define S(x) simtime_from_s(x)
@@ -122,9 +123,10 @@ static struct lt *lt_new_xf(const char *policy, double hot_c, double cool_c, boo
 		.org = &t->sc.org,
 		.fault = &t->sc.fault,
 		.seed = t->sc.seed,
-		.live = true,
-		.live_async_start = async,
-		.live_exec_fates = fates,
+	};
+	struct sim_live_cfg lcfg = {
+		.async_start = async,
+		.exec_fates = fates,
 		.hot_c = hot_c,
 		.cool_c = cool_c,
 		.xid_repair_s = 3600,
@@ -146,6 +148,7 @@ static struct lt *lt_new_xf(const char *policy, double hot_c, double cool_c, boo
 	if (t->pol->init && t->pol->init(&t->ps, &env, &pcfg, err, sizeof err))
 		fail_msg("%s", err);
 	assert_int_equal(sim_init(&t->s, &scfg, &t->sc.cl, NULL, NULL, 0), 0);
+	assert_int_equal(sim_live_init(&t->s, &lcfg), 0);
 	struct sim_sched sched;
 	policy_to_sched(t->pol, t->ps, &sched);
 	sim_set_sched(&t->s, &sched);

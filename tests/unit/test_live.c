@@ -113,18 +113,18 @@ static void test_live_async_start(void **state)
 	const simtime T0 = S(1000);
 	lt_two_jobs(t, T0);
 	assert_int_equal(t->s.jobs[0].state, JOB_RUNNING);
-	assert_false(t->s.run[0].confirmed);
+	assert_false(t->s.live->run[0].confirmed);
 	/* Job 0 runs since 0.4 s before the decision (the executor's clock
 	 * counts seconds), job 1 since long before (clamped to 1 s before). */
 	assert_int_equal(sim_inject_running(&t->s, T0 + S(1), 0, 0, T0 - S(0.4)), 0);
 	assert_int_equal(sim_inject_running(&t->s, T0 + S(1), 1, 0, T0 - S(30)), 0);
 	lt_step_to(t, T0 + S(1));
-	assert_true(t->s.run[0].confirmed);
+	assert_true(t->s.live->run[0].confirmed);
 	/* Usage counts from the executor's start; the start time (the end of
 	 * the wait) is never before the job came. */
-	assert_int_equal(t->s.run[0].acct_start, T0 - S(0.4));
+	assert_int_equal(t->s.live->run[0].acct_start, T0 - S(0.4));
 	assert_int_equal(t->s.jobs[0].start_us, T0);
-	assert_int_equal(t->s.run[1].acct_start, T0 - 999999);
+	assert_int_equal(t->s.live->run[1].acct_start, T0 - 999999);
 	assert_int_equal(t->s.jobs[1].start_us, T0);
 	/* It ended at T0 + 10 by the executor's clock, seen at T0 + 12. */
 	assert_int_equal(sim_inject_end_at(&t->s, T0 + S(12), 0, 0, JOB_DONE, END_NONE, -1, T0 + S(10)), 0);
@@ -143,7 +143,7 @@ static void test_live_async_start(void **state)
 	/* fcfs starts it again at once, as attempt 1, not yet running. */
 	assert_int_equal(t->s.jobs[1].state, JOB_RUNNING);
 	assert_int_equal(t->s.jobs[1].restarts, 1);
-	assert_false(t->s.run[1].confirmed);
+	assert_false(t->s.live->run[1].confirmed);
 	assert_true(fabs(t->s.jobs[1].core_s - 2 * (15 - 1 + 0.999999)) < 1e-5);
 	/* This attempt never starts: taken back, pending, still attempt 0 of
 	 * its next start... its restarts go back to 0? No: its first attempt
@@ -164,8 +164,8 @@ static void test_live_async_start(void **state)
 	assert_int_equal(t->s.cl.free_cores, 0);
 	/* The hold on job 1's node took only what was free (nothing). */
 	int other = 1 - job_node(t, 1);
-	assert_int_equal(t->s.foreign[job_node(t, 1)].cores, 0);
-	assert_int_equal(t->s.foreign[other].cores, 2);
+	assert_int_equal(t->s.live->foreign[job_node(t, 1)].cores, 0);
+	assert_int_equal(t->s.live->foreign[other].cores, 2);
 	/* The others' jobs end: job 2 runs there. */
 	assert_int_equal(sim_inject_foreign(&t->s, T0 + S(23), other, 0, 0, 0), 0);
 	lt_step_to(t, T0 + S(23));
@@ -177,7 +177,7 @@ static void test_live_async_start(void **state)
 	assert_int_equal(sim_inject_cancel(&t->s, T0 + S(30), 2), 0);
 	lt_step_to(t, T0 + S(30));
 	assert_int_equal(t->s.jobs[2].state, JOB_RUNNING);
-	assert_true(t->s.run[2].killing);
+	assert_true(t->s.live->run[2].killing);
 	int kills = 0;
 	for (int k = 0; k < t->x.n; k++)
 		kills += t->x.c[k].op == X_STOP && t->x.c[k].id == 2 && t->x.c[k].how == EXEC_STOP_KILL;
@@ -207,12 +207,12 @@ static void test_live_foreign_topup(void **state)
 	int n1 = job_node(t, 1);
 	assert_int_equal(sim_inject_foreign(&t->s, T0 + S(2), n1, 2, 0, 0), 0);
 	lt_step_to(t, T0 + S(2));
-	assert_int_equal(t->s.foreign[n1].cores, 0);   /* job 1 holds them in the engine */
-	assert_int_equal(t->s.foreign_short, 1);
+	assert_int_equal(t->s.live->foreign[n1].cores, 0);   /* job 1 holds them in the engine */
+	assert_int_equal(t->s.live->foreign_short, 1);
 	assert_int_equal(sim_inject_unstart(&t->s, T0 + S(3), 1, 0, "Resources"), 0);
 	lt_step_to(t, T0 + S(3));
-	assert_int_equal(t->s.foreign[n1].cores, 2);
-	assert_int_equal(t->s.foreign_short, 0);
+	assert_int_equal(t->s.live->foreign[n1].cores, 2);
+	assert_int_equal(t->s.live->foreign_short, 0);
 	assert_int_equal(t->s.jobs[1].state, JOB_PENDING);
 	assert_int_equal(t->s.cl.free_cores, 0);
 	/* The foreign job ends: job 1 runs there. */
@@ -597,7 +597,7 @@ static void test_live_requeue_unseen(void **state)
 	struct lt *t = lt_new_xf("fcfs", 0, 0, true, true);
 	const simtime T0 = S(10);
 	lt_two_jobs(t, T0);
-	assert_false(t->s.run[0].confirmed);
+	assert_false(t->s.live->run[0].confirmed);
 	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 0, 0, T0 + S(1), T0 + S(2), "Slurm requeued it"), 0);
 	assert_int_equal(sim_inject_requeue(&t->s, T0 + S(3), 1, 0, -1, T0 + S(2), "Slurm requeued it"), 0);
 	lt_step_to(t, T0 + S(3));
@@ -621,9 +621,9 @@ static void test_live_hot(void **state)
 	lt_step_to(t, S(1));
 	assert_true(t->s.cl.health[1].hot);
 	assert_false(t->s.cl.health[0].hot);
-	assert_true(t->s.rd[1].ok);
-	assert_true(t->s.rd[1].temp_c == 95);
-	assert_int_equal(t->s.rd[1].at, S(1));
+	assert_true(t->s.live->rd[1].ok);
+	assert_true(t->s.live->rd[1].temp_c == 95);
+	assert_int_equal(t->s.live->rd[1].at, S(1));
 	assert_int_equal(t->x.n, 1);
 	assert_int_equal(t->x.c[0].op, X_NODE);
 	assert_int_equal(t->x.c[0].id, 1);
@@ -680,9 +680,9 @@ static void test_live_hot(void **state)
 		assert_int_equal(sim_inject_reading(&t->s, S(6) + i, i % 2, &m), 0);
 	}
 	lt_step_to(t, S(7));
-	assert_true(t->s.rd[0].power_w == 98);
-	assert_true(t->s.rd[1].power_w == 99);
-	assert_int_equal(t->s.rd[1].at, S(6) + 99);
+	assert_true(t->s.live->rd[0].power_w == 98);
+	assert_true(t->s.live->rd[1].power_w == 99);
+	assert_int_equal(t->s.live->rd[1].at, S(6) + 99);
 	lt_free(t);
 }
 
