@@ -17,7 +17,6 @@
 
 /* Compute slices of a MIG card (every card of the catalog has 7): a
  * profile's share of its card is its slices / 7, as job.gpu_s counts it. */
-#define BILL_MIG_SLICES 7.0
 
 /* The documented default price list (docs/billing.md, "Default prices"),
  * in the stored form config/billcfg.c reads. */
@@ -76,6 +75,7 @@ void bill_config_fini(struct bill_config *c)
 {
 	free(c->gpu_hour);
 	free(c->mig_hour);
+	free(c->mig_slices);
 	free(c->w_model);
 	free(c->plans);
 	free(c->tenant);
@@ -206,6 +206,20 @@ static const struct bill_rate *find_rate(const struct bill_rate *r, int32_t n, c
 	return NULL;
 }
 
+/* A MIG instance's share of its card: its compute slices over the card's
+ * (the catalog's MIG table). -1 when the table has not both. */
+static int mig_share(const struct bill_config *c, const char *card, const char *profile, double *eq)
+{
+	char key[2 * BILL_NAME_MAX + 2];
+	snprintf(key, sizeof key, "%s/%s", card, profile);
+	const struct bill_rate *k = find_rate(c->mig_slices, c->nmig_slices, card);
+	const struct bill_rate *p = find_rate(c->mig_slices, c->nmig_slices, key);
+	if (!k || !p || k->value <= 0)
+		return -1;
+	*eq = p->value / k->value;
+	return 0;
+}
+
 static double gpu_weight(const struct bill_config *c, const char *model)
 {
 	const struct bill_rate *w = find_rate(c->w_model, c->nw_model, model);
@@ -260,7 +274,10 @@ static int price_job(const struct bill *b, sqlite3_stmt *st, struct bill_record 
 		eq = atof(r->share) / 1000;
 	} else if (strstr(r->share, "g.")) {
 		r->kind = BILL_GPU_MIG;
-		eq = atof(r->share) / BILL_MIG_SLICES;
+		if (mig_share(c, r->gpu_model, r->share, &eq))
+			return failf(err, errlen, b->path, "job %" PRId64 " ran MIG instance \"%s\" on GPU model \"%s\", "
+			             "which the catalog's MIG table (`hetlab catalog --mig`) lacks", r->job, r->share,
+			             r->gpu_model);
 	}
 	double run_s = start >= 0 && end >= start ? (double)(end - start) / 1e6 : 0;
 	double gpu_s = col_real(st, C_GPU_S, eq * run_s), core_s = col_real(st, C_CORE_S, (double)cores * run_s);

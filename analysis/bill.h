@@ -67,6 +67,11 @@ struct bill_config {
 	int32_t ngpu_hour;
 	struct bill_rate *mig_hour;  /* per instance-hour by MIG profile */
 	int32_t nmig_hour;
+	/* The catalog's MIG table (catalog/mig.json), for a MIG instance's
+	 * share of its card: compute slices by "CARD" (the card's) and by
+	 * "CARD/PROFILE" (the profile's). */
+	struct bill_rate *mig_slices;
+	int32_t nmig_slices;
 	double share;                /* × a share's fraction of its card's price (default 1) */
 	double core_hour, mem_gib_hour, storage_gib_month, bandwidth_gbps_month;
 	enum bill_energy energy;
@@ -93,7 +98,7 @@ struct bill_record {
 	enum bill_gpu_kind kind;
 	char gpu_model[BILL_NAME_MAX];       /* "" for a CPU job */
 	char share[BILL_NAME_MAX];           /* "250m", "3g.40gb", "" */
-	double gpus;                         /* whole cards; a share's fraction; MIG: slices / 7 */
+	double gpus;                         /* whole cards; a share's fraction; MIG: its compute slices / the card's */
 	double gpu_hours;                    /* card-equivalent GPU-hours (gpu_s / 3600) */
 	double unit_hours;                   /* MIG instance- or share-hours; whole: GPU-hours */
 	double gpu_rate;                     /* per unit_hours, weight included */

@@ -1,6 +1,8 @@
 /* billcfg — the scenario's "billing" block and its stored form. See
  * billcfg.h; the format is in docs/billing.md. */
 #include "config/billcfg.h"
+#include "config/migcfg.h"
+#include "sim/mig.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -13,9 +15,9 @@
 #define BASELINE_MAX 1e15
 
 static const char *const block_keys[] = { "currency", "period", "prices", "weights", "plans", NULL };
-/* The stored form adds the org's tenants. */
+/* The stored form adds the org's tenants and the MIG table of its cards. */
 static const char *const stored_keys[] = { "currency", "period", "prices", "weights", "plans",
-	"tenants", NULL };
+	"tenants", "mig_slices", NULL };
 static const char *const price_keys[] = { "gpu_hour", "mig_hour", "share", "core_hour",
 	"mem_gib_hour", "storage_gib_month", "bandwidth_gbps_month", "energy", NULL };
 static const char *const plan_keys[] = { "tenant", "plan", "commit", "baseline", "overage", NULL };
@@ -83,7 +85,8 @@ static bool mig_name_ok(const char *s)
 }
 
 /* An object of name: number in [0, max] into a fresh array. kind 'g': GPU
- * models ("*" allowed), 'm': MIG profiles. */
+ * models ("*" allowed), 'm': MIG profiles, 's': compute slices of a MIG
+ * card ("CARD") or profile ("CARD/PROFILE"), whole numbers. */
 static int load_rates(struct bctx *b, const json_t *o, const char *path, const char *key, int kind,
                       struct bill_rate **out, int32_t *n)
 {
@@ -92,9 +95,10 @@ static int load_rates(struct bctx *b, const json_t *o, const char *path, const c
 	if (!x)
 		return 0;
 	jv_subpath(p, sizeof p, path, key);
-	const char *what = kind == 'g' ? "GPU model" : "MIG profile";
+	const char *what = kind == 'g' ? "GPU model" : kind == 'm' ? "MIG profile" : "MIG card or CARD/PROFILE";
 	if (!json_is_object(x))
-		return jv_fail(b->v, p, "expected an object of %s: price per hour, got %s", what, jv_type(x));
+		return jv_fail(b->v, p, "expected an object of %s: %s, got %s", what,
+		               kind == 's' ? "compute slices" : "price per hour", jv_type(x));
 	size_t cnt = json_object_size(x);
 	if (cnt > BILL_PRICES_MAX)
 		return jv_fail(b->v, p, "too many entries (at most %d)", BILL_PRICES_MAX);
@@ -110,6 +114,8 @@ static int load_rates(struct bctx *b, const json_t *o, const char *path, const c
 		if (kind == 'm' && !mig_name_ok(k))
 			return jv_fail(b->v, q, "expected a MIG profile name such as \"1g.10gb\" or \"3g.40gb\" "
 			               "(see `hetlab catalog --mig`), got \"%s\"", k);
+		if (kind == 's' && (!json_is_integer(e) || json_integer_value(e) < 1 || json_integer_value(e) > MIG_SLICES_MAX))
+			return jv_fail(b->v, q, "expected a whole number of compute slices in [1, %d]", MIG_SLICES_MAX);
 		if (!json_is_number(e))
 			return jv_fail(b->v, q, "expected a price per hour in [0, %g], got %s", PRICE_MAX, jv_type(e));
 		double d = json_number_value(e);
@@ -349,13 +355,44 @@ static int load_block(struct bctx *b, const json_t *x, const char *path, struct 
 	    load_prices(b, json_object_get(x, "prices"), path, c) ||
 	    load_weights(b, json_object_get(x, "weights"), path, c) ||
 	    load_plans(b, x, path, c) ||
-	    (b->stored && load_tenants(b, x, c)))
+	    (b->stored && load_tenants(b, x, c)) ||
+	    (b->stored && load_rates(b, x, path, "mig_slices", 's', &c->mig_slices, &c->nmig_slices)))
 		return -1;
 	if (!c->currency[0]) {
 		jv_subpath(p, sizeof p, path, "currency");
 		return jv_fail(b->v, p, "expected a non-empty string");
 	}
 	c->period = (enum bill_period)period;
+	return 0;
+}
+
+/* The compute slices of every card of g and of each of its profiles, as
+ * bill_config.mig_slices has them (names too long for it are left out: a
+ * job on such a card is refused by name). -1 on ENOMEM. */
+static int mig_fill(struct bill_config *c, const struct mig_geometry *g)
+{
+	int32_t n = 0;
+	for (int32_t i = 0; i < g->ncards; i++)
+		n += 1 + g->cards[i].nprofiles;
+	free(c->mig_slices);
+	c->nmig_slices = 0;
+	if (!(c->mig_slices = calloc((size_t)n + 1, sizeof *c->mig_slices)))
+		return -1;
+	for (int32_t i = 0; i < g->ncards; i++) {
+		const struct mig_card *k = &g->cards[i];
+		struct bill_rate *r = &c->mig_slices[c->nmig_slices];
+		if (snprintf(r->name, BILL_NAME_MAX, "%s", k->gpu) >= BILL_NAME_MAX)
+			continue;
+		r->value = k->compute_slices;
+		c->nmig_slices++;
+		for (int32_t p = 0; p < k->nprofiles; p++) {
+			r = &c->mig_slices[c->nmig_slices];
+			if (snprintf(r->name, BILL_NAME_MAX, "%s/%s", k->gpu, k->profiles[p].name) >= BILL_NAME_MAX)
+				continue;
+			r->value = k->profiles[p].compute_slices;
+			c->nmig_slices++;
+		}
+	}
 	return 0;
 }
 
@@ -419,6 +456,12 @@ static json_t *config_json(const struct bill_config *c)
 		json_array_append_new(ts, o);
 	}
 	json_object_set_new(root, "tenants", ts);
+	if (c->nmig_slices > 0) {
+		json_t *m = json_object();
+		for (int32_t i = 0; i < c->nmig_slices; i++)
+			json_object_set_new(m, c->mig_slices[i].name, json_integer((json_int_t)c->mig_slices[i].value));
+		json_object_set_new(root, "mig_slices", m);
+	}
 	return root;
 }
 
@@ -464,6 +507,11 @@ int bill_load(struct jv *v, const struct cluster *cl, const struct org *o, const
 	}
 	if (load_block(&b, x, "$.billing", &c) || check_coverage(&b, &c))
 		goto out;
+	/* The MIG table of the cluster's cards, for a MIG job's share of its card. */
+	if (cl->mig && mig_fill(&c, cl->mig)) {
+		jv_fail(v, "$.billing", "out of memory");
+		goto out;
+	}
 	/* The org's tenants and projects, for names on the invoices. */
 	for (int32_t k = 0; k < o->nt; k++) {
 		if (add_tenant(&c, o->t[k].name, o->t[k].nprojects)) {
@@ -500,6 +548,17 @@ int bill_config_parse(const char *text, const char *what, struct bill_config *cf
 	struct bctx b = { .v = &v, .stored = true };
 	int rc = load_block(&b, root, "$", cfg);
 	json_decref(root);
+	if (rc == 0 && cfg->nmig_slices == 0) {
+		/* Stored without one (no MIG card in its cluster, or an older
+		 * results file): the built-in catalog's MIG table. */
+		struct mig_geometry *g = malloc(sizeof *g);
+		if (!g || (rc = mig_load_builtin(g, err, errlen)) == 0) {
+			rc = g && mig_fill(cfg, g) == 0 ? 0 : -1;
+			if (rc)
+				snprintf(err, errlen, "%s: out of memory", what);
+		}
+		free(g);
+	}
 	if (rc) {
 		bill_config_fini(cfg);
 		bill_config_init(cfg);

@@ -213,6 +213,54 @@ static void test_records(void **state)
 	free(db);
 }
 
+/* A MIG instance's share of its card is the catalog's: its profile's
+ * compute slices over the card's, from the stored MIG table (the
+ * scenario's cards), else the built-in catalog's (every card of it has 7);
+ * a profile the table lacks is refused by job; a bad table by its path. */
+static void with_mig(char *out, size_t len, const char *table)
+{
+	size_t n = strlen(cfg_text);
+	snprintf(out, len, "%.*s, \"mig_slices\": %s}", (int)(n - 1), cfg_text, table);
+}
+
+static void test_mig_slices(void **state)
+{
+	(void)state;
+	char *db = make_db(false), text[4096], err[1024];
+	struct bill_config c;
+	struct bill b;
+	parse(cfg_text, &c);
+	assert_true(c.nmig_slices >= 10);
+	compute(&b, db, &c, c.period);
+	assert_near(record(&b, 2)->gpus, 1.0 / 7, EPS);
+	assert_near(record(&b, 3)->gpus, 3.0 / 7, EPS);
+	bill_fini(&b);
+	bill_config_fini(&c);
+	/* A card of 4 compute slices (as an A30's geometry is). */
+	with_mig(text, sizeof text, "{\"A100-SXM-80GB\": 4, \"A100-SXM-80GB/1g.10gb\": 1,"
+	                            " \"A100-SXM-80GB/3g.40gb\": 2}");
+	parse(text, &c);
+	assert_int_equal(c.nmig_slices, 3);
+	compute(&b, db, &c, c.period);
+	assert_near(record(&b, 2)->gpus, 0.25, EPS);
+	assert_near(record(&b, 3)->gpus, 0.5, EPS);
+	bill_fini(&b);
+	bill_config_fini(&c);
+	with_mig(text, sizeof text, "{\"A100-SXM-80GB\": 7, \"A100-SXM-80GB/1g.10gb\": 1}");
+	parse(text, &c);
+	assert_int_equal(bill_compute(&b, db, &c, c.period, false, err, sizeof err), -1);
+	assert_non_null(strstr(err, "job 3 ran MIG instance \"3g.40gb\" on GPU model \"A100-SXM-80GB\", "
+	                            "which the catalog's MIG table"));
+	bill_fini(&b);
+	bill_config_fini(&c);
+	with_mig(text, sizeof text, "{\"A100-SXM-80GB\": 0}");
+	assert_int_equal(bill_config_parse(text, "t", &c, err, sizeof err), -1);
+	assert_non_null(strstr(err, "$.mig_slices.A100-SXM-80GB: expected a whole number of compute slices in [1, 8]"));
+	bill_config_fini(&c);
+	unlink(db);
+	free(db);
+}
+
 static void test_invoices(void **state)
 {
 	(void)state;
@@ -613,6 +661,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_invoices),
+		cmocka_unit_test(test_mig_slices),
 		cmocka_unit_test(test_week),
 		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_default_prices),
