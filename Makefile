@@ -1,7 +1,7 @@
 # hetlab — one GNU Makefile. `make help` lists the targets.
 #
 # Sources are found by wildcard: every .c under sim/ policies/ traces/ config/
-# analysis/ live/ goes into libhetlab.a, cli/*.c into the hetlab binary,
+# analysis/ experiments/ live/ goes into libhetlab.a, cli/*.c into the hetlab binary,
 # tests/unit/test_*.c become one cmocka runner each, bench/*.c one benchmark each.
 
 BUILD   ?= build
@@ -33,7 +33,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 CFLAGS += $(PKG_CFLAGS)
 LIBS    = $(PKG_LIBS) -lm -ldl
 
-LIB_SRC  = $(wildcard sim/*.c policies/*.c traces/*.c config/*.c analysis/*.c live/*.c)
+LIB_SRC  = $(wildcard sim/*.c policies/*.c traces/*.c config/*.c analysis/*.c experiments/*.c live/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/embed.o
 CLI_SRC  = $(wildcard cli/*.c)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -14,8 +14,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "analysis/frag.h"
-#include "analysis/fragref.h"
+#include "experiments/frag.h"
+#include "experiments/fragref.h"
 #include "bench/benchutil.h"
 
 #define MAX_LISTS 64

@@ -1,4 +1,4 @@
-/* hetlab frag — the FGD paper's fragmentation experiment (analysis/frag.h). */
+/* hetlab frag — the FGD paper's fragmentation experiment (experiments/frag.h). */
 #include "cli/args.h"
 #include "cli/cmd.h"
 
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/frag.h"
+#include "experiments/frag.h"
 #include "analysis/tmpclean.h"
 
 int cmd_frag(int argc, char **argv)

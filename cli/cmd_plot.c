@@ -7,7 +7,7 @@
 
 #include <sys/stat.h>
 
-#include "analysis/frag.h"
+#include "experiments/frag.h"
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
 #include "analysis/sumreport.h"

@@ -11,7 +11,7 @@
 
 #include <sys/stat.h>
 
-#include "analysis/frag.h"
+#include "experiments/frag.h"
 #include "analysis/metric.h"
 #include "analysis/report.h"
 #include "analysis/sumreport.h"

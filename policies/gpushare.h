@@ -2,7 +2,7 @@
  * FGD paper, Weng et al., ATC'23: random, dotprod, clustering, packing,
  * bestfit, fgd), as pure functions of one node's free state and one request.
  *
- * Used today by `hetlab frag` (analysis/frag.c), which keeps its nodes
+ * Used today by `hetlab frag` (experiments/frag.c), which keeps its nodes
  * through the node-state functions at the end of this header and never
  * reads gs_node's arrays itself; written against plain
  * structs, not the engine's view, so that the engine can reuse the same

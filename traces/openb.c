@@ -7,7 +7,7 @@
  * the jobs when they are sorted by submit time, as in the DLRM reader.
  * A pod sharing one GPU (0 < gpu_milli < 1000) becomes a time-sliced share
  * request (job_req.gpu_milli); `hetlab frag` reads the pod lists on its own
- * path (analysis/frag.c), which this does not change.
+ * path (experiments/frag.c), which this does not change.
  *
  * The released files hold integers only (milli-cores, MiB, whole seconds),
  * so every number must be a plain non-negative integer; times may also

@@ -32,16 +32,17 @@ bad() { fail=$((fail + 1)); echo "FAIL layout: $1"; [ $# -gt 1 ] && printf '%s\n
 # The folders bottom up, and what each may include besides itself (the
 # table of docs/engine.md). config/ may include live/live_cfg.h alone of
 # live/: the live daemon's configuration types.
-FOLDERS="sim policies traces analysis config live cli"
+FOLDERS="sim policies traces analysis experiments config live cli"
 allowed() {
 	case $1 in
 	sim) echo "" ;;
 	policies) echo "sim" ;;
 	traces) echo "sim" ;;
 	analysis) echo "sim traces policies" ;;
+	experiments) echo "sim policies traces analysis" ;;
 	config) echo "sim policies traces analysis live/live_cfg.h" ;;
 	live) echo "sim policies traces analysis config" ;;
-	cli) echo "sim policies traces analysis config live" ;;
+	cli) echo "sim policies traces analysis experiments config live" ;;
 	esac
 }
 

@@ -14,8 +14,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "analysis/frag.h"
-#include "analysis/fragref.h"
+#include "experiments/frag.h"
+#include "experiments/fragref.h"
 
 static struct gs_node node1(void)
 {

@@ -1,6 +1,6 @@
 /* frag — the FGD paper's fragmentation experiment: input, protocol and worker
  * processes; the database side is fragdb.c. See frag.h. */
-#include "analysis/frag.h"
+#include "experiments/frag.h"
 
 #include <assert.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* fragref — the FGD paper's published allocation ratios; see fragref.h. */
-#include "analysis/fragref.h"
+#include "experiments/fragref.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -123,7 +123,7 @@ struct frag_cell {
 int frag_table_at(const char *path, int pct, struct frag_cell *cells, int max, int *ncells,
                   char *err, size_t errlen);
 /* The table at 100 % and at the end point (the last step recorded) with
- * the published reference beside each cell where analysis/fragref.h knows
+ * the published reference beside each cell where experiments/fragref.h knows
  * the pod list, and no reference column where it does not. For the CLI
  * (`hetlab frag`) and `hetlab report` on a frag database. */
 int frag_print_table(const char *path, FILE *out, char *err, size_t errlen);

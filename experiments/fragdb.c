@@ -1,8 +1,8 @@
 /* fragdb — the frag database (docs/results.md, "frag databases"): written
  * in one transaction to a temporary file renamed over the target; read back
- * for the tables (with the published reference where analysis/fragref.h
+ * for the tables (with the published reference where experiments/fragref.h
  * knows the pod list), the report and the plot. Declared in frag.h. */
-#include "analysis/frag.h"
+#include "experiments/frag.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #include <sqlite3.h>
 
-#include "analysis/fragref.h"
+#include "experiments/fragref.h"
 #include "analysis/plot.h"
 
 /* ---- database ------------------------------------------------------------------------ */
