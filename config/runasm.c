@@ -138,20 +138,20 @@ void run_policy_fini(struct run_policy *p)
 
 static void warn(const struct run *r, const char *fmt, const char *a, const char *b)
 {
-	if (!r->o->notes)
+	if (!r->o.notes)
 		return;
-	fprintf(r->o->notes, "%s: ", r->o->who ? r->o->who : "hetlab");
-	fprintf(r->o->notes, fmt, a, b);
-	fputc('\n', r->o->notes);
+	fprintf(r->o.notes, "%s: ", r->o.who ? r->o.who : "hetlab");
+	fprintf(r->o.notes, fmt, a, b);
+	fputc('\n', r->o.notes);
 }
 
 /* The trace to read into r->tpath ("" when the workload is synthetic). */
 static int trace_path(struct run *r, char *err, size_t errlen)
 {
 	struct scenario *sc = r->sc;
-	const char *dir = r->o->traces_dir;
-	if (r->o->trace) {
-		snprintf(r->tpath, sizeof r->tpath, "%s", r->o->trace);
+	const char *dir = r->o.traces_dir;
+	if (r->o.trace) {
+		snprintf(r->tpath, sizeof r->tpath, "%s", r->o.trace);
 	} else if (sc->has_workload && sc->workload == SCN_TRACE) {
 		scenario_trace_path(sc, dir, r->tpath, sizeof r->tpath);
 		if (access(r->tpath, R_OK) != 0 && strncmp(sc->trace, "$TRACES/", 8) == 0) {
@@ -195,8 +195,8 @@ static int read_workload(struct run *r, bool lenient, char *err, size_t errlen)
 static void workload_notes(struct run *r)
 {
 	const struct workload *w = &r->w;
-	FILE *f = r->o->notes;
-	const char *who = r->o->who ? r->o->who : "hetlab";
+	FILE *f = r->o.notes;
+	const char *who = r->o.who ? r->o.who : "hetlab";
 	if (f && w->n == 0 && r->tpath[0])
 		fprintf(f, "%s: warning: the trace %s has no jobs (%lld lines read, %lld "
 		        "skipped as malformed, %lld unusable): the result holds an empty run\n", who, r->tpath,
@@ -256,7 +256,7 @@ static int bind_workload(struct run *r, bool lenient, char *err, size_t errlen)
 static int load_workload(struct run *r, char *err, size_t errlen)
 {
 	struct scenario *sc = r->sc;
-	const struct run_opts *o = r->o;
+	const struct run_opts *o = &r->o;
 	bool lenient = o->lenient || sc->lenient;
 	if (sc->from_inventory && scenario_build_inventory(sc, o->traces_dir, err, errlen))
 		return -1;
@@ -288,7 +288,7 @@ static int load_workload(struct run *r, char *err, size_t errlen)
 static int build_engine(struct run *r, char *err, size_t errlen)
 {
 	struct scenario *sc = r->sc;
-	const struct run_opts *o = r->o;
+	const struct run_opts *o = &r->o;
 	struct sim_cfg cfg = {
 		.sample_every_us = sc->sample_every_us,
 		.horizon_us = sc->horizon_us,
@@ -348,7 +348,7 @@ static int build_engine(struct run *r, char *err, size_t errlen)
 
 static int open_results(struct run *r, char *err, size_t errlen)
 {
-	const struct run_opts *o = r->o;
+	const struct run_opts *o = &r->o;
 	struct workload *w = &r->w;
 	struct recorder_opts none = { .level = RECORD_DEFAULT };
 	if (!(r->rec = recorder_open_with(o->out, o->rec ? o->rec : &none, err, errlen)))
@@ -396,7 +396,7 @@ static int write_metric_meta(struct run *r, char *err, size_t errlen)
 	free(lt);
 	free(mt);
 	if (mr < 0)
-		snprintf(err, errlen, "%s: %s", r->o->out,
+		snprintf(err, errlen, "%s: %s", r->o.out,
 		         recorder_error(r->rec) ? recorder_error(r->rec) : "out of memory");
 	return mr < 0 ? -1 : 0;
 }
@@ -408,7 +408,7 @@ int run_assemble(struct run *r, struct scenario *sc, const struct run_opts *o, c
 {
 	memset(r, 0, sizeof *r);
 	r->sc = sc;
-	r->o = o;
+	r->o = *o;
 	r->s = o->sim ? o->sim : &r->own;
 	workload_init(&r->w);
 	if (run_policy_find(&r->pol, o->policy, sc, o->params, o->nparams, err, errlen))
@@ -447,9 +447,9 @@ int run_finish(struct run *r, char *err, size_t errlen)
 	if (s->nrejected > 0)
 		warn(r, "warning: %s of %s jobs were rejected at submit: each asks for more than the whole "
 		     "cluster has (they count as killed)", rej, all);
-	if (r->have_nt && r->nt.failed && r->o->notes)
-		fprintf(r->o->notes, "%s: warning: %ld of %ld notify commands failed (first: %s)\n",
-		        r->o->who ? r->o->who : "hetlab", r->nt.failed, r->nt.fired, r->nt.first_error);
+	if (r->have_nt && r->nt.failed && r->o.notes)
+		fprintf(r->o.notes, "%s: warning: %ld of %ld notify commands failed (first: %s)\n",
+		        r->o.who ? r->o.who : "hetlab", r->nt.failed, r->nt.fired, r->nt.first_error);
 	if (!r->rec)
 		return 0;
 	/* every parameter, for the record (a report shows those not at
@@ -461,7 +461,7 @@ int run_finish(struct run *r, char *err, size_t errlen)
 	         sc->place.label_blind ? " (label-blind)" : "");
 	struct run_info ri = {
 		.policy_params = pp, .rejected = s->nrejected, .placement = placement,
-		.scenario = sc->name, .policy = r->pol.ops->name, .version = r->o->version ? r->o->version : "?",
+		.scenario = sc->name, .policy = r->pol.ops->name, .version = r->o.version ? r->o.version : "?",
 		.trace = r->tpath[0] ? r->tpath : "synthetic", .seed = sc->seed,
 		.skipped_malformed = r->w.skipped_malformed, .skipped_unusable = r->w.skipped_unusable,
 		.nnodes = r->nnodes, .total_cores = r->cores, .total_gpus = r->gpus,

@@ -98,7 +98,7 @@ struct run_opts {
 
 struct run {
 	struct scenario *sc;          /* borrowed (see above) */
-	const struct run_opts *o;
+	struct run_opts o;            /* a copy; what it points to is borrowed */
 	struct run_policy pol;
 	struct workload w;            /* the names and counts of the workload (its jobs went to the engine) */
 	char tpath[PATH_MAX + 64];          /* the trace read; "" when synthetic or none */
