@@ -2,6 +2,7 @@
 #include "config/runasm.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,12 +137,17 @@ void run_policy_fini(struct run_policy *p)
 
 /* ---- the workload ---- */
 
-static void warn(const struct run *r, const char *fmt, const char *a, const char *b)
+/* One line on o.notes: "WHO: " fmt. */
+__attribute__((format(printf, 2, 3)))
+static void note(const struct run *r, const char *fmt, ...)
 {
+	va_list ap;
 	if (!r->o.notes)
 		return;
 	fprintf(r->o.notes, "%s: ", r->o.who ? r->o.who : "hetlab");
-	fprintf(r->o.notes, fmt, a, b);
+	va_start(ap, fmt);
+	vfprintf(r->o.notes, fmt, ap);
+	va_end(ap);
 	fputc('\n', r->o.notes);
 }
 
@@ -195,21 +201,19 @@ static int read_workload(struct run *r, bool lenient, char *err, size_t errlen)
 static void workload_notes(struct run *r)
 {
 	const struct workload *w = &r->w;
-	FILE *f = r->o.notes;
-	const char *who = r->o.who ? r->o.who : "hetlab";
-	if (f && w->n == 0 && r->tpath[0])
-		fprintf(f, "%s: warning: the trace %s has no jobs (%lld lines read, %lld "
-		        "skipped as malformed, %lld unusable): the result holds an empty run\n", who, r->tpath,
-		        (long long)w->lines, (long long)w->skipped_malformed, (long long)w->skipped_unusable);
-	else if (f && w->n == 0)
-		fprintf(f, "%s: warning: %s: the synthetic workload has no jobs (every class's "
-		        "rate is 0?): the result holds an empty run\n", who, r->sc->file);
+	if (w->n == 0 && r->tpath[0])
+		note(r, "warning: the trace %s has no jobs (%lld lines read, %lld skipped as malformed, "
+		     "%lld unusable): the result holds an empty run", r->tpath, (long long)w->lines,
+		     (long long)w->skipped_malformed, (long long)w->skipped_unusable);
+	else if (w->n == 0)
+		note(r, "warning: %s: the synthetic workload has no jobs (every class's rate is 0?): the "
+		     "result holds an empty run", r->sc->file);
 	if (r->tpath[0])
 		trace_notes_of(w, r->trace_notes, sizeof r->trace_notes);
-	for (const char *n = r->trace_notes; f && *n; ) {
+	for (const char *n = r->trace_notes; *n; ) {
 		const char *e = strchr(n, '\n');
 		int len = e ? (int)(e - n) : (int)strlen(n);
-		fprintf(f, "%s: note: %s: %.*s\n", who, r->tpath, len, n);
+		note(r, "note: %s: %.*s", r->tpath, len, n);
 		n += len + (e != NULL);
 	}
 }
@@ -231,7 +235,7 @@ static int bind_workload(struct run *r, bool lenient, char *err, size_t errlen)
 		return -1;
 	}
 	if (nmiss > 0)
-		warn(r, "warning: %s: %s (rejected at submit)", tp, err);
+		note(r, "warning: %s: %s (rejected at submit)", tp, err);
 	if (cluster_bind_workload(&sc->cl, w->str, w->nstr, w->jobs, w->n, err, errlen)) {
 		err_prefix(err, errlen, tp[0] ? tp : sc->file);
 		return -1;
@@ -441,15 +445,12 @@ int run_finish(struct run *r, char *err, size_t errlen)
 {
 	const struct scenario *sc = r->sc;
 	const struct sim *s = r->s;
-	char rej[32], all[32];
-	snprintf(rej, sizeof rej, "%d", s->nrejected);
-	snprintf(all, sizeof all, "%d", r->njobs);
 	if (s->nrejected > 0)
-		warn(r, "warning: %s of %s jobs were rejected at submit: each asks for more than the whole "
-		     "cluster has (they count as killed)", rej, all);
-	if (r->have_nt && r->nt.failed && r->o.notes)
-		fprintf(r->o.notes, "%s: warning: %ld of %ld notify commands failed (first: %s)\n",
-		        r->o.who ? r->o.who : "hetlab", r->nt.failed, r->nt.fired, r->nt.first_error);
+		note(r, "warning: %d of %d jobs were rejected at submit: each asks for more than the whole "
+		     "cluster has (they count as killed)", s->nrejected, r->njobs);
+	if (r->have_nt && r->nt.failed)
+		note(r, "warning: %ld of %ld notify commands failed (first: %s)", r->nt.failed, r->nt.fired,
+		     r->nt.first_error);
 	if (!r->rec)
 		return 0;
 	/* every parameter, for the record (a report shows those not at
