@@ -169,7 +169,7 @@ static int time_replay(const struct opts *o, const char *db_path, enum record_le
 	if (scenario_load(o->scenario, &sc, err, errlen))
 		goto fail_load;
 	struct recorder_opts ro = { .level = level };
-	struct run_opts ropt = { .policy = o->policy, .traces_dir = traces_dir(o), .scale_rate = -1,
+	struct run_opts ropt = { .policy = o->policy, .traces_dir = traces_dir(o),
 	                         .out = db_path, .rec = &ro, .version = "bench" };
 	if (run_assemble(&r, &sc, &ropt, err, errlen))
 		goto fail_run;

@@ -212,7 +212,8 @@ static int run_single(int argc, char **argv)
 	                            .one_thread = one_thread };
 	struct run_opts o = {
 		.policy = policy, .params = params, .nparams = nparams,
-		.trace = trace, .traces_dir = cli_traces_dir(traces), .lenient = lenient, .scale_rate = scale_rate,
+		.trace = trace, .traces_dir = cli_traces_dir(traces), .lenient = lenient,
+		.scale_rate = scale_rate >= 0 ? &scale_rate : NULL,
 		.progress = show_progress, .progress_ctx = &prog,
 		.out = out, .rec = &ro, .version = HETLAB_VERSION, .notes = stderr, .who = "hetlab run",
 	};

@@ -277,7 +277,7 @@ static int load_workload(struct run *r, char *err, size_t errlen)
 		return -1;
 	/* Demand scaling of a replay: thinning or replication (traces/tscale.h). */
 	bool replay = o->trace || sc->workload != SCN_SYNTH;
-	if (replay && o->scale_rate >= 0 && workload_scale_rate(&r->w, o->scale_rate, sc->seed, err, errlen))
+	if (replay && o->scale_rate && workload_scale_rate(&r->w, *o->scale_rate, sc->seed, err, errlen))
 		return -1;
 	workload_notes(r);
 	if (sc->from_trace && scenario_size_from_trace(sc, &r->w, err, errlen))

@@ -77,7 +77,7 @@ struct run_opts {
 	const char *trace;            /* a trace file over the scenario's workload; NULL: the scenario's */
 	const char *traces_dir;       /* where "$TRACES/..." and inventories are found */
 	bool lenient;                 /* skip malformed trace lines, run jobs no node's labels match */
-	double scale_rate;            /* < 0: none; a replay's arrivals thinned or replicated by it */
+	const double *scale_rate;     /* NULL: none; a replay's arrivals thinned or replicated by it */
 	int32_t max_jobs;             /* > 0: no workload; jobs come later (sim_add_job), at most this many */
 	/* the engine */
 	struct sim *sim;              /* storage for the engine; NULL: the run's own */

@@ -114,7 +114,7 @@ static void test_same_run_as_by_hand(void **state)
 	struct run r;
 	char err[1024] = "";
 	load(&sc);
-	struct run_opts o = { .scale_rate = -1, .version = "test" };
+	struct run_opts o = { .version = "test" };
 	if (run_assemble(&r, &sc, &o, err, sizeof err))
 		fail_msg("%s", err);
 	assert_non_null(r.s->health.check);
@@ -173,7 +173,7 @@ static void test_refusals(void **state)
 	char err[1024] = "";
 	char *bad[] = { (char *)"bf_max_job_test=-5" }, *nope[] = { (char *)"nope=1" };
 	load(&sc);
-	struct run_opts o = { .params = bad, .nparams = 1, .scale_rate = -1 };
+	struct run_opts o = { .params = bad, .nparams = 1 };
 	assert_int_equal(run_assemble(&r, &sc, &o, err, sizeof err), -1);
 	assert_non_null(strstr(err, "--param bf_max_job_test=-5: bf_max_job_test must be in"));
 	run_free(&r);
@@ -182,7 +182,7 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err, "policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)"));
 	run_free(&r);
 	/* The results file over the scenario it reads: -2, nothing written. */
-	struct run_opts over = { .scale_rate = -1, .out = scenario_path() };
+	struct run_opts over = { .out = scenario_path() };
 	assert_int_equal(run_assemble(&r, &sc, &over, err, sizeof err), -2);
 	assert_non_null(strstr(err, "is the scenario this run reads"));
 	assert_null(r.rec);
