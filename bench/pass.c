@@ -26,6 +26,11 @@
  * builds everything afresh; the median of --runs (default 5) is shown,
  * with the jobs that pass started.
  *
+ * The policy is found, configured and initialised as a run's is
+ * (run_policy_find, run_policy_init: the composition root,
+ * config/runasm.h); the engine is not run_assemble's, as the fillers are
+ * placed by hand and the policy takes over mid-run.
+ *
  * Target (from the fair-share issue): a pass in Slurm-style priority
  * order (the engine of the removed multifactor policy, now fairshare's) in
  * under 50 ms.
@@ -41,6 +46,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/org.h"
+#include "config/runasm.h"
 #include "config/scenario.h"
 
 #define USAGE "usage: pass [POLICY ...] [--runs N] [--nodes N] [--pending N]\n"
@@ -282,6 +288,7 @@ static int run_once(const struct policy_ops *pol, int32_t nnodes, int32_t npend,
 	struct job *jobs = NULL;
 	struct job_truth *truth = NULL;
 	struct timed tm = { .pol = pol };
+	struct run_policy rp = { 0 };
 	int rc = -1;
 	if (build_org(&b.org)) {
 		snprintf(err, errlen, "out of memory");
@@ -323,14 +330,13 @@ static int run_once(const struct policy_ops *pol, int32_t nnodes, int32_t npend,
 		         (long long)s.cl.free_gpus, (int)s.nrunning, (int)b.nfill);
 		goto out_sim;
 	}
-	struct policy_cfg cfg;
-	policy_cfg_defaults(pol, &cfg);
+	/* The policy as a run gets it (config/runasm.h): its defaults, then
+	 * initialised on the engine's cluster, org and settings. */
 	struct policy_env env = { .cl = &s.cl, .njobs = nj, .org = &b.org, .sim = &s.cfg };
-	if (pol->init && pol->init(&tm.state, &env, &cfg, err, errlen)) {
-		if (!err[0])
-			snprintf(err, errlen, "policy '%s' failed to initialise", pol->name);
-		goto out_sim;
-	}
+	if (run_policy_find(&rp, pol->name, NULL, NULL, 0, err, errlen) ||
+	    run_policy_init(&rp, &env, err, errlen))
+		goto out_pol;
+	tm.state = rp.state;
 	struct sim_sched sched = { .name = pol->name, .state = &tm, .submit = timed_submit,
 	                           .finish = timed_finish, .schedule = timed_schedule };
 	sim_set_sched(&s, &sched);
@@ -352,8 +358,7 @@ static int run_once(const struct policy_ops *pol, int32_t nnodes, int32_t npend,
 	*free_gpus = tm.free_gpus;
 	rc = 0;
 out_pol:
-	if (pol->fini && tm.state)
-		pol->fini(tm.state);
+	run_policy_fini(&rp);
 out_sim:
 	sim_fini(&s);
 out_org:

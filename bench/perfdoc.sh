@@ -121,8 +121,11 @@ $(block evq100k)
 ## Trace replay (\`replay\`)
 
 Parse only, the replay without a results file, and with it (LANL-CM5 from
-the trace directory, KTH-SP2 from the repository). The recorder is
-another issue's; where it dominates, that is its figure.
+the trace directory, KTH-SP2 from the repository). A replay is exactly
+what \`hetlab run\` does: it is assembled by the same composition root
+(\`run_assemble\`, [engine.md](engine.md#assembling-a-run-the-composition-root)),
+health monitor included. The recorder is another issue's; where it
+dominates, that is its figure.
 
 This state:
 

@@ -6,14 +6,16 @@
  * Three things are timed, each `--runs` times (default 5), and the median is
  * reported:
  *   parse      trace_swf_read of the scenario's trace, then free;
- *   replay     what `hetlab run` does, without a recorder: scenario_load,
- *              trace read, cluster sized from the trace, policy init,
- *              sim_init, sim_run, teardown (the time inside sim_run is
- *              shown beside it);
- *   +sqlite    the same with the SQLite recorder writing to a temporary
- *              file (recorder_open_with / attach / finish) at the default
- *              recording level (with --levels: at every level), removed
- *              afterwards.
+ *   replay     exactly what `hetlab run` does, through the same
+ *              composition root (run_assemble, config/runasm.h), without a
+ *              results file: scenario_load, the policy and its parameters,
+ *              trace read, cluster sized from the trace, labels and blocks
+ *              bound, policy init, sim_init, the health monitor when the
+ *              scenario has one, sim_run, teardown (the time inside sim_run
+ *              is shown beside it);
+ *   +sqlite    the same with the results file, as `hetlab run --out`
+ *              writes it, to a temporary file at the default recording
+ *              level (with --levels: at every level), removed afterwards.
  * The replays with and without the recorder alternate, so that a change
  * of the machine's load touches both. Each is timed in wall-clock seconds,
  * in CPU seconds of the process (the recorder's writer thread included),
@@ -21,8 +23,7 @@
  * the writer has a core of its own). The recorder's cost is printed as the
  * ratio of the medians, with the results file's size.
  * The policy is POLICY, else the scenario's (which is easy when it names
- * none); the scenario's policy_params apply when they name the policy's
- * parameters. The trace directory for "$TRACES/..." paths is --traces, else
+ * none), with the scenario's policy_params, as `hetlab run --policy`. The trace directory for "$TRACES/..." paths is --traces, else
  * $HETLAB_TRACES, else ../shared/traces, as for `hetlab run`.
  *
  * Peak RSS (getrusage ru_maxrss) is read after each phase; it only grows, so
@@ -48,10 +49,10 @@
 
 #include "bench/benchutil.h"
 #include "analysis/recorder.h"
+#include "config/runasm.h"
+#include "config/scenario.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
-#include "config/scenario.h"
-#include "config/slurmcfg.h"
 #include "traces/trace.h"
 
 #define USAGE "usage: replay SCENARIO.json [POLICY] [--runs N] [--traces DIR] [--levels]\n"
@@ -114,28 +115,6 @@ static const char *traces_dir(const struct opts *o)
 	return "../shared/traces";
 }
 
-/* Policy parameters: defaults, then those of the scenario's policy_params
- * that the policy has. */
-static int policy_params(const struct policy_ops *pol, const struct scenario *sc,
-                         struct policy_cfg *cfg, char *err, size_t errlen)
-{
-	policy_cfg_defaults(pol, cfg);
-	for (int i = 0; i < sc->nparams; i++) {
-		int k = policy_param_index(pol, sc->params[i].name);
-		if (k < 0)
-			continue;
-		const struct policy_param *p = &pol->params[k];
-		double val = sc->params[i].value;
-		if (!(val >= p->min && val <= p->max)) {
-			snprintf(err, errlen, "%s: %s: %s must be in [%g, %g], got %g", sc->file,
-			         sc->params[i].path, p->name, p->min, p->max, val);
-			return -1;
-		}
-		cfg->v[k] = val;
-	}
-	return 0;
-}
-
 static int read_trace(const char *path, bool lenient, struct workload *w, char *err, size_t errlen)
 {
 	struct swf_opts so = { .lenient = lenient };
@@ -176,119 +155,45 @@ static double time_parse(const char *tpath, bool lenient, int32_t *njobs, char *
 }
 
 /* One full replay, with a recorder writing to db_path at `level` when
- * db_path is not NULL. 0 and *out filled, or -1 with err. */
+ * db_path is not NULL: the scenario loaded, then the run assembled, run
+ * and sealed by the composition root exactly as `hetlab run` does
+ * (config/runasm.h). 0 and *out filled, or -1 with err. */
 static int time_replay(const struct opts *o, const char *db_path, enum record_level level,
                        struct outcome *out, char *err, size_t errlen)
 {
 	struct scenario sc;
-	struct workload w;
-	struct sim s;
-	struct recorder *rec = NULL;
-	const struct policy_ops *pol;
-	struct policy_cfg cfg;
-	void *pstate = NULL;
-	char tpath[PATH_MAX + 64];
+	struct run r;
 	int rc = -1;
 
 	double t0 = bench_now_s(), c0 = cpu_now_s(), m0 = thread_cpu_s();
-	workload_init(&w);
-	if (load(o, &sc, tpath, sizeof tpath, err, errlen))
+	if (scenario_load(o->scenario, &sc, err, errlen))
 		goto fail_load;
-	const char *pname = o->policy ? o->policy : sc.policy;
-	if (!(pol = policy_find(pname))) {
-		char names[256];
-		policy_names(names, sizeof names);
-		snprintf(err, errlen, "unknown policy '%s' (known: %s)", pname, names);
-		goto fail_policy;
-	}
-	if (policy_params(pol, &sc, &cfg, err, errlen))
-		goto fail_policy;
-	if (read_trace(tpath, sc.lenient, &w, err, errlen))
-		goto fail_policy;
-	if (sc.from_trace && scenario_size_from_trace(&sc, &w, err, errlen))
-		goto fail_policy;
-	if (sc.slurm && slurm_cfg_bind(sc.slurm, &sc.cl, &w, err, errlen))
-		goto fail_policy;
-	struct policy_env env = { .cl = &sc.cl, .njobs = w.n, .slurm = sc.slurm };
-	if (pol->init && pol->init(&pstate, &env, &cfg, err, errlen)) {
-		if (!err[0])
-			snprintf(err, errlen, "policy '%s' failed to initialise", pol->name);
-		goto fail_policy;
-	}
-
-	struct sim_cfg scfg = {
-		.sample_every_us = sc.sample_every_us,
-		.horizon_us = sc.horizon_us,
-		.keep_overruns = !sc.enforce_walltime,
-	};
-	struct run_info ri = {
-		.scenario = sc.name, .policy = pol->name, .version = "bench", .trace = tpath,
-		.seed = sc.seed, .skipped_malformed = w.skipped_malformed,
-		.skipped_unusable = w.skipped_unusable, .nnodes = sc.cl.nnodes,
-		.total_cores = sc.cl.total_cores, .total_gpus = sc.cl.total_gpus,
-	};
-	out->njobs = w.n;
-	out->nnodes = sc.cl.nnodes;
-	/* sim_init takes the job arrays and the cluster. */
-	struct job *jobs = w.jobs;
-	struct job_truth *truth = w.truth;
-	int32_t njobs = w.n;
-	w.jobs = NULL;
-	w.truth = NULL;
-	w.n = w.cap = 0;
-	if (sim_init(&s, &scfg, &sc.cl, jobs, truth, njobs)) {
-		snprintf(err, errlen, "out of memory setting up the run");
-		goto fail_sim;
-	}
-	struct sim_sched sched;
-	policy_to_sched(pol, pstate, &sched);
-	sim_set_sched(&s, &sched);
-	if (db_path) {
-		struct recorder_opts ro = { .level = level };
-		if (!(rec = recorder_open_with(db_path, &ro, err, errlen)))
-			goto fail_rec;
-		recorder_attach(rec, &s);
-		/* The trace's names and time 0, as `hetlab run` writes them. */
-		struct recorder_names nm = { .job_names = w.names[WL_JOB_NAME].v,
-		                             .njob_names = w.names[WL_JOB_NAME].n, .job_name = w.job_name,
-		                             .njobs = njobs, .unix_start = w.unix_start };
-		for (int k = 0; k < WL_JOB_NAME; k++)
-			nm.kind[k] = wl_name_kind_str(k), nm.v[k] = w.names[k].v, nm.n[k] = w.names[k].n;
-		if (recorder_set_names(rec, &nm)) {
-			snprintf(err, errlen, "%s", recorder_error(rec));
-			goto fail_run;
-		}
-	}
-
+	struct recorder_opts ro = { .level = level };
+	struct run_opts ropt = { .policy = o->policy, .traces_dir = traces_dir(o),
+	                         .out = db_path, .rec = &ro, .version = "bench" };
+	if (run_assemble(&r, &sc, &ropt, err, errlen))
+		goto fail_run;
+	out->njobs = r.njobs;
+	out->nnodes = r.nnodes;
 	double ts = bench_now_s();
-	if (sim_run(&s)) {
-		snprintf(err, errlen, "%s: %s", sc.file, s.err);
+	if (run_go(&r, err, errlen)) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "%s: %s", sc.file, err);
+		snprintf(err, errlen, "%s", msg);
 		goto fail_run;
 	}
 	out->sim_s = bench_now_s() - ts;
-	out->nevents = s.nevents;
-	out->npasses = s.npasses;
-	out->end = s.now;
-	if (rec) {
-		int r = recorder_finish(rec, &ri, out->sim_s, s.nevents, s.npasses, err, errlen);
-		rec = NULL;
-		if (r)
-			goto fail_run;
-	}
+	out->nevents = r.s->nevents;
+	out->npasses = r.s->npasses;
+	out->end = r.s->now;
+	if (run_finish(&r, err, errlen))
+		goto fail_run;
 	rc = 0;
 
 fail_run:
-	if (rec)
-		recorder_abort(rec);
-fail_rec:
-	sim_fini(&s);
-fail_sim:
-	if (pstate && pol->fini)
-		pol->fini(pstate);
-fail_policy:
+	run_free(&r);
 	scenario_free(&sc);
 fail_load:
-	workload_free(&w);
 	out->total_s = bench_now_s() - t0;
 	out->cpu_s = cpu_now_s() - c0;
 	out->main_s = thread_cpu_s() - m0;

@@ -443,7 +443,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		live_log(L, "metrics on http://%s:%d/metrics", addr, metrics_port(L->ms));
 	}
 	L->mc.started_unix = live_unix_us() / 1000000;
-	live_log(L, "%s executor, policy %s, %d nodes; %d jobs recovered (%d running)", L->xo->name, L->pol->name,
+	live_log(L, "%s executor, policy %s, %d nodes; %d jobs recovered (%d running)", L->xo->name, L->run.pol.ops->name,
 	         s->cl.nnodes, s->njobs, s->nrunning);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

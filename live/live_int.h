@@ -10,6 +10,7 @@
 #include "policies/policy.h"
 #include "sim/engine.h"
 #include "sim/live.h"
+#include "config/runasm.h"
 #include "config/scenario.h"
 #include "traces/trace.h"
 
@@ -40,12 +41,8 @@ struct live {
 	enum live_mode mode;
 	struct scenario sc;
 	bool have_sc;
-	const struct policy_ops *pol;
-	void *pstate;
-	struct policy_cfg pcfg;
+	struct run run;                 /* policy, health monitor (run_assemble); its engine is s */
 	struct sim s;
-	bool have_sim;
-	struct sim_health hmon;
 	struct workload w;              /* every job line as read (unbound requests) */
 	int32_t *selmap, nselmap;
 	struct jobx *jx;                /* per job id (cfg.max_jobs) */

@@ -11,8 +11,6 @@
 #include "live/sock.h"
 #include <limits.h>
 #include "analysis/recorder.h"
-#include "policies/health.h"
-#include "config/tieredcfg.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -320,6 +318,19 @@ static int replay_row(void *ctx, const struct rec_row *r)
 
 /* ---- building ---- */
 
+/* The engine's settings in live mode: no horizon, no speed model or
+ * environment events, the scenario's health checks (failures come from
+ * readings and the executor); sim_live_init below does the rest. */
+static void live_tune(void *ctx, struct sim_cfg *c)
+{
+	struct live *L = ctx;
+	c->horizon_us = SIMTIME_INF;
+	c->speed_model = false;
+	c->env = NULL;
+	c->nenv = 0;
+	c->fault = &L->sc.fault;
+}
+
 static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 {
 	char dir[4096];
@@ -338,41 +349,6 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		         sc->file);
 		return -1;
 	}
-	const char *pname = L->o.policy && L->o.policy[0] ? L->o.policy : L->cfg.policy[0] ? L->cfg.policy : sc->policy;
-	if (!(L->pol = policy_find(pname))) {
-		char names[256];
-		policy_names(names, sizeof names);
-		snprintf(err, errlen, "unknown policy '%s' (known: %s)", pname, names);
-		return -1;
-	}
-	policy_cfg_defaults(L->pol, &L->pcfg);
-	for (int i = 0; i < sc->nparams; i++) {
-		int k = policy_param_index(L->pol, sc->params[i].name);
-		if (k < 0) {
-			snprintf(err, errlen, "%s: %s: policy '%s' has no parameter '%s'", sc->file, sc->params[i].path,
-			         L->pol->name, sc->params[i].name);
-			return -1;
-		}
-		L->pcfg.v[k] = sc->params[i].value;
-	}
-	if (sc->tiered && tiered_bind(sc->tiered, &sc->cl, err, errlen))
-		return -1;
-	struct sim_cfg scfg = {
-		.sample_every_us = sc->sample_every_us,
-		.horizon_us = SIMTIME_INF,
-		.keep_overruns = !sc->enforce_walltime,
-		.org = &sc->org,
-		.fault = &sc->fault,
-		.seed = sc->seed,
-	};
-	struct sim_live_cfg lcfg = {
-		.async_start = L->cfg.exec == LIVE_EXEC_SLURM,
-		.exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
-		.hot_c = L->cfg.hot_c,
-		.cool_c = L->cfg.cool_c,
-		.xid_repair_s = L->cfg.xid_repair_s,
-	};
-	memcpy(scfg.ckpt, sc->ckpt, sizeof scfg.ckpt);
 	/* Failures are observed live, never drawn: only the health thresholds
 	 * and the node events of the scenario apply. */
 	for (int k = 0; k < FAULT_NKIND; k++)
@@ -381,32 +357,27 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 		sc->fault.health.enabled = true;
 		sc->fault.health.min_gpu_speed = 0.5;
 	}
-	struct policy_env env = { .cl = &sc->cl, .njobs = L->cfg.max_jobs, .placement = sc->place.strategy,
-	                          .label_blind = sc->place.label_blind, .seed = sc->seed, .org = &sc->org,
-	                          .sim = &scfg, .tiered = sc->tiered };
-	if (L->pol->init && L->pol->init(&L->pstate, &env, &L->pcfg, err, errlen)) {
-		if (!err[0])
-			snprintf(err, errlen, "policy '%s' failed to initialise", L->pol->name);
+	/* The same assembly as a run's (config/runasm.h), without a workload
+	 * or a results file: the decision log's hooks go in below. */
+	const char *pname = L->o.policy && L->o.policy[0] ? L->o.policy : L->cfg.policy[0] ? L->cfg.policy : NULL;
+	struct run_opts o = { .policy = pname, .max_jobs = L->cfg.max_jobs, .sim = &L->s,
+	                      .tune = live_tune, .tune_ctx = L };
+	if (run_assemble(&L->run, sc, &o, err, errlen))
 		return -1;
-	}
-	int32_t nnodes = sc->cl.nnodes;
-	if (sim_init(&L->s, &scfg, &sc->cl, NULL, NULL, 0)) {
-		snprintf(err, errlen, "out of memory setting up the engine");
-		return -1;
-	}
-	L->have_sim = true;
+	/* Then the engine's live seam (sim/live.h): what the world does comes
+	 * in as injected events, and how the executor behaves. */
+	struct sim_live_cfg lcfg = {
+		.async_start = L->cfg.exec == LIVE_EXEC_SLURM,
+		.exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
+		.hot_c = L->cfg.hot_c,
+		.cool_c = L->cfg.cool_c,
+		.xid_repair_s = L->cfg.xid_repair_s,
+	};
 	if (sim_live_init(&L->s, &lcfg)) {
 		snprintf(err, errlen, "out of memory setting up the engine");
 		return -1;
 	}
-	struct sim_sched sched;
-	policy_to_sched(L->pol, L->pstate, &sched);
-	sim_set_sched(&L->s, &sched);
-	if (health_init(&L->hmon, &sc->fault.health)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	sim_set_health(&L->s, &L->hmon);
+	int32_t nnodes = L->run.nnodes;
 	sim_set_executor(&L->s, &live_exec_ops, L);
 	L->jx = calloc((size_t)L->cfg.max_jobs + 1, sizeof *L->jx);
 	L->jdirty = calloc((size_t)L->cfg.max_jobs + 1, 1);
@@ -697,11 +668,7 @@ void live_close(struct live *L)
 	lsock_stop(L->sock);
 	if (L->xctx && L->xo && L->xo->fini)
 		L->xo->fini(L);
-	if (L->pstate && L->pol && L->pol->fini)
-		L->pol->fini(L->pstate);
-	health_fini(&L->hmon);
-	if (L->have_sim)
-		sim_fini(&L->s);
+	run_free(&L->run);   /* the policy, the health monitor, the engine */
 	if (L->have_sc)
 		scenario_free(&L->sc);
 	if (L->have_st)
@@ -864,7 +831,7 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 		rc = export_slurm_ids(&L->st, rec, err, errlen);
 	if (rc == 0) {
 		char pol[96];
-		snprintf(pol, sizeof pol, "%s", L->pol->name);
+		snprintf(pol, sizeof pol, "%s", L->run.pol.ops->name);
 		struct run_info ri = {
 			.scenario = L->sc.name, .policy = pol, .version = "live", .trace = "live recording",
 			.seed = L->sc.seed, .nnodes = L->s.cl.nnodes, .total_cores = L->s.cl.total_cores,
