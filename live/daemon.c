@@ -3,7 +3,7 @@
  * published. The engine it drives and its recovery are rebuild.c. See
  * daemon.h and docs/live.md. */
 #include "live/live_int.h"
-#include "live/exec_local.h"
+#include "live/exec/local_proc.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"

@@ -43,14 +43,14 @@ allowed() {
 }
 
 # ---- 1. sizes ---------------------------------------------------------------
-big=$(for d in $FOLDERS tests/unit; do ls "$d"/*.c "$d"/*.h 2>/dev/null; done | xargs wc -l |
+big=$(for d in $FOLDERS tests/unit; do ls "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h 2>/dev/null; done | xargs wc -l |
 	awk -v max="$MAX" '$2 != "total" && $1 > max { printf "%s: %d lines\n", $2, $1 }')
 if [ -z "$big" ]; then ok "every source file has at most $MAX lines"; else bad "files over $MAX lines" "$big"; fi
 
 # ---- 2. includes ------------------------------------------------------------
 : > "$TMP/inc"
 for d in $FOLDERS; do
-	for f in "$d"/*.c "$d"/*.h; do
+	for f in "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
 			while read -r h; do echo "$f $h"; done >> "$TMP/inc"
@@ -101,7 +101,7 @@ circles() {
 }
 
 # Header circles: a header that includes itself through others.
-awk '{ print $1, $2 }' "$TMP/inc" | grep '\.h [a-z]*/[a-z0-9_]*\.h$' > "$TMP/hinc" || true
+awk '{ print $1, $2 }' "$TMP/inc" | grep '\.h [a-z]*/[a-z0-9_/]*\.h$' > "$TMP/hinc" || true
 hc=$(circles "$TMP/hinc")
 if [ -z "$hc" ]; then ok "no include circles among headers"; else bad "include circles" "$hc"; fi
 
@@ -114,7 +114,7 @@ else
 	: > "$TMP/defs"
 	: > "$TMP/uses"
 	for d in $FOLDERS; do
-		for o in "$BUILD/$d"/*.o; do
+		for o in "$BUILD/$d"/*.o "$BUILD/$d"/*/*.o; do
 			[ -f "$o" ] || continue
 			f=${o#"$BUILD"/}
 			f=${f%.o}

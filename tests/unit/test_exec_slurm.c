@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "config/livecfg.h"
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 #include "tests/unit/exec_slurm_fixture.h"
 
 /* ---- submitting ---------------------------------------------------------- */

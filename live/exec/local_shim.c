@@ -3,7 +3,7 @@
  * Only async-signal-safe code from the fork on: no malloc, no stdio, no
  * strerror (we use strerrordesc_np, a table lookup), and neither process ever
  * returns into the caller's code. */
-#include "live/exec_shim.h"
+#include "live/exec/local_shim.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
  * the engine may run the job again) or cancelled. After a restart every
  * running job is found by its Slurm id from the state, else by its name
  * and comment (a crash between sbatch and the xref write). */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 #include "live/statedir.h"
 
 #include <errno.h>

@@ -4,8 +4,8 @@
  * (live/exec_shim.c: async-signal-safe code only) and never returns here.
  * The rest reads a job's state back from its files (poll, signal, kill,
  * remove) and checks cgroup v2 directories. */
-#include "live/exec_local.h"
-#include "live/exec_shim.h"
+#include "live/exec/local_proc.h"
+#include "live/exec/local_shim.h"
 
 #include <errno.h>
 #include <grp.h>

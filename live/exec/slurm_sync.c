@@ -19,7 +19,7 @@
  *     the policy may use.
  * Slurm jobs of this state that the engine no longer runs are held (when
  * the engine may run the job again) or cancelled. */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -67,7 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "live/slurm_run.h"
+#include "live/exec/slurm_run.h"
 
 #define SX_NAME_PREFIX "hetlab-"
 #define SX_STATE_ID_LEN 16

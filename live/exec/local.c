@@ -13,7 +13,7 @@
  *
  * The Slurm executor's glue is live/lexec_slurm.c. */
 #include "live/live_int.h"
-#include "live/exec_local.h"
+#include "live/exec/local_proc.h"
 #include "live/nvml.h"
 #include "sim/mig.h"
 #include "live/topo.h"

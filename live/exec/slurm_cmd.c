@@ -2,7 +2,7 @@
  * action, and the reads (squeue -O lines, sacct, sinfo --json, scontrol
  * show config) through live/slurm_run.c; their parsers are
  * live/slurm_text.c and live/slurm_json.c. */
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #define HL_SLURM_GLUE_H
 
 #include "live/live_int.h"
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 enum sj_phase { SJ_IDLE, SJ_WANT, SJ_PLACED, SJ_RUNNING };
 

@@ -5,7 +5,7 @@
  * forgotten) and `scontrol show config`. Pure functions of the text. With
  * SLURM_TIME_FORMAT=%s (live/slurm_run.c sets it) every time is Unix
  * seconds; "N/A", "Unknown" and "None" are no time. */
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * (partition, CPUs, memory, GRES with the site's types, account, QOS), and
  * the reads of Slurm each tick starts with (sinfo, then squeue -j of the
  * open jobs). */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 #include "sim/mig.h"
 
 #include <inttypes.h>
