@@ -11,7 +11,14 @@
 #      objects in BUILD;
 #   4. purity: sim/ and policies/ include neither SQLite nor jansson, and
 #      the objects of policies/ call no clock, environment, file or socket
-#      function (policies are pure).
+#      function (policies are pure);
+#   5. executors (live/exec/executor.h): every executor table is defined in
+#      $EXEC_DIR, every symbol its objects export has an executor's prefix
+#      (the table's, as lx_ of lx_executor) or the contract's (exec_), no
+#      object elsewhere defines one with an executor's prefix, no file but
+#      the registry refers to an executor's table, and no file but the
+#      registry tests which executor it has (its name compared, the old
+#      kind enum): what differs is asked of the table's flags and hooks.
 #
 # usage: tests/layout/run.sh BUILD_DIR
 # POSIX sh, awk and nm (binutils) only. Exit status 1 when a rule is broken,
@@ -149,6 +156,49 @@ else
 	pc=$(awk '$1 ~ /^policies\// && $2 ~ /^(time|clock_gettime|gettimeofday|getenv|secure_getenv|fopen|open|openat|read|write|socket|connect|rand|random|srand|system|popen|fork|execv|execvp|sqlite3_open|sqlite3_open_v2)$/ { print $1 " calls " $2 }' "$TMP/uses")
 	if [ -z "$pc" ]; then ok "policies/ call no clock, environment, file or socket function"; else bad "policies are not pure" "$pc"; fi
 fi
+
+# ---- 5. executors ------------------------------------------------------------
+EXEC_DIR=${LAYOUT_EXEC_DIR:-live/exec}
+REGISTRY=$EXEC_DIR/registry.c
+# The tables ("const struct live_executor NAME = {") and their names.
+grep -n '^[[:space:]]*const struct live_executor [a-z0-9_]* *=' $(for d in $FOLDERS; do echo "$d"/*.c "$d"/*/*.c; done) 2>/dev/null > "$TMP/xtab"
+misplaced=$(awk -F: -v d="$EXEC_DIR/" 'index($1, d) != 1 { print $1 ":" $2 ": an executor table outside " d }' "$TMP/xtab")
+xsyms=$(sed 's/.*const struct live_executor \([a-z0-9_]*\).*/\1/' "$TMP/xtab" | sort -u)
+xpre=$(for x in $xsyms; do echo "${x%%_*}_"; done | sort -u)
+xnames=$(for f in $(cut -d: -f1 "$TMP/xtab" | sort -u); do sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' "$f"; done | sort -u)
+if [ -z "$xsyms" ]; then
+	bad "no executor table (const struct live_executor) found under $EXEC_DIR"
+elif [ -n "$misplaced" ]; then
+	bad "executor tables outside $EXEC_DIR" "$misplaced"
+else
+	ok "every executor table is in $EXEC_DIR ($(echo $xsyms | tr ' ' ','))"
+fi
+if [ -d "$BUILD/sim" ] && [ -s "$TMP/defs" ]; then
+	# defs: "SYMBOL FILE". An executor's object exports only prefixed names;
+	# no other object exports one.
+	# (exec_ is the contract's inside, but sim/'s own too: exec_sim_ops.)
+	pre_re=$(printf '%s\n' $xpre | sed 's/^/^/' | paste -sd'|' -)
+	xp=$(awk -v d="$EXEC_DIR/" -v re="$pre_re" '
+		{ s = tolower($1); inx = index($2, d) == 1 }
+		inx && s !~ re && s !~ /^exec_/ { print $2 " exports " $1 " (no executor prefix)" }
+		!inx && s ~ re { print $2 " defines " $1 " (an executor prefix outside " d ")" }' "$TMP/defs")
+	if [ -z "$xp" ]; then ok "executor symbols: one prefix per executor ($(echo $xpre | tr ' ' ',') and exec_), all in $EXEC_DIR"
+	else bad "executor symbols out of place" "$xp"; fi
+	tabs_re=$(printf '%s\n' $xsyms | sed 's/.*/^&$/' | paste -sd'|' -)
+	xr=$(awk -v reg="${REGISTRY%.c}" -v re="$tabs_re" '$1 != reg && $2 ~ re { print $1 " refers to " $2 " (only the registry may)" }' "$TMP/uses")
+	if [ -z "$xr" ]; then ok "only the registry refers to an executor's table"; else bad "executor tables used outside the registry" "$xr"; fi
+fi
+# Kind tests: a line that compares an executor's name, or names the kind
+# enum that the registry replaced. Comments are skipped.
+names_re=$(printf '%s\n' $xnames | sed 's/.*/"&"/' | paste -sd'|' -)
+kt=$(for d in $FOLDERS; do ls "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h 2>/dev/null; done | grep -v "^$REGISTRY\$" |
+	xargs awk -v names="$names_re" '
+	{ line = $0; sub(/\/\*.*$/, "", line); sub(/\/\/.*$/, "", line) }
+	line ~ /^[[:space:]]*\*/ { next }
+	line ~ /LIVE_EXEC_[A-Z]|live_exec_kind/ { print FILENAME ":" FNR ": " $0; next }
+	names != "" && line ~ names && tolower(line) ~ /exec/ && line ~ /strn?(case)?cmp|==|!=|\?/ { print FILENAME ":" FNR ": " $0 }')
+if [ -z "$kt" ]; then ok "no executor-kind tests outside $REGISTRY (names: $(echo $xnames | tr ' ' ','))"
+else bad "executor-kind tests outside the registry (ask the table's flags or hooks)" "$kt"; fi
 
 echo
 echo "layout: $pass passed, $fail failed"
