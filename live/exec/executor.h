@@ -14,12 +14,15 @@
  * The daemon calls the hooks from its one thread, in live mode only (never
  * while a state is replayed: `hetlab live results`, `status`, catching up
  * after a restart), with job and node ids of L->s. A hook may read all of
- * *L; it writes only its own context L->xctx (which init allocates and fini
- * frees), the job handle L->jx[job].ref and, where a hook says so, the
- * observations it is handed. It never changes the engine (L->s) nor writes
- * the state (L->st) itself: what it saw goes back as recorded inputs (an
- * end returned by poll, rows added to the struct obs of observe), so that a
- * replay of the recording makes the same decisions without it.
+ * *L. It writes: its own context L->xctx (which init allocates and fini
+ * frees); a job's handle L->jx[job].ref, with L->jdirty[job] set so that
+ * the jobs table shows it; the daemon's health (L->healthy, L->why) when
+ * it cannot read the world; in the state (L->st) only the executor's own
+ * records, the xref rows of its job ids and the foreign holds
+ * (live/state.h), never the recording. It never changes the engine (L->s):
+ * what it saw goes back as recorded inputs (an end returned by poll, rows
+ * added to the struct obs of observe), so that a replay of the recording
+ * makes the same decisions without it.
  *
  * Hooks marked "required" must not be NULL; for the others NULL says what
  * the executor does not do, as each hook's comment has it.
