@@ -33,7 +33,7 @@ CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 CFLAGS += $(PKG_CFLAGS)
 LIBS    = $(PKG_LIBS) -lm -ldl
 
-LIB_SRC  = $(wildcard sim/*.c policies/*.c traces/*.c config/*.c analysis/*.c experiments/*.c live/*.c)
+LIB_SRC  = $(wildcard sim/*.c policies/*.c traces/*.c config/*.c analysis/*.c experiments/*.c live/*.c live/exec/*.c)
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sim/embed.o
 CLI_SRC  = $(wildcard cli/*.c)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)

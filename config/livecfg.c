@@ -185,14 +185,14 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	s[0] = 0;
 	if (jv_str(&v, root, "$", "executor", false, s, sizeof s))
 		goto fail;
-	if (!s[0] || strcmp(s, "local") == 0)
-		c->exec = LIVE_EXEC_LOCAL;
-	else if (strcmp(s, "slurm") == 0)
-		c->exec = LIVE_EXEC_SLURM;
-	else {
-		jv_fail(&v, "$.executor", "expected \"local\" or \"slurm\", got \"%.60s\"", s);
+	const struct live_executor *ex = exec_find(s);
+	if (!ex) {
+		char names[256];
+		exec_names(names, sizeof names, "\"");
+		jv_fail(&v, "$.executor", "expected %s, got \"%.60s\"", names, s);
 		goto fail;
 	}
+	snprintf(c->exec, sizeof c->exec, "%s", exec_name(ex));
 	snprintf(tmp, sizeof tmp, "hetlab-state");
 	if (jv_str(&v, root, "$", "state_dir", false, tmp, sizeof tmp))
 		goto fail;

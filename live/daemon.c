@@ -3,7 +3,7 @@
  * published. The engine it drives and its recovery are rebuild.c. See
  * daemon.h and docs/live.md. */
 #include "live/live_int.h"
-#include "live/exec_local.h"
+#include "live/exec/executor.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -452,7 +453,8 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	L->next_probe = 0;
 	for (;;) {
 		simtime now_t = engine_now(L);
-		lx_reap();
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;   /* every ended child (the local executor's shims) is reaped */
 		/* What the world did, gathered before the transaction: no external
 		 * command, file or probe is ever read while it holds the state. */
 		struct obs seen = { .t = now_t }, in = { .t = now_t };

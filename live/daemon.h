@@ -3,7 +3,7 @@
  *
  * The engine runs in live mode (sim/live.h, sim_live_init): its clock is wall-clock
  * microseconds since the state's epoch; jobs arrive through sim_add_job;
- * the executor (local processes or Slurm, live/lexec.c) starts, signals
+ * the executor (local processes or Slurm, live/exec/) starts, signals
  * and stops real jobs and reports their exits; probes report readings.
  * Every input from the world is first recorded in the state database
  * (live/state.h, table rec) and then injected into the engine as an event,

@@ -12,8 +12,6 @@
 
 #define LIVE_MAX_PROBES 256
 
-enum live_exec_kind { LIVE_EXEC_LOCAL, LIVE_EXEC_SLURM };
-
 /* Where a node's readings come from. */
 enum live_probe_kind {
 	LIVE_PROBE_NONE,    /* no readings */
@@ -63,7 +61,7 @@ struct live_cfg {
 	char file[PATH_MAX];
 	char scenario[PATH_MAX];       /* resolved against the config's directory */
 	char policy[64];               /* "" = the scenario's */
-	enum live_exec_kind exec;
+	char exec[32];                 /* the executor's name, one the registry knows (below) */
 	char state_dir[PATH_MAX];      /* resolved; default "hetlab-state" beside the config */
 	double tick_s;                 /* the loop's longest sleep (default 1) */
 	double probe_every_s;          /* probes read this often (default 10) */
@@ -96,6 +94,17 @@ struct live_cfg {
  * is handed it (by the command line), so that it needs no loader of its
  * own to read the config a state was recorded with. */
 typedef int (*live_cfg_loader)(const char *path, struct live_cfg *c, char *err, size_t errlen);
+
+/* The executors' registry, by name (live/exec/registry.c; the contract of
+ * an executor is live/exec/executor.h). Declared here, the one header of
+ * live/ the config loader sees, which checks the "executor" key with it.
+ * exec_find: the executor named name ("" or NULL: the default, "local"),
+ * NULL when there is none; exec_name: its name. exec_names: every name
+ * into buf, each between quote, "a, b or c", for a message. */
+struct live_executor;
+const struct live_executor *exec_find(const char *name);
+const char *exec_name(const struct live_executor *x);
+void exec_names(char *buf, size_t len, const char *quote);
 
 /* The probe source of node `name` (its own entry, else the default). */
 const struct live_probe_src *livecfg_probe(const struct live_cfg *c, const char *name);

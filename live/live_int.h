@@ -1,5 +1,6 @@
-/* live_int — the daemon's state, shared by live/daemon.c and the executor
- * glue live/lexec.c. Not for other modules. */
+/* live_int — the daemon's state, shared by live/daemon.c, live/rebuild.c
+ * and the executors (live/exec/, whose contract is live/exec/executor.h).
+ * Not for other modules. */
 #ifndef HL_LIVE_INT_H
 #define HL_LIVE_INT_H
 
@@ -30,7 +31,7 @@ struct jobx {
 	char user[64];
 };
 
-struct lexec_ops;
+struct live_executor;
 struct hp_host;
 struct nvml_session;
 struct nvml_probe;
@@ -60,7 +61,7 @@ struct live {
 	uint8_t *jdirty;                /* jobs to write to the jobs table */
 	struct sim_recorder fwd;        /* a recorder behind ours (results) */
 	/* executor */
-	const struct lexec_ops *xo;
+	const struct live_executor *xo;   /* live/exec/executor.h */
 	void *xctx;
 	char jobdir[4096];
 	/* probes */
@@ -95,49 +96,6 @@ struct obs {
 };
 int obs_add(struct obs *o, const struct rec_row *r);
 void obs_free(struct obs *o);
-
-/* The executor glue (live/lexec.c, live/lexec_slurm.c). Every op answers for job/node ids of
- * L->s. start must be idempotent: a job already launched (by this process
- * or the one before a crash) is adopted, not launched again. poll: 0 still
- * running, 1 ended (*st, *why, and a few words in msg). */
-struct lexec_ops {
-	const char *name;
-	int (*init)(struct live *L, char *err, size_t errlen);
-	int (*start)(struct live *L, int32_t job, char *err, size_t errlen);
-	int (*signal)(struct live *L, int32_t job);
-	int (*stop)(struct live *L, int32_t job, enum exec_stop how);
-	int (*node_state)(struct live *L, int32_t node, bool drain, const char *reason);
-	/* Before a poll round (one query for all jobs); may be NULL. */
-	int (*poll_begin)(struct live *L);
-	int (*poll)(struct live *L, int32_t job, enum job_state *st, enum end_reason *why, char *msg, size_t len);
-	/* A job recovered from the recording as running: rebuild what the
-	 * glue keeps in memory about it. */
-	void (*adopt)(struct live *L, int32_t job);
-	/* What the executor says of the nodes: nodes_begin once per probe
-	 * round, then node_down: 1 down, 0 up, -1 no opinion. NULL: none. */
-	int (*nodes_begin)(struct live *L);
-	int (*node_down)(struct live *L, int32_t node);
-	/* A job's attempt ended and the end is committed: its files may go. NULL ok. */
-	void (*ended)(struct live *L, int32_t job, int32_t attempt);
-	void (*fini)(struct live *L);
-	/* An executor that acts asynchronously (Slurm): observe gathers what it
-	 * saw of every job and node since the last call into o (before any
-	 * transaction; it replaces poll_begin/poll/nodes_begin/node_down), and
-	 * flush carries out what the engine's step queued (starts, signals,
-	 * stops, drains) once the step is committed. NULL for the local one. */
-	int (*observe)(struct live *L, struct obs *o);
-	void (*flush)(struct live *L);
-};
-
-/* Environment entries every job gets on top of its own (lexec.c):
- * CUDA_DEVICE_ORDER, HETLAB_JOB_ID, HETLAB_CKPT_SIGNAL and, unless
- * runtime_vars (the Slurm batch script computes them at each run),
- * HETLAB_ATTEMPT and HETLAB_NODES; then extra. NULL-terminated, malloc'd;
- * lexec_strv_free frees. */
-char **lexec_job_env(const struct live *L, int32_t id, const char *extra, bool runtime_vars);
-void lexec_strv_free(char **v);
-
-extern const struct lexec_ops lexec_local, lexec_slurm;
 
 /* rebuild.c: the engine of a state. */
 int64_t live_unix_us(void);

@@ -4,6 +4,7 @@
  * while it catches up. The loop that feeds it new inputs is daemon.c.
  * See daemon.h. */
 #include "live/live_int.h"
+#include "live/exec/executor.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
 #include "live/reading.h"
@@ -293,7 +294,7 @@ int live_advance_to(struct live *L, simtime t)
 		}
 		if (L->s.npasses != passes && !L->catching_up) {
 			/* The step's events and its pass, with the executor's queuing
-			 * (its commands run after the commit, live/lexec_slurm.c). */
+			 * (its commands run after the commit, live/exec/slurm.c). */
 			clock_gettime(CLOCK_MONOTONIC, &b);
 			double sec = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 			for (uint64_t k = passes; k < L->s.npasses; k++)
@@ -367,8 +368,8 @@ static int build(struct live *L, const char *scn_text, char *err, size_t errlen)
 	/* Then the engine's live seam (sim/live.h): what the world does comes
 	 * in as injected events, and how the executor behaves. */
 	struct sim_live_cfg lcfg = {
-		.async_start = L->cfg.exec == LIVE_EXEC_SLURM,
-		.exec_fates = L->cfg.exec == LIVE_EXEC_SLURM,
+		.async_start = (L->xo->flags & EXEC_ASYNC_START) != 0,
+		.exec_fates = (L->xo->flags & EXEC_OWN_FATES) != 0,
 		.hot_c = L->cfg.hot_c,
 		.cool_c = L->cfg.cool_c,
 		.xid_repair_s = L->cfg.xid_repair_s,
@@ -515,7 +516,7 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 	    lstate_meta_set(&L->st, "config", cfgtext, err, errlen) ||
 	    lstate_meta_set(&L->st, "config_path", L->cfg.file, err, errlen) ||
 	    lstate_meta_set(&L->st, "policy", want_pol && want_pol[0] ? want_pol : "", err, errlen) ||
-	    lstate_meta_set(&L->st, "executor", L->cfg.exec == LIVE_EXEC_SLURM ? "slurm" : "local", err, errlen) ||
+	    lstate_meta_set(&L->st, "executor", L->xo->name, err, errlen) ||
 	    lstate_meta_set(&L->st, "applied_us", "-1", err, errlen) ||
 	    lstate_commit(&L->st, err, errlen)) {
 		free(cfgtext);
@@ -597,17 +598,15 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 	L->mode = mode;
 	L->healthy = true;
 	L->lock_fd = -1;
-	if (L->o.executor && L->o.executor[0]) {
-		if (strcmp(L->o.executor, "local") == 0)
-			L->cfg.exec = LIVE_EXEC_LOCAL;
-		else if (strcmp(L->o.executor, "slurm") == 0)
-			L->cfg.exec = LIVE_EXEC_SLURM;
-		else {
-			snprintf(err, errlen, "--executor: expected local or slurm, got '%s'", L->o.executor);
-			goto fail;
-		}
+	/* The config's executor (checked by its loader), or --executor's. */
+	const char *xname = L->o.executor && L->o.executor[0] ? L->o.executor : L->cfg.exec;
+	if (!(L->xo = exec_find(xname))) {
+		char names[256];
+		exec_names(names, sizeof names, "");
+		snprintf(err, errlen, "--executor: expected %s, got '%s'", names, xname);
+		goto fail;
 	}
-	L->xo = L->cfg.exec == LIVE_EXEC_SLURM ? &lexec_slurm : &lexec_local;
+	snprintf(L->cfg.exec, sizeof L->cfg.exec, "%s", L->xo->name);
 	if (mode == LIVE_DAEMON && take_lock(L, err, errlen))
 		goto fail;
 	if ((mode == LIVE_DAEMON ? lstate_open(&L->st, L->cfg.state_dir, err, errlen)
@@ -827,7 +826,7 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	L->fwd = L->s.rec;
 	install_hooks(L);
 	int rc = live_catch_up(L, err, errlen);
-	if (rc == 0 && L->cfg.exec == LIVE_EXEC_SLURM)
+	if (rc == 0 && (L->xo->flags & EXEC_EXPORT_IDS))
 		rc = export_slurm_ids(&L->st, rec, err, errlen);
 	if (rc == 0) {
 		char pol[96];

@@ -2,7 +2,7 @@
  * (live/slurm_json.c, sx_parse_nodes), for every job or node and for one
  * partition: a partition's list is a part of the whole. */
 #include "tests/fuzz/fuzz.h"
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

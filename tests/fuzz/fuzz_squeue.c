@@ -5,7 +5,7 @@
  * string a parser keeps is NUL-terminated within its field, and a job it
  * accepts has an id > 0. */
 #include "tests/fuzz/fuzz.h"
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 #include <string.h>
 

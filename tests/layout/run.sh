@@ -14,7 +14,14 @@
 #      function (policies are pure);
 #   5. the live seam: in sim/, only the seam's files (sim/live.h,
 #      sim/engine_live.c, sim/live_core.c) include sim/live.h or read the
-#      live state (->live->), and no file tests a live flag of sim_cfg.
+#      live state (->live->), and no file tests a live flag of sim_cfg;
+#   6. executors (live/exec/executor.h): every executor table is defined in
+#      $EXEC_DIR, every symbol its objects export has an executor's prefix
+#      (the table's, as lx_ of lx_executor) or the contract's (exec_), no
+#      object elsewhere defines one with an executor's prefix, no file but
+#      the registry refers to an executor's table, and no file but the
+#      registry tests which executor it has (its name compared, the old
+#      kind enum): what differs is asked of the table's flags and hooks.
 #
 # usage: tests/layout/run.sh BUILD_DIR
 # POSIX sh, awk and nm (binutils) only. Exit status 1 when a rule is broken,
@@ -47,14 +54,14 @@ allowed() {
 }
 
 # ---- 1. sizes ---------------------------------------------------------------
-big=$(for d in $FOLDERS tests/unit; do ls "$d"/*.c "$d"/*.h 2>/dev/null; done | xargs wc -l |
+big=$(for d in $FOLDERS tests/unit; do ls "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h 2>/dev/null; done | xargs wc -l |
 	awk -v max="$MAX" '$2 != "total" && $1 > max { printf "%s: %d lines\n", $2, $1 }')
 if [ -z "$big" ]; then ok "every source file has at most $MAX lines"; else bad "files over $MAX lines" "$big"; fi
 
 # ---- 2. includes ------------------------------------------------------------
 : > "$TMP/inc"
 for d in $FOLDERS; do
-	for f in "$d"/*.c "$d"/*.h; do
+	for f in "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h; do
 		[ -f "$f" ] || continue
 		sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
 			while read -r h; do echo "$f $h"; done >> "$TMP/inc"
@@ -105,7 +112,7 @@ circles() {
 }
 
 # Header circles: a header that includes itself through others.
-awk '{ print $1, $2 }' "$TMP/inc" | grep '\.h [a-z]*/[a-z0-9_]*\.h$' > "$TMP/hinc" || true
+awk '{ print $1, $2 }' "$TMP/inc" | grep '\.h [a-z]*/[a-z0-9_/]*\.h$' > "$TMP/hinc" || true
 hc=$(circles "$TMP/hinc")
 if [ -z "$hc" ]; then ok "no include circles among headers"; else bad "include circles" "$hc"; fi
 
@@ -118,7 +125,7 @@ else
 	: > "$TMP/defs"
 	: > "$TMP/uses"
 	for d in $FOLDERS; do
-		for o in "$BUILD/$d"/*.o; do
+		for o in "$BUILD/$d"/*.o "$BUILD/$d"/*/*.o; do
 			[ -f "$o" ] || continue
 			f=${o#"$BUILD"/}
 			f=${f%.o}
@@ -162,6 +169,49 @@ leak=$(for f in sim/*.c sim/*.h; do
 		-e 'cfg[.>-]*live\b' -e 'cfg[.>-]*live_' "$f"
 done)
 if [ -z "$leak" ]; then ok "live state only in the live seam of sim/ ($SEAM)"; else bad "live mode outside the seam of sim/" "$leak"; fi
+
+# ---- 6. executors ------------------------------------------------------------
+EXEC_DIR=${LAYOUT_EXEC_DIR:-live/exec}
+REGISTRY=$EXEC_DIR/registry.c
+# The tables ("const struct live_executor NAME = {") and their names.
+grep -n '^[[:space:]]*const struct live_executor [a-z0-9_]* *=' $(for d in $FOLDERS; do echo "$d"/*.c "$d"/*/*.c; done) 2>/dev/null > "$TMP/xtab"
+misplaced=$(awk -F: -v d="$EXEC_DIR/" 'index($1, d) != 1 { print $1 ":" $2 ": an executor table outside " d }' "$TMP/xtab")
+xsyms=$(sed 's/.*const struct live_executor \([a-z0-9_]*\).*/\1/' "$TMP/xtab" | sort -u)
+xpre=$(for x in $xsyms; do echo "${x%%_*}_"; done | sort -u)
+xnames=$(for f in $(cut -d: -f1 "$TMP/xtab" | sort -u); do sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",.*/\1/p' "$f"; done | sort -u)
+if [ -z "$xsyms" ]; then
+	bad "no executor table (const struct live_executor) found under $EXEC_DIR"
+elif [ -n "$misplaced" ]; then
+	bad "executor tables outside $EXEC_DIR" "$misplaced"
+else
+	ok "every executor table is in $EXEC_DIR ($(echo $xsyms | tr ' ' ','))"
+fi
+if [ -d "$BUILD/sim" ] && [ -s "$TMP/defs" ]; then
+	# defs: "SYMBOL FILE". An executor's object exports only prefixed names;
+	# no other object exports one.
+	# (exec_ is the contract's inside, but sim/'s own too: exec_sim_ops.)
+	pre_re=$(printf '%s\n' $xpre | sed 's/^/^/' | paste -sd'|' -)
+	xp=$(awk -v d="$EXEC_DIR/" -v re="$pre_re" '
+		{ s = tolower($1); inx = index($2, d) == 1 }
+		inx && s !~ re && s !~ /^exec_/ { print $2 " exports " $1 " (no executor prefix)" }
+		!inx && s ~ re { print $2 " defines " $1 " (an executor prefix outside " d ")" }' "$TMP/defs")
+	if [ -z "$xp" ]; then ok "executor symbols: one prefix per executor ($(echo $xpre | tr ' ' ',') and exec_), all in $EXEC_DIR"
+	else bad "executor symbols out of place" "$xp"; fi
+	tabs_re=$(printf '%s\n' $xsyms | sed 's/.*/^&$/' | paste -sd'|' -)
+	xr=$(awk -v reg="${REGISTRY%.c}" -v re="$tabs_re" '$1 != reg && $2 ~ re { print $1 " refers to " $2 " (only the registry may)" }' "$TMP/uses")
+	if [ -z "$xr" ]; then ok "only the registry refers to an executor's table"; else bad "executor tables used outside the registry" "$xr"; fi
+fi
+# Kind tests: a line that compares an executor's name, or names the kind
+# enum that the registry replaced. Comments are skipped.
+names_re=$(printf '%s\n' $xnames | sed 's/.*/"&"/' | paste -sd'|' -)
+kt=$(for d in $FOLDERS; do ls "$d"/*.c "$d"/*.h "$d"/*/*.c "$d"/*/*.h 2>/dev/null; done | grep -v "^$REGISTRY\$" |
+	xargs awk -v names="$names_re" '
+	{ line = $0; sub(/\/\*.*$/, "", line); sub(/\/\/.*$/, "", line) }
+	line ~ /^[[:space:]]*\*/ { next }
+	line ~ /LIVE_EXEC_[A-Z]|live_exec_kind/ { print FILENAME ":" FNR ": " $0; next }
+	names != "" && line ~ names && tolower(line) ~ /exec/ && line ~ /strn?(case)?cmp|==|!=|\?/ { print FILENAME ":" FNR ": " $0 }')
+if [ -z "$kt" ]; then ok "no executor-kind tests outside $REGISTRY (names: $(echo $xnames | tr ' ' ','))"
+else bad "executor-kind tests outside the registry (ask the table's flags or hooks)" "$kt"; fi
 
 echo
 echo "layout: $pass passed, $fail failed"

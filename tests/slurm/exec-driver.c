@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 static void print_job(const struct sx_jobinfo *j)
 {

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 #define SID "0123456789abcdef"
 

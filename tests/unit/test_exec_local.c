@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "live/exec_local.h"
+#include "live/exec/local_proc.h"
 
 enum { WAIT_MS = 5000, TEXT = 8192 };
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "config/livecfg.h"
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 #include "tests/unit/exec_slurm_fixture.h"
 
 /* ---- submitting ---------------------------------------------------------- */
@@ -470,7 +470,7 @@ static void test_actions_argv(void **state)
 	assert_int_equal(sx_start(&f->c, 17, two, 2, f->err, sizeof f->err), 0);
 	expect_log(f, "== scontrol\nupdate\nJobId=17\nNumNodes=2-2\nReqNodeList=n1,gpu-node.2\n"
 	              "StartTime=now\n== scontrol\nrelease\n17\n");
-	/* A job requeued a moment ago begins a little later (sg_relaunch_delay:
+	/* A job requeued a moment ago begins a little later (sx_relaunch_delay:
 	 * a slurmd refuses a relaunch in the second of the kill). */
 	struct sx_cmd pc;
 	assert_int_equal(sx_place_cmd(17, two, 2, "debug", 2, &pc, f->err, sizeof f->err), 0);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 #include "tests/unit/exec_slurm_fixture.h"
 
 /* squeue -h -t all -j ... -O SX_SQUEUE_FORMAT with SLURM_TIME_FORMAT=%s on

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "live/exec_local.h"
+#include "live/exec/local_proc.h"
 
 #define NOBODY 65534
 

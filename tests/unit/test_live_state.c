@@ -72,7 +72,7 @@ static void test_livecfg_full(void **state)
 	snprintf(want, sizeof want, "%s/st", d);
 	assert_string_equal(c->state_dir, want);
 	assert_string_equal(c->policy, "fcfs");
-	assert_int_equal(c->exec, LIVE_EXEC_SLURM);
+	assert_string_equal(c->exec, "slurm");
 	assert_true(c->tick_s == 0.5);
 	assert_true(c->probe_every_s == 2);
 	assert_true(c->record_every_s == 30);
@@ -129,7 +129,7 @@ static void test_livecfg_defaults(void **state)
 	snprintf(want, sizeof want, "%s/hetlab-state", d);
 	assert_string_equal(c->state_dir, want);
 	assert_string_equal(c->policy, "");
-	assert_int_equal(c->exec, LIVE_EXEC_LOCAL);
+	assert_string_equal(c->exec, "local");
 	assert_true(c->tick_s == 1);
 	assert_true(c->probe_every_s == 10);
 	assert_true(c->record_every_s == 60);

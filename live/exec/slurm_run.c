@@ -2,7 +2,7 @@
  * every command running; a command's deadline kills its process group.
  * Both environments (the caller's with Slurm's settings, the minimal one)
  * are built before any fork. */
-#include "live/slurm_run.h"
+#include "live/exec/slurm_run.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,9 +3,9 @@
  * 22.05 ignores -j and would cost a record of every job slurmctld
  * remembers), `sacct -n -P` lines (what slurmdbd kept of jobs slurmctld has
  * forgotten) and `scontrol show config`. Pure functions of the text. With
- * SLURM_TIME_FORMAT=%s (live/slurm_run.c sets it) every time is Unix
+ * SLURM_TIME_FORMAT=%s (live/exec/slurm_run.c sets it) every time is Unix
  * seconds; "N/A", "Unknown" and "None" are no time. */
-#include "live/exec_slurm.h"
+#include "live/exec/slurm_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,11 @@
-/* lexec_slurm — the Slurm executor as the daemon drives it (docs/slurm.md).
+/* slurm — the Slurm executor as the daemon drives it (sx_executor,
+ * registered as "slurm"; the contract is live/exec/executor.h; docs/slurm.md).
  * Slurm is the source of truth: nothing the engine decides is taken as
  * done until Slurm shows it.
  *
  * Decisions are queued during the engine's step (start, signal, stop,
  * drain) and carried out by flush once the step is committed, many
- * commands at a time (live/slurm_run.c): signals, kills, requeues and
+ * commands at a time (live/exec/slurm_run.c): signals, kills, requeues and
  * drains first, then the starts. A start submits a new Slurm job on
  * exactly the chosen nodes (sbatch --nodelist), or places and releases
  * the job's own held Slurm job when it has one from an earlier attempt
@@ -12,13 +13,13 @@
  * REQUEUED of the same job). Its Slurm id goes into the state (xref) as
  * soon as sbatch answers.
  *
- * Every tick, observe (live/slurm_sync.c) reads Slurm back and turns what
+ * Every tick, observe (live/exec/slurm_sync.c) reads Slurm back and turns what
  * it sees into recorded inputs of the engine.
  * Slurm jobs of this state that the engine no longer runs are held (when
  * the engine may run the job again) or cancelled. After a restart every
  * running job is found by its Slurm id from the state, else by its name
  * and comment (a crash between sbatch and the xref write). */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 #include "live/statedir.h"
 
 #include <errno.h>
@@ -34,18 +35,18 @@
 static int xref_row(void *ctx, const struct lstate_xref *r)
 {
 	struct live *L = ctx;
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (r->job < 0 || r->job >= L->cfg.max_jobs)
 		return 0;
-	struct sjob *sj = &x->j[r->job];
+	struct sx_jobtrack *sj = &x->j[r->job];
 	/* Rows come in the order they were written: the last is the current one. */
 	sj->sid = r->sid;
 	sj->base = r->attempt;
 	sj->open = r->open;
 	if (r->replaced)   /* its cancel may have been cut short: again */
-		sg_add_act(x, A_CANCEL_SID, (int32_t)r->job, -1, r->sid, NULL);
+		sx_add_act(x, SX_ACT_CANCEL_SID, (int32_t)r->job, -1, r->sid, NULL);
 	if (r->open)   /* requeued while the daemon was down? Not known when. */
-		sj->killed_at = sg_wall();
+		sj->killed_at = sx_wall();
 	snprintf(sj->shape, sizeof sj->shape, "%s", r->shape);
 	snprintf(L->jx[r->job].ref, sizeof L->jx[r->job].ref, "%" PRId64, r->sid);   /* jobs.ref: its last Slurm job */
 	return 0;
@@ -53,7 +54,7 @@ static int xref_row(void *ctx, const struct lstate_xref *r)
 
 static void check_config(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	char err[600];
 	if (sx_read_config(&x->c, &x->conf, err, sizeof err)) {
 		live_log(L, "reading Slurm's configuration: %s (the checklist of docs/slurm.md is not checked)", err);
@@ -84,7 +85,7 @@ static void check_config(struct live *L)
 
 static int slurm_init(struct live *L, char *err, size_t errlen)
 {
-	struct sxc *x = calloc(1, sizeof *x);
+	struct sx_exec *x = calloc(1, sizeof *x);
 	int32_t nn = L->s.cl.nnodes;
 	if (!x || !(x->j = calloc((size_t)L->cfg.max_jobs + 1, sizeof *x->j)) ||
 	    !(x->nidx = malloc(((size_t)nn + 1) * sizeof *x->nidx)) ||
@@ -99,7 +100,7 @@ static int slurm_init(struct live *L, char *err, size_t errlen)
 	}
 	x->cfg = &L->cfg.slurm;
 	for (int32_t i = 0; i < L->cfg.max_jobs; i++)
-		x->j[i] = (struct sjob){ .sid = -1, .attempt = -1 };
+		x->j[i] = (struct sx_jobtrack){ .sid = -1, .attempt = -1 };
 	for (int32_t i = 0; i < nn; i++)
 		x->nidx[i] = -1;
 	snprintf(x->c.bindir, sizeof x->c.bindir, "%s", x->cfg->bindir);
@@ -138,37 +139,37 @@ fail:
  * written: found by name at the next flush, else submitted. */
 static void slurm_adopt(struct live *L, int32_t id)
 {
-	struct sxc *x = L->xctx;
-	struct sjob *sj = &x->j[id];
+	struct sx_exec *x = L->xctx;
+	struct sx_jobtrack *sj = &x->j[id];
 	const struct job *j = &L->s.jobs[id];
 	int att = (int)j->restarts;
 	sj->attempt = att;
-	sj->placed_at = sg_wall();
+	sj->placed_at = sx_wall();
 	if (sj->sid > 0 && sj->open && att - sj->base >= 0) {
-		sj->phase = L->s.live->run[id].confirmed ? SJ_RUNNING : SJ_PLACED;
-		sj->place_due = sj->phase == SJ_PLACED;
-		sg_set_ref(L, id, sj->sid);
+		sj->phase = L->s.live->run[id].confirmed ? SX_PH_RUNNING : SX_PH_PLACED;
+		sj->place_due = sj->phase == SX_PH_PLACED;
+		sx_set_ref(L, id, sj->sid);
 	} else {
-		sj->phase = SJ_WANT;
+		sj->phase = SX_PH_WANT;
 		sj->recover = true;
 		sj->retry_at = 0;
-		sg_want_push(x, id);
+		sx_want_push(x, id);
 	}
 }
 
 static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
-	struct sxc *x = L->xctx;
-	struct sjob *sj = &x->j[id];
+	struct sx_exec *x = L->xctx;
+	struct sx_jobtrack *sj = &x->j[id];
 	if (!L->jx[id].argv) {
 		snprintf(err, errlen, "job %d has no argv to run", id);
 		return -1;
 	}
-	if (sg_want_push(x, id)) {
+	if (sx_want_push(x, id)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	sj->phase = SJ_WANT;
+	sj->phase = SX_PH_WANT;
 	sj->attempt = (int32_t)L->s.jobs[id].restarts;
 	sj->retry_at = 0;
 	return 0;
@@ -176,34 +177,34 @@ static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 
 static int slurm_signal(struct live *L, int32_t id)
 {
-	struct sxc *x = L->xctx;
-	return sg_add_act(x, A_SIGNAL, id, -1, x->j[id].sid, NULL);
+	struct sx_exec *x = L->xctx;
+	return sx_add_act(x, SX_ACT_SIGNAL, id, -1, x->j[id].sid, NULL);
 }
 
 static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 {
-	struct sxc *x = L->xctx;
-	struct sjob *sj = &x->j[id];
+	struct sx_exec *x = L->xctx;
+	struct sx_jobtrack *sj = &x->j[id];
 	/* What this tick's squeue saw of its Slurm job. */
-	const struct sx_jobinfo *ji = sj->sid > 0 && sj->open ? sg_snap_find(x, sj->sid) : NULL;
+	const struct sx_jobinfo *ji = sj->sid > 0 && sj->open ? sx_snap_find(x, sj->sid) : NULL;
 	if (how == EXEC_STOP_KILL) {
 		/* The engine ends the job when Slurm says it has ended (observe). */
-		if (sj->phase == SJ_WANT || sj->sid <= 0 || !sj->open) {
-			sj->phase = SJ_IDLE;
-			sg_later_end(L, id, JOB_KILLED, END_CANCELLED, "stopped before it was submitted to Slurm");
+		if (sj->phase == SX_PH_WANT || sj->sid <= 0 || !sj->open) {
+			sj->phase = SX_PH_IDLE;
+			sx_later_end(L, id, JOB_KILLED, END_CANCELLED, "stopped before it was submitted to Slurm");
 			return 0;
 		}
 		if (ji && sx_state_final(ji->st))
 			return 0;
-		return sg_add_act(x, A_KILL, id, -1, sj->sid, NULL);
+		return sx_add_act(x, SX_ACT_KILL, id, -1, sj->sid, NULL);
 	}
-	if (sj->phase == SJ_WANT) {
-		sj->phase = SJ_IDLE;   /* never submitted for this attempt: nothing to stop */
+	if (sj->phase == SX_PH_WANT) {
+		sj->phase = SX_PH_IDLE;   /* never submitted for this attempt: nothing to stop */
 		return 0;
 	}
 	if (sj->sid <= 0 || !sj->open)
 		return 0;
-	sj->phase = SJ_IDLE;
+	sj->phase = SX_PH_IDLE;
 	/* A job already requeued held (by its own wrapper after the checkpoint)
 	 * needs no requeue; an ended one nothing. */
 	if (ji && sx_state_final(ji->st))
@@ -211,22 +212,22 @@ static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 	if (ji && (ji->st == SX_HELD || ji->st == SX_REQUEUED))
 		return 0;
 	if (ji && ji->st == SX_PENDING)
-		return sg_add_act(x, A_HOLD, id, -1, sj->sid, NULL);   /* never ran: kept held for the next attempt */
-	return sg_add_act(x, A_REQUEUE, id, -1, sj->sid, NULL);
+		return sx_add_act(x, SX_ACT_HOLD, id, -1, sj->sid, NULL);   /* never ran: kept held for the next attempt */
+	return sx_add_act(x, SX_ACT_REQUEUE, id, -1, sj->sid, NULL);
 }
 
 static int slurm_node_state(struct live *L, int32_t node, bool drain, const char *reason)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	char r[200];
 	snprintf(r, sizeof r, "hetlab: %s", reason && reason[0] ? reason : "drained by its health monitor");
-	return sg_add_act(x, drain ? A_DRAIN : A_RESUME, -1, node, -1, drain ? r : NULL);
+	return sx_add_act(x, drain ? SX_ACT_DRAIN : SX_ACT_RESUME, -1, node, -1, drain ? r : NULL);
 }
 
 struct start {
 	int32_t id;
 	int kind;                 /* 0 submit, 1 place (update + release), 2 wait */
-	struct shape sh;
+	struct sx_shape sh;
 	struct sx_cmd cmd, rel;
 	const char *nodes[256];
 	int nnodes;
@@ -236,7 +237,7 @@ struct start {
  * comment: this state's, this job's). */
 static void recover_by_name(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	int n = 0;
 	for (int k = 0; k < x->nwant; k++)
 		n += x->j[x->want[k]].recover;
@@ -246,7 +247,7 @@ static void recover_by_name(struct live *L)
 	const char **pn = calloc((size_t)n, sizeof *pn);
 	int m = 0;
 	for (int k = 0; names && pn && k < x->nwant; k++) {
-		struct sjob *sj = &x->j[x->want[k]];
+		struct sx_jobtrack *sj = &x->j[x->want[k]];
 		if (!sj->recover)
 			continue;
 		sx_job_name(L->state_id, x->want[k], names[m], sizeof names[m]);
@@ -262,7 +263,7 @@ static void recover_by_name(struct live *L)
 		const struct sx_jobinfo *ji = &v[i];
 		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= L->s.njobs)
 			continue;
-		struct sjob *sj = &x->j[ji->key];
+		struct sx_jobtrack *sj = &x->j[ji->key];
 		if (!sj->recover || ji->id <= sj->sid || ji->attempt + ji->restarts != sj->attempt)
 			continue;   /* not this attempt's */
 		sj->sid = ji->id;
@@ -271,13 +272,13 @@ static void recover_by_name(struct live *L)
 		char e2[512];
 		if (lstate_xref_add(&L->st, ji->key, ji->attempt, ji->id, NULL, e2, sizeof e2))
 			live_log(L, "%s", e2);
-		sg_set_ref(L, (int32_t)ji->key, ji->id);
+		sx_set_ref(L, (int32_t)ji->key, ji->id);
 		live_log(L, "job %" PRId64 ": adopted Slurm job %" PRId64 " (%s), found by its name and comment", ji->key,
 		         ji->id, sx_state_name(ji->st));
 		/* Submitted for this attempt before the crash: observe takes it from
 		 * here (running, pending, or ended while we were down). */
-		sj->phase = SJ_PLACED;
-		sj->placed_at = sg_wall();
+		sj->phase = SX_PH_PLACED;
+		sj->placed_at = sx_wall();
 	}
 	for (int k = 0; k < x->nwant; k++)
 		x->j[x->want[k]].recover = false;
@@ -288,21 +289,21 @@ static void recover_by_name(struct live *L)
 
 static void start_done(struct live *L, struct start *s)
 {
-	struct sxc *x = L->xctx;
-	struct sjob *sj = &x->j[s->id];
+	struct sx_exec *x = L->xctx;
+	struct sx_jobtrack *sj = &x->j[s->id];
 	char err[700];
-	double now = sg_wall();
+	double now = sx_wall();
 	if (s->kind == 0) {
 		int64_t sid;
 		if (sx_submit_result(&s->cmd, &sid, err, sizeof err) == 0) {
 			sj->sid = sid;
 			sj->base = sj->attempt;
 			sj->open = true;
-			sj->phase = SJ_PLACED;
+			sj->phase = SX_PH_PLACED;
 			sj->placed_at = now;
 			sj->place_due = false;
 			snprintf(sj->shape, sizeof sj->shape, "%s", s->sh.text);
-			sg_set_ref(L, s->id, sid);
+			sx_set_ref(L, s->id, sid);
 			char e2[512];
 			if (lstate_xref_add(&L->st, s->id, sj->base, sid, s->sh.text, e2, sizeof e2))
 				live_log(L, "%s", e2);
@@ -318,18 +319,18 @@ static void start_done(struct live *L, struct start *s)
 			L->healthy = false;
 			snprintf(L->why, sizeof L->why, "slurm executor: %s", s->cmd.err);
 			live_log(L, "job %d: %s; the start is retried", s->id, err);
-			sg_want_push(x, s->id);
+			sx_want_push(x, s->id);
 			return;
 		}
 		live_log(L, "job %d could not start: %s", s->id, err);
-		sj->phase = SJ_IDLE;
-		sg_later_end(L, s->id, JOB_FAILED, END_EXIT, err);
+		sj->phase = SX_PH_IDLE;
+		sx_later_end(L, s->id, JOB_FAILED, END_EXIT, err);
 		return;
 	}
 	/* A place: the update, then the release. */
 	const struct sx_cmd *bad = s->cmd.rc ? &s->cmd : s->rel.rc ? &s->rel : NULL;
 	if (!bad) {
-		sj->phase = SJ_PLACED;
+		sj->phase = SX_PH_PLACED;
 		sj->placed_at = now;
 		sj->place_due = false;
 		sj->release_due = false;
@@ -341,12 +342,12 @@ static void start_done(struct live *L, struct start *s)
 		sj->retry_at = now + L->cfg.tick_s;
 		L->healthy = false;
 		snprintf(L->why, sizeof L->why, "slurm executor: %s", bad->err);
-		sg_want_push(x, s->id);
+		sx_want_push(x, s->id);
 		return;
 	}
 	if (bad == &s->rel) {
 		/* Placed but not released: the release is retried by observe. */
-		sj->phase = SJ_PLACED;
+		sj->phase = SX_PH_PLACED;
 		sj->placed_at = now;
 		sj->place_due = false;
 		sj->release_due = true;
@@ -355,20 +356,20 @@ static void start_done(struct live *L, struct start *s)
 	}
 	/* The held job cannot be placed (gone, changed): a new one. */
 	live_log(L, "job %d (Slurm %" PRId64 "): %s; submitting a new Slurm job", s->id, sj->sid, bad->err);
-	sg_xref_replace(L, s->id, sj->sid);   /* marked before its cancel, as in run_starts */
+	sx_xref_replace(L, s->id, sj->sid);   /* marked before its cancel, as in run_starts */
 	sj->open = false;
 	sj->sid = -1;
 	sj->retry_at = 0;
-	sg_want_push(x, s->id);
+	sx_want_push(x, s->id);
 }
 
 static void run_starts(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (x->nwant == 0)
 		return;
 	recover_by_name(L);
-	double now = sg_wall();
+	double now = sx_wall();
 	int n = x->nwant;
 	int32_t *ids = x->want;
 	x->want = NULL;
@@ -383,12 +384,12 @@ static void run_starts(struct live *L)
 	int ns = 0;
 	for (int k = 0; k < n; k++) {
 		int32_t id = ids[k];
-		struct sjob *sj = &x->j[id];
+		struct sx_jobtrack *sj = &x->j[id];
 		const struct job *j = &L->s.jobs[id];
 		bool dup = false;
 		for (int m = 0; m < ns && !dup; m++)
 			dup = st[m].id == id;
-		if (dup || sj->phase != SJ_WANT || (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) ||
+		if (dup || sj->phase != SX_PH_WANT || (j->state != JOB_RUNNING && j->state != JOB_CHECKPOINTING) ||
 		    (int32_t)j->restarts != sj->attempt)
 			continue;   /* stopped (or started again) since it was queued */
 		if (sj->retry_at > now) {
@@ -398,20 +399,20 @@ static void run_starts(struct live *L)
 		struct start *s = &st[ns];
 		s->id = id;
 		char why[300];
-		if (sg_shape_of(L, id, &s->sh, why, sizeof why)) {
+		if (sx_shape_of(L, id, &s->sh, why, sizeof why)) {
 			live_log(L, "job %d could not start: %s", id, why);
-			sj->phase = SJ_IDLE;
-			sg_later_end(L, id, JOB_FAILED, END_EXIT, why);
+			sj->phase = SX_PH_IDLE;
+			sx_later_end(L, id, JOB_FAILED, END_EXIT, why);
 			continue;
 		}
-		s->nnodes = sg_node_names(L, id, s->nodes, 256);
+		s->nnodes = sx_node_names(L, id, s->nodes, 256);
 		/* Its own Slurm job, held from an earlier attempt, when its restart
 		 * count lines up and its shape is the same: placed and released. */
-		const struct sx_jobinfo *ji = sj->open ? sg_snap_find(x, sj->sid) : NULL;
+		const struct sx_jobinfo *ji = sj->open ? sx_snap_find(x, sj->sid) : NULL;
 		if (sj->open && sj->sid > 0 && ji && ji->st == SX_HELD && ji->restarts == sj->attempt - sj->base &&
 		    strcmp(sj->shape, s->sh.text) == 0) {
 			char err[600];
-			int delay = sg_relaunch_delay(L, id);
+			int delay = sx_relaunch_delay(L, id);
 			if (sx_place_cmd(sj->sid, s->nodes, s->nnodes, s->sh.partition[0] ? s->sh.partition : NULL, delay, &s->cmd,
 			                 err, sizeof err) == 0) {
 				sx_release_cmd(sj->sid, &s->rel);
@@ -432,10 +433,10 @@ static void run_starts(struct live *L)
 			/* Marked replaced before the cancel: a restart in between
 			 * never takes the cancel for the attempt's end, and cancels
 			 * the old one again. */
-			sg_xref_replace(L, id, sj->sid);
+			sx_xref_replace(L, id, sj->sid);
 			sj->open = false;
 		}
-		char **env = lexec_job_env(L, id, NULL, true);
+		char **env = exec_job_env(L, id, NULL, true);
 		const struct jobx *jx = &L->jx[id];
 		struct sx_job sxj = {
 			.state_id = L->state_id, .key = id, .attempt = sj->attempt,
@@ -451,11 +452,11 @@ static void run_starts(struct live *L)
 		};
 		char err[700];
 		int rc = sx_submit_cmd(&x->c, &sxj, &s->cmd, err, sizeof err);
-		lexec_strv_free(env);
+		exec_strv_free(env);
 		if (rc) {
 			live_log(L, "job %d could not start: %s", id, err);
-			sj->phase = SJ_IDLE;
-			sg_later_end(L, id, JOB_FAILED, END_EXIT, err);
+			sj->phase = SX_PH_IDLE;
+			sx_later_end(L, id, JOB_FAILED, END_EXIT, err);
 			continue;
 		}
 		s->kind = 0;
@@ -464,7 +465,7 @@ static void run_starts(struct live *L)
 	free(ids);
 	/* Cancels of replaced jobs first, then every submit and update at once,
 	 * then the releases of the updates that worked. */
-	sg_run_acts(L);
+	sx_run_acts(L);
 	struct sx_cmd **pc = calloc((size_t)ns + 1, sizeof *pc);
 	int nc = 0;
 	for (int k = 0; pc && k < ns; k++)
@@ -481,8 +482,8 @@ static void run_starts(struct live *L)
 	free(pc);
 	for (int k = 0; k < ns; k++) {
 		if (st[k].kind == 2) {
-			x->j[st[k].id].phase = SJ_WANT;
-			sg_want_push(x, st[k].id);
+			x->j[st[k].id].phase = SX_PH_WANT;
+			sx_want_push(x, st[k].id);
 			continue;
 		}
 		start_done(L, &st[k]);
@@ -490,31 +491,31 @@ static void run_starts(struct live *L)
 		sx_cmd_done(&st[k].rel);
 	}
 	free(st);
-	sg_run_acts(L);   /* cancels of jobs replaced after a failed placement */
+	sx_run_acts(L);   /* cancels of jobs replaced after a failed placement */
 }
 
 static void slurm_flush(struct live *L)
 {
-	struct sxc *x = L->xctx;
-	sg_xref_close_due(L);   /* the tick's end rows are committed by now */
+	struct sx_exec *x = L->xctx;
+	sx_xref_close_due(L);   /* the tick's end rows are committed by now */
 	if (x->ctld_down)
 		return;   /* queued until Slurm answers again */
 	/* After a restart no tick has read Slurm yet: what is running decides
 	 * what can be signalled and reused. */
 	if (!x->have_snap && (x->nacts || x->nwant))
-		sg_refresh_snap(L);
-	sg_run_acts(L);
+		sx_refresh_snap(L);
+	sx_run_acts(L);
 	/* A start's partition is the one that holds its nodes (Slurm's
 	 * nodes): after a restart they are read first, else the starts wait. */
 	if (x->nwant && !x->have_nodes)
-		sg_read_nodes(L);
+		sx_read_nodes(L);
 	if (x->have_nodes)
 		run_starts(L);
 }
 
 static void slurm_fini(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (x) {
 		free(x->j);
 		free(x->want);
@@ -530,17 +531,18 @@ static void slurm_fini(struct live *L)
 	L->xctx = NULL;
 }
 
-const struct lexec_ops lexec_slurm = {
+const struct live_executor sx_executor = {
 	.name = "slurm",
+	.flags = EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS,
 	.init = slurm_init,
 	.start = slurm_start,
 	.signal = slurm_signal,
 	.stop = slurm_stop,
 	.node_state = slurm_node_state,
 	.adopt = slurm_adopt,
-	.nodes_begin = slurm_nodes_begin,
-	.node_down = slurm_node_down,
+	.nodes_begin = sx_nodes_begin,
+	.node_down = sx_node_down,
 	.fini = slurm_fini,
-	.observe = slurm_observe,
+	.observe = sx_observe,
 	.flush = slurm_flush,
 };

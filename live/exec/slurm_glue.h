@@ -1,16 +1,17 @@
-/* slurm_glue — what the Slurm executor's files share: live/lexec_slurm.c
- * (the engine's decisions, carried out by flush), live/slurm_sync.c (what
- * Slurm did, read back each tick) and the helpers both use (slurm_glue.c).
- * Not for other modules: lexec_slurm is their interface (live_int.h). */
+/* slurm_glue — what the Slurm executor's files share: live/exec/slurm.c
+ * (the engine's decisions, carried out by flush), live/exec/slurm_sync.c
+ * (what Slurm did, read back each tick) and the helpers both use
+ * (slurm_glue.c). Not for other modules: sx_executor is their interface
+ * (live/exec/executor.h). */
 #ifndef HL_SLURM_GLUE_H
 #define HL_SLURM_GLUE_H
 
-#include "live/live_int.h"
-#include "live/exec_slurm.h"
+#include "live/exec/executor.h"
+#include "live/exec/slurm_cmd.h"
 
-enum sj_phase { SJ_IDLE, SJ_WANT, SJ_PLACED, SJ_RUNNING };
+enum sx_phase { SX_PH_IDLE, SX_PH_WANT, SX_PH_PLACED, SX_PH_RUNNING };
 
-struct sjob {
+struct sx_jobtrack {
 	int64_t sid;              /* the Slurm job of its current or last attempt; -1 none */
 	int32_t base;             /* the hetlab attempt that Slurm job first ran as */
 	int32_t attempt;          /* the attempt it was placed for (-1 none) */
@@ -22,7 +23,7 @@ struct sjob {
 	                             again before its release (the crash may have cut the
 	                             placement short: released as it was, it ran elsewhere) */
 	double placed_at;         /* wall clock of its submission or release for `attempt` */
-	double retry_at;          /* SJ_WANT: not before */
+	double retry_at;          /* SX_PH_WANT: not before */
 	double rq_wait;           /* a requeue of a run never seen running, waiting
 	                             for its sacct record since (0: none) */
 	double killed_at;         /* wall clock its Slurm job's last run was seen
@@ -30,29 +31,29 @@ struct sjob {
 	char shape[200];          /* what the Slurm job was submitted with (partition, cpus, mem, gres) */
 };
 
-enum act_kind { A_SIGNAL, A_KILL, A_REQUEUE, A_HOLD, A_DRAIN, A_RESUME, A_CANCEL_SID };
+enum sx_act_kind { SX_ACT_SIGNAL, SX_ACT_KILL, SX_ACT_REQUEUE, SX_ACT_HOLD, SX_ACT_DRAIN, SX_ACT_RESUME, SX_ACT_CANCEL_SID };
 
-struct act {
+struct sx_act {
 	int kind;
 	int32_t job, node;
 	int64_t sid;
 	char reason[200];
 };
 
-struct nodeuse {              /* what this state's running jobs hold of a node in Slurm's terms */
+struct sx_nodeuse {              /* what this state's running jobs hold of a node in Slurm's terms */
 	int32_t cpus, gpus;
 	int64_t mem;
 };
 
-struct sxc {
+struct sx_exec {
 	struct sx_ctx c;
 	const struct live_slurm_cfg *cfg;
 	struct sx_config conf;
 	bool have_conf;
-	struct sjob *j;
+	struct sx_jobtrack *j;
 	int32_t *want;
 	int nwant, capwant;
-	struct act *acts;
+	struct sx_act *acts;
 	int nacts, capacts;
 	struct sx_jobinfo *snap;     /* this tick's squeue of the open Slurm jobs, by id */
 	int nsnap;
@@ -61,7 +62,7 @@ struct sxc {
 	int nnodes;
 	bool have_nodes;
 	int32_t *nidx;               /* scenario node -> index in nodes, -1 */
-	struct nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
+	struct sx_nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
 	bool fhold_synced;           /* fhold taken from the engine's holds (after a restart's replay) */
 	struct obs later;            /* inputs from flush, recorded at the next observe */
 	struct { int32_t id; int64_t sid; } *pclose;   /* xref rows to close once the tick's
@@ -75,7 +76,7 @@ struct sxc {
 /* The Slurm shape of job id's placement: its partition, per-node CPUs,
  * memory and GRES. -1 with why for a request the site's GRES cannot
  * express (a refusal, permanent). */
-struct shape {
+struct sx_shape {
 	const char *partition;
 	char gres[96];
 	int cpn;
@@ -85,55 +86,55 @@ struct shape {
 };
 
 /* Wall-clock seconds. */
-double sg_wall(void);
+double sx_wall(void);
 /* Job id's allocation (its nparts parts). */
-const struct alloc_part *sg_parts_of(const struct live *L, int32_t id);
+const struct alloc_part *sx_parts_of(const struct live *L, int32_t id);
 /* The names of job id's nodes, at most max of them, into nodes; their count. */
-int sg_node_names(const struct live *L, int32_t id, const char **nodes, int max);
+int sx_node_names(const struct live *L, int32_t id, const char **nodes, int max);
 /* The seconds from now before job id's Slurm job, seen requeued at
  * killed_at, may be launched again (0: at once). */
-int sg_relaunch_delay(const struct live *L, int32_t id);
+int sx_relaunch_delay(const struct live *L, int32_t id);
 /* Engine time of a Slurm time (Unix seconds); -1 for none. */
-int64_t sg_eng_time(const struct live *L, int64_t unix_s);
+int64_t sx_eng_time(const struct live *L, int64_t unix_s);
 /* Job id's Slurm job in its jobs-table ref (sid <= 0: none). */
-void sg_set_ref(struct live *L, int32_t id, int64_t sid);
+void sx_set_ref(struct live *L, int32_t id, int64_t sid);
 /* An end of job id's current attempt, recorded at the next observe. */
-void sg_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg);
+void sx_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg);
 /* Queues an action for the next run_acts. -1 on ENOMEM. */
-int sg_add_act(struct sxc *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason);
+int sx_add_act(struct sx_exec *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason);
 /* Queues job id for a start. -1 on ENOMEM. */
-int sg_want_push(struct sxc *x, int32_t id);
+int sx_want_push(struct sx_exec *x, int32_t id);
 /* This tick's squeue record of Slurm job sid, NULL when none. */
-const struct sx_jobinfo *sg_snap_find(const struct sxc *x, int64_t sid);
+const struct sx_jobinfo *sx_snap_find(const struct sx_exec *x, int64_t sid);
 /* A job preempted before Slurm ran it: taken back (held in Slurm when pending there). */
-void sg_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji);
+void sx_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji);
 /* Runs every queued action (many at once) and logs what failed. */
-void sg_run_acts(struct live *L);
+void sx_run_acts(struct live *L);
 /* Whether node n is in partition p (sinfo's partitions). */
-bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p);
+bool sx_in_partitions(const struct sx_nodeinfo *n, const char *p);
 /* The Slurm shape of job id's placement; -1 with why for a request the site's GRES cannot express. */
-int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len);
+int sx_shape_of(struct live *L, int32_t id, struct sx_shape *sh, char *why, size_t len);
 /* The Slurm job was seen final: a restart need not ask about it again. */
-void sg_xref_close(struct live *L, int32_t id, int64_t sid);
+void sx_xref_close(struct live *L, int32_t id, int64_t sid);
 /* A Slurm job of job id replaced by a new one: its row marked, then its
  * cancel queued (the row is closed when the cancel has worked). */
-void sg_xref_replace(struct live *L, int32_t id, int64_t sid);
+void sx_xref_replace(struct live *L, int32_t id, int64_t sid);
 /* The same once this tick's rows are committed (at the next flush): the
  * Slurm job's end is an end row of the tick, and a crash between the two
  * must find the Slurm job still open (its end read again), never closed
  * with its end lost (the job submitted again: run twice). */
-void sg_xref_close_later(struct live *L, int32_t id, int64_t sid);
-void sg_xref_close_due(struct live *L);
+void sx_xref_close_later(struct live *L, int32_t id, int64_t sid);
+void sx_xref_close_due(struct live *L);
 /* The Slurm ids of this state not yet seen final (malloc'd, *n of them). */
-int64_t *sg_open_sids(struct live *L, int *n);
+int64_t *sx_open_sids(struct live *L, int *n);
 /* sinfo --json into x->nodes, and each scenario node's index in it. */
-void sg_read_nodes(struct live *L);
+void sx_read_nodes(struct live *L);
 /* This tick's squeue of the open Slurm jobs. 0, or -1 (unhealthy, logged). */
-int sg_refresh_snap(struct live *L);
+int sx_refresh_snap(struct live *L);
 
 /* slurm_sync.c */
-int slurm_observe(struct live *L, struct obs *o);
-int slurm_nodes_begin(struct live *L);
-int slurm_node_down(struct live *L, int32_t node);
+int sx_observe(struct live *L, struct obs *o);
+int sx_nodes_begin(struct live *L);
+int sx_node_down(struct live *L, int32_t node);
 
 #endif

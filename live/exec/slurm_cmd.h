@@ -3,9 +3,9 @@
  * signals, requeues (held), cancels, drains and resumes nodes, and reads
  * back what Slurm did (squeue, sinfo, sacct, scontrol show config). It
  * knows nothing of the engine: the caller (the daemon's glue,
- * live/lexec_slurm.c) decides what to do and when; this module turns each
- * decision into Slurm commands (run by live/slurm_run.c) and parses what
- * they print (live/slurm_json.c, live/slurm_text.c). Nothing here crashes
+ * live/exec/slurm.c) decides what to do and when; this module turns each
+ * decision into Slurm commands (run by live/exec/slurm_run.c) and parses what
+ * they print (live/exec/slurm_json.c, live/exec/slurm_text.c). Nothing here crashes
  * on bad output: a parser that meets what it does not expect returns -1
  * with a message naming the command, the record and what was expected.
  *
@@ -29,7 +29,7 @@
  * submitted --hold, for sx_start later. The job never sees the daemon's
  * environment: with the context's export_env SX_EXPORT_MINIMAL (the
  * default) sbatch runs --export=ALL in the minimal environment
- * (live/slurm_run.h: PATH and SLURM_CONF only), which the job gets with
+ * (live/exec/slurm_run.h: PATH and SLURM_CONF only), which the job gets with
  * Slurm's SLURM_* variables, and the batch script sets HOME, USER, LOGNAME
  * and SHELL from the passwd entry of the user it runs as; with
  * SX_EXPORT_LOGIN, --export=NONE: the user's login environment, which in
@@ -67,7 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "live/slurm_run.h"
+#include "live/exec/slurm_run.h"
 
 #define SX_NAME_PREFIX "hetlab-"
 #define SX_STATE_ID_LEN 16
@@ -228,7 +228,7 @@ bool sx_state_final(enum sx_state s);
  * env entry, buf too small). */
 int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len, char *err, size_t n);
 
-/* The parsers (live/slurm_json.c, live/slurm_text.c), for the tests and for
+/* The parsers (live/exec/slurm_json.c, live/exec/slurm_text.c), for the tests and for
  * output saved elsewhere. Each: 0, or -1 with a message naming the
  * command, the record and what was expected. */
 /* sinfo --json; only the nodes in partition when neither NULL nor "". */

@@ -1,9 +1,9 @@
 /* exec_shim — the half of exec_local that runs after lx_launch forks: the
  * shim (lx_shim_main), which forks the job, forwards signals to it and
  * records how it ended, and the job itself up to its execvp. Internal to
- * live/exec_local.c and live/exec_shim.c; not for other modules.
+ * live/exec/local_proc.c and live/exec/local_shim.c; not for other modules.
  *
- * lx_launch fills a struct launch on the heap before the fork; after it the
+ * lx_launch fills a struct lx_launch_args on the heap before the fork; after it the
  * child only reads it, runs only async-signal-safe code (no malloc, no stdio,
  * no strerror) and never returns into the caller's code. The file writers
  * here are async-signal-safe, and lx_launch and the cgroup code use them too. */
@@ -17,10 +17,10 @@
 enum { LX_PATH = 4096, LX_TEXT = 512 };
 
 /* The shim's process name; lx_poll checks it before reaping a pid. */
-static const char SHIM_NAME[] = "hetlab-shim";
+static const char LX_SHIM_NAME[] = "hetlab-shim";
 
 /* Everything the shim and the job need, made before the fork. */
-struct launch {
+struct lx_launch_args {
 	char dir[LX_PATH];
 	char lock[LX_PATH], pid[LX_PATH], pidtmp[LX_PATH];
 	char exit[LX_PATH], exittmp[LX_PATH], cgfile[LX_PATH];
@@ -44,16 +44,16 @@ struct launch {
 };
 
 /* What the shim tells lx_launch through the pipe. */
-struct launch_msg {
+struct lx_launch_msg {
 	int err;                          /* errno of the failed step, 0 when launched */
 	int step;
 	pid_t job;
 };
-enum { STEP_OK, STEP_FORK, STEP_PIDFILE };
+enum { LX_STEP_OK, LX_STEP_FORK, LX_STEP_PIDFILE };
 
 /* The shim, in the child of lx_launch's fork: forks and runs the job, reports
  * through L->pipe_w, waits for the job and writes KEY.exit. Never returns. */
-_Noreturn void lx_shim_main(const struct launch *L);
+_Noreturn void lx_shim_main(const struct lx_launch_args *L);
 /* Writes all n bytes to fd (again on EINTR): 0, or -1 (errno). */
 int lx_write_all(int fd, const char *p, size_t n);
 /* Writes data to tmp, then renames it to path. With syncdir, fsyncs the file

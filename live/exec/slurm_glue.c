@@ -4,7 +4,7 @@
  * (partition, CPUs, memory, GRES with the site's types, account, QOS), and
  * the reads of Slurm each tick starts with (sinfo, then squeue -j of the
  * open jobs). */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 #include "sim/mig.h"
 
 #include <inttypes.h>
@@ -15,23 +15,23 @@
 #include <strings.h>
 #include <time.h>
 
-double sg_wall(void)
+double sx_wall(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-const struct alloc_part *sg_parts_of(const struct live *L, int32_t id)
+const struct alloc_part *sx_parts_of(const struct live *L, int32_t id)
 {
 	return &L->s.cl.pool.p[L->s.jobs[id].parts];
 }
 
-int sg_node_names(const struct live *L, int32_t id, const char **nodes, int max)
+int sx_node_names(const struct live *L, int32_t id, const char **nodes, int max)
 {
 	int n = 0;
 	for (int i = 0; i < L->s.jobs[id].nparts && n < max; i++)
-		nodes[n++] = L->s.cl.nodes[sg_parts_of(L, id)[i].node].name;
+		nodes[n++] = L->s.cl.nodes[sx_parts_of(L, id)[i].node].name;
 	return n;
 }
 
@@ -43,18 +43,18 @@ int sg_node_names(const struct live *L, int32_t id, const char **nodes, int max)
  * BeginTime), which a placement's StartTime=now overrides: so the
  * placement starts it two whole seconds after the second the requeue was
  * seen in (the kill was no later; one more for the hosts' clocks). */
-int sg_relaunch_delay(const struct live *L, int32_t id)
+int sx_relaunch_delay(const struct live *L, int32_t id)
 {
-	const struct sxc *x = L->xctx;
-	const struct sjob *sj = &x->j[id];
+	const struct sx_exec *x = L->xctx;
+	const struct sx_jobtrack *sj = &x->j[id];
 	if (sj->killed_at <= 0)
 		return 0;
-	int64_t d = (int64_t)floor(sj->killed_at) + 2 - (int64_t)floor(sg_wall());
+	int64_t d = (int64_t)floor(sj->killed_at) + 2 - (int64_t)floor(sx_wall());
 	return d > 0 ? (int)d : 0;
 }
 
 /* Engine time of a Slurm time (Unix seconds); -1 for none. */
-int64_t sg_eng_time(const struct live *L, int64_t unix_s)
+int64_t sx_eng_time(const struct live *L, int64_t unix_s)
 {
 	if (unix_s <= 0)
 		return -1;
@@ -62,7 +62,7 @@ int64_t sg_eng_time(const struct live *L, int64_t unix_s)
 	return t > 0 ? t : 1;
 }
 
-void sg_set_ref(struct live *L, int32_t id, int64_t sid)
+void sx_set_ref(struct live *L, int32_t id, int64_t sid)
 {
 	if (sid > 0)
 		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "%" PRId64, sid);
@@ -71,31 +71,31 @@ void sg_set_ref(struct live *L, int32_t id, int64_t sid)
 	L->jdirty[id] = 1;
 }
 
-void sg_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg)
+void sx_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	struct rec_row r = { .job = id, .node = -1, .kind = RIN_END, .attempt = (int32_t)L->s.jobs[id].restarts,
 	                     .state = st, .reason = why, .data = (char *)msg };
 	obs_add(&x->later, &r);
 }
 
-int sg_add_act(struct sxc *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason)
+int sx_add_act(struct sx_exec *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason)
 {
 	if (x->nacts == x->capacts) {
 		int cap = x->capacts ? 2 * x->capacts : 32;
-		struct act *n = realloc(x->acts, (size_t)cap * sizeof *n);
+		struct sx_act *n = realloc(x->acts, (size_t)cap * sizeof *n);
 		if (!n)
 			return -1;
 		x->acts = n;
 		x->capacts = cap;
 	}
-	struct act *a = &x->acts[x->nacts++];
-	*a = (struct act){ .kind = kind, .job = job, .node = node, .sid = sid };
+	struct sx_act *a = &x->acts[x->nacts++];
+	*a = (struct sx_act){ .kind = kind, .job = job, .node = node, .sid = sid };
 	snprintf(a->reason, sizeof a->reason, "%s", reason ? reason : "");
 	return 0;
 }
 
-int sg_want_push(struct sxc *x, int32_t id)
+int sx_want_push(struct sx_exec *x, int32_t id)
 {
 	if (x->nwant == x->capwant) {
 		int cap = x->capwant ? 2 * x->capwant : 64;
@@ -109,7 +109,7 @@ int sg_want_push(struct sxc *x, int32_t id)
 	return 0;
 }
 
-const struct sx_jobinfo *sg_snap_find(const struct sxc *x, int64_t sid)
+const struct sx_jobinfo *sx_snap_find(const struct sx_exec *x, int64_t sid)
 {
 	if (!x->have_snap || sid <= 0)
 		return NULL;
@@ -121,15 +121,15 @@ const struct sx_jobinfo *sg_snap_find(const struct sxc *x, int64_t sid)
 
 /* A job preempted before Slurm ran it has nothing to checkpoint: it is
  * taken back (held in Slurm when it is pending there). */
-void sg_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
+void sx_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
 {
-	struct sxc *x = L->xctx;
-	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || x->j[id].phase != SJ_PLACED)
+	struct sx_exec *x = L->xctx;
+	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || x->j[id].phase != SX_PH_PLACED)
 		return;
 	struct rec_row r = { .kind = RIN_UNSTART, .job = id, .node = -1, .attempt = (int32_t)L->s.jobs[id].restarts,
 	                     .data = (char *)"preempted before Slurm started it" };
 	obs_add(&x->later, &r);
-	x->j[id].phase = SJ_IDLE;
+	x->j[id].phase = SX_PH_IDLE;
 	if (ji->st == SX_PENDING) {
 		char err[600];
 		if (sx_hold(&x->c, ji->id, err, sizeof err))
@@ -137,9 +137,9 @@ void sg_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
 	}
 }
 
-void sg_run_acts(struct live *L)
+void sx_run_acts(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (x->nacts == 0)
 		return;
 	struct sx_cmd *cmds = calloc((size_t)x->nacts, sizeof *cmds);
@@ -152,17 +152,17 @@ void sg_run_acts(struct live *L)
 	}
 	int n = 0;
 	for (int k = 0; k < x->nacts; k++) {
-		struct act *a = &x->acts[k];
+		struct sx_act *a = &x->acts[k];
 		struct sx_cmd *c = &cmds[n];
 		sx_cmd_init(c);
 		switch (a->kind) {
-		case A_SIGNAL: {
-			const struct sx_jobinfo *ji = sg_snap_find(x, a->sid);
+		case SX_ACT_SIGNAL: {
+			const struct sx_jobinfo *ji = sx_snap_find(x, a->sid);
 			if (a->sid <= 0 || (ji && ji->st != SX_RUNNING)) {
 				/* Only a running job can be signalled: scancel --signal waits
 				 * for a pending one to start. */
 				if (ji && !sx_state_final(ji->st))
-					sg_never_started(L, a->job, ji);
+					sx_never_started(L, a->job, ji);
 				a->sid = -1;
 				continue;
 			}
@@ -172,24 +172,24 @@ void sg_run_acts(struct live *L)
 			sx_cmd_add(c, "%" PRId64, a->sid);
 			break;
 		}
-		case A_KILL:
-		case A_CANCEL_SID:
+		case SX_ACT_KILL:
+		case SX_ACT_CANCEL_SID:
 			sx_cmd_add(c, "scancel");
 			sx_cmd_add(c, "%" PRId64, a->sid);
 			break;
-		case A_REQUEUE:
-		case A_HOLD:
+		case SX_ACT_REQUEUE:
+		case SX_ACT_HOLD:
 			sx_cmd_add(c, "scontrol");
-			sx_cmd_add(c, a->kind == A_REQUEUE ? "requeuehold" : "hold");
+			sx_cmd_add(c, a->kind == SX_ACT_REQUEUE ? "requeuehold" : "hold");
 			sx_cmd_add(c, "%" PRId64, a->sid);
 			break;
-		case A_DRAIN:
-		case A_RESUME:
+		case SX_ACT_DRAIN:
+		case SX_ACT_RESUME:
 			sx_cmd_add(c, "scontrol");
 			sx_cmd_add(c, "update");
 			sx_cmd_add(c, "NodeName=%s", L->s.cl.nodes[a->node].name);
-			sx_cmd_add(c, "State=%s", a->kind == A_DRAIN ? "DRAIN" : "RESUME");
-			if (a->kind == A_DRAIN)
+			sx_cmd_add(c, "State=%s", a->kind == SX_ACT_DRAIN ? "DRAIN" : "RESUME");
+			if (a->kind == SX_ACT_DRAIN)
 				sx_cmd_add(c, "Reason=%s", a->reason);
 			break;
 		}
@@ -198,30 +198,30 @@ void sg_run_acts(struct live *L)
 	}
 	sx_run_all(&x->c, pc, n, x->cfg->parallel);
 	for (int k = 0, m = 0; k < x->nacts && m < n; k++) {
-		const struct act *a = &x->acts[k];
-		if (a->kind == A_SIGNAL && a->sid <= 0)
+		const struct sx_act *a = &x->acts[k];
+		if (a->kind == SX_ACT_SIGNAL && a->sid <= 0)
 			continue;   /* not sent (see above) */
 		struct sx_cmd *c = &cmds[m++];
-		const char *what = a->kind == A_SIGNAL ? "checkpoint signal" : a->kind == A_KILL ? "cancel"
-		                 : a->kind == A_CANCEL_SID ? "cancel (stray)" : a->kind == A_REQUEUE ? "requeue held"
-		                 : a->kind == A_HOLD ? "hold" : a->kind == A_DRAIN ? "drain" : "resume";
+		const char *what = a->kind == SX_ACT_SIGNAL ? "checkpoint signal" : a->kind == SX_ACT_KILL ? "cancel"
+		                 : a->kind == SX_ACT_CANCEL_SID ? "cancel (stray)" : a->kind == SX_ACT_REQUEUE ? "requeue held"
+		                 : a->kind == SX_ACT_HOLD ? "hold" : a->kind == SX_ACT_DRAIN ? "drain" : "resume";
 		if (a->node >= 0) {
 			if (c->rc)
 				live_log(L, "node %s: %s in Slurm failed: %s", L->s.cl.nodes[a->node].name, what, c->err);
 			else
 				live_log(L, "node %s %s in Slurm", L->s.cl.nodes[a->node].name,
-				         a->kind == A_DRAIN ? "drained" : "resumed");
+				         a->kind == SX_ACT_DRAIN ? "drained" : "resumed");
 		} else if (c->rc && !c->no_job) {
 			live_log(L, "job %d (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
 			         c->transient ? " (retried when Slurm answers)" : "");
 		}
 		/* A stray or replaced Slurm job cancelled (or gone): its row closed
 		 * (until then a restart cancels it again). */
-		if (a->kind == A_CANCEL_SID && a->job >= 0 &&
+		if (a->kind == SX_ACT_CANCEL_SID && a->job >= 0 &&
 		    (c->rc == 0 || c->no_job || strstr(c->err, "already completing or completed")))
-			sg_xref_close(L, a->job, a->sid);
-		if (a->kind == A_REQUEUE && a->job >= 0 && a->job < L->cfg.max_jobs && x->j[a->job].sid == a->sid)
-			x->j[a->job].killed_at = sg_wall();   /* killed by now: see sg_relaunch_delay */
+			sx_xref_close(L, a->job, a->sid);
+		if (a->kind == SX_ACT_REQUEUE && a->job >= 0 && a->job < L->cfg.max_jobs && x->j[a->job].sid == a->sid)
+			x->j[a->job].killed_at = sx_wall();   /* killed by now: see sx_relaunch_delay */
 		sx_cmd_done(c);
 	}
 	free(cmds);
@@ -229,7 +229,7 @@ void sg_run_acts(struct live *L)
 	x->nacts = 0;
 }
 
-bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p)
+bool sx_in_partitions(const struct sx_nodeinfo *n, const char *p)
 {
 	size_t k = strlen(p);
 	for (const char *s = n->partitions; (s = strstr(s, p)) != NULL; s += k)
@@ -238,16 +238,16 @@ bool sg_in_partitions(const struct sx_nodeinfo *n, const char *p)
 	return false;
 }
 
-int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t len)
+int sx_shape_of(struct live *L, int32_t id, struct sx_shape *sh, char *why, size_t len)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	const struct job *j = &L->s.jobs[id];
 	const struct live_slurm_cfg *cf = x->cfg;
 	memset(sh, 0, sizeof *sh);
 	const char *cls = job_class_name((enum job_class)j->cls);
 	int gpn = 0, milli = 0, mig = -1;
 	for (int i = 0; i < j->nparts; i++) {
-		const struct alloc_part *p = &sg_parts_of(L, id)[i];
+		const struct alloc_part *p = &sx_parts_of(L, id)[i];
 		if (p->cores > sh->cpn)
 			sh->cpn = p->cores;
 		if (p->mem_mib > sh->mem)
@@ -261,10 +261,10 @@ int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t 
 	}
 	if (sh->mem <= 0)
 		sh->mem = cf->mem_mib_default;
-	const struct alloc_part *p0 = &sg_parts_of(L, id)[0];
+	const struct alloc_part *p0 = &sx_parts_of(L, id)[0];
 	const struct node *n0 = &L->s.cl.nodes[p0->node];
 	if (mig >= 0) {
-		const struct alloc_part *p = &sg_parts_of(L, id)[mig];
+		const struct alloc_part *p = &sx_parts_of(L, id)[mig];
 		const struct node *nd = &L->s.cl.nodes[p->node];
 		const struct gpustate *gs = &L->s.cl.gpu[nd->gpu0 + __builtin_ctzll(p->gpus)];
 		const char *prof = gs->mig ? gs->mig->card->profiles[p->mig_profile].name : "?";
@@ -300,8 +300,8 @@ int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t 
 			continue;
 		bool all = x->have_nodes;
 		for (int i = 0; all && i < j->nparts; i++) {
-			int32_t ni = x->nidx[sg_parts_of(L, id)[i].node];
-			all = ni >= 0 && sg_in_partitions(&x->nodes[ni], p);
+			int32_t ni = x->nidx[sx_parts_of(L, id)[i].node];
+			all = ni >= 0 && sx_in_partitions(&x->nodes[ni], p);
 		}
 		if (all)
 			sh->partition = p;
@@ -326,29 +326,29 @@ int sg_shape_of(struct live *L, int32_t id, struct shape *sh, char *why, size_t 
 	return 0;
 }
 
-void sg_xref_close(struct live *L, int32_t id, int64_t sid)
+void sx_xref_close(struct live *L, int32_t id, int64_t sid)
 {
 	char err[512];
 	if (lstate_xref_close(&L->st, id, sid, err, sizeof err))
 		live_log(L, "%s", err);
 }
 
-void sg_xref_replace(struct live *L, int32_t id, int64_t sid)
+void sx_xref_replace(struct live *L, int32_t id, int64_t sid)
 {
 	char err[512];
 	if (lstate_xref_replaced(&L->st, id, sid, err, sizeof err))
 		live_log(L, "%s", err);
-	sg_add_act(L->xctx, A_CANCEL_SID, id, -1, sid, NULL);
+	sx_add_act(L->xctx, SX_ACT_CANCEL_SID, id, -1, sid, NULL);
 }
 
-void sg_xref_close_later(struct live *L, int32_t id, int64_t sid)
+void sx_xref_close_later(struct live *L, int32_t id, int64_t sid)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (x->npclose == x->cappclose) {
 		int cap = x->cappclose ? 2 * x->cappclose : 16;
 		void *n = realloc(x->pclose, (size_t)cap * sizeof *x->pclose);
 		if (!n) {
-			sg_xref_close(L, id, sid);   /* out of memory: at once, as before */
+			sx_xref_close(L, id, sid);   /* out of memory: at once, as before */
 			return;
 		}
 		x->pclose = n;
@@ -359,17 +359,17 @@ void sg_xref_close_later(struct live *L, int32_t id, int64_t sid)
 	x->npclose++;
 }
 
-void sg_xref_close_due(struct live *L)
+void sx_xref_close_due(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	for (int k = 0; k < x->npclose; k++)
-		sg_xref_close(L, x->pclose[k].id, x->pclose[k].sid);
+		sx_xref_close(L, x->pclose[k].id, x->pclose[k].sid);
 	x->npclose = 0;
 }
 
-int64_t *sg_open_sids(struct live *L, int *n)
+int64_t *sx_open_sids(struct live *L, int *n)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	int cap = 64;
 	int64_t *v = malloc((size_t)cap * sizeof *v);
 	*n = 0;
@@ -388,9 +388,9 @@ int64_t *sg_open_sids(struct live *L, int *n)
 	return v;
 }
 
-void sg_read_nodes(struct live *L)
+void sx_read_nodes(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	char err[600];
 	free(x->nodes);
 	x->nodes = NULL;
@@ -406,7 +406,7 @@ void sg_read_nodes(struct live *L)
 			if (strcmp(x->nodes[k].name, L->s.cl.nodes[i].name) == 0) {
 				bool ours = x->cfg->npartition == 0;
 				for (int p = 0; !ours && p < x->cfg->npartition; p++)
-					ours = sg_in_partitions(&x->nodes[k], x->cfg->partition[p]);
+					ours = sx_in_partitions(&x->nodes[k], x->cfg->partition[p]);
 				if (ours)
 					x->nidx[i] = k;
 			}
@@ -414,11 +414,11 @@ void sg_read_nodes(struct live *L)
 }
 
 /* This tick's squeue of the open Slurm jobs. */
-int sg_refresh_snap(struct live *L)
+int sx_refresh_snap(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	int n = 0;
-	int64_t *sids = sg_open_sids(L, &n);
+	int64_t *sids = sx_open_sids(L, &n);
 	char err[600] = "out of memory";
 	free(x->snap);
 	x->snap = NULL;

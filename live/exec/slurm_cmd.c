@@ -1,8 +1,8 @@
 /* exec_slurm — see exec_slurm.h. The batch script, the argv of every
  * action, and the reads (squeue -O lines, sacct, sinfo --json, scontrol
- * show config) through live/slurm_run.c; their parsers are
- * live/slurm_text.c and live/slurm_json.c. */
-#include "live/exec_slurm.h"
+ * show config) through live/exec/slurm_run.c; their parsers are
+ * live/exec/slurm_text.c and live/exec/slurm_json.c. */
+#include "live/exec/slurm_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -129,7 +129,7 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 	 * hostnames below) would otherwise kill the wrapper itself. */
 	snprintf(line, sizeof line,
 	         "#!/bin/sh\nhetlab_ckpt=0\ntrap 'hetlab_ckpt=1' %s\n"
-	         "# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec_slurm.c): every word "
+	         "# hetlab job %" PRId64 " of state %s, written by hetlab (live/exec/slurm_cmd.c): every word "
 	         "single-quoted.\nPATH=${PATH:-/usr/local/bin:/usr/bin:/bin}; export PATH\n",
 	         sig, j->key, j->state_id ? j->state_id : "?");
 	if (add(buf, len, &off, line) < 0 || (env == SX_EXPORT_MINIMAL && add(buf, len, &off, passwd_env) < 0))

@@ -19,7 +19,7 @@
  *     the policy may use.
  * Slurm jobs of this state that the engine no longer runs are held (when
  * the engine may run the job again) or cancelled. */
-#include "live/slurm_glue.h"
+#include "live/exec/slurm_glue.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -76,7 +76,7 @@ static void end_row(struct live *L, struct obs *o, int32_t id, enum sx_state st,
 	         from ? " " : "", from ? from : "");
 	live_log(L, "job %d (Slurm %" PRId64 "): %s%s", id, sid, msg,
 	         j->state == JOB_CHECKPOINTING ? " after the checkpoint signal" : "");
-	row(o, RIN_END, id, (int32_t)j->restarts, sg_eng_time(L, start), sg_eng_time(L, end), js, why, msg);
+	row(o, RIN_END, id, (int32_t)j->restarts, sx_eng_time(L, start), sx_eng_time(L, end), js, why, msg);
 }
 
 /* A job hetlab signalled to checkpoint that died of that very signal
@@ -112,7 +112,7 @@ static void rq_add(struct rqs *q, int32_t id, int64_t sid, bool ckpt, bool unsee
  * it is taken for a start that never happened. */
 static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (q->n == 0)
 		return;
 	int64_t *sids = malloc((size_t)q->n * sizeof *sids);
@@ -120,7 +120,7 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 	int na = 0;
 	bool no_acct = false, acct = false;
 	char err[600];
-	double now = sg_wall();
+	double now = sx_wall();
 	for (int k = 0; sids && k < q->n; k++)
 		sids[k] = q->v[k].sid;
 	if (sids && x->have_conf && x->conf.accounting) {
@@ -132,7 +132,7 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 	for (int k = 0; k < q->n; k++) {
 		const struct rq *r = &q->v[k];
 		const struct job *j = &L->s.jobs[r->id];
-		struct sjob *sj = &x->j[r->id];
+		struct sx_jobtrack *sj = &x->j[r->id];
 		int64_t end = -1, start = -1;
 		for (int i = 0; i < na; i++)
 			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end) {
@@ -145,7 +145,7 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 			/* slurmdbd has not the run's record yet: asked again next tick. */
 			if (sj->rq_wait == 0)
 				sj->rq_wait = now;
-			sj->phase = SJ_PLACED;
+			sj->phase = SX_PH_PLACED;
 			continue;
 		}
 		sj->rq_wait = 0;
@@ -155,7 +155,7 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 		/* The wrapper's requeue after the checkpoint signal is a requeue
 		 * too: an end row would be final (a job that ended without
 		 * requeuing itself never saw the signal). */
-		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sg_eng_time(L, start) : -1, sg_eng_time(L, end), 0,
+		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sx_eng_time(L, start) : -1, sx_eng_time(L, end), 0,
 		    0, r->why);
 	}
 	free(a);
@@ -169,16 +169,16 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
  * (logged). */
 static int place_again(struct live *L, int32_t id, int64_t sid)
 {
-	struct sxc *x = L->xctx;
-	struct shape sh;
+	struct sx_exec *x = L->xctx;
+	struct sx_shape sh;
 	char why[600];
 	const char *nodes[256];
-	int n = sg_node_names(L, id, nodes, 256);
+	int n = sx_node_names(L, id, nodes, 256);
 	struct sx_cmd c;
-	int rc = sg_shape_of(L, id, &sh, why, sizeof why);
+	int rc = sx_shape_of(L, id, &sh, why, sizeof why);
 	if (rc == 0)
 		rc = sx_place_cmd(sid, nodes, n, sh.partition && sh.partition[0] ? sh.partition : NULL,
-		                  sg_relaunch_delay(L, id), &c, why, sizeof why);
+		                  sx_relaunch_delay(L, id), &c, why, sizeof why);
 	if (rc == 0) {
 		sx_run(&x->c, &c);
 		if (c.rc)
@@ -197,15 +197,15 @@ static int place_again(struct live *L, int32_t id, int64_t sid)
 static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id, const struct sx_jobinfo *ji,
                       double now)
 {
-	struct sxc *x = L->xctx;
-	struct sjob *sj = &x->j[id];
+	struct sx_exec *x = L->xctx;
+	struct sx_jobtrack *sj = &x->j[id];
 	const struct job *j = &L->s.jobs[id];
 	int att = (int)j->restarts;
 	int expect = att - sj->base;
 	bool ckpt = j->state == JOB_CHECKPOINTING;
 	/* Never seen running; a requeue of such a run may wait for its record
 	 * while Slurm keeps it pending (held, once asked). */
-	bool unseen = sj->phase == SJ_PLACED;
+	bool unseen = sj->phase == SX_PH_PLACED;
 	bool may_wait = ji->st == SX_PENDING || ji->st == SX_HELD;
 	if (ji->restarts > expect && !sx_state_final(ji->st)) {
 		/* Requeued since this attempt began. */
@@ -220,22 +220,22 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 			if (sj->rq_wait == 0)
 				live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, why);
 			if (ji->st == SX_RUNNING)
-				sg_add_act(x, A_REQUEUE, id, -1, ji->id, NULL);
+				sx_add_act(x, SX_ACT_REQUEUE, id, -1, ji->id, NULL);
 			else if (ji->st == SX_PENDING)
-				sg_add_act(x, A_HOLD, id, -1, ji->id, NULL);
+				sx_add_act(x, SX_ACT_HOLD, id, -1, ji->id, NULL);
 			rq_add(rq, id, ji->id, false, unseen, may_wait, why);
 		}
 		sj->killed_at = now;
-		sj->phase = SJ_IDLE;
+		sj->phase = SX_PH_IDLE;
 		return;
 	}
 	switch (ji->st) {
 	case SX_RUNNING:
 	case SX_SUSPENDED:
 		sj->place_due = false;
-		if (sj->phase == SJ_PLACED) {
-			sj->phase = SJ_RUNNING;
-			row(o, RIN_RUNNING, id, att, sg_eng_time(L, ji->start_unix), -1, 0, 0, NULL);
+		if (sj->phase == SX_PH_PLACED) {
+			sj->phase = SX_PH_RUNNING;
+			row(o, RIN_RUNNING, id, att, sx_eng_time(L, ji->start_unix), -1, 0, 0, NULL);
 		}
 		return;
 	case SX_COMPLETING:
@@ -243,7 +243,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		return;
 	case SX_PENDING:
 	case SX_HELD:
-		if (sj->phase != SJ_PLACED)
+		if (sj->phase != SX_PH_PLACED)
 			return;
 		if (ji->st == SX_HELD && now - sj->placed_at < x->cfg->start_timeout_s) {
 			/* Placed, still held: the release failed (or a restart cut it
@@ -269,9 +269,9 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 			         ji->reason[0] ? ji->reason : "pending");
 			live_log(L, "job %d (Slurm %" PRId64 "): %s: held and placed again", id, ji->id, why);
 			if (ji->st == SX_PENDING)
-				sg_add_act(x, A_HOLD, id, -1, ji->id, NULL);
+				sx_add_act(x, SX_ACT_HOLD, id, -1, ji->id, NULL);
 			row(o, RIN_UNSTART, id, att, -1, -1, 0, 0, why);
-			sj->phase = SJ_IDLE;
+			sj->phase = SX_PH_IDLE;
 		}
 		return;
 	default:
@@ -287,15 +287,15 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 			end_row(L, o, id, ji->st, ji->exit_code, ji->exit_sig, ji->start_unix, ji->end_unix, ji->id, NULL);
 		}
 		sj->open = false;
-		sj->phase = SJ_IDLE;
-		sg_xref_close_later(L, id, ji->id);
+		sj->phase = SX_PH_IDLE;
+		sx_xref_close_later(L, id, ji->id);
 	}
 }
 
 /* Jobs slurmctld has forgotten: what slurmdbd kept, else lost. */
 static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (n <= 0)
 		return;
 	int64_t *sids = malloc((size_t)n * sizeof *sids);
@@ -316,7 +316,7 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 	}
 	for (int k = 0; k < n; k++) {
 		int32_t id = ids[k];
-		struct sjob *sj = &x->j[id];
+		struct sx_jobtrack *sj = &x->j[id];
 		const struct sx_acct *last = NULL;
 		for (int i = 0; i < na; i++)
 			if (a[i].id == sids[k] && (!last || a[i].start_unix >= last->start_unix))
@@ -328,8 +328,8 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 			         DIED_ON_CKPT ": requeued", id, sids[k], sids[k], sx_state_name(last->st), last->exit_code,
 			         last->exit_sig);
 			row(o, RIN_REQUEUE, id, (int32_t)L->s.jobs[id].restarts,
-			    sj->phase == SJ_PLACED && last->start_unix > 0 ? sg_eng_time(L, last->start_unix) : -1,
-			    last->end_unix > 0 ? sg_eng_time(L, last->end_unix) : -1, 0,
+			    sj->phase == SX_PH_PLACED && last->start_unix > 0 ? sx_eng_time(L, last->start_unix) : -1,
+			    last->end_unix > 0 ? sx_eng_time(L, last->end_unix) : -1, 0,
 			    0, DIED_ON_CKPT);
 		} else if (last && last->st != SX_REQUEUED) {
 			end_row(L, o, id, last->st, last->exit_code, last->exit_sig, last->start_unix, last->end_unix, sids[k],
@@ -341,8 +341,8 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 			    "gone from Slurm: no record of how it ended");
 		}
 		sj->open = false;
-		sj->phase = SJ_IDLE;
-		sg_xref_close_later(L, id, sids[k]);
+		sj->phase = SX_PH_IDLE;
+		sx_xref_close_later(L, id, sids[k]);
 	}
 	free(a);
 	free(sids);
@@ -351,7 +351,7 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 /* What jobs not this state's hold of each node. */
 static void foreign(struct live *L, struct obs *o)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	const struct sim *s = &L->s;
 	if (!x->have_nodes)
 		return;
@@ -363,25 +363,25 @@ static void foreign(struct live *L, struct obs *o)
 		 * soak's gangs on that node never started.) */
 		for (int32_t i = 0; i < s->cl.nnodes; i++) {
 			const struct sim_xin *w = &s->live->foreign_want[i];   /* asked: the engine takes the rest as it frees */
-			x->fhold[i] = (struct nodeuse){ .cpus = (int32_t)w->a, .gpus = (int32_t)w->b, .mem = w->mem_mib };
+			x->fhold[i] = (struct sx_nodeuse){ .cpus = (int32_t)w->a, .gpus = (int32_t)w->b, .mem = w->mem_mib };
 		}
 	}
 	x->fhold_synced = true;
-	struct nodeuse *ours = calloc((size_t)s->cl.nnodes + 1, sizeof *ours);
+	struct sx_nodeuse *ours = calloc((size_t)s->cl.nnodes + 1, sizeof *ours);
 	if (!ours)
 		return;
 	/* Ours: the running attempts Slurm runs, in Slurm's terms. */
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
-		const struct sx_jobinfo *ji = sg_snap_find(x, x->j[id].sid);
+		const struct sx_jobinfo *ji = sx_snap_find(x, x->j[id].sid);
 		if (!ji || (ji->st != SX_RUNNING && ji->st != SX_COMPLETING && ji->st != SX_SUSPENDED))
 			continue;
-		struct shape sh;
+		struct sx_shape sh;
 		char why[200];
-		if (sg_shape_of(L, id, &sh, why, sizeof why))
+		if (sx_shape_of(L, id, &sh, why, sizeof why))
 			continue;
 		for (int i = 0; i < s->jobs[id].nparts; i++) {
-			const struct alloc_part *p = &sg_parts_of(L, id)[i];
+			const struct alloc_part *p = &sx_parts_of(L, id)[i];
 			int32_t ni = x->nidx[p->node];
 			ours[p->node].cpus += sh.cpn;
 			/* No --mem where Slurm schedules memory: it gave the whole node. */
@@ -395,7 +395,7 @@ static void foreign(struct live *L, struct obs *o)
 			continue;
 		const struct sx_nodeinfo *n = &x->nodes[ni];
 		const struct node *nd = &s->cl.nodes[i];
-		struct nodeuse f = { 0 };
+		struct sx_nodeuse f = { 0 };
 		const char *what = "jobs not hetlab's";
 		if (n->down || n->not_responding)
 			continue;   /* down: the node is out of service (probe rounds) */
@@ -411,7 +411,7 @@ static void foreign(struct live *L, struct obs *o)
 			f.mem = n->alloc_mem_mib - ours[i].mem > 0 ? n->alloc_mem_mib - ours[i].mem : 0;
 			f.gpus = n->gpus_used - ours[i].gpus > 0 ? n->gpus_used - ours[i].gpus : 0;
 		}
-		struct nodeuse *last = &x->fhold[i];
+		struct sx_nodeuse *last = &x->fhold[i];
 		if (f.cpus == last->cpus && f.gpus == last->gpus && f.mem == last->mem)
 			continue;
 		char data[96];
@@ -427,11 +427,11 @@ static void foreign(struct live *L, struct obs *o)
 	free(ours);
 }
 
-int slurm_observe(struct live *L, struct obs *o)
+int sx_observe(struct live *L, struct obs *o)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	struct sim *s = &L->s;
-	double now = sg_wall();
+	double now = sx_wall();
 	for (int32_t k = 0; k < x->later.n; k++) {
 		struct rec_row r = x->later.rows[k];
 		obs_add(o, &r);
@@ -441,8 +441,8 @@ int slurm_observe(struct live *L, struct obs *o)
 	 * reads is then counted ours, never the others'. When Slurm cannot be
 	 * read, /healthz says so at once, and nothing else is tried this tick
 	 * (each command would wait for the controller). */
-	sg_read_nodes(L);
-	if (!x->have_nodes || sg_refresh_snap(L)) {
+	sx_read_nodes(L);
+	if (!x->have_nodes || sx_refresh_snap(L)) {
 		x->ctld_down = true;
 		L->healthy = false;   /* the daemon publishes it at once */
 		return 0;
@@ -456,12 +456,12 @@ int slurm_observe(struct live *L, struct obs *o)
 	struct rqs rq = { 0 };
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
-		struct sjob *sj = &x->j[id];
-		if (sj->phase != SJ_PLACED && sj->phase != SJ_RUNNING)
+		struct sx_jobtrack *sj = &x->j[id];
+		if (sj->phase != SX_PH_PLACED && sj->phase != SX_PH_RUNNING)
 			continue;
 		if ((int32_t)s->jobs[id].restarts != sj->attempt)
 			continue;
-		const struct sx_jobinfo *ji = sg_snap_find(x, sj->sid);
+		const struct sx_jobinfo *ji = sx_snap_find(x, sj->sid);
 		if (ji)
 			reconcile(L, o, &rq, id, ji, now);
 		else if (lost)
@@ -476,44 +476,44 @@ int slurm_observe(struct live *L, struct obs *o)
 		const struct sx_jobinfo *ji = &x->snap[i];
 		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= s->njobs)
 			continue;
-		struct sjob *sj = &x->j[ji->key];
+		struct sx_jobtrack *sj = &x->j[ji->key];
 		const struct job *j = &s->jobs[ji->key];
 		bool runs = (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && sj->sid == ji->id &&
-		            (sj->phase == SJ_PLACED || sj->phase == SJ_RUNNING || sj->phase == SJ_WANT);
+		            (sj->phase == SX_PH_PLACED || sj->phase == SX_PH_RUNNING || sj->phase == SX_PH_WANT);
 		if (runs)
 			continue;
 		if (sx_state_final(ji->st)) {
 			if (sj->sid == ji->id && sj->open) {
 				sj->open = false;
-				sg_xref_close(L, ji->key, ji->id);
+				sx_xref_close(L, ji->key, ji->id);
 			}
 			continue;
 		}
 		/* Not open: replaced by a new Slurm job (its cancel cut short). */
 		bool again = !job_state_final((enum job_state)j->state) && sj->sid == ji->id && sj->open;
 		if (!again)
-			sg_add_act(x, A_CANCEL_SID, ji->key, -1, ji->id, NULL);
+			sx_add_act(x, SX_ACT_CANCEL_SID, ji->key, -1, ji->id, NULL);
 		else if (ji->st == SX_RUNNING)
-			sg_add_act(x, A_REQUEUE, ji->key, -1, ji->id, NULL);
+			sx_add_act(x, SX_ACT_REQUEUE, ji->key, -1, ji->id, NULL);
 		else if (ji->st == SX_PENDING)
-			sg_add_act(x, A_HOLD, ji->key, -1, ji->id, NULL);
+			sx_add_act(x, SX_ACT_HOLD, ji->key, -1, ji->id, NULL);
 	}
 	foreign(L, o);
-	sg_run_acts(L);
+	sx_run_acts(L);
 	return 0;
 }
 
 /* DOWN or not responding in Slurm is down; a node Slurm does not list
  * (not in the driven partitions) says nothing. */
-int slurm_nodes_begin(struct live *L)
+int sx_nodes_begin(struct live *L)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	return x->have_nodes ? 0 : -1;
 }
 
-int slurm_node_down(struct live *L, int32_t node)
+int sx_node_down(struct live *L, int32_t node)
 {
-	struct sxc *x = L->xctx;
+	struct sx_exec *x = L->xctx;
 	if (!x->have_nodes)
 		return -1;
 	if (x->nidx[node] < 0) {

@@ -3,7 +3,7 @@
  * Only async-signal-safe code from the fork on: no malloc, no stdio, no
  * strerror (we use strerrordesc_np, a table lookup), and neither process ever
  * returns into the caller's code. */
-#include "live/exec_shim.h"
+#include "live/exec/local_shim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -184,7 +184,7 @@ static pid_t raw_fork(void)
 
 /* ---- the job --------------------------------------------------------------- */
 
-static void job_cgroup(const struct launch *L)
+static void job_cgroup(const struct lx_launch_args *L)
 {
 	if (mkdir(L->cg, 0755) < 0 && errno != EEXIST) {
 		say("warning: running without a cgroup: cannot create", L->cg, errno);
@@ -201,7 +201,7 @@ static void job_cgroup(const struct launch *L)
 /* Becomes the job's user: groups, gid, uid (raw system calls: this is
  * the only thread of the process, and glibc's wrappers would try to tell
  * threads that are not there), then makes sure there is no way back. */
-static void become_user(const struct launch *L, pid_t shim)
+static void become_user(const struct lx_launch_args *L, pid_t shim)
 {
 	if (syscall(SYS_setgroups, (size_t)L->ngroups, L->groups) < 0) {
 		say("cannot set the job's groups", NULL, errno);
@@ -229,7 +229,7 @@ static void become_user(const struct launch *L, pid_t shim)
 
 /* The job's own output, opened as its user: never through a link, only a
  * regular file (a FIFO there must not hang the job). */
-static void open_user_out(const struct launch *L)
+static void open_user_out(const struct lx_launch_args *L)
 {
 	int fd = open(L->user_out, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
@@ -247,7 +247,7 @@ static void open_user_out(const struct launch *L)
 	close(fd);
 }
 
-static _Noreturn void job_main(const struct launch *L, pid_t shim)
+static _Noreturn void job_main(const struct lx_launch_args *L, pid_t shim)
 {
 	/* Only the shim holds the lock; the job must not keep it alive. */
 	close(L->lockfd);
@@ -280,17 +280,17 @@ static _Noreturn void job_main(const struct launch *L, pid_t shim)
 
 /* ---- the shim -------------------------------------------------------------- */
 
-static void shim_report(const struct launch *L, int step, int err, pid_t job)
+static void shim_report(const struct lx_launch_args *L, int step, int err, pid_t job)
 {
-	struct launch_msg m = { .err = err, .step = step, .job = job };
+	struct lx_launch_msg m = { .err = err, .step = step, .job = job };
 	(void)lx_write_all(L->pipe_w, (const char *)&m, sizeof m);
 }
 
-_Noreturn void lx_shim_main(const struct launch *L)
+_Noreturn void lx_shim_main(const struct lx_launch_args *L)
 {
 	pid_t self = getpid();
 	(void)setsid();
-	(void)prctl(PR_SET_NAME, SHIM_NAME, 0, 0, 0);
+	(void)prctl(PR_SET_NAME, LX_SHIM_NAME, 0, 0, 0);
 
 	/* The daemon's handlers and ignored signals are not ours (all signals are
 	 * blocked since before the fork, so none runs meanwhile). */
@@ -321,7 +321,7 @@ _Noreturn void lx_shim_main(const struct launch *L)
 
 	pid_t job = raw_fork();
 	if (job < 0) {
-		shim_report(L, STEP_FORK, errno, 0);
+		shim_report(L, LX_STEP_FORK, errno, 0);
 		_exit(1);
 	}
 	if (job == 0)
@@ -338,10 +338,10 @@ _Noreturn void lx_shim_main(const struct launch *L)
 		kill(-job, SIGKILL);
 		kill(job, SIGKILL);
 		waitpid(job, NULL, 0);
-		shim_report(L, STEP_PIDFILE, e, job);
+		shim_report(L, LX_STEP_PIDFILE, e, job);
 		_exit(1);
 	}
-	shim_report(L, STEP_OK, 0, job);
+	shim_report(L, LX_STEP_OK, 0, job);
 	close(L->pipe_w);
 
 	/* Forward signals until the job's main process ends. The timeout is a

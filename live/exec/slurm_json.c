@@ -2,8 +2,8 @@
  * --json` into sx_nodeinfo, for Slurm 22.05's data_parser v0.0.38 and, best
  * effort, 23.x's forms; and the names of the job states. Pure functions of
  * the text: no commands run here. (Jobs are read as squeue -O lines,
- * live/slurm_text.c: squeue --json of 22.05 ignores -j.) */
-#include "live/exec_slurm.h"
+ * live/exec/slurm_text.c: squeue --json of 22.05 ignores -j.) */
+#include "live/exec/slurm_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,19 +1,18 @@
-/* lexec — the live executors as the daemon drives them: the engine's
- * decisions (start, signal, stop, drain) turned into calls of the
- * low-level local (live/exec_local.c) and Slurm (live/exec_slurm.c)
- * executors, and their observations turned back into job ends.
+/* local — the local executor as the daemon drives it (lx_executor,
+ * registered as "local"; the contract is live/exec/executor.h): the
+ * engine's decisions (start, signal, stop, drain) turned into calls of the
+ * low-level process runner (live/exec/local_proc.c), and its observations
+ * turned back into job ends.
  *
- * local: every node of the scenario runs its jobs on this host (a
- * one-node scenario is this host; more nodes are a test or demo set-up).
+ * Every node of the scenario runs its jobs on this host (a one-node
+ * scenario is this host; more nodes are a test or demo set-up).
  * Core k of a node is host CPU k mod the host's CPU count; a node's NUMA
  * domains are contiguous ranges of its cores, as the model splits them, so
  * the cores a job gets in domain d are CPUs of that range. The job's
  * files are STATE_DIR/jobs/KEY.* with KEY = id × 256 + attempt mod 256
- * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended).
- *
- * The Slurm executor's glue is live/lexec_slurm.c. */
-#include "live/live_int.h"
-#include "live/exec_local.h"
+ * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended). */
+#include "live/exec/executor.h"
+#include "live/exec/local_proc.h"
 #include "live/nvml.h"
 #include "sim/mig.h"
 #include "live/topo.h"
@@ -39,45 +38,6 @@ static int64_t job_key(const struct live *L, int32_t id)
 static const struct alloc_part *job_parts(const struct live *L, int32_t id)
 {
 	return &L->s.cl.pool.p[L->s.jobs[id].parts];
-}
-
-char **lexec_job_env(const struct live *L, int32_t id, const char *extra, bool runtime_vars)
-{
-	const struct jobx *x = &L->jx[id];
-	const struct job *j = &L->s.jobs[id];
-	int n = 0;
-	while (x->env && x->env[n])
-		n++;
-	char **e = calloc((size_t)n + 9, sizeof *e);
-	if (!e)
-		return NULL;
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		e[k++] = strdup(x->env[i]);
-	char nodes[1024] = "";
-	size_t off = 0;
-	for (int i = 0; i < j->nparts && off < sizeof nodes; i++)
-		off += (size_t)snprintf(nodes + off, sizeof nodes - off, "%s%s", i ? "," : "",
-		                        L->s.cl.nodes[job_parts(L, id)[i].node].name);
-	/* CUDA numbers GPUs fastest first unless told to follow the PCI bus,
-	 * which is NVML's order and the one the allocation's indexes use. */
-	e[k++] = strdup("CUDA_DEVICE_ORDER=PCI_BUS_ID");
-	if (asprintf(&e[k++], "HETLAB_JOB_ID=%d", id) < 0 ||
-	    asprintf(&e[k++], "HETLAB_CKPT_SIGNAL=%d", L->cfg.sig) < 0)
-		e[k - 1] = NULL;
-	if (!runtime_vars && (asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||
-	                      asprintf(&e[k++], "HETLAB_NODES=%s", nodes) < 0))
-		e[k - 1] = NULL;
-	if (extra)
-		e[k++] = strdup(extra);
-	return e;
-}
-
-void lexec_strv_free(char **v)
-{
-	for (int i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* ---- local ---- */
@@ -413,7 +373,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	} else if (p->milli > 0) {
 		snprintf(extra, sizeof extra, "HETLAB_GPU_MILLI=%d", p->milli);
 	}
-	char **env = lexec_job_env(L, id, extra[0] ? extra : NULL, false);
+	char **env = exec_job_env(L, id, extra[0] ? extra : NULL, false);
 	if (ra.other)
 		env = runas_env(env, &ra);
 	struct lx_spec sp = {
@@ -439,7 +399,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 	};
 	struct lx_handle h;
 	int rc = lx_launch(L->jobdir, key, &sp, &h, err, errlen);
-	lexec_strv_free(env);
+	exec_strv_free(env);
 	if (rc)
 		local_mark(L, id, false);
 	else
@@ -523,8 +483,9 @@ static void local_fini(struct live *L)
 	L->xctx = NULL;
 }
 
-const struct lexec_ops lexec_local = {
+const struct live_executor lx_executor = {
 	.name = "local",
+	.flags = 0,
 	.init = local_init,
 	.start = local_start,
 	.signal = local_signal,

@@ -1,11 +1,11 @@
 /* exec_local — see exec_local.h. lx_launch prepares everything on the heap
  * (paths, the job's environment, its affinity mask, cgroup values), opens the
  * lock, output and /dev/null, then forks; the child runs lx_shim_main
- * (live/exec_shim.c: async-signal-safe code only) and never returns here.
+ * (live/exec/local_shim.c: async-signal-safe code only) and never returns here.
  * The rest reads a job's state back from its files (poll, signal, kill,
  * remove) and checks cgroup v2 directories. */
-#include "live/exec_local.h"
-#include "live/exec_shim.h"
+#include "live/exec/local_proc.h"
+#include "live/exec/local_shim.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -114,7 +114,7 @@ static int is_cuda_var(const char *e)
  * CUDA_VISIBLE_DEVICES, then spec->env (the last of a repeated name wins),
  * then CUDA_VISIBLE_DEVICES when given. The strings are borrowed but for
  * L->cuda_entry. */
-static int build_env(struct launch *L, const struct lx_spec *sp, char *err, size_t errlen)
+static int build_env(struct lx_launch_args *L, const struct lx_spec *sp, char *err, size_t errlen)
 {
 	size_t n0 = 0, n1 = 0;
 	for (char **e = environ; !sp->clean_env && e && *e; e++)
@@ -201,7 +201,7 @@ static int check_spec(const char *dir, const struct lx_spec *sp, char *err, size
 
 /* The ids and groups a run_as job takes (looked up now: the job may not
  * call the group database after the fork). */
-static int plan_ids(struct launch *L, const struct lx_spec *sp, char *err, size_t errlen)
+static int plan_ids(struct lx_launch_args *L, const struct lx_spec *sp, char *err, size_t errlen)
 {
 	L->run_as = 1;
 	L->uid = sp->uid;
@@ -235,7 +235,7 @@ static int plan_ids(struct launch *L, const struct lx_spec *sp, char *err, size_
 }
 
 /* Fills L's paths and values. */
-static int make_paths(struct launch *L, const char *dir, int64_t key, const struct lx_spec *sp,
+static int make_paths(struct lx_launch_args *L, const char *dir, int64_t key, const struct lx_spec *sp,
 		      char *err, size_t errlen)
 {
 	if (snprintf(L->dir, LX_PATH, "%s", dir) >= LX_PATH
@@ -264,7 +264,7 @@ static int make_paths(struct launch *L, const char *dir, int64_t key, const stru
 
 /* Decides the job's cgroup: records it in KEY.cgroup, or writes why not to
  * the job's output. */
-static int plan_cgroup(struct launch *L, int64_t key, const struct lx_spec *sp, char *err, size_t errlen)
+static int plan_cgroup(struct lx_launch_args *L, int64_t key, const struct lx_spec *sp, char *err, size_t errlen)
 {
 	char why[LX_TEXT], name[64];
 	if (!lx_cgroup_available(sp->cgroup_parent, why, sizeof why)) {
@@ -311,7 +311,7 @@ static void close_set(int *fd)
 	*fd = -1;
 }
 
-static void launch_free(struct launch *L)
+static void launch_free(struct lx_launch_args *L)
 {
 	close_set(&L->lockfd);
 	close_set(&L->outfd);
@@ -326,7 +326,7 @@ static void launch_free(struct launch *L)
 
 /* Removes what an attempt that never started left (the lock only when this
  * attempt made it). */
-static void undo_files(const struct launch *L, int made_lock)
+static void undo_files(const struct lx_launch_args *L, int made_lock)
 {
 	unlink(L->pid);
 	unlink(L->pidtmp);
@@ -352,7 +352,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	h->shim = h->job = -1;
 	if (check_spec(dir, sp, err, errlen) < 0)
 		return -1;
-	struct launch *L = calloc(1, sizeof *L);
+	struct lx_launch_args *L = calloc(1, sizeof *L);
 	if (!L) {
 		seterr(err, errlen, "out of memory");
 		return -1;
@@ -439,7 +439,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	close_set(&L->outfd);
 	close_set(&L->nullfd);
 
-	struct launch_msg m;
+	struct lx_launch_msg m;
 	size_t got = 0;
 	while (got < sizeof m) {
 		ssize_t r = read(L->pipe_r, (char *)&m + got, sizeof m - got);
@@ -449,7 +449,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 			break;
 		got += (size_t)r;
 	}
-	if (got == sizeof m && m.step == STEP_OK) {
+	if (got == sizeof m && m.step == LX_STEP_OK) {
 		h->shim = shim;
 		h->job = m.job;
 		rc = 0;
@@ -457,7 +457,7 @@ int lx_launch(const char *dir, int64_t key, const struct lx_spec *sp, struct lx_
 	}
 	if (got < sizeof m)
 		seterr(err, errlen, "job %" PRId64 ": the shim died while launching", key);
-	else if (m.step == STEP_FORK)
+	else if (m.step == LX_STEP_FORK)
 		seterr(err, errlen, "job %" PRId64 ": fork: %s", key, strerror(m.err));
 	else
 		seterr(err, errlen, "cannot write %s: %s", L->pid, strerror(m.err));
@@ -522,7 +522,7 @@ static int reap_checked(pid_t shim)
 		return 0;
 	char path[64], comm[32];
 	snprintf(path, sizeof path, "/proc/%ld/comm", (long)shim);
-	if (read_small(path, comm, sizeof comm) < 0 || strncmp(comm, SHIM_NAME, sizeof SHIM_NAME - 1) != 0) {
+	if (read_small(path, comm, sizeof comm) < 0 || strncmp(comm, LX_SHIM_NAME, sizeof LX_SHIM_NAME - 1) != 0) {
 		errno = ECHILD;
 		return -1;
 	}
