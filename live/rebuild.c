@@ -453,7 +453,7 @@ static int new_state_id(char out[17], char *err, size_t errlen)
 static char *bind_state(struct live *L, char *err, size_t errlen)
 {
 	char *stored = lstate_meta_dup(&L->st, "scenario");
-	char pol[64] = "", ex[16] = "";
+	char pol[64] = "", ex[32] = "";
 	const char *want_pol = L->o.policy && L->o.policy[0] ? L->o.policy : L->cfg.policy;
 	if (stored) {
 		lstate_meta_get(&L->st, "policy", pol, sizeof pol);
@@ -473,9 +473,20 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 				free(stored);
 				return NULL;
 			}
-			if (want_pol && want_pol[0] && strcmp(want_pol, pol) != 0 && pol[0]) {
-				snprintf(err, errlen, "%s: this state was made with policy '%s', not '%s'; start a new state_dir",
-				         L->st.path, pol, want_pol);
+			/* (A state made with none given runs its scenario's $.policy.) */
+			if (want_pol && want_pol[0] && strcmp(want_pol, pol) != 0) {
+				snprintf(err, errlen, "%s: this state was made with %s%s%s, not '%s'; start a new state_dir",
+				         L->st.path, pol[0] ? "policy '" : "its scenario's policy ($.policy)", pol,
+				         pol[0] ? "'" : "", want_pol);
+				free(stored);
+				return NULL;
+			}
+			/* Its executor decided how starts and node failures replay
+			 * (its flags) and holds its jobs: another would replay other
+			 * decisions and lose them. */
+			if (ex[0] && strcmp(ex, exec_name(L->xo)) != 0) {
+				snprintf(err, errlen, "%s: this state was made with executor '%s', not '%s'; start a new "
+				         "state_dir (keep the old one for its audit trail)", L->st.path, ex, exec_name(L->xo));
 				free(stored);
 				return NULL;
 			}

@@ -85,6 +85,15 @@ replay_same basic basic
 "$HETLAB" report st-basic/results.db >report-basic.txt 2>&1
 check_eq "basic: results.db is a run hetlab report reads" "$(grep -c 'jobs          5: done 5' report-basic.txt)" 1
 
+# The state is bound to its scenario's policy and its executor: a daemon
+# started on it with others refuses, saying why.
+out=$(timeout 20 "$HETLAB" live --config basic.json --policy easy --exit-when-idle -q 2>&1)
+check_eq "basic: another policy on the state is refused" \
+	"$?,$(printf '%s' "$out" | grep -c "this state was made with its scenario's policy (\$.policy), not 'easy'; start a new state_dir")" "1,1"
+out=$(timeout 20 "$HETLAB" live --config basic.json --executor slurm --exit-when-idle -q 2>&1)
+check_eq "basic: another executor on the state is refused" \
+	"$?,$(printf '%s' "$out" | grep -c "this state was made with executor 'local', not 'slurm'; start a new state_dir")" "1,1"
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {
