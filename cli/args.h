@@ -65,7 +65,8 @@ enum cli_key {
 #define CLI_HIDDEN 4u /* accepted (an old spelling) but not listed */
 
 /* Completion hints for an option's value or the positional arguments. */
-enum cli_comp { CLI_C_NONE, CLI_C_FILE, CLI_C_DIR, CLI_C_WORDS, CLI_C_POLICY, CLI_C_COMMAND };
+enum cli_comp { CLI_C_NONE, CLI_C_FILE, CLI_C_DIR, CLI_C_WORDS, CLI_C_POLICY, CLI_C_COMMAND,
+                CLI_C_EXECUTOR /* the executors' registry's names */ };
 
 struct cli_opt {
 	int key;               /* what cli_next returns: the short letter, or a value >= 256 */

@@ -256,7 +256,7 @@ static const struct cli_opt probe_opts[] = {
 
 static const struct cli_opt live_opts[] = {
 	{ OPT_CONFIG, "config", 0, "LIVE.json", "the daemon's configuration (required; docs/live.md)", 0, F, NULL },
-	{ OPT_EXECUTOR, "executor", 0, "E", "local (this host) or slurm (default the config's)", 0, W, "local slurm" },
+	{ OPT_EXECUTOR, "executor", 0, "E", "the executor by name (default the config's; docs/executors.md lists them: local runs jobs on this host, slurm on a Slurm cluster)", 0, CLI_C_EXECUTOR, NULL },
 	{ OPT_POLICY, "policy", 0, "P", "the scheduling policy (default the scenario's)", 0, CLI_C_POLICY, NULL },
 	{ OPT_STATE, "state", 0, "DIR", "the state directory (default the config's state_dir)", 0, D, NULL },
 	{ OPT_METRICS_ADDR, "metrics-addr", 0, "A", "the address of /metrics and /healthz (default 127.0.0.1)", 0, 0, NULL },

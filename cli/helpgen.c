@@ -4,6 +4,7 @@
  * table only; writes to the FILE it is given. */
 #include "cli/args.h"
 #include "cli/cmd.h"
+#include "live/exec/executor.h"
 #include "policies/policy.h"
 
 #include <limits.h>
@@ -350,6 +351,15 @@ static void policy_words(char *buf, size_t len)
 	buf[k] = '\0';
 }
 
+/* The executors' names, space-separated (live/exec/registry.c). */
+static void executor_words(char *buf, size_t len)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (const struct live_executor *const *x = exec_all(); *x && k < len; x++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? " " : "", exec_name(*x));
+}
+
 static void command_words(FILE *out)
 {
 	for (const struct cli_cmd *c = cli_commands; c->name; c++)
@@ -358,8 +368,9 @@ static void command_words(FILE *out)
 
 static void bash_opts(FILE *out, const char *key, const struct cli_cmd *c)
 {
-	char pol[512];
+	char pol[512], ex[256];
 	policy_words(pol, sizeof pol);
+	executor_words(ex, sizeof ex);
 	fprintf(out, "\t\"%s\")\n\t\topts=\"", key);
 	for (const struct cli_opt *o = c->opts; o && o->key; o++) {
 		if (o->flags & CLI_HIDDEN)
@@ -382,6 +393,7 @@ static void bash_opts(FILE *out, const char *key, const struct cli_cmd *c)
 		case CLI_C_DIR: fputs("_hetlab_dirs; return ;;\n", out); break;
 		case CLI_C_WORDS: fprintf(out, "_hetlab_words \"%s\"; return ;;\n", o->words); break;
 		case CLI_C_POLICY: fprintf(out, "_hetlab_words \"%s\"; return ;;\n", pol); break;
+		case CLI_C_EXECUTOR: fprintf(out, "_hetlab_words \"%s\"; return ;;\n", ex); break;
 		default: fputs("COMPREPLY=(); return ;;\n", out); break;
 		}
 	}
@@ -454,8 +466,9 @@ static void zsh_text(FILE *out, const char *s)
 
 static void zsh_args(FILE *out, const struct cli_cmd *c, int shift)
 {
-	char pol[512];
+	char pol[512], ex[256];
 	policy_words(pol, sizeof pol);
+	executor_words(ex, sizeof ex);
 	fprintf(out, "\t\twords=(\"${(@)words[%d,-1]}\"); (( CURRENT -= %d ))\n", shift + 1, shift);
 	fputs("\t\t_arguments -s -S \\\n", out);
 	for (const struct cli_opt *o = c->opts; o && o->key; o++) {
@@ -478,6 +491,7 @@ static void zsh_args(FILE *out, const struct cli_cmd *c, int shift)
 			case CLI_C_DIR: fputs(":_files -/", out); break;
 			case CLI_C_WORDS: fprintf(out, ":(%s)", o->words); break;
 			case CLI_C_POLICY: fprintf(out, ":(%s)", pol); break;
+			case CLI_C_EXECUTOR: fprintf(out, ":(%s)", ex); break;
 			default: fputs(": ", out); break;
 			}
 		}
