@@ -45,12 +45,12 @@
 enum {
 	/* A start is a request, not a run: the engine counts a placed job as
 	 * running only once the executor reports it running (observe records
-	 * the start), and takes it back when it never does (sim_cfg's
-	 * live_async_start). Without it, start returning 0 means running. */
+	 * the start), and takes it back when it never does (sim/live.h:
+	 * sim_live_cfg.async_start). Without it, start returning 0 means running. */
 	EXEC_ASYNC_START = 1u << 0,
 	/* A node seen down leaves its jobs to the executor, which reports what
-	 * became of each (ended, requeued, still running elsewhere: sim_cfg's
-	 * live_exec_fates). Without it the engine ends them as node failures. */
+	 * became of each (ended, requeued, still running elsewhere:
+	 * sim_live_cfg.exec_fates). Without it the engine ends them as node failures. */
 	EXEC_OWN_FATES = 1u << 1,
 	/* Its job handles (the state's xref rows, each job's external ids) are
 	 * exported with the results, as table slurm_job of `hetlab live
