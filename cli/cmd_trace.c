@@ -601,11 +601,11 @@ static int draw(const struct inspect *in, const char *dir, char *err, size_t err
 	return rc == 0 ? 0 : -1;
 }
 
-static int inspect(const char *path, struct workload *w, struct dlrm_services *svc,
+static int inspect(const char *path, enum trace_fmt fmt, struct workload *w, struct dlrm_services *svc,
                    enum tracestat_by by, bool as_json, const char *plot_dir, char *err,
                    size_t errlen)
 {
-	struct inspect in = { .path = path, .fmt = trace_format_of(path), .w = w };
+	struct inspect in = { .path = path, .fmt = fmt, .w = w };
 	struct catalog cat;
 	uint8_t *skip = NULL;
 	int rc = -1;
@@ -756,16 +756,22 @@ int cmd_trace(int argc, char **argv)
 	workload_init(&w);
 	dlrm_services_init(&svc);
 	char *in = trace_resolve(pos[1], cli_traces_dir(tflag), err, sizeof err);
-	if (in && insp && openb_sniff(in) == OPENB_NODES) {
+	/* A pipe is read once: sniffed and read from its copy (trace_spool). */
+	char tmp[4096] = "";
+	if (in && trace_spool(in, tmp, sizeof tmp, err, sizeof err) != 0)
+		goto out;
+	const char *rd = tmp[0] ? tmp : in;
+	enum trace_fmt fmt = TRACE_SWF;
+	if (in && insp && openb_sniff(rd) == OPENB_NODES) {
 		if (as_json || plot_dir || by) {
 			free(in);
 			return usage("--json, --by and --plot are for jobs, not an openb node list");
 		}
-		if (inspect_nodes(in, err, sizeof err) == 0)
+		if (inspect_nodes(rd, err, sizeof err) == 0)
 			rc = 0;
 		goto out;
 	}
-	if (!in || trace_read_any(in, lenient, &w, &svc, err, sizeof err) != 0)
+	if (!in || trace_read_as(rd, lenient, NULL, &w, &svc, &fmt, err, sizeof err) != 0)
 		goto out;
 	if (convert) {
 		if (cli_same_file(in, pos[2])) {
@@ -778,11 +784,15 @@ int cmd_trace(int argc, char **argv)
 			goto out;
 		printf("%s: %d jobs written (skipped %lld malformed, %lld unusable lines)\n",
 		       pos[2], w.n, (long long)w.skipped_malformed, (long long)w.skipped_unusable);
-	} else if (inspect(in, &w, &svc, grp, as_json, plot_dir, err, sizeof err) != 0) {
+	} else if (inspect(in, fmt, &w, &svc, grp, as_json, plot_dir, err, sizeof err) != 0) {
 		goto out;
 	}
 	rc = 0;
 out:
+	if (tmp[0]) {
+		trace_own_name(err, sizeof err, tmp, in);
+		unlink(tmp);
+	}
 	if (rc != 0)
 		fprintf(stderr, "hetlab trace: %s\n", err);
 	dlrm_services_free(&svc);

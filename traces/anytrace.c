@@ -6,9 +6,12 @@
 #include "traces/invcluster.h"
 #include "sim/cluster.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static bool ends_with(const char *s, const char *suffix)
@@ -44,6 +47,80 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
 	return trace_read_shaped(path, lenient, NULL, w, svc, err, errlen);
 }
 
+/* A trace that is not a regular file is read once: see anytrace.h. */
+int trace_spool(const char *path, char *tmp, size_t len, char *err, size_t errlen)
+{
+	static const char *const suffixes[] = { ".jsonl.gz", ".jsonl", ".csv.gz", ".csv", ".gz", "" };
+	struct stat st;
+	tmp[0] = '\0';
+	if (stat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	const char *suf = "";
+	for (int i = 0; suffixes[i][0]; i++)
+		if (ends_with(path, suffixes[i])) {
+			suf = suffixes[i];
+			break;
+		}
+	const char *dir = getenv("TMPDIR");
+	snprintf(tmp, len, "%s/hetlab-trace-XXXXXX%s", dir && dir[0] ? dir : "/tmp", suf);
+	int out = mkostemps(tmp, (int)strlen(suf), O_CLOEXEC);
+	if (out < 0) {
+		snprintf(err, errlen, "%s: cannot make a copy to read (%s): %s", path, tmp, strerror(errno));
+		tmp[0] = '\0';
+		return -1;
+	}
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	const char *fail = in < 0 ? "cannot open it" : NULL;
+	char buf[1 << 16];
+	while (!fail) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail = "cannot read it";
+		if (n <= 0)
+			break;
+		for (ssize_t off = 0; off < n && !fail;) {
+			ssize_t k = write(out, buf + off, (size_t)(n - off));
+			if (k < 0 && errno != EINTR)
+				fail = "cannot copy it";
+			off += k > 0 ? k : 0;
+		}
+	}
+	int e = errno;
+	if (in >= 0)
+		close(in);
+	if (close(out) != 0 && !fail) {
+		e = errno;
+		fail = "cannot copy it";
+	}
+	if (fail) {
+		snprintf(err, errlen, "%s: %s (a %s, copied to %s to be read): %s", path, fail,
+		         S_ISFIFO(st.st_mode) ? "pipe" : "special file", tmp, strerror(e));
+		unlink(tmp);
+		tmp[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+
+void trace_own_name(char *err, size_t errlen, const char *tmp, const char *path)
+{
+	char out[2048];
+	size_t tl = strlen(tmp), o = 0;
+	for (const char *s = err; *s && o + 1 < sizeof out;) {
+		if (strncmp(s, tmp, tl) == 0) {
+			o += (size_t)snprintf(out + o, sizeof out - o, "%s", path);
+			s += tl;
+		} else {
+			out[o++] = *s++;
+		}
+	}
+	out[o < sizeof out ? o : sizeof out - 1] = '\0';
+	snprintf(err, errlen, "%s", out);
+}
+
 /* openb gpu_spec names -> catalog index, through the inventory's map. */
 static int map_model(void *ctx, const char *name)
 {
@@ -63,7 +140,35 @@ static int map_model(void *ctx, const char *name)
 int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen)
 {
-	switch (trace_format_of(path)) {
+	return trace_read_as(path, lenient, shape, w, svc, NULL, err, errlen);
+}
+
+static int read_format(enum trace_fmt fmt, const char *path, bool lenient, const struct swf_shape *shape,
+                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen);
+
+int trace_read_as(const char *path, bool lenient, const struct swf_shape *shape, struct workload *w,
+                  struct dlrm_services *svc, enum trace_fmt *fmt, char *err, size_t errlen)
+{
+	char tmp[4096];
+	if (trace_spool(path, tmp, sizeof tmp, err, errlen))
+		return -1;
+	const char *rd = tmp[0] ? tmp : path;
+	enum trace_fmt f = trace_format_of(rd);
+	if (fmt)
+		*fmt = f;
+	int rc = read_format(f, rd, lenient, shape, w, svc, err, errlen);
+	if (tmp[0]) {
+		if (rc)
+			trace_own_name(err, errlen, tmp, path);
+		unlink(tmp);
+	}
+	return rc;
+}
+
+static int read_format(enum trace_fmt fmt, const char *path, bool lenient, const struct swf_shape *shape,
+                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen)
+{
+	switch (fmt) {
 	case TRACE_JSONL:
 		return trace_jsonl_read(path, w, err, errlen);
 	case TRACE_DLRM: {

@@ -27,6 +27,22 @@ int trace_read_any(const char *path, bool lenient, struct workload *w,
  * cores anywhere); other formats ignore it. */
 int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen);
+/* trace_read_shaped that says which format it read (fmt may be NULL). A
+ * trace that is not a regular file (a pipe: `--trace <(zcat x.gz)`, a
+ * named FIFO) is read once, through a temporary copy that keeps the
+ * suffix its format is told by; errors name the path as given. */
+int trace_read_as(const char *path, bool lenient, const struct swf_shape *shape, struct workload *w,
+                  struct dlrm_services *svc, enum trace_fmt *fmt, char *err, size_t errlen);
+/* A trace that is not a regular file (a pipe, as `--trace <(...)` gives,
+ * a named FIFO, a character device) can be read once only, and its format
+ * is told from its first line before it is read: trace_spool copies it to
+ * a temporary file ($TMPDIR, else /tmp) that keeps the suffix its format
+ * is told by. 0 with the copy's path in tmp, which the caller unlinks (""
+ * when path is read as it is: a regular file, or one the reader will say
+ * it cannot read); -1 with err. trace_own_name makes every mention of the
+ * copy in err the trace's own path. */
+int trace_spool(const char *path, char *tmp, size_t len, char *err, size_t errlen);
+void trace_own_name(char *err, size_t errlen, const char *tmp, const char *path);
 /* What a reader did to a trace that a user should know, one note a line,
  * into buf ("" none): an extended SWF log's (swfext_notes), a Slurm
  * dump's (sacct_notes). */
