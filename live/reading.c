@@ -22,6 +22,11 @@ int reading_parse(const char *src, const char *text, size_t len, struct sim_read
 	json_error_t je;
 	json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!o) {
+		/* Without jansson's "near '...'": the words of a file that is
+		 * not a reading are not for the log. */
+		char *near = strstr(je.text, " near '");
+		if (near)
+			*near = '\0';
 		snprintf(err, errlen, "%s:%d:%d: %s", src, je.line, je.column, je.text);
 		return -1;
 	}
@@ -146,11 +151,18 @@ void reading_from_host(const struct hp_host *a, const struct hp_host *b, int64_t
 
 int reading_read_file(const char *path, double stale_s, struct sim_reading *out, char *err, size_t errlen)
 {
-	/* O_NONBLOCK: opening a FIFO would wait for a writer. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer. O_NOFOLLOW: a
+	 * reading is the agent's own file, never what a link points at (the
+	 * daemon may read as root what the agent may not). */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
+		if (errno == ELOOP) {
+			snprintf(err, errlen, "%s: a symbolic link (not followed): a reading is a file the node's agent "
+			         "writes", path);
+			return -1;
+		}
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}

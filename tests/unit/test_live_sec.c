@@ -303,6 +303,23 @@ static void test_reading_file(void **state)
 		fail_msg("%s", err);
 	assert_true(r.util == 0.5);
 	free(big);
+	/* A symbolic link is not followed (to /etc/shadow, a root daemon would
+	 * read what the agent may not), and a file that is not JSON is not
+	 * quoted in the error. */
+	char *lk = path_in(d, "h2.json"), *sec = path_in(d, "secret");
+	write_file(sec, "root:$6$salt$hash:19000:0:99999:7:::\n", 0600);
+	assert_int_equal(symlink(sec, lk), 0);
+	assert_int_equal(reading_read_file(lk, 60, &r, err, sizeof err), -1);
+	HAS(err, "h2.json: a symbolic link (not followed)");
+	assert_null(strstr(err, "root"));
+	unlink(lk);
+	assert_int_equal(rename(sec, lk), 0);
+	assert_int_equal(reading_read_file(lk, 60, &r, err, sizeof err), -1);
+	HAS(err, "h2.json:1:4: '[' or '{' expected");
+	assert_null(strstr(err, "root"));
+	unlink(lk);
+	free(lk);
+	free(sec);
 	/* Bad contents name the file and the key. */
 	write_file(p, "{\"tempc\": 50}", 0644);
 	assert_int_equal(reading_read_file(p, 60, &r, err, sizeof err), -1);
