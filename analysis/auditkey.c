@@ -3,9 +3,12 @@
 #include "analysis/auditkey.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
@@ -102,24 +105,57 @@ static struct audit_key *load_pem(const char *path, const unsigned char *text, s
 	return k;
 }
 
+/* Up to max bytes of path's regular file into buf (*st its status): the
+ * count, or -1 with err. A FIFO, a device or a directory is refused at once
+ * (opened non-blocking: a FIFO would wait for a writer). */
+static long read_key_file(const char *path, unsigned char *buf, size_t max, struct stat *st, char *err,
+                          size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot read the key: %s", path, strerror(errno));
+		return -1;
+	}
+	long n = 0;
+	if (fstat(fd, st) != 0) {
+		snprintf(err, errlen, "%s: cannot read the key: %s", path, strerror(errno));
+		n = -1;
+	} else if (!S_ISREG(st->st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (%s): a key is a file", path,
+		         S_ISFIFO(st->st_mode) ? "a FIFO" : S_ISDIR(st->st_mode) ? "a directory" :
+		         S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device" : "not a file");
+		n = -1;
+	}
+	while (n >= 0 && (size_t)n < max) {
+		ssize_t r = read(fd, buf + n, max - (size_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "%s: cannot read the key: %s", path, strerror(errno));
+			n = -1;
+		}
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	return n;
+}
+
 struct audit_key *audit_key_load(const char *path, bool public_ok, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot read the key: %s", path, strerror(errno));
-		return NULL;
-	}
 	unsigned char *buf = malloc(AUDIT_KEY_MAX_BYTES + 2);
-	size_t n = buf ? fread(buf, 1, AUDIT_KEY_MAX_BYTES + 1, f) : 0;
-	int bad = ferror(f);
-	fclose(f);
-	struct audit_key *k = NULL;
 	if (!buf) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
+	struct stat st;
+	long got = read_key_file(path, buf, AUDIT_KEY_MAX_BYTES + 1, &st, err, errlen);
+	bool bad = got < 0;
+	size_t n = got < 0 ? 0 : (size_t)got;
+	struct audit_key *k = NULL;
 	if (bad) {
-		snprintf(err, errlen, "%s: cannot read the key", path);
+		/* err says why */
 	} else if (n > AUDIT_KEY_MAX_BYTES) {
 		snprintf(err, errlen, "%s: more than %d bytes: not a key file", path, AUDIT_KEY_MAX_BYTES);
 	} else if (n >= 11 && memcmp(buf, "-----BEGIN ", 11) == 0) {
@@ -147,6 +183,14 @@ struct audit_key *audit_key_load(const char *path, bool public_ok, char *err, si
 	if (buf) {
 		OPENSSL_cleanse(buf, AUDIT_KEY_MAX_BYTES + 2);
 		free(buf);
+	}
+	if (k && k->priv && (st.st_mode & 077)) {
+		/* As ssh does with a private key: a secret others can read is
+		 * no longer only the holder's. */
+		snprintf(err, errlen, "%s: a secret key that others may read (mode %04o): `chmod 600 %s` (and make a new "
+		         "key if others may have read it)", path, (unsigned)(st.st_mode & 07777), path);
+		audit_key_free(k);
+		k = NULL;
 	}
 	return k;
 }

@@ -500,8 +500,7 @@ expect_fail "audit: a prune under 183 days is refused" "at least 183 days" \
 	"$HETLAB" audit prune "$TMP/audit.db" --older-than 30
 
 # Keyed mode: an HMAC key file, and an Ed25519 pair made with openssl.
-head -c 32 /dev/urandom > "$TMP/audit.key"
-head -c 32 /dev/urandom > "$TMP/other.key"
+(umask 077; head -c 32 /dev/urandom > "$TMP/audit.key"; head -c 32 /dev/urandom > "$TMP/other.key")
 if "$HETLAB" run --out "$TMP/keyed.db" --quiet --audit-key "$TMP/audit.key" &&
    "$HETLAB" audit verify --key "$TMP/audit.key" "$TMP/keyed.db" | grep -q "authenticated by hmac-sha256:.*: checked"; then
 	ok "audit: a run with --audit-key verifies with --key"

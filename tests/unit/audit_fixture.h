@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -136,6 +137,7 @@ static inline char *write_run_db(const char *key, enum record_level level)
 static inline void make_keys(void)
 {
 	hmac_key = tu_write_tmp(".key", "0123456789abcdef0123456789abcdef");
+	assert_int_equal(chmod(hmac_key, 0600), 0);   /* a secret key others may read is refused */
 	EVP_PKEY *pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 	assert_non_null(pk);
 	ed_key = tu_tmpath(".pem");
@@ -143,6 +145,7 @@ static inline void make_keys(void)
 	FILE *f = fopen(ed_key, "w");
 	assert_int_equal(PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL), 1);
 	fclose(f);
+	assert_int_equal(chmod(ed_key, 0600), 0);
 	f = fopen(ed_pub, "w");
 	assert_int_equal(PEM_write_PUBKEY(f, pk), 1);
 	fclose(f);

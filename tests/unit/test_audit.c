@@ -446,6 +446,16 @@ static void test_key_files(void **state)
 	free(shortk);
 	assert_null(audit_key_load("/nonexistent/audit.key", false, err, sizeof err));
 	assert_non_null(strstr(err, "/nonexistent/audit.key"));
+	/* A FIFO is refused at once (reading it waited for a writer for ever),
+	 * a directory too. */
+	char *fifo = tu_tmpath(".key");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(audit_key_load(fifo, false, err, sizeof err));
+	assert_non_null(strstr(err, "not a regular file (a FIFO): a key is a file"));
+	unlink(fifo);
+	free(fifo);
+	assert_null(audit_key_load("/tmp", false, err, sizeof err));
+	assert_non_null(strstr(err, "/tmp: not a regular file (a directory)"));
 	/* A public key cannot sign a run. */
 	assert_null(audit_key_load(ed_pub, false, err, sizeof err));
 	assert_non_null(strstr(err, "public key cannot sign"));
@@ -458,6 +468,20 @@ static void test_key_files(void **state)
 	struct audit_key *a = load_key(hmac_key), *b = load_key(hmac_key);
 	assert_string_equal(audit_key_id(a), audit_key_id(b));
 	char *other = tu_write_tmp(".key", "another key of thirty-two bytes!");
+	/* A secret others may read is refused, as ssh refuses such a private
+	 * key, naming the mode and the fix; a public key may be read by all. */
+	assert_int_equal(chmod(other, 0644), 0);
+	assert_null(audit_key_load(other, false, err, sizeof err));
+	assert_non_null(strstr(err, "a secret key that others may read (mode 0644): `chmod 600 "));
+	assert_int_equal(chmod(ed_key, 0640), 0);
+	assert_null(audit_key_load(ed_key, false, err, sizeof err));
+	assert_non_null(strstr(err, "(mode 0640)"));
+	assert_int_equal(chmod(ed_key, 0600), 0);
+	assert_int_equal(chmod(ed_pub, 0644), 0);
+	struct audit_key *pub = audit_key_load(ed_pub, true, err, sizeof err);
+	assert_non_null(pub);
+	audit_key_free(pub);
+	assert_int_equal(chmod(other, 0600), 0);
 	struct audit_key *c = load_key(other);
 	assert_string_not_equal(audit_key_id(a), audit_key_id(c));
 	audit_key_free(a);
