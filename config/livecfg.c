@@ -10,7 +10,7 @@
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
 	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "hot_c", "cool_c", "xid_repair_s",
-	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", NULL };
+	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
 static const char *const slurm_keys[] = { "bindir", "partition", "class_partition", "qos", "accounts",
 	"account", "gres_types", "mig_gres", "shards_per_gpu", "mem_mib_default", "start_timeout_s", "parallel",
@@ -200,8 +200,13 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	tmp[0] = 0;
 	if (jv_str(&v, root, "$", "socket", false, tmp, sizeof tmp) ||
 	    jv_str(&v, root, "$", "operators", false, c->operators, sizeof c->operators) ||
-	    jv_str(&v, root, "$", "state_group", false, c->state_group, sizeof c->state_group))
+	    jv_str(&v, root, "$", "state_group", false, c->state_group, sizeof c->state_group) ||
+	    jv_str(&v, root, "$", "audit_key", false, c->audit_key, sizeof c->audit_key))
 		goto fail;
+	if (json_object_get(root, "audit_key") && !c->audit_key[0]) {
+		jv_fail(&v, "$.audit_key", "expected the path of a key file (docs/audit.md), got \"\"");
+		goto fail;
+	}
 	if (tmp[0]) {
 		resolve(c, tmp, c->socket, sizeof c->socket);
 		if (strlen(c->socket) >= 108) {

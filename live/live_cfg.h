@@ -88,6 +88,10 @@ struct live_cfg {
 	char socket[PATH_MAX];         /* the daemon's Unix socket (resolved); "" = STATE_DIR/hetlab.sock */
 	char operators[64];            /* group whose members may see, cancel and approve everything ("" none) */
 	char state_group[64];          /* group given the state directory (0750); "" 0700 */
+	/* "audit_key": the key that authenticates the audit head of every
+	 * results.db of the state (docs/audit.md), as written: relative to the
+	 * config's directory; "" unkeyed. */
+	char audit_key[PATH_MAX];
 };
 
 /* What reads a LIVE.json (config/livecfg.c's livecfg_load): the live layer

@@ -11,9 +11,11 @@
 #include "live/statedir.h"
 #include "live/sock.h"
 #include <limits.h>
+#include "analysis/auditkey.h"
 #include "analysis/recorder.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <sqlite3.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -594,6 +596,30 @@ static int start_socket(struct live *L, const char *scn, char *err, size_t errle
 	return 0;
 }
 
+/* The key that authenticates the audit head of the state's results
+ * (LIVE.json "audit_key", relative to the config's directory): NULL when
+ * there is none (*bad false) or it cannot be used (*bad true, err says
+ * why: unreadable, not a key, a secret others may read). */
+static struct audit_key *results_key(const struct live_cfg *c, bool *bad, char *err, size_t errlen)
+{
+	*bad = false;
+	if (!c->audit_key[0])
+		return NULL;
+	char p[2 * PATH_MAX + 2], d[PATH_MAX];
+	snprintf(d, sizeof d, "%s", c->file);
+	if (c->audit_key[0] == '/')
+		snprintf(p, sizeof p, "%s", c->audit_key);
+	else
+		snprintf(p, sizeof p, "%s/%s", dirname(d), c->audit_key);
+	char why[1024];
+	struct audit_key *k = audit_key_load(p, false, why, sizeof why);
+	if (!k) {
+		snprintf(err, errlen, "%s: $.audit_key: %s", c->file, why);
+		*bad = true;
+	}
+	return k;
+}
+
 int live_open(struct live **out, const struct live_cfg *cfg, const struct live_opts *o, enum live_mode mode,
               char *err, size_t errlen)
 {
@@ -618,6 +644,14 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 		goto fail;
 	}
 	snprintf(L->cfg.exec, sizeof L->cfg.exec, "%s", L->xo->name);
+	if (mode == LIVE_DAEMON) {
+		/* A key its results cannot be keyed with stops the daemon now,
+		 * not at its first results.db. */
+		bool bad;
+		audit_key_free(results_key(&L->cfg, &bad, err, errlen));
+		if (bad)
+			goto fail;
+	}
 	if (mode == LIVE_DAEMON && take_lock(L, err, errlen))
 		goto fail;
 	if ((mode == LIVE_DAEMON ? lstate_open(&L->st, L->cfg.state_dir, err, errlen)
@@ -827,8 +861,12 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	struct live *L;
 	if (open_replay(dir, load, &L, err, errlen))
 		return -1;
-	struct recorder *rec = recorder_open(path, err, errlen);
+	bool bad;
+	struct audit_key *key = results_key(&L->cfg, &bad, err, errlen);
+	struct recorder_opts ro = { .level = RECORD_DEFAULT, .key = key };
+	struct recorder *rec = bad ? NULL : recorder_open_with(path, &ro, err, errlen);
 	if (!rec) {
+		audit_key_free(key);
 		live_close(L);
 		return -1;
 	}
@@ -852,6 +890,7 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	}
 	if (rec)
 		recorder_abort(rec);
+	audit_key_free(key);
 	live_close(L);
 	return rc;
 }

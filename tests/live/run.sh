@@ -94,6 +94,22 @@ out=$(timeout 20 "$HETLAB" live --config basic.json --executor slurm --exit-when
 check_eq "basic: another executor on the state is refused" \
 	"$?,$(printf '%s' "$out" | grep -c "this state was made with executor 'local', not 'slurm'; start a new state_dir")" "1,1"
 
+# The state's results keyed by LIVE.json's audit_key (they were always
+# unkeyed): results.db verifies with the key; a key others may read stops
+# the daemon at its start, naming the key.
+(umask 077; head -c 32 /dev/urandom > audit.key)
+cfg keyed ', "probes": "none", "audit_key": "audit.key"'
+job batch 1 keyed 0.1 > jobs-keyed.jsonl
+"$HETLAB" submit --config keyed.json jobs-keyed.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config keyed.json --exit-when-idle -q 2>log-keyed
+out=$("$HETLAB" audit verify --key audit.key st-keyed/results.db 2>&1)
+check_eq "keyed: results.db's audit head is authenticated by the config's audit_key" \
+	"$?,$(printf '%s' "$out" | grep -c 'head authenticated by hmac-sha256:.*: checked')" "0,1"
+chmod 644 audit.key
+out=$(timeout 20 "$HETLAB" live --config keyed.json --exit-when-idle -q 2>&1)
+check_eq "keyed: a key others may read stops the daemon at its start" \
+	"$?,$(printf '%s' "$out" | grep -c 'keyed.json: \$.audit_key: .*audit.key: a secret key that others may read (mode 0644)')" "1,1"
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {

@@ -61,7 +61,8 @@ static void test_livecfg_full(void **state)
 		"  \"local\": { \"signal\": \"SIGUSR2\", \"cgroup_parent\": \"hetlab.slice\", \"nvml_lib\": \"/opt/nvml.so\",\n"
 		"             \"sysfs_root\": \"fake\" },\n"
 		"  \"slurm\": { \"bindir\": \"/opt/slurm/bin\", \"partition\": \"gpu\" },\n"
-		"  \"metrics\": { \"addr\": \"0.0.0.0\", \"port\": 9100, \"allow_public\": true } }\n");
+		"  \"metrics\": { \"addr\": \"0.0.0.0\", \"port\": 9100, \"allow_public\": true },\n"
+		"  \"audit_key\": \"keys/audit.key\" }\n");
 	struct live_cfg *c = malloc(sizeof *c);
 	char err[1024] = "", want[PATH_MAX + 64];
 	if (livecfg_load(p, c, err, sizeof err))
@@ -73,6 +74,7 @@ static void test_livecfg_full(void **state)
 	assert_string_equal(c->state_dir, want);
 	assert_string_equal(c->policy, "fcfs");
 	assert_string_equal(c->exec, "slurm");
+	assert_string_equal(c->audit_key, "keys/audit.key");   /* as written: resolved where it is used */
 	assert_true(c->tick_s == 0.5);
 	assert_true(c->probe_every_s == 2);
 	assert_true(c->record_every_s == 30);
@@ -171,6 +173,7 @@ static void test_livecfg_errors(void **state)
 	(void)state;
 	static const struct { const char *text, *want; } cases[] = {
 		{ "{ \"scenario\": \"s.json\", \"bogus\": 1 }", ": $: unknown key \"bogus\"" },
+		{ "{ \"scenario\": \"s.json\", \"audit_key\": \"\" }", ": $.audit_key: expected the path of a key file" },
 		{ "{ \"scenario\": \"s.json\", \"executor\": \"pbs\" }",
 		  ": $.executor: expected \"local\" or \"slurm\", got \"pbs\"" },
 		{ "{ \"scenario\": \"s.json\", \"local\": { \"signal\": \"KILL\" } }",
