@@ -82,12 +82,16 @@ if "$HETLAB" trace convert "$TMPDIR/kth-head.swf" "$TMPDIR/kth.jsonl" >/dev/null
 fi
 seed fuzz_jsonl tests/fuzz/seeds/jobline/*
 
-# The audit target: a results file of 200 simulated days, pruned, and its archive.
+# The audit target: a results file of 200 simulated days, pruned, and its
+# archive. The first day's 40 jobs make well over one audit block (64
+# records; a prune cuts whole blocks): with 3 jobs there it pruned nothing,
+# made no archive, and the target ran without its fixture.
 A=$F/audit
 mkdir -p "$A"
 if [ ! -f "$A/run.db" ] || [ ! -f "$A/archive.jsonl" ]; then
 	rm -f "$A"/*
-	printf '1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n2 5 0 20 2 -1 -1 2 60 -1 0 2 1 -1 -1 -1 -1 -1\n3 9 0 5 1 -1 -1 1 2 -1 1 1 1 -1 -1 -1 -1 -1\n4 17280000 0 5 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n' > "$A/span.swf"
+	awk 'BEGIN { for (i = 1; i <= 40; i++) printf "%d %d 0 %d %d -1 -1 %d 60 -1 %d 1 1 -1 -1 -1 -1 -1\n", i, 7 * i, 5 + i % 13, 1 + i % 2, 1 + i % 2, i % 5 != 0
+		print "41 17280000 0 5 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1" }' > "$A/span.swf"
 	cat > "$A/scenario.json" <<-EOF
 	{ "name": "audit-fuzz", "sample_interval_s": 0,
 	  "node_types": [ { "name": "c", "cores": 4, "mem_gib": 16 } ],
@@ -97,7 +101,7 @@ if [ ! -f "$A/run.db" ] || [ ! -f "$A/archive.jsonl" ]; then
 	"$HETLAB" run "$A/scenario.json" --out "$A/run.db" --quiet &&
 		"$HETLAB" audit prune "$A/run.db" --older-than 190 --archive "$A/archive.jsonl.gz" >/dev/null &&
 		gzip -dc "$A/archive.jsonl.gz" > "$A/archive.jsonl" ||
-		echo "fuzz: could not make the audit target's results file"
+		{ echo "fuzz: could not make the audit target's pruned results file and archive"; rm -f "$A"/*; }
 fi
 seed fuzz_audit "$A/archive.jsonl"
 HETLAB_FUZZ_AUDIT_DB=$A/run.db
