@@ -123,6 +123,16 @@ static int open_db(struct lstate *st, const char *dir, enum open_how how, char *
 		         strerror(errno));
 		return -1;
 	}
+	/* SQLite opens what it is given blocking: a FIFO there would hang
+	 * `hetlab queue` (and the daemon) for ever. lstat: a link is refused
+	 * below (SQLITE_OPEN_NOFOLLOW). */
+	if (lstat(st->path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (%s): not a hetlab live state database", st->path,
+		         S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISDIR(sb.st_mode) ? "a directory" :
+		         S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device" : S_ISSOCK(sb.st_mode) ? "a socket" :
+		         "not a file");
+		return -1;
+	}
 	if (how == OPEN_CREATE) {
 		/* Made here, private (SQLite would make it 0644; its -wal and
 		 * -shm files take the database's mode). */

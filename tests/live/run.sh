@@ -110,6 +110,13 @@ out=$(timeout 20 "$HETLAB" live --config keyed.json --exit-when-idle -q 2>&1)
 check_eq "keyed: a key others may read stops the daemon at its start" \
 	"$?,$(printf '%s' "$out" | grep -c 'keyed.json: \$.audit_key: .*audit.key: a secret key that others may read (mode 0644)')" "1,1"
 
+# A FIFO where state.db should be: refused at once (SQLite's open waited
+# for a writer for ever).
+mkdir st-fifodb && mkfifo st-fifodb/state.db
+out=$(timeout 10 "$HETLAB" queue --state st-fifodb 2>&1)
+check_eq "fifo: hetlab queue on a FIFO state.db is refused at once, saying so" \
+	"$?,$(printf '%s' "$out" | grep -c 'st-fifodb/state.db: not a regular file (a FIFO)')" "1,1"
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {
