@@ -88,6 +88,7 @@ struct live_cfg {
 	char socket[PATH_MAX];         /* the daemon's Unix socket (resolved); "" = STATE_DIR/hetlab.sock */
 	char operators[64];            /* group whose members may see, cancel and approve everything ("" none) */
 	char state_group[64];          /* group given the state directory (0750); "" 0700 */
+	int32_t max_pending_per_user;  /* jobs not started a user who is not an operator may have (10000; 0 no limit) */
 };
 
 /* What reads a LIVE.json (config/livecfg.c's livecfg_load): the live layer
