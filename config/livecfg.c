@@ -10,7 +10,8 @@
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
 	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "hot_c", "cool_c", "xid_repair_s",
-	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key", NULL };
+	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key",
+	"max_pending_per_user", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
 static const char *const slurm_keys[] = { "bindir", "partition", "class_partition", "qos", "accounts",
 	"account", "gres_types", "mig_gres", "shards_per_gpu", "mem_mib_default", "start_timeout_s", "parallel",
@@ -166,6 +167,7 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	c->record_every_s = 60;
 	c->results_every_s = 300;
 	c->max_jobs = 100000;
+	c->max_pending_per_user = 10000;
 	c->xid_repair_s = 86400;
 	c->sig = SIGUSR1;
 	snprintf(c->sysfs_root, sizeof c->sysfs_root, "/");
@@ -230,6 +232,10 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	if (jv_int(&v, root, "$", "max_jobs", false, 1, 100000000, &ll))
 		goto fail;
 	c->max_jobs = (int32_t)ll;
+	ll = c->max_pending_per_user;
+	if (jv_int(&v, root, "$", "max_pending_per_user", false, 0, 100000000, &ll))
+		goto fail;
+	c->max_pending_per_user = (int32_t)ll;
 	if (c->hot_c > 0 && c->cool_c >= c->hot_c) {
 		jv_fail(&v, "$.cool_c", "expected a temperature below hot_c (%g), got %g", c->hot_c, c->cool_c);
 		goto fail;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* Where a client's request goes. */
@@ -74,6 +75,29 @@ static int target_of(const struct lclient *c, struct target *t)
 	return 0;
 }
 
+/* A request's id, the same in its retries and in the rows a client that
+ * finds no daemon writes itself (so that a request the daemon may have
+ * applied before it went away is never applied twice): 32 hex digits. */
+static void new_rid(char rid[static 33])
+{
+	uint8_t b[16];
+	ssize_t n = getrandom(b, sizeof b, 0);
+	rid[0] = 0;
+	for (size_t k = 0; n == (ssize_t)sizeof b && k < sizeof b; k++)
+		snprintf(rid + 2 * k, 3, "%02x", b[k]);
+}
+
+/* Whether a request with this rid was applied (to the state, by the
+ * daemon or an earlier try): 0 no, 1 yes, else the exit status (said).
+ * Inside the caller's transaction. */
+static int applied(const struct lclient *c, struct lstate *st, const char *rid)
+{
+	char *prev = NULL, err[1024];
+	int r = rid[0] ? lstate_request_get(st, (int64_t)geteuid(), rid, &prev, err, sizeof err) : 1;
+	free(prev);
+	return r < 0 ? say(c, 1, "%s", err) : r == 0 ? 1 : 0;
+}
+
 /* One request to the daemon. 0 with *rep (a reply that says ok); -1 when
  * no daemon is there (why in nodaemon); else the exit status (said). */
 static int ask(const struct lclient *c, const struct target *t, json_t *req, json_t **rep, char *nodaemon,
@@ -90,7 +114,7 @@ static int ask(const struct lclient *c, const struct target *t, json_t *req, jso
 	bool absent = false;
 	char *r = NULL;
 	if (t->sock[0])
-		r = lsock_call(t->sock, text, &absent, nodaemon, len);
+		r = lsock_call_again(t->sock, text, &absent, nodaemon, len);
 	else {
 		absent = true;
 		snprintf(nodaemon, len, "%s/hetlab.sock: longer than a socket path may be (107 bytes), so no daemon "
@@ -275,7 +299,7 @@ static int direct_scenario(const struct lclient *c, const struct target *t, stru
 }
 
 static int submit_direct(const struct lclient *c, const struct target *t, const char *src, const struct lines *l,
-                         const char *nodaemon)
+                         const char *nodaemon, const char *rid)
 {
 	struct lstate st;
 	int rc = open_direct(c, t, nodaemon, false, &st);
@@ -295,18 +319,27 @@ static int submit_direct(const struct lclient *c, const struct target *t, const 
 	for (int64_t k = 0; rc == 0 && k < l->n; k++)
 		if (!(norm[k] = live_job_norm(src, l->no[k], l->text[k], l->len[k], &sc.cl, err, sizeof err)))
 			rc = say(c, 1, "%s", err);
+	int done = 0;
 	if (rc == 0 && lstate_begin(&st, err, sizeof err))
 		rc = say(c, 1, "%s", err);
-	else if (rc == 0) {
+	else if (rc == 0 && (done = applied(c, &st, rid)) != 0) {
+		lstate_rollback(&st);
+		rc = done == 1 ? 0 : done;
+		if (rc == 0)
+			printf("hetlab submit: %lld job%s queued for the daemon already (by the try the daemon answered "
+			       "no more)\n", (long long)l->n, l->n == 1 ? "" : "s");
+	} else if (rc == 0) {
 		for (int64_t k = 0; rc == 0 && k < l->n; k++)
 			if (lstate_inbox_add_as(&st, "submit", -1, norm[k], &w, NULL, err, sizeof err))
 				rc = say(c, 1, "%s", err);
+		if (rc == 0 && rid[0] && lstate_request_put(&st, (int64_t)geteuid(), rid, "{\"ok\":true}", err, sizeof err))
+			rc = say(c, 1, "%s", err);
 		if (rc == 0 && lstate_commit(&st, err, sizeof err))
 			rc = say(c, 1, "%s", err);
 		if (rc)
 			lstate_rollback(&st);
 	}
-	if (rc == 0)
+	if (rc == 0 && !done)
 		printf("hetlab submit: %lld job%s queued for the daemon (%s); `hetlab queue --state %s` shows them\n",
 		       (long long)l->n, l->n == 1 ? "" : "s", t->dir, t->dir);
 	for (int64_t k = 0; norm && k < l->n; k++)
@@ -334,7 +367,11 @@ int lclient_submit(const struct lclient *c, const char *job, const char *file)
 		char cwd[PATH_MAX] = "";
 		if (!getcwd(cwd, sizeof cwd))
 			cwd[0] = 0;
+		char rid[33];
+		new_rid(rid);
 		json_t *req = json_pack("{ss ss ss so}", "op", "submit", "src", src, "cwd", cwd, "jobs", jobs);
+		if (req && rid[0])
+			json_object_set_new(req, "rid", json_string(rid));
 		json_t *rep;
 		char nodaemon[2048] = "";
 		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
@@ -344,7 +381,7 @@ int lclient_submit(const struct lclient *c, const char *job, const char *file)
 			       (long long)l.n, l.n == 1 ? "" : "s", t->sock);
 			json_decref(rep);
 		} else if (rc < 0) {
-			rc = submit_direct(c, t, src, &l, nodaemon);
+			rc = submit_direct(c, t, src, &l, nodaemon, rid);
 		}
 	}
 	lines_free(&l);
@@ -355,7 +392,7 @@ int lclient_submit(const struct lclient *c, const char *job, const char *file)
 /* ---- cancel, approve ---- */
 
 static int queue_direct(const struct lclient *c, const struct target *t, const char *kind, const int64_t *ids, int n,
-                        const char *nodaemon)
+                        const char *nodaemon, const char *rid)
 {
 	struct lstate st;
 	int rc = open_direct(c, t, nodaemon, false, &st);
@@ -364,9 +401,21 @@ static int queue_direct(const struct lclient *c, const struct target *t, const c
 	char err[2048], user[64];
 	struct lstate_who w;
 	self_who(&w, user, sizeof user);
-	for (int k = 0; rc == 0 && k < n; k++)
+	int done = 0;
+	if (lstate_begin(&st, err, sizeof err))
+		rc = say(c, 1, "%s", err);
+	else if ((done = applied(c, &st, rid)) != 0)
+		rc = done == 1 ? 0 : done;
+	for (int k = 0; rc == 0 && !done && k < n; k++)
 		if (lstate_inbox_add_as(&st, kind, ids[k], NULL, &w, NULL, err, sizeof err))
 			rc = say(c, 1, "%s", err);
+	if (rc == 0 && !done && rid[0] && lstate_request_put(&st, (int64_t)geteuid(), rid, "{\"ok\":true}", err,
+	                                                      sizeof err))
+		rc = say(c, 1, "%s", err);
+	if (rc == 0 && !done && lstate_commit(&st, err, sizeof err))
+		rc = say(c, 1, "%s", err);
+	if (rc || done)
+		lstate_rollback(&st);
 	lstate_close(&st);
 	return rc;
 }
@@ -374,7 +423,7 @@ static int queue_direct(const struct lclient *c, const struct target *t, const c
 /* What a client does when no daemon answers: queues into the state
  * itself (arg: n job ids or tenant names). */
 typedef int (*direct_fn)(const struct lclient *c, const struct target *t, const void *arg, int n,
-                         const char *nodaemon);
+                         const char *nodaemon, const char *rid);
 
 /* A request {"op": op, key: items} to the daemon (items stolen), else
  * direct(). The exit status. */
@@ -384,13 +433,17 @@ static int request(const struct lclient *c, const char *op, const char *key, jso
 	struct target *t = malloc(sizeof *t);
 	int rc = t ? target_of(c, t) : say(c, 1, "out of memory");
 	if (rc == 0) {
+		char rid[33];
+		new_rid(rid);
 		json_t *req = items ? json_pack("{ss sO}", "op", op, key, items) : NULL, *rep = NULL;
+		if (req && rid[0])
+			json_object_set_new(req, "rid", json_string(rid));
 		char nodaemon[2048] = "";
 		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
 		json_decref(req);
 		json_decref(rep);
 		if (rc < 0)
-			rc = direct(c, t, arg, n, nodaemon);
+			rc = direct(c, t, arg, n, nodaemon, rid);
 	}
 	json_decref(items);
 	free(t);
@@ -398,9 +451,9 @@ static int request(const struct lclient *c, const char *op, const char *key, jso
 }
 
 static int cancel_direct(const struct lclient *c, const struct target *t, const void *ids, int n,
-                         const char *nodaemon)
+                         const char *nodaemon, const char *rid)
 {
-	return queue_direct(c, t, "cancel", ids, n, nodaemon);
+	return queue_direct(c, t, "cancel", ids, n, nodaemon, rid);
 }
 
 int lclient_cancel(const struct lclient *c, const int64_t *ids, int n)
@@ -416,7 +469,7 @@ int lclient_cancel(const struct lclient *c, const int64_t *ids, int n)
 
 /* Tenants by name or index, resolved with the state's scenario. */
 static int approve_direct(const struct lclient *c, const struct target *t, const void *arg, int n,
-                          const char *nodaemon)
+                          const char *nodaemon, const char *rid)
 {
 	const char *const *names = arg;
 	struct lstate st;
@@ -445,7 +498,7 @@ static int approve_direct(const struct lclient *c, const struct target *t, const
 	lstate_close(&st);
 	if (have_sc)
 		scenario_free(&sc);
-	return rc ? rc : queue_direct(c, t, "approve", ids, n, nodaemon);
+	return rc ? rc : queue_direct(c, t, "approve", ids, n, nodaemon, rid);
 }
 
 int lclient_approve(const struct lclient *c, const char *const *names, int n)

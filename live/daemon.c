@@ -90,7 +90,8 @@ static int quarantine(struct ingest *g, const struct inbox_row *ir, const char *
 	return lstate_inbox_del(&L->st, ir->seq, g->err, g->errlen);
 }
 
-/* The job table is full: the submissions wait in the inbox (said once).
+/* The job table is full: the submissions wait in the inbox (said once),
+ * the cancels and approvals behind them are taken by a second pass.
  * With --exit-when-idle, once every job has ended they would wait for
  * ever: the daemon stops with an error instead of exiting 0. */
 static int table_full(struct ingest *g, const struct inbox_row *ir)
@@ -478,6 +479,10 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		struct ingest g = { .L = L, .o = &in, .err = err, .errlen = errlen };
 		if (r >= 0 && lstate_begin(&L->st, err, errlen) == 0) {
 			r = lstate_inbox_each(&L->st, inbox_row, &g, err, errlen);
+			/* Submissions wait for a full table; cancels and approvals
+			 * behind them never do (the flood can be cancelled). */
+			if (r > 0)
+				r = lstate_inbox_each_request(&L->st, inbox_row, &g, err, errlen);
 			for (int32_t k = 0; r >= 0 && k < seen.n; k++)
 				r = obs_add(&in, &seen.rows[k]);
 			for (int32_t k = 0; r >= 0 && k < in.n; k++) {

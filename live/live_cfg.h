@@ -92,6 +92,7 @@ struct live_cfg {
 	 * results.db of the state (docs/audit.md), as written: relative to the
 	 * config's directory; "" unkeyed. */
 	char audit_key[PATH_MAX];
+	int32_t max_pending_per_user;  /* jobs not started a user who is not an operator may have (10000; 0 no limit) */
 };
 
 /* What reads a LIVE.json (config/livecfg.c's livecfg_load): the live layer

@@ -589,7 +589,7 @@ static int start_socket(struct live *L, const char *scn, char *err, size_t errle
 	}
 	struct lsock_cfg c = { .path = path, .state_dir = L->cfg.state_dir, .operators = L->cfg.operators,
 	                       .scenario_text = scn, .scenario_file = L->cfg.scenario, .epoch_unix_us = L->epoch_unix_us,
-	                       .quiet = L->o.quiet };
+	                       .quiet = L->o.quiet, .max_pending = L->cfg.max_pending_per_user };
 	if (lsock_start(&L->sock, &c, err, errlen))
 		return -1;
 	live_log(L, "listening on %s", path);

@@ -27,9 +27,23 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { LSOCK_CONNS = 16, LSOCK_DEADLINE_MS = 10000, LSOCK_NGROUPS = 1024 };
-/* What all connections together may hold while their requests arrive. */
+enum { LSOCK_DEADLINE_MS = 10000, LSOCK_NGROUPS = 1024 };
+/* What the connections of the operators, and those of everyone else, may
+ * hold while their requests arrive (each); one user who is not an
+ * operator, at most a whole request and a little more. */
 #define LSOCK_BUF_TOTAL ((size_t)64 << 20)
+#define LSOCK_BUF_USER ((size_t)LSOCK_REQ_MAX + 1 + ((size_t)1 << 20))
+
+/* Who is on the other end, from the kernel. */
+struct peer {
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	char user[64];      /* "" without a passwd entry */
+	char home[PATH_MAX];
+	bool op;
+	char who[128];      /* "alice (uid 1000, pid 4242)" for log lines */
+};
 
 struct conn {
 	int fd;
@@ -37,6 +51,7 @@ struct conn {
 	size_t len, cap;
 	int64_t deadline_ms;
 	struct ucred cred;
+	struct peer p;      /* who, read when it was accepted */
 };
 
 struct lsock {
@@ -54,20 +69,10 @@ struct lsock {
 	uid_t self;
 	int64_t epoch_unix_us;
 	bool quiet;
+	int32_t max_pending;
 	struct conn c[LSOCK_CONNS];
 	int nc;
-	size_t buffered;
-};
-
-/* Who is on the other end, from the kernel. */
-struct peer {
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	char user[64];      /* "" without a passwd entry */
-	char home[PATH_MAX];
-	bool op;
-	char who[128];      /* "alice (uid 1000, pid 4242)" for log lines */
+	size_t buffered[2];   /* by the others' connections, by the operators' */
 };
 
 static int64_t now_ms(void)
@@ -168,6 +173,79 @@ static char *with_cwd(char *norm, const char *cwd, const struct peer *p)
 	return t;
 }
 
+/* The request's id ("rid": the client's, the same in its retries). 0
+ * with *rid (NULL: none), or -1 with *bad (a refusal). */
+static int rid_of(json_t *req, const char **rid, json_t **bad)
+{
+	json_t *v = json_object_get(req, "rid");
+	const char *t = json_string_value(v);
+	*rid = NULL;
+	if (!v)
+		return 0;
+	size_t n = t ? strlen(t) : 0;
+	if (!t || n == 0 || n > 64 || strspn(t, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != n) {
+		*bad = refuse("request: $.rid: expected a request id of 1 to 64 letters, digits, '-' or '_'");
+		return -1;
+	}
+	*rid = t;
+	return 0;
+}
+
+/* A request p sent before with this rid: its reply again (the client
+ * retries: its daemon went away before it read it). NULL when new. */
+static json_t *answered(struct lsock *s, const struct peer *p, const char *rid)
+{
+	char *prev = NULL, err[1024];
+	if (!rid)
+		return NULL;
+	int r = lstate_request_get(&s->st, (int64_t)p->uid, rid, &prev, err, sizeof err);
+	if (r < 0)
+		return refuse("%s", err);
+	if (r > 0)
+		return NULL;
+	json_t *o = json_loads(prev, 0, NULL);
+	free(prev);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return refuse("request %s: answered before, but its reply in %s does not parse", rid, s->st.path);
+	}
+	json_object_set_new(o, "again", json_true());
+	slog(s, LIVE_INFO, "%s: request %s answered again (a retry), not applied twice", p->who, rid);
+	return o;
+}
+
+/* Remembers the reply to rid (inside the request's transaction). */
+static int remember(struct lsock *s, const struct peer *p, const char *rid, json_t *rep, char *err, size_t errlen)
+{
+	if (!rid)
+		return 0;
+	char *t = json_dumps(rep, JSON_COMPACT);
+	int rc = t ? lstate_request_put(&s->st, (int64_t)p->uid, rid, t, err, errlen) : -1;
+	if (!t)
+		snprintf(err, errlen, "out of memory");
+	free(t);
+	return rc;
+}
+
+/* A user who is not an operator has at most max_pending jobs not yet
+ * started. NULL, or the refusal of n more. */
+static json_t *over_pending(struct lsock *s, const struct peer *p, size_t n)
+{
+	if (p->op || s->max_pending <= 0)
+		return NULL;
+	int64_t have = lstate_pending_of(&s->st, (int64_t)p->uid);
+	if (have < 0)
+		return refuse("cannot count your pending jobs in %s: try again", s->st.path);
+	if (have + (int64_t)n <= s->max_pending)
+		return NULL;
+	slog(s, LIVE_WARN, "%s: submission of %zu refused: %lld pending, at most %d per user", p->who, n,
+	     (long long)have, s->max_pending);
+	return refuse("%s (uid %ld) has %lld job%s pending (submitted, not started) and this submission adds %zu: at "
+	              "most %d pending jobs per user (max_pending_per_user in the daemon's config): submit again when "
+	              "some have started, or cancel some", p->user[0] ? p->user : "you", (long)p->uid, (long long)have,
+	              have == 1 ? "" : "s", n, s->max_pending);
+}
+
 static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 {
 	if (s->self != 0 && p->uid != s->self) {
@@ -190,10 +268,13 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 	if (json_array_size(jobs) > LSOCK_JOBS_MAX)
 		return refuse("%zu jobs: at most %d in one submission", json_array_size(jobs), LSOCK_JOBS_MAX);
 	size_t n = json_array_size(jobs);
+	const char *rid;
+	json_t *rep = NULL;
+	if (rid_of(req, &rid, &rep) || (rep = answered(s, p, rid)) || (rep = over_pending(s, p, n)))
+		return rep;
 	char **norm = calloc(n, sizeof *norm);
 	if (!norm)
 		return refuse("out of memory");
-	json_t *rep = NULL;
 	char err[2048];
 	for (size_t k = 0; k < n && !rep; k++) {
 		json_t *j = json_array_get(jobs, k);
@@ -217,15 +298,23 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 		int rc = lstate_begin(&s->st, err, sizeof err);
 		for (size_t k = 0; rc == 0 && k < n; k++)
 			rc = lstate_inbox_add_as(&s->st, "submit", -1, norm[k], &w, &last, err, sizeof err);
+		first = last - (int64_t)n + 1;
+		if (rc == 0)
+			rep = json_pack("{sb sI sI sI}", "ok", 1, "queued", (json_int_t)n, "first_inbox", (json_int_t)first,
+			                "last_inbox", (json_int_t)last);
+		if (rc == 0 && !rep) {
+			snprintf(err, sizeof err, "out of memory");
+			rc = -1;
+		}
+		if (rc == 0)
+			rc = remember(s, p, rid, rep, err, sizeof err);
 		if (rc == 0)
 			rc = lstate_commit(&s->st, err, sizeof err);
 		if (rc) {
 			lstate_rollback(&s->st);
+			json_decref(rep);
 			rep = refuse("%s", err);
 		} else {
-			first = last - (int64_t)n + 1;
-			rep = json_pack("{sb sI sI sI}", "ok", 1, "queued", (json_int_t)n, "first_inbox", (json_int_t)first,
-			                "last_inbox", (json_int_t)last);
 			slog(s, LIVE_INFO, "%s submitted %zu job%s (inbox rows %lld-%lld)", p->who, n, n == 1 ? "" : "s",
 			     (long long)first, (long long)last);
 		}
@@ -236,21 +325,32 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 	return rep;
 }
 
-static json_t *queue_rows(struct lsock *s, const struct peer *p, const char *kind, const int64_t *ids, size_t n)
+static json_t *queue_rows(struct lsock *s, const struct peer *p, json_t *req, const char *kind, const int64_t *ids,
+                          size_t n)
 {
 	char err[1024];
+	const char *rid;
+	json_t *rep = NULL;
+	if (rid_of(req, &rid, &rep) || (rep = answered(s, p, rid)))
+		return rep;
 	struct lstate_who w = { (int64_t)p->uid, (int64_t)p->gid, p->user[0] ? p->user : NULL };
+	rep = json_pack("{sb sI}", "ok", 1, "queued", (json_int_t)n);
+	if (!rep)
+		return refuse("out of memory");
 	int rc = lstate_begin(&s->st, err, sizeof err);
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		rc = lstate_inbox_add_as(&s->st, kind, ids[k], NULL, &w, NULL, err, sizeof err);
 	if (rc == 0)
+		rc = remember(s, p, rid, rep, err, sizeof err);
+	if (rc == 0)
 		rc = lstate_commit(&s->st, err, sizeof err);
 	if (rc) {
 		lstate_rollback(&s->st);
+		json_decref(rep);
 		return refuse("%s", err);
 	}
 	slog(s, LIVE_INFO, "%s: %s of %zu queued", p->who, kind, n);
-	return json_pack("{sb sI}", "ok", 1, "queued", (json_int_t)n);
+	return rep;
 }
 
 static json_t *do_cancel(struct lsock *s, const struct peer *p, json_t *req)
@@ -280,7 +380,7 @@ static json_t *do_cancel(struct lsock *s, const struct peer *p, json_t *req)
 			              (long long)ids[k]);
 		}
 	}
-	return queue_rows(s, p, "cancel", ids, n);
+	return queue_rows(s, p, req, "cancel", ids, n);
 }
 
 static json_t *do_approve(struct lsock *s, const struct peer *p, json_t *req)
@@ -317,7 +417,7 @@ static json_t *do_approve(struct lsock *s, const struct peer *p, json_t *req)
 			return refuse("no tenant '%s' in the daemon's scenario", shown);
 		}
 	}
-	return queue_rows(s, p, "approve", ids, n);
+	return queue_rows(s, p, req, "approve", ids, n);
 }
 
 static char *memtext(char **buf, size_t *len, FILE **f)
@@ -359,8 +459,7 @@ static json_t *do_queue(struct lsock *s, const struct peer *p, json_t *req)
 
 static json_t *handle(struct lsock *s, const struct conn *c)
 {
-	struct peer p;
-	peer_of(s, c, &p);
+	const struct peer p = c->p;
 	json_error_t je;
 	json_t *req = json_loadb(c->buf, c->len, JSON_REJECT_DUPLICATES, &je);
 	if (!req || !json_is_object(req)) {
@@ -425,9 +524,31 @@ static void reply(struct conn *c, json_t *rep)
 static void conn_close(struct lsock *s, int k)
 {
 	close(s->c[k].fd);
-	s->buffered -= s->c[k].cap;
+	s->buffered[s->c[k].p.op] -= s->c[k].cap;
 	free(s->c[k].buf);
 	s->c[k] = s->c[--s->nc];
+}
+
+/* Whether a new connection gets a slot: an operator any of the
+ * LSOCK_CONNS; the others together all but LSOCK_OP_SLOTS of them, one
+ * user at most LSOCK_USER_SLOTS. NULL, or the refusal. */
+static json_t *admit(struct lsock *s, const struct conn *c)
+{
+	int others = 0, mine = 0;
+	for (int k = 0; k < s->nc; k++) {
+		others += !s->c[k].p.op;
+		mine += s->c[k].cred.uid == c->cred.uid;
+	}
+	if (s->nc == LSOCK_CONNS)
+		return refuse("the daemon is busy (%d requests at once): try again", LSOCK_CONNS);
+	if (c->p.op)
+		return NULL;
+	if (mine >= LSOCK_USER_SLOTS)
+		return refuse("you have %d requests open at once, the most one user may: try again once they are answered",
+		              mine);
+	if (others >= LSOCK_CONNS - LSOCK_OP_SLOTS)
+		return refuse("the daemon is busy (%d requests at once): try again", others);
+	return NULL;
 }
 
 static void conn_accept(struct lsock *s)
@@ -437,12 +558,17 @@ static void conn_accept(struct lsock *s)
 		return;
 	struct conn c = { .fd = fd, .deadline_ms = now_ms() + LSOCK_DEADLINE_MS };
 	socklen_t len = sizeof c.cred;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c.cred, &len) < 0 || s->nc == LSOCK_CONNS) {
-		if (s->nc == LSOCK_CONNS) {
-			json_t *r = refuse("the daemon is busy (%d requests at once): try again", LSOCK_CONNS);
-			reply(&c, r);
-			json_decref(r);
-		}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c.cred, &len) < 0) {
+		close(fd);
+		return;
+	}
+	peer_of(s, &c, &c.p);
+	json_t *r = admit(s, &c);
+	if (r) {
+		/* A short line into an empty socket buffer: never waits. */
+		c.deadline_ms = now_ms() + 100;
+		reply(&c, r);
+		json_decref(r);
 		close(fd);
 		return;
 	}
@@ -460,10 +586,16 @@ static int conn_read(struct lsock *s, int k)
 			if (cap > (size_t)LSOCK_REQ_MAX + 1)
 				cap = (size_t)LSOCK_REQ_MAX + 1;
 			json_t *r = NULL;
+			size_t mine = 0;
+			for (int j = 0; j < s->nc; j++)
+				mine += s->c[j].cred.uid == c->cred.uid ? s->c[j].cap : 0;
 			if (c->len >= (size_t)LSOCK_REQ_MAX)
 				r = refuse("request: more than %d bytes: submit fewer jobs at a time", LSOCK_REQ_MAX);
-			else if (s->buffered - c->cap + cap > LSOCK_BUF_TOTAL)
+			else if (s->buffered[c->p.op] - c->cap + cap > LSOCK_BUF_TOTAL)
 				r = refuse("the daemon is busy receiving other requests: try again");
+			else if (!c->p.op && mine - c->cap + cap > LSOCK_BUF_USER)
+				r = refuse("you are sending more than one request's worth (%d bytes) at once: send one at a time",
+				           LSOCK_REQ_MAX);
 			char *nb = r ? NULL : realloc(c->buf, cap);
 			if (!r && !nb)
 				r = refuse("out of memory");
@@ -472,7 +604,7 @@ static int conn_read(struct lsock *s, int k)
 				json_decref(r);
 				return 1;
 			}
-			s->buffered += cap - c->cap;
+			s->buffered[c->p.op] += cap - c->cap;
 			c->buf = nb;
 			c->cap = cap;
 		}
@@ -550,6 +682,15 @@ static int clear_stale(const char *path, char *err, size_t errlen)
 		         path);
 		return -1;
 	}
+	if (sb.st_uid != geteuid()) {
+		struct passwd pw, *res = NULL;
+		char buf[4096];
+		snprintf(err, errlen, "%s: a socket of %s (uid %ld), not of the daemon's user: refused (another user's "
+		         "socket may be a decoy that clients would talk to; remove it if it is a stale one of yours)", path,
+		         getpwuid_r(sb.st_uid, &pw, buf, sizeof buf, &res) == 0 && res ? res->pw_name : "?",
+		         (long)sb.st_uid);
+		return -1;
+	}
 	bool absent = false;
 	char e2[256];
 	char *rep = lsock_call(path, "{\"op\": \"whoami\"}", &absent, e2, sizeof e2);
@@ -566,9 +707,41 @@ static int clear_stale(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* The socket's own directory is writable by the daemon's user (or root)
+ * alone, sticky or not: where others may create files, one of them could
+ * take the path while no daemon listens (before it starts, while it
+ * restarts) and answer its clients. */
+static int check_sock_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	struct stat sb;
+	if (stat(dir, &sb) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err, errlen, "%s: the socket's directory is writable by %s (mode %04o)%s: refused (another user "
+		         "could take the path %s while no daemon listens; give \"socket\" a directory of root's or the "
+		         "daemon's user that only its owner writes, such as /run/hetlab, mode 0755)", dir,
+		         sb.st_mode & S_IWOTH ? "everyone" : "its group", (unsigned)(sb.st_mode & 07777),
+		         sb.st_mode & S_ISVTX ? ", sticky or not" : "", path);
+		return -1;
+	}
+	return 0;
+}
+
 static int bind_socket(struct lsock *s, char *err, size_t errlen)
 {
-	if (lsdir_check_above(s->path, err, errlen) || clear_stale(s->path, err, errlen))
+	if (lsdir_check_above(s->path, err, errlen) || check_sock_dir(s->path, err, errlen) ||
+	    clear_stale(s->path, err, errlen))
 		return -1;
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s->lfd < 0) {
@@ -608,6 +781,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 	s->self = geteuid();
 	s->epoch_unix_us = c->epoch_unix_us;
 	s->quiet = c->quiet;
+	s->max_pending = c->max_pending;
 	snprintf(s->state_dir, sizeof s->state_dir, "%s", c->state_dir);
 	if (strlen(c->path) >= sizeof s->path) {
 		snprintf(err, errlen, "%s: a socket path is at most %zu bytes: give \"socket\" a shorter one", c->path,

@@ -21,7 +21,15 @@
  *       -> {"ok": true, "text": "...", "notes": "..."}
  *   {"op": "whoami"} -> {"ok": true, "uid": 1000, "gid": 1000, "user": "alice", "operator": false}
  * Any refusal: {"ok": false, "error": "what and why"}; a request is
- * applied whole or not at all.
+ * applied whole or not at all. A submit, cancel or approve may carry
+ * "rid": a request id; one that repeats it (same uid) is answered with the
+ * first reply and "again": true, applying nothing (a client's retry).
+ *
+ * Fair shares: of LSOCK_CONNS connections, LSOCK_OP_SLOTS are the
+ * operators'; another user holds at most LSOCK_USER_SLOTS and may have at
+ * most max_pending jobs not started. The socket's directory is writable by
+ * its owner alone (sticky or not), so that nobody takes its path; a client
+ * checks who answers (SO_PEERCRED).
  *
  * Who may do what:
  *   - operators are root, the daemon's own user and the members of the
@@ -44,6 +52,10 @@
 #define LSOCK_REQ_MAX (32 << 20)
 /* Most jobs in one submission. */
 #define LSOCK_JOBS_MAX 100000
+/* Connections served at once; of them, LSOCK_OP_SLOTS are kept for the
+ * operators, and one other user holds at most LSOCK_USER_SLOTS (so that
+ * one user who reconnects in a loop shuts nobody out). */
+enum { LSOCK_CONNS = 16, LSOCK_OP_SLOTS = 4, LSOCK_USER_SLOTS = 4 };
 
 struct lsock;
 
@@ -54,6 +66,7 @@ struct lsock_cfg {
 	const char *scenario_text;   /* the recorded scenario: job lines are checked against it */
 	const char *scenario_file;   /* its path (messages, relative files) */
 	int64_t epoch_unix_us;       /* the engine's time 0 (for log lines) */
+	int32_t max_pending;         /* jobs not started one non-operator may have (0: no limit) */
 	bool quiet;                  /* no log lines */
 };
 
@@ -69,5 +82,10 @@ void lsock_stop(struct lsock *s);
  * NULL) is set when no daemon is there at all (no socket, or nothing
  * listening: a client may then queue into its own state directly). */
 char *lsock_call(const char *path, const char *req, bool *absent, char *err, size_t errlen);
+/* As lsock_call, tried again (a few times, within seconds) when the
+ * daemon went away mid-request (killed, restarted): only for a request
+ * safe to send twice, one that reads, or one with a "rid" (the daemon
+ * answers a repeated rid with its first reply, applying nothing). */
+char *lsock_call_again(const char *path, const char *req, bool *absent, char *err, size_t errlen);
 
 #endif

@@ -27,7 +27,9 @@ static const char schema_sql[] =
 	" job INTEGER, node INTEGER, detail TEXT);"
 	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY, name TEXT, class TEXT, tenant INTEGER,"
 	" state TEXT, submit_us INTEGER, start_us INTEGER, end_us INTEGER, nodes TEXT, attempt INTEGER,"
-	" reason TEXT, ref TEXT, spec TEXT);";
+	" reason TEXT, ref TEXT, spec TEXT);"
+	"CREATE TABLE IF NOT EXISTS request(uid INTEGER NOT NULL, rid TEXT NOT NULL, at_unix REAL, reply TEXT,"
+	" PRIMARY KEY(uid, rid));";
 
 static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading", "approve",
                                               "running", "unstart", "requeue", "foreign" };
@@ -289,11 +291,10 @@ int lstate_inbox_add(struct lstate *st, const char *kind, int64_t job, const cha
 	return step_done(st, q, "adding to the inbox", err, errlen);
 }
 
-int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
-                      char *err, size_t errlen)
+static int inbox_each(struct lstate *st, const char *sql, int (*fn)(void *ctx, const struct inbox_row *r),
+                      void *ctx, char *err, size_t errlen)
 {
-	sqlite3_stmt *q = prep(st, "SELECT seq, kind, job, spec, uid, gid, user, at_unix FROM inbox ORDER BY seq",
-	                       err, errlen);
+	sqlite3_stmt *q = prep(st, sql, err, errlen);
 	if (!q)
 		return -1;
 	int rc = 0, s;
@@ -319,6 +320,20 @@ int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox
 		rc = dbfail(st, "reading the inbox", err, errlen);
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
+                      char *err, size_t errlen)
+{
+	return inbox_each(st, "SELECT seq, kind, job, spec, uid, gid, user, at_unix FROM inbox ORDER BY seq", fn, ctx,
+	                  err, errlen);
+}
+
+int lstate_inbox_each_request(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
+                              char *err, size_t errlen)
+{
+	return inbox_each(st, "SELECT seq, kind, job, spec, uid, gid, user, at_unix FROM inbox WHERE kind <> 'submit'"
+	                  " ORDER BY seq", fn, ctx, err, errlen);
 }
 
 int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen)
@@ -778,4 +793,61 @@ int lstate_owner_get(struct lstate *st, int64_t job, int64_t *uid)
 	}
 	sqlite3_finalize(q);
 	return rc;
+}
+
+/* ---- what the socket keeps per user ---- */
+
+int64_t lstate_pending_of(struct lstate *st, int64_t uid)
+{
+	/* A job the daemon took is pending until it starts: its row in jobs
+	 * says so, or it has none yet (written after the step that took it). */
+	sqlite3_stmt *q = prep(st, "SELECT (SELECT count(*) FROM inbox WHERE kind = 'submit' AND uid = ?1)"
+	                       " + (SELECT count(*) FROM job_owner o LEFT JOIN jobs j ON j.id = o.id"
+	                       " WHERE o.uid = ?1 AND (j.id IS NULL OR j.state IN ('pending', 'held')))", NULL, 0);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, uid);
+	int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+	sqlite3_finalize(q);
+	return n;
+}
+
+int lstate_request_get(struct lstate *st, int64_t uid, const char *rid, char **reply, char *err, size_t errlen)
+{
+	*reply = NULL;
+	sqlite3_stmt *q = prep(st, "SELECT reply FROM request WHERE uid = ? AND rid = ?", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, uid);
+	bind_text(q, 2, rid);
+	int s = sqlite3_step(q), rc = 1;
+	if (s == SQLITE_ROW) {
+		*reply = strdup(col(q, 0));
+		rc = *reply ? 0 : -1;
+		if (rc)
+			snprintf(err, errlen, "out of memory");
+	} else if (s != SQLITE_DONE) {
+		rc = dbfail(st, "reading the requests answered", err, errlen);
+	}
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int lstate_request_put(struct lstate *st, int64_t uid, const char *rid, const char *reply, char *err, size_t errlen)
+{
+	sqlite3_stmt *q = prep(st, "DELETE FROM request WHERE at_unix < (julianday('now') - 2440587.5) * 86400.0 - ?",
+	                       err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_double(q, 1, LSTATE_REQUEST_KEEP_S);
+	if (step_done(st, q, "forgetting old requests", err, errlen))
+		return -1;
+	q = prep(st, "INSERT INTO request(uid, rid, at_unix, reply) VALUES(?, ?, (julianday('now') - 2440587.5) * 86400.0,"
+	         " ?)", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, uid);
+	bind_text(q, 2, rid);
+	bind_text(q, 3, reply);
+	return step_done(st, q, "remembering a request", err, errlen);
 }

@@ -12,6 +12,9 @@
  *                           line), 'cancel' (job) and 'approve' (job: a
  *                           tenant index); the daemon consumes a
  *                           row in the same transaction that records it
+ *   request(uid, rid, at_unix, reply)
+ *                           the requests answered, by sender and request
+ *                           id, so that a client's retry is not applied twice
  *   rec(seq, t_us, after_us, kind, job, node, attempt, state, reason, data)
  *                           the recording: every input the engine got from
  *                           the world (submit, end, cancel, reading), at the
@@ -31,7 +34,7 @@
  *   foreign_hold(node, cores, gpus, mem_mib, what, at_unix)
  *                           capacity jobs not hetlab's hold
  *
- * A client writes only to inbox; the daemon is the only writer of the
+ * A client writes only to inbox and request; the daemon is the only writer of the
  * rest. Every function returns 0 or -1 with "FILE: what: sqlite's message"
  * in err. */
 #ifndef HL_LIVE_STATE_H
@@ -103,7 +106,25 @@ struct inbox_row {
 };
 int lstate_inbox_each(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
                       char *err, size_t errlen);
+/* As lstate_inbox_each, the rows that are not submissions (cancels,
+ * approvals): taken while the job table is full, so that they never wait
+ * behind submissions that cannot be. */
+int lstate_inbox_each_request(struct lstate *st, int (*fn)(void *ctx, const struct inbox_row *r), void *ctx,
+                              char *err, size_t errlen);
 int lstate_inbox_del(struct lstate *st, int64_t seq, char *err, size_t errlen);
+
+/* The jobs of uid that have not started: its submissions in the inbox and
+ * its jobs taken but pending or held. -1 on error. */
+int64_t lstate_pending_of(struct lstate *st, int64_t uid);
+
+/* request: the requests the socket answered, by the sender's uid and the
+ * client's request id, with their reply, so that a client that retries
+ * (its daemon went away before it read the answer) is answered again,
+ * never queued twice. Kept LSTATE_REQUEST_KEEP_S. get: 0 with *reply
+ * (malloc'd), 1 none, -1 error. put: inside the request's transaction. */
+#define LSTATE_REQUEST_KEEP_S 86400.0
+int lstate_request_get(struct lstate *st, int64_t uid, const char *rid, char **reply, char *err, size_t errlen);
+int lstate_request_put(struct lstate *st, int64_t uid, const char *rid, const char *reply, char *err, size_t errlen);
 
 /* An inbox row that cannot be taken (it does not parse, names no valid
  * job or tenant): copied into table quarantine with why (the caller then

@@ -312,6 +312,9 @@ put jobs.jsonl '{"req": {"nodes": 1, "cores": 1}, "argv": ["true"]}
 bad submit-file-line 1 'hetlab submit: jobs.jsonl:2: $.req: expected cores > 0 or gpus > 0' hetlab submit --state st jobs.jsonl
 bad submit-too-big 1 'the request exceeds every node of the cluster: it could never run' \
 	hetlab submit --config live.json --job '{"req": {"nodes": 1, "cores": 9999}, "argv": ["true"]}'
+put live-pending.json '{ "scenario": "base.json", "executor": "local", "state_dir": "state-cfg", "max_pending_per_user": "many" }'
+bad live-max-pending 1 'hetlab live: live-pending.json: $.max_pending_per_user: expected an integer in [0, 100000000], got a string' \
+	hetlab live --config live-pending.json --max-s 1
 
 # ---- Slurm twins (hetlab twin build; the "slurm" block under hetlab run) ---------
 put t.conf 'NodeName=n[1-2] CPUs=4 RealMemory=1000

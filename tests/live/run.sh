@@ -3,7 +3,8 @@
 # processes on this host — jobs run where the policy put them, exit codes,
 # preemption (signal, exit, requeue, restart), cancel, walltime kill, probe
 # readings that drain a hot node, quota holds released by `hetlab approve`, kill -9 of the daemon and its recovery
-# (no job lost or started twice), the metrics endpoint, bad input, and the
+# (no job lost or started twice), the metrics endpoint, bad input, the
+# socket shared fairly between users (fair.sh), and the
 # replay of every recording (same decisions at the same times).
 #
 # usage: tests/live/run.sh HETLAB
@@ -555,6 +556,9 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 else
 	echo "skip live: users (needs root, setpriv and the user nobody)"
 fi
+
+# --- 18 to 20. the socket shared fairly (tests/live/fair.sh) ------------------
+. "$ROOT/tests/live/fair.sh"
 
 echo
 echo "live: $pass passed, $fail failed"

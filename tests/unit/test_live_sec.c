@@ -634,6 +634,118 @@ static void test_sock_other_user(void **state)
 	sk_stop(&k);
 }
 
+/* A request sent again with its rid (the client's retry) is answered
+ * with its first reply and applied once; a malformed rid is refused. */
+static void test_sock_rid(void **state)
+{
+	(void)state;
+	struct sk k;
+	sk_start(&k);
+	static const char sub[] = "{\"op\": \"submit\", \"rid\": \"r-1\", \"jobs\": [{\"line\": 1, \"text\": "
+	                          "\"{\\\"class\\\": \\\"batch\\\", \\\"req\\\": {\\\"nodes\\\": 1, \\\"cores\\\": 1},"
+	                          " \\\"argv\\\": [\\\"true\\\"]}\"}]}";
+	json_t *o = call(k.path, sub);
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_null(json_object_get(o, "again"));
+	json_decref(o);
+	o = call(k.path, sub);
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_true(json_is_true(json_object_get(o, "again")));
+	assert_int_equal(json_integer_value(json_object_get(o, "first_inbox")), 1);
+	json_decref(o);
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox"), 1);
+	o = call(k.path, "{\"op\": \"cancel\", \"rid\": \"c-1\", \"jobs\": [0]}");
+	json_decref(o);
+	o = call(k.path, "{\"op\": \"cancel\", \"rid\": \"c-1\", \"jobs\": [0]}");
+	assert_true(json_is_true(json_object_get(o, "again")));
+	json_decref(o);
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox WHERE kind = 'cancel'"), 1);
+	o = call(k.path, "{\"op\": \"cancel\", \"rid\": \"a b\", \"jobs\": [0]}");
+	HAS(error_of(o), "$.rid: expected a request id of 1 to 64 letters");
+	json_decref(o);
+	assert_int_equal(count_of(k.st, "SELECT count(*) FROM inbox"), 2);
+	sk_stop(&k);
+}
+
+/* A daemon that goes away mid-request: lsock_call says so, lsock_call_again
+ * tries again and gets the answer of the daemon that came back. */
+static void test_sock_retry(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char *path = path_in(d, "r.sock");
+	int lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof a), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Two connections closed unanswered, the third answered. */
+		for (int i = 0; i < 3; i++) {
+			int c = accept(lfd, NULL, NULL);
+			char buf[256];
+			if (c < 0 || recv(c, buf, sizeof buf, 0) <= 0)
+				_exit(3);
+			if (i == 2 && write(c, "{\"ok\": true}\n", 13) != 13)
+				_exit(4);
+			close(c);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	char err[512];
+	bool absent = true;
+	assert_null(lsock_call(path, "{\"op\": \"whoami\"}", &absent, err, sizeof err));
+	assert_false(absent);
+	HAS(err, "the daemon closed the connection without an answer");
+	char *r = lsock_call_again(path, "{\"op\": \"whoami\"}", &absent, err, sizeof err);
+	if (!r)
+		fail_msg("%s", err);
+	assert_string_equal(r, "{\"ok\": true}");
+	free(r);
+	int wst;
+	waitpid(pid, &wst, 0);
+	assert_true(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+	/* Nobody there at all: said at once, absent. */
+	unlink(path);
+	assert_null(lsock_call_again(path, "{}", &absent, err, sizeof err));
+	assert_true(absent);
+	free(path);
+	tmpdir_free(d);
+}
+
+/* A socket in a directory others may write (sticky or not) is refused:
+ * anyone could take its path while no daemon listens. */
+static void test_sock_open_dir(void **state)
+{
+	(void)state;
+	char *d = tmpdir_new();
+	char *st = path_in(d, "st"), *open_ = path_in(d, "open"), *path = path_in(d, "open/s.sock");
+	char err[1024];
+	struct lstate l;
+	if (lstate_open(&l, st, err, sizeof err))
+		fail_msg("%s", err);
+	lstate_close(&l);
+	assert_int_equal(mkdir(open_, 0700), 0);
+	struct lsock_cfg c = { .path = path, .state_dir = st, .quiet = true };
+	struct lsock *s;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(chmod(open_, i ? 01777 : 01770), 0);
+		assert_int_equal(lsock_start(&s, &c, err, sizeof err), -1);
+		HAS(err, i ? "the socket's directory is writable by everyone (mode 1777), sticky or not: refused"
+		           : "the socket's directory is writable by its group (mode 1770), sticky or not: refused");
+	}
+	assert_int_equal(chmod(open_, 0755), 0);
+	if (lsock_start(&s, &c, err, sizeof err))
+		fail_msg("%s", err);
+	lsock_stop(s);
+	free(path);
+	free(open_);
+	free(st);
+	tmpdir_free(d);
+}
+
 /* ---- log lines ---- */
 
 static void test_escape(void **state)
@@ -690,6 +802,9 @@ int main(void)
 		cmocka_unit_test(test_sock_slow_and_big),
 		cmocka_unit_test(test_sock_path),
 		cmocka_unit_test(test_sock_other_user),
+		cmocka_unit_test(test_sock_rid),
+		cmocka_unit_test(test_sock_retry),
+		cmocka_unit_test(test_sock_open_dir),
 		cmocka_unit_test(test_statedir_prepare),
 		cmocka_unit_test(test_statedir_files),
 		cmocka_unit_test(test_statedir_other_user),

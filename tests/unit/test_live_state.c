@@ -55,7 +55,7 @@ static void test_livecfg_full(void **state)
 	char *p = write_in(d, "live.json",
 		"{ \"scenario\": \"scn.json\", \"policy\": \"fcfs\", \"executor\": \"slurm\", \"state_dir\": \"st\",\n"
 		"  \"tick_s\": 0.5, \"probe_every_s\": 2, \"record_every_s\": 30, \"results_every_s\": 0,\n"
-		"  \"max_jobs\": 500, \"hot_c\": 90, \"cool_c\": 75, \"xid_repair_s\": 3600, \"stale_s\": 7.5,\n"
+		"  \"max_jobs\": 500, \"max_pending_per_user\": 40, \"hot_c\": 90, \"cool_c\": 75, \"xid_repair_s\": 3600, \"stale_s\": 7.5,\n"
 		"  \"probes\": { \"default\": \"host\", \"n1\": \"file:agent/%n.json\", \"n2\": \"none\",\n"
 		"              \"n3\": \"file:/abs/x.json\" },\n"
 		"  \"local\": { \"signal\": \"SIGUSR2\", \"cgroup_parent\": \"hetlab.slice\", \"nvml_lib\": \"/opt/nvml.so\",\n"
@@ -80,6 +80,7 @@ static void test_livecfg_full(void **state)
 	assert_true(c->record_every_s == 30);
 	assert_true(c->results_every_s == 0);
 	assert_int_equal(c->max_jobs, 500);
+	assert_int_equal(c->max_pending_per_user, 40);
 	assert_true(c->hot_c == 90);
 	assert_true(c->cool_c == 75);
 	assert_true(c->xid_repair_s == 3600);
@@ -137,6 +138,7 @@ static void test_livecfg_defaults(void **state)
 	assert_true(c->record_every_s == 60);
 	assert_true(c->results_every_s == 300);
 	assert_int_equal(c->max_jobs, 100000);
+	assert_int_equal(c->max_pending_per_user, 10000);
 	assert_true(c->stale_s == 30);
 	assert_true(c->hot_c == 0 && c->cool_c == 0);
 	assert_true(c->xid_repair_s == 86400);
@@ -195,6 +197,8 @@ static void test_livecfg_errors(void **state)
 		  ": $.metrics.port: expected an integer in [0, 65535], got 70000" },
 		{ "{ \"scenario\": \"s.json\", \"tick_s\": 0 }", ": $.tick_s: expected a number in [0.001, 3600], got 0" },
 		{ "{ \"scenario\": \"s.json\", \"max_jobs\": 0 }", ": $.max_jobs: expected an integer in [1, 100000000], got 0" },
+		{ "{ \"scenario\": \"s.json\", \"max_pending_per_user\": -1 }",
+		  ": $.max_pending_per_user: expected an integer in [0, 100000000], got -1" },
 		{ "{ \"policy\": \"fcfs\" }", ": $.scenario: missing (expected a string)" },
 		{ "[ 1 ]", ": $: expected an object, got " },
 	};
