@@ -309,7 +309,8 @@ fi
 # they do when slurmctld is unreachable.
 mkdir -p fakeslurm
 printf '#!/bin/sh\necho 42\n' >fakeslurm/sbatch
-printf '#!/bin/sh\nexit 0\n' >fakeslurm/scontrol
+# scontrol show config: a site that schedules memory (CR_Core_Memory).
+printf '#!/bin/sh\n[ "$1 $2" = "show config" ] && echo "SelectTypeParameters    = CR_Core_Memory"\nexit 0\n' >fakeslurm/scontrol
 printf '#!/bin/sh\nexit 0\n' >fakeslurm/scancel
 for c in squeue sinfo; do
 	printf '#!/bin/sh\necho "%s: error: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' $c >fakeslurm/$c
@@ -324,6 +325,8 @@ port=$(port_of log-sl)
 h=$(fetch /healthz)
 check_eq "slurm down: /healthz is 503 naming the executor and the command" "$(printf '%s' "$h" | tr '\n' ' ' | cut -c1-55)" "503 slurm executor: cannot read its nodes: sinfo --json"
 check_eq "slurm down: nothing is submitted while Slurm cannot be read" "$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') FROM jobs")" "starting -"
+check_eq "slurm down: the memory warning names the job's field req.mem_mib" \
+	"$(grep -c 'set slurm.mem_mib_default or give each job req.mem_mib$' log-sl)" 1
 check_eq "slurm down: the log names the failing command" "$(grep -c 'sinfo.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
 wait "$DAEMON"
 DAEMON=
