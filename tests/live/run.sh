@@ -94,6 +94,13 @@ out=$(timeout 20 "$HETLAB" live --config basic.json --executor slurm --exit-when
 check_eq "basic: another executor on the state is refused" \
 	"$?,$(printf '%s' "$out" | grep -c "this state was made with executor 'local', not 'slurm'; start a new state_dir")" "1,1"
 
+# A state with no jobs at all: --exit-when-idle waits 10 s for a first
+# submission, then exits, saying so.
+cfg nojobs ', "probes": "none"'
+timeout 30 "$HETLAB" live --config nojobs.json --exit-when-idle 2>log-nojobs
+check_eq "nojobs: --exit-when-idle exits on a state with no jobs, saying why" \
+	"$?,$(grep -c -- '--exit-when-idle: no job submitted within 10 s of the start: nothing to do' log-nojobs)" "0,1"
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {
