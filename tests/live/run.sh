@@ -101,6 +101,17 @@ timeout 30 "$HETLAB" live --config nojobs.json --exit-when-idle 2>log-nojobs
 check_eq "nojobs: --exit-when-idle exits on a state with no jobs, saying why" \
 	"$?,$(grep -c -- '--exit-when-idle: no job submitted within 10 s of the start: nothing to do' log-nojobs)" "0,1"
 
+# The log's engine time never goes back, across a restart too (the lines
+# before the engine caught up showed 0).
+cfg lt ', "probes": "none"'
+job batch 1 lt 1 | "$HETLAB" submit --config lt.json - >/dev/null
+timeout 60 "$HETLAB" live --config lt.json --exit-when-idle 2>log-lt1
+job batch 1 lt 0.2 | "$HETLAB" submit --config lt.json - >/dev/null
+timeout 60 "$HETLAB" live --config lt.json --exit-when-idle 2>log-lt2
+check_eq "restart: the log's engine time never goes back ($(grep -c . log-lt2) lines after the restart)" \
+	"$(cat log-lt1 log-lt2 | sed -n 's/^hetlab live: [^ ]* [a-z]* \[\([0-9.]*\) s\].*/\1/p' |
+	   awk 'NR > 1 && $1 < last {print "line " NR ": " $1 " after " last} {last = $1}')" ""
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {
