@@ -256,6 +256,8 @@ int live_inject(struct live *L, const struct rec_row *r)
 		}
 		return sim_inject_foreign(s, r->t_us, r->node, (int32_t)cores, (int32_t)gpus, (int64_t)mem);
 	}
+	case RIN_BLIND:
+		return sim_inject_blind(s, r->t_us, r->state != 0);
 	case RIN_CANCEL:
 		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
 	case RIN_APPROVE:

@@ -342,12 +342,15 @@ sleep 1.5
 port=$(port_of log-sl)
 h=$(fetch /healthz)
 check_eq "slurm down: /healthz is 503 naming the executor and the command" "$(printf '%s' "$h" | tr '\n' ' ' | cut -c1-55)" "503 slurm executor: cannot read its nodes: sinfo --json"
-check_eq "slurm down: nothing is submitted while Slurm cannot be read" "$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') FROM jobs")" "starting -"
+check_eq "slurm down: nothing is started, nor submitted, while Slurm cannot be read" \
+	"$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') || ' ' || (SELECT count(*) FROM decision WHERE kind = 'start') FROM jobs")" "pending - 0"
+check_eq "slurm down: the log says no job is started" "$(grep -c 'Slurm cannot be read: no job is started until it can' log-sl)" 1
 check_eq "slurm down: the memory warning names the job's field req.mem_mib" \
 	"$(grep -c 'set slurm.mem_mib_default or give each job req.mem_mib$' log-sl)" 1
 check_eq "slurm down: the log names the failing command" "$(grep -c 'sinfo.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
 wait "$DAEMON"
 DAEMON=
+replay_same "slurm down" sl
 
 # --- 11. bad input -----------------------------------------------------------
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)
