@@ -138,6 +138,9 @@ struct sx_nodeinfo {
 	bool drain, down, idle, alloc, mixed;
 	bool not_responding;      /* the NOT_RESPONDING flag (`idle*`) */
 	bool reserved;            /* in an active reservation */
+	bool unregistered;        /* its slurmd has not registered with this slurmctld yet (slurmd_version
+	                           * ""): for about 5 s after a slurmctld restart its gres_used is wrong
+	                           * (a job's GPUs counted twice, or not all) */
 	int cpus, alloc_cpus;
 	int64_t mem_mib, alloc_mem_mib;
 	int gpus, gpus_used;      /* GRES gpu, all types */

@@ -399,6 +399,9 @@ static void foreign(struct live *L, struct obs *o)
 		const char *what = "jobs not hetlab's";
 		if (n->down || n->not_responding)
 			continue;   /* down: the node is out of service (probe rounds) */
+		if (n->unregistered)
+			continue;   /* after a slurmctld restart, until its slurmd registers: its use is not known
+			             * (gres_used counted hetlab's 2 GPUs as 4); the last hold stands */
 		double per = nd->cores > 0 && n->cpus > nd->cores ? (double)n->cpus / nd->cores : 1.0;
 		if ((n->drain && strncmp(n->reason, "hetlab", 6) != 0) || n->reserved) {
 			f.cpus = nd->cores;
