@@ -131,8 +131,10 @@ static int load_slurm(struct jv *v, struct live_cfg *c, const json_t *sl)
 	tmp[0] = 0;
 	if (jv_str(v, sl, P, "export", false, tmp, sizeof tmp))
 		return -1;
-	/* "login" by default: "minimal" starts jobs about 4x faster, and that
-	 * exposes a reconciliation race the soak showed (docs/slurm.md). */
+	/* "login" by default: it gives the job its user's login environment
+	 * (profile, modules), which site scripts expect; "minimal" starts jobs
+	 * 4 to 13 times faster (docs/slurm.md; the races it once exposed are
+	 * fixed). */
 	if (!tmp[0] || strcmp(tmp, "login") == 0)
 		s->export_env = LIVE_SLURM_EXPORT_LOGIN;
 	else if (strcmp(tmp, "minimal") == 0)

@@ -18,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* With --exit-when-idle, how long a state without jobs waits for one. */
+#define LIVE_FIRST_JOB_WAIT_S 10
+
 static simtime engine_now(struct live *L)
 {
 	simtime t = live_unix_us() - L->epoch_unix_us;
@@ -547,8 +550,14 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		}
 		if (*stop || (L->o.max_s > 0 && el >= L->o.max_s))
 			break;
-		if (L->o.exit_when_idle && nin == 0 && idle(L) && s->njobs > 0)
+		/* A state without jobs waits a while for its first submission (a
+		 * daemon is often started before them), then has nothing to do. */
+		if (L->o.exit_when_idle && nin == 0 && idle(L) && (s->njobs > 0 || el >= LIVE_FIRST_JOB_WAIT_S)) {
+			if (s->njobs == 0)
+				live_log(L, "--exit-when-idle: no job submitted within %d s of the start: nothing to do",
+				         LIVE_FIRST_JOB_WAIT_S);
 			break;
+		}
 		/* Sleep until the next event, the next probe round or a tick. */
 		simtime now = live_unix_us() - L->epoch_unix_us;
 		simtime wake = now + (simtime)(L->cfg.tick_s * 1e6);

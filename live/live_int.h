@@ -53,6 +53,7 @@ struct live {
 	simtime after_us;               /* every event up to here has been handled */
 	simtime applied_us;             /* decisions committed up to here (at open) */
 	bool catching_up;               /* executor off, decisions not logged */
+	simtime log_us;                 /* the engine time the last log line showed: never goes back */
 	/* the decision log of the current step(s), flushed at commit */
 	struct dec { simtime t; int kind; int64_t job, node; char *detail; } *dec;
 	int32_t ndec, capdec;

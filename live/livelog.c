@@ -138,7 +138,12 @@ static void vlog(struct live *L, enum live_level l, const char *fmt, va_list ap)
 {
 	if (L->o.quiet || L->mode != LIVE_DAEMON)
 		return;
-	vwrite(l, simtime_to_s(L->s.now), fmt, ap);
+	/* Before the engine has caught up after a restart (the executor's
+	 * start, the replay) its time is behind the last run's lines: those
+	 * lines carry the time it resumes at (bind_state), never less. */
+	if (L->s.now > L->log_us)
+		L->log_us = L->s.now;
+	vwrite(l, simtime_to_s(L->log_us), fmt, ap);
 }
 
 void live_log(struct live *L, const char *fmt, ...)

@@ -258,6 +258,8 @@ int live_inject(struct live *L, const struct rec_row *r)
 		}
 		return sim_inject_foreign(s, r->t_us, r->node, (int32_t)cores, (int32_t)gpus, (int64_t)mem);
 	}
+	case RIN_BLIND:
+		return sim_inject_blind(s, r->t_us, r->state != 0);
 	case RIN_CANCEL:
 		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
 	case RIN_APPROVE:
@@ -498,6 +500,14 @@ static char *bind_state(struct live *L, char *err, size_t errlen)
 		char e[32] = "";
 		lstate_meta_get(&L->st, "epoch_unix_us", e, sizeof e);
 		L->epoch_unix_us = strtoll(e, NULL, 10);
+		/* The engine resumes at the wall clock's time since its epoch (the
+		 * first tick), past every line the last run logged: the log's
+		 * engine time starts there, not at 0. */
+		char a[32] = "";
+		lstate_meta_get(&L->st, "applied_us", a, sizeof a);
+		L->log_us = live_unix_us() - L->epoch_unix_us;
+		if (a[0] && strtoll(a, NULL, 10) > L->log_us)
+			L->log_us = strtoll(a, NULL, 10);
 		lstate_meta_get(&L->st, "state_id", L->state_id, sizeof L->state_id);
 		if (!L->state_id[0] && L->mode == LIVE_DAEMON) {
 			/* A state made before states had ids gets one. */

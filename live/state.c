@@ -32,7 +32,7 @@ static const char schema_sql[] =
 	" PRIMARY KEY(uid, rid));";
 
 static const char *const rin_names[RIN_N] = { "submit", "end", "cancel", "reading", "approve",
-                                              "running", "unstart", "requeue", "foreign" };
+                                              "running", "unstart", "requeue", "foreign", "blind" };
 
 const char *rec_in_name(enum rec_in k)
 {

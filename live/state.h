@@ -142,9 +142,11 @@ int lstate_owner_get(struct lstate *st, int64_t job, int64_t *uid);
  * (when known) the run's start and end by the executor's clock. UNSTART:
  * never started, taken back (data: why). REQUEUE: the executor requeued it
  * by itself, its run ended at t2_us (data: why). FOREIGN: jobs not ours hold
- * this much of node (data: "CORES GPUS MEM_MIB"). */
+ * this much of node (data: "CORES GPUS MEM_MIB"). BLIND: the executor cannot
+ * read the world from now on (state 1: the policy decides nothing), or can
+ * again (state 0). */
 enum rec_in { RIN_SUBMIT, RIN_END, RIN_CANCEL, RIN_READING, RIN_APPROVE, RIN_RUNNING, RIN_UNSTART, RIN_REQUEUE,
-              RIN_FOREIGN, RIN_N };
+              RIN_FOREIGN, RIN_BLIND, RIN_N };
 const char *rec_in_name(enum rec_in k);
 int rec_in_parse(const char *s);
 

@@ -362,7 +362,7 @@ static void pass(struct sim *s)
 	if (s->health.check)
 		s->health.check(s->health.state, &v, &d);
 	health_log_clear(&s->cl, seen, all);
-	if (s->sched.schedule && !s->failed)
+	if (s->sched.schedule && !s->failed && live_may_decide(s))
 		s->sched.schedule(s->sched.state, &v, &d);
 	compact_pending(s);
 }

@@ -245,6 +245,9 @@ void live_exec_stop(struct sim *s, int32_t id, enum exec_stop how);
 void live_node_state(struct sim *s, int32_t node, bool drain, const char *reason);
 /* Whether a node seen down leaves its jobs to the executor (Slurm). */
 bool live_exec_fates(const struct sim *s);
+/* Whether the policy may decide in this pass: false while the executor
+ * cannot read the world (sim_inject_blind); true in simulation. */
+bool live_may_decide(const struct sim *s);
 /* A preemption's checkpoint signal goes to the job (the executor's
  * signal): false in simulation, where the checkpoint is modelled. */
 bool live_preempt_signal(struct sim *s, int32_t id);

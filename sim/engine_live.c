@@ -301,6 +301,11 @@ int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, in
 	return push_x(s, t, SIM_EV_FOREIGN, node, 0, &x);
 }
 
+int sim_inject_blind(struct sim *s, simtime t, bool blind)
+{
+	return sim_push(s, t, SIM_EV_XBLIND, -1, 0, blind ? 1 : 0);
+}
+
 /* The attempt of running job id, or NULL when the input is stale. */
 static struct job *live_job(struct sim *s, int32_t id, uint32_t attempt)
 {
@@ -521,6 +526,10 @@ static bool handle_x(struct sim *s, const struct ev *e)
 		return true;
 	case SIM_EV_XAPPROVE:
 		eng_approve_tenant(s, e->id, "approved by an operator");
+		return true;
+	case SIM_EV_XBLIND:
+		s->live->blind = e->arg != 0;
+		s->dirty = true;   /* seeing again: a pass decides what waited */
 		return true;
 	case SIM_EV_PROBE:
 		live_reading(s, e->id, &s->live->inj[e->arg]);

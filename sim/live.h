@@ -80,6 +80,7 @@ struct sim_live {
 	int32_t foreign_short;       /* nodes where foreign holds less than foreign_want */
 	bool acct_at;                /* account the segment ending now up to acct_end, not now */
 	simtime acct_end;
+	bool blind;                  /* the executor cannot read the world (sim_inject_blind) */
 };
 
 /* Makes a run that sim_init() set up (with no jobs) live: the run never
@@ -121,5 +122,10 @@ int sim_inject_requeue(struct sim *s, simtime t, int32_t id, uint32_t attempt, s
  * outside hetlab) hold this much of node: it is taken out of what the
  * policy may use (at most what is free), replacing the last such hold. */
 int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, int32_t gpus, int64_t mem_mib);
+/* The executor cannot read the world (Slurm's nodes) from time t on
+ * (blind), or can again: while it cannot, the policy decides nothing (no
+ * start, no preemption: they would be decided on what it last saw); the
+ * health monitor still runs. */
+int sim_inject_blind(struct sim *s, simtime t, bool blind);
 
 #endif

@@ -92,6 +92,11 @@ bool live_exec_fates(const struct sim *s)
 	return s->live && s->live->cfg.exec_fates;
 }
 
+bool live_may_decide(const struct sim *s)
+{
+	return !s->live || !s->live->blind;
+}
+
 bool live_preempt_signal(struct sim *s, int32_t id)
 {
 	if (!s->live)

@@ -67,7 +67,7 @@ static void check_config(struct live *L)
 	         k->accounting ? "on (slurmdbd)" : "off");
 	if (k->memory && !x->cfg->mem_mib_default)
 		live_log(L, "warning: Slurm schedules memory (%s): jobs that give no memory get DefMemPerNode (often a "
-		         "whole node); set slurm.mem_mib_default or give each job req.mem_gib", k->select_params);
+		         "whole node); set slurm.mem_mib_default or give each job req.mem_mib", k->select_params);
 	if (!k->accounting)
 		live_log(L, "warning: no slurmdbd accounting: a job slurmctld forgets (MinJobAge %d s) while the daemon "
 		         "is down cannot be read back, and ends as lost", k->min_job_age_s);

@@ -134,6 +134,13 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 	         sig, j->key, j->state_id ? j->state_id : "?");
 	if (add(buf, len, &off, line) < 0 || (env == SX_EXPORT_MINIMAL && add(buf, len, &off, passwd_env) < 0))
 		goto small;
+	/* The job's srun steps get the job's environment (PATH, HETLAB_*, its
+	 * env). Slurm sets SLURM_EXPORT_ENV in the job from sbatch's --export,
+	 * and srun reads it as its own --export: NONE (slurm.export "login")
+	 * would run every step without PATH. Before the job's env, which may
+	 * set it. */
+	if (add(buf, len, &off, "SLURM_EXPORT_ENV=ALL; export SLURM_EXPORT_ENV\n") < 0)
+		goto small;
 	for (size_t k = 0; j->env && j->env[k]; k++) {
 		if (!env_name_ok(j->env[k])) {
 			sx_seterr(err, n, "job %" PRId64 ": env[%zu] '%s': expected NAME=VALUE with NAME of "

@@ -27,18 +27,22 @@
  * starts at once when they are free, and waits PENDING when Slurm thinks
  * they are not). Without a node list (sx_job.nodelist NULL) it is
  * submitted --hold, for sx_start later. The job never sees the daemon's
- * environment: with the context's export_env SX_EXPORT_MINIMAL (the
- * default) sbatch runs --export=ALL in the minimal environment
+ * environment: with the context's export_env SX_EXPORT_MINIMAL
+ * (slurm.export "minimal", the fast mode) sbatch runs --export=ALL in the
+ * minimal environment
  * (live/exec/slurm_run.h: PATH and SLURM_CONF only), which the job gets with
  * Slurm's SLURM_* variables, and the batch script sets HOME, USER, LOGNAME
  * and SHELL from the passwd entry of the user it runs as; with
- * SX_EXPORT_LOGIN, --export=NONE: the user's login environment, which in
- * Slurm 22.05 implies --get-user-env (slurmd runs a login shell of the
- * user before the job: seconds per start).
+ * SX_EXPORT_LOGIN (slurm.export "login", the daemon's default: site
+ * scripts expect the login environment), --export=NONE: the user's login
+ * environment, which in Slurm 22.05 implies --get-user-env (slurmd runs a
+ * login shell of the user before the job: seconds per start).
  *
  * The batch script (sx_script) is a POSIX sh wrapper: (minimal
  * environment) HOME, USER, LOGNAME, SHELL from `getent passwd $(id -u)`;
- * one export per env entry (single-quoted; after those, so a job's env
+ * SLURM_EXPORT_ENV=ALL (Slurm sets NONE in a job submitted --export=NONE,
+ * which srun reads as its --export: the job's steps would run without
+ * PATH); one export per env entry (single-quoted; after those, so a job's env
  * may set HOME), HETLAB_ATTEMPT computed at each run as ATTEMPT +
  * SLURM_RESTART_COUNT (every requeue of the Slurm job, hetlab's or Slurm's
  * own, is a new hetlab attempt), HETLAB_NODES from SLURM_JOB_NODELIST
@@ -134,6 +138,9 @@ struct sx_nodeinfo {
 	bool drain, down, idle, alloc, mixed;
 	bool not_responding;      /* the NOT_RESPONDING flag (`idle*`) */
 	bool reserved;            /* in an active reservation */
+	bool unregistered;        /* its slurmd has not registered with this slurmctld yet (slurmd_version
+	                           * ""): for about 5 s after a slurmctld restart its gres_used is wrong
+	                           * (a job's GPUs counted twice, or not all) */
 	int cpus, alloc_cpus;
 	int64_t mem_mib, alloc_mem_mib;
 	int gpus, gpus_used;      /* GRES gpu, all types */

@@ -225,6 +225,8 @@ int sx_parse_nodes(const char *text, const char *partition, struct sx_nodeinfo *
 				off += (size_t)snprintf(ni->partitions + off, sizeof ni->partitions - off, "%s%s",
 				                        off ? "," : "", json_string_value(pv));
 		copy(ni->reason, sizeof ni->reason, jstr(o, "reason"));
+		json_t *sv = json_object_get(o, "slurmd_version");
+		ni->unregistered = json_is_string(sv) && !json_string_value(sv)[0];
 		ni->gpus = gres_gpus(jstr(o, "gres"));
 		ni->gpus_used = gres_gpus(jstr(o, "gres_used"));
 		if (ni->gpus < 0 || ni->gpus_used < 0) {

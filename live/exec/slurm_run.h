@@ -44,7 +44,8 @@ struct sx_ctx {
 	char workdir[512];       /* where batch scripts go (and outputs, when a job gives no cwd) */
 	int timeout_s;           /* per command, default (<= 0) 30 */
 	char slurm_conf[512];    /* SLURM_CONF for the commands; "" = inherited */
-	enum sx_export export_env;   /* the jobs' environment (default SX_EXPORT_MINIMAL) */
+	enum sx_export export_env;   /* the jobs' environment (zeroed: SX_EXPORT_MINIMAL; the daemon's
+	                              * default is slurm.export "login", SX_EXPORT_LOGIN) */
 };
 
 struct sx_cmd {

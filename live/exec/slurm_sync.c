@@ -399,6 +399,9 @@ static void foreign(struct live *L, struct obs *o)
 		const char *what = "jobs not hetlab's";
 		if (n->down || n->not_responding)
 			continue;   /* down: the node is out of service (probe rounds) */
+		if (n->unregistered)
+			continue;   /* after a slurmctld restart, until its slurmd registers: its use is not known
+			             * (gres_used counted hetlab's 2 GPUs as 4); the last hold stands */
 		double per = nd->cores > 0 && n->cpus > nd->cores ? (double)n->cpus / nd->cores : 1.0;
 		if ((n->drain && strncmp(n->reason, "hetlab", 6) != 0) || n->reserved) {
 			f.cpus = nd->cores;
@@ -442,7 +445,17 @@ int sx_observe(struct live *L, struct obs *o)
 	 * read, /healthz says so at once, and nothing else is tried this tick
 	 * (each command would wait for the controller). */
 	sx_read_nodes(L);
-	if (!x->have_nodes || sx_refresh_snap(L)) {
+	bool blind = !x->have_nodes || sx_refresh_snap(L);
+	if (s->live && s->live->blind != blind) {
+		/* The policy decides nothing while Slurm cannot be read (its
+		 * decisions would rest on what it saw last); compared with the
+		 * engine's flag, which a restart replays. */
+		struct rec_row r = { .kind = RIN_BLIND, .job = -1, .node = -1, .state = blind };
+		obs_add(o, &r);
+		live_logl(L, blind ? LIVE_WARN : LIVE_INFO, blind ? "Slurm cannot be read: no job is started until it can"
+		                                                  : "Slurm can be read again: jobs are started");
+	}
+	if (blind) {
 		x->ctld_down = true;
 		L->healthy = false;   /* the daemon publishes it at once */
 		return 0;

@@ -118,6 +118,24 @@ out=$(timeout 10 "$HETLAB" queue --state st-fifodb 2>&1)
 check_eq "fifo: hetlab queue on a FIFO state.db is refused at once, saying so" \
 	"$?,$(printf '%s' "$out" | grep -c 'st-fifodb/state.db: not a regular file (a FIFO)')" "1,1"
 
+# A state with no jobs at all: --exit-when-idle waits 10 s for a first
+# submission, then exits, saying so.
+cfg nojobs ', "probes": "none"'
+timeout 30 "$HETLAB" live --config nojobs.json --exit-when-idle 2>log-nojobs
+check_eq "nojobs: --exit-when-idle exits on a state with no jobs, saying why" \
+	"$?,$(grep -c -- '--exit-when-idle: no job submitted within 10 s of the start: nothing to do' log-nojobs)" "0,1"
+
+# The log's engine time never goes back, across a restart too (the lines
+# before the engine caught up showed 0).
+cfg lt ', "probes": "none"'
+job batch 1 lt 1 | "$HETLAB" submit --config lt.json - >/dev/null
+timeout 60 "$HETLAB" live --config lt.json --exit-when-idle 2>log-lt1
+job batch 1 lt 0.2 | "$HETLAB" submit --config lt.json - >/dev/null
+timeout 60 "$HETLAB" live --config lt.json --exit-when-idle 2>log-lt2
+check_eq "restart: the log's engine time never goes back ($(grep -c . log-lt2) lines after the restart)" \
+	"$(cat log-lt1 log-lt2 | sed -n 's/^hetlab live: [^ ]* [a-z]* \[\([0-9.]*\) s\].*/\1/p' |
+	   awk 'NR > 1 && $1 < last {print "line " NR ": " $1 " after " last} {last = $1}')" ""
+
 # --- 2. exit codes, affinity and environment --------------------------------
 cfg codes ', "probes": "none"'
 {
@@ -333,7 +351,8 @@ fi
 # they do when slurmctld is unreachable.
 mkdir -p fakeslurm
 printf '#!/bin/sh\necho 42\n' >fakeslurm/sbatch
-printf '#!/bin/sh\nexit 0\n' >fakeslurm/scontrol
+# scontrol show config: a site that schedules memory (CR_Core_Memory).
+printf '#!/bin/sh\n[ "$1 $2" = "show config" ] && echo "SelectTypeParameters    = CR_Core_Memory"\nexit 0\n' >fakeslurm/scontrol
 printf '#!/bin/sh\nexit 0\n' >fakeslurm/scancel
 for c in squeue sinfo; do
 	printf '#!/bin/sh\necho "%s: error: Unable to contact slurm controller (connect failure)" >&2\nexit 1\n' $c >fakeslurm/$c
@@ -347,10 +366,15 @@ sleep 1.5
 port=$(port_of log-sl)
 h=$(fetch /healthz)
 check_eq "slurm down: /healthz is 503 naming the executor and the command" "$(printf '%s' "$h" | tr '\n' ' ' | cut -c1-55)" "503 slurm executor: cannot read its nodes: sinfo --json"
-check_eq "slurm down: nothing is submitted while Slurm cannot be read" "$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') FROM jobs")" "starting -"
+check_eq "slurm down: nothing is started, nor submitted, while Slurm cannot be read" \
+	"$(q st-sl/state.db "SELECT state || ' ' || coalesce(ref, '-') || ' ' || (SELECT count(*) FROM decision WHERE kind = 'start') FROM jobs")" "pending - 0"
+check_eq "slurm down: the log says no job is started" "$(grep -c 'Slurm cannot be read: no job is started until it can' log-sl)" 1
+check_eq "slurm down: the memory warning names the job's field req.mem_mib" \
+	"$(grep -c 'set slurm.mem_mib_default or give each job req.mem_mib$' log-sl)" 1
 check_eq "slurm down: the log names the failing command" "$(grep -c 'sinfo.*Unable to contact slurm controller' log-sl | awk '{print ($1 > 0)}')" 1
 wait "$DAEMON"
 DAEMON=
+replay_same "slurm down" sl
 
 # --- 11. bad input -----------------------------------------------------------
 out=$("$HETLAB" submit --config basic.json --job '{"class": "batch", "req": {"nodes": 1, "cores": 1}}' 2>&1)

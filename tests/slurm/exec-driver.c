@@ -12,8 +12,10 @@
  *
  * The context: workdir $SX_WORKDIR (default .), partition $SX_PARTITION,
  * the state id $SX_STATE (default 0123456789abcdef), memory per node
- * $SX_MEM MiB (default 500), SLURM_CONF from the environment. Errors go to
- * stderr with exit status 1. */
+ * $SX_MEM MiB (default 500), the jobs' environment $SX_EXPORT ("login":
+ * SX_EXPORT_LOGIN, else SX_EXPORT_MINIMAL), the job's env entries
+ * $SX_JOBENV (NAME=VALUE lines), SLURM_CONF from the environment. Errors go
+ * to stderr with exit status 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
 	const char *wd = getenv("SX_WORKDIR"), *part = getenv("SX_PARTITION");
 	snprintf(c.workdir, sizeof c.workdir, "%s", wd && wd[0] ? wd : ".");
 	snprintf(c.partition, sizeof c.partition, "%s", part ? part : "");
+	const char *ex = getenv("SX_EXPORT");
+	c.export_env = ex && strcmp(ex, "login") == 0 ? SX_EXPORT_LOGIN : SX_EXPORT_MINIMAL;
 	if (argc < 2)
 		return usage();
 	const char *cmd = argv[1];
@@ -69,8 +73,14 @@ int main(int argc, char **argv)
 
 	if (strcmp(cmd, "submit") == 0 && argc >= 8) {
 		const char *st = getenv("SX_STATE"), *mem = getenv("SX_MEM");
-		const char *at[64];
-		int nat = 0, a = 6;
+		const char *at[64], *env[16];
+		int nat = 0, nenv = 0, a = 6;
+		char envbuf[4096] = "";
+		const char *je = getenv("SX_JOBENV");
+		snprintf(envbuf, sizeof envbuf, "%s", je ? je : "");
+		for (char *tok = strtok(envbuf, "\n"); tok && nenv < 15; tok = strtok(NULL, "\n"))
+			env[nenv++] = tok;
+		env[nenv] = NULL;
 		char list[1024] = "", gres[32] = "";
 		if (strcmp(argv[a], "--at") == 0 && argc > a + 2) {
 			snprintf(list, sizeof list, "%s", argv[a + 1]);
@@ -86,7 +96,7 @@ int main(int argc, char **argv)
 			.state_id = st && st[0] ? st : "0123456789abcdef", .key = id, .nodes = atoi(argv[3]),
 			.cpus_per_node = atoi(argv[4]), .gres = gres[0] ? gres : NULL,
 			.mem_mib_per_node = mem && mem[0] ? atoll(mem) : 500, .argv = (const char *const *)argv + a + 1,
-			.nodelist = nat ? at : NULL, .uid = -1, .gid = -1, .ckpt_sig = 10,
+			.nodelist = nat ? at : NULL, .uid = -1, .gid = -1, .ckpt_sig = 10, .env = nenv ? env : NULL,
 		};
 		int64_t sid;
 		rc = sx_submit(&c, &j, &sid, err, sizeof err);

@@ -8,7 +8,9 @@
 # Compiles tests/slurm/exec-driver.c against BUILD/libhetlab.a and drives the
 # executor through it: held jobs stay held; jobs run exactly on the nodes
 # given; a checkpoint signal reaches the job, requeue-hold parks it and it
-# runs again elsewhere; drain with a reason and resume; exit codes read back.
+# runs again elsewhere; srun steps of a two-node job get the job's
+# environment in both export modes; drain with a reason and resume; exit
+# codes read back.
 # Unlike run.sh this never skips: a cluster that does not start is a failure
 # (exit 1) with the daemons' log tails. Prints "slurm exec: N passed, N failed".
 set -u
@@ -145,6 +147,29 @@ if [ "$(out 4 "$j4")" = "$want" ] && [ ! -e "$W/pwned" ]; then ok "job 4's argv 
 # 6. Jobs 1 and 2 finish: COMPLETED exit 0.
 for j in $j1 $j2; do
 	if drv wait "$j" COMPLETED 20 >"$D/w" && [ "$(field "$j" exit)" = 0 ]; then ok "job $j: COMPLETED exit 0"; else bad "job $j: $(cat "$D/w")"; fi
+done
+
+# 6b. srun inside a two-node job, in both export modes (slurm.export):
+# each step runs on its node with the job's environment (PATH, HETLAB_*,
+# the job's env), and `srun hostname` finds its program. Under "login"
+# (--export=NONE) Slurm sets SLURM_EXPORT_ENV=NONE in the job, which srun
+# reads as its own --export; the batch script sets it back to ALL.
+k=5
+for mode in login minimal; do
+	js=$(SX_EXPORT=$mode SX_JOBENV="HETLAB_JOB_ID=$k
+MYVAR=a b" drv submit $k 2 1 0 --at n1,n2 -- sh -c 'P=$PATH; export P
+srun sh -c "echo step \$SLURMD_NODENAME path=\$([ -n \"\$PATH\" ] && [ \"\$PATH\" = \"\$P\" ] && echo same) job=\$HETLAB_JOB_ID attempt=\$HETLAB_ATTEMPT nodes=\$HETLAB_NODES my=\$MYVAR" | sort
+srun hostname >/dev/null && echo hostname ok') || bad "submit $k ($mode)"
+	want="step n1 path=same job=$k attempt=0 nodes=n1,n2 my=a b
+step n2 path=same job=$k attempt=0 nodes=n1,n2 my=a b
+hostname ok"
+	if [ -n "${js:-}" ] && T=60 until_ok has_out $k "$js" "hostname ok" && [ "$(out $k "$js")" = "$want" ]; then
+		ok "job $k ($mode): srun steps on n1 and n2 with the job's environment"
+	else
+		bad "job $k ($mode): srun steps: $(drv info "${js:-0}") out: $(out $k "${js:-0}" | tr '\n' ';')"
+	fi
+	[ -n "${js:-}" ] && { drv wait "$js" COMPLETED 30 >/dev/null || bad "job $k ($mode) not COMPLETED: $(drv info "$js")"; }
+	k=$((k + 1))
 done
 
 # 7. Drain n2 with a reason, then resume it.

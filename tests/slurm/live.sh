@@ -14,6 +14,8 @@
 #     on the nodes the victim left, and the victim runs again (attempt 1)
 #     and finishes;
 #   - a node set DOWN in Slurm is taken out of service until it is back;
+#   - a slurmctld restart does not make hetlab's own GPUs a hold of jobs
+#     not hetlab's (Slurm's gres_used is wrong until the slurmd registers);
 #   - every job ends done, and the replay of the recording makes the same
 #     decisions.
 # Unlike run.sh this never skips: a cluster that does not start is a
@@ -133,11 +135,29 @@ for i in $(seq 1 150); do
 	sleep 0.2
 done
 check_eq "n3 back up: the 3-node job ran on n1,n2,n3" "$(awk '$1 == 3 {print $3}' out/where)" "n1,n2,n3"
+# slurmctld restarts while a two-node job of hetlab's runs with both GPUs
+# of each node: until their slurmds register again (about 5 s) Slurm's
+# gres_used shows 4 GPUs on each (a node's jobs' GPUs are counted wrong);
+# none of it is a hold of jobs not hetlab's.
+job steady batch 2 14 14 | "$HETLAB" submit --state st - >/dev/null
+for i in $(seq 1 100); do
+	[ "$(q "SELECT state FROM jobs WHERE name = 'steady'")" = running ] && awk '$1 == 4' out/where | grep -q . && break
+	sleep 0.2
+done
+n0=$(wc -l <daemon.log)
+sh "$HERE/local-slurm.sh" restart-ctld "$C" >/dev/null 2>&1
+sleep 8
+check_eq "slurmctld restarted: hetlab's own GPUs are never held by jobs not hetlab's" \
+	"$(tail -n +$((n0 + 1)) daemon.log | grep "jobs not hetlab's hold" | sed 's/.*\] //' | tr '\n' ';')" ""
+for i in $(seq 1 150); do
+	[ "$(q "SELECT state FROM jobs WHERE name = 'steady'")" = done ] && break
+	sleep 0.2
+done
 kill -TERM "$DAEMON"
 wait "$DAEMON"
 DAEMON=
 
-check_eq "every job done" "$(q "SELECT group_concat(name || ':' || state, ' ') FROM jobs")" "train-a:done train-b:done serve:done wide:done"
+check_eq "every job done" "$(q "SELECT group_concat(name || ':' || state, ' ') FROM jobs")" "train-a:done train-b:done serve:done wide:done steady:done"
 # Slurm ran each attempt exactly where the policy put it.
 mism=$(awk '$3 != $4' out/where)
 check_eq "each attempt ran on the nodes the policy chose ($(wc -l <out/where) attempts)" "$mism" ""

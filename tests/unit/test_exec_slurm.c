@@ -119,6 +119,30 @@ static void test_submit_argv_and_script(void **state)
 	expect_log(f, "== scontrol\nshow\nhostnames\nn[1-2]\n");
 }
 
+/* The job's srun steps run with the job's environment in both export
+ * modes: Slurm sets SLURM_EXPORT_ENV=NONE in a job submitted --export=NONE
+ * (slurm.export "login"), which srun reads as --export=NONE; the script
+ * sets it to ALL, before the job's env, which may set it itself. */
+static void test_script_srun_export(void **state)
+{
+	struct fx *f = *state;
+	const char *const show[] = { "sh", "-c", "printf '%s\\n' \"$SLURM_EXPORT_ENV\"", NULL };
+	const char *const env_own[] = { "SLURM_EXPORT_ENV=NIL", NULL };
+	struct sx_job j = { .state_id = SID, .key = 7, .argv = show, .nodes = 2, .uid = -1, .gid = -1 };
+	char buf[8192];
+	for (int m = 0; m < 3; m++) {
+		enum sx_export mode = m == 1 ? SX_EXPORT_MINIMAL : SX_EXPORT_LOGIN;
+		j.env = m == 2 ? env_own : NULL;
+		assert_true(sx_script(&j, mode, buf, sizeof buf, f->err, sizeof f->err) > 0);
+		put(f, "srun.sh", buf);
+		assert_int_equal(run_script(f, path_in(f, "srun.sh"), "SLURM_EXPORT_ENV=NONE SLURM_JOB_NODELIST=n1,n2",
+		                            path_in(f, "srun.out")), 0);
+		char *out = slurp(path_in(f, "srun.out"));
+		assert_string_equal(out, m == 2 ? "NIL\n" : "ALL\n");
+		free(out);
+	}
+}
+
 /* The wrapper on the checkpoint signal: the program gets it and exits;
  * the wrapper requeues its own job held (here the fake scontrol fails:
  * it tries again, as while slurmctld restarts, then exits with the
@@ -649,6 +673,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_submit_argv_and_script, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_checkpoint_and_signal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_srun_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_minimal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_environment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_config_export, setup, teardown),

@@ -391,6 +391,25 @@ static void test_parse_sinfo_2205(void **state)
 	assert_int_equal(sx_parse_nodes(sinfo_2205, "other", &v, &nv, f->err, sizeof f->err), 0);
 	assert_int_equal(nv, 0);
 	assert_null(v);
+	/* Every node of that capture has registered; after a slurmctld restart
+	 * (22.05, captured) a node whose slurmd has not yet shows no version,
+	 * and a 2-GPU job's GPUs twice in gres_used. A form without the key
+	 * says nothing: registered. */
+	const char *restarted =
+		"{\"nodes\":[{\"name\":\"n3\",\"state\":\"mixed\",\"state_flags\":[],\"boot_time\":0,\"cpus\":4,"
+		"\"gres\":\"gpu:fake:2\",\"gres_used\":\"gpu:fake:4\",\"slurmd_start_time\":0,\"slurmd_version\":\"\","
+		"\"alloc_memory\":500,\"alloc_cpus\":1,\"tres_used\":\"cpu=1,mem=500M,gres/gpu=2\"},"
+		"{\"name\":\"n4\",\"state\":\"idle\",\"gres\":\"gpu:fake:2\",\"gres_used\":\"gpu:fake:0\"}]}";
+	assert_int_equal(sx_parse_nodes(restarted, NULL, &v, &nv, f->err, sizeof f->err), 0);
+	assert_int_equal(nv, 2);
+	assert_true(v[0].unregistered);
+	assert_int_equal(v[0].gpus_used, 4);
+	assert_false(v[1].unregistered);
+	free(v);
+	assert_int_equal(sx_parse_nodes(sinfo_2205, NULL, &v, &nv, f->err, sizeof f->err), 0);
+	for (int k = 0; k < nv; k++)
+		assert_false(v[k].unregistered);
+	free(v);
 }
 
 /* The later data_parser form (Slurm 23.x), written by hand from its

@@ -223,6 +223,27 @@ static void test_live_foreign_topup(void **state)
 	lt_free(t);
 }
 
+/* While the executor cannot read the world (sim_inject_blind) the policy
+ * starts nothing: a job that arrives waits, and starts once it can read
+ * again. */
+static void test_live_blind(void **state)
+{
+	(void)state;
+	struct lt *t = lt_new_x("fcfs", 0, 0, true);
+	const simtime T0 = S(1000);
+	assert_int_equal(sim_inject_blind(&t->s, T0, true), 0);
+	int32_t a = lt_add(t, T0 + S(1), JOB_BATCH, 1, 0);
+	lt_step_to(t, T0 + S(5));
+	assert_int_equal(t->s.jobs[a].state, JOB_PENDING);
+	assert_int_equal(xcount(&t->x, X_START), 0);
+	assert_int_equal(sim_inject_blind(&t->s, T0 + S(6), false), 0);
+	lt_step_to(t, T0 + S(6));
+	assert_int_equal(t->s.jobs[a].state, JOB_RUNNING);
+	assert_int_equal(t->s.jobs[a].start_us, T0 + S(6));
+	assert_int_equal(xcount(&t->x, X_START), 1);
+	lt_free(t);
+}
+
 static void test_live_walltime(void **state)
 {
 	(void)state;
@@ -798,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_live_start_end),
 		cmocka_unit_test(test_live_async_start),
 		cmocka_unit_test(test_live_foreign_topup),
+		cmocka_unit_test(test_live_blind),
 		cmocka_unit_test(test_live_walltime),
 		cmocka_unit_test(test_live_cancel),
 		cmocka_unit_test(test_live_cancel_before_submit),
