@@ -81,7 +81,10 @@ static void test_drops_behind(void **state)
 	pd.dropped = 0;
 	pagedrop_tick(&pd);
 	assert_int_equal(pd.dropped, 5 * MIB);
-	assert_int_equal(resident(fd, 0, 5 * MIB), 0);
+	/* From 64 KiB on: a tool may read a mapped file's first pages for
+	 * itself (valgrind looks for an ELF header when resident() maps the
+	 * file: 4 pages came back, and the test failed under make valgrind). */
+	assert_int_equal(resident(fd, 64 << 10, 5 * MIB - (64 << 10)), 0);
 	assert_true(resident(fd, 6 * MIB, 2 * MIB) > 0);
 	/* What is read back is what was written. */
 	unsigned char *want = malloc((size_t)MIB);
