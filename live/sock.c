@@ -714,14 +714,7 @@ static int clear_stale(const char *path, char *err, size_t errlen)
 static int check_sock_dir(const char *path, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
+	lsock_dir(path, dir, sizeof dir);
 	struct stat sb;
 	if (stat(dir, &sb) < 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));

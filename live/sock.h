@@ -87,5 +87,7 @@ char *lsock_call(const char *path, const char *req, bool *absent, char *err, siz
  * safe to send twice, one that reads, or one with a "rid" (the daemon
  * answers a repeated rid with its first reply, applying nothing). */
 char *lsock_call_again(const char *path, const char *req, bool *absent, char *err, size_t errlen);
+/* The directory of socket path into dir ("." for a bare name, "/" at the root). */
+void lsock_dir(const char *path, char *dir, size_t len);
 
 #endif

@@ -48,6 +48,18 @@ static int wait_fd(int fd, short ev, int64_t deadline)
  * or the user's who owns the socket's directory (the daemon refuses a
  * directory others may write): else someone took the path. 0, or -1 with
  * err. */
+void lsock_dir(const char *path, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == dir)
+		slash[1] = 0;
+	else
+		*slash = 0;
+}
+
 static int check_peer(int fd, const char *path, char *err, size_t errlen)
 {
 	struct ucred cr;
@@ -59,14 +71,7 @@ static int check_peer(int fd, const char *path, char *err, size_t errlen)
 	if (cr.uid == 0 || cr.uid == geteuid())
 		return 0;
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path) + 2];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		slash[1] = 0;
-	else
-		*slash = 0;
+	lsock_dir(path, dir, sizeof dir);
 	struct stat sb;
 	if (stat(dir, &sb) == 0 && sb.st_uid == cr.uid && !(sb.st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
