@@ -70,6 +70,7 @@ struct lsock {
 	int64_t epoch_unix_us;
 	bool quiet;
 	int32_t max_pending;
+	int32_t deadline_ms;
 	struct conn c[LSOCK_CONNS];
 	int nc;
 	size_t buffered[2];   /* by the others' connections, by the operators' */
@@ -556,7 +557,7 @@ static void conn_accept(struct lsock *s)
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct conn c = { .fd = fd, .deadline_ms = now_ms() + LSOCK_DEADLINE_MS };
+	struct conn c = { .fd = fd, .deadline_ms = now_ms() + s->deadline_ms };
 	socklen_t len = sizeof c.cred;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c.cred, &len) < 0) {
 		close(fd);
@@ -600,6 +601,7 @@ static int conn_read(struct lsock *s, int k)
 			if (!r && !nb)
 				r = refuse("out of memory");
 			if (r) {
+				c->deadline_ms = now_ms() + s->deadline_ms;   /* its refusal gets its own few seconds */
 				reply(c, r);
 				json_decref(r);
 				return 1;
@@ -621,7 +623,7 @@ static int conn_read(struct lsock *s, int k)
 			if (c->len > 0) {
 				json_t *r = handle(s, c);
 				/* The reply gets its own few seconds. */
-				c->deadline_ms = now_ms() + LSOCK_DEADLINE_MS;
+				c->deadline_ms = now_ms() + s->deadline_ms;
 				reply(c, r);
 				json_decref(r);
 			}
@@ -775,6 +777,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 	s->epoch_unix_us = c->epoch_unix_us;
 	s->quiet = c->quiet;
 	s->max_pending = c->max_pending;
+	s->deadline_ms = c->deadline_ms > 0 ? c->deadline_ms : LSOCK_DEADLINE_MS;
 	snprintf(s->state_dir, sizeof s->state_dir, "%s", c->state_dir);
 	if (strlen(c->path) >= sizeof s->path) {
 		snprintf(err, errlen, "%s: a socket path is at most %zu bytes: give \"socket\" a shorter one", c->path,

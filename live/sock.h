@@ -67,6 +67,7 @@ struct lsock_cfg {
 	const char *scenario_file;   /* its path (messages, relative files) */
 	int64_t epoch_unix_us;       /* the engine's time 0 (for log lines) */
 	int32_t max_pending;         /* jobs not started one non-operator may have (0: no limit) */
+	int32_t deadline_ms;         /* from a connection to its whole request, and for a reply (0: 10 s) */
 	bool quiet;                  /* no log lines */
 };
 
