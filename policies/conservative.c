@@ -405,6 +405,17 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 		keep(p, v);
 }
 
+/* What the last pass kept names pending jobs by id: a renumbered run
+ * builds its profile afresh at the next pass (the engine bumps the
+ * allocation epoch anyway), which decides as the kept one would. */
+static int cons_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	(void)map, (void)nold, (void)nnew;
+	struct cons *p = state;
+	p->kept = false;
+	return 0;
+}
+
 const struct policy_ops policy_conservative = {
 	.name = "conservative",
 	.summary = "conservative backfilling: every queued job holds a reservation",
@@ -413,4 +424,5 @@ const struct policy_ops policy_conservative = {
 	.fini = cons_fini,
 	.submit = cons_submit,
 	.schedule = cons_schedule,
+	.renumber = cons_renumber,
 };

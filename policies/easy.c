@@ -312,6 +312,19 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 	}
 }
 
+/* The cached reservations name their head by id; the engine bumps the
+ * allocation epoch as it renumbers, so they are recomputed anyway. */
+static int easy_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	(void)nnew;
+	struct easy *p = state;
+	p->cached_head = p->cached_head >= 0 && p->cached_head < nold ? map[p->cached_head] : -1;
+	p->ccached_head = p->ccached_head >= 0 && p->ccached_head < nold ? map[p->ccached_head] : -1;
+	p->cached = p->cached && p->cached_head >= 0;
+	p->ccached = p->ccached && p->ccached_head >= 0;
+	return 0;
+}
+
 const struct policy_ops policy_easy = {
 	.name = "easy",
 	.summary = "EASY backfilling: the queue head holds a reservation, later jobs fill around it",
@@ -320,4 +333,5 @@ const struct policy_ops policy_easy = {
 	.fini = easy_fini,
 	.submit = easy_submit,
 	.schedule = easy_schedule,
+	.renumber = easy_renumber,
 };

@@ -69,4 +69,5 @@ const struct policy_ops policy_fcfs = {
 	.fini = fcfs_fini,
 	.submit = fcfs_submit,
 	.schedule = fcfs_schedule,
+	.renumber = policy_renumber_none,   /* it keeps no job id between calls */
 };

@@ -31,4 +31,11 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
 	out->submit = p->submit;
 	out->finish = p->finish;
 	out->schedule = p->schedule;
+	out->renumber = p->renumber;
+}
+
+int policy_renumber_none(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	(void)state, (void)map, (void)nold, (void)nnew;
+	return 0;
 }

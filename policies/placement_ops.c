@@ -155,7 +155,7 @@ static void random_node(const struct placer *pl, const struct cluster *cl, const
 	(void)cl;
 	(void)nf;
 	(void)t;
-	key[0] = hash01(pl->seed, j->id, node, -1);
+	key[0] = hash01(pl->seed, j->num, node, -1);
 	key[1] = 0;
 }
 
@@ -164,7 +164,7 @@ static void random_card(const struct placer *pl, const struct cluster *cl, const
 {
 	(void)cl;
 	(void)nf;
-	key[0] = hash01(pl->seed, j->id, node, g);
+	key[0] = hash01(pl->seed, j->num, node, g);
 	key[1] = 0;
 }
 

@@ -214,7 +214,7 @@ int tiered_preempt_for(struct tiered *t, const struct view *v, struct decide *ou
 		node_states(t, cl, t->parts[i].node);
 	}
 	char why[64];
-	snprintf(why, sizeof why, "for inference job %d", j->id);
+	snprintf(why, sizeof why, "for inference job %lld", (long long)j->num);
 	for (int32_t i = 0; i < nv; i++) {
 		int32_t id = t->cand[t->chosen[i]].id;
 		t->pv[t->npv++] = id;

@@ -46,6 +46,7 @@ int sim_init(struct sim *s, const struct sim_cfg *cfg, struct cluster *cl,
 		goto fail_alloc;
 	for (int32_t i = 0; i < njobs; i++) {
 		s->jobs[i].id = i;
+		s->jobs[i].num = i;
 		s->jobs[i].run_idx = -1;
 		s->jobs[i].req.cls = s->jobs[i].cls;
 		if (s->jobs[i].ckpt_every_us == 0 && s->jobs[i].cls < JOB_NCLASS)
@@ -276,7 +277,7 @@ static void handle(struct sim *s, const struct ev *e)
 		handle_submit(s);
 		break;
 	case SIM_EV_END:
-		if (e->ver != s->jobs[e->id].ver)
+		if (e->id < 0 || e->ver != s->jobs[e->id].ver)
 			break;   /* stale: the job was stopped or rescheduled */
 		if (s->live) {
 			live_kill(s, e->id, (enum end_reason)(e->arg >> 8));   /* its walltime */
@@ -292,7 +293,7 @@ static void handle(struct sim *s, const struct ev *e)
 		s->dirty = true;
 		break;
 	case SIM_EV_STOP:
-		if (s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t) {
+		if (e->id >= 0 && s->jobs[e->id].state == JOB_CHECKPOINTING && s->run[e->id].stop_at == e->t) {
 			if (s->run[e->id].cancel_on_stop) {
 				live_kill(s, e->id, END_PREEMPTED);   /* the executor kills it (at once in simulation) */
 				break;
@@ -450,7 +451,7 @@ int sim_step(struct sim *s)
 	const struct ev *top = evq_peek(&s->q);
 	if (s->failed)
 		return -1;
-	if (s->cfg.fault && !s->cfg.open_ended && s->nfinished >= s->njobs && s->njobs > 0)
+	if (s->cfg.fault && !s->cfg.open_ended && s->nfinished >= s->njobs && s->njobs + s->ngone > 0)
 		return 0;   /* every job has ended: failures and repairs alone do not go on */
 	if (!top)
 		return s->q.oom ? eng_fail(s, "out of memory in the event queue") : 0;

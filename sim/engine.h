@@ -44,6 +44,9 @@ struct sim_sched {
 	void (*submit)(void *state, const struct view *v, int32_t job);   /* may be NULL */
 	void (*finish)(void *state, const struct view *v, int32_t job);   /* may be NULL */
 	void (*schedule)(void *state, const struct view *v, struct decide *out);
+	/* Finished jobs left the table (sim_compact): policy_ops.renumber.
+	 * NULL: the run cannot be compacted. */
+	int (*renumber)(void *state, const int32_t *map, int32_t nold, int32_t nnew);
 };
 
 enum exec_stop { EXEC_STOP_KILL, EXEC_STOP_PREEMPT };
@@ -182,6 +185,8 @@ struct sim {
 	uint64_t nevents, npasses, ndecisions;
 	int32_t nfinished;
 	int32_t nrejected;           /* killed at submit: larger than the cluster */
+	int64_t ngone;               /* finished jobs that left the table (sim_compact); the run's
+	                                jobs so far are ngone + njobs, nfinished counts those left */
 	struct sim_recorder rec;
 	struct sim_live *live;       /* live mode's state (sim/live.h), NULL in simulation */
 	char err[512];
@@ -219,6 +224,17 @@ void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
 int sim_run(struct sim *s);
 /* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */
 int sim_step(struct sim *s);
+
+/* Finished jobs leave the job table (sim/engine_compact.c), between steps:
+ * every job in a final state (done, failed, killed) is dropped and the rest
+ * renumbered in order (old ids compare as their new ones do, so the run
+ * decides as it would have), the policy renumbering what it keeps
+ * (policy_ops.renumber). map (njobs entries, the caller's) gets each old
+ * id's new one, -1 for a job that left, for the caller to renumber what it
+ * keeps by job id (a recorder must not keep job ids across it). The number
+ * of jobs that left, or -1 with s->err (the policy cannot renumber; memory
+ * ran out). */
+int32_t sim_compact(struct sim *s, int32_t *map);
 
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);

@@ -61,6 +61,7 @@ int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *
 	*nj = *j;
 	s->truth[id] = t ? *t : (struct job_truth){ 0 };
 	nj->id = id;
+	nj->num = s->ngone + id;
 	nj->run_idx = -1;
 	nj->req.cls = nj->cls;
 	if (nj->submit_us < s->now)

@@ -530,3 +530,26 @@ int evq_pop(struct evq *q, struct ev *out)
 		to_plain(q);
 	return 1;
 }
+
+/* --- every event ----------------------------------------------------------- */
+
+static void bucket_each(struct evbucket *b, void (*fn)(void *ctx, struct ev *e), void *ctx)
+{
+	uint32_t left = b->n;
+	for (struct evblock *k = b->head; k && left > 0; k = k->next) {
+		uint32_t m = k == b->head ? b->hn : EVQ_BLOCK;
+		for (uint32_t i = 0; i < m && left > 0; i++, left--)
+			fn(ctx, &k->e[i]);
+	}
+}
+
+void evq_each(struct evq *q, void (*fn)(void *ctx, struct ev *e), void *ctx)
+{
+	for (size_t i = 0; i < q->n; i++)
+		fn(ctx, &q->h[i]);
+	for (size_t i = q->spos; i < q->sn; i++)
+		fn(ctx, &q->s[i]);
+	for (int32_t b = q->rung.cur; q->rung.b && b < q->rung.nb; b++)
+		bucket_each(&q->rung.b[b], fn, ctx);
+	bucket_each(&q->over, fn, ctx);
+}

@@ -107,6 +107,10 @@ int evq_pop(struct evq *q, struct ev *out);
 /* The earliest event (sorting waiting events into the bottom if need be), or
  * NULL when empty or out of memory (q->oom tells which). */
 const struct ev *evq_peek(struct evq *q);
+/* Calls fn on every queued event, in no order; fn may change an event's
+ * kind, id, ver and arg, never its time or sequence number (its place in
+ * the queue). */
+void evq_each(struct evq *q, void (*fn)(void *ctx, struct ev *e), void *ctx);
 static inline size_t evq_len(const struct evq *q) { return q->n + (q->sn - q->spos) + q->nwaiting; }
 
 #endif

@@ -144,6 +144,9 @@ struct job {
 	int16_t tolerate;      /* the request's tolerations (sim/taint.h) + 1, in the workload's
 	                          strings; 0 none. Folded into req.sel_req / sel_pref when the
 	                          workload is bound (kept here, out of the request's cache line) */
+	int64_t num;           /* its number for people (results, logs, a policy's reasons): its
+	                          index in a run whose table was never compacted (sim_compact), the
+	                          order it arrived in (ngone + its index then) in one that was */
 };
 
 /* Why a job is held (decide_hold's reason names it; "quota" holds are the

@@ -1,0 +1,189 @@
+/* compact: finished jobs leave the engine's tables (sim_compact, for a
+ * live daemon that runs for months) and the run decides exactly as if they
+ * had stayed. Every policy, on scenarios that exercise its state (the
+ * embedded default with its four classes, quotas, preemption and power;
+ * hetero with shared GPUs and storage; health-stress with faults and the
+ * health monitor), is run twice: once as is, once compacted after every
+ * few steps. Every recorded event (its job by number, not by index) and
+ * every ended job's record must be byte-identical, and compaction must
+ * have dropped jobs. A policy that keeps a job id it does not renumber, an
+ * engine table left out, or a placement drawn by index rather than by
+ * number makes them differ. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/runasm.h"
+#include "tests/testutil.h"
+
+struct tape {
+	const struct sim *s;
+	char *buf;
+	size_t n, cap;
+};
+
+static void put(struct tape *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct tape *t, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0);
+	size_t len = (size_t)k < sizeof line ? (size_t)k : sizeof line - 1;
+	if (t->n + len + 1 > t->cap) {
+		t->cap = (t->n + len + 1) * 2;
+		t->buf = realloc(t->buf, t->cap);
+		assert_non_null(t->buf);
+	}
+	memcpy(t->buf + t->n, line, len + 1);
+	t->n += len;
+}
+
+static void on_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node, int state,
+                     const char *detail)
+{
+	struct tape *tp = ctx;
+	long long num = job >= 0 ? (long long)tp->s->jobs[job].num : -1;
+	put(tp, "%lld %s %lld %d %d %s\n", (long long)t, rec_kind_name(kind), num, node, state, detail ? detail : "");
+}
+
+static void on_end(void *ctx, const struct sim *s, const struct job *j)
+{
+	(void)s;
+	put(ctx, "end %lld %d %d %lld %lld %lld %.6f %.6f %u %u\n", (long long)j->num, j->state, j->reason,
+	    (long long)j->submit_us, (long long)j->start_us, (long long)j->end_us, j->gpu_s, j->core_s,
+	    j->restarts, j->preemptions);
+}
+
+/* The run of scenario `path` (NULL: the embedded default) under `policy`
+ * (placement: NULL the scenario's), compacted after every `every` steps (0
+ * never): its tape; *gone the jobs that left. */
+static char *tape_of(const char *path, const char *policy, const char *placement, int every, int64_t *gone)
+{
+	struct scenario sc;
+	struct run r;
+	char err[1024] = "";
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	if (placement)
+		snprintf(sc.place.strategy, sizeof sc.place.strategy, "%s", placement);
+	struct run_opts o = { .policy = policy, .traces_dir = tu_traces() };
+	if (run_assemble(&r, &sc, &o, err, sizeof err))
+		fail_msg("%s", err);
+	struct tape tp = { .s = r.s };
+	struct sim_recorder rec = { .ctx = &tp, .event = on_event, .job_end = on_end };
+	sim_set_recorder(r.s, &rec);
+	int32_t *map = NULL;
+	int rc;
+	long steps = 0;
+	while ((rc = sim_step(r.s)) > 0) {
+		if (every > 0 && ++steps % every == 0) {
+			map = realloc(map, ((size_t)r.s->njobs + 1) * sizeof *map);
+			assert_non_null(map);
+			if (sim_compact(r.s, map) < 0)
+				fail_msg("%s %s: %s", path ? path : "default", policy, r.s->err);
+		}
+	}
+	if (rc < 0)
+		fail_msg("%s %s: %s", path ? path : "default", policy, r.s->err);
+	for (int32_t i = 0; i < r.s->njobs; i++) {
+		const struct job *j = &r.s->jobs[i];
+		if (j->state != JOB_DONE && j->state != JOB_FAILED && j->state != JOB_KILLED)
+			put(&tp, "left %lld %d %lld %lld\n", (long long)j->num, j->state, (long long)j->start_us,
+			    (long long)j->end_us);
+	}
+	*gone = r.s->ngone;
+	free(map);
+	run_free(&r);
+	scenario_free(&sc);
+	return tp.buf ? tp.buf : strdup("");
+}
+
+static void same(const char *path, const char *policy, const char *placement)
+{
+	int64_t g0 = 0, g1 = 0, g2 = 0;
+	char *a = tape_of(path, policy, placement, 0, &g0);
+	char *b = tape_of(path, policy, placement, 1, &g1);
+	char *c = tape_of(path, policy, placement, 13, &g2);
+	assert_true(g0 == 0);
+	assert_true(g1 > 100 && g2 > 100);
+	const char *x[2] = { b, c };
+	for (int k = 0; k < 2; k++) {
+		if (strcmp(a, x[k]) == 0)
+			continue;
+		size_t i = 0;
+		while (a[i] && a[i] == x[k][i])
+			i++;
+		size_t l = i;
+		while (l > 0 && a[l - 1] != '\n')
+			l--;
+		fail_msg("%s, %s%s%s: compacted (every %d steps) differs at byte %zu:\n  as is:     %.160s\n  compacted: %.160s",
+		         path ? path : "the default scenario", policy, placement ? " with " : "",
+		         placement ? placement : "", k ? 13 : 1, i, a + l, x[k] + l);
+	}
+	assert_true(strlen(a) > 10000);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static char *scn(const char *rel)
+{
+	static char path[4][PATH_MAX];
+	static int k;
+	char *p = path[k++ & 3];
+	snprintf(p, PATH_MAX, "%s/%s", tu_root(), rel);
+	return p;
+}
+
+static const char *const policies[] = { "fcfs", "easy", "conservative", "fairshare", "tiered", "slurm" };
+
+static void test_default(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof policies / sizeof *policies; k++)
+		same(NULL, policies[k], NULL);
+}
+
+static void test_hetero(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof policies / sizeof *policies; k++)
+		same(scn("scenarios/hetero.json"), policies[k], NULL);
+}
+
+static void test_faults(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof policies / sizeof *policies; k++)
+		same(scn("tests/scenario/data/health-stress.json"), policies[k], NULL);
+}
+
+/* Placements that keep state or draw by job: random, FGD, topology, power. */
+static void test_placements(void **state)
+{
+	(void)state;
+	static const char *const pl[] = { "random", "fgd", "topology", "power", "best-fit", "gpu-clustering" };
+	for (size_t k = 0; k < sizeof pl / sizeof *pl; k++)
+		same(scn("scenarios/hetero.json"), "easy", pl[k]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_hetero),
+		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_placements),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
