@@ -406,11 +406,11 @@ static void cons_schedule(void *state, const struct view *v, struct decide *out)
 }
 
 /* What the last pass kept names pending jobs by id: a renumbered run
- * builds its profile afresh at the next pass (the engine bumps the
- * allocation epoch anyway), which decides as the kept one would. */
-static int cons_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+ * builds its profile afresh at the next pass, which decides as the kept
+ * one would (test_compact). */
+static int cons_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
 {
-	(void)map, (void)nold, (void)nnew;
+	(void)v, (void)map, (void)nold, (void)nnew;
 	struct cons *p = state;
 	p->kept = false;
 	return 0;

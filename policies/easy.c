@@ -312,11 +312,10 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 	}
 }
 
-/* The cached reservations name their head by id; the engine bumps the
- * allocation epoch as it renumbers, so they are recomputed anyway. */
-static int easy_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+/* The cached reservations name their head by id. */
+static int easy_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
 {
-	(void)nnew;
+	(void)v, (void)nnew;
 	struct easy *p = state;
 	p->cached_head = p->cached_head >= 0 && p->cached_head < nold ? map[p->cached_head] : -1;
 	p->ccached_head = p->ccached_head >= 0 && p->ccached_head < nold ? map[p->ccached_head] : -1;

@@ -60,6 +60,11 @@ static void fs_schedule(void *state, const struct view *v, struct decide *out)
 	policy_prioeasy.schedule(state, v, out);
 }
 
+static int fs_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	return policy_prioeasy.renumber(state, v, map, nold, nnew);
+}
+
 const struct policy_ops policy_fairshare = {
 	.name = "fairshare",
 	.summary = "strict fair-share order (classic or Fair Tree), EASY backfill",
@@ -68,4 +73,5 @@ const struct policy_ops policy_fairshare = {
 	.fini = fs_fini,
 	.submit = fs_submit,
 	.schedule = fs_schedule,
+	.renumber = fs_renumber,
 };

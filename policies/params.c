@@ -34,8 +34,8 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
 	out->renumber = p->renumber;
 }
 
-int policy_renumber_none(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+int policy_renumber_none(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
 {
-	(void)state, (void)map, (void)nold, (void)nnew;
+	(void)state, (void)v, (void)map, (void)nold, (void)nnew;
 	return 0;
 }

@@ -68,21 +68,24 @@ struct policy_ops {
 	/* A scheduling pass: at most once per timestamp, after that timestamp's
 	 * events, when something changed. Starts jobs through `out`. Required. */
 	void (*schedule)(void *state, const struct view *v, struct decide *out);
-	/* Finished jobs left the engine's table (sim_compact; a live daemon
-	 * runs for months): the job that was `old` is now map[old], or -1 when
-	 * it left (it had ended, and finish was called for it), for old < nold;
-	 * the table now has nnew jobs. The map keeps order (a < b ⇒ map[a] <
-	 * map[b]), so what the policy keeps ordered by id stays ordered.
-	 * Rewrite every job id the policy keeps between calls, and drop what it
-	 * keeps for jobs that left; called between passes. 0, or -1 when memory
-	 * runs out (the run fails). A policy that keeps no job id between calls
-	 * sets policy_renumber_none; NULL: the policy cannot be compacted, and a
-	 * live daemon with it refuses to drop finished jobs. */
-	int (*renumber)(void *state, const int32_t *map, int32_t nold, int32_t nnew);
+	/* Finished jobs leave the engine's table (sim_compact; a live daemon
+	 * runs for months): the job that is `old` becomes map[old], or leaves
+	 * when map[old] is -1 (it has ended, and finish was called for it),
+	 * for old < nold; the table will have nnew jobs. v is the view before
+	 * (its ids old), for what the policy must settle about the jobs that
+	 * leave; keep no pointer into it. The map keeps order (a < b ⇒ map[a]
+	 * < map[b]), so what the policy keeps ordered by id stays ordered, and
+	 * the run decides as it would have. Rewrite every job id the policy
+	 * keeps between calls, and drop what it keeps for jobs that leave;
+	 * called between passes. 0, or -1 when memory runs out (the run
+	 * fails). A policy that keeps no job id between calls sets
+	 * policy_renumber_none; NULL: the policy cannot be compacted (a live
+	 * daemon with it keeps every job). */
+	int (*renumber)(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
 };
 
 /* The renumber hook of a policy that keeps no job id between calls. */
-int policy_renumber_none(void *state, const int32_t *map, int32_t nold, int32_t nnew);
+int policy_renumber_none(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
 
 /* The registry (policies/registry.c). */
 const struct policy_ops *policy_find(const char *name);

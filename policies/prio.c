@@ -60,6 +60,8 @@ struct prun {
 	double per_s;          /* cores (else card equivalents) it holds */
 	double acct0;          /* its core_s (else gpu_s) when first charged */
 	bool by_cores;
+	simtime gone_stop;     /* job -1 (it left the table, sim_compact): when its run stopped,
+	                          -1 at the next update */
 };
 
 struct pkey {
@@ -356,11 +358,13 @@ static void track(struct prio *p, const struct view *v, const struct job *j, sim
 static void untrack(struct prio *p, int32_t k)
 {
 	int32_t job = p->run[k].job;
-	p->rpos[job] = -1;
+	if (job >= 0)
+		p->rpos[job] = -1;
 	p->nrun--;
 	if (k != p->nrun) {
 		p->run[k] = p->run[p->nrun];
-		p->rpos[p->run[k].job] = k;
+		if (p->run[k].job >= 0)
+			p->rpos[p->run[k].job] = k;
 	}
 }
 
@@ -371,7 +375,8 @@ void prio_started(struct prio *p, const struct view *v, int32_t job)
 		track(p, v, j, v->now);
 }
 
-/* When a run that is no longer running stopped (at most now). */
+/* When a run that is no longer running stopped (at most now; now is -1:
+ * -1 when it would be now). */
 static simtime stopped_at(const struct prun *r, const struct job *j, simtime now)
 {
 	if (job_state_final((enum job_state)j->state) && j->end_us >= 0 && j->start_us == r->start_us)
@@ -507,6 +512,12 @@ void prio_update(struct prio *p, const struct view *v)
 	/* Charge the runs being charged, up to now or to their stop. */
 	for (int32_t k = p->nrun - 1; k >= 0; k--) {
 		struct prun *r = &p->run[k];
+		if (r->job < 0) {   /* its job left the table: as it would have been */
+			simtime stop = r->gone_stop >= 0 ? r->gone_stop : now;
+			charge(p, r, stop < now ? stop : now);
+			untrack(p, k);
+			continue;
+		}
 		const struct job *j = &v->jobs[r->job];
 		if (is_running(j) && j->start_us == r->start_us) {
 			charge(p, r, now);
@@ -706,4 +717,33 @@ int32_t prio_order_next(struct prio *p)
 	if (p->nheap > 0)
 		sift_down(p->key, p->nheap, 0);
 	return id;
+}
+
+/* ---- renumbering (sim_compact) ---- */
+
+int prio_renumber(struct prio *p, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	/* A run whose job leaves is charged at the next update up to when it
+	 * stopped, which is known now: the job has ended. Runs keep their
+	 * places, so the update charges in the same order. */
+	for (int32_t k = 0; k < p->nrun; k++) {
+		struct prun *r = &p->run[k];
+		if (r->job < 0)
+			continue;
+		int32_t to = r->job < nold ? map[r->job] : -1;
+		if (to < 0)
+			r->gone_stop = stopped_at(r, &v->jobs[r->job], -1);
+		r->job = to;
+	}
+	int32_t lim = nold < p->njobs ? nold : p->njobs;
+	for (int32_t old = 0; old < lim; old++) {
+		int32_t to = map[old];
+		if (to >= 0 && to != old) {
+			p->leaf_of[to] = p->leaf_of[old];
+			p->rpos[to] = p->rpos[old];
+		}
+	}
+	for (int32_t i = nnew; i < lim; i++)
+		p->leaf_of[i] = p->rpos[i] = -1;
+	return 0;
 }

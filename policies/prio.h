@@ -72,6 +72,10 @@ void prio_started(struct prio *p, const struct view *v, int32_t job);
  * heap, O(n); each prio_order_next returns the next id in that order,
  * O(log n), or -1 when none is left. Shares prio_sort's scratch: a
  * prio_sort in between ends the order. */
+/* Finished jobs leave the engine's table (policy_ops.renumber): the same
+ * for what prio keeps by job id. 0. */
+int prio_renumber(struct prio *p, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
+
 void prio_order_start(struct prio *p, const struct view *v, const int32_t *ids, int32_t n);
 int32_t prio_order_next(struct prio *p);
 

@@ -465,6 +465,18 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 	}
 }
 
+/* The running order (running jobs only: none leaves) and the priorities'
+ * own state are renumbered. */
+static int mf_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	struct mf *p = state;
+	for (int32_t k = 0; k < p->nord; k++)
+		p->ord[k] = p->ord[k] >= 0 && p->ord[k] < nold ? map[p->ord[k]] : -1;
+	for (int32_t k = 0; k < p->nlate; k++)
+		p->late[k] = p->late[k] >= 0 && p->late[k] < nold ? map[p->late[k]] : -1;
+	return prio_renumber(p->prio, v, map, nold, nnew);
+}
+
 const struct policy_ops policy_prioeasy = {
 	.name = "prioeasy",
 	.summary = "multifactor priority order with EASY backfill (fairshare's engine)",
@@ -473,4 +485,5 @@ const struct policy_ops policy_prioeasy = {
 	.fini = mf_fini,
 	.submit = mf_submit,
 	.schedule = mf_schedule,
+	.renumber = mf_renumber,
 };

@@ -696,6 +696,37 @@ static void tiered_submit(void *state, const struct view *v, int32_t job)
 	placer_submit(&t->pl, &v->jobs[job]);
 }
 
+/* Finished jobs leave the engine's table (sim_compact): what the policy
+ * keeps by job id moves with them (per-job weights and plans, the quota
+ * holds, the preemption plans, the priorities, the cached reservation's
+ * head), and the quota log drops what no window holds. */
+static int tiered_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	struct tiered *t = state;
+	int32_t lim = nold < t->njobs ? nold : t->njobs;
+	for (int32_t old = 0; old < lim; old++) {
+		int32_t to = map[old];
+		if (to >= 0 && to != old) {
+			t->wt[to] = t->wt[old];
+			t->plan_of[to] = t->plan_of[old];
+		}
+	}
+	for (int32_t i = nnew; i < lim; i++) {
+		t->wt[i] = 1.0;
+		t->plan_of[i] = -1;
+	}
+	int32_t w = 0;
+	for (int32_t k = 0; k < t->nheld; k++)
+		if (t->held[k] < nold && map[t->held[k]] >= 0)
+			t->held[w++] = map[t->held[k]];
+	t->nheld = w;
+	t->cached_head = t->cached_head >= 0 && t->cached_head < nold ? map[t->cached_head] : -1;
+	t->cached = t->cached && t->cached_head >= 0;
+	tiered_plans_renumber(t, map, nold);
+	tiered_quota_compact(t);
+	return prio_renumber(t->pr, v, map, nold, nnew);
+}
+
 const struct policy_ops policy_tiered = {
 	.name = "tiered",
 	.summary = "inference first with reserved capacity and preemption, offline fair-share with backfill, dev idle fill, quotas",
@@ -705,4 +736,5 @@ const struct policy_ops policy_tiered = {
 	.submit = tiered_submit,
 	.finish = tiered_quota_finish,
 	.schedule = tiered_schedule,
+	.renumber = tiered_renumber,
 };

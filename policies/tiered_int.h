@@ -225,6 +225,10 @@ void tiered_quota_finish(void *state, const struct view *v, int32_t id);
 /* Recomputes the open plans and lets each claim the nodes its job would
  * start on once its victims are gone (owner[], avail). */
 void tiered_plans_refresh(struct tiered *t, const struct view *v);
+/* sim_compact's renumbering of the plans and their victims, and of the
+ * quota log (entries no window holds are dropped). */
+void tiered_plans_renumber(struct tiered *t, const int32_t *map, int32_t nold);
+void tiered_quota_compact(struct tiered *t);
 /* Drops plan k (its job started, or it gives up): its claims go back. */
 void tiered_plan_drop(struct tiered *t, const struct cluster *cl, int32_t k);
 /* Inference job j does not fit: signals the fewest victims that let it

@@ -40,6 +40,8 @@ void tiered_plans_refresh(struct tiered *t, const struct view *v)
 		}
 		bool out = false;
 		for (int32_t i = 0; i < pl.nv; i++) {
+			if (t->pv[pl.v0 + i] < 0)
+				continue;   /* it ended and left the table (tiered_plans_renumber) */
 			const struct job *vj = &v->jobs[t->pv[pl.v0 + i]];
 			out |= (vj->state == JOB_RUNNING || vj->state == JOB_CHECKPOINTING) && vj->signalled_us == pl.at;
 		}
@@ -61,6 +63,8 @@ void tiered_plans_refresh(struct tiered *t, const struct view *v)
 		t->owned_any = true;   /* masked_copy honours the claims made so far */
 		masked_copy(t, cl, t->scr, -1);
 		for (int32_t i = 0; i < pl->nv; i++) {
+			if (t->pv[pl->v0 + i] < 0)
+				continue;
 			const struct job *vj = &v->jobs[t->pv[pl->v0 + i]];
 			if (vj->nparts > 0 && vj->signalled_us == pl->at)
 				give_masked(t, t->scr, &v->parts[vj->parts], vj->nparts, -1);
@@ -222,4 +226,21 @@ int tiered_preempt_for(struct tiered *t, const struct view *v, struct decide *ou
 			return -1;
 	}
 	return 0;
+}
+
+/* Finished jobs leave the engine's table (sim_compact): a plan whose job
+ * leaves is dropped (the next refresh would drop it: its job is not
+ * pending), a victim that leaves becomes -1 (an ended victim holds
+ * nothing, so the refresh passes over it as it would have). */
+void tiered_plans_renumber(struct tiered *t, const int32_t *map, int32_t nold)
+{
+	for (int32_t k = 0; k < t->nplans; k++) {
+		struct plan *pl = &t->plans[k];
+		if (pl->job >= 0)
+			pl->job = pl->job < nold ? map[pl->job] : -1;
+		for (int32_t i = 0; i < pl->nv; i++) {
+			int32_t *id = &t->pv[pl->v0 + i];
+			*id = *id >= 0 && *id < nold ? map[*id] : -1;
+		}
+	}
 }

@@ -240,3 +240,42 @@ int tiered_quota_init(struct tiered *t, const struct org *o, size_t nj)
 	}
 	return 0;
 }
+
+/* Drops the log entries no window holds any more (every list's head has
+ * passed them), renumbering the rest in order, so that a run that never
+ * ends keeps only its windows' worth (sim_compact calls it through the
+ * policy's renumber hook). The lists keep their order: the sums and what
+ * expires next are as before. */
+void tiered_quota_compact(struct tiered *t)
+{
+	if (!t->quotas || t->nlog == 0)
+		return;
+	/* Mark with next[] itself: an entry is kept when a list still reaches
+	 * it; its new index goes into a scratch pass over the log in order. */
+	int32_t *to = (int32_t *)t->ids;   /* nj entries of per-pass scratch; the log has at most nj */
+	for (int32_t n = 0; n < t->nlog; n++)
+		to[n] = -1;
+	for (int32_t e = 0; e < t->nqe; e++) {
+		int side = e >= t->org->nt;
+		for (int32_t n = t->qe[e].head; n >= 0; n = t->log[n].next[side])
+			to[n] = 0;
+	}
+	int32_t k = 0;
+	for (int32_t n = 0; n < t->nlog; n++)
+		if (to[n] == 0)
+			to[n] = k++;
+	for (int32_t n = 0; n < t->nlog; n++) {
+		if (to[n] < 0)
+			continue;
+		struct qlog g = t->log[n];
+		for (int s = 0; s < 2; s++)
+			g.next[s] = g.next[s] >= 0 ? to[g.next[s]] : -1;
+		t->log[to[n]] = g;
+	}
+	for (int32_t e = 0; e < t->nqe; e++) {
+		struct qent *q = &t->qe[e];
+		q->head = q->head >= 0 ? to[q->head] : -1;
+		q->tail = q->tail >= 0 ? to[q->tail] : -1;
+	}
+	t->nlog = k;
+}

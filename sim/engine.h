@@ -44,9 +44,9 @@ struct sim_sched {
 	void (*submit)(void *state, const struct view *v, int32_t job);   /* may be NULL */
 	void (*finish)(void *state, const struct view *v, int32_t job);   /* may be NULL */
 	void (*schedule)(void *state, const struct view *v, struct decide *out);
-	/* Finished jobs left the table (sim_compact): policy_ops.renumber.
+	/* Finished jobs leave the table (sim_compact): policy_ops.renumber.
 	 * NULL: the run cannot be compacted. */
-	int (*renumber)(void *state, const int32_t *map, int32_t nold, int32_t nnew);
+	int (*renumber)(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
 };
 
 enum exec_stop { EXEC_STOP_KILL, EXEC_STOP_PREEMPT };

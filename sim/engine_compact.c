@@ -79,6 +79,13 @@ int32_t sim_compact(struct sim *s, int32_t *map)
 	if (s->sched.schedule && !s->sched.renumber)
 		return eng_fail(s, "policy '%s' cannot renumber its jobs: finished jobs cannot leave the run's tables",
 		                s->sched.name ? s->sched.name : "?");
+	if (s->sched.renumber) {
+		struct view v;
+		eng_view_fill(s, &v);
+		if (s->sched.renumber(s->sched.state, &v, map, n, k))
+			return eng_fail(s, "policy '%s' ran out of memory renumbering its jobs",
+			                s->sched.name ? s->sched.name : "?");
+	}
 	for (int32_t i = 0; i < n; i++) {
 		int32_t to = map[i];
 		if (to < 0 || to == i)
@@ -112,9 +119,5 @@ int32_t sim_compact(struct sim *s, int32_t *map)
 	s->njobs = k;
 	s->nfinished -= gone;
 	s->ngone += gone;
-	s->alloc_epoch++;   /* what a policy computed from the last epoch named old ids */
-	if (s->sched.renumber && s->sched.renumber(s->sched.state, map, n, k))
-		return eng_fail(s, "policy '%s' ran out of memory renumbering its jobs",
-		                s->sched.name ? s->sched.name : "?");
 	return gone;
 }
