@@ -341,6 +341,7 @@ static void sl_fini(void *state)
 	free(st->arrive_req.t);
 	free(st->nevers);
 	free(st->newjobs);
+	free(st->newsub);
 	free(st->q);
 	free(st->qtmp);
 	free(st->quse);
@@ -365,6 +366,10 @@ static int grow_jobs(struct sl *st, int32_t id)
 	if (!(nn = realloc(st->newjobs, (size_t)ncap * sizeof *nn)))
 		return -1;
 	st->newjobs = nn;
+	simtime *ns = realloc(st->newsub, (size_t)ncap * sizeof *ns);
+	if (!ns)
+		return -1;
+	st->newsub = ns;
 	struct sl_job *nj = realloc(st->job, (size_t)ncap * sizeof *nj);
 	struct sl_rec *nq = realloc(st->q, (size_t)ncap * sizeof *nq);
 	if (nq)
@@ -449,9 +454,9 @@ static void settle_new(struct sl *st)
 	double off = st->p[SP_SUBMIT_OFFSET], sum = 0, acc = 0;
 	simtime sec = -1;
 	for (int32_t i = 0; i < st->nnew; i++)
-		if (st->v->jobs[st->newjobs[i]].submit_us % SL_SEC == 0) {
+		if (st->newsub[i] % SL_SEC == 0) {
 			m++;
-			sec = st->v->jobs[st->newjobs[i]].submit_us / SL_SEC;
+			sec = st->newsub[i] / SL_SEC;
 		}
 	/* arrival_draw: m uniform order statistics, the partial sums of m + 1
 	 * exponentials over their total */
@@ -459,15 +464,18 @@ static void settle_new(struct sl *st)
 	for (int32_t i = 0; draw && i <= m; i++)
 		sum += arrival_exp(st->seed, sec, i);
 	for (int32_t i = 0; i < st->nnew; i++) {
-		struct sl_job *sj = &st->job[st->newjobs[i]];
-		simtime sub = st->v->jobs[st->newjobs[i]].submit_us;
+		simtime sub = st->newsub[i];
 		if (sub % SL_SEC == 0 && draw)
 			acc += arrival_exp(st->seed, sec, k);
 		double f = draw ? 2 * off * acc / sum : 2 * off * (k + 1) / (m + 1);
 		k += sub % SL_SEC == 0;
-		sj->begin_us = sub % SL_SEC ? sub : sub + simtime_from_s(f);
-		queue_pass(st, sj->begin_us);
-		sl_change_at(st, SLT_ARRIVE, sj->begin_us);
+		/* a job that has left since (cancelled unsettled, then compacted)
+		 * still took its place among the arrivals of its second */
+		simtime begin = sub % SL_SEC ? sub : sub + simtime_from_s(f);
+		if (st->newjobs[i] >= 0)
+			st->job[st->newjobs[i]].begin_us = begin;
+		queue_pass(st, begin);
+		sl_change_at(st, SLT_ARRIVE, begin);
 	}
 	st->nnew = 0;
 }
@@ -478,7 +486,7 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	st->v = v;
 	st->cl = v->cl;
 	catch_up(st);
-	if (st->nnew && v->jobs[st->newjobs[0]].submit_us != v->jobs[id].submit_us)
+	if (st->nnew && st->newsub[0] != v->jobs[id].submit_us)
 		settle_new(st);
 	if (grow_jobs(st, id))
 		return;   /* out of memory: the job stays unknown and is never started */
@@ -525,7 +533,8 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	placer_submit(&st->pl, j);
 	st->idle_cycles = 0;
 	if (st->p[SP_SUBMIT_OFFSET] > 0 && st->nnew < st->cap_job) {
-		st->newjobs[st->nnew++] = id;   /* its arrival is settled with the others of its second */
+		st->newsub[st->nnew] = j->submit_us;   /* its arrival is settled with the others of its second */
+		st->newjobs[st->nnew++] = id;
 	} else {
 		sl_changed(st);
 		queue_pass(st, sj->begin_us);
@@ -777,6 +786,14 @@ static void arm(struct sl *st)
 		st->armed_us = t;
 }
 
+/* The allocation epoch less the bumps of compactions (sim_compact bumps
+ * it once before each sl_renumber): a compaction moves no allocation, so
+ * a compacted run skips the passes the same run never compacted skips. */
+static uint64_t alloc_epoch(const struct sl *st)
+{
+	return st->v->alloc_epoch - st->epoch_skew;
+}
+
 /* A pass can start or preempt something only if something changed since
  * the last one that started nothing: a job's state or priority (hooks,
  * ticks), an allocation (the epoch), a node's service state, a begin time
@@ -789,7 +806,7 @@ static bool pass_needed(struct sl *st, struct sl_seen *seen, bool full)
 {
 	sl_nodes_up(st);
 	bool up_same = seen->up && memcmp(seen->up, st->up, (size_t)st->nw * 8) == 0;
-	if (seen->acted || !up_same || seen->nchange != st->nchange || seen->epoch != st->v->alloc_epoch ||
+	if (seen->acted || !up_same || seen->nchange != st->nchange || seen->epoch != alloc_epoch(st) ||
 	    (full && !seen->full))
 		return true;
 	return false;
@@ -798,7 +815,7 @@ static bool pass_needed(struct sl *st, struct sl_seen *seen, bool full)
 static void pass_seen(struct sl *st, struct sl_seen *seen, bool full, bool acted)
 {
 	seen->nchange = st->nchange;
-	seen->epoch = st->v->alloc_epoch;
+	seen->epoch = alloc_epoch(st);
 	seen->acted = acted;
 	seen->full = full;
 	if (seen->up)
@@ -916,4 +933,5 @@ const struct policy_ops policy_slurm = {
 	.submit = sl_submit,
 	.finish = sl_finish,
 	.schedule = sl_schedule,
+	.renumber = sl_renumber,
 };

@@ -4,6 +4,8 @@
  *   slurm.c          the hooks, the parameters, Slurm's clocks (the
  *                    background tick, sched_interval, the backfill cycle,
  *                    PriorityCalcPeriod) and the main scheduler's pass
+ *   slurm_renum.c    the job ids it keeps, renumbered when finished jobs
+ *                    leave the engine's table (sim_compact)
  *   slurm_bf.c       sched/backfill: the node-space map, one cycle
  *   slurm_willrun.c  the will-run test: running jobs by end, releases
  *   slurm_queue.c    the queue in Slurm's order, a start, the nodes in
@@ -177,7 +179,9 @@ struct sl {
 	uint32_t basic_next;              /* priority/basic: the next job's priority */
 	int32_t *victims, nvictims, cap_victims;
 	int32_t *nevers, nnever;          /* jobs to hold (never startable), cap_job room */
-	int32_t *newjobs, nnew;           /* submitted at the last call's time, arrival not settled */
+	int32_t *newjobs, nnew;           /* submitted at the last call's time, arrival not settled;
+	                                     -1 a job that has since left the table (sl_renumber) */
+	simtime *newsub;                  /* their submit times (cap_job room), kept for those that left */
 	/* the queue of a pass */
 	struct sl_rec *q, *qtmp;
 	int32_t nq, cap_q;
@@ -204,6 +208,7 @@ struct sl {
 	struct sl_fifo arrive_req;        /* arrivals' requests for a pass, in time order */
 	simtime bf_poll_us;               /* backfill polls every second from here when idle */
 	struct sl_seen main_seen, bf_seen;
+	uint64_t epoch_skew;              /* compactions: each bumped the allocation epoch (slurm.c alloc_epoch) */
 	bool bf_planned;                  /* the last cycle stored a planned start */
 	simtime armed_us;                 /* the earliest wake asked for and not yet reached */
 	int32_t idle_cycles;              /* periodic passes in a row that changed nothing */
@@ -294,6 +299,9 @@ struct sl_fifo;
 int sl_fifo_push(struct sl_fifo *f, simtime t);      /* -1 on ENOMEM */
 bool sl_fifo_pop_to(struct sl_fifo *f, simtime t);
 
+/* slurm_renum.c: the policy's renumber hook (policy_ops.renumber). */
+int sl_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew);
+
 /* slurm_queue.c */
 int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */
 int sl_start(struct sl *st, int32_t job, const struct alloc_part *parts, int nparts);
@@ -371,6 +379,10 @@ void sl_ends_add(struct sl *st, int32_t id);
 /* The free state changed otherwise (victims signalled): forget what the
  * test learnt of the nodes. */
 void sl_will_run_stale(struct sl *st);
+/* Job ids changed (sl_renumber): forget the list of running jobs and every
+ * answer and digest made from it (their keys hold job ids); the next cycle
+ * builds them afresh. */
+void sl_will_run_forget(struct sl *st);
 /* When job id can start on the nodes `avail` (Slurm order), in Unix
  * seconds, with the nodes it would take in st->parts (*np of them); -1
  * when never (within what the test sees). now_only: TEST_NOW_ONLY (no

@@ -346,6 +346,14 @@ void sl_will_run_stale(struct sl *st)
 	short_stale(st);
 }
 
+void sl_will_run_forget(struct sl *st)
+{
+	st->nends = st->nend_k = 0;
+	st->list_ver++;      /* the walks name positions in the list */
+	st->sig_ok = false;  /* the digests hold the keys: recomputed, every slot dropped */
+	short_stale(st);     /* the slots hold keys */
+}
+
 int sl_will_run_init(struct sl *st)
 {
 	size_t n = (size_t)st->n + 1;

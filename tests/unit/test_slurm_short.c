@@ -10,7 +10,13 @@
  * partitions of two tiers, Slurm's node order unlike the cluster's (racks
  * named so), node weights, QOS and association limits, gangs, single-node
  * jobs, GPU jobs and spread requests (-n), with and without QOS
- * preemption. */
+ * preemption.
+ *
+ * The same runs compacted (sim_compact after every step, and after every
+ * 13: finished jobs leave the table and the policy renumbers what it keeps,
+ * policies/slurm_renum.c) decide as the run never compacted: the same
+ * start, end and preemptions for every job, the same recorded events, also
+ * with arrivals spread within their second (submit_offset_s, arrival_draw). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -216,9 +222,42 @@ static void workload(struct job *jobs, struct job_truth *truth, unsigned seed)
 struct outcome {
 	int64_t start_us[NJ], end_us[NJ];
 	int preempt[NJ], started;
+	uint64_t events, tape;     /* recorded events: how many, a hash of them (jobs by number) */
+	const struct sim *sim;
 };
 
-static void run(const struct site *s, unsigned seed, double shortcuts, double full_plan, struct outcome *o)
+static void tape_add(struct outcome *o, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		o->tape = (o->tape ^ *c) * 1099511628211ull;
+}
+
+static void on_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node, int state,
+                     const char *detail)
+{
+	struct outcome *o = ctx;
+	char line[512];
+	long long num = job >= 0 ? (long long)o->sim->jobs[job].num : -1;
+	snprintf(line, sizeof line, "%lld %d %lld %d %d %s\n", (long long)t, (int)kind, num, node, state,
+	         detail ? detail : "");
+	tape_add(o, line);
+	o->events++;
+}
+
+static void on_end(void *ctx, const struct sim *s, const struct job *j)
+{
+	(void)s;
+	struct outcome *o = ctx;
+	assert_true(j->num >= 0 && j->num < NJ);
+	o->start_us[j->num] = j->start_us;
+	o->end_us[j->num] = j->end_us;
+	o->preempt[j->num] = j->preemptions;
+}
+
+/* One run; every > 0: compacted after every `every` steps; offset:
+ * submit_offset_s (draw: arrival_draw). */
+static void run_ex(const struct site *s, unsigned seed, double shortcuts, double full_plan, int every, double offset,
+                   bool draw, struct outcome *o)
 {
 	struct cluster cl;
 	build_cluster(&cl);
@@ -241,9 +280,11 @@ static void run(const struct site *s, unsigned seed, double shortcuts, double fu
 	cfg.v[policy_param_index(pol, "preempt_qos")] = s->qos[1].npreempt > 0;
 	cfg.v[policy_param_index(pol, "shortcuts")] = shortcuts;
 	cfg.v[policy_param_index(pol, "bf_full_plan")] = full_plan;
+	cfg.v[policy_param_index(pol, "submit_offset_s")] = offset;
+	cfg.v[policy_param_index(pol, "arrival_draw")] = draw;
 	void *st = NULL;
 	char err[256];
-	struct policy_env env = { .cl = &cl, .njobs = NJ, .slurm = &s->c };
+	struct policy_env env = { .cl = &cl, .njobs = NJ, .slurm = &s->c, .seed = seed };
 	assert_int_equal(pol->init(&st, &env, &cfg, err, sizeof err), 0);
 	struct sim sim;
 	struct sim_cfg sc = { .horizon_us = SIMTIME_INF, .keep_overruns = true };
@@ -251,21 +292,39 @@ static void run(const struct site *s, unsigned seed, double shortcuts, double fu
 	struct sim_sched sched;
 	policy_to_sched(pol, st, &sched);
 	sim_set_sched(&sim, &sched);
-	if (sim_run(&sim))
+	memset(o, 0, sizeof *o);
+	for (int i = 0; i < NJ; i++)
+		o->start_us[i] = o->end_us[i] = -2;   /* never ended */
+	o->sim = &sim;
+	struct sim_recorder rec = { .ctx = o, .event = on_event, .job_end = on_end };
+	sim_set_recorder(&sim, &rec);
+	int32_t map[NJ + 1];
+	int rc;
+	long steps = 0;
+	while ((rc = sim_step(&sim)) > 0)
+		if (every > 0 && ++steps % every == 0 && sim_compact(&sim, map) < 0)
+			fail_msg("compacting: %s", sim.err);
+	if (rc < 0)
 		fail_msg("%s", sim.err);
-	o->started = 0;
-	for (int i = 0; i < NJ; i++) {
-		o->start_us[i] = sim.jobs[i].start_us;
-		o->end_us[i] = sim.jobs[i].end_us;
-		o->preempt[i] = sim.jobs[i].preemptions;
-		o->started += sim.jobs[i].start_us >= 0;
-	}
+	if (every > 0)
+		assert_true(sim.ngone > NJ / 2);
+	for (int i = 0; i < NJ; i++)
+		o->started += o->start_us[i] >= 0;
+	o->sim = NULL;
 	pol->fini(st);
 	sim_fini(&sim);
 }
 
+static void run(const struct site *s, unsigned seed, double shortcuts, double full_plan, struct outcome *o)
+{
+	run_ex(s, seed, shortcuts, full_plan, 0, 0, false, o);
+}
+
 static void same(const struct outcome *a, const struct outcome *b, const char *what, unsigned seed)
 {
+	if (a->events != b->events || a->tape != b->tape)
+		fail_msg("seed %u, %s: %llu / %llu events recorded, %s", seed, what, (unsigned long long)a->events,
+		         (unsigned long long)b->events, a->tape != b->tape ? "different" : "the same");
 	for (int i = 0; i < NJ; i++)
 		if (a->start_us[i] != b->start_us[i] || a->end_us[i] != b->end_us[i] || a->preempt[i] != b->preempt[i])
 			fail_msg("seed %u, %s: job %d starts %.3f / %.3f, ends %.3f / %.3f, preempted %d / %d", seed, what, i,
@@ -302,11 +361,49 @@ static void test_preemption(void **state)
 	check(true);
 }
 
+/* Compacted runs against the run never compacted. */
+static void check_compact(bool preempt, double offset, bool draw)
+{
+	static struct outcome as_is, every1, every13;
+	struct site s;
+	site_init(&s, preempt);
+	for (unsigned seed = 1; seed <= 2; seed++) {
+		run_ex(&s, seed, 1, 0, 0, offset, draw, &as_is);
+		run_ex(&s, seed, 1, 0, 1, offset, draw, &every1);
+		run_ex(&s, seed, 1, 0, 13, offset, draw, &every13);
+		assert_int_equal(as_is.started, NJ);
+		same(&as_is, &every1, "compacted after every step", seed);
+		same(&as_is, &every13, "compacted after every 13 steps", seed);
+	}
+}
+
+static void test_compact_no_preemption(void **state)
+{
+	(void)state;
+	check_compact(false, 0, false);
+}
+
+static void test_compact_preemption(void **state)
+{
+	(void)state;
+	check_compact(true, 0, false);
+}
+
+static void test_compact_arrivals(void **state)
+{
+	(void)state;
+	check_compact(true, 0.5, false);
+	check_compact(false, 0.5, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_preemption),
 		cmocka_unit_test(test_preemption),
+		cmocka_unit_test(test_compact_no_preemption),
+		cmocka_unit_test(test_compact_preemption),
+		cmocka_unit_test(test_compact_arrivals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
