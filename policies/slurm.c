@@ -786,14 +786,6 @@ static void arm(struct sl *st)
 		st->armed_us = t;
 }
 
-/* The allocation epoch less the bumps of compactions (sim_compact bumps
- * it once before each sl_renumber): a compaction moves no allocation, so
- * a compacted run skips the passes the same run never compacted skips. */
-static uint64_t alloc_epoch(const struct sl *st)
-{
-	return st->v->alloc_epoch - st->epoch_skew;
-}
-
 /* A pass can start or preempt something only if something changed since
  * the last one that started nothing: a job's state or priority (hooks,
  * ticks), an allocation (the epoch), a node's service state, a begin time
@@ -806,7 +798,7 @@ static bool pass_needed(struct sl *st, struct sl_seen *seen, bool full)
 {
 	sl_nodes_up(st);
 	bool up_same = seen->up && memcmp(seen->up, st->up, (size_t)st->nw * 8) == 0;
-	if (seen->acted || !up_same || seen->nchange != st->nchange || seen->epoch != alloc_epoch(st) ||
+	if (seen->acted || !up_same || seen->nchange != st->nchange || seen->epoch != st->v->alloc_epoch ||
 	    (full && !seen->full))
 		return true;
 	return false;
@@ -815,7 +807,7 @@ static bool pass_needed(struct sl *st, struct sl_seen *seen, bool full)
 static void pass_seen(struct sl *st, struct sl_seen *seen, bool full, bool acted)
 {
 	seen->nchange = st->nchange;
-	seen->epoch = alloc_epoch(st);
+	seen->epoch = st->v->alloc_epoch;
 	seen->acted = acted;
 	seen->full = full;
 	if (seen->up)

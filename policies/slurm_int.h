@@ -208,7 +208,6 @@ struct sl {
 	struct sl_fifo arrive_req;        /* arrivals' requests for a pass, in time order */
 	simtime bf_poll_us;               /* backfill polls every second from here when idle */
 	struct sl_seen main_seen, bf_seen;
-	uint64_t epoch_skew;              /* compactions: each bumped the allocation epoch (slurm.c alloc_epoch) */
 	bool bf_planned;                  /* the last cycle stored a planned start */
 	simtime armed_us;                 /* the earliest wake asked for and not yet reached */
 	int32_t idle_cycles;              /* periodic passes in a row that changed nothing */
@@ -300,7 +299,7 @@ int sl_fifo_push(struct sl_fifo *f, simtime t);      /* -1 on ENOMEM */
 bool sl_fifo_pop_to(struct sl_fifo *f, simtime t);
 
 /* slurm_renum.c: the policy's renumber hook (policy_ops.renumber). */
-int sl_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew);
+int sl_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
 
 /* slurm_queue.c */
 int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */

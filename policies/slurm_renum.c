@@ -20,12 +20,7 @@
  *                   job id), the slots and digests made from those keys,
  *                   the walks over the list: forgotten
  *                   (sl_will_run_forget) and built afresh by the next cycle,
- *                   which would rebuild the list anyway;
- *   the epoch       sim_compact bumps the allocation epoch, which is no
- *                   change of allocations: epoch_skew takes it out of what
- *                   the passes compare (slurm.c alloc_epoch), so that a
- *                   compacted run skips the passes the same run never
- *                   compacted skips.
+ *                   which would rebuild the list anyway.
  *
  * Scratch filled afresh by each pass holds ids only during it (the queue q
  * and qtmp, the preemption candidates cands, backfill's plan); emptied all
@@ -51,8 +46,9 @@ static int32_t keep_ids(int32_t *ids, int32_t n, const int32_t *map, int32_t nol
 	return k;
 }
 
-int sl_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
+int sl_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)
 {
+	(void)v;
 	struct sl *st = state;
 	int32_t cap = st->cap_job;
 	/* map[old] <= old: moved in increasing old order, no entry is
@@ -78,6 +74,5 @@ int sl_renumber(void *state, const int32_t *map, int32_t nold, int32_t nnew)
 	st->nq = 0;
 	st->ncands = 0;
 	sl_will_run_forget(st);
-	st->epoch_skew++;
 	return 0;
 }
