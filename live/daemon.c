@@ -122,8 +122,12 @@ static int inbox_row(void *ctx, const struct inbox_row *ir)
 	char why[1024];
 	char *line = NULL;
 	if (strcmp(ir->kind, "submit") == 0) {
-		int64_t id = L->s.njobs + g->submits;
-		if (id >= L->cfg.max_jobs)
+		int64_t id = live_njobs(L) + g->submits;
+		if (L->s.njobs + g->submits >= L->cfg.max_jobs && live_compact(L)) {
+			snprintf(g->err, g->errlen, "%s", L->err);
+			return -1;
+		}
+		if (L->s.njobs + g->submits >= L->cfg.max_jobs)
 			return table_full(g, ir);
 		if (!(line = submit_line(L, ir, why, sizeof why)))
 			return quarantine(g, ir, why);
@@ -136,10 +140,11 @@ static int inbox_row(void *ctx, const struct inbox_row *ir)
 			return -1;
 		}
 	} else if (strcmp(ir->kind, "cancel") == 0) {
-		if (!ir->job_int || ir->job < 0 || ir->job >= L->cfg.max_jobs) {
-			snprintf(why, sizeof why, "%s inbox row %lld: cancel: no job %s%lld (job ids are 0..%d)", L->st.path,
-			         (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
-			         L->cfg.max_jobs - 1);
+		int64_t taken = live_njobs(L) + g->submits;
+		if (!ir->job_int || ir->job < 0 || ir->job >= taken) {
+			snprintf(why, sizeof why, "%s inbox row %lld: cancel: no job %s%lld (%lld jobs taken: ids 0..%lld)",
+			         L->st.path, (long long)ir->seq, ir->job_int ? "" : "(not an integer) ", (long long)ir->job,
+			         (long long)taken, (long long)taken - 1);
 			return quarantine(g, ir, why);
 		}
 		r.kind = RIN_CANCEL;
@@ -321,7 +326,7 @@ static int poll_jobs(struct live *L, struct obs *o)
 		char msg[256] = "";
 		if (L->xo->poll(L, id, &st, &why, msg, sizeof msg) != 1)
 			continue;
-		struct rec_row r = { .kind = RIN_END, .job = id, .node = -1, .attempt = (int32_t)s->jobs[id].restarts,
+		struct rec_row r = { .kind = RIN_END, .job = live_sid(L, id), .node = -1, .attempt = (int32_t)s->jobs[id].restarts,
 		                     .state = st, .reason = why, .data = msg };
 		if (obs_add(o, &r))
 			return -1;
@@ -367,7 +372,7 @@ static int commit_step(struct live *L, char *err, size_t errlen)
 		if (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING)
 			live_placement_text(L, i, nodes, sizeof nodes);
 		struct lstate_job lj = {
-			.id = i, .name = L->jx[i].name, .cls = job_class_name((enum job_class)j->cls), .state = state_word(L, j),
+			.id = live_sid(L, i), .name = L->jx[i].name, .cls = job_class_name((enum job_class)j->cls), .state = state_word(L, j),
 			.nodes = nodes[0] ? nodes : NULL,
 			.reason = j->reason != END_NONE ? end_reason_name((enum end_reason)j->reason) : NULL,
 			.ref = L->jx[i].ref[0] ? L->jx[i].ref : NULL, .spec = NULL,
@@ -506,9 +511,11 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			rc = -1;
 			break;
 		}
-		for (int32_t k = 0; k < in.n && L->xo->ended; k++)
-			if (in.rows[k].kind == RIN_END)
-				L->xo->ended(L, (int32_t)in.rows[k].job, in.rows[k].attempt);
+		for (int32_t k = 0; k < in.n && L->xo->ended; k++) {
+			int32_t at = in.rows[k].kind == RIN_END ? live_index(L, in.rows[k].job) : -1;
+			if (at >= 0)
+				L->xo->ended(L, at, in.rows[k].attempt);
+		}
 		for (int32_t k = 0; k < in.n && rc == 0; k++) {
 			if (live_inject(L, &in.rows[k])) {
 				snprintf(err, errlen, "%s", L->err);
@@ -516,8 +523,9 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			}
 			/* Its row in the jobs table follows (a start Slurm confirmed is
 			 * no decision, but "starting" becomes "running"). */
-			if (in.rows[k].job >= 0 && in.rows[k].job < L->cfg.max_jobs && in.rows[k].kind != RIN_APPROVE)
-				L->jdirty[in.rows[k].job] = 1;
+			int32_t at = in.rows[k].kind != RIN_APPROVE ? live_index(L, in.rows[k].job) : -1;
+			if (at >= 0)
+				L->jdirty[at] = 1;
 		}
 		int32_t nin = in.n;
 		obs_free(&in);
@@ -539,6 +547,11 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 				rc = -1;
 				break;
 			}
+		}
+		if (live_compact(L)) {   /* ended jobs leave the engine's tables, now that their rows are written */
+			snprintf(err, errlen, "%s", L->err);
+			rc = -1;
+			break;
 		}
 		live_publish(L);
 		struct timespec t1;

@@ -67,7 +67,10 @@ struct live_cfg {
 	double probe_every_s;          /* probes read this often (default 10) */
 	double record_every_s;         /* a node's reading is recorded at least this often (60) */
 	double results_every_s;        /* results.db rewritten from the recording this often (300; 0 only at exit) */
-	int32_t max_jobs;              /* job table size (default 100000) */
+	int32_t max_jobs;              /* jobs the engine holds at once, ended ones not yet dropped
+	                                  included (default 100000) */
+	int32_t keep_ended;            /* ended jobs the engine keeps before it drops them from its
+	                                  tables (sim_compact; default 1000; 0: never) */
 	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
 	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
 	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */

@@ -60,6 +60,8 @@ struct live {
 	char **rdec;                    /* replay: every decision as a line */
 	int64_t nrdec, caprdec;
 	uint8_t *jdirty;                /* jobs to write to the jobs table */
+	int32_t *cmap;                  /* live_compact's map (max_jobs + 1) */
+	int32_t kept_ended;             /* ended jobs the last compaction kept (the executor's) */
 	struct sim_recorder fwd;        /* a recorder behind ours (results) */
 	/* executor */
 	const struct live_executor *xo;   /* live/exec/executor.h */
@@ -98,7 +100,29 @@ struct obs {
 int obs_add(struct obs *o, const struct rec_row *r);
 void obs_free(struct obs *o);
 
+/* Job ids. The engine names a job by its index in its tables, which
+ * change when ended jobs leave them (sim_compact); the state names it by
+ * its id, the order it was taken in (the jobs table, the recording, the
+ * decision log, the executors' names for it): the engine's job number. */
+static inline int64_t live_sid(const struct live *L, int32_t idx)
+{
+	return L->s.jobs[idx].num;
+}
+/* The jobs the state has taken so far (their ids are 0 .. n-1). */
+static inline int64_t live_njobs(const struct live *L)
+{
+	return L->s.ngone + L->s.njobs;
+}
+
 /* rebuild.c: the engine of a state. */
+/* The engine index of the state's job sid: -1 when it has left the
+ * engine's tables (it ended) or was never taken. */
+int32_t live_index(const struct live *L, int64_t sid);
+/* Drops the ended jobs from the engine's tables once keep_ended of them
+ * have gathered or the table is full (max_jobs), the executor allowing
+ * (EXEC_COMPACT), between steps, with what live/ and the executor keep by
+ * index. 0, or -1 with L->err. */
+int live_compact(struct live *L);
 int64_t live_unix_us(void);
 char *live_read_file(const char *path, char *err, size_t errlen);          /* malloc'd, NUL-terminated */
 int live_inject(struct live *L, const struct rec_row *r);                  /* a recorded input as an event */

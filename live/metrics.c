@@ -116,6 +116,11 @@ static void hist_add(struct metrics_hist *h, const double *bounds, int nb, doubl
 	h->sum += x;
 }
 
+void metrics_observe_left_wait(struct metrics_counters *c, double seconds)
+{
+	hist_add(&c->left_waits, metrics_wait_buckets_s, metrics_nwait_buckets, seconds);
+}
+
 void metrics_observe_pass(struct metrics_counters *c, double seconds)
 {
 	c->passes++;
@@ -599,10 +604,13 @@ static void histogram(struct out *o, int f, const struct metrics_hist *h, const 
  * allocation per tenant of the running ones: one walk each, no allocation
  * (tenants past TENANTS_MAX are summed as tenant="other"). */
 #define TENANTS_MAX 256
-static void render_waits_tenants(struct out *o, const struct sim *s)
+static void render_waits_tenants(struct out *o, const struct sim *s, const struct metrics_counters *c)
 {
 	struct metrics_hist h;
-	memset(&h, 0, sizeof h);
+	if (c)
+		h = c->left_waits;   /* the jobs no longer in the engine's tables */
+	else
+		memset(&h, 0, sizeof h);
 	int32_t upto = s->next_submit < s->njobs ? s->next_submit : s->njobs;
 	for (int32_t i = 0; i < upto; i++) {
 		const struct job *j = &s->jobs[i];
@@ -692,7 +700,7 @@ long metrics_render(char **buf, size_t *cap, const struct sim *s, const struct l
 	render_jobs(&o, s);
 	render_nodes(&o, s, rd);
 	render_racks(&o, s, rd);
-	render_waits_tenants(&o, s);
+	render_waits_tenants(&o, s, c);
 	if (c)
 		render_counters(&o, c);
 	if (!reserve(&o, 0))

@@ -62,6 +62,9 @@ struct metrics_counters {
 	 * metrics_observe_pass(c, seconds) after each pass. */
 	struct metrics_hist pass_hist;
 	int64_t started_unix;  /* daemon start, unix seconds */
+	/* The waits of the started jobs that left the engine's tables
+	 * (sim_compact): the wait histogram adds those of the jobs it holds. */
+	struct metrics_hist left_waits;
 };
 
 enum metrics_type { METRICS_GAUGE, METRICS_COUNTER, METRICS_HISTOGRAM };
@@ -69,6 +72,8 @@ enum metrics_type { METRICS_GAUGE, METRICS_COUNTER, METRICS_HISTOGRAM };
 /* Counts one scheduling pass of `seconds` wall time: passes, last_pass_s
  * and pass_hist. Allocates nothing. */
 void metrics_observe_pass(struct metrics_counters *c, double seconds);
+/* Counts the wait of a started job that leaves the engine's tables. */
+void metrics_observe_left_wait(struct metrics_counters *c, double seconds);
 
 /* One metric family the renderer emits. */
 struct metrics_family {

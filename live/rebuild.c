@@ -71,10 +71,11 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 		live_placement_text(L, job, place, sizeof place);
 	char text[1200];
 	snprintf(text, sizeof text, "%s%s%s", place, place[0] && detail ? " " : "", detail ? detail : "");
+	int64_t sid = job >= 0 ? live_sid(L, job) : -1;   /* the state's name for it */
 	if (L->mode == LIVE_DAEMON) {
 		const char *jn = job >= 0 && L->jx && L->jx[job].name ? L->jx[job].name : NULL;
 		if (job >= 0)
-			live_log(L, "%s job %d%s%s%s%s%s%s%s", rec_kind_name(kind), job, jn ? " (" : "", jn ? jn : "",
+			live_log(L, "%s job %lld%s%s%s%s%s%s%s", rec_kind_name(kind), (long long)sid, jn ? " (" : "", jn ? jn : "",
 			         jn ? ")" : "", kind == REC_END ? " " : "",
 			         kind == REC_END ? job_state_name((enum job_state)state) : "",
 			         text[0] ? (kind == REC_START ? " on " : ": ") : "", text);
@@ -92,7 +93,7 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 			L->caprdec = cap;
 		}
 		char *line = NULL;
-		if (asprintf(&line, "%lld %s %d %d %s", (long long)t, rec_kind_name(kind), job, node, text) >= 0)
+		if (asprintf(&line, "%lld %s %lld %d %s", (long long)t, rec_kind_name(kind), (long long)sid, node, text) >= 0)
 			L->rdec[L->nrdec++] = line;
 		return;
 	}
@@ -104,7 +105,7 @@ static void rec_hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job
 		L->dec = n;
 		L->capdec = cap;
 	}
-	L->dec[L->ndec++] = (struct dec){ t, kind, job, node, strdup(text) };
+	L->dec[L->ndec++] = (struct dec){ t, kind, sid, node, strdup(text) };
 }
 
 static void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
@@ -139,9 +140,9 @@ static int ex_start(void *ctx, struct sim *s, int32_t id)
 	if (L->xo->start(L, id, err, sizeof err)) {
 		/* The world refused: the job fails now (recorded as an end so
 		 * that a replay sees it too). */
-		live_logl(L, LIVE_ERROR, "job %d could not start: %s", id, err);
+		live_logl(L, LIVE_ERROR, "job %lld could not start: %s", (long long)live_sid(L, id), err);
 		snprintf(L->jx[id].ref, sizeof L->jx[id].ref, "start failed");
-		struct rec_row r = { .t_us = s->now + 1, .after_us = s->now, .kind = RIN_END, .job = id, .node = -1,
+		struct rec_row r = { .t_us = s->now + 1, .after_us = s->now, .kind = RIN_END, .job = live_sid(L, id), .node = -1,
 		                     .attempt = (int32_t)s->jobs[id].restarts, .state = JOB_FAILED, .reason = END_EXIT,
 		                     .data = err };
 		char e2[512];
@@ -188,6 +189,87 @@ static const struct executor_ops live_exec_ops = {
 	.node_state = ex_node,
 };
 
+/* ---- job ids, and ended jobs leaving the engine's tables ---- */
+
+int32_t live_index(const struct live *L, int64_t sid)
+{
+	const struct sim *s = &L->s;
+	if (s->ngone == 0)   /* never compacted: the index is the id */
+		return sid >= 0 && sid < s->njobs ? (int32_t)sid : -1;
+	/* The engine keeps its jobs in the order they were taken. */
+	int32_t lo = 0, hi = s->njobs;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (s->jobs[mid].num < sid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->njobs && s->jobs[lo].num == sid ? lo : -1;
+}
+
+/* sim_compact asks of each ended job: it leaves unless its row in the
+ * jobs table is still to be written (an end the catch-up replays past the
+ * last commit, or one not yet committed) or the executor still needs it;
+ * one that leaves takes its wait into the metrics' histogram. */
+static bool keep_ended(void *ctx, int32_t id)
+{
+	struct live *L = ctx;
+	const struct job *j = &L->s.jobs[id];
+	bool committed = L->catching_up ? j->end_us <= L->applied_us : !L->jdirty[id];
+	if (!committed || (L->xo->keep && L->xo->keep(L, id)))
+		return true;
+	if (j->start_us >= 0 && j->start_us >= j->submit_us)
+		metrics_observe_left_wait(&L->mc, simtime_to_s(j->start_us - j->submit_us));
+	return false;
+}
+
+int live_compact(struct live *L)
+{
+	struct sim *s = &L->s;
+	/* Once keep_ended have gathered, or the table is full and any can go. */
+	bool full = s->njobs >= L->cfg.max_jobs && s->nfinished > L->kept_ended;
+	if (L->mode != LIVE_DAEMON || L->cfg.keep_ended <= 0 || !(L->xo->flags & EXEC_COMPACT) ||
+	    !s->sched.renumber || (s->nfinished < L->cfg.keep_ended + L->kept_ended && !full))
+		return 0;
+	int32_t n = s->njobs;
+	if (!L->cmap && !(L->cmap = malloc(((size_t)L->cfg.max_jobs + 1) * sizeof *L->cmap))) {
+		snprintf(L->err, sizeof L->err, "out of memory dropping ended jobs");
+		return -1;
+	}
+	if (n > L->cfg.max_jobs + 1) {
+		snprintf(L->err, sizeof L->err, "the engine holds %d jobs, more than max_jobs", n);
+		return -1;
+	}
+	int32_t *map = L->cmap;
+	int32_t gone = sim_compact(s, map, keep_ended, L);
+	if (gone < 0) {
+		snprintf(L->err, sizeof L->err, "dropping ended jobs: %s", s->err);
+		return -1;
+	}
+	L->kept_ended = s->nfinished;   /* kept for the executor: not counted towards the next */
+	if (gone == 0)
+		return 0;
+	/* What live/ keeps by index moves as the engine's tables did. */
+	for (int32_t old = 0; old < n; old++) {
+		int32_t to = map[old];
+		if (to < 0) {
+			jobx_free(&L->jx[old]);
+			memset(&L->jx[old], 0, sizeof L->jx[old]);
+		} else if (to != old) {
+			L->jx[to] = L->jx[old];
+			L->jdirty[to] = L->jdirty[old];
+		}
+	}
+	memset(&L->jx[s->njobs], 0, (size_t)(n - s->njobs) * sizeof *L->jx);
+	memset(&L->jdirty[s->njobs], 0, (size_t)(n - s->njobs));
+	if (L->xo->renumber && L->xo->renumber(L, map, n, s->njobs)) {
+		snprintf(L->err, sizeof L->err, "%s executor: out of memory renumbering its jobs", L->xo->name);
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- injecting what was recorded ---- */
 
 int live_inject(struct live *L, const struct rec_row *r)
@@ -195,11 +277,22 @@ int live_inject(struct live *L, const struct rec_row *r)
 	struct sim *s = &L->s;
 	char src[64], err[512];
 	snprintf(src, sizeof src, "%s rec %lld", L->st.path, (long long)r->seq);
+	/* A recorded job id, as the engine's index: -1 for a job that has
+	 * left its tables (an input for an ended job, which the engine
+	 * ignores as it would have ignored it for the job still there). */
+	int32_t idx = r->kind == RIN_SUBMIT || r->kind == RIN_APPROVE ? -1 : live_index(L, r->job);
 	switch (r->kind) {
 	case RIN_SUBMIT: {
-		if (r->job != s->njobs || r->job >= L->cfg.max_jobs) {
-			snprintf(L->err, sizeof L->err, "%s: job %lld out of order (expected %d)", src, (long long)r->job,
-			         s->njobs);
+		if (r->job != live_njobs(L)) {
+			snprintf(L->err, sizeof L->err, "%s: job %lld out of order (expected %lld)", src, (long long)r->job,
+			         (long long)live_njobs(L));
+			return -1;
+		}
+		if (s->njobs >= L->cfg.max_jobs && live_compact(L))
+			return -1;
+		if (s->njobs >= L->cfg.max_jobs) {
+			snprintf(L->err, sizeof L->err, "%s: job %lld: the engine holds %d jobs (max_jobs): raise max_jobs",
+			         src, (long long)r->job, s->njobs);
 			return -1;
 		}
 		const char *text = r->data ? r->data : "";
@@ -226,26 +319,29 @@ int live_inject(struct live *L, const struct rec_row *r)
 			j.req.pool = 0;
 			j.req.plane = INT16_MAX;
 		}
-		if (sim_add_job(s, &j, &L->w.truth[L->w.n - 1]) < 0) {
+		int32_t at = sim_add_job(s, &j, &L->w.truth[L->w.n - 1]);
+		if (at < 0) {
 			snprintf(L->err, sizeof L->err, "out of memory adding job %lld", (long long)r->job);
 			return -1;
 		}
-		jobx_fill(&L->jx[r->job], text);
+		L->w.n_taken += L->w.n;   /* the line's job is the engine's now: the workload keeps its names */
+		L->w.n = 0;
+		jobx_fill(&L->jx[at], text);
 		return 0;
 	}
 	case RIN_END:
 		if (r->t1_us > 0 || r->t2_us > 0)
-			return sim_inject_end_at(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, (enum job_state)r->state,
+			return sim_inject_end_at(s, r->t_us, idx, (uint32_t)r->attempt, (enum job_state)r->state,
 			                         (enum end_reason)r->reason, r->t1_us > 0 ? r->t1_us : -1,
 			                         r->t2_us > 0 ? r->t2_us : -1);
-		return sim_inject_end(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, (enum job_state)r->state,
+		return sim_inject_end(s, r->t_us, idx, (uint32_t)r->attempt, (enum job_state)r->state,
 		                      (enum end_reason)r->reason);
 	case RIN_RUNNING:
-		return sim_inject_running(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1);
+		return sim_inject_running(s, r->t_us, idx, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1);
 	case RIN_UNSTART:
-		return sim_inject_unstart(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->data);
+		return sim_inject_unstart(s, r->t_us, idx, (uint32_t)r->attempt, r->data);
 	case RIN_REQUEUE:
-		return sim_inject_requeue(s, r->t_us, (int32_t)r->job, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1,
+		return sim_inject_requeue(s, r->t_us, idx, (uint32_t)r->attempt, r->t1_us > 0 ? r->t1_us : -1,
 		                          r->t2_us > 0 ? r->t2_us : -1,
 		                          r->data);
 	case RIN_FOREIGN: {
@@ -261,7 +357,7 @@ int live_inject(struct live *L, const struct rec_row *r)
 	case RIN_BLIND:
 		return sim_inject_blind(s, r->t_us, r->state != 0);
 	case RIN_CANCEL:
-		return sim_inject_cancel(s, r->t_us, (int32_t)r->job);
+		return sim_inject_cancel(s, r->t_us, idx);
 	case RIN_APPROVE:
 		return sim_inject_approve(s, r->t_us, (int32_t)r->job);
 	case RIN_READING: {
@@ -315,7 +411,7 @@ static int replay_row(void *ctx, const struct rec_row *r)
 		return -1;
 	if (L->catching_up && r->t_us > L->applied_us)
 		live_go_live(L);
-	if (live_inject(L, r))
+	if (live_compact(L) || live_inject(L, r))
 		return -1;
 	L->after_us = r->t_us;
 	return 0;
@@ -744,6 +840,7 @@ void live_close(struct live *L)
 	free(L->dec);
 	free(L->jx);
 	free(L->jdirty);
+	free(L->cmap);
 	free(L->lrd);
 	free(L->rec_at);
 	free(L->refused);

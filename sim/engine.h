@@ -231,10 +231,11 @@ int sim_step(struct sim *s);
  * decides as it would have), the policy renumbering what it keeps
  * (policy_ops.renumber). map (njobs entries, the caller's) gets each old
  * id's new one, -1 for a job that left, for the caller to renumber what it
- * keeps by job id (a recorder must not keep job ids across it). The number
- * of jobs that left, or -1 with s->err (the policy cannot renumber; memory
- * ran out). */
-int32_t sim_compact(struct sim *s, int32_t *map);
+ * keeps by job id (a recorder must not keep job ids across it). keep (may
+ * be NULL) keeps a finished job its caller still needs (an executor that
+ * has not seen it end). The number of jobs that left, or -1 with s->err
+ * (the policy cannot renumber; memory ran out). */
+int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t id), void *ctx);
 
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);

@@ -66,13 +66,13 @@ static void remap_list(const struct remap *r, int32_t *list, int32_t *n)
 	*n = k;
 }
 
-int32_t sim_compact(struct sim *s, int32_t *map)
+int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t id), void *ctx)
 {
 	if (s->failed)
 		return -1;
 	int32_t n = s->njobs, k = 0;
 	for (int32_t i = 0; i < n; i++)
-		map[i] = i < s->next_submit && is_final(&s->jobs[i]) ? -1 : k++;
+		map[i] = i < s->next_submit && is_final(&s->jobs[i]) && !(keep && keep(ctx, i)) ? -1 : k++;
 	int32_t gone = n - k;
 	if (gone == 0)
 		return 0;

@@ -416,7 +416,7 @@ static int get_req(struct jctx *c, json_t *obj, struct workload *w, struct job_r
 	return get_req_ext(c, v, w, r, tolerate);
 }
 
-/* trace_id defaults to the job's position in the file (w->n); strings the
+/* trace_id defaults to the job's position in the input (w->n_taken + w->n); strings the
  * request names go into w's table. */
 static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct job *j,
                       struct job_truth *t)
@@ -425,7 +425,7 @@ static int obj_to_job(struct jctx *c, json_t *obj, struct workload *w, struct jo
 	if (match_keys(c, obj, "$", top_fields, T_NTOP, v) != 0)
 		return -1;
 	int64_t x[T_NTOP] = { 0 };
-	x[T_TRACE_ID] = w->n;
+	x[T_TRACE_ID] = w->n_taken + w->n;
 	x[T_TENANT] = x[T_GROUP] = x[T_QUEUE] = -1;
 	x[T_WALLTIME] = SIMTIME_INF;
 	for (int i = 0; i < T_NTOP; i++) {

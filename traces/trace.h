@@ -33,6 +33,8 @@ struct workload {
 	struct job *jobs;
 	struct job_truth *truth;
 	int32_t n, cap;
+	int64_t n_taken;           /* jobs taken out of jobs[] before (live mode reads one line at a
+	                              time): a job's position in the input is n_taken + its index */
 	/* From an SWF header, -1 when absent. */
 	int32_t max_procs, max_nodes;
 	int64_t unix_start;

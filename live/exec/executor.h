@@ -56,6 +56,12 @@ enum {
 	 * exported with the results, as table slurm_job of `hetlab live
 	 * results`. Without it there is no such table. */
 	EXEC_EXPORT_IDS = 1u << 2,
+	/* Ended jobs may leave the engine's tables (sim_compact; LIVE.json
+	 * keep_ended): the executor names jobs to the world by their state id
+	 * (live_sid), never by engine index, and keeps nothing by index but
+	 * what its renumber hook moves. Without it the daemon keeps every job
+	 * (its tables grow with the state's history). */
+	EXEC_COMPACT = 1u << 3,
 };
 
 struct live_executor {
@@ -124,6 +130,15 @@ struct live_executor {
 	 * queued. Both NULL for a synchronous executor. */
 	int (*observe)(struct live *L, struct obs *o);
 	void (*flush)(struct live *L);
+
+	/* With EXEC_COMPACT, ended jobs leave the engine's tables between
+	 * ticks. keep: the executor still needs ended job (its end not yet
+	 * seen through): it stays for now; NULL: none is needed. renumber:
+	 * what the executor keeps by engine index moves, job old becoming
+	 * map[old] (-1: it left), for old < nold; 0 or -1 (out of memory: the
+	 * daemon stops). NULL: it keeps nothing by index. */
+	bool (*keep)(struct live *L, int32_t job);
+	int (*renumber)(struct live *L, const int32_t *map, int32_t nold, int32_t nnew);
 };
 
 /* The registry (live/exec/registry.c): exec_find and exec_names are

@@ -27,7 +27,7 @@ char **exec_job_env(const struct live *L, int32_t id, const char *extra, bool ru
 	/* CUDA numbers GPUs fastest first unless told to follow the PCI bus,
 	 * which is NVML's order and the one the allocation's indexes use. */
 	e[k++] = strdup("CUDA_DEVICE_ORDER=PCI_BUS_ID");
-	if (asprintf(&e[k++], "HETLAB_JOB_ID=%d", id) < 0 ||
+	if (asprintf(&e[k++], "HETLAB_JOB_ID=%lld", (long long)live_sid(L, id)) < 0 ||
 	    asprintf(&e[k++], "HETLAB_CKPT_SIGNAL=%d", L->cfg.sig) < 0)
 		e[k - 1] = NULL;
 	if (!runtime_vars && (asprintf(&e[k++], "HETLAB_ATTEMPT=%d", (int)j->restarts) < 0 ||

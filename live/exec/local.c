@@ -10,7 +10,8 @@
  * domains are contiguous ranges of its cores, as the model splits them, so
  * the cores a job gets in domain d are CPUs of that range. The job's
  * files are STATE_DIR/jobs/KEY.* with KEY = id × 256 + attempt mod 256
- * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended). */
+ * (one set per attempt); its output STATE_DIR/jobs/ID.out (appended), ID
+ * the job's id in the state (live_sid), never the engine's index. */
 #include "live/exec/executor.h"
 #include "live/exec/local_proc.h"
 #include "live/nvml.h"
@@ -32,7 +33,7 @@
 
 static int64_t job_key(const struct live *L, int32_t id)
 {
-	return (int64_t)id * 256 + (L->s.jobs[id].restarts & 0xff);
+	return live_sid(L, id) * 256 + (L->s.jobs[id].restarts & 0xff);
 }
 
 static const struct alloc_part *job_parts(const struct live *L, int32_t id)
@@ -266,14 +267,15 @@ static int local_runas(struct live *L, int32_t id, struct runas *ra, char *err, 
 	if (x->uid < 0 || (uid_t)x->uid == geteuid())
 		return 0;
 	if (geteuid() != 0) {
-		snprintf(err, errlen, "job %d of %s (uid %d): this daemon runs as uid %ld, not as root: it cannot run a job "
-		         "as another user", id, x->user[0] ? x->user : "?", x->uid, (long)geteuid());
+		snprintf(err, errlen, "job %lld of %s (uid %d): this daemon runs as uid %ld, not as root: it cannot run a job "
+		         "as another user", (long long)live_sid(L, id), x->user[0] ? x->user : "?", x->uid, (long)geteuid());
 		return -1;
 	}
 	struct passwd pw, *res = NULL;
 	char buf[8192];
 	if (getpwuid_r((uid_t)x->uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
-		snprintf(err, errlen, "job %d: its submitter uid %d has no passwd entry any more: not run", id, x->uid);
+		snprintf(err, errlen, "job %lld: its submitter uid %d has no passwd entry any more: not run",
+		         (long long)live_sid(L, id), x->uid);
 		return -1;
 	}
 	ra->other = true;
@@ -282,7 +284,7 @@ static int local_runas(struct live *L, int32_t id, struct runas *ra, char *err, 
 	snprintf(ra->user, sizeof ra->user, "%s", res->pw_name);
 	snprintf(ra->home, sizeof ra->home, "%s", res->pw_dir && res->pw_dir[0] ? res->pw_dir : "/");
 	snprintf(ra->shell, sizeof ra->shell, "%s", res->pw_shell && res->pw_shell[0] ? res->pw_shell : "/bin/sh");
-	snprintf(ra->out, sizeof ra->out, "hetlab-%d.out", id);
+	snprintf(ra->out, sizeof ra->out, "hetlab-%lld.out", (long long)live_sid(L, id));
 	return 0;
 }
 
@@ -324,7 +326,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		return 0;
 	}
 	if (!x->argv) {
-		snprintf(err, errlen, "job %d has no argv to run", id);
+		snprintf(err, errlen, "job %lld has no argv to run", (long long)live_sid(L, id));
 		return -1;
 	}
 	struct runas ra;
@@ -363,7 +365,7 @@ static int local_start(struct live *L, int32_t id, char *err, size_t errlen)
 		if ((p->gpus >> g) & 1)
 			off += (size_t)snprintf(cuda + off, sizeof cuda - off, "%s%d", off ? "," : "", g);
 	char out[4200];
-	snprintf(out, sizeof out, "%s/%d.out", L->jobdir, id);
+	snprintf(out, sizeof out, "%s/%lld.out", L->jobdir, (long long)live_sid(L, id));
 	if (p->mig_profile >= 0) {
 		const struct node *nd = &L->s.cl.nodes[p->node];
 		const struct gpustate *gs = p->gpus ? &L->s.cl.gpu[nd->gpu0 + __builtin_ctzll(p->gpus)] : NULL;
@@ -465,7 +467,7 @@ static int local_poll(struct live *L, int32_t id, enum job_state *st, enum end_r
 
 static void local_ended(struct live *L, int32_t id, int32_t attempt)
 {
-	int64_t key = (int64_t)id * 256 + (attempt & 0xff);
+	int64_t key = live_sid(L, id) * 256 + (attempt & 0xff);
 	char path[4200];
 	snprintf(path, sizeof path, "%s/%" PRId64 ".cpus", L->jobdir, key);
 	if (lx_remove(L->jobdir, key) == 0)
@@ -485,7 +487,7 @@ static void local_fini(struct live *L)
 
 const struct live_executor lx_executor = {
 	.name = "local",
-	.flags = 0,
+	.flags = EXEC_COMPACT,   /* it names jobs by state id, keeps nothing by index outside L->jx */
 	.init = local_init,
 	.start = local_start,
 	.signal = local_signal,

@@ -11,7 +11,7 @@
 #     refuses a socket another user answers on.
 
 # --- 18. cancels never wait behind submissions -------------------------------
-cfg wait ', "probes": "none", "max_jobs": 2'
+cfg wait ', "probes": "none", "max_jobs": 2, "keep_ended": 0'
 { job batch 2 wait 30; job batch 2 wait 30; job batch 1 wait 0.1; } >jobs-wait.jsonl
 "$HETLAB" submit --config wait.json jobs-wait.jsonl >/dev/null
 timeout 60 "$HETLAB" live --config wait.json -q 2>log-wait &

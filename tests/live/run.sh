@@ -11,7 +11,7 @@
 set -u
 HETLAB=$1
 case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-live-XXXXXX")
 DAEMON=
 U=
@@ -467,8 +467,8 @@ replay_same quarantine qbad
 # --- 15. --exit-when-idle with submissions waiting for a full job table -----
 # It used to exit 0 with the jobs still in the inbox: it now says why and
 # exits 1 (results.db written), the jobs kept for a daemon with a bigger
-# max_jobs.
-cfg full ', "probes": "none", "max_jobs": 2'
+# max_jobs. (Ended jobs kept: keep_ended 0; section 21 lets them go.)
+cfg full ', "probes": "none", "max_jobs": 2, "keep_ended": 0'
 for i in 1 2 3; do job batch 1 full 0.2; done >jobs-full.jsonl
 "$HETLAB" submit --config full.json jobs-full.jsonl >/dev/null
 timeout 60 "$HETLAB" live --config full.json --exit-when-idle 2>log-full
@@ -476,7 +476,7 @@ check_eq "full: exits 1 once the table is full and every job has ended" $? 1
 check_eq "full: says why" "$(grep -c 'submissions wait in the inbox (from row 3): the job table is full (max_jobs 2)' log-full)" 1
 check_eq "full: the waiting job is kept, results written" \
 	"$(q st-full/state.db "SELECT count(*) FROM inbox"),$(q st-full/results.db "SELECT count(*) FROM job")" "1,2"
-cfg full ', "probes": "none", "max_jobs": 3'
+cfg full ', "probes": "none", "max_jobs": 3, "keep_ended": 0'
 timeout 60 "$HETLAB" live --config full.json --exit-when-idle -q 2>/dev/null
 check_eq "full: a daemon with room runs it" "$?,$(q st-full/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")" "0,3"
 
@@ -583,6 +583,9 @@ fi
 
 # --- 18 to 20. the socket shared fairly (tests/live/fair.sh) ------------------
 . "$ROOT/tests/live/fair.sh"
+
+# --- 21. ended jobs leave the engine's tables (tests/live/compact.sh) ---------
+. "$ROOT/tests/live/compact.sh"
 
 echo
 echo "live: $pass passed, $fail failed"

@@ -96,7 +96,7 @@ static char *tape_of(const char *path, const char *policy, const char *placement
 		if (every > 0 && steps % every == 0) {
 			map = realloc(map, ((size_t)r.s->njobs + 1) * sizeof *map);
 			assert_non_null(map);
-			if (sim_compact(r.s, map) < 0)
+			if (sim_compact(r.s, map, NULL, NULL) < 0)
 				fail_msg("%s %s: %s", path ? path : "default", policy, r.s->err);
 		}
 	}

@@ -74,7 +74,10 @@ static void test_contract(void **state)
 		/* A start only an observer can confirm. */
 		if (x->flags & EXEC_ASYNC_START)
 			assert_non_null(x->observe);
-		assert_int_equal(x->flags & ~(unsigned)(EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS), 0);
+		assert_int_equal(x->flags & ~(unsigned)(EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS | EXEC_COMPACT), 0);
+		/* keep and renumber only where ended jobs may leave. */
+		if (!(x->flags & EXEC_COMPACT))
+			assert_true(!x->keep && !x->renumber);
 	}
 }
 
@@ -82,7 +85,7 @@ static void test_contract(void **state)
 static void test_flags(void **state)
 {
 	(void)state;
-	assert_int_equal(exec_find("local")->flags, 0);
+	assert_int_equal(exec_find("local")->flags, EXEC_COMPACT);
 	assert_int_equal(exec_find("slurm")->flags, EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS);
 }
 

@@ -302,7 +302,7 @@ static void run_ex(const struct site *s, unsigned seed, double shortcuts, double
 	int rc;
 	long steps = 0;
 	while ((rc = sim_step(&sim)) > 0)
-		if (every > 0 && ++steps % every == 0 && sim_compact(&sim, map) < 0)
+		if (every > 0 && ++steps % every == 0 && sim_compact(&sim, map, NULL, NULL) < 0)
 			fail_msg("compacting: %s", sim.err);
 	if (rc < 0)
 		fail_msg("%s", sim.err);
