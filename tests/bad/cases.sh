@@ -28,18 +28,25 @@ bad run-scale-rate-bound 2 "hetlab run: --scale-rate: expected a number in [0, 1
 bad run-scale-size-negative 2 "hetlab run: --scale-size: expected a number in [0, 1e+06], got '-1'" hetlab run --scale-size -1
 bad run-scale-on-trace 1 'hetlab run: --scale-size and --scale-class apply to a synthetic workload, and this run replays a trace' \
 	hetlab run base.json --scale-size 2
-bad run-scale-class 1 'hetlab run: --scale-class gaming=2: expected CLASS=FACTOR with CLASS one of training, inference, batch, dev' \
+bad run-scale-class 2 'hetlab run: --scale-class gaming=2: expected CLASS=FACTOR with CLASS one of training, inference, batch, dev and FACTOR >= 0' \
 	hetlab run --scale-class gaming=2
-bad run-param-form 1 'hetlab run: --param bf_max_job_test: expected NAME=VALUE' hetlab run base.json --param bf_max_job_test
-bad run-param-unknown 1 "hetlab run: --param nope=1: policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)" \
+bad run-param-form 2 'hetlab run: --param bf_max_job_test: expected NAME=VALUE' hetlab run base.json --param bf_max_job_test
+bad run-param-unknown 2 "hetlab run: --param nope=1: policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)" \
 	hetlab run base.json --param nope=1
-bad run-param-range 1 'hetlab run: --param bf_max_job_test=-5: bf_max_job_test must be in' \
+bad run-param-range 2 'hetlab run: --param bf_max_job_test=-5: bf_max_job_test must be in' \
 	hetlab run base.json --param bf_max_job_test=-5
-bad run-param-number 1 "hetlab run: --param bf_max_job_test=many: expected a number after '='" \
+bad run-param-number 2 "hetlab run: --param bf_max_job_test=many: expected a number after '='" \
 	hetlab run base.json --param bf_max_job_test=many
 bad run-policy-unknown 2 "hetlab run: --policy: unknown policy 'nope' (known:" hetlab run base.json --policy nope
 bad run-two-scenarios 2 "hetlab run: one scenario only ('base.json' and 'other.json')" hetlab run base.json other.json
-bad run-placement-unknown 1 'hetlab run: unknown placement "nope" (known: first-fit, best-fit,' hetlab run base.json --placement nope
+bad run-placement-unknown 2 "hetlab run: --placement: unknown placement 'nope' (known: first-fit, best-fit," hetlab run base.json --placement nope
+bad run-placement-hint 2 "Try 'hetlab run --help'." hetlab run base.json --placement nope
+bad run-param-hint 2 "Try 'hetlab run --help'." hetlab run base.json --param nope=1
+scn pplace.json "$S0, \"placement\": \"nope\", $T, $R, $WL"
+bad scenario-placement-unknown 1 'hetlab run: unknown placement "nope" (known: first-fit,' hetlab run pplace.json
+scn pparam-range.json "$S0, \"policy_params\": { \"bf_max_job_test\": -5 }, $T, $R, $WL"
+bad scenario-policy-param-range 1 'pparam-range.json: $.policy_params.bf_max_job_test: bf_max_job_test must be in' \
+	hetlab run pparam-range.json
 bad run-unknown-flag-last 2 'hetlab run: unknown option --verbose' hetlab run base.json --verbose
 bad run-trace-missing 1 'hetlab run: missing.swf: No such file or directory' hetlab run base.json --trace missing.swf
 
