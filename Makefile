@@ -48,7 +48,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
+.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom test-scripts \
         fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
@@ -131,7 +131,7 @@ bins: all $(TEST_BIN) $(SHARED_BIN) $(BUILD)/bench/scale man completion
 test:
 	@$(MAKE) --no-print-directory $(PAR) bins
 	@$(MAKE) --no-print-directory test-serial
-test-serial: all unit scenario-test test-bad doc-test test-cli test-live test-layout
+test-serial: all unit scenario-test test-bad doc-test test-cli test-scripts test-live test-layout
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -140,6 +140,11 @@ doc-test: $(HETLAB)
 # The command line: help, exit statuses, man pages and completions.
 test-cli: $(HETLAB) man completion
 	@sh tests/cli/run.sh $(HETLAB) $(BUILD)
+
+# The build's scripts, with fakes on PATH and no root side effects:
+# scripts/deps.sh waiting for a held dpkg lock.
+test-scripts:
+	@sh tests/scripts/run.sh
 
 # The bad-input catalogue (tests/bad/README.md): exit status and message of
 # every kind of bad input.
