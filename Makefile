@@ -48,7 +48,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom test-scripts \
+.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom package test-scripts \
         fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
@@ -65,6 +65,7 @@ help:
 	@echo "make install    install the binary, man pages, completions, docs, examples, systemd units"
 	@echo "                into \$$DESTDIR\$$PREFIX ($(PREFIX)); make uninstall removes them"
 	@echo "make man        man pages into $(BUILD)/man (from the command table, as --help)"
+	@echo "make package    build the Debian package into $(BUILD)/pkg (dpkg-buildpackage; minutes)"
 	@echo "make test-pkg   build the .deb and run it in a fresh Debian 12 root (debootstrap)"
 	@echo "make test-prom  import a run into Prometheus (promtool) and scrape the live daemon"
 
@@ -142,7 +143,8 @@ test-cli: $(HETLAB) man completion
 	@sh tests/cli/run.sh $(HETLAB) $(BUILD)
 
 # The build's scripts, with fakes on PATH and no root side effects:
-# scripts/deps.sh waiting for a held dpkg lock.
+# scripts/deps.sh waiting for a held dpkg lock, scripts/package.sh (make
+# package).
 test-scripts:
 	@sh tests/scripts/run.sh
 
@@ -283,6 +285,14 @@ uninstall:
 	$(foreach f,$(notdir $(UNIT_FILES)),rm -f $(DESTDIR)$(SYSTEMDDIR)/$(f);)
 	$(foreach f,$(notdir $(CONF_FILES)),rm -f $(DESTDIR)$(SYSCONFDIR)/hetlab/$(f);)
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/hetlab 2>/dev/null
+
+# The Debian package into $(BUILD)/pkg (scripts/package.sh: dpkg-buildpackage
+# -us -uc -b on a copy of the tree, which builds and runs the unit tests;
+# DEB_BUILD_OPTIONS=nocheck skips them). scripts/deps.sh pkg installs
+# dpkg-dev and debhelper when they are missing.
+package:
+	@sh scripts/deps.sh pkg
+	@sh scripts/package.sh $(BUILD)/pkg
 
 # The Debian package: dpkg-buildpackage, lintian, then the .deb installed
 # into a fresh Debian 12 root (debootstrap) running `hetlab run`.

@@ -5,10 +5,12 @@
 # a second make), it says so and waits for them, up to HETLAB_APT_LOCK_WAIT
 # seconds (default 600): apt-get install with -o DPkg::Lock::Timeout, apt-get
 # update (whose lists lock that option does not cover) by trying again.
-# `deps.sh fuzz` adds what `make fuzz` needs (clang and its libFuzzer runtime).
+# `deps.sh fuzz` adds what `make fuzz` needs (clang and its libFuzzer runtime),
+# `deps.sh pkg` what `make package` needs (dpkg-dev, debhelper).
 set -e
 PKGS="build-essential pkg-config libgsl-dev libsqlite3-dev libjansson-dev libcmocka-dev zlib1g-dev libssl-dev libhwloc-dev libmicrohttpd-dev gnuplot-nox sqlite3 python3 openssl"
 [ "${1:-}" = fuzz ] && PKGS="$PKGS clang libclang-rt-14-dev"
+[ "${1:-}" = pkg ] && PKGS="$PKGS dpkg-dev debhelper"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

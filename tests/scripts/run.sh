@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/scripts/run.sh — the build's own scripts, with no root side
 # effects: scripts/deps.sh against a fake apt-get (with dpkg-query and id)
-# on PATH that holds the package locks for a few calls.
+# on PATH that holds the package locks for a few calls; scripts/package.sh
+# (`make package`) against a fake dpkg-buildpackage.
 # Run from the top of the tree.
 set -u
 ROOT=$(pwd)
@@ -85,6 +86,43 @@ rm -f "$TMP/fail-install"
 got=$(HETLAB_APT_LOCK_WAIT=soon deps)
 [ "$got" = 2 ] && grep -q "HETLAB_APT_LOCK_WAIT: expected seconds, got 'soon'" "$TMP/err" &&
 	ok "deps.sh: a bad HETLAB_APT_LOCK_WAIT is a usage error" || bad "deps.sh bad wait" "exit $got; $(cat "$TMP/err")"
+
+# ---- scripts/package.sh (make package) --------------------------------------
+# The fake checks it runs in a copy of the tree without the build folder and
+# leaves what dpkg-buildpackage leaves in the parent folder.
+cat > "$FAKE/dpkg-buildpackage" <<EOF
+#!/bin/sh
+echo "\$*" > "$TMP/dpkg-args"
+pwd > "$TMP/dpkg-pwd"
+[ -f debian/control ] && [ -f Makefile ] && [ -f cli/main.c ] || { echo "not the tree" >&2; exit 2; }
+[ -e build ] && { echo "the build folder was copied" >&2; exit 2; }
+[ -e "$TMP/fail-dpkg" ] && { echo "dpkg-checkbuilddeps: error: Unmet build dependencies: libgsl-dev" >&2; exit 3; }
+v=\$(basename "\$(pwd)")
+v=\${v#hetlab-}
+touch ../hetlab_\${v}_amd64.deb ../hetlab-dbgsym_\${v}_amd64.deb ../hetlab_\${v}_amd64.changes ../hetlab_\${v}_amd64.buildinfo
+EOF
+chmod +x "$FAKE/dpkg-buildpackage"
+V=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' debian/changelog)
+PATH="$FAKE:$PATH" sh scripts/package.sh "$TMP/pkg" >"$TMP/out" 2>&1
+got=$?
+if [ "$got" = 0 ] && [ -f "$TMP/pkg/hetlab_${V}_amd64.deb" ] && [ -f "$TMP/pkg/hetlab_${V}_amd64.changes" ] &&
+   [ -f "$TMP/pkg/hetlab-dbgsym_${V}_amd64.deb" ] &&
+   [ "$(cat "$TMP/dpkg-args")" = "-us -uc -b -J" ] && [ "$(basename "$(cat "$TMP/dpkg-pwd")")" = "hetlab-$V" ] &&
+   [ ! -e "$TMP/pkg/src" ] && grep -q "^hetlab: package: $TMP/pkg/hetlab_${V}_amd64.deb\$" "$TMP/out"; then
+	ok "package.sh: dpkg-buildpackage -us -uc -b -J in a copy of the tree (hetlab-$V), the .debs left in OUTDIR"
+else
+	bad "package.sh" "exit $got; $(cat "$TMP/out" "$TMP/dpkg-args" 2>&1; ls "$TMP/pkg")"
+fi
+touch "$TMP/fail-dpkg"
+PATH="$FAKE:$PATH" sh scripts/package.sh "$TMP/pkg2" >"$TMP/out" 2>&1
+got=$?
+[ "$got" = 1 ] && grep -q 'Unmet build dependencies' "$TMP/out" && grep -q 'dpkg-buildpackage failed' "$TMP/out" &&
+	ok "package.sh: a failed build exits 1 with the end of its log" || bad "package.sh failing" "exit $got; $(cat "$TMP/out")"
+mk=$(${MAKE:-make} -s -n package BUILD=bx 2>&1)
+case "$mk" in
+*"sh scripts/deps.sh pkg"*"sh scripts/package.sh bx/pkg"*) ok "make package: deps.sh pkg, then package.sh into \$(BUILD)/pkg" ;;
+*) bad "make package" "$mk" ;;
+esac
 
 echo "scripts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
