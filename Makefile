@@ -144,7 +144,7 @@ test-cli: $(HETLAB) man completion
 
 # The build's scripts, with fakes on PATH and no root side effects:
 # scripts/deps.sh waiting for a held dpkg lock, scripts/package.sh (make
-# package).
+# package), the package description's trace formats.
 test-scripts:
 	@sh tests/scripts/run.sh
 

@@ -2,7 +2,8 @@
 # tests/scripts/run.sh — the build's own scripts, with no root side
 # effects: scripts/deps.sh against a fake apt-get (with dpkg-query and id)
 # on PATH that holds the package locks for a few calls; scripts/package.sh
-# (`make package`) against a fake dpkg-buildpackage.
+# (`make package`) against a fake dpkg-buildpackage; the Debian package's
+# description against the trace formats hetlab reads (traces/anytrace.c).
 # Run from the top of the tree.
 set -u
 ROOT=$(pwd)
@@ -123,6 +124,19 @@ case "$mk" in
 *"sh scripts/deps.sh pkg"*"sh scripts/package.sh bx/pkg"*) ok "make package: deps.sh pkg, then package.sh into \$(BUILD)/pkg" ;;
 *) bad "make package" "$mk" ;;
 esac
+
+# ---- the package description names every trace format hetlab reads -------
+desc=$(sed -n '/^Description:/,/^$/p' debian/control)
+names=$(sed -n 's/.*case TRACE_[A-Z]*: return "\([^"]*\)";.*/\1/p; s/.*default: return "\([^"]*\)";.*/\1/p' traces/anytrace.c)
+missing=""
+n=0
+for w in $names; do
+	n=$((n + 1))
+	printf '%s\n' "$desc" | grep -qi -- "$w" || missing="$missing $w"
+done
+[ "$n" -ge 6 ] && [ -z "$missing" ] &&
+	ok "debian/control's description names every trace format of traces/anytrace.c ($(echo "$names" | tr '\n' ' '))" ||
+	bad "debian/control description" "missing:$missing (of $n words: $names)"
 
 echo "scripts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
