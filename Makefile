@@ -48,7 +48,7 @@ EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom \
+.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom package test-scripts \
         fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
@@ -65,6 +65,7 @@ help:
 	@echo "make install    install the binary, man pages, completions, docs, examples, systemd units"
 	@echo "                into \$$DESTDIR\$$PREFIX ($(PREFIX)); make uninstall removes them"
 	@echo "make man        man pages into $(BUILD)/man (from the command table, as --help)"
+	@echo "make package    build the Debian package into $(BUILD)/pkg (dpkg-buildpackage; minutes)"
 	@echo "make test-pkg   build the .deb and run it in a fresh Debian 12 root (debootstrap)"
 	@echo "make test-prom  import a run into Prometheus (promtool) and scrape the live daemon"
 
@@ -131,7 +132,7 @@ bins: all $(TEST_BIN) $(SHARED_BIN) $(BUILD)/bench/scale man completion
 test:
 	@$(MAKE) --no-print-directory $(PAR) bins
 	@$(MAKE) --no-print-directory test-serial
-test-serial: all unit scenario-test test-bad doc-test test-cli test-live test-layout
+test-serial: all unit scenario-test test-bad doc-test test-cli test-scripts test-live test-layout
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -140,6 +141,12 @@ doc-test: $(HETLAB)
 # The command line: help, exit statuses, man pages and completions.
 test-cli: $(HETLAB) man completion
 	@sh tests/cli/run.sh $(HETLAB) $(BUILD)
+
+# The build's scripts, with fakes on PATH and no root side effects:
+# scripts/deps.sh waiting for a held dpkg lock, scripts/package.sh (make
+# package), the package description's trace formats.
+test-scripts:
+	@sh tests/scripts/run.sh
 
 # The bad-input catalogue (tests/bad/README.md): exit status and message of
 # every kind of bad input.
@@ -278,6 +285,14 @@ uninstall:
 	$(foreach f,$(notdir $(UNIT_FILES)),rm -f $(DESTDIR)$(SYSTEMDDIR)/$(f);)
 	$(foreach f,$(notdir $(CONF_FILES)),rm -f $(DESTDIR)$(SYSCONFDIR)/hetlab/$(f);)
 	-rmdir $(DESTDIR)$(SYSCONFDIR)/hetlab 2>/dev/null
+
+# The Debian package into $(BUILD)/pkg (scripts/package.sh: dpkg-buildpackage
+# -us -uc -b on a copy of the tree, which builds and runs the unit tests;
+# DEB_BUILD_OPTIONS=nocheck skips them). scripts/deps.sh pkg installs
+# dpkg-dev and debhelper when they are missing.
+package:
+	@sh scripts/deps.sh pkg
+	@sh scripts/package.sh $(BUILD)/pkg
 
 # The Debian package: dpkg-buildpackage, lintian, then the .deb installed
 # into a fresh Debian 12 root (debootstrap) running `hetlab run`.

@@ -66,6 +66,11 @@ static const struct { const char *alias, *name; } aliases[] = {
 static const char *const label_keys[] = { "class", "tenant", "gpu", "type", "rack", "service",
 	"reason", NULL };
 
+const char *metric_label_key(int i)
+{
+	return i >= 0 && i < (int)(sizeof label_keys / sizeof *label_keys) ? label_keys[i] : NULL;
+}
+
 static const struct metric_kind *kind_of_base(const char *base, size_t n)
 {
 	for (int i = 0; metric_kinds[i].base; i++)

@@ -67,6 +67,9 @@ const struct metric_kind *metric_kind_of(const char *name);
 /* -1 lower is better, 1 higher, 0 neither (unknown names: lower). */
 int metric_direction(const char *name);
 const char *metric_unit(const char *name);
+/* The label key of bit i (METRIC_L_* is 1 << i): "class", "tenant", ...;
+ * NULL past the last. */
+const char *metric_label_key(int i);
 /* Prints the registry: one line per base with unit, direction, labels. */
 void metric_print_list(FILE *out);
 

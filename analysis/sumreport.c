@@ -17,6 +17,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/metric.h"
+#include "analysis/metric_labels.h"
 #include "analysis/plot.h"
 
 static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -99,6 +100,41 @@ static void sum_fini(struct sweep_sum *s)
 static const char *const default_metrics[] = { "mean_wait", "p95_wait", "p95_wait{class=training}",
 	"gpu_util", "facility_energy_kwh", "slo_violation_s", NULL };
 
+/* The metrics asked for (--metric): each a metric of the registry whose
+ * label value is one the summary's runs have. 0; -2 with err when one is
+ * not; -1 with err when the file cannot be read. */
+static int check_wanted(sqlite3 *db, const char *path, const char *const *want, size_t nwant,
+                        char *err, size_t errlen)
+{
+	struct metric_labels L;
+	sqlite3_stmt *st = NULL;
+	metric_labels_init(&L);
+	int ret = -1;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT name FROM metric", -1, &st, NULL) != SQLITE_OK) {
+		failf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_column_text(st, 0))
+			metric_labels_add_name(&L, (const char *)sqlite3_column_text(st, 0));
+	for (size_t i = 0; i < nwant; i++) {
+		char canon[METRIC_NAME_MAX], why[1200];
+		if (!metric_parse(want[i], canon, sizeof canon, why, sizeof why) ||
+		    metric_labels_check(&L, canon, why, sizeof why) < 0) {
+			failf(err, errlen, "%s", why);
+			ret = -2;
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	metric_labels_fini(&L);
+	return ret;
+}
+
+/* 0; -1 with err; -2 when a metric asked for is not one of the registry or
+ * names a label value the runs do not have (a usage error). */
 static int sum_load(const char *path, const char *const *want, size_t nwant, struct sweep_sum *s,
                     char *err, size_t errlen)
 {
@@ -181,6 +217,13 @@ static int sum_load(const char *path, const char *const *want, size_t nwant, str
 		free(cnt);
 		goto nomem;
 	}
+	int cw = have_metric && nwant ? check_wanted(db, path, want, nwant, err, errlen) : 0;
+	if (cw < 0) {
+		free(vals);
+		free(cnt);
+		ret = cw;
+		goto out;
+	}
 	for (size_t i = 0; have_metric && i < nlist; i++) {
 		char canon[METRIC_NAME_MAX], why[256];
 		if (!metric_parse(list[i], canon, sizeof canon, why, sizeof why)) {
@@ -251,8 +294,9 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
                     char *err, size_t errlen)
 {
 	struct sweep_sum s;
-	if (sum_load(path, metrics, nmetric, &s, err, errlen) < 0)
-		return -1;
+	int lr = sum_load(path, metrics, nmetric, &s, err, errlen);
+	if (lr < 0)
+		return lr;
 	fprintf(out, "hetlab report: %s (a sweep: %d points, each metric's mean over the point's ok "
 	        "seeds ± the half-width of its 95 %% t interval)\n\n", path, s.npoint);
 	int *w = calloc((size_t)(s.nparam + s.nmetric) + 1, sizeof *w);
@@ -330,8 +374,9 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 {
 	struct sweep_sum s;
 	memset(figs, 0, sizeof *figs);
-	if (sum_load(path, metrics, nmetric, &s, err, errlen) < 0)
-		return -1;
+	int lr = sum_load(path, metrics, nmetric, &s, err, errlen);
+	if (lr < 0)
+		return lr;
 	int ret = -1;
 	if (plot_mkdir(dir, err, errlen) < 0)
 		goto out;

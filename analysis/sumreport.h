@@ -28,7 +28,10 @@ struct sumreport_figs {
 /* SUMREPORT_SWEEP for a sweep's summary database, SUMREPORT_PLAN for a
  * plan's plan.json, else SUMREPORT_OTHER (a run database, a frag database). */
 int sumreport_kind(const char *path);
-/* The metrics (canonical or alias names; none: a default list the file has). */
+/* The metrics (canonical or alias names; none: a default list the file has).
+ * 0; -1 with err; -2 when a metric is unknown or names a label value the
+ * summary's runs do not have (a usage error: err says which and lists
+ * the known values). */
 int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric, FILE *out,
                     char *err, size_t errlen);
 int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nmetric,

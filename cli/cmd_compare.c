@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/compare.h"
+#include "analysis/metric_labels.h"
 
 static void list_metrics(FILE *out)
 {
@@ -90,6 +91,21 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "hetlab compare: %s\n", err);
 		goto out_a;
 	}
+	/* A metric's label value must be one these runs have: a typo
+	 * (p95_wait{class=inferense}) would compare NaN with NaN. */
+	struct metric_labels labels;
+	metric_labels_init(&labels);
+	for (size_t i = 0; i < a.nrun; i++)
+		metric_labels_add_set(&labels, &a.run[i].m);
+	for (size_t i = 0; i < b.nrun; i++)
+		metric_labels_add_set(&labels, &b.run[i].m);
+	int bad = 0;
+	for (size_t k = 0; k < nmetric && !bad; k++)
+		if ((bad = metric_labels_check(&labels, metrics[k], err, sizeof err) < 0))
+			ret = cli_usage(&p, "%s", err);
+	metric_labels_fini(&labels);
+	if (bad)
+		goto out_b;
 	if (compare_build(&a, &b, metrics, nmetric, level, &res, err, sizeof err) < 0) {
 		fprintf(stderr, "hetlab compare: %s\n", err);
 		goto out_b;

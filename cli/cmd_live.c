@@ -5,6 +5,7 @@
 #include "cli/cmd.h"
 #include "live/client.h"
 #include "live/daemon.h"
+#include "live/live_cfg.h"
 #include "policies/policy.h"
 #include "config/livecfg.h"
 
@@ -44,7 +45,14 @@ int cmd_live(int argc, char **argv)
 		case CLI_HELP: return CLI_OK;
 		case CLI_ERR: return CLI_USAGE;
 		case OPT_CONFIG: config = ap.val; break;
-		case OPT_EXECUTOR: o.executor = ap.val; break;
+		case OPT_EXECUTOR:
+			o.executor = ap.val;
+			if (!exec_find(o.executor)) {
+				char names[256];
+				exec_names(names, sizeof names, "");
+				return cli_usage(&ap, "--executor: expected %s, got '%s'", names, o.executor);
+			}
+			break;
 		case OPT_POLICY:
 			o.policy = ap.val;
 			if (!policy_find(o.policy)) {

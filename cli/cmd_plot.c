@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "experiments/frag.h"
+#include "analysis/metric.h"
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
 #include "analysis/sumreport.h"
@@ -24,6 +25,7 @@ int cmd_plot(int argc, char **argv)
 	const char *db = NULL, *dir = NULL;
 	const char *metrics[64];
 	size_t nmetric = 0;
+	char mcanon[METRIC_NAME_MAX], merr[256];
 	struct cli_args p;
 	int c;
 	cli_args_init(&p, "plot", argc, argv);
@@ -35,6 +37,8 @@ int cmd_plot(int argc, char **argv)
 		case OPT_METRIC:
 			if (nmetric == 64)
 				return cli_usage(&p, "at most 64 --metric");
+			if (!metric_parse(p.val, mcanon, sizeof mcanon, merr, sizeof merr))
+				return cli_usage(&p, "%s", merr);
 			metrics[nmetric++] = p.val;
 			break;
 		case CLI_POS:
@@ -59,6 +63,8 @@ int cmd_plot(int argc, char **argv)
 		int r = kind == SUMREPORT_SWEEP ? sumreport_sweep_plot(db, metrics, nmetric, dir, &f, err, sizeof err)
 		        : kind == SUMREPORT_PLAN ? sumreport_plan_plot(db, dir, &f, err, sizeof err)
 		        : frag_plot(db, dir, err, sizeof err);
+		if (r == -2)   /* a --metric the summary does not have */
+			return cli_usage(&p, "%s", err);
 		if (r != 0) {
 			fprintf(stderr, "hetlab plot: %s\n", err);
 			return 1;

@@ -35,6 +35,7 @@ int cmd_report(int argc, char **argv)
 	struct metric_window win = { 0 };
 	const char *metrics[64];
 	size_t nmetric = 0;
+	char mcanon[METRIC_NAME_MAX], merr[256];
 	struct cli_args p;
 	int c;
 	cli_args_init(&p, "report", argc, argv);
@@ -47,6 +48,8 @@ int cmd_report(int argc, char **argv)
 		case OPT_METRIC:
 			if (nmetric == 64)
 				return cli_usage(&p, "at most 64 --metric");
+			if (!metric_parse(p.val, mcanon, sizeof mcanon, merr, sizeof merr))
+				return cli_usage(&p, "%s", merr);
 			metrics[nmetric++] = p.val;
 			break;
 		case OPT_WARMUP:
@@ -106,6 +109,14 @@ int cmd_report(int argc, char **argv)
 	         : report_write_window(db, (enum report_format)fmt, &win, out, warn, sizeof warn, err,
 	                               sizeof err);
 	int ret = 0;
+	if (rc == -2 && out_path) {   /* a --metric the summary does not have: nothing written */
+		fclose(out);
+		remove(tmp);
+		free(tmp);
+		return cli_usage(&p, "%s", err);
+	}
+	if (rc == -2)
+		return cli_usage(&p, "%s", err);
 	if (out_path) {
 		if (fclose(out) != 0 && rc == 0) {
 			snprintf(err, sizeof err, "%s: write error", out_path);

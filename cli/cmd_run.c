@@ -1,5 +1,6 @@
 /* hetlab run — load a scenario, build the workload, run the policy, write
  * run.db. Argument parsing and wiring only; the work is in the libraries. */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "cli/cmd.h"
 #include "config/runasm.h"
 #include "config/scenario.h"
+#include "policies/placement.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
 
@@ -46,6 +48,19 @@ static void show_progress(void *ctx, const struct sim *s)
 	p->shown = true;
 }
 
+/* --scale-class CLASS=FACTOR: the class, or -1 when f is not of that form. */
+static int scale_class_parse(const char *f, double *x)
+{
+	const char *eq = strchr(f, '=');
+	char cname[32], *end;
+	if (!eq || eq - f >= (int)sizeof cname)
+		return -1;
+	snprintf(cname, sizeof cname, "%.*s", (int)(eq - f), f);
+	int c = job_class_parse(cname);
+	*x = strtod(eq + 1, &end);
+	return c < 0 || end == eq + 1 || *end || !(*x >= 0) ? -1 : c;
+}
+
 /* The planning knobs, on top of the scenario's own "scale": --scale-rate
  * (of a synthetic workload here; of a replay's arrivals in run_assemble),
  * --scale-size and --scale-class. */
@@ -63,20 +78,9 @@ static int scale_knobs(struct scenario *sc, bool trace, double scale_rate, doubl
 	if (scale_size > 0)
 		sc->synth.scale_size *= scale_size;
 	for (int i = 0; i < ncscales; i++) {
-		const char *f = cscales[i], *eq = strchr(f, '=');
-		char cname[32], *end;
-		int c = -1;
-		double x = 0;
-		if (eq && eq - f < (int)sizeof cname) {
-			snprintf(cname, sizeof cname, "%.*s", (int)(eq - f), f);
-			c = job_class_parse(cname);
-			x = strtod(eq + 1, &end);
-		}
-		if (c < 0 || end == eq + 1 || *end || !(x >= 0)) {
-			snprintf(err, errlen, "--scale-class %s: expected CLASS=FACTOR with CLASS one of "
-			         "training, inference, batch, dev", f);
-			return -1;
-		}
+		double x;
+		int c = scale_class_parse(cscales[i], &x);
+		assert(c >= 0);   /* checked with the options */
 		sc->synth.class_scale[c] *= x;
 	}
 	return 0;
@@ -130,7 +134,15 @@ static int run_single(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case OPT_PLACEMENT: placement = p.val; break;
+		case OPT_PLACEMENT:
+			placement = p.val;
+			if (!placement_find(placement)) {
+				char names[256];
+				placement_names(names, sizeof names);
+				rc = cli_usage(&p, "--placement: unknown placement '%s' (known: %s)", placement, names);
+				goto out;
+			}
+			break;
 		case OPT_AUDIT_KEY: keyfile = p.val; break;
 		case OPT_RECORD:
 			if ((level = record_level_parse(p.val)) < 0) {
@@ -158,7 +170,16 @@ static int run_single(int argc, char **argv)
 			one_thread = p.val[0] == '1';
 			break;
 		case OPT_PARAM: params[nparams++] = (char *)p.val; break;
-		case OPT_SCALE_CLASS: cscales[ncscales++] = (char *)p.val; break;
+		case OPT_SCALE_CLASS: {
+			double x;
+			if (scale_class_parse(p.val, &x) < 0) {
+				rc = cli_usage(&p, "--scale-class %s: expected CLASS=FACTOR with CLASS one of "
+				               "training, inference, batch, dev and FACTOR >= 0", p.val);
+				goto out;
+			}
+			cscales[ncscales++] = (char *)p.val;
+			break;
+		}
 		case OPT_SCALE_RATE:
 		case OPT_SCALE_SIZE: {
 			double x;
@@ -219,8 +240,13 @@ static int run_single(int argc, char **argv)
 	};
 	int ar = run_assemble(&r, &sc, &o, err, sizeof err);
 	have_run = true;
+	if (ar == -2) {   /* a bad argument (--param, --out onto an input): nothing written */
+		rc = cli_usage(&p, "%s", err);
+		err[0] = '\0';
+		goto out;
+	}
 	if (ar) {
-		rc = ar == -2 ? 2 : 1;
+		rc = 1;
 		goto out;
 	}
 	if (run_go(&r, err, sizeof err)) {

@@ -29,6 +29,7 @@
 #include "cli/args.h"
 #include "cli/cmd.h"
 #include "config/scenario.h"
+#include "config/scnlabels.h"
 #include "config/sweepcfg.h"
 
 /* mkdir -p */
@@ -121,11 +122,12 @@ static void point_label(const struct sweep_grid *g, size_t i, char *out, size_t 
 		                        g->param[k].value[g->point[i].vidx[k]]);
 }
 
-/* Loads one point's scenario file, so that a value the scenario rejects is
- * reported with the point before anything runs. */
 /* Loads point i's scenario: from the file at path, or (text) from its text
- * as if it were at path (--dry-run writes nothing). */
-static int check_point(const struct sweep_grid *g, size_t i, const char *path, const char *text)
+ * as if it were at path (--dry-run writes nothing), so that a value the
+ * scenario rejects is reported with the point before anything runs. Its
+ * label values go into L when given. */
+static int check_point(const struct sweep_grid *g, size_t i, const char *path, const char *text,
+                       struct metric_labels *L)
 {
 	char err[1024], label[512], dir[PATH_MAX];
 	struct scenario sc;
@@ -139,6 +141,8 @@ static int check_point(const struct sweep_grid *g, size_t i, const char *path, c
 	if (r < 0) {
 		point_label(g, i, label, sizeof label);
 		fprintf(stderr, "hetlab sweep: %s: point %zu (%s): %s\n", g->file, i, label, err);
+	} else if (L) {
+		scn_labels_add(L, &sc);
 	}
 	scenario_free(&sc);
 	return r < 0 ? -1 : 0;
@@ -180,15 +184,16 @@ static int prepare_points(const struct sweep_grid *g, size_t only, bool write)
 			return -1;
 		}
 		free(old);
-		if (check_point(g, i, path, NULL) < 0)
+		if (check_point(g, i, path, NULL, NULL) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* --dry-run: each point's scenario checked from its text, named as the
- * file a run would write (OUT/point-N/scenario.json), nothing written. */
-static int check_points_text(const struct sweep_grid *g)
+ * file a run would write (OUT/point-N/scenario.json), nothing written;
+ * their label values go into L when given. */
+static int check_points_text(const struct sweep_grid *g, struct metric_labels *L)
 {
 	for (size_t i = 0; i < g->npoint; i++) {
 		char *dir = sweep_point_dir(g, i), path[PATH_MAX + 32];
@@ -198,10 +203,35 @@ static int check_points_text(const struct sweep_grid *g)
 		}
 		snprintf(path, sizeof path, "%s/scenario.json", dir);
 		free(dir);
-		if (check_point(g, i, path, g->point[i].scenario) < 0)
+		if (check_point(g, i, path, g->point[i].scenario, L) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* The label value of each of the grid's "metrics" must be one that some
+ * point's scenario has (`gpu_util{gpu=H100}` for H100-SXM-80GB would give
+ * NaN after every run): checked on the points' texts before anything is
+ * written. */
+static int check_metric_labels(const struct sweep_grid *g)
+{
+	bool any = false;
+	for (size_t k = 0; k < g->nmetric; k++)
+		any |= strchr(g->metric[k], '{') != NULL;
+	if (!any)
+		return 0;
+	struct metric_labels L;
+	metric_labels_init(&L);
+	int r = check_points_text(g, &L);
+	for (size_t k = 0; r == 0 && k < g->nmetric; k++) {
+		char why[1200];
+		if (metric_labels_check(&L, g->metric[k], why, sizeof why) < 0) {
+			fprintf(stderr, "hetlab sweep: %s: $.metrics[%zu]: %s\n", g->file, k, why);
+			r = -1;
+		}
+	}
+	metric_labels_fini(&L);
+	return r;
 }
 
 struct sw_job {
@@ -658,8 +688,10 @@ int cmd_sweep(int argc, char **argv)
 			}
 		}
 
+	if (check_metric_labels(&g) < 0)
+		goto out;
 	if (dry) {
-		if (check_points_text(&g) < 0)
+		if (check_points_text(&g, NULL) < 0)
 			goto out;
 		printf("hetlab sweep: %s: %zu points x %zu seeds = %zu runs, %zu done, %zu to run -> %s\n",
 		       file, g.npoint, g.nseed, nrun, ndone, nq, g.out);

@@ -17,6 +17,7 @@
 #include "analysis/sweep.h"
 #include "config/jv.h"
 #include "config/scenario.h"
+#include "config/scnlabels.h"
 #include "config/sweepcfg.h"
 
 static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
@@ -41,8 +42,10 @@ static int apply(struct jv *v, const char *where, char **text, const char *jpath
 	return 0;
 }
 
-/* Loads text as a scenario through a temporary file. */
-static int check_scenario(struct jv *v, const char *where, const char *text)
+/* Loads text as a scenario through a temporary file; its label values go
+ * into L (the targets' labels are checked against them). */
+static int check_scenario(struct jv *v, const char *where, const char *text,
+                          struct metric_labels *L)
 {
 	const char *td = getenv("TMPDIR");
 	char path[PATH_MAX], why[1024];
@@ -55,6 +58,8 @@ static int check_scenario(struct jv *v, const char *where, const char *text)
 	bad |= close(fd) != 0;
 	struct scenario sc;
 	int r = bad ? -1 : scenario_load(path, &sc, why, sizeof why);
+	if (!bad && r == 0)
+		scn_labels_add(L, &sc);
 	if (!bad)
 		scenario_free(&sc);
 	unlink(path);
@@ -179,6 +184,8 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 	json_t *root = NULL, *scn = NULL;
 	char *dir = NULL, *base = NULL, *scnfile = NULL;
 	int ret = -1;
+	struct metric_labels labels;
+	metric_labels_init(&labels);
 	memset(s, 0, sizeof *s);
 
 	const char *slash = strrchr(path, '/');
@@ -270,7 +277,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		if (r)
 			goto out;
 	}
-	if (check_scenario(&v, json_object_get(root, "scenario") ? "$.scenario" : "$", s->scenario))
+	if (check_scenario(&v, json_object_get(root, "scenario") ? "$.scenario" : "$", s->scenario, &labels))
 		goto out;
 	/* Each variable at its min and its max must give a valid scenario. */
 	long *x = calloc(s->nvar, sizeof *x);
@@ -288,7 +295,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 			free(x);
 			goto out;
 		}
-		int r = check_scenario(&v, where, t);
+		int r = check_scenario(&v, where, t, &labels);
 		free(t);
 		if (r) {
 			free(x);
@@ -296,11 +303,22 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 		}
 	}
 	free(x);
+	/* Each target's label value must be one the scenario has (a typo
+	 * would answer NaN after every run). */
+	for (size_t i = 0; i < s->ntarget; i++) {
+		char p[64], why[1200];
+		jv_idxpath(p, sizeof p, "$.targets", i);
+		if (metric_labels_check(&labels, s->target[i].metric, why, sizeof why) < 0) {
+			jv_fail(&v, p, "\"metric\": %s", why);
+			goto out;
+		}
+	}
 	ret = 0;
 	goto out;
 nomem:
 	snprintf(err, errlen, "%s: out of memory", path);
 out:
+	metric_labels_fini(&labels);
 	free(dir);
 	free(base);
 	free(scnfile);

@@ -91,19 +91,19 @@ int run_policy_find(struct run_policy *p, const char *name, const struct scenari
 		} else {
 			const char *f = flags[i - nsc];
 			if (parse_flag(f, pname, sizeof pname, &val, err, errlen))
-				return -1;
+				return -2;
 			snprintf(where, sizeof where, "--param %s", f);
 		}
 		int k = policy_param_index(pol, pname);
 		if (k < 0) {
 			snprintf(err, errlen, "%s: policy '%s' has no parameter '%s' (it has: %s)",
 			         where, pol->name, pname, known);
-			return -1;
+			return i < nsc ? -1 : -2;
 		}
 		const struct policy_param *pp = &pol->params[k];
 		if (!(val >= pp->min && val <= pp->max)) {
 			snprintf(err, errlen, "%s: %s must be in [%g, %g], got %g", where, pname, pp->min, pp->max, val);
-			return -1;
+			return i < nsc ? -1 : -2;
 		}
 		p->cfg.v[k] = val;
 	}
@@ -415,8 +415,9 @@ int run_assemble(struct run *r, struct scenario *sc, const struct run_opts *o, c
 	r->o = *o;
 	r->s = o->sim ? o->sim : &r->own;
 	workload_init(&r->w);
-	if (run_policy_find(&r->pol, o->policy, sc, o->params, o->nparams, err, errlen))
-		return -1;
+	int prc = run_policy_find(&r->pol, o->policy, sc, o->params, o->nparams, err, errlen);
+	if (prc)
+		return prc;
 	if (o->max_jobs <= 0) {
 		int rc = load_workload(r, err, errlen);
 		if (rc)

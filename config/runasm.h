@@ -58,7 +58,8 @@ struct run_policy {
 /* Finds the policy `name` (NULL: the scenario's $.policy) and sets its
  * parameters: defaults, the scenario's policy_params (sc may be NULL),
  * then flags[0..nflags) of the form NAME=VALUE (`--param`). 0, or -1 with
- * err naming where the bad name or value came from. */
+ * err naming where the bad name or value came from; -2 when it came from a
+ * flag (a usage error). */
 int run_policy_find(struct run_policy *p, const char *name, const struct scenario *sc,
                     char *const *flags, int nflags, char *err, size_t errlen);
 /* Initialises the policy's state for env. 0 or -1 with err. */
@@ -116,8 +117,9 @@ struct run {
 	double wall_s;                /* set-up and run, by run_go */
 };
 
-/* Assembles r (see above). 0; -1 with err; -2 when o->out names the trace
- * or the scenario the run reads (a bad argument: nothing written). Call
+/* Assembles r (see above). 0; -1 with err; -2 for a bad argument (a
+ * `--param` flag, or o->out naming the trace or the scenario the run
+ * reads): nothing written. Call
  * run_free after either. */
 int run_assemble(struct run *r, struct scenario *sc, const struct run_opts *o, char *err,
                  size_t errlen);

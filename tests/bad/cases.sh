@@ -28,18 +28,25 @@ bad run-scale-rate-bound 2 "hetlab run: --scale-rate: expected a number in [0, 1
 bad run-scale-size-negative 2 "hetlab run: --scale-size: expected a number in [0, 1e+06], got '-1'" hetlab run --scale-size -1
 bad run-scale-on-trace 1 'hetlab run: --scale-size and --scale-class apply to a synthetic workload, and this run replays a trace' \
 	hetlab run base.json --scale-size 2
-bad run-scale-class 1 'hetlab run: --scale-class gaming=2: expected CLASS=FACTOR with CLASS one of training, inference, batch, dev' \
+bad run-scale-class 2 'hetlab run: --scale-class gaming=2: expected CLASS=FACTOR with CLASS one of training, inference, batch, dev and FACTOR >= 0' \
 	hetlab run --scale-class gaming=2
-bad run-param-form 1 'hetlab run: --param bf_max_job_test: expected NAME=VALUE' hetlab run base.json --param bf_max_job_test
-bad run-param-unknown 1 "hetlab run: --param nope=1: policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)" \
+bad run-param-form 2 'hetlab run: --param bf_max_job_test: expected NAME=VALUE' hetlab run base.json --param bf_max_job_test
+bad run-param-unknown 2 "hetlab run: --param nope=1: policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)" \
 	hetlab run base.json --param nope=1
-bad run-param-range 1 'hetlab run: --param bf_max_job_test=-5: bf_max_job_test must be in' \
+bad run-param-range 2 'hetlab run: --param bf_max_job_test=-5: bf_max_job_test must be in' \
 	hetlab run base.json --param bf_max_job_test=-5
-bad run-param-number 1 "hetlab run: --param bf_max_job_test=many: expected a number after '='" \
+bad run-param-number 2 "hetlab run: --param bf_max_job_test=many: expected a number after '='" \
 	hetlab run base.json --param bf_max_job_test=many
 bad run-policy-unknown 2 "hetlab run: --policy: unknown policy 'nope' (known:" hetlab run base.json --policy nope
 bad run-two-scenarios 2 "hetlab run: one scenario only ('base.json' and 'other.json')" hetlab run base.json other.json
-bad run-placement-unknown 1 'hetlab run: unknown placement "nope" (known: first-fit, best-fit,' hetlab run base.json --placement nope
+bad run-placement-unknown 2 "hetlab run: --placement: unknown placement 'nope' (known: first-fit, best-fit," hetlab run base.json --placement nope
+bad run-placement-hint 2 "Try 'hetlab run --help'." hetlab run base.json --placement nope
+bad run-param-hint 2 "Try 'hetlab run --help'." hetlab run base.json --param nope=1
+scn pplace.json "$S0, \"placement\": \"nope\", $T, $R, $WL"
+bad scenario-placement-unknown 1 'hetlab run: unknown placement "nope" (known: first-fit,' hetlab run pplace.json
+scn pparam-range.json "$S0, \"policy_params\": { \"bf_max_job_test\": -5 }, $T, $R, $WL"
+bad scenario-policy-param-range 1 'pparam-range.json: $.policy_params.bf_max_job_test: bf_max_job_test must be in' \
+	hetlab run pparam-range.json
 bad run-unknown-flag-last 2 'hetlab run: unknown option --verbose' hetlab run base.json --verbose
 bad run-trace-missing 1 'hetlab run: missing.swf: No such file or directory' hetlab run base.json --trace missing.swf
 
@@ -158,6 +165,50 @@ bad sweep-point-dry-run 1 'hetlab sweep: sw.json: point 1 ($.racks[0].count=-1):
 	hetlab sweep sw.json --dry-run
 bad sweep-point-run 1 'hetlab sweep: sw.json: point 1 ($.racks[0].count=-1): so/point-1/scenario.json: $.racks[0].count: expected an integer in [0, 100000], got -1' \
 	hetlab sweep sw.json
+
+# ---- metric labels (plan, sweep, compare, report, plot) ----------------------------
+# A label value the scenario or the runs do not have is refused before
+# anything runs, naming the value and the known ones. In a plan's or a
+# sweep's file it is a bad file (1); on the command line a usage error (2).
+put swm.json '{ "scenario": "base.json", "seeds": "1", "out": "swm", "params": { "$.policy": ["easy"] },
+  "metrics": ["mean_wait", "gpu_util{gpu=A100}"] }'
+bad sweep-metric-gpu 1 "hetlab sweep: swm.json: \$.metrics[1]: metric 'gpu_util{gpu=A100}': unknown gpu 'A100'; did you mean 'A100-SXM-80GB'? (known: A100-SXM-80GB)" \
+	hetlab sweep swm.json
+bad sweep-metric-nothing-run 0 'nothing written' \
+	sh -c '"$HETLAB" sweep swm.json 2>/dev/null; [ -e swm ] && echo written || echo nothing written'
+put swc.json '{ "scenario": "base.json", "seeds": "1", "out": "swc", "params": { "$.policy": ["easy"] },
+  "metrics": ["p95_wait{class=inferense}"] }'
+bad sweep-metric-class-dry-run 1 "\$.metrics[0]: metric 'p95_wait{class=inferense}': unknown class 'inferense'; did you mean 'inference'? (known: training, inference, batch, dev)" \
+	hetlab sweep swc.json --dry-run
+put swr.json '{ "scenario": "base.json", "seeds": "1", "out": "swr", "params": { "$.racks[0].count": [1, 2] },
+  "metrics": ["warn_h{rack=rack}"] }'
+bad sweep-metric-rack 1 "metric 'warn_h{rack=rack}': unknown rack 'rack' (known: r01, r02)" hetlab sweep swr.json --dry-run
+put plm.json '{ "scenario": "base.json", "seeds": "1-2", "out": "plm",
+  "vars": [ { "path": "$.racks[0].count", "min": 1, "max": 2, "cost": 1000 } ],
+  "targets": [ { "metric": "p95_wait{class=training}", "max": 3600 }, { "metric": "gpu_util{type=gpu}", "min": 0.1 } ] }'
+bad plan-target-type 1 "hetlab plan: plm.json: \$.targets[1]: \"metric\": metric 'gpu_util{type=gpu}': unknown type 'gpu'; did you mean 'g'? (known: c, g)" \
+	hetlab plan plm.json
+bad plan-target-nothing-run 0 'nothing written' \
+	sh -c '"$HETLAB" plan plm.json 2>/dev/null; [ -e plm ] && echo written || echo nothing written'
+bad compare-metric-class 2 "hetlab compare: metric 'p95_wait{class=inferense}': unknown class 'inferense'; did you mean 'inference'?" \
+	sh -c '"$HETLAB" run base.json --seeds 1-2 --out cA -q && "$HETLAB" run base.json --seeds 1-2 --out cB -q &&
+	       "$HETLAB" compare cA cB --metric "p95_wait{class=inferense}"'
+bad compare-metric-gpu 2 "hetlab compare: metric 'gpu_util{gpu=H100-SXM-80GB}': unknown gpu 'H100-SXM-80GB'; did you mean 'A100-SXM-80GB'? (known: A100-SXM-80GB)" \
+	sh -c '"$HETLAB" run base.json --seeds 1-2 --out gA -q && "$HETLAB" run base.json --seeds 1-2 --out gB -q &&
+	       "$HETLAB" compare gA gB --metric "gpu_util{gpu=H100-SXM-80GB}"'
+bad compare-metric-hint 2 "Try 'hetlab compare --help'." \
+	sh -c '"$HETLAB" run base.json --seeds 1-2 --out hA -q && "$HETLAB" run base.json --seeds 1-2 --out hB -q &&
+	       "$HETLAB" compare hA hB --metric "p95_wait{tenant=nobody}"'
+put swok.json '{ "scenario": "base.json", "seeds": "1", "out": "swok", "params": { "$.policy": ["easy"] } }'
+bad report-metric-gpu 2 "hetlab report: metric 'gpu_util{gpu=A100}': unknown gpu 'A100'; did you mean 'A100-SXM-80GB'? (known: A100-SXM-80GB)" \
+	sh -c '"$HETLAB" sweep swok.json >/dev/null 2>&1; "$HETLAB" report swok --metric "gpu_util{gpu=A100}"'
+bad report-metric-unknown 2 "hetlab report: unknown metric 'p95_wiat' (hetlab compare --list-metrics lists them)" \
+	sh -c '"$HETLAB" sweep swok.json >/dev/null 2>&1; "$HETLAB" report swok --metric p95_wiat'
+bad report-metric-out-not-written 0 'nothing written' \
+	sh -c '"$HETLAB" sweep swok.json >/dev/null 2>&1; "$HETLAB" report swok --metric "failed{reason=om}" --out rep.txt 2>/dev/null;
+	       [ -e rep.txt ] && echo written || echo nothing written'
+bad plot-metric-class 2 "hetlab plot: metric 'p95_wait{class=dev1}': unknown class 'dev1'; did you mean 'dev'?" \
+	sh -c '"$HETLAB" sweep swok.json >/dev/null 2>&1; "$HETLAB" plot swok -o figs --metric "p95_wait{class=dev1}"'
 
 # ---- traces --------------------------------------------------------------------
 put int64.jsonl '{"submit_us":0,"req":{"nodes":1,"cores":1},"run_us":9223372036854775807}'

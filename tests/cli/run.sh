@@ -85,6 +85,11 @@ check_eq "run --policy bad exits 2" "$(rc "$HETLAB" run --policy=nope --out "$TM
 check_eq "run --seed without a value exits 2" "$(rc "$HETLAB" run --seed)" 2
 check_eq "live --policy bad exits 2" "$(rc "$HETLAB" live --policy=nope --config "$TMP/none.json")" 2
 check_eq "live --metrics-port bad exits 2" "$(rc "$HETLAB" live --metrics-port 70000 --config "$TMP/none.json")" 2
+# (--executor was checked once the daemon started: exit 1)
+check_eq "live --executor bad exits 2, before the config is read" \
+	"$(rc "$HETLAB" live --executor nope --config "$TMP/none.json")" 2
+grep -q "^hetlab live: --executor: expected local or slurm, got 'nope'" "$TMP/err" &&
+	ok "live --executor bad names the executors" || bad "live --executor message" "$(cat "$TMP/err")"
 check_eq "sweep -j0 exits 2" "$(rc "$HETLAB" sweep -j0 x.json)" 2
 check_eq "compare --level=2 exits 2" "$(rc "$HETLAB" compare a b --level=2)" 2
 check_eq "run: a missing scenario file exits 1" "$(rc "$HETLAB" run "$TMP/none.json" --out "$TMP/c.db")" 1

@@ -173,12 +173,13 @@ static void test_refusals(void **state)
 	char err[1024] = "";
 	char *bad[] = { (char *)"bf_max_job_test=-5" }, *nope[] = { (char *)"nope=1" };
 	load(&sc);
+	/* A --param flag's error is a usage error: -2. */
 	struct run_opts o = { .params = bad, .nparams = 1 };
-	assert_int_equal(run_assemble(&r, &sc, &o, err, sizeof err), -1);
+	assert_int_equal(run_assemble(&r, &sc, &o, err, sizeof err), -2);
 	assert_non_null(strstr(err, "--param bf_max_job_test=-5: bf_max_job_test must be in"));
 	run_free(&r);
 	o.params = nope;
-	assert_int_equal(run_assemble(&r, &sc, &o, err, sizeof err), -1);
+	assert_int_equal(run_assemble(&r, &sc, &o, err, sizeof err), -2);
 	assert_non_null(strstr(err, "policy 'easy' has no parameter 'nope' (it has: bf_max_job_test)"));
 	run_free(&r);
 	/* The results file over the scenario it reads: -2, nothing written. */
