@@ -1,7 +1,9 @@
 /* anytrace — reading a trace file of any supported format, chosen by its
  * name and, for CSV, its header: `.jsonl` / `.jsonl.gz` native JSON Lines;
  * `.csv` / `.csv.gz` an Alibaba openb pod list when its first line is an
- * openb header (traces/openb.h), else the Alibaba DLRM instance list;
+ * openb header (traces/openb.h), else the Alibaba DLRM instance list; a
+ * file that starts with a JSON object a Kubernetes pod list (kubectl get
+ * pods -A -o json, traces/k8s.h); a Slurm sacct dump by its header;
  * anything else SWF (plain or gzip). And the lookup every command shares: a
  * path as given when it exists, else under the trace directory. */
 #ifndef HL_ANYTRACE_H
@@ -12,7 +14,7 @@
 #include "traces/dlrm.h"
 #include "traces/trace.h"
 
-enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT };
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT, TRACE_K8S };
 
 /* For a .csv name, reads the file's first line (an unreadable file is
  * TRACE_DLRM, whose reader then reports why). An openb node list or a pod
