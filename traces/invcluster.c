@@ -149,7 +149,10 @@ static void type_name(const struct cluster *cl, const struct inv_shape *s, int64
 		snprintf(mem, sizeof mem, "%lldg", (long long)(mem_mib / 1024));
 	else
 		snprintf(mem, sizeof mem, "%lldm", (long long)mem_mib);
-	if (s->gpus)
+	if (s->gpus && s->mig_cards)
+		snprintf(buf, sizeof buf, "%s-%dx-%dmig-%dc-%s", s->model, s->gpus, s->mig_cards,
+		         s->cpu_cores, mem);
+	else if (s->gpus)
 		snprintf(buf, sizeof buf, "%s-%dx-%dc-%s", s->model, s->gpus, s->cpu_cores, mem);
 	else
 		snprintf(buf, sizeof buf, "cpu-%dc-%s", s->cpu_cores, mem);

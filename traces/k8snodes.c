@@ -97,6 +97,10 @@ static int one_node(struct kpath *k, const json_t *node, struct inv_node *nd)
 		    strcmp(strategy, "mixed") != 0)
 			return kp_fail(k, "nvidia.com/mig.strategy", "expected none, single or mixed, got "
 			               "\"%.40s\"", strategy);
+		if (strategy && strcmp(strategy, "none") != 0 && count < 0)
+			return kp_fail(k, "nvidia.com/mig.strategy", "%s without the label "
+			               "nvidia.com/gpu.count: the node's cards cannot be told from its MIG "
+			               "devices", strategy);
 	}
 	kp_pop(k, at);
 	at = kp_key(k, "status");
@@ -121,9 +125,6 @@ static int one_node(struct kpath *k, const json_t *node, struct inv_node *nd)
 	if (gpus > INV_MAX_GPUS)
 		return kp_fail(k, "allocatable", "nvidia.com/gpu: %lld GPUs on one node, more than %d "
 		               "(give nvidia.com/gpu.count)", (long long)gpus, INV_MAX_GPUS);
-	if (mig && count < 0)
-		return kp_fail(k, NULL, "MIG strategy %s without the label nvidia.com/gpu.count: the "
-		               "node's cards cannot be told from its MIG devices", strategy);
 	kp_pop(k, at);
 	if (gpus > 0 && !product)
 		return kp_fail(k, "metadata", "labels: a node with %lld GPUs needs the GPU Feature "
@@ -176,8 +177,10 @@ int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t er
 	}
 	json_array_foreach(items, i, node) {
 		kp_pop(&k, 0);
-		if (!one)
+		if (!one) {
+			kp_key(&k, "items");
 			kp_idx(&k, i);
+		}
 		if (control_plane(node))
 			continue;
 		struct inv_node *nd = &out->node[out->n];

@@ -807,6 +807,7 @@ static int add_job(struct kctx *c, const struct kpod *p, int32_t nodes, const st
 	t.fails = fails;
 	if (sub > TRACE_MAX_TIME_US || t.run_us > TRACE_MAX_TIME_US) {
 		kp_pop(&c->k, 0);
+		kp_key(&c->k, "items");
 		kp_idx(&c->k, (size_t)p->item);
 		return kp_fail(&c->k, "metadata", "a time more than %lld s after the first pod's "
 		               "creation (at most about 31.7 years)", TRACE_MAX_TIME_S);
@@ -914,8 +915,10 @@ int trace_k8s_pods_read(const char *path, const struct k8s_opts *o, struct workl
 	json_array_foreach(items, i, pod) {
 		struct kpod *p = &pods[n];
 		kp_pop(&c.k, 0);
-		if (!one)
+		if (!one) {
+			kp_key(&c.k, "items");
 			kp_idx(&c.k, i);
+		}
 		p->item = (int32_t)i;
 		p->cls = -1;
 		if (parse_pod(&c, pod, p) == 0) {

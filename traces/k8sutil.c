@@ -351,7 +351,7 @@ static int quantity(const char *s, int extra, int64_t *out)
 		{ "Ei", 60, 0 }, { "n", 0, -9 }, { "u", 0, -6 }, { "m", 0, -3 }, { "k", 0, 3 },
 		{ "M", 0, 6 }, { "G", 0, 9 }, { "T", 0, 12 }, { "P", 0, 15 }, { "E", 0, 18 },
 	};
-	if (*s == 'e' || (*s == 'E' && s[1])) {
+	if ((*s == 'e' || *s == 'E') && (isdigit((unsigned char)s[1]) || s[1] == '-' || s[1] == '+')) {
 		char *end;
 		errno = 0;
 		long e = strtol(s + 1, &end, 10);
