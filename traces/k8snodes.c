@@ -159,7 +159,8 @@ int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t er
 	json_t *one = NULL, *items, *node;
 	size_t i;
 	int rc = -1;
-	inv_nodes_init(out);
+	/* (filled here, not through nodelist.c, which calls this reader) */
+	memset(out, 0, sizeof *out);
 	out->fmt = INV_K8S;
 	json_t *root = k8s_load(path, err, errlen);
 	if (!root)
@@ -198,7 +199,9 @@ int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t er
 out:
 	json_decref(one);
 	json_decref(root);
-	if (rc)
-		inv_nodes_free(out);
+	if (rc) {
+		free(out->node);
+		memset(out, 0, sizeof *out);
+	}
 	return rc;
 }
