@@ -55,4 +55,20 @@ int kp_quantity(struct kpath *k, const json_t *obj, const char *key, bool milli,
 /* An RFC 3339 time member; *us = -1 when absent and not required. */
 int kp_time(struct kpath *k, const json_t *obj, const char *key, bool required, int64_t *us);
 
+/* ---- a pod's node constraints (traces/k8ssel.c) ----------------------------- */
+
+struct k8s_opts;
+struct workload;
+/* A reader's state: where it is, its options, the workload it fills. */
+struct kctx {
+	struct kpath k;
+	const struct k8s_opts *o;
+	struct workload *w;
+};
+/* The nodeSelector and node affinity of a pod's spec: *sel_req and
+ * *sel_pref the interned expressions + 1 (0 none), *models the catalog
+ * bits of the GPU products asked for (0 any). 0, or -1 with the error. */
+int k8s_constraints(struct kctx *c, const json_t *spec, int16_t *sel_req, int16_t *sel_pref,
+                    uint64_t *models);
+
 #endif

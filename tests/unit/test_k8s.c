@@ -410,6 +410,92 @@ static void test_pods_bad(void **state)
 	catalog_fini(&cat);
 }
 
+/* Selectors and affinities as expressions; a gang of unlike members; a
+ * sidecar and the pod overhead; a single Pod object. */
+static void test_pods_shapes(void **state)
+{
+	(void)state;
+	char *pod = pod_with(
+		"{\"containers\": [{\"name\": \"c\", \"resources\": {\"requests\": {\"cpu\": \"1\"}}}], "
+		"\"nodeSelector\": {\"zone\": \"a b\"}, \"affinity\": {\"nodeAffinity\": {"
+		"\"requiredDuringSchedulingIgnoredDuringExecution\": {\"nodeSelectorTerms\": ["
+		"{\"matchExpressions\": [{\"key\": \"nvidia.com/gpu.product\", \"operator\": \"In\", \"values\": "
+		"[\"NVIDIA-H100-80GB-HBM3\"]}, {\"key\": \"rdma\", \"operator\": \"Exists\"}]}, "
+		"{\"matchExpressions\": [{\"key\": \"spot\", \"operator\": \"DoesNotExist\"}, {\"key\": \"tier\", "
+		"\"operator\": \"NotIn\", \"values\": [\"low\", \"in\"]}], \"matchFields\": [{\"key\": "
+		"\"metadata.name\", \"operator\": \"In\", \"values\": [\"n1\"]}]}]}, "
+		"\"preferredDuringSchedulingIgnoredDuringExecution\": [{\"weight\": 50, \"preference\": "
+		"{\"matchExpressions\": [{\"key\": \"nvidia.com/gpu.family\", \"operator\": \"In\", \"values\": "
+		"[\"hopper\"]}]}}, {\"weight\": 10, \"preference\": {\"matchExpressions\": [{\"key\": "
+		"\"nvidia.com/gpu.count\", \"operator\": \"Gt\", \"values\": [\"4\"]}]}}]}}}", NULL);
+	char *text = list_with(pod), err[1024];
+	char *p = tu_write_tmp(".json", text);
+	struct workload w;
+	if (trace_read_any(p, false, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	int j = by_name(&w, "b/bad");
+	assert_string_equal(expr(&w, w.jobs[j].req.sel_req),
+	                    "zone = \"a b\", nvidia.com/gpu.product in (NVIDIA-H100-80GB-HBM3), rdma | "
+	                    "zone = \"a b\", !spot, tier notin (low, \"in\")");
+	assert_string_equal(expr(&w, w.jobs[j].req.sel_pref),
+	                    "nvidia.com/gpu.family in (hopper) | nvidia.com/gpu.count > 4");
+	workload_free(&w);
+	unlink(p);
+	free(p);
+	free(text);
+	free(pod);
+
+	/* a coscheduling PodGroup: a CPU launcher and two GPU workers (one
+	 * Pending, left out), with a sidecar and the pod overhead */
+#define MEMBER(name, res, status) \
+	"{\"kind\": \"Pod\", \"metadata\": {\"name\": \"" name "\", \"namespace\": \"g\", " \
+	"\"creationTimestamp\": \"2024-05-01T10:00:00Z\", \"labels\": {\"scheduling.x-k8s.io/pod-group\": " \
+	"\"job1\"}}, \"spec\": {\"containers\": [{\"name\": \"c\", \"resources\": " res "}]}, " \
+	"\"status\": " status "}"
+#define RAN(s, f) "{\"phase\": \"Succeeded\", \"startTime\": \"" s "\", \"containerStatuses\": [{\"state\": " \
+	"{\"terminated\": {\"exitCode\": 0, \"finishedAt\": \"" f "\"}}}]}"
+	static const char gang[] = "{\"kind\": \"PodList\", \"items\": ["
+		MEMBER("launcher", "{\"requests\": {\"cpu\": \"4\", \"memory\": \"8Gi\"}}",
+		       RAN("2024-05-01T10:01:00Z", "2024-05-01T11:00:00Z")) ", "
+		MEMBER("worker-0", "{\"limits\": {\"cpu\": \"2\", \"memory\": \"64Gi\", \"nvidia.com/gpu\": \"4\"}}",
+		       RAN("2024-05-01T10:00:30Z", "2024-05-01T11:30:00Z")) ", "
+		MEMBER("worker-1", "{\"limits\": {\"nvidia.com/gpu\": \"4\"}}", "{\"phase\": \"Pending\"}") ", "
+		"{\"kind\": \"Pod\", \"metadata\": {\"name\": \"side\", \"creationTimestamp\": \"2024-05-01T12:00:00Z\"}, "
+		"\"spec\": {\"overhead\": {\"cpu\": \"250m\", \"memory\": \"120Mi\"}, \"containers\": [{\"name\": \"c\", "
+		"\"resources\": {\"requests\": {\"cpu\": \"1\", \"memory\": \"1Gi\"}}}], \"initContainers\": "
+		"[{\"name\": \"proxy\", \"restartPolicy\": \"Always\", \"resources\": {\"requests\": {\"cpu\": \"1\", "
+		"\"memory\": \"1Gi\"}}}, {\"name\": \"init\", \"resources\": {\"requests\": {\"cpu\": \"3\"}}}]}, "
+		"\"status\": " RAN("2024-05-01T12:00:00Z", "2024-05-01T12:10:00Z") "}]}";
+	p = tu_write_tmp(".json", gang);
+	if (trace_read_any(p, false, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.skipped_unusable, 1);
+	j = by_name(&w, "g/job1");
+	assert_int_equal(w.jobs[j].req.nodes, 2);
+	assert_int_equal(w.jobs[j].req.cores, 4);
+	assert_int_equal(w.jobs[j].req.gpus, 4);
+	assert_int_equal(w.jobs[j].req.mem_mib, 64 * 1024);
+	assert_int_equal(w.truth[j].run_us, (3600 - 30 + 1800) * SIMTIME_SEC);
+	j = by_name(&w, "default/side");
+	assert_int_equal(w.jobs[j].req.cores, 4);   /* max(1 + the sidecar's 1, init's 3) + 250m overhead */
+	assert_int_equal(w.jobs[j].req.mem_mib, 2048 + 120);
+	assert_string_equal(workload_name(&w, WL_USER, w.jobs[j].tenant), "default");
+	workload_free(&w);
+	unlink(p);
+	free(p);
+
+	/* one Pod object, as kubectl get pod NAME -o json prints it */
+	p = tu_write_tmp(".json", GOOD_POD);
+	if (trace_read_any(p, false, &w, NULL, err, sizeof err) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(workload_job_name(&w, 0), "a/ok");
+	workload_free(&w);
+	unlink(p);
+	free(p);
+}
+
 /* No input crashes the reader: every prefix of the fixture, and the
  * fixture with each byte in turn replaced, read or refused. */
 static void test_pods_truncated(void **state)
@@ -564,6 +650,7 @@ int main(void)
 		cmocka_unit_test(test_pods_fixture),
 		cmocka_unit_test(test_pods_gzip),
 		cmocka_unit_test(test_pods_bad),
+		cmocka_unit_test(test_pods_shapes),
 		cmocka_unit_test(test_pods_truncated),
 		cmocka_unit_test(test_nodes_fixture),
 		cmocka_unit_test(test_nodes_bad),
