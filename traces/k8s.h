@@ -66,7 +66,7 @@ int k8s_quantity_milli(const char *s, int64_t *milli);    /* cpu: 0.5, "500m" â†
 int k8s_quantity_int(const char *s, int64_t *v);          /* rounded up: "1Ki" â†’ 1024 */
 /* An RFC 3339 time as the API server writes it (2024-05-01T10:00:00Z,
  * optionally with a fraction and a +hh:mm offset) in Unix microseconds;
- * 0, or -1 when malformed. */
+ * 0, or -1 when malformed or before 1970. */
 int k8s_time_us(const char *s, int64_t *unix_us);
 
 #endif

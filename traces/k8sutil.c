@@ -281,8 +281,8 @@ int kp_time(struct kpath *k, const json_t *obj, const char *key, bool required, 
 	if (kp_str(k, obj, key, required, &s))
 		return -1;
 	if (s && k8s_time_us(s, us))
-		return kp_fail(k, key, "expected an RFC 3339 time such as \"2024-05-01T10:00:00Z\", "
-		               "got \"%.60s\"", s);
+		return kp_fail(k, key, "expected an RFC 3339 time such as \"2024-05-01T10:00:00Z\" "
+		               "(1970 or later), got \"%.60s\"", s);
 	return 0;
 }
 
@@ -446,6 +446,8 @@ int k8s_time_us(const char *s, int64_t *unix_us)
 	if (*p)
 		return -1;
 	int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (sec > 59 ? 59 : sec) - off_s;
+	if (t < 0)
+		return -1;  /* before 1970: no API server writes one (and -1 means "none" to the readers) */
 	*unix_us = t * 1000000 + frac_us;
 	return 0;
 }

@@ -85,6 +85,7 @@ static void test_times(void **state)
 	static const char *const bad[] = {
 		"2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2024-05-01 10:00:00", "2024-05-01T10:00:00",
 		"2024-05-01T25:00:00Z", "2024-05-01T10:00:00Zjunk", "yesterday", "", "2024-05-01T10:00:00.Z",
+		"0014-05-01T11:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:30:00+01:00",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		if (k8s_time_us(bad[i], &us) == 0)
@@ -347,7 +348,7 @@ static void test_pods_bad(void **state)
 	char *t = list_with("{\"kind\": \"Pod\", \"metadata\": {\"name\": \"x\", \"creationTimestamp\": "
 	                    "\"May 1st\"}, \"spec\": {\"containers\": [{}]}}");
 	expect_pods_error(t, "items[3].metadata.creationTimestamp: expected an RFC 3339 time such as "
-	                  "\"2024-05-01T10:00:00Z\", got \"May 1st\"", true);
+	                  "\"2024-05-01T10:00:00Z\" (1970 or later), got \"May 1st\"", true);
 	free(t);
 	t = list_with("{\"kind\": \"Pod\", \"spec\": {\"containers\": [{}]}}");
 	expect_pods_error(t, "items[3].metadata: missing (expected an object)", true);
