@@ -32,6 +32,7 @@ static const struct cli_opt run_opts[] = {
 	{ OPT_SEED, "seed", 0, "N", "the random seed (default the scenario's $.seed)", 0, 0, NULL },
 	{ OPT_SEEDS, "seeds", 0, "A-B", "one run per seed A..B into --out DIR/seed-N.db", 0, 0, NULL },
 	{ OPT_TRACE, "trace", 0, "FILE", "replay this trace (SWF, JSON Lines, sacct, openb or Kubernetes pods; plain or .gz) instead of the scenario's workload", 0, F, NULL },
+	{ OPT_NODES, "nodes", 0, "FILE", "the cluster of a Kubernetes node list (kubectl get nodes -o json): the scenario's from_inventory file, or without a scenario the cluster that replays --trace", 0, F, NULL },
 	O_OUT("DB|DIR", "the results database (default run.db); a directory with --seeds", F),
 	O_TRACES,
 	O_LENIENT,
@@ -395,13 +396,14 @@ const struct cli_cmd cli_commands[] = {
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
 	  "workload with a trace file (SWF, plain or .gz, .jsonl, a Slurm sacct dump,\n"
 	  "an openb pod list, or a Kubernetes pod list: kubectl get pods -A -o json;\n"
-	  "its nodes, kubectl get nodes -o json, are the scenario's from_inventory\n"
-	  "with format \"k8s\"). --param sets a policy parameter. A progress line is\n"
-	  "shown on a terminal for runs over a second. The --scale-* knobs grow a\n"
-	  "synthetic workload for planning: every arrival rate x X, GPU and core\n"
-	  "counts x X, or one class's rate x X (\"what if demand grows 40 %?\" is\n"
-	  "--scale-rate 1.4); on a trace replay --scale-rate thins or replicates the\n"
-	  "trace's arrivals. --seeds A-B --out DIR runs once per seed into\n"
+	  "its nodes, kubectl get nodes -o json, are the cluster with --nodes, or a\n"
+	  "scenario's from_inventory of format \"k8s\": `hetlab run --trace pods.json\n"
+	  "--nodes nodes.json` needs no scenario). --param sets a policy parameter. A\n"
+	  "progress line is shown on a terminal for runs over a second. The --scale-*\n"
+	  "knobs grow a synthetic workload for planning: every arrival rate x X, GPU\n"
+	  "and core counts x X, or one class's rate x X (\"what if demand grows 40 %?\"\n"
+	  "is --scale-rate 1.4); on a trace replay --scale-rate thins or replicates\n"
+	  "the trace's arrivals. --seeds A-B --out DIR runs once per seed into\n"
 	  "DIR/seed-N.db: the same seed is the same workload under every policy, so\n"
 	  "two such directories pair up for `hetlab compare`. --record chooses what\n"
 	  "the database keeps; with --audit-key its audit head is authenticated and\n"

@@ -158,6 +158,12 @@ bad k8s-nodes-as-trace 1 'hetlab run: nodes.json: a Kubernetes Node list (kubect
 scn k8s-inv.json "$S0, \"from_inventory\": { \"file\": \"nodes.json\", \"format\": \"k8s\" }, \"workload\": { \"trace\": \"pods.json\" }"
 bad k8s-unknown-product 1 'hetlab run: k8s-inv.json: ./nodes.json: items[0] (node '"'g1'"'): GPU product "NVIDIA-A30" (label nvidia.com/gpu.product) is not in the catalog, whose products are: NVIDIA-H100-80GB-HBM3' \
 	hetlab run k8s-inv.json
+bad k8s-nodes-no-trace 2 'hetlab run: --nodes without a scenario needs --trace (the pods: kubectl get pods -A -o json)' \
+	hetlab run --nodes nodes.json
+bad k8s-nodes-racks 2 'hetlab run: --nodes replaces the cluster of a scenario with "from_inventory", and base.json has racks (give no scenario, or one with from_inventory)' \
+	hetlab run base.json --nodes nodes.json --trace pods.json
+bad k8s-nodes-unknown-product 1 'hetlab run: (--nodes): ./nodes.json: items[0] (node '"'g1'"'): GPU product "NVIDIA-A30"' \
+	hetlab run --nodes nodes.json --trace pods.json
 bad scenario-too-large 1 'hetlab run: big.json: larger than 64 MiB, the most a JSON input file may be' \
 	sh -c 'truncate -s 65M big.json && "$HETLAB" run big.json'
 bad scenario-not-object 1 'hetlab run: array.json: $: expected an object, got an array' sh -c 'echo "[1, 2]" > array.json && "$HETLAB" run array.json'

@@ -151,6 +151,9 @@ if "$HETLAB" run "$K8S/scenario.json" --out "$TMP/k8s.db" -q 2>"$TMP/err"; then
 	"$HETLAB" run "$K8S/scenario.json" --out "$TMP/k8s2.db" -q --trace "$K8S/pods.json" &&
 		[ "$("$HETLAB" jobs -P -n "$TMP/k8s.db" | md5sum)" = "$("$HETLAB" jobs -P -n "$TMP/k8s2.db" | md5sum)" ] &&
 		ok "k8s: --trace pods.json replays the same" || bad "k8s --trace"
+	"$HETLAB" run --trace "$K8S/pods.json" --nodes "$K8S/nodes.json" --out "$TMP/k8s3.db" -q &&
+		[ "$("$HETLAB" jobs -P -n "$TMP/k8s.db" | md5sum)" = "$("$HETLAB" jobs -P -n "$TMP/k8s3.db" | md5sum)" ] &&
+		ok "k8s: --trace pods.json --nodes nodes.json, without a scenario, replays the same" || bad "k8s --nodes"
 else
 	bad "k8s: hetlab run $K8S/scenario.json" "$(cat "$TMP/err")"
 fi
