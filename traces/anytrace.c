@@ -232,13 +232,20 @@ static int read_format(enum trace_fmt fmt, const char *path, bool lenient, const
 
 void trace_notes_of(const struct workload *w, char *buf, size_t len)
 {
-	swfext_notes(w, buf, len);
-	size_t off = strlen(buf), sep = off > 0;
-	if (off + sep >= len)
-		return;
-	sacct_notes(w, buf + off + sep, len - off - sep);
-	if (sep && buf[off + 1])
-		buf[off] = '\n';
+	void (*const of[])(const struct workload *, char *, size_t) = { swfext_notes, sacct_notes, k8s_notes };
+	size_t off = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof of / sizeof of[0]; k++) {
+		size_t sep = off > 0;
+		if (off + sep >= len)
+			return;
+		of[k](w, buf + off + sep, len - off - sep);
+		if (!buf[off + sep])
+			continue;   /* nothing from this one */
+		if (sep)
+			buf[off] = '\n';
+		off += sep + strlen(buf + off + sep);
+	}
 }
 
 char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen)

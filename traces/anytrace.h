@@ -47,7 +47,7 @@ int trace_spool(const char *path, char *tmp, size_t len, char *err, size_t errle
 void trace_own_name(char *err, size_t errlen, const char *tmp, const char *path);
 /* What a reader did to a trace that a user should know, one note a line,
  * into buf ("" none): an extended SWF log's (swfext_notes), a Slurm
- * dump's (sacct_notes). */
+ * dump's (sacct_notes), a Kubernetes pod list's (k8s_notes). */
 void trace_notes_of(const struct workload *w, char *buf, size_t len);
 /* The path to read: as given when it exists (or is absolute), else under
  * tdir. A string the caller frees, or NULL with a message in err. */

@@ -53,6 +53,10 @@ struct k8s_opts {
 int trace_k8s_pods_read(const char *path, const struct k8s_opts *o, struct workload *w,
                         char *err, size_t errlen);
 
+/* What the pod reader did that a user should know (w's k8s_ counts), one
+ * note a line, into buf ("" none). */
+void k8s_notes(const struct workload *w, char *buf, size_t len);
+
 /* Reads a node list into out (format INV_K8S): see k8snodes.c. */
 int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t errlen);
 

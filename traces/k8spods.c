@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim/prioclass.h"
 
@@ -517,17 +518,26 @@ static int cmp_group(const void *a, const void *b)
 static int make_jobs(struct kctx *c, struct kpod *pods, int32_t n)
 {
 	int64_t t0 = -1, end = -1;
+	struct workload *w = c->w;
 	for (int32_t i = 0; i < n; i++) {
 		const struct kpod *p = &pods[i];
 		end = max64(end, max64(p->create_us, max64(p->start_us, p->end_us)));
 		if (usable(p) && (t0 < 0 || p->create_us < t0))
 			t0 = p->create_us;
-		c->w->skipped_unusable += !usable(p);
+		if (!usable(p)) {
+			w->skipped_unusable++;
+			if (p->r.cpu_milli == 0 && p->r.gpus == 0 && p->r.mig_n == 0)
+				w->k8s_empty++;
+			else
+				w->k8s_not_run++;
+		}
+		w->k8s_running += usable(p) && p->phase == KP_RUNNING;
 	}
+	w->k8s_end = end / SIMTIME_SEC;
 	if (t0 < 0)
 		return 0;
 	t0 -= ((t0 % SIMTIME_SEC) + SIMTIME_SEC) % SIMTIME_SEC;   /* a whole second */
-	c->w->unix_start = t0 / SIMTIME_SEC;
+	w->unix_start = t0 / SIMTIME_SEC;
 	struct kpod **by = malloc((size_t)(n ? n : 1) * sizeof *by);
 	if (!by)
 		return kp_fail(&c->k, NULL, "out of memory");
@@ -571,6 +581,8 @@ static int make_jobs(struct kctx *c, struct kpod *pods, int32_t n)
 		}
 		q.gpu_milli = 0;
 		q.mig_g = 0;
+		w->k8s_gangs++;
+		w->k8s_gang_pods += e - i;
 		rc = add_job(c, &first, e - i, &q, t0, max64(s, first.create_us), f, fails, p->group);
 	}
 	free(by);
@@ -639,4 +651,38 @@ out:
 	if (rc)
 		workload_free(w);
 	return rc;
+}
+
+#define NOTE(...) \
+	do { \
+		if (off < len) { \
+			int k_ = snprintf(buf + off, len - off, __VA_ARGS__); \
+			off += k_ > 0 ? (size_t)k_ : 0; \
+		} \
+	} while (0)
+
+void k8s_notes(const struct workload *w, char *buf, size_t len)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	if (w->k8s_not_run)
+		NOTE("%lld pods never ran (Pending or Unknown, or without a start time): skipped",
+		     (long long)w->k8s_not_run);
+	if (w->k8s_empty)
+		NOTE("%s%lld pods ask for no CPU and no GPU: skipped", off ? "\n" : "",
+		     (long long)w->k8s_empty);
+	if (w->k8s_running) {
+		char when[32] = "";
+		time_t t = (time_t)w->k8s_end;
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		NOTE("%s%lld pods were Running: each runs until %s, the last time the file tells of "
+		     "(a pod list keeps no time of its own), and ends there", off ? "\n" : "",
+		     (long long)w->k8s_running, when);
+	}
+	if (w->k8s_gangs)
+		NOTE("%s%lld PodGroups made gangs of their %lld pods (one node each, the members' "
+		     "largest request)", off ? "\n" : "", (long long)w->k8s_gangs,
+		     (long long)w->k8s_gang_pods);
 }

@@ -184,6 +184,20 @@ static void test_pods_fixture(void **state)
 	j = by_name(&w, "ml-team/eval-h100");
 	assert_int_equal(w.jobs[j].req.gpus, 2);
 	assert_int_equal(w.truth[j].run_us, 0);   /* running since the last time the file tells of */
+	/* what the run notes */
+	assert_int_equal(w.k8s_not_run, 1);
+	assert_int_equal(w.k8s_empty, 0);
+	assert_int_equal(w.k8s_running, 2);
+	assert_int_equal(w.k8s_gangs, 1);
+	assert_int_equal(w.k8s_gang_pods, 2);
+	char notes[2048];
+	trace_notes_of(&w, notes, sizeof notes);
+	assert_string_equal(notes,
+	                    "1 pods never ran (Pending or Unknown, or without a start time): skipped\n"
+	                    "2 pods were Running: each runs until 2024-05-01T14:30:12Z, the last time the "
+	                    "file tells of (a pod list keeps no time of its own), and ends there\n"
+	                    "1 PodGroups made gangs of their 2 pods (one node each, the members' largest "
+	                    "request)");
 	workload_free(&w);
 
 	/* With a catalog, the products become the model set. */
