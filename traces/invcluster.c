@@ -225,8 +225,17 @@ int inventory_cluster_add(const struct inv_nodes *l, const char *path, const str
 		t.sockets = 1;
 		t.cores = s->cpu_cores;
 		t.mig_cards = s->gpus ? s->mig_cards : 0;
-		if (cluster_add_type(cl, &t) < 0)
+		if (s->taints) {   /* "node.taints=TEXT\0\0", the type's free-form labels */
+			size_t n = strlen("node.taints=") + strlen(s->taints) + 2;
+			if (!(t.labels = malloc(n)))
+				goto nomem;
+			snprintf(t.labels, n - 1, "node.taints=%s", s->taints);
+			t.labels[n - 1] = '\0';
+		}
+		if (cluster_add_type(cl, &t) < 0) {
+			free(t.labels);
 			goto nomem;
+		}
 	}
 
 	/* Racks in file order; runs of one type go in with one call. */

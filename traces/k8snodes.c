@@ -10,13 +10,17 @@
  * under time-slicing), nvidia.com/gpu.memory the card's memory, and
  * nvidia.com/mig.strategy which cards run MIG: all of them (single), or
  * those the device plugin does not offer whole (mixed). Control-plane
- * nodes (tainted NoSchedule as such) take no pods and are left out. */
+ * nodes (tainted NoSchedule as such) take no pods and are left out; the
+ * others' taints (spec.taints) are kept as sim/taint.h text, for the
+ * node label node.taints. */
 #include "traces/k8s.h"
 #include "traces/k8sutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sim/taint.h"
 
 static bool control_plane(const json_t *node)
 {
@@ -62,6 +66,46 @@ static int int_label(struct kpath *k, const json_t *labels, const char *key, int
 	if (!*s || *end || x < 0 || x > max)
 		return kp_fail(k, key, "expected an integer in 0..%lld, got \"%.40s\"", (long long)max, s);
 	*v = x;
+	return 0;
+}
+
+/* spec.taints as sim/taint.h text into nd->taints (NULL when none). */
+static int node_taints(struct kpath *k, const json_t *node, struct inv_node *nd)
+{
+	json_t *spec = json_object_get(node, "spec"), *ts, *t;
+	size_t i, at;
+	if (!json_is_object(spec))
+		return 0;
+	at = kp_key(k, "spec");
+	if (kp_arr(k, spec, "taints", false, &ts))
+		return -1;
+	char text[4096] = "";
+	size_t off = 0;
+	size_t at2 = kp_key(k, "taints");
+	json_array_foreach(ts, i, t) {
+		const char *key, *value, *effect;
+		kp_idx(k, i);
+		if (!json_is_object(t))
+			return kp_fail(k, NULL, "expected a taint object, got %s", kp_type(t));
+		if (kp_str(k, t, "key", true, &key) || kp_str(k, t, "value", false, &value) ||
+		    kp_str(k, t, "effect", true, &effect))
+			return -1;
+		int m = snprintf(text + off, sizeof text - off, "%s%s%s%s:%s", off ? ", " : "", key,
+		                 value && *value ? "=" : "", value ? value : "", effect);
+		if (m < 0 || (size_t)m >= sizeof text - off)
+			return kp_fail(k, NULL, "more taints than a node may keep (%zu bytes)", sizeof text);
+		off += (size_t)m;
+		struct taint *one;
+		int32_t n1;
+		char msg[256];
+		if (taint_parse(text, &one, &n1, msg, sizeof msg))
+			return kp_fail(k, NULL, "%s", msg);
+		taint_free(one, n1);
+		kp_pop(k, at2);
+	}
+	kp_pop(k, at);
+	if (off && !(nd->taints = strdup(text)))
+		return kp_fail(k, NULL, "out of memory");
 	return 0;
 }
 
@@ -126,6 +170,8 @@ static int one_node(struct kpath *k, const json_t *node, struct inv_node *nd)
 		return kp_fail(k, "allocatable", "nvidia.com/gpu: %lld GPUs on one node, more than %d "
 		               "(give nvidia.com/gpu.count)", (long long)gpus, INV_MAX_GPUS);
 	kp_pop(k, at);
+	if (node_taints(k, node, nd))
+		return -1;
 	if (gpus > 0 && !product)
 		return kp_fail(k, "metadata", "labels: a node with %lld GPUs needs the GPU Feature "
 		               "Discovery label nvidia.com/gpu.product (its GPU model)", (long long)gpus);
@@ -156,8 +202,8 @@ static int one_node(struct kpath *k, const json_t *node, struct inv_node *nd)
 int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t errlen)
 {
 	struct kpath k = { .file = path, .err = err, .errlen = errlen };
-	json_t *one = NULL, *items, *node;
-	size_t i;
+	json_t *one = NULL, *items = NULL, *node;
+	size_t i, n = 0;
 	int rc = -1;
 	/* (filled here, not through nodelist.c, which calls this reader) */
 	memset(out, 0, sizeof *out);
@@ -167,7 +213,7 @@ int k8s_nodes_read(const char *path, struct inv_nodes *out, char *err, size_t er
 		return -1;
 	if (!(items = k8s_items(path, root, K8S_LIST_NODES, &one, err, errlen)))
 		goto out;
-	size_t n = json_array_size(items);
+	n = json_array_size(items);
 	if (n > INV_MAX_NODES) {
 		snprintf(err, errlen, "%s: %zu nodes, more than %d", path, n, INV_MAX_NODES);
 		goto out;
@@ -200,6 +246,9 @@ out:
 	json_decref(one);
 	json_decref(root);
 	if (rc) {
+		/* the nodes read, and the one that failed (calloc'd: NULL when it has none) */
+		for (size_t j = 0; out->node && j <= (size_t)out->n && j < n; j++)
+			free(out->node[j].taints);
 		free(out->node);
 		memset(out, 0, sizeof *out);
 	}

@@ -43,6 +43,7 @@ struct kpod {
 	int phase;              /* enum kphase */
 	int cls;
 	int16_t sel_req, sel_pref;
+	int16_t tolerate;       /* spec.tolerations, interned + 1; 0 none */
 	uint64_t models;
 	simtime walltime_us;
 	struct kres r;
@@ -410,6 +411,7 @@ static int parse_pod(struct kctx *c, const json_t *pod, struct kpod *p)
 		return -1;
 	size_t at = kp_key(k, "spec");
 	if (pod_res(k, spec, &p->r) || k8s_constraints(c, spec, &p->sel_req, &p->sel_pref, &p->models) ||
+	    k8s_tolerations(c, spec, &p->tolerate) ||
 	    kp_str(k, spec, "priorityClassName", false, &pc))
 		return -1;
 	json_t *ads = json_object_get(spec, "activeDeadlineSeconds");
@@ -490,6 +492,7 @@ static int add_job(struct kctx *c, const struct kpod *p, int32_t nodes, const st
 	j.queue = -1;
 	j.trace_id = p->item;
 	j.walltime_us = p->walltime_us;
+	j.tolerate = p->tolerate;
 	j.req = *q;
 	j.req.nodes = nodes;
 	j.cls = (uint8_t)(p->cls >= 0 ? p->cls : q->gpus > 0 ? JOB_TRAINING : JOB_BATCH);

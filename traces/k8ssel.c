@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sim/label.h"
+#include "sim/taint.h"
 
 #define GPU_PRODUCT "nvidia.com/gpu.product"
 
@@ -328,5 +329,74 @@ out:
 	free(base.p);
 	free(expr.p);
 	free(pr.p);
+	return rc;
+}
+
+int k8s_tolerations(struct kctx *c, const json_t *spec, int16_t *out)
+{
+	struct kpath *k = &c->k;
+	json_t *tols, *t;
+	struct sbuf b = { 0 };
+	size_t i;
+	int rc = -1;
+	*out = 0;
+	if (kp_arr(k, spec, "tolerations", false, &tols))
+		return -1;
+	size_t at = kp_key(k, "tolerations");
+	json_array_foreach(tols, i, t) {
+		const char *key, *op, *value, *effect;
+		size_t at2 = kp_idx(k, i);
+		if (!json_is_object(t)) {
+			kp_fail(k, NULL, "expected a toleration object, got %s", kp_type(t));
+			goto out;
+		}
+		if (kp_str(k, t, "key", false, &key) || kp_str(k, t, "operator", false, &op) ||
+		    kp_str(k, t, "value", false, &value) || kp_str(k, t, "effect", false, &effect))
+			goto out;
+		bool exists = op && strcmp(op, "Exists") == 0;
+		if (op && !exists && strcmp(op, "Equal") != 0) {
+			kp_fail(k, "operator", "expected Equal or Exists, got \"%.40s\"", op);
+			goto out;
+		}
+		if ((!key || !*key) && !exists) {
+			kp_fail(k, "operator", "an empty key tolerates every taint with Exists only");
+			goto out;
+		}
+		sb_str(&b, b.n ? ", " : "");
+		sb_str(&b, key && *key ? key : "*");
+		if (!exists) {
+			sb_str(&b, "=");
+			sb_str(&b, value ? value : "");
+		}
+		if (effect && *effect) {
+			sb_str(&b, ":");
+			sb_str(&b, effect);
+		}
+		kp_pop(k, at2);
+	}
+	if (b.oom) {
+		kp_fail(k, NULL, "out of memory");
+		goto out;
+	}
+	if (b.n) {
+		struct toleration *tl;
+		int32_t n;
+		char msg[256];
+		if (toleration_parse(b.p, &tl, &n, msg, sizeof msg)) {
+			kp_fail(k, NULL, "%s", msg);
+			goto out;
+		}
+		toleration_free(tl, n);
+		int idx = workload_intern(c->w, b.p);
+		if (idx < 0 || idx >= INT16_MAX) {
+			kp_fail(k, NULL, "out of memory, or more than 32000 distinct node constraints");
+			goto out;
+		}
+		*out = (int16_t)(idx + 1);
+	}
+	kp_pop(k, at);
+	rc = 0;
+out:
+	free(b.p);
 	return rc;
 }

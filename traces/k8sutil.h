@@ -71,4 +71,8 @@ struct kctx {
 int k8s_constraints(struct kctx *c, const json_t *spec, int16_t *sel_req, int16_t *sel_pref,
                     uint64_t *models);
 
+/* spec.tolerations as sim/taint.h toleration text ("key=value:NoSchedule,
+ * key:NoExecute, *"), checked and interned: *tolerate index + 1, 0 none. */
+int k8s_tolerations(struct kctx *c, const json_t *spec, int16_t *tolerate);
+
 #endif

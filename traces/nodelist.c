@@ -57,6 +57,8 @@ void inv_nodes_init(struct inv_nodes *l)
 
 void inv_nodes_free(struct inv_nodes *l)
 {
+	for (int32_t i = 0; l->node && i < l->n; i++)
+		free(l->node[i].taints);
 	free(l->node);
 	inv_nodes_init(l);
 }
@@ -504,6 +506,9 @@ static int cmp_node_shape(const struct inv_node *x, const struct inv_node *y)
 		return x->cpu_cores < y->cpu_cores ? -1 : 1;
 	if (x->mig_cards != y->mig_cards)
 		return x->mig_cards < y->mig_cards ? -1 : 1;
+	int t = strcmp(x->taints ? x->taints : "", y->taints ? y->taints : "");
+	if (t)
+		return t;
 	return (x->mem_mib > y->mem_mib) - (x->mem_mib < y->mem_mib);
 }
 
@@ -549,6 +554,7 @@ int inv_group(const struct inv_nodes *l, struct inv_shapes *out, char *err, size
 			s->cpu_cores = nd->cpu_cores;
 			s->mem_mib = nd->mem_mib;
 			s->mig_cards = nd->mig_cards;
+			s->taints = nd->taints;
 			s->first = at;
 		}
 		out->s[out->n - 1].nodes++;

@@ -19,7 +19,7 @@
  * a different cluster). Node names must be unique within a file.
  *
  * inv_group sorts the nodes into shapes — identical (model, GPUs, cores,
- * memory) — in order of first appearance; invcluster.c makes one node type
+ * memory, MIG cards, taints) — in order of first appearance; invcluster.c makes one node type
  * of each.
  *
  * Ownership: the caller owns every struct; inv_nodes_free and
@@ -63,6 +63,8 @@ struct inv_node {
 	int32_t mig_cards;          /* cards in MIG mode (k8s); 0 for the other formats */
 	int64_t gpu_mem_mib;        /* the GPU memory the file says (k8s), 0 when it does not */
 	int32_t item;               /* k8s: the node's index in the List's items */
+	char *taints;               /* k8s: its taints as sim/taint.h text ("k=v:NoSchedule, ..."),
+	                             * owned (inv_nodes_free); NULL none */
 };
 
 struct inv_nodes {
@@ -90,6 +92,7 @@ struct inv_shape {
 	int32_t cpu_cores;
 	int64_t mem_mib;
 	int32_t mig_cards;          /* cards in MIG mode */
+	const char *taints;         /* its nodes' taints (borrowed from the node list), NULL none */
 	int32_t nodes;              /* how many nodes have it */
 	int32_t first;              /* index of its first node in the list */
 };

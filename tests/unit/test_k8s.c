@@ -21,6 +21,7 @@
 #include "tests/testutil.h"
 #include "config/catalog.h"
 #include "config/migcfg.h"
+#include "sim/label.h"
 #include "sim/mig.h"
 #include "traces/anytrace.h"
 #include "traces/invcluster.h"
@@ -138,6 +139,8 @@ static void test_pods_fixture(void **state)
 	assert_int_equal(w.truth[j].run_us, 7200 * SIMTIME_SEC);   /* startTime to finishedAt */
 	assert_false(w.truth[j].fails);
 	assert_string_equal(expr(&w, x->req.sel_req), "nvidia.com/gpu.product = NVIDIA-A100-SXM4-80GB");
+	assert_string_equal(expr(&w, x->tolerate), "node.kubernetes.io/not-ready:NoExecute, "
+	                    "node.kubernetes.io/unreachable:NoExecute, nvidia.com/gpu:NoSchedule");
 
 	j = by_name(&w, "ml-team/finetune-llama-x7k2p");
 	x = &w.jobs[j];
@@ -172,6 +175,8 @@ static void test_pods_fixture(void **state)
 	assert_int_equal(x->req.gpus, 0);
 	assert_int_equal(x->req.mem_mib, (16000000000 + (1 << 20) - 1) >> 20);
 	assert_int_equal(x->cls, JOB_BATCH);
+	assert_string_equal(expr(&w, x->tolerate), "node.kubernetes.io/not-ready:NoExecute, "
+	                    "node.kubernetes.io/unreachable:NoExecute");
 
 	j = by_name(&w, "ml-team/pytorch-ddp-1b0c6f5e");
 	x = &w.jobs[j];
@@ -355,6 +360,16 @@ static void test_pods_bad(void **state)
 	                  "items[3].spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 	                  ".nodeSelectorTerms[0].matchExpressions[0].values: expected an integer for operator "
 	                  "Gt, got \"x\"");
+	expect_spec_error("{\"containers\": [{\"name\": \"c\"}], \"tolerations\": [{\"key\": \"a\", "
+	                  "\"operator\": \"Near\"}]}",
+	                  "items[3].spec.tolerations[0].operator: expected Equal or Exists, got \"Near\"");
+	expect_spec_error("{\"containers\": [{\"name\": \"c\"}], \"tolerations\": [{\"effect\": \"NoSchedule\"}]}",
+	                  "items[3].spec.tolerations[0].operator: an empty key tolerates every taint with "
+	                  "Exists only");
+	expect_spec_error("{\"containers\": [{\"name\": \"c\"}], \"tolerations\": [{\"key\": \"a\", "
+	                  "\"operator\": \"Exists\", \"effect\": \"Sometimes\"}]}",
+	                  "items[3].spec.tolerations: toleration \"a:Sometimes\": unknown effect \"Sometimes\" "
+	                  "(expected NoSchedule, PreferNoSchedule or NoExecute)");
 	expect_spec_error("{\"containers\": [{\"name\": \"c\"}], \"activeDeadlineSeconds\": -5}",
 	                  "items[3].spec.activeDeadlineSeconds: expected an integer of seconds in 1..1000000000");
 
@@ -558,11 +573,13 @@ static void test_nodes_fixture(void **state)
 	assert_int_equal(l.node[0].mem_mib, 1056542668 / 1024);     /* Ki, rounded down */
 	assert_int_equal(l.node[0].mig_cards, 0);
 	assert_int_equal(l.node[0].item, 1);
+	assert_string_equal(l.node[0].taints, "nvidia.com/gpu=present:NoSchedule");
 	assert_int_equal(l.node[2].mig_cards, 4);                   /* mixed: 8 cards, 4 offered whole */
 	assert_string_equal(l.node[3].model, "NVIDIA-H100-80GB-HBM3");
 	assert_int_equal(l.node[3].cpu_cores, 223);
 	assert_int_equal(l.node[4].gpus, 0);
 	assert_string_equal(l.node[4].model, "");
+	assert_null(l.node[4].taints);
 	inv_nodes_free(&l);
 
 	/* the cluster: products mapped by the catalog, MIG cards kept */
@@ -582,6 +599,10 @@ static void test_nodes_fixture(void **state)
 	assert_int_equal(cl.nodes[2].mig_cards, 4);
 	assert_int_equal(cl.nodes[0].mig_cards, 0);
 	assert_int_equal(cl.nodes[4].ngpus, 0);
+	/* the GPU nodes' taint keeps the CPU job off them */
+	assert_int_equal(cluster_label_nodes(&cl, err, sizeof err), 0);
+	assert_string_equal(labels_get(cl.labels, 0, "node.taints"), "nvidia.com/gpu=present:NoSchedule");
+	assert_null(labels_get(cl.labels, 4, "node.taints"));
 	cluster_fini(&cl);
 	free(p);
 }
@@ -625,6 +646,10 @@ static void test_nodes_bad(void **state)
 	                   "\"95500m\", got \"abc\"");
 	expect_nodes_error(NODE("", "\"cpu\": \"500m\", \"memory\": \"1Gi\""), false,
 	                   "items[0].status.allocatable: cpu: expected at least one whole core");
+	expect_nodes_error("{\"kind\": \"NodeList\", \"items\": [{\"metadata\": {\"name\": \"n1\"}, \"spec\": "
+	                   "{\"taints\": [{\"key\": \"gpu\"}]}, \"status\": {\"allocatable\": {\"cpu\": \"4\", "
+	                   "\"memory\": \"1Gi\"}}}]}", false,
+	                   "items[0].spec.taints[0].effect: missing (expected a string)");
 	expect_nodes_error(NODE("", "\"cpu\": \"4\""), false,
 	                   "items[0].status.allocatable: memory: missing");
 	expect_nodes_error(NODE("", "\"cpu\": \"4\", \"memory\": \"1Gi\", \"nvidia.com/gpu\": \"8\""), false,
