@@ -86,11 +86,69 @@ static int scale_knobs(struct scenario *sc, bool trace, double scale_rate, doubl
 	return 0;
 }
 
+/* path JSON-escaped into out; -1 when it does not fit. */
+static int json_path(const char *path, char *out, size_t len)
+{
+	size_t o = 0;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if (o + 7 >= len)
+			return -1;
+		if (*c == '"' || *c == '\\')
+			o += (size_t)snprintf(out + o, len - o, "\\%c", *c);
+		else if (*c < 0x20)
+			o += (size_t)snprintf(out + o, len - o, "\\u%04x", *c);
+		else
+			out[o++] = (char)*c;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* --nodes FILE: the cluster from a Kubernetes node list (kubectl get nodes
+ * -o json; docs/traces.md, "Kubernetes"). With a scenario, FILE replaces its
+ * from_inventory file; without one, the scenario is that cluster replaying
+ * the --trace trace (paths as given: the scenario's directory is this one).
+ * 0, -1 with err, or CLI_USAGE (printed). */
+static int load_with_nodes(const struct cli_args *p, const char *scn_path, const char *nodes,
+                           const char *trace, struct scenario *sc, char *err, size_t errlen)
+{
+	char nj[2 * PATH_MAX], tj[2 * PATH_MAX];
+	if (json_path(nodes, nj, sizeof nj) || (trace && json_path(trace, tj, sizeof tj))) {
+		snprintf(err, errlen, "--nodes %s: a path too long", nodes);
+		return -1;
+	}
+	if (scn_path) {
+		if (scenario_load(scn_path, sc, err, errlen))
+			return -1;
+		if (!sc->from_inventory) {
+			scenario_free(sc);
+			return cli_usage(p, "--nodes replaces the cluster of a scenario with \"from_inventory\", "
+			                 "and %s has racks (give no scenario, or one with from_inventory)", scn_path);
+		}
+		/* relative to here, not to the scenario's directory */
+		char cwd[PATH_MAX];
+		if (nodes[0] == '/' || !getcwd(cwd, sizeof cwd) ||
+		    strlen(cwd) + strlen(nodes) + 2 > sizeof sc->inv_file)
+			snprintf(sc->inv_file, sizeof sc->inv_file, "%s", nodes);
+		else
+			snprintf(sc->inv_file, sizeof sc->inv_file, "%s/%s", cwd, nodes);
+		sc->inv_format = INV_K8S;
+		return 0;
+	}
+	if (!trace)
+		return cli_usage(p, "--nodes without a scenario needs --trace (the pods: kubectl get pods -A -o json)");
+	char text[5 * PATH_MAX];
+	snprintf(text, sizeof text, "{ \"name\": \"kubernetes\", \"description\": \"the nodes of --nodes "
+	         "replaying the pods of --trace\", \"from_inventory\": { \"file\": \"%s\", \"format\": \"k8s\" }, "
+	         "\"workload\": { \"trace\": \"%s\" } }", nj, tj);
+	return scenario_load_text(text, "(--nodes)", ".", sc, err, errlen);
+}
+
 /* One run: everything `hetlab run` does without --seeds. */
 static int run_single(int argc, char **argv)
 {
 	const char *scn_path = NULL, *policy = NULL, *trace = NULL, *out = "run.db", *traces = NULL;
-	const char *placement = NULL, *keyfile = getenv("HETLAB_AUDIT_KEY");
+	const char *nodes = NULL, *placement = NULL, *keyfile = getenv("HETLAB_AUDIT_KEY");
 	int level = RECORD_DEFAULT;
 	struct audit_key *key = NULL;
 	char head[AUDIT_HASH_HEX + 1] = "";
@@ -152,6 +210,7 @@ static int run_single(int argc, char **argv)
 			}
 			break;
 		case OPT_TRACE: trace = p.val; break;
+		case OPT_NODES: nodes = p.val; break;
 		case OPT_OUT: out = p.val; break;
 		case OPT_TRACES: traces = p.val; break;
 		case OPT_STORE_METRICS:
@@ -213,8 +272,15 @@ static int run_single(int argc, char **argv)
 	}
 	if (keyfile && *keyfile && !(key = audit_key_load(keyfile, false, err, sizeof err)))
 		goto out;
-	if (scenario_load(scn_path, &sc, err, sizeof err))
+	if (nodes) {
+		int lr = load_with_nodes(&p, scn_path, nodes, trace, &sc, err, sizeof err);
+		if (lr) {
+			rc = lr == CLI_USAGE ? CLI_USAGE : 1;
+			goto out;
+		}
+	} else if (scenario_load(scn_path, &sc, err, sizeof err)) {
 		goto out;
+	}
 	have_sc = true;
 	if (seed >= 0)
 		sc.seed = (uint64_t)seed;

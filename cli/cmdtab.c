@@ -31,7 +31,8 @@ static const struct cli_opt run_opts[] = {
 	{ OPT_POLICY, "policy", 0, "P", "the scheduling policy (default the scenario's $.policy; `hetlab policies` lists them)", 0, CLI_C_POLICY, NULL },
 	{ OPT_SEED, "seed", 0, "N", "the random seed (default the scenario's $.seed)", 0, 0, NULL },
 	{ OPT_SEEDS, "seeds", 0, "A-B", "one run per seed A..B into --out DIR/seed-N.db", 0, 0, NULL },
-	{ OPT_TRACE, "trace", 0, "FILE", "replay this trace (SWF, plain or .gz, or JSON Lines) instead of the scenario's workload", 0, F, NULL },
+	{ OPT_TRACE, "trace", 0, "FILE", "replay this trace (SWF, JSON Lines, sacct, openb or Kubernetes pods; plain or .gz) instead of the scenario's workload", 0, F, NULL },
+	{ OPT_NODES, "nodes", 0, "FILE", "the cluster of a Kubernetes node list (kubectl get nodes -o json): the scenario's from_inventory file, or without a scenario the cluster that replays --trace", 0, F, NULL },
 	O_OUT("DB|DIR", "the results database (default run.db); a directory with --seeds", F),
 	O_TRACES,
 	O_LENIENT,
@@ -393,18 +394,21 @@ const struct cli_cmd cli_commands[] = {
 	{ "run", "[SCENARIO]", "run a scenario and write its results database",
 	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
-	  "workload with a trace file (SWF, plain or .gz, or .jsonl). --param sets a\n"
-	  "policy parameter. A progress line is shown on a terminal for runs over a\n"
-	  "second. The --scale-* knobs grow a synthetic workload for planning: every\n"
-	  "arrival rate x X, GPU and core counts x X, or one class's rate x X\n"
-	  "(\"what if demand grows 40 %?\" is --scale-rate 1.4); on a trace replay\n"
-	  "--scale-rate thins or replicates the trace's arrivals. --seeds A-B\n"
-	  "--out DIR runs once per seed into DIR/seed-N.db: the same seed is the same\n"
-	  "workload under every policy, so two such directories pair up for\n"
-	  "`hetlab compare`. --record chooses what the database keeps; with\n"
-	  "--audit-key its audit head is authenticated and printed, to be kept\n"
-	  "elsewhere. SIGINT or SIGTERM stops a run without leaving its temporary\n"
-	  "file.",
+	  "workload with a trace file (SWF, plain or .gz, .jsonl, a Slurm sacct dump,\n"
+	  "an openb pod list, or a Kubernetes pod list: kubectl get pods -A -o json;\n"
+	  "its nodes, kubectl get nodes -o json, are the cluster with --nodes, or a\n"
+	  "scenario's from_inventory of format \"k8s\": `hetlab run --trace pods.json\n"
+	  "--nodes nodes.json` needs no scenario). --param sets a policy parameter. A\n"
+	  "progress line is shown on a terminal for runs over a second. The --scale-*\n"
+	  "knobs grow a synthetic workload for planning: every arrival rate x X, GPU\n"
+	  "and core counts x X, or one class's rate x X (\"what if demand grows 40 %?\"\n"
+	  "is --scale-rate 1.4); on a trace replay --scale-rate thins or replicates\n"
+	  "the trace's arrivals. --seeds A-B --out DIR runs once per seed into\n"
+	  "DIR/seed-N.db: the same seed is the same workload under every policy, so\n"
+	  "two such directories pair up for `hetlab compare`. --record chooses what\n"
+	  "the database keeps; with --audit-key its audit head is authenticated and\n"
+	  "printed, to be kept elsewhere. SIGINT or SIGTERM stops a run without\n"
+	  "leaving its temporary file.",
 	  run_opts, NULL, F, "docs/scenario.md, docs/results.md, docs/audit.md" },
 	{ "report", "RUN.DB | SWEEP_OUT | PLAN_OUT | FRAG.DB", "summarise a run, a sweep, a plan or a frag experiment",
 	  "Summarises a run database: jobs, makespan, utilisation, waits,\n"

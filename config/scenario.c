@@ -13,6 +13,7 @@
 #include "config/powercfg.h"
 #include "config/billcfg.h"
 #include "config/faultcfg.h"
+#include "config/migcfg.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -322,11 +323,12 @@ static int load_inventory(struct jv *v, struct scenario *sc, const json_t *fi)
 	    jv_num(v, fi, p, "rack_kw", false, 0.001, INV_RACK_KW_MAX, &sc->inv_rack_kw))
 		return -1;
 	if (inv_format_parse(fmt, &sc->inv_format))
-		return jv_fail(v, "$.from_inventory.format", "expected \"openb\", \"pai\" or \"spot\", got \"%s\"", fmt);
+		return jv_fail(v, "$.from_inventory.format", "expected \"openb\", \"pai\", \"spot\" or \"k8s\", got \"%s\"", fmt);
 	json_t *gm = json_object_get(fi, "gpu_models");
-	if (!gm)
+	/* A Kubernetes node list names its GPUs by the products the catalog knows. */
+	if (!gm && sc->inv_format != INV_K8S)
 		return jv_fail(v, "$.from_inventory.gpu_models", "missing (expected an object of inventory model: catalog GPU)");
-	if (!json_is_object(gm))
+	if (gm && !json_is_object(gm))
 		return jv_fail(v, "$.from_inventory.gpu_models", "expected an object, got %s", jv_type(gm));
 	const char *k;
 	json_t *e;
@@ -603,6 +605,17 @@ int scenario_build_inventory(struct scenario *sc, const char *traces_dir, char *
 		snprintf(path, sizeof path, "%s", sc->inv_file);
 	else
 		snprintf(path, sizeof path, "%s/%s", sc->dir, sc->inv_file);
+	/* Kubernetes nodes may run MIG (nvidia.com/mig.strategy): the geometry. */
+	if (sc->inv_format == INV_K8S && !sc->cl.mig) {
+		if (!(sc->cl.mig = calloc(1, sizeof *sc->cl.mig))) {
+			snprintf(err, errlen, "%s: out of memory", sc->file);
+			return -1;
+		}
+		if (mig_load_builtin(sc->cl.mig, msg, sizeof msg)) {
+			snprintf(err, errlen, "%s: MIG geometry: %s", sc->file, msg);
+			return -1;
+		}
+	}
 	if (inventory_cluster_build(path, sc->inv_format, &sc->inv_map, sc->inv_nodes_per_rack,
 	                            sc->inv_rack_kw, &sc->cl, msg, sizeof msg)) {
 		snprintf(err, errlen, "%s: %s", sc->file, msg);

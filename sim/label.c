@@ -556,6 +556,7 @@ static int parse_op(struct parser *ps, const struct sel_term *t)
 	switch (*s) {
 	case 0:
 	case ',':
+	case '|':   /* "h100 | h200": an existence test ends an alternative too */
 		return OP_EXISTS;
 	case '=':
 		ps->p = s + (s[1] == '=' ? 2 : 1);

@@ -1,5 +1,6 @@
 /* anytrace — see anytrace.h. */
 #include "traces/anytrace.h"
+#include "traces/k8s.h"
 #include "traces/openb.h"
 #include "traces/sacct.h"
 #include "traces/swfext.h"
@@ -26,6 +27,9 @@ enum trace_fmt trace_format_of(const char *path)
 		return TRACE_JSONL;
 	if (ends_with(path, ".csv") || ends_with(path, ".csv.gz"))
 		return openb_sniff(path) != OPENB_NONE ? TRACE_OPENB : TRACE_DLRM;
+	/* kubectl's JSON: one object (no other format starts with '{'). */
+	if (k8s_sniff(path))
+		return TRACE_K8S;
 	/* A Slurm accounting dump (sacct -P) is told by its header line. */
 	return sacct_sniff(path) ? TRACE_SACCT : TRACE_SWF;
 }
@@ -37,6 +41,7 @@ const char *trace_format_name(enum trace_fmt f)
 	case TRACE_DLRM: return "DLRM CSV";
 	case TRACE_OPENB: return "openb pods";
 	case TRACE_SACCT: return "Slurm sacct";
+	case TRACE_K8S: return "Kubernetes pods";
 	default: return "SWF";
 	}
 }
@@ -137,6 +142,14 @@ static int map_model(void *ctx, const char *name)
 	return catalog_find_gpu(sh->cat, gpu);
 }
 
+/* GPU products of a Kubernetes pod list -> catalog index, through the
+ * inventory's map, else the catalog's products. */
+static int map_product(void *ctx, const char *product)
+{
+	const struct swf_shape *sh = ctx;
+	return inv_k8s_gpu(sh->cat, sh->inv, product);
+}
+
 int trace_read_shaped(const char *path, bool lenient, const struct swf_shape *shape,
                       struct workload *w, struct dlrm_services *svc, char *err, size_t errlen)
 {
@@ -187,6 +200,17 @@ static int read_format(enum trace_fmt fmt, const char *path, bool lenient, const
 		}
 		return trace_openb_pods_read(path, &o, w, NULL, err, errlen);
 	}
+	case TRACE_K8S: {
+		struct k8s_opts o = { .lenient = lenient };
+		char known[1024];
+		if (shape && shape->cat) {
+			inv_k8s_products(shape->cat, known, sizeof known);
+			o.gpu_model = map_product;
+			o.gpu_model_ctx = (void *)shape;
+			o.known = known;
+		}
+		return trace_k8s_pods_read(path, &o, w, err, errlen);
+	}
 	case TRACE_SACCT: {
 		struct sacct_opts o = { .lenient = lenient };
 		if (shape && shape->partition_label[0])
@@ -208,13 +232,20 @@ static int read_format(enum trace_fmt fmt, const char *path, bool lenient, const
 
 void trace_notes_of(const struct workload *w, char *buf, size_t len)
 {
-	swfext_notes(w, buf, len);
-	size_t off = strlen(buf), sep = off > 0;
-	if (off + sep >= len)
-		return;
-	sacct_notes(w, buf + off + sep, len - off - sep);
-	if (sep && buf[off + 1])
-		buf[off] = '\n';
+	void (*const of[])(const struct workload *, char *, size_t) = { swfext_notes, sacct_notes, k8s_notes };
+	size_t off = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < sizeof of / sizeof of[0]; k++) {
+		size_t sep = off > 0;
+		if (off + sep >= len)
+			return;
+		of[k](w, buf + off + sep, len - off - sep);
+		if (!buf[off + sep])
+			continue;   /* nothing from this one */
+		if (sep)
+			buf[off] = '\n';
+		off += sep + strlen(buf + off + sep);
+	}
 }
 
 char *trace_resolve(const char *path, const char *tdir, char *err, size_t errlen)

@@ -1,7 +1,9 @@
 /* anytrace — reading a trace file of any supported format, chosen by its
  * name and, for CSV, its header: `.jsonl` / `.jsonl.gz` native JSON Lines;
  * `.csv` / `.csv.gz` an Alibaba openb pod list when its first line is an
- * openb header (traces/openb.h), else the Alibaba DLRM instance list;
+ * openb header (traces/openb.h), else the Alibaba DLRM instance list; a
+ * file that starts with a JSON object a Kubernetes pod list (kubectl get
+ * pods -A -o json, traces/k8s.h); a Slurm sacct dump by its header;
  * anything else SWF (plain or gzip). And the lookup every command shares: a
  * path as given when it exists, else under the trace directory. */
 #ifndef HL_ANYTRACE_H
@@ -12,7 +14,7 @@
 #include "traces/dlrm.h"
 #include "traces/trace.h"
 
-enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT };
+enum trace_fmt { TRACE_SWF, TRACE_JSONL, TRACE_DLRM, TRACE_OPENB, TRACE_SACCT, TRACE_K8S };
 
 /* For a .csv name, reads the file's first line (an unreadable file is
  * TRACE_DLRM, whose reader then reports why). An openb node list or a pod
@@ -45,7 +47,7 @@ int trace_spool(const char *path, char *tmp, size_t len, char *err, size_t errle
 void trace_own_name(char *err, size_t errlen, const char *tmp, const char *path);
 /* What a reader did to a trace that a user should know, one note a line,
  * into buf ("" none): an extended SWF log's (swfext_notes), a Slurm
- * dump's (sacct_notes). */
+ * dump's (sacct_notes), a Kubernetes pod list's (k8s_notes). */
 void trace_notes_of(const struct workload *w, char *buf, size_t len);
 /* The path to read: as given when it exists (or is absolute), else under
  * tdir. A string the caller frees, or NULL with a message in err. */

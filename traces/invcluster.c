@@ -149,7 +149,10 @@ static void type_name(const struct cluster *cl, const struct inv_shape *s, int64
 		snprintf(mem, sizeof mem, "%lldg", (long long)(mem_mib / 1024));
 	else
 		snprintf(mem, sizeof mem, "%lldm", (long long)mem_mib);
-	if (s->gpus)
+	if (s->gpus && s->mig_cards)
+		snprintf(buf, sizeof buf, "%s-%dx-%dmig-%dc-%s", s->model, s->gpus, s->mig_cards,
+		         s->cpu_cores, mem);
+	else if (s->gpus)
 		snprintf(buf, sizeof buf, "%s-%dx-%dc-%s", s->model, s->gpus, s->cpu_cores, mem);
 	else
 		snprintf(buf, sizeof buf, "cpu-%dc-%s", s->cpu_cores, mem);
@@ -221,8 +224,18 @@ int inventory_cluster_add(const struct inv_nodes *l, const char *path, const str
 		t.cpu_model = cpu;
 		t.sockets = 1;
 		t.cores = s->cpu_cores;
-		if (cluster_add_type(cl, &t) < 0)
+		t.mig_cards = s->gpus ? s->mig_cards : 0;
+		if (s->taints) {   /* "node.taints=TEXT\0\0", the type's free-form labels */
+			size_t n = strlen("node.taints=") + strlen(s->taints) + 2;
+			if (!(t.labels = malloc(n)))
+				goto nomem;
+			snprintf(t.labels, n - 1, "node.taints=%s", s->taints);
+			t.labels[n - 1] = '\0';
+		}
+		if (cluster_add_type(cl, &t) < 0) {
+			free(t.labels);
 			goto nomem;
+		}
 	}
 
 	/* Racks in file order; runs of one type go in with one call. */
@@ -257,6 +270,73 @@ fail:
 	return -1;
 }
 
+/* The catalog GPU whose GPU Feature Discovery product (else whose name)
+ * is `product`; -1 when none. */
+static int catalog_by_product(const struct catalog *cat, const char *product)
+{
+	for (int32_t i = 0; i < cat->ngpus; i++)
+		if (cat->gpus[i].product[0] && strcmp(cat->gpus[i].product, product) == 0)
+			return i;
+	return catalog_find_gpu(cat, product);
+}
+
+int inv_k8s_gpu(const struct catalog *cat, const struct inv_map *map, const char *product)
+{
+	const char *g = map ? inv_map_find(map, product) : NULL;
+	return g ? catalog_find_gpu(cat, g) : catalog_by_product(cat, product);
+}
+
+void inv_k8s_products(const struct catalog *cat, char *out, size_t len)
+{
+	size_t at = 0;
+	out[0] = '\0';
+	for (int32_t i = 0; i < cat->ngpus && at < len; i++) {
+		if (!cat->gpus[i].product[0])
+			continue;
+		int k = snprintf(out + at, len - at, "%s%s", at ? ", " : "", cat->gpus[i].product);
+		if (k < 0)
+			break;
+		at += (size_t)k;
+	}
+}
+
+/* A Kubernetes node list names its GPUs by GFD product: each product the
+ * scenario's map does not name is mapped to the catalog GPU of that
+ * product, whose memory must agree with the node's nvidia.com/gpu.memory
+ * (within 10 %: GFD reports what the driver sees, the catalog the data
+ * sheet). */
+static int k8s_map(const struct inv_nodes *l, const char *path, const struct catalog *cat,
+                   struct inv_map *map, char *err, size_t errlen)
+{
+	for (int32_t i = 0; i < l->n; i++) {
+		const struct inv_node *nd = &l->node[i];
+		if (!nd->gpus || inv_map_find(map, nd->model))
+			continue;
+		int g = catalog_by_product(cat, nd->model);
+		if (g < 0) {
+			char known[1024];
+			inv_k8s_products(cat, known, sizeof known);
+			snprintf(err, errlen, "%s: items[%d] (node '%s'): GPU product \"%s\" (label "
+			         "nvidia.com/gpu.product) is not in the catalog, whose products are: %s; map "
+			         "it to a catalog GPU with \"%s\": \"<a catalog GPU>\" in %s.gpu_models",
+			         path, (int)nd->item, nd->name, nd->model, known, nd->model, where_of(map));
+			return -1;
+		}
+		int64_t cm = cat->gpus[g].mem_mib;
+		if (nd->gpu_mem_mib > 0 && (nd->gpu_mem_mib * 10 < cm * 9 || nd->gpu_mem_mib * 10 > cm * 11)) {
+			snprintf(err, errlen, "%s: items[%d] (node '%s'): label nvidia.com/gpu.memory says "
+			         "%lld MiB, but the catalog's %s (product %s) has %lld MiB: map the product "
+			         "to the right GPU in %s.gpu_models", path, (int)nd->item, nd->name,
+			         (long long)nd->gpu_mem_mib, cat->gpus[g].name, nd->model, (long long)cm,
+			         where_of(map));
+			return -1;
+		}
+		if (inv_map_add(map, nd->model, cat->gpus[g].name, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 int inventory_cluster_build(const char *path, enum inv_format fmt, const struct inv_map *map,
                             int nodes_per_rack, double rack_kw, struct cluster *cl,
                             char *err, size_t errlen)
@@ -264,7 +344,18 @@ int inventory_cluster_build(const char *path, enum inv_format fmt, const struct 
 	struct inv_nodes l;
 	if (inv_nodes_read(path, fmt, &l, err, errlen))
 		return -1;
-	int rc = inventory_cluster_add(&l, path, map, nodes_per_rack, rack_kw, cl, err, errlen);
+	int rc = -1;
+	struct inv_map *m = malloc(sizeof *m);
+	if (!m) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	*m = *map;
+	if (fmt == INV_K8S && k8s_map(&l, path, &cl->cat, m, err, errlen))
+		goto out;
+	rc = inventory_cluster_add(&l, path, m, nodes_per_rack, rack_kw, cl, err, errlen);
+out:
+	free(m);
 	inv_nodes_free(&l);
 	return rc;
 }

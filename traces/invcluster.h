@@ -54,10 +54,18 @@ int inv_map_add(struct inv_map *m, const char *model, const char *gpu, char *err
 /* The catalog GPU for `model`, or NULL. */
 const char *inv_map_find(const struct inv_map *m, const char *model);
 
-/* Reads the inventory at path in format fmt and builds it into cl. */
+/* Reads the inventory at path in format fmt and builds it into cl. A
+ * Kubernetes node list (INV_K8S) needs no mapping for a GPU product the
+ * catalog knows (its "gfd" product, or a catalog name); a MIG-mode card
+ * needs cl->mig (the MIG geometry) loaded. */
 int inventory_cluster_build(const char *path, enum inv_format fmt, const struct inv_map *map,
                             int nodes_per_rack, double rack_kw, struct cluster *cl,
                             char *err, size_t errlen);
+/* The catalog index of the GPU of GFD product `product`: map's (may be
+ * NULL), else the catalog's of that product or name; -1 when none. */
+int inv_k8s_gpu(const struct catalog *cat, const struct inv_map *map, const char *product);
+/* The catalog's GPU Feature Discovery products, ", "-separated, into out. */
+void inv_k8s_products(const struct catalog *cat, char *out, size_t len);
 /* The same from nodes already read; path is only for messages. */
 int inventory_cluster_add(const struct inv_nodes *l, const char *path, const struct inv_map *map,
                           int nodes_per_rack, double rack_kw, struct cluster *cl,

@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/k8s.h"
 #include "traces/openb.h"
 #include "traces/trace.h"
 
 const char INV_PAI_HEADER[] = "machine,gpu_type,cap_cpu,cap_mem,cap_gpu";
 const char INV_SPOT_HEADER[] = "gpu_model,gpu_capacity_num,cpu_num,node_name";
 
-static const char *const format_names[INV_NFORMATS] = { "openb", "pai", "spot" };
+static const char *const format_names[INV_NFORMATS] = { "openb", "pai", "spot", "k8s" };
 
 /* Columns, 0-based here and 1-based in messages. */
 enum { PAI_MACHINE, PAI_TYPE, PAI_CPU, PAI_MEM, PAI_GPU, PAI_NCOLS };
@@ -56,6 +57,8 @@ void inv_nodes_init(struct inv_nodes *l)
 
 void inv_nodes_free(struct inv_nodes *l)
 {
+	for (int32_t i = 0; l->node && i < l->n; i++)
+		free(l->node[i].taints);
 	free(l->node);
 	inv_nodes_init(l);
 }
@@ -410,9 +413,12 @@ int inv_nodes_read(const char *path, enum inv_format fmt, struct inv_nodes *out,
 {
 	inv_nodes_init(out);
 	out->fmt = fmt;
-	if (fmt == INV_OPENB) {
-		if (read_openb(path, out, err, errlen) || check_unique(path, out, err, errlen))
+	if (fmt == INV_OPENB || fmt == INV_K8S) {
+		if ((fmt == INV_OPENB ? read_openb(path, out, err, errlen)
+		                      : k8s_nodes_read(path, out, err, errlen)) ||
+		    check_unique(path, out, err, errlen))
 			goto fail_nolr;
+		out->fmt = fmt;
 		return 0;
 	}
 	if (fmt != INV_PAI && fmt != INV_SPOT) {
@@ -498,6 +504,11 @@ static int cmp_node_shape(const struct inv_node *x, const struct inv_node *y)
 		return x->gpus < y->gpus ? -1 : 1;
 	if (x->cpu_cores != y->cpu_cores)
 		return x->cpu_cores < y->cpu_cores ? -1 : 1;
+	if (x->mig_cards != y->mig_cards)
+		return x->mig_cards < y->mig_cards ? -1 : 1;
+	int t = strcmp(x->taints ? x->taints : "", y->taints ? y->taints : "");
+	if (t)
+		return t;
 	return (x->mem_mib > y->mem_mib) - (x->mem_mib < y->mem_mib);
 }
 
@@ -542,6 +553,8 @@ int inv_group(const struct inv_nodes *l, struct inv_shapes *out, char *err, size
 			s->gpus = nd->gpus;
 			s->cpu_cores = nd->cpu_cores;
 			s->mem_mib = nd->mem_mib;
+			s->mig_cards = nd->mig_cards;
+			s->taints = nd->taints;
 			s->first = at;
 		}
 		out->s[out->n - 1].nodes++;

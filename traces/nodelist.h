@@ -1,7 +1,7 @@
 /* nodelist — node inventories of real GPU clusters, read into one plain
  * struct whatever the file, and grouped into node shapes.
  *
- * Three formats (docs/traces.md, "Node inventories"):
+ * Four formats (docs/traces.md, "Node inventories"):
  *   INV_OPENB  the Alibaba v2023 "openb" node lists
  *              (sn,cpu_milli,memory_mib,gpu,model), read by traces/openb.c;
  *              milli-cores become whole cores.
@@ -12,11 +12,14 @@
  *   INV_SPOT   the Alibaba spot-GPU v2026 node list
  *              gpu_model,gpu_capacity_num,cpu_num,node_name (with header);
  *              vCPUs count as cores; it has no memory column.
+ *   INV_K8S    `kubectl get nodes -o json` (traces/k8snodes.c): allocatable
+ *              cores and memory, the GPUs and their GPU Feature Discovery
+ *              product (the model), the cards in MIG mode.
  * Every row is checked; none is skipped (a cluster with a node missing is
  * a different cluster). Node names must be unique within a file.
  *
  * inv_group sorts the nodes into shapes — identical (model, GPUs, cores,
- * memory) — in order of first appearance; invcluster.c makes one node type
+ * memory, MIG cards, taints) — in order of first appearance; invcluster.c makes one node type
  * of each.
  *
  * Ownership: the caller owns every struct; inv_nodes_free and
@@ -39,13 +42,13 @@
 #define INV_MAX_MEM_MIB (1000000000LL * 1024)  /* 10^9 GiB */
 #define INV_MEM_UNKNOWN (-1)    /* mem_mib of a node whose file gives no memory */
 
-enum inv_format { INV_OPENB, INV_PAI, INV_SPOT, INV_NFORMATS };
+enum inv_format { INV_OPENB, INV_PAI, INV_SPOT, INV_K8S, INV_NFORMATS };
 
 /* The header lines, exactly (a UTF-8 byte-order mark before them is allowed). */
 extern const char INV_PAI_HEADER[];    /* in the .header file; the CSV has none */
 extern const char INV_SPOT_HEADER[];
 
-/* "openb", "pai", "spot"; "?" out of range. */
+/* "openb", "pai", "spot", "k8s"; "?" out of range. */
 const char *inv_format_name(enum inv_format f);
 /* The inverse; 0, or -1 when s is none of them. */
 int inv_format_parse(const char *s, enum inv_format *out);
@@ -56,7 +59,12 @@ struct inv_node {
 	int32_t gpus;               /* 0 .. INV_MAX_GPUS; 0 iff model is "" */
 	int32_t cpu_cores;          /* 1 .. INV_MAX_CORES */
 	int64_t mem_mib;            /* INV_MEM_UNKNOWN when the file has no memory (spot) */
-	int64_t line;               /* line in the file; 0 when the reader cannot tell (openb) */
+	int64_t line;               /* line in the file; 0 when the reader cannot tell (openb, k8s) */
+	int32_t mig_cards;          /* cards in MIG mode (k8s); 0 for the other formats */
+	int64_t gpu_mem_mib;        /* the GPU memory the file says (k8s), 0 when it does not */
+	int32_t item;               /* k8s: the node's index in the List's items */
+	char *taints;               /* k8s: its taints as sim/taint.h text ("k=v:NoSchedule, ..."),
+	                             * owned (inv_nodes_free); NULL none */
 };
 
 struct inv_nodes {
@@ -83,6 +91,8 @@ struct inv_shape {
 	int32_t gpus;
 	int32_t cpu_cores;
 	int64_t mem_mib;
+	int32_t mig_cards;          /* cards in MIG mode */
+	const char *taints;         /* its nodes' taints (borrowed from the node list), NULL none */
 	int32_t nodes;              /* how many nodes have it */
 	int32_t first;              /* index of its first node in the list */
 };

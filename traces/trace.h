@@ -69,6 +69,12 @@ struct workload {
 	int64_t sacct_estimated;   /* jobs cancelled by a preemption, their run estimated */
 	int64_t sacct_ms;          /* jobs whose Submit slurmctld's log gave to the millisecond */
 	int64_t sacct_late_id[2];
+	/* Kubernetes pod lists (traces/k8s.h, k8s_notes): pods that never ran
+	 * (Pending, Unknown, no start) and pods that ask for nothing a node
+	 * counts, both skipped; Running pods, run to the file's last time
+	 * (k8s_end, Unix s); PodGroups made gangs, and the pods in them. */
+	int64_t k8s_not_run, k8s_empty, k8s_running, k8s_end;
+	int64_t k8s_gangs, k8s_gang_pods;
 	/* Strings the requests refer to — label expressions, plane and pool
 	 * names — stored once: job_req.sel_req / sel_pref / plane / pool hold
 	 * index + 1 into str until cluster_bind_workload rewrites them. */

@@ -151,8 +151,26 @@ scn no-workload.json "$S0, $T, $R"
 bad scenario-no-workload 1 'hetlab run: no-workload.json: $: missing key "workload" (a scenario without one is for `hetlab live`' \
 	hetlab run no-workload.json
 scn inv-format.json "$S0, \"from_inventory\": { \"file\": \"x.csv\", \"format\": \"csv\", \"gpu_models\": {} }, $WL"
-bad scenario-inventory-format 1 'hetlab run: inv-format.json: $.from_inventory.format: expected "openb", "pai" or "spot", got "csv"' \
+bad scenario-inventory-format 1 'hetlab run: inv-format.json: $.from_inventory.format: expected "openb", "pai", "spot" or "k8s", got "csv"' \
 	hetlab run inv-format.json
+# Kubernetes history (docs/traces.md, "Kubernetes"): a JSON object is a pod list, named in errors
+bad k8s-scenario-as-trace 1 'hetlab run: base.json: kind: expected "List" or "PodList" (kubectl get pods -A -o json), got none' \
+	hetlab run base.json --trace base.json
+put pods.json '{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Pod", "metadata": {"name": "p", "namespace": "a", "creationTimestamp": "2024-05-01T10:00:00Z"}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "abc"}}}]}}]}'
+bad k8s-pod-cpu 1 'hetlab run: pods.json: items[0].spec.containers[0].resources.requests.cpu: expected a CPU quantity such as "500m" or "2", got "abc"' \
+	hetlab run base.json --trace pods.json
+put nodes.json '{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Node", "metadata": {"name": "g1", "labels": {"nvidia.com/gpu.product": "NVIDIA-A30"}}, "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4"}}}]}'
+bad k8s-nodes-as-trace 1 'hetlab run: nodes.json: a Kubernetes Node list (kubectl get nodes -o json), not a Pod list: give it as the cluster' \
+	hetlab run base.json --trace nodes.json
+scn k8s-inv.json "$S0, \"from_inventory\": { \"file\": \"nodes.json\", \"format\": \"k8s\" }, \"workload\": { \"trace\": \"pods.json\" }"
+bad k8s-unknown-product 1 'hetlab run: k8s-inv.json: ./nodes.json: items[0] (node '"'g1'"'): GPU product "NVIDIA-A30" (label nvidia.com/gpu.product) is not in the catalog, whose products are: NVIDIA-H100-80GB-HBM3' \
+	hetlab run k8s-inv.json
+bad k8s-nodes-no-trace 2 'hetlab run: --nodes without a scenario needs --trace (the pods: kubectl get pods -A -o json)' \
+	hetlab run --nodes nodes.json
+bad k8s-nodes-racks 2 'hetlab run: --nodes replaces the cluster of a scenario with "from_inventory", and base.json has racks (give no scenario, or one with from_inventory)' \
+	hetlab run base.json --nodes nodes.json --trace pods.json
+bad k8s-nodes-unknown-product 1 'hetlab run: (--nodes): ./nodes.json: items[0] (node '"'g1'"'): GPU product "NVIDIA-A30"' \
+	hetlab run --nodes nodes.json --trace pods.json
 bad scenario-too-large 1 'hetlab run: big.json: larger than 64 MiB, the most a JSON input file may be' \
 	sh -c 'truncate -s 65M big.json && "$HETLAB" run big.json'
 bad scenario-not-object 1 'hetlab run: array.json: $: expected an object, got an array' sh -c 'echo "[1, 2]" > array.json && "$HETLAB" run array.json'

@@ -138,6 +138,35 @@ check_eq "jobs: not a database exits 1" "$(rc "$HETLAB" jobs "$TMP/list")" 1
 	ok "jobs: FIELD%-W left-justifies, a wider value ends in '+'" || bad "jobs widths" "$("$HETLAB" jobs -o JobID%-4,State%3 -n "$DB" | head -1)"
 "$HETLAB" jobs --helpformat | grep -q AllocTRES && ok "jobs --helpformat" || bad "jobs --helpformat"
 
+# ---- Kubernetes history (tests/data/k8s: kubectl get pods -A / get nodes -o json) ----
+K8S=tests/data/k8s
+if "$HETLAB" run "$K8S/scenario.json" --out "$TMP/k8s.db" -q 2>"$TMP/err"; then
+	check_eq "k8s: the pods that ran are jobs, the PodGroup one gang" \
+		"$(sqlite3 -batch -noheader "$TMP/k8s.db" 'SELECT count(*) FROM job')" 7
+	"$HETLAB" jobs "$TMP/k8s.db" -P -n -o JobName,Account,State,AllocTRES > "$TMP/k8sjobs"
+	grep -qx 'ml-team/pytorch-ddp-1b0c6f5e|ml-team|COMPLETED|cpu=64,mem=524288M,node=2,gres/gpu=16' "$TMP/k8sjobs" &&
+		grep -qx 'ml-team/finetune-llama-x7k2p|ml-team|FAILED|cpu=8,mem=32768M,node=1,gres/gpu=1' "$TMP/k8sjobs" &&
+		grep -q '^inference/llm-server-7f9c8d6b5-abcde|inference|' "$TMP/k8sjobs" &&
+		ok "k8s: hetlab jobs shows namespace/name, the namespace as account" || bad "k8s jobs" "$(cat "$TMP/k8sjobs")"
+	# the H100 pods on the H100 node (r01-n4), the MIG pod on the MIG node (r01-n3), the CPU
+	# job, which does not tolerate the GPU nodes' taint, on the CPU node (r01-n5)
+	"$HETLAB" jobs "$TMP/k8s.db" -P -n -o JobName,NodeList > "$TMP/k8snodes"
+	grep -qx 'ml-team/eval-h100|r01-n4' "$TMP/k8snodes" && grep -qx 'ml-team/finetune-llama-x7k2p|r01-n4' "$TMP/k8snodes" &&
+		grep -qx 'inference/llm-server-7f9c8d6b5-abcde|r01-n3' "$TMP/k8snodes" &&
+		grep -qx 'data/etl-nightly-28571234-q8xz2|r01-n5' "$TMP/k8snodes" &&
+		ok "k8s: GPU products, MIG requests and taints place pods on their nodes" || bad "k8s placement" "$(cat "$TMP/k8snodes")"
+	"$HETLAB" run "$K8S/scenario.json" --out "$TMP/k8s2.db" -q --trace "$K8S/pods.json" 2>/dev/null &&
+		[ "$("$HETLAB" jobs -P -n "$TMP/k8s.db" | md5sum)" = "$("$HETLAB" jobs -P -n "$TMP/k8s2.db" | md5sum)" ] &&
+		ok "k8s: --trace pods.json replays the same" || bad "k8s --trace"
+	"$HETLAB" run --trace "$K8S/pods.json" --nodes "$K8S/nodes.json" --out "$TMP/k8s3.db" -q 2>/dev/null &&
+		[ "$("$HETLAB" jobs -P -n "$TMP/k8s.db" | md5sum)" = "$("$HETLAB" jobs -P -n "$TMP/k8s3.db" | md5sum)" ] &&
+		ok "k8s: --trace pods.json --nodes nodes.json, without a scenario, replays the same" || bad "k8s --nodes"
+else
+	bad "k8s: hetlab run $K8S/scenario.json" "$(cat "$TMP/err")"
+fi
+"$HETLAB" trace inspect "$K8S/pods.json" | grep -q '^file .*(Kubernetes pods)' &&
+	ok "k8s: trace inspect names the format" || bad "k8s trace inspect"
+
 # ---- twin check (hand-made dumps: tests/data/twincheck/SOURCE.md) -------
 TC=$(dirname "$0")/../data/twincheck
 "$HETLAB" twin check "$TC/real.sacct" "$TC/other.sacct" --by name --bf-interval 5 >"$TMP/tc" 2>&1

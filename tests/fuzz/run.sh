@@ -72,6 +72,7 @@ seed fuzz_openb_pods "$TMPDIR/pods.csv"
 head -n 40 "$OPENB/openb_node_list_all_node.csv" > "$TMPDIR/nodes-all.csv"
 head -n 40 "$OPENB/openb_node_list_gpu_node.csv" > "$TMPDIR/nodes-gpu.csv"
 seed fuzz_openb_nodes "$TMPDIR/nodes-all.csv" "$TMPDIR/nodes-gpu.csv"
+seed fuzz_k8s tests/data/k8s/pods.json tests/data/k8s/nodes.json
 seed fuzz_scenario scenarios/*.json scenarios/live/scenario.json tests/scenario/data/*.json
 doc_json fuzz_scenario
 seed fuzz_livecfg scenarios/live/live.json

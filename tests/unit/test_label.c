@@ -23,6 +23,8 @@ static const struct { const char *text; int nterms; } parse_ok[] = {
 	{ "", 0 },
 	{ "  \t\n ", 0 },
 	{ "a", 1 },
+	{ "h100 | h200", 2 },
+	{ "a = 1, rdma|b", 3 },
 	{ "!a", 1 },
 	{ "! a", 1 },
 	{ "a=b", 1 },
