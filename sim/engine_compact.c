@@ -11,12 +11,11 @@
  * running lists, the per-node index of running jobs, the time-sliced GPUs'
  * sharers, the queued events (an event for a job that left is kept with id
  * -1, which its handler ignores, as it ignores an event for a finished job),
- * live mode's per-job bookkeeping, and the policy's own (its renumber hook).
- * Called by whoever steps the run, between steps; it calls no other engine
- * file. */
+ * live mode's per-job bookkeeping (live_core.c: live_renumber), and the
+ * policy's own (its renumber hook). Called by whoever steps the run,
+ * between steps. */
 #include "sim/engine.h"
 #include "sim/engine_int.h"
-#include "sim/live.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -94,9 +93,8 @@ int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t
 		s->jobs[to].id = to;
 		s->truth[to] = s->truth[i];
 		s->run[to] = s->run[i];
-		if (s->live)
-			s->live->run[to] = s->live->run[i];
 	}
+	live_renumber(s, map, n);
 	struct remap r = { map, n };
 	remap_list(&r, s->pending, &s->npending);
 	int32_t nrun = s->nrunning;

@@ -12,6 +12,7 @@
  *     engine_jobs.c   a job's end, requeue, rejection; preempt, hold, release
  *     engine_power.c  power, thermal and energy accounting
  *     engine_speed.c  a running job's speed, progress and end event
+ *     engine_compact.c  ended jobs leave the tables (sim_compact)
  *     live_core.c     live mode's per-attempt bookkeeping, accounting and
  *                     executor calls (the live seam's lower half)
  *     engine_core.c   the run's error, event push, recorder names, the
@@ -234,6 +235,9 @@ void live_kill(struct sim *s, int32_t id, enum end_reason why);
 
 /* live_core.c. Frees s->live. */
 void live_fini(struct sim *s);
+/* Ended jobs left the tables (sim_compact): the per-job bookkeeping moves,
+ * job old to map[old] (-1: it left), for old < n. */
+void live_renumber(struct sim *s, const int32_t *map, int32_t n);
 /* A start decision: the attempt's live bookkeeping (before the executor's
  * start), then its walltime kill (after it). */
 void live_started(struct sim *s, int32_t id, simtime prev_start);

@@ -34,6 +34,14 @@ int sim_live_init(struct sim *s, const struct sim_live_cfg *cfg)
 	return 0;
 }
 
+void live_renumber(struct sim *s, const int32_t *map, int32_t n)
+{
+	struct sim_live *lv = s->live;
+	for (int32_t i = 0; lv && i < n; i++)
+		if (map[i] >= 0 && map[i] != i)
+			lv->run[map[i]] = lv->run[i];
+}
+
 void live_fini(struct sim *s)
 {
 	struct sim_live *lv = s->live;

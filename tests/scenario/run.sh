@@ -583,7 +583,13 @@ fi
 # A sweep stopped by SIGTERM (sent to it by a run's notify command, as kill
 # would): its runs get the signal too, and nothing temporary is left.
 mkdir -p "$TMP/sw"
-sed 's/"kill -$0 $PPID"/"kill -TERM $(cut -d\\" \\" -f4 \/proc\/$PPID\/stat)"/' "$TMP/sig.json" > "$TMP/sw/scenario.json"
+# The run's parent (the sweep), never pid 0 or 1: a run gone by then would
+# make it `kill 0`, the whole process group (make itself).
+cat > "$TMP/sw/ks.sh" <<'EOF'
+p=$(cut -d" " -f4 /proc/$PPID/stat 2>/dev/null)
+[ "${p:-0}" -gt 1 ] && kill -TERM "$p"
+EOF
+sed "s|\"kill -\$0 \$PPID\"|\"exec sh $TMP/sw/ks.sh\"|" "$TMP/sig.json" > "$TMP/sw/scenario.json"
 printf '{ "scenario": "scenario.json", "seeds": "3-4", "out": "out", "params": { "$.policy": ["tiered"], "$.workload.synthetic.scale.classes.training": [2] } }\n' > "$TMP/sw/sweep.json"
 "$HETLAB" sweep "$TMP/sw/sweep.json" -j 1 > /dev/null 2>&1; rc=$?
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -598,7 +604,8 @@ else
 fi
 # A plan stopped by SIGINT the same way.
 mkdir -p "$TMP/pl"
-sed 's/"TERM"/"INT"/; s/-TERM/-INT/' "$TMP/sw/scenario.json" > "$TMP/pl/scenario.json"
+sed 's/-TERM/-INT/' "$TMP/sw/ks.sh" > "$TMP/pl/ks.sh"
+sed "s|$TMP/sw/ks.sh|$TMP/pl/ks.sh|" "$TMP/sw/scenario.json" > "$TMP/pl/scenario.json"
 printf '{ "scenario": "scenario.json", "seeds": "3", "out": "out", "fixed": { "$.policy": "tiered", "$.workload.synthetic.scale.classes.training": 2 }, "vars": [ { "path": "$.racks[0].count", "min": 1, "max": 2, "cost": 1 } ], "targets": [ { "metric": "wait_training", "max": 1e9 } ] }
 ' > "$TMP/pl/plan.json"
 env --default-signal=INT "$HETLAB" plan "$TMP/pl/plan.json" > /dev/null 2>&1; rc=$?

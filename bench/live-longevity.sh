@@ -1,0 +1,107 @@
+#!/bin/sh
+# bench/live-longevity.sh HETLAB [N...] — what a live daemon costs as its
+# state's history grows (issue 31 item 2). For each N (default 1000 3000
+# 10000), N jobs of `true` (one core each) go through `hetlab live` with the
+# local executor on 8 nodes of 8 cores (tick 10 ms), submitted in batches
+# of 200 while it runs, so that at most a few hundred are alive at once;
+# once with ended jobs dropped from the engine (keep_ended 100) and once
+# keeping every job (keep_ended 0). Then a daemon restarted on the finished
+# state. Prints for each N and mode:
+#   - rss: the daemon's largest resident memory while it ran (VmRSS, read
+#     after every batch; the results.db it writes on the way out is not in
+#     it), MiB;
+#   - cpu/job: the daemon's CPU time (user + system) per job, and its wall
+#     time;
+#   - restart: wall and CPU time of a daemon started on the finished state
+#     (the whole recording replayed), from exec to its loop ("jobs
+#     recovered", polled every 5 ms), and its peak memory (VmHWM) then;
+#   - state: the size of state.db.
+# The last lines give the ratio of the largest N's figure to the smallest
+# N's for each, the bounded daemon's target being at most 1.5x.
+set -u
+HETLAB=$1
+shift
+POINTS=${*:-1000 3000 10000}
+B=${BENCH_BATCH:-200}
+case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
+[ -x /usr/bin/time ] || { echo "live-longevity: needs GNU time (/usr/bin/time)"; exit 1; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-longevity-XXXXXX")
+trap 'kill -9 $D 2>/dev/null; rm -rf "$T"' EXIT
+D=
+cd "$T" || exit 1
+cat >scn.json <<'EOF'
+{ "name": "bench-longevity", "seed": 1, "policy": "easy",
+  "node_types": [ { "name": "cpu8", "cpu": "Xeon-6348", "sockets": 1, "cores": 8, "mem_gib": 32 } ],
+  "racks": [ { "name": "r1", "power_kw": 40, "nodes": [ { "type": "cpu8", "count": 8 } ] } ] }
+EOF
+awk -v n="$B" 'BEGIN { for (k = 0; k < n; k++) print "{\"class\": \"batch\", \"req\": {\"nodes\": 1, \"cores\": 1}, \"argv\": [\"true\"]}" }' >batch.jsonl
+q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
+rss_of() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
+: >rows
+for n in $POINTS; do
+	for keep in 100 0; do
+		st=st-$n-$keep
+		printf '{ "scenario": "scn.json", "state_dir": "%s", "tick_s": 0.01, "probes": "none", "results_every_s": 0, "keep_ended": %d, "max_jobs": 100000 }\n' \
+			"$st" "$keep" >c.json
+		"$HETLAB" live --config c.json -q 2>log &
+		D=$!
+		for i in $(seq 1 100); do [ -S "$st/hetlab.sock" ] && break; sleep 0.05; done
+		t0=$(date +%s.%N)
+		sent=0 rss=0
+		while [ "$sent" -lt "$n" ]; do
+			"$HETLAB" submit --config c.json batch.jsonl >/dev/null || exit 1
+			sent=$((sent + B))
+			# wait until at most one batch is alive
+			while :; do
+				d=$(q "$st/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'")
+				[ "${d:-0}" -ge $((sent - B)) ] && break
+				sleep 0.02
+			done
+			r=$(rss_of "$D")
+			[ "${r:-0}" -gt "$rss" ] && rss=$r
+		done
+		while [ "$(q "$st/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'")" -lt "$n" ]; do sleep 0.02; done
+		t1=$(date +%s.%N)
+		r=$(rss_of "$D")
+		[ "${r:-0}" -gt "$rss" ] && rss=$r
+		cpu=$(awk '{ print ($14 + $15) / 100 }' "/proc/$D/stat")
+		kill -TERM "$D"
+		wait "$D"
+		D=
+		# The restart: from exec to the loop (its "recovered" line), its
+		# CPU and peak memory then; killed before it writes results.db.
+		r0=$(date +%s.%N)
+		"$HETLAB" live --config c.json 2>log2 &
+		D=$!
+		while ! grep -q 'jobs recovered' log2 2>/dev/null; do
+			kill -0 "$D" 2>/dev/null || { echo "live-longevity: the restart failed: $(tail -1 log2)"; exit 1; }
+			sleep 0.005
+		done
+		r1=$(date +%s.%N)
+		rcpu=$(awk '{ print ($14 + $15) / 100 }' "/proc/$D/stat")
+		hwm=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$D/status")
+		kill -9 "$D"
+		wait "$D" 2>/dev/null
+		D=
+		size=$(stat -c %s "$st/state.db")
+		echo "$n $keep $rss $cpu $t0 $t1 $(echo "$r0 $r1" | awk '{ print $2 - $1 }') $rcpu 0 $hwm $size" >>rows
+		rm -rf "$st"
+	done
+done
+echo "live longevity (local executor, jobs of \`true\` on 8 x 8 cores, submitted $B at a time, tick 10 ms)"
+printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s\n' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s restart_cpu_s restart_MiB state_MiB
+awk '{
+	mode = $2 > 0 ? "dropped" : "kept"
+	printf "%9d %-13s %9.1f %12.3f %9.1f %14.3f %14.3f %12.1f %10.1f\n", $1, mode, $3 / 1024, $4 / $1 * 1000,
+	       $6 - $5, $7, $8 + $9, $10 / 1024, $11 / 1048576
+}' rows
+awk 'NR == 1 { n0 = $1 } { last = $1 }
+     $1 == n0 { r0[$2] = $3; c0[$2] = $4 / $1; w0[$2] = $7; s0[$2] = $11 }
+     $1 == last { r1[$2] = $3; c1[$2] = $4 / $1; w1[$2] = $7; s1[$2] = $11 }
+     END {
+	for (k in r0) {
+		mode = k > 0 ? "dropped" : "kept"
+		printf "%s, %d to %d jobs: rss %.2fx, cpu/job %.2fx, restart %.2fx, state %.2fx\n", mode, n0, last,
+		       r1[k] / r0[k], c1[k] / c0[k], w1[k] / w0[k], s1[k] / s0[k]
+	}
+}' rows | sort
