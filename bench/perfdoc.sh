@@ -72,6 +72,7 @@ bench pass-base "$BASE/bench/pass" --runs "$RUNS"
 bench frag "$BUILD/bench/frag" --runs 1
 bench frag-base "$BASE/bench/frag" --runs 1
 bench live sh bench/live.sh "$BUILD/hetlab" "$RUNS"
+bench longevity sh bench/live-longevity.sh "$BUILD/hetlab" 1000 3000 10000
 bench twin sh bench/twin-speed.sh "$BUILD/hetlab" --runs "$RUNS" --kinds national,campus:1 --base "$BASE/hetlab"
 end=$(date -u '+%H:%M UTC')
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
@@ -217,6 +218,18 @@ $(block frag-base)
 ## Live mode (\`bench/live.sh\`)
 
 $(block live)
+
+## A live daemon as its history grows (\`bench/live-longevity.sh\`)
+
+Jobs of \`true\` through the daemon with the local executor, submitted 200
+at a time while it runs, with ended jobs dropped from the engine
+(\`keep_ended\` 100) and kept (0); the daemon's resident memory while it
+runs, its CPU per job, a restart's time to its loop, the state's size
+(docs/live.md "Ended jobs leave the engine"). The restart still replays
+the whole recording and the state still keeps every row: those figures
+grow with the history until snapshots come.
+
+$(block longevity)
 
 ## The Slurm twin over a month (\`bench/twin-speed.sh\`)
 

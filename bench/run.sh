@@ -47,6 +47,7 @@ run cons "$build/bench/cons" "$build/hetlab" --runs "$runs"
 run sweep "$build/bench/sweep" "$build/hetlab" --runs "$runs"
 run scale "$build/bench/scale" "$build/hetlab" --points "${BENCH_SCALE_POINTS:-1000,10000,100000}" --runs 1
 run live sh bench/live.sh "$build/hetlab" 3
+run live-longevity sh bench/live-longevity.sh "$build/hetlab" 1000 3000 10000
 # Live mode on a real local Slurm cluster (root and Debian's Slurm packages;
 # otherwise it says how to get them and is skipped).
 run slurm-live sh bench/slurm-live.sh "$build/hetlab"

@@ -48,7 +48,7 @@ int live_compact(struct live *L)
 	struct sim *s = &L->s;
 	/* Once keep_ended have gathered, or the table is full and any can go. */
 	bool full = s->njobs >= L->cfg.max_jobs && s->nfinished > L->kept_ended;
-	if (L->mode != LIVE_DAEMON || L->cfg.keep_ended <= 0 || !(L->xo->flags & EXEC_COMPACT) ||
+	if ((L->mode != LIVE_DAEMON && !L->replay_compact) || L->cfg.keep_ended <= 0 || !(L->xo->flags & EXEC_COMPACT) ||
 	    !s->sched.renumber || (s->nfinished < L->cfg.keep_ended + L->kept_ended && !full))
 		return 0;
 	int32_t n = s->njobs;

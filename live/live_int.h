@@ -62,6 +62,7 @@ struct live {
 	uint8_t *jdirty;                /* jobs to write to the jobs table */
 	int32_t *cmap;                  /* live_compact's map (max_jobs + 1) */
 	int32_t kept_ended;             /* ended jobs the last compaction kept (the executor's) */
+	bool replay_compact;            /* a replay (no results written) drops ended jobs as the daemon does */
 	struct sim_recorder fwd;        /* a recorder behind ours (results) */
 	/* executor */
 	const struct live_executor *xo;   /* live/exec/executor.h */

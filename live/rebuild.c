@@ -771,7 +771,12 @@ void live_close(struct live *L)
 
 /* ---- replays ---- */
 
-static int open_replay(const char *dir, live_cfg_loader load, struct live **out, char *err, size_t errlen)
+/* A replay that writes results keeps every job (the results name jobs
+ * by the engine's index): compact false. Otherwise, with an executor that
+ * lets ended jobs go, it drops them as the daemon did, in the daemon's
+ * max_jobs. */
+static int open_replay(const char *dir, live_cfg_loader load, bool compact, struct live **out, char *err,
+                       size_t errlen)
 {
 	struct lstate st;
 	if (lstate_open_ro(&st, dir, err, errlen))
@@ -816,11 +821,16 @@ static int open_replay(const char *dir, live_cfg_loader load, struct live **out,
 		return -1;
 	snprintf(cfg.file, sizeof cfg.file, "%s", cpath);
 	snprintf(cfg.state_dir, sizeof cfg.state_dir, "%s", dir);
-	/* The job table may have been raised since the state began. */
-	if (nsubmits >= cfg.max_jobs)
+	const struct live_executor *xo = exec_find(cfg.exec);
+	compact = compact && xo && (xo->flags & EXEC_COMPACT) && cfg.keep_ended > 0;
+	/* Every job in the engine at once: the table as large as the history. */
+	if (!compact && nsubmits >= cfg.max_jobs)
 		cfg.max_jobs = (int32_t)(nsubmits + 1);
 	struct live_opts o = { .quiet = true, .metrics_port = -1, .load_cfg = load };
-	return live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen);
+	if (live_open(out, &cfg, &o, LIVE_REPLAY, err, errlen))
+		return -1;
+	(*out)->replay_compact = compact;
+	return 0;
 }
 
 struct xexp {
@@ -885,7 +895,7 @@ static int export_slurm_ids(struct lstate *st, struct recorder *rec, char *err, 
 int live_results(const char *dir, const char *path, live_cfg_loader load, char *err, size_t errlen)
 {
 	struct live *L;
-	if (open_replay(dir, load, &L, err, errlen))
+	if (open_replay(dir, load, false, &L, err, errlen))
 		return -1;
 	bool bad;
 	struct audit_key *key = results_key(&L->cfg, &bad, err, errlen);
@@ -926,7 +936,7 @@ int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, lo
 {
 	struct live *L;
 	*same = false;
-	if (open_replay(dir, load, &L, err, errlen))
+	if (open_replay(dir, load, true, &L, err, errlen))
 		return -1;
 	int rc = live_catch_up(L, err, errlen);
 	char **logged = NULL;
