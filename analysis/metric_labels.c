@@ -100,8 +100,7 @@ void metric_labels_add_set(struct metric_labels *L, const struct metric_set *s)
 		metric_labels_add_name(L, s->v[i].name);
 }
 
-/* Edit distance of two short strings (99 when either is long). */
-static int distance(const char *a, const char *b)
+int metric_edit_distance(const char *a, const char *b, bool fold_case)
 {
 	int n = (int)strlen(b), row[64];
 	if (n >= 63 || strlen(a) >= 63)
@@ -112,7 +111,8 @@ static int distance(const char *a, const char *b)
 		int diag = row[0];
 		row[0] = i;
 		for (int j = 1; j <= n; j++) {
-			int up = row[j], best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
+			int ca = (unsigned char)a[i - 1], cb = (unsigned char)b[j - 1];
+			int up = row[j], best = diag + (fold_case ? tolower(ca) != tolower(cb) : ca != cb);
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)
@@ -131,7 +131,7 @@ static const char *nearest(char *const *vals, int n, const char *v)
 	const char *best = NULL, *within = NULL;
 	int bd = 3, nwithin = 0;
 	for (int i = 0; i < n; i++) {
-		int d = distance(v, vals[i]);
+		int d = metric_edit_distance(v, vals[i], true);
 		if (d < bd && d < (int)strlen(v)) {   /* one of 'x' is no hint */
 			bd = d;
 			best = vals[i];

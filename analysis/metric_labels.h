@@ -41,6 +41,11 @@ void metric_labels_add_set(struct metric_labels *L, const struct metric_set *s);
 /* 0 when the canonical metric name has no label, or its key is open, or
  * its value is one of L's; -1 with a message naming the value and listing
  * the known ones (the nearest first when one is close). */
+/* Edit distance of two short strings (99 when either is 63 bytes or
+ * longer), letters of either case alike with fold_case: the "did you
+ * mean" of unknown label values, and of the command line's unknown words
+ * (cli/cliutil.c). */
+int metric_edit_distance(const char *a, const char *b, bool fold_case);
 int metric_labels_check(const struct metric_labels *L, const char *canon, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/metric_labels.h"
 #include "cli/args.h"
 #include "cli/cmd.h"
 
@@ -28,37 +29,13 @@ bool cli_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-/* Edit distance, for "did you mean". */
-static int distance(const char *a, const char *b)
-{
-	int n = (int)strlen(b), row[64];
-	if (n >= 63 || strlen(a) >= 63)
-		return 99;
-	for (int j = 0; j <= n; j++)
-		row[j] = j;
-	for (int i = 1; a[i - 1]; i++) {
-		int diag = row[0];
-		row[0] = i;
-		for (int j = 1; j <= n; j++) {
-			int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[n];
-}
-
 /* One line naming the unknown word, and a hint. */
 int cli_unknown(const char *prog, const char *what, const char *word, const struct cli_cmd *tab)
 {
 	const char *best = NULL;
 	int bd = 3;
 	for (const struct cli_cmd *c = tab; c->name; c++) {
-		int d = distance(word, c->name);
+		int d = metric_edit_distance(word, c->name, false);
 		if (d < bd || (strncmp(c->name, word, strlen(word)) == 0 && strlen(word) >= 2 && bd > 1)) {
 			bd = d < bd ? d : 1;
 			best = c->name;
