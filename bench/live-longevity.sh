@@ -24,7 +24,6 @@ shift
 POINTS=${*:-1000 3000 10000}
 B=${BENCH_BATCH:-200}
 case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
-[ -x /usr/bin/time ] || { echo "live-longevity: needs GNU time (/usr/bin/time)"; exit 1; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-longevity-XXXXXX")
 trap 'kill -9 $D 2>/dev/null; rm -rf "$T"' EXIT
 D=
