@@ -36,7 +36,7 @@ static bool keep_ended(void *ctx, int32_t id)
 	struct live *L = ctx;
 	const struct job *j = &L->s.jobs[id];
 	bool committed = L->catching_up ? j->end_us <= L->applied_us : !L->jdirty[id];
-	if (!committed || (L->xo->keep && L->xo->keep(L, id)))
+	if (!committed || (L->xctx && L->xo->keep && L->xo->keep(L, id)))   /* a replay has no executor */
 		return true;
 	if (j->start_us >= 0 && j->start_us >= j->submit_us)
 		metrics_observe_left_wait(&L->mc, simtime_to_s(j->start_us - j->submit_us));
@@ -82,7 +82,7 @@ int live_compact(struct live *L)
 	}
 	memset(&L->jx[s->njobs], 0, (size_t)(n - s->njobs) * sizeof *L->jx);
 	memset(&L->jdirty[s->njobs], 0, (size_t)(n - s->njobs));
-	if (L->xo->renumber && L->xo->renumber(L, map, n, s->njobs)) {
+	if (L->xctx && L->xo->renumber && L->xo->renumber(L, map, n, s->njobs)) {
 		snprintf(L->err, sizeof L->err, "%s executor: out of memory renumbering its jobs", L->xo->name);
 		return -1;
 	}
