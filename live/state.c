@@ -100,6 +100,10 @@ static int identity_schema(struct lstate *st, char *err, size_t errlen)
 	         "CREATE TABLE IF NOT EXISTS quarantine(seq INTEGER PRIMARY KEY, inbox_seq INTEGER, kind TEXT,"
 	         " job INTEGER, spec TEXT, at_unix REAL, uid INTEGER, gid INTEGER, user TEXT, why TEXT,"
 	         " quarantined_unix REAL);", "creating the owner and quarantine tables", err, errlen) ||
+	    /* The jobs not ended are found without a walk of every job the
+	     * state ever took (lstate_pending_of, hetlab queue). */
+	    exec(st, "CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state)", "indexing the jobs by state", err,
+	         errlen) ||
 	    exec(st, "COMMIT", "COMMIT", err, errlen))
 		goto fail;
 	return 0;
@@ -800,10 +804,15 @@ int lstate_owner_get(struct lstate *st, int64_t job, int64_t *uid)
 int64_t lstate_pending_of(struct lstate *st, int64_t uid)
 {
 	/* A job the daemon took is pending until it starts: its row in jobs
-	 * says so, or it has none yet (written after the step that took it). */
+	 * says so, or it has none yet (written at the commit of the step that
+	 * took it, with every job of that step: the jobs with rows are the
+	 * ids up to the largest). Neither walks the state's history: the
+	 * pending rows by the index on state, the newest by id. */
 	sqlite3_stmt *q = prep(st, "SELECT (SELECT count(*) FROM inbox WHERE kind = 'submit' AND uid = ?1)"
-	                       " + (SELECT count(*) FROM job_owner o LEFT JOIN jobs j ON j.id = o.id"
-	                       " WHERE o.uid = ?1 AND (j.id IS NULL OR j.state IN ('pending', 'held')))", NULL, 0);
+	                       " + (SELECT count(*) FROM jobs j JOIN job_owner o ON o.id = j.id"
+	                       " WHERE j.state IN ('pending', 'held') AND o.uid = ?1)"
+	                       " + (SELECT count(*) FROM job_owner WHERE uid = ?1"
+	                       " AND id > (SELECT coalesce(max(id), -1) FROM jobs))", NULL, 0);
 	if (!q)
 		return -1;
 	sqlite3_bind_int64(q, 1, uid);
