@@ -150,8 +150,8 @@ static void hook_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, in
 	sqlbatch_int(&v[0], seq);
 	sqlbatch_int(&v[1], t);
 	sqlbatch_static(&v[2], kname);
-	if (job >= 0)
-		sqlbatch_int(&v[3], job);
+	if (job >= 0)   /* by its number: its index unless ended jobs left the engine's tables */
+		sqlbatch_int(&v[3], r->sim && job < r->sim->njobs ? r->sim->jobs[job].num : job);
 	if (node >= 0)
 		sqlbatch_int(&v[4], node);
 	sqlbatch_static(&v[5], sn);

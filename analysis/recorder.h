@@ -109,6 +109,11 @@ struct recorder *recorder_open(const char *path, char *err, size_t errlen);
  * which must be complete by then (cl.pw too, when the run has the power
  * model). Keeps s. */
 void recorder_attach(struct recorder *r, struct sim *s);
+/* The run drops ended jobs from its tables (sim_compact: a live state's
+ * replay): a job row held back until those of lower job numbers are
+ * written keeps a copy of its job, which may have left the engine's table
+ * by then. Rows are keyed by job.num either way. */
+void recorder_copy_held(struct recorder *r);
 /* Writes the rows still buffered and the run row, seals the audit log,
  * commits, closes and renames the file over PATH. 0 on success; -1 with the
  * reason in err (the temporary file is removed). Frees r in both cases. */

@@ -50,6 +50,7 @@ struct recorder {
 	int64_t seq;            /* last event row's seq */
 	struct hostlist hosts;  /* node lists (analysis/hostlist.h), the writer's */
 	const struct sim *sim;  /* what recorder_attach was given (borrowed); NULL before */
+	bool copy_held;         /* a held row keeps a copy of its job (recorder_copy_held) */
 	double *temps;          /* one rack's node temperatures: scratch of the sample hook */
 	struct audit_writer *audit;   /* the event table's hash chain (analysis/audit.h) */
 	int st_job, st_sample, st_rack;   /* its streams: the tables sealed as they are written */

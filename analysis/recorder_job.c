@@ -59,7 +59,7 @@ static void write_job_row(struct recorder *r, const struct sim *s, const struct 
 	if (e->nparts > 0) {
 		int32_t *ids = sqlbatch_aux(&r->jobs, &v[JC_NODE_LIST], (size_t)e->nparts * sizeof *ids);
 		if (!ids) {
-			rec_failf(r, "job %" PRId32 ": out of memory", j->id);
+			rec_failf(r, "job %lld: out of memory", (long long)j->num);
 			return;
 		}
 		if (parts)
@@ -73,7 +73,7 @@ static void write_job_row(struct recorder *r, const struct sim *s, const struct 
 	sqlbatch_int(&v[JC_GPUS], e->gpus);
 	sqlbatch_int(&v[JC_MEM], e->mem);
 	int k = 0;
-	sqlbatch_int(&v[k++], j->id);
+	sqlbatch_int(&v[k++], j->num);
 	sqlbatch_int(&v[k++], j->trace_id);
 	sqlbatch_static(&v[k++], job_class_name((enum job_class)j->cls));
 	sqlbatch_int(&v[k++], j->tenant);
@@ -114,12 +114,31 @@ static void write_job_row(struct recorder *r, const struct sim *s, const struct 
 	assert(k == JOB_NCOL);
 }
 
-/* r->order's emit: a held row, now that the rows of all lower ids are written. */
-static void emit_held_job(void *ctx, int64_t id, void *blob)
+/* A held row's blob: the job_end with its node ids, then (copy_held) a
+ * copy of the job, aligned. */
+static size_t held_job_at(int nparts)
+{
+	size_t at = sizeof(struct job_end) + (size_t)nparts * sizeof(int32_t);
+	return (at + _Alignof(struct job) - 1) / _Alignof(struct job) * _Alignof(struct job);
+}
+
+void recorder_copy_held(struct recorder *r)
+{
+	r->copy_held = true;
+}
+
+/* r->order's emit: a held row, now that the rows of all lower job numbers
+ * are written (key: job.num, which is the engine's index unless ended jobs
+ * left its table, when the blob has the job's copy). */
+static void emit_held_job(void *ctx, int64_t num, void *blob)
 {
 	struct recorder *r = ctx;
-	if (!r->failed)
-		write_job_row(r, r->sim, &r->sim->jobs[id], blob, NULL);
+	if (r->failed)
+		return;
+	const struct job_end *e = blob;
+	const struct job *j = r->copy_held ? (const struct job *)((const char *)blob + held_job_at(e->nparts))
+	                                   : &r->sim->jobs[num];
+	write_job_row(r, r->sim, j, e, NULL);
 }
 
 /* A job's row is written in id order (analysis/rowstash.h): at once when
@@ -137,14 +156,17 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 		assert((uint64_t)j->parts + (uint64_t)nparts <= s->cl.pool.n);
 		parts = s->cl.pool.p + j->parts;
 	}
-	if (!rowstash_due(&r->order, j->id)) {
-		size_t bytes = sizeof(struct job_end) + (size_t)nparts * sizeof(int32_t);
+	if (!rowstash_due(&r->order, j->num)) {
+		size_t bytes = r->copy_held ? held_job_at(nparts) + sizeof *j
+		                            : sizeof(struct job_end) + (size_t)nparts * sizeof(int32_t);
 		struct job_end *e = rowstash_alloc(&r->order, bytes);
 		if (e) {
 			job_end_of(s, j, parts, nparts, e);
 			for (int i = 0; i < nparts; i++)
 				e->ids[i] = parts[i].node;
-			if (rowstash_put(&r->order, j->id, e, bytes) == 0)
+			if (r->copy_held)
+				memcpy((char *)e + held_job_at(nparts), j, sizeof *j);
+			if (rowstash_put(&r->order, j->num, e, bytes) == 0)
 				return;
 			rowstash_free(&r->order, e, bytes);   /* held already (ended twice): written now, SQLite says so */
 		}
@@ -152,7 +174,7 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 	struct job_end e;
 	job_end_of(s, j, parts, nparts, &e);
 	write_job_row(r, s, j, &e, parts);
-	rowstash_advance(&r->order, j->id);
+	rowstash_advance(&r->order, j->num);
 }
 
 /* The rows held back: at most HOLD_B_PER_JOB bytes a job of the run (and

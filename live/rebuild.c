@@ -771,10 +771,10 @@ void live_close(struct live *L)
 
 /* ---- replays ---- */
 
-/* A replay that writes results keeps every job (the results name jobs
- * by the engine's index): compact false. Otherwise, with an executor that
- * lets ended jobs go, it drops them as the daemon did, in the daemon's
- * max_jobs. */
+/* With compact and an executor that lets ended jobs go, the replay drops
+ * them as the daemon did, within the daemon's max_jobs (the results name
+ * jobs by number, and keep a copy of a row held back); otherwise every
+ * job stays, the table as large as the history. */
 static int open_replay(const char *dir, live_cfg_loader load, bool compact, struct live **out, char *err,
                        size_t errlen)
 {
@@ -895,7 +895,7 @@ static int export_slurm_ids(struct lstate *st, struct recorder *rec, char *err, 
 int live_results(const char *dir, const char *path, live_cfg_loader load, char *err, size_t errlen)
 {
 	struct live *L;
-	if (open_replay(dir, load, false, &L, err, errlen))
+	if (open_replay(dir, load, true, &L, err, errlen))
 		return -1;
 	bool bad;
 	struct audit_key *key = results_key(&L->cfg, &bad, err, errlen);
@@ -907,6 +907,8 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 		return -1;
 	}
 	recorder_attach(rec, &L->s);
+	if (L->replay_compact)
+		recorder_copy_held(rec);   /* a held row's job may have left the engine's tables */
 	recorder_set_billing(rec, L->sc.billing_json);
 	L->fwd = L->s.rec;
 	install_hooks(L);

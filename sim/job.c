@@ -111,6 +111,7 @@ void job_init(struct job *j, int32_t id, simtime submit_us)
 {
 	memset(j, 0, sizeof *j);
 	j->id = id;
+	j->num = id;
 	j->tenant = -1;
 	j->group = -1;
 	j->queue = -1;
