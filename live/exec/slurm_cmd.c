@@ -169,7 +169,13 @@ int sx_script(const struct sx_job *j, enum sx_export env, char *buf, size_t len,
 	snprintf(line, sizeof line,
 	         " &\nhetlab_pid=$!\n"
 	         "while :; do\n\twait \"$hetlab_pid\"; hetlab_rc=$?\n"
-	         "\tkill -0 \"$hetlab_pid\" 2>/dev/null || break\ndone\n"
+	         "\tkill -0 \"$hetlab_pid\" 2>/dev/null && continue\n"
+	         /* A wait cut short by the trapped signal (> 128) may be
+	          * followed by the program's exit before kill -0: its own
+	          * status, once more (127: it had been reaped, the status was
+	          * its own). */
+	         "\tif [ \"$hetlab_rc\" -gt 128 ]; then wait \"$hetlab_pid\"; hetlab_r2=$?; "
+	         "[ \"$hetlab_r2\" != 127 ] && hetlab_rc=$hetlab_r2; fi\n\tbreak\ndone\n"
 	         "trap - %s\n"
 	         "if [ \"$hetlab_ckpt\" = 1 ]; then\n"
 	         "\techo \"hetlab: exited ($hetlab_rc) after the checkpoint signal: requeued held\" >&2\n"
