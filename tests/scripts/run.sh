@@ -138,5 +138,13 @@ done
 	ok "debian/control's description names every trace format of traces/anytrace.c ($(echo "$names" | tr '\n' ' '))" ||
 	bad "debian/control description" "missing:$missing (of $n words: $names)"
 
+# README's list of the packages deps.sh installs is deps.sh's list.
+want=$(sed -n 's/^PKGS="\(.*\)"$/\1/p' scripts/deps.sh | tr ' ' '\n' | sort | tr '\n' ' ')
+said=$(awk '/^Both call `scripts\/deps.sh`/ { on = 1 } on { print } on && /\)/ { exit }' README.md |
+	tr '\n' ' ' | sed 's/.*(`\([^`]*\)`).*/\1/' | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+[ -n "$want" ] && [ "$want" = "$said" ] && ok "README lists the packages scripts/deps.sh installs" ||
+	bad "README's package list" "deps.sh: $want
+README:  $said"
+
 echo "scripts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
