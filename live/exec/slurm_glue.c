@@ -74,8 +74,9 @@ void sx_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason
 {
 	struct sx_exec *x = L->xctx;
 	/* Recorded at the next observe, by state id (the index may change by then). */
-	struct rec_row r = { .job = live_sid(L, id), .node = -1, .kind = RIN_END, .attempt = (int32_t)L->s.jobs[id].restarts,
-	                     .state = st, .reason = why, .data = (char *)msg };
+	struct rec_row r = { .job = live_sid(L, id), .node = -1, .kind = RIN_END,
+	                     .attempt = (int32_t)L->s.jobs[id].restarts, .state = st, .reason = why,
+	                     .data = (char *)msg };
 	obs_add(&x->later, &r);
 }
 
@@ -126,7 +127,8 @@ void sx_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
 	struct sx_exec *x = L->xctx;
 	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || sx_tj(L, id)->phase != SX_PH_PLACED)
 		return;
-	struct rec_row r = { .kind = RIN_UNSTART, .job = live_sid(L, id), .node = -1, .attempt = (int32_t)L->s.jobs[id].restarts,
+	struct rec_row r = { .kind = RIN_UNSTART, .job = live_sid(L, id), .node = -1,
+	                     .attempt = (int32_t)L->s.jobs[id].restarts,
 	                     .data = (char *)"preempted before Slurm started it" };
 	obs_add(&x->later, &r);
 	sx_tj(L, id)->phase = SX_PH_IDLE;

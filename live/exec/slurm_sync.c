@@ -53,8 +53,8 @@ struct rqs {
 static void row(const struct live *L, struct obs *o, enum rec_in kind, int32_t id, int32_t attempt, int64_t t1,
                 int64_t t2, int st, int reason, const char *data)
 {
-	struct rec_row r = { .kind = kind, .job = live_sid(L, id), .node = -1, .attempt = attempt, .state = st, .reason = reason,
-	                     .data = (char *)data, .t1_us = t1, .t2_us = t2 };
+	struct rec_row r = { .kind = kind, .job = live_sid(L, id), .node = -1, .attempt = attempt, .state = st,
+	                     .reason = reason, .data = (char *)data, .t1_us = t1, .t2_us = t2 };
 	obs_add(o, &r);
 }
 
@@ -157,8 +157,8 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 		/* The wrapper's requeue after the checkpoint signal is a requeue
 		 * too: an end row would be final (a job that ended without
 		 * requeuing itself never saw the signal). */
-		row(L, o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sx_eng_time(L, start) : -1, sx_eng_time(L, end), 0,
-		    0, r->why);
+		row(L, o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sx_eng_time(L, start) : -1,
+		    sx_eng_time(L, end), 0, 0, r->why);
 	}
 	free(a);
 	free(sids);
