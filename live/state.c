@@ -479,7 +479,8 @@ oom:
 int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, size_t errlen)
 {
 	sqlite3_stmt *q = prep(st, "INSERT OR REPLACE INTO jobs(id, name, class, tenant, state, submit_us, start_us,"
-	                       " end_us, nodes, attempt, reason, ref, spec) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,"
+	                       " end_us, nodes, attempt, reason, ref, spec) VALUES(?,?,?,?,?,?,?,?,?,?,?,"
+	                       " coalesce(?, (SELECT ref FROM jobs WHERE id = ?1)),"
 	                       " coalesce(?, (SELECT spec FROM jobs WHERE id = ?1)))", err, errlen);
 	if (!q)
 		return -1;
@@ -670,6 +671,20 @@ int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate
 		rc = dbfail(st, "reading the Slurm job ids", err, errlen);
 	sqlite3_finalize(q);
 	return rc;
+}
+
+int lstate_xref_last(struct lstate *st, int64_t job, int64_t *sid, char *err, size_t errlen)
+{
+	*sid = -1;
+	sqlite3_stmt *q = prep(st, "SELECT max(sid) FROM xref WHERE job = ?", err, errlen);
+	if (!q)
+		return -1;
+	sqlite3_bind_int64(q, 1, job);
+	int s = sqlite3_step(q);
+	if (s == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
+		*sid = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return s == SQLITE_ROW || s == SQLITE_DONE ? 0 : dbfail(st, "reading a job's Slurm job ids", err, errlen);
 }
 
 int lstate_foreign_set(struct lstate *st, const char *node, int cores, int gpus, int64_t mem_mib, const char *what,

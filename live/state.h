@@ -182,6 +182,9 @@ struct lstate_job {
 	const char *name, *cls, *state, *nodes, *reason, *ref, *spec;
 	int64_t tenant, submit_us, start_us, end_us, attempt;
 };
+/* Writes job j's row; a NULL ref or spec keeps the row's (a restart's
+ * daemon rewrites every job it holds without the ref of one whose
+ * executor handle it no longer keeps in memory). */
 int lstate_job_put(struct lstate *st, const struct lstate_job *j, char *err, size_t errlen);
 /* `hetlab queue`: the jobs (unfinished ones unless all) as a table or JSON. */
 int lstate_print_queue(struct lstate *st, FILE *out, bool all, bool json, char *err, size_t errlen);
@@ -209,6 +212,8 @@ int lstate_xref_add(struct lstate *st, int64_t job, int32_t attempt, int64_t sid
                     size_t errlen);
 int lstate_xref_each(struct lstate *st, int (*fn)(void *ctx, const struct lstate_xref *x), void *ctx, char *err,
                      size_t errlen);
+/* The highest Slurm id job used (its last), -1 for none. 0 or -1. */
+int lstate_xref_last(struct lstate *st, int64_t job, int64_t *sid, char *err, size_t errlen);
 /* The Slurm job was seen final: a restart need not ask about it again. */
 int lstate_xref_close(struct lstate *st, int64_t job, int64_t sid, char *err, size_t errlen);
 /* Marks the row of a Slurm job being replaced (open = 2), before its

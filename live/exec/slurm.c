@@ -32,23 +32,34 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The state's xref rows, read before the recording is replayed (the
+ * engine holds no job yet): keyed by state id. Only a job whose last row
+ * is open is kept (its Slurm job to read back, whether or not the engine
+ * still holds the job once replayed); a closed one needs nothing (the jobs
+ * table keeps its ref, recover_by_name asks the state for its last Slurm
+ * id), so that a restart's memory does not grow with the state's history. */
 static int xref_row(void *ctx, const struct lstate_xref *r)
 {
 	struct live *L = ctx;
 	struct sx_exec *x = L->xctx;
-	if (r->job < 0 || r->job >= L->cfg.max_jobs)
+	if (r->job < 0)
 		return 0;
-	struct sx_jobtrack *sj = &x->j[r->job];
-	/* Rows come in the order they were written: the last is the current one. */
+	if (r->replaced)   /* its cancel may have been cut short: again */
+		sx_add_act(x, SX_ACT_CANCEL_SID, r->job, -1, r->sid, NULL);
+	/* Rows come in the order they were written (a job's together): the
+	 * last is the current one. */
+	if (!r->open) {
+		sx_track_drop(x, r->job);
+		return 0;
+	}
+	struct sx_jobtrack *sj = sx_track_get(x, r->job);
+	if (!sj)
+		return -1;
 	sj->sid = r->sid;
 	sj->base = r->attempt;
-	sj->open = r->open;
-	if (r->replaced)   /* its cancel may have been cut short: again */
-		sx_add_act(x, SX_ACT_CANCEL_SID, (int32_t)r->job, -1, r->sid, NULL);
-	if (r->open)   /* requeued while the daemon was down? Not known when. */
-		sj->killed_at = sx_wall();
+	sj->open = true;
+	sj->killed_at = sx_wall();   /* requeued while the daemon was down? Not known when. */
 	snprintf(sj->shape, sizeof sj->shape, "%s", r->shape);
-	snprintf(L->jx[r->job].ref, sizeof L->jx[r->job].ref, "%" PRId64, r->sid);   /* jobs.ref: its last Slurm job */
 	return 0;
 }
 
@@ -87,20 +98,15 @@ static int slurm_init(struct live *L, char *err, size_t errlen)
 {
 	struct sx_exec *x = calloc(1, sizeof *x);
 	int32_t nn = L->s.cl.nnodes;
-	if (!x || !(x->j = calloc((size_t)L->cfg.max_jobs + 1, sizeof *x->j)) ||
-	    !(x->nidx = malloc(((size_t)nn + 1) * sizeof *x->nidx)) ||
+	if (!x || !(x->nidx = malloc(((size_t)nn + 1) * sizeof *x->nidx)) ||
 	    !(x->fhold = calloc((size_t)nn + 1, sizeof *x->fhold))) {
-		if (x) {
-			free(x->j);
+		if (x)
 			free(x->nidx);
-		}
 		free(x);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	x->cfg = &L->cfg.slurm;
-	for (int32_t i = 0; i < L->cfg.max_jobs; i++)
-		x->j[i] = (struct sx_jobtrack){ .sid = -1, .attempt = -1 };
 	for (int32_t i = 0; i < nn; i++)
 		x->nidx[i] = -1;
 	snprintf(x->c.bindir, sizeof x->c.bindir, "%s", x->cfg->bindir);
@@ -121,12 +127,17 @@ static int slurm_init(struct live *L, char *err, size_t errlen)
 		goto fail;
 	}
 	L->xctx = x;
-	if (lstate_xref_each(&L->st, xref_row, L, err, errlen))
+	err[0] = 0;
+	if (lstate_xref_each(&L->st, xref_row, L, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory reading the Slurm job ids");
 		goto fail;
+	}
 	check_config(L);
 	return 0;
 fail:
-	free(x->j);
+	sx_track_free(x);
+	free(x->acts);
 	free(x->nidx);
 	free(x->fhold);
 	free(x);
@@ -140,7 +151,7 @@ fail:
 static void slurm_adopt(struct live *L, int32_t id)
 {
 	struct sx_exec *x = L->xctx;
-	struct sx_jobtrack *sj = &x->j[id];
+	struct sx_jobtrack *sj = sx_tj(L, id);
 	const struct job *j = &L->s.jobs[id];
 	int att = (int)j->restarts;
 	sj->attempt = att;
@@ -153,19 +164,19 @@ static void slurm_adopt(struct live *L, int32_t id)
 		sj->phase = SX_PH_WANT;
 		sj->recover = true;
 		sj->retry_at = 0;
-		sx_want_push(x, id);
+		sx_want_push(x, sj->key);
 	}
 }
 
 static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 {
 	struct sx_exec *x = L->xctx;
-	struct sx_jobtrack *sj = &x->j[id];
+	struct sx_jobtrack *sj = sx_track_get(x, live_sid(L, id));
 	if (!L->jx[id].argv) {
-		snprintf(err, errlen, "job %d has no argv to run", id);
+		snprintf(err, errlen, "job %lld has no argv to run", (long long)live_sid(L, id));
 		return -1;
 	}
-	if (sx_want_push(x, id)) {
+	if (!sj || sx_want_push(x, sj->key)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -177,14 +188,14 @@ static int slurm_start(struct live *L, int32_t id, char *err, size_t errlen)
 
 static int slurm_signal(struct live *L, int32_t id)
 {
-	struct sx_exec *x = L->xctx;
-	return sx_add_act(x, SX_ACT_SIGNAL, id, -1, x->j[id].sid, NULL);
+	struct sx_jobtrack *sj = sx_tj(L, id);
+	return sx_add_act(L->xctx, SX_ACT_SIGNAL, sj->key, -1, sj->sid, NULL);
 }
 
 static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 {
 	struct sx_exec *x = L->xctx;
-	struct sx_jobtrack *sj = &x->j[id];
+	struct sx_jobtrack *sj = sx_tj(L, id);
 	/* What this tick's squeue saw of its Slurm job. */
 	const struct sx_jobinfo *ji = sj->sid > 0 && sj->open ? sx_snap_find(x, sj->sid) : NULL;
 	if (how == EXEC_STOP_KILL) {
@@ -196,7 +207,7 @@ static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 		}
 		if (ji && sx_state_final(ji->st))
 			return 0;
-		return sx_add_act(x, SX_ACT_KILL, id, -1, sj->sid, NULL);
+		return sx_add_act(x, SX_ACT_KILL, sj->key, -1, sj->sid, NULL);
 	}
 	if (sj->phase == SX_PH_WANT) {
 		sj->phase = SX_PH_IDLE;   /* never submitted for this attempt: nothing to stop */
@@ -212,8 +223,8 @@ static int slurm_stop(struct live *L, int32_t id, enum exec_stop how)
 	if (ji && (ji->st == SX_HELD || ji->st == SX_REQUEUED))
 		return 0;
 	if (ji && ji->st == SX_PENDING)
-		return sx_add_act(x, SX_ACT_HOLD, id, -1, sj->sid, NULL);   /* never ran: kept held for the next attempt */
-	return sx_add_act(x, SX_ACT_REQUEUE, id, -1, sj->sid, NULL);
+		return sx_add_act(x, SX_ACT_HOLD, sj->key, -1, sj->sid, NULL);   /* never ran: kept held for the next attempt */
+	return sx_add_act(x, SX_ACT_REQUEUE, sj->key, -1, sj->sid, NULL);
 }
 
 static int slurm_node_state(struct live *L, int32_t node, bool drain, const char *reason)
@@ -239,18 +250,20 @@ static void recover_by_name(struct live *L)
 {
 	struct sx_exec *x = L->xctx;
 	int n = 0;
-	for (int k = 0; k < x->nwant; k++)
-		n += x->j[x->want[k]].recover;
+	for (int k = 0; k < x->nwant; k++) {
+		const struct sx_jobtrack *sj = sx_track_find(x, x->want[k]);
+		n += sj && sj->recover;
+	}
 	if (!n)
 		return;
 	char (*names)[96] = calloc((size_t)n, sizeof *names);
 	const char **pn = calloc((size_t)n, sizeof *pn);
 	int m = 0;
 	for (int k = 0; names && pn && k < x->nwant; k++) {
-		struct sx_jobtrack *sj = &x->j[x->want[k]];
-		if (!sj->recover)
+		const struct sx_jobtrack *sj = sx_track_find(x, x->want[k]);
+		if (!sj || !sj->recover)
 			continue;
-		sx_job_name(L->state_id, x->want[k], names[m], sizeof names[m]);
+		sx_job_name(L->state_id, x->want[k], names[m], sizeof names[m]);   /* the state id, as submitted */
 		pn[m] = names[m];
 		m++;
 	}
@@ -261,18 +274,27 @@ static void recover_by_name(struct live *L)
 		live_log(L, "looking for this state's Slurm jobs by name: %s", err);
 	for (int i = 0; i < nv; i++) {
 		const struct sx_jobinfo *ji = &v[i];
-		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= L->s.njobs)
+		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0)
 			continue;
-		struct sx_jobtrack *sj = &x->j[ji->key];
-		if (!sj->recover || ji->id <= sj->sid || ji->attempt + ji->restarts != sj->attempt)
+		int32_t at = live_index(L, ji->key);
+		struct sx_jobtrack *sj = at >= 0 ? sx_track_find(x, ji->key) : NULL;
+		if (!sj || !sj->recover || ji->attempt + ji->restarts != sj->attempt)
 			continue;   /* not this attempt's */
+		/* Newer than the job's last recorded Slurm job (closed ones are
+		 * not kept in memory: the state says). */
+		int64_t last = sj->sid;
+		char e1[512];
+		if (last <= 0 && lstate_xref_last(&L->st, ji->key, &last, e1, sizeof e1))
+			live_log(L, "%s", e1);
+		if (ji->id <= last)
+			continue;
 		sj->sid = ji->id;
 		sj->base = ji->attempt;
 		sj->open = true;
 		char e2[512];
 		if (lstate_xref_add(&L->st, ji->key, ji->attempt, ji->id, NULL, e2, sizeof e2))
 			live_log(L, "%s", e2);
-		sx_set_ref(L, (int32_t)ji->key, ji->id);
+		sx_set_ref(L, at, ji->id);
 		live_log(L, "job %" PRId64 ": adopted Slurm job %" PRId64 " (%s), found by its name and comment", ji->key,
 		         ji->id, sx_state_name(ji->st));
 		/* Submitted for this attempt before the crash: observe takes it from
@@ -280,8 +302,11 @@ static void recover_by_name(struct live *L)
 		sj->phase = SX_PH_PLACED;
 		sj->placed_at = sx_wall();
 	}
-	for (int k = 0; k < x->nwant; k++)
-		x->j[x->want[k]].recover = false;
+	for (int k = 0; k < x->nwant; k++) {
+		struct sx_jobtrack *sj = sx_track_find(x, x->want[k]);
+		if (sj)
+			sj->recover = false;
+	}
 	free(v);
 	free(names);
 	free(pn);
@@ -290,7 +315,8 @@ static void recover_by_name(struct live *L)
 static void start_done(struct live *L, struct start *s)
 {
 	struct sx_exec *x = L->xctx;
-	struct sx_jobtrack *sj = &x->j[s->id];
+	struct sx_jobtrack *sj = sx_tj(L, s->id);
+	int64_t key = sj->key;   /* the job's state id: its xref rows, its log lines */
 	char err[700];
 	double now = sx_wall();
 	if (s->kind == 0) {
@@ -305,11 +331,12 @@ static void start_done(struct live *L, struct start *s)
 			snprintf(sj->shape, sizeof sj->shape, "%s", s->sh.text);
 			sx_set_ref(L, s->id, sid);
 			char e2[512];
-			if (lstate_xref_add(&L->st, s->id, sj->base, sid, s->sh.text, e2, sizeof e2))
+			if (lstate_xref_add(&L->st, key, sj->base, sid, s->sh.text, e2, sizeof e2))
 				live_log(L, "%s", e2);
 			char place[1024];
 			live_placement_text(L, s->id, place, sizeof place);
-			live_log(L, "job %d: Slurm job %" PRId64 " submitted on %s (partition %s%s%s%s%s)", s->id, sid, place,
+			live_log(L, "job %" PRId64 ": Slurm job %" PRId64 " submitted on %s (partition %s%s%s%s%s)",
+			         key, sid, place,
 			         s->sh.partition[0] ? s->sh.partition : "default", s->sh.account ? ", account " : "",
 			         s->sh.account ? s->sh.account : "", s->sh.gres[0] ? ", gres " : "", s->sh.gres);
 			return;
@@ -318,11 +345,11 @@ static void start_done(struct live *L, struct start *s)
 			sj->retry_at = now + L->cfg.tick_s;
 			L->healthy = false;
 			snprintf(L->why, sizeof L->why, "slurm executor: %s", s->cmd.err);
-			live_log(L, "job %d: %s; the start is retried", s->id, err);
-			sx_want_push(x, s->id);
+			live_log(L, "job %" PRId64 ": %s; the start is retried", key, err);
+			sx_want_push(x, key);
 			return;
 		}
-		live_log(L, "job %d could not start: %s", s->id, err);
+		live_log(L, "job %" PRId64 " could not start: %s", key, err);
 		sj->phase = SX_PH_IDLE;
 		sx_later_end(L, s->id, JOB_FAILED, END_EXIT, err);
 		return;
@@ -334,7 +361,7 @@ static void start_done(struct live *L, struct start *s)
 		sj->placed_at = now;
 		sj->place_due = false;
 		sj->release_due = false;
-		live_log(L, "job %d: Slurm job %" PRId64 " placed again and released (attempt %d)", s->id, sj->sid,
+		live_log(L, "job %" PRId64 ": Slurm job %" PRId64 " placed again and released (attempt %d)", key, sj->sid,
 		         sj->attempt);
 		return;
 	}
@@ -342,7 +369,7 @@ static void start_done(struct live *L, struct start *s)
 		sj->retry_at = now + L->cfg.tick_s;
 		L->healthy = false;
 		snprintf(L->why, sizeof L->why, "slurm executor: %s", bad->err);
-		sx_want_push(x, s->id);
+		sx_want_push(x, key);
 		return;
 	}
 	if (bad == &s->rel) {
@@ -351,16 +378,16 @@ static void start_done(struct live *L, struct start *s)
 		sj->placed_at = now;
 		sj->place_due = false;
 		sj->release_due = true;
-		live_log(L, "job %d (Slurm %" PRId64 "): %s; retried at the next poll", s->id, sj->sid, bad->err);
+		live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s; retried at the next poll", key, sj->sid, bad->err);
 		return;
 	}
 	/* The held job cannot be placed (gone, changed): a new one. */
-	live_log(L, "job %d (Slurm %" PRId64 "): %s; submitting a new Slurm job", s->id, sj->sid, bad->err);
-	sx_xref_replace(L, s->id, sj->sid);   /* marked before its cancel, as in run_starts */
+	live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s; submitting a new Slurm job", key, sj->sid, bad->err);
+	sx_xref_replace(L, key, sj->sid);   /* marked before its cancel, as in run_starts */
 	sj->open = false;
 	sj->sid = -1;
 	sj->retry_at = 0;
-	sx_want_push(x, s->id);
+	sx_want_push(x, key);
 }
 
 static void run_starts(struct live *L)
@@ -371,7 +398,7 @@ static void run_starts(struct live *L)
 	recover_by_name(L);
 	double now = sx_wall();
 	int n = x->nwant;
-	int32_t *ids = x->want;
+	int64_t *ids = x->want;   /* state ids */
 	x->want = NULL;
 	x->nwant = x->capwant = 0;
 	struct start *st = calloc((size_t)n, sizeof *st);
@@ -383,8 +410,11 @@ static void run_starts(struct live *L)
 	}
 	int ns = 0;
 	for (int k = 0; k < n; k++) {
-		int32_t id = ids[k];
-		struct sx_jobtrack *sj = &x->j[id];
+		int32_t id = live_index(L, ids[k]);
+		if (id < 0)
+			continue;   /* ended and left the engine since it was queued */
+		struct sx_jobtrack *sj = sx_tj(L, id);
+		int64_t key = sj->key;
 		const struct job *j = &L->s.jobs[id];
 		bool dup = false;
 		for (int m = 0; m < ns && !dup; m++)
@@ -400,7 +430,7 @@ static void run_starts(struct live *L)
 		s->id = id;
 		char why[300];
 		if (sx_shape_of(L, id, &s->sh, why, sizeof why)) {
-			live_log(L, "job %d could not start: %s", id, why);
+			live_log(L, "job %" PRId64 " could not start: %s", key, why);
 			sj->phase = SX_PH_IDLE;
 			sx_later_end(L, id, JOB_FAILED, END_EXIT, why);
 			continue;
@@ -433,13 +463,13 @@ static void run_starts(struct live *L)
 			/* Marked replaced before the cancel: a restart in between
 			 * never takes the cancel for the attempt's end, and cancels
 			 * the old one again. */
-			sx_xref_replace(L, id, sj->sid);
+			sx_xref_replace(L, key, sj->sid);
 			sj->open = false;
 		}
 		char **env = exec_job_env(L, id, NULL, true);
 		const struct jobx *jx = &L->jx[id];
 		struct sx_job sxj = {
-			.state_id = L->state_id, .key = id, .attempt = sj->attempt,
+			.state_id = L->state_id, .key = key, .attempt = sj->attempt,
 			.argv = (const char *const *)jx->argv, .env = (const char *const *)env,
 			.cwd = jx->cwd && jx->cwd[0] == '/' ? jx->cwd : NULL,
 			.partition = s->sh.partition, .account = s->sh.account, .qos = s->sh.qos,
@@ -454,7 +484,7 @@ static void run_starts(struct live *L)
 		int rc = sx_submit_cmd(&x->c, &sxj, &s->cmd, err, sizeof err);
 		exec_strv_free(env);
 		if (rc) {
-			live_log(L, "job %d could not start: %s", id, err);
+			live_log(L, "job %" PRId64 " could not start: %s", key, err);
 			sj->phase = SX_PH_IDLE;
 			sx_later_end(L, id, JOB_FAILED, END_EXIT, err);
 			continue;
@@ -482,8 +512,9 @@ static void run_starts(struct live *L)
 	free(pc);
 	for (int k = 0; k < ns; k++) {
 		if (st[k].kind == 2) {
-			x->j[st[k].id].phase = SX_PH_WANT;
-			sx_want_push(x, st[k].id);
+			struct sx_jobtrack *sj = sx_tj(L, st[k].id);
+			sj->phase = SX_PH_WANT;
+			sx_want_push(x, sj->key);
 			continue;
 		}
 		start_done(L, &st[k]);
@@ -517,7 +548,7 @@ static void slurm_fini(struct live *L)
 {
 	struct sx_exec *x = L->xctx;
 	if (x) {
-		free(x->j);
+		sx_track_free(x);
 		free(x->want);
 		free(x->acts);
 		free(x->snap);
@@ -531,9 +562,25 @@ static void slurm_fini(struct live *L)
 	L->xctx = NULL;
 }
 
+/* Ended jobs left the engine's tables. Nothing is kept by index (the
+ * tracking, the want list, the acts and the rows are by state id): what
+ * is kept of the jobs that left and whose Slurm job is seen final goes.
+ * One whose Slurm job is still open stays tracked (by state id) until
+ * observe sees it final: the engine need not keep the job (no keep hook). */
+static int slurm_renumber(struct live *L, const int32_t *map, int32_t nold, int32_t nnew)
+{
+	(void)map;
+	(void)nold;
+	(void)nnew;
+	sx_track_prune(L);
+	return 0;
+}
+
 const struct live_executor sx_executor = {
 	.name = "slurm",
-	.flags = EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS,
+	/* Every Slurm job is named by the job's state id (live_sid): it may
+	 * leave the engine's tables once ended (live/exec/slurm_track.c). */
+	.flags = EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS | EXEC_COMPACT,
 	.init = slurm_init,
 	.start = slurm_start,
 	.signal = slurm_signal,
@@ -545,4 +592,5 @@ const struct live_executor sx_executor = {
 	.fini = slurm_fini,
 	.observe = sx_observe,
 	.flush = slurm_flush,
+	.renumber = slurm_renumber,
 };

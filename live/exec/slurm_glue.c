@@ -45,9 +45,8 @@ int sx_node_names(const struct live *L, int32_t id, const char **nodes, int max)
  * seen in (the kill was no later; one more for the hosts' clocks). */
 int sx_relaunch_delay(const struct live *L, int32_t id)
 {
-	const struct sx_exec *x = L->xctx;
-	const struct sx_jobtrack *sj = &x->j[id];
-	if (sj->killed_at <= 0)
+	const struct sx_jobtrack *sj = sx_track_find(L->xctx, live_sid(L, id));
+	if (!sj || sj->killed_at <= 0)
 		return 0;
 	int64_t d = (int64_t)floor(sj->killed_at) + 2 - (int64_t)floor(sx_wall());
 	return d > 0 ? (int)d : 0;
@@ -74,12 +73,14 @@ void sx_set_ref(struct live *L, int32_t id, int64_t sid)
 void sx_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg)
 {
 	struct sx_exec *x = L->xctx;
-	struct rec_row r = { .job = id, .node = -1, .kind = RIN_END, .attempt = (int32_t)L->s.jobs[id].restarts,
-	                     .state = st, .reason = why, .data = (char *)msg };
+	/* Recorded at the next observe, by state id (the index may change by then). */
+	struct rec_row r = { .job = live_sid(L, id), .node = -1, .kind = RIN_END,
+	                     .attempt = (int32_t)L->s.jobs[id].restarts, .state = st, .reason = why,
+	                     .data = (char *)msg };
 	obs_add(&x->later, &r);
 }
 
-int sx_add_act(struct sx_exec *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason)
+int sx_add_act(struct sx_exec *x, int kind, int64_t job, int32_t node, int64_t sid, const char *reason)
 {
 	if (x->nacts == x->capacts) {
 		int cap = x->capacts ? 2 * x->capacts : 32;
@@ -95,17 +96,17 @@ int sx_add_act(struct sx_exec *x, int kind, int32_t job, int32_t node, int64_t s
 	return 0;
 }
 
-int sx_want_push(struct sx_exec *x, int32_t id)
+int sx_want_push(struct sx_exec *x, int64_t key)
 {
 	if (x->nwant == x->capwant) {
 		int cap = x->capwant ? 2 * x->capwant : 64;
-		int32_t *n = realloc(x->want, (size_t)cap * sizeof *n);
+		int64_t *n = realloc(x->want, (size_t)cap * sizeof *n);
 		if (!n)
 			return -1;
 		x->want = n;
 		x->capwant = cap;
 	}
-	x->want[x->nwant++] = id;
+	x->want[x->nwant++] = key;
 	return 0;
 }
 
@@ -124,16 +125,17 @@ const struct sx_jobinfo *sx_snap_find(const struct sx_exec *x, int64_t sid)
 void sx_never_started(struct live *L, int32_t id, const struct sx_jobinfo *ji)
 {
 	struct sx_exec *x = L->xctx;
-	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || x->j[id].phase != SX_PH_PLACED)
+	if (id < 0 || L->s.jobs[id].state != JOB_CHECKPOINTING || sx_tj(L, id)->phase != SX_PH_PLACED)
 		return;
-	struct rec_row r = { .kind = RIN_UNSTART, .job = id, .node = -1, .attempt = (int32_t)L->s.jobs[id].restarts,
+	struct rec_row r = { .kind = RIN_UNSTART, .job = live_sid(L, id), .node = -1,
+	                     .attempt = (int32_t)L->s.jobs[id].restarts,
 	                     .data = (char *)"preempted before Slurm started it" };
 	obs_add(&x->later, &r);
-	x->j[id].phase = SX_PH_IDLE;
+	sx_tj(L, id)->phase = SX_PH_IDLE;
 	if (ji->st == SX_PENDING) {
 		char err[600];
 		if (sx_hold(&x->c, ji->id, err, sizeof err))
-			live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, err);
+			live_log(L, "job %lld (Slurm %" PRId64 "): %s", (long long)live_sid(L, id), ji->id, err);
 	}
 }
 
@@ -161,8 +163,8 @@ void sx_run_acts(struct live *L)
 			if (a->sid <= 0 || (ji && ji->st != SX_RUNNING)) {
 				/* Only a running job can be signalled: scancel --signal waits
 				 * for a pending one to start. */
-				if (ji && !sx_state_final(ji->st))
-					sx_never_started(L, a->job, ji);
+				if (ji && !sx_state_final(ji->st) && a->job >= 0)
+					sx_never_started(L, live_index(L, a->job), ji);   /* -1 (it left): nothing */
 				a->sid = -1;
 				continue;
 			}
@@ -212,7 +214,7 @@ void sx_run_acts(struct live *L)
 				live_log(L, "node %s %s in Slurm", L->s.cl.nodes[a->node].name,
 				         a->kind == SX_ACT_DRAIN ? "drained" : "resumed");
 		} else if (c->rc && !c->no_job) {
-			live_log(L, "job %d (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s failed: %s%s", a->job, a->sid, what, c->err,
 			         c->transient ? " (retried when Slurm answers)" : "");
 		}
 		/* A stray or replaced Slurm job cancelled (or gone): its row closed
@@ -220,8 +222,9 @@ void sx_run_acts(struct live *L)
 		if (a->kind == SX_ACT_CANCEL_SID && a->job >= 0 &&
 		    (c->rc == 0 || c->no_job || strstr(c->err, "already completing or completed")))
 			sx_xref_close(L, a->job, a->sid);
-		if (a->kind == SX_ACT_REQUEUE && a->job >= 0 && a->job < L->cfg.max_jobs && x->j[a->job].sid == a->sid)
-			x->j[a->job].killed_at = sx_wall();   /* killed by now: see sx_relaunch_delay */
+		struct sx_jobtrack *sj = a->kind == SX_ACT_REQUEUE && a->job >= 0 ? sx_track_find(x, a->job) : NULL;
+		if (sj && sj->sid == a->sid)
+			sj->killed_at = sx_wall();   /* killed by now: see sx_relaunch_delay */
 		sx_cmd_done(c);
 	}
 	free(cmds);
@@ -326,35 +329,35 @@ int sx_shape_of(struct live *L, int32_t id, struct sx_shape *sh, char *why, size
 	return 0;
 }
 
-void sx_xref_close(struct live *L, int32_t id, int64_t sid)
+void sx_xref_close(struct live *L, int64_t key, int64_t sid)
 {
 	char err[512];
-	if (lstate_xref_close(&L->st, id, sid, err, sizeof err))
+	if (lstate_xref_close(&L->st, key, sid, err, sizeof err))
 		live_log(L, "%s", err);
 }
 
-void sx_xref_replace(struct live *L, int32_t id, int64_t sid)
+void sx_xref_replace(struct live *L, int64_t key, int64_t sid)
 {
 	char err[512];
-	if (lstate_xref_replaced(&L->st, id, sid, err, sizeof err))
+	if (lstate_xref_replaced(&L->st, key, sid, err, sizeof err))
 		live_log(L, "%s", err);
-	sx_add_act(L->xctx, SX_ACT_CANCEL_SID, id, -1, sid, NULL);
+	sx_add_act(L->xctx, SX_ACT_CANCEL_SID, key, -1, sid, NULL);
 }
 
-void sx_xref_close_later(struct live *L, int32_t id, int64_t sid)
+void sx_xref_close_later(struct live *L, int64_t key, int64_t sid)
 {
 	struct sx_exec *x = L->xctx;
 	if (x->npclose == x->cappclose) {
 		int cap = x->cappclose ? 2 * x->cappclose : 16;
 		void *n = realloc(x->pclose, (size_t)cap * sizeof *x->pclose);
 		if (!n) {
-			sx_xref_close(L, id, sid);   /* out of memory: at once, as before */
+			sx_xref_close(L, key, sid);   /* out of memory: at once, as before */
 			return;
 		}
 		x->pclose = n;
 		x->cappclose = cap;
 	}
-	x->pclose[x->npclose].id = id;
+	x->pclose[x->npclose].id = key;
 	x->pclose[x->npclose].sid = sid;
 	x->npclose++;
 }
@@ -373,8 +376,10 @@ int64_t *sx_open_sids(struct live *L, int *n)
 	int cap = 64;
 	int64_t *v = malloc((size_t)cap * sizeof *v);
 	*n = 0;
-	for (int32_t i = 0; v && i < L->s.njobs; i++) {
-		if (x->j[i].sid <= 0 || !x->j[i].open)
+	/* Every open one, of a job the engine holds or of one that left. */
+	for (int32_t k = 0; v && k < x->capjt; k++) {
+		const struct sx_jobtrack *t = x->jt[k];
+		if (!t || t->sid <= 0 || !t->open)
 			continue;
 		if (*n == cap) {
 			cap *= 2;
@@ -383,7 +388,7 @@ int64_t *sx_open_sids(struct live *L, int *n)
 				break;
 			v = nv;
 		}
-		v[(*n)++] = x->j[i].sid;
+		v[(*n)++] = t->sid;
 	}
 	return v;
 }

@@ -1,7 +1,8 @@
 /* slurm_glue — what the Slurm executor's files share: live/exec/slurm.c
  * (the engine's decisions, carried out by flush), live/exec/slurm_sync.c
- * (what Slurm did, read back each tick) and the helpers both use
- * (slurm_glue.c). Not for other modules: sx_executor is their interface
+ * (what Slurm did, read back each tick), the helpers both use
+ * (slurm_glue.c) and what it keeps of each job, by the job's state id
+ * (slurm_track.c). Not for other modules: sx_executor is their interface
  * (live/exec/executor.h). */
 #ifndef HL_SLURM_GLUE_H
 #define HL_SLURM_GLUE_H
@@ -11,7 +12,9 @@
 
 enum sx_phase { SX_PH_IDLE, SX_PH_WANT, SX_PH_PLACED, SX_PH_RUNNING };
 
+/* What the executor keeps of a job, by its state id (slurm_track.c). */
 struct sx_jobtrack {
+	int64_t key;              /* the job's id in the state (live_sid): the Slurm job's name and comment */
 	int64_t sid;              /* the Slurm job of its current or last attempt; -1 none */
 	int32_t base;             /* the hetlab attempt that Slurm job first ran as */
 	int32_t attempt;          /* the attempt it was placed for (-1 none) */
@@ -35,7 +38,8 @@ enum sx_act_kind { SX_ACT_SIGNAL, SX_ACT_KILL, SX_ACT_REQUEUE, SX_ACT_HOLD, SX_A
 
 struct sx_act {
 	int kind;
-	int32_t job, node;
+	int64_t job;              /* the job's state id (live_sid), -1 none: the act may outlive a tick */
+	int32_t node;
 	int64_t sid;
 	char reason[200];
 };
@@ -50,8 +54,10 @@ struct sx_exec {
 	const struct live_slurm_cfg *cfg;
 	struct sx_config conf;
 	bool have_conf;
-	struct sx_jobtrack *j;
-	int32_t *want;
+	struct sx_jobtrack **jt;     /* by state id (slurm_track.c): capjt slots, njt kept */
+	int32_t capjt, njt;
+	struct sx_jobtrack spare;    /* sx_tj's when out of memory */
+	int64_t *want;               /* state ids of the jobs to start */
 	int nwant, capwant;
 	struct sx_act *acts;
 	int nacts, capacts;
@@ -65,8 +71,8 @@ struct sx_exec {
 	struct sx_nodeuse *fhold;       /* per scenario node: the foreign hold last recorded */
 	bool fhold_synced;           /* fhold taken from the engine's holds (after a restart's replay) */
 	struct obs later;            /* inputs from flush, recorded at the next observe */
-	struct { int32_t id; int64_t sid; } *pclose;   /* xref rows to close once the tick's
-	                                                   end rows are committed */
+	struct { int64_t id, sid; } *pclose;   /* xref rows (state id, Slurm id) to close once
+	                                          the tick's end rows are committed */
 	int npclose, cappclose;
 	double last_ok;              /* wall clock of the last good read of Slurm */
 	bool warned_absent;          /* a scenario node Slurm does not list was logged */
@@ -85,6 +91,27 @@ struct sx_shape {
 	char text[200];
 };
 
+/* Every job id the executor keeps past one call (its tracking, the want
+ * list, queued acts and xref closes, the rows it records, the Slurm job's
+ * name and comment) is the job's id in the state (live_sid): the engine's
+ * index (each hook's argument, L->jx, L->s.jobs) changes when ended jobs
+ * leave its tables, between ticks and even within one (a full table at a
+ * submission), and a job that left keeps its Slurm job open until that is
+ * seen final. live_index maps an id back, -1 for a job that has left. */
+
+/* slurm_track.c. The job with state id key: NULL when not tracked. */
+struct sx_jobtrack *sx_track_find(const struct sx_exec *x, int64_t key);
+/* The same, added (no Slurm job, no attempt) when missing; NULL on ENOMEM. */
+struct sx_jobtrack *sx_track_get(struct sx_exec *x, int64_t key);
+void sx_track_drop(struct sx_exec *x, int64_t key);
+/* The tracking of the engine's job id (index), added when missing; never
+ * NULL (a scratch entry when out of memory, logged). */
+struct sx_jobtrack *sx_tj(struct live *L, int32_t id);
+/* Drops what is kept of jobs that left the engine and whose Slurm job is
+ * seen final (each compaction: the renumber hook; after a restart's replay). */
+void sx_track_prune(struct live *L);
+void sx_track_free(struct sx_exec *x);
+
 /* Wall-clock seconds. */
 double sx_wall(void);
 /* Job id's allocation (its nparts parts). */
@@ -100,10 +127,11 @@ int64_t sx_eng_time(const struct live *L, int64_t unix_s);
 void sx_set_ref(struct live *L, int32_t id, int64_t sid);
 /* An end of job id's current attempt, recorded at the next observe. */
 void sx_later_end(struct live *L, int32_t id, enum job_state st, enum end_reason why, const char *msg);
-/* Queues an action for the next run_acts. -1 on ENOMEM. */
-int sx_add_act(struct sx_exec *x, int kind, int32_t job, int32_t node, int64_t sid, const char *reason);
-/* Queues job id for a start. -1 on ENOMEM. */
-int sx_want_push(struct sx_exec *x, int32_t id);
+/* Queues an action for the next run_acts, of the job with state id job
+ * (-1: a node's). -1 on ENOMEM. */
+int sx_add_act(struct sx_exec *x, int kind, int64_t job, int32_t node, int64_t sid, const char *reason);
+/* Queues the job with state id key for a start. -1 on ENOMEM. */
+int sx_want_push(struct sx_exec *x, int64_t key);
 /* This tick's squeue record of Slurm job sid, NULL when none. */
 const struct sx_jobinfo *sx_snap_find(const struct sx_exec *x, int64_t sid);
 /* A job preempted before Slurm ran it: taken back (held in Slurm when pending there). */
@@ -114,16 +142,18 @@ void sx_run_acts(struct live *L);
 bool sx_in_partitions(const struct sx_nodeinfo *n, const char *p);
 /* The Slurm shape of job id's placement; -1 with why for a request the site's GRES cannot express. */
 int sx_shape_of(struct live *L, int32_t id, struct sx_shape *sh, char *why, size_t len);
-/* The Slurm job was seen final: a restart need not ask about it again. */
-void sx_xref_close(struct live *L, int32_t id, int64_t sid);
-/* A Slurm job of job id replaced by a new one: its row marked, then its
+/* The xref rows are keyed by the job's state id (key), as the Slurm job's
+ * name is. The Slurm job was seen final: a restart need not ask about it
+ * again. */
+void sx_xref_close(struct live *L, int64_t key, int64_t sid);
+/* A Slurm job of job key replaced by a new one: its row marked, then its
  * cancel queued (the row is closed when the cancel has worked). */
-void sx_xref_replace(struct live *L, int32_t id, int64_t sid);
+void sx_xref_replace(struct live *L, int64_t key, int64_t sid);
 /* The same once this tick's rows are committed (at the next flush): the
  * Slurm job's end is an end row of the tick, and a crash between the two
  * must find the Slurm job still open (its end read again), never closed
  * with its end lost (the job submitted again: run twice). */
-void sx_xref_close_later(struct live *L, int32_t id, int64_t sid);
+void sx_xref_close_later(struct live *L, int64_t key, int64_t sid);
 void sx_xref_close_due(struct live *L);
 /* The Slurm ids of this state not yet seen final (malloc'd, *n of them). */
 int64_t *sx_open_sids(struct live *L, int *n);

@@ -47,12 +47,14 @@ struct rqs {
  * record of that run (its start) before it is taken for no run. */
 #define RQ_WAIT_S 10.0
 
-/* A row for the engine; data copied. */
-static void row(struct obs *o, enum rec_in kind, int32_t id, int32_t attempt, int64_t t1, int64_t t2, int st,
-                int reason, const char *data)
+/* A row for the engine about its job id (index), recorded by the job's
+ * state id (the index may change before the row is recorded: a full
+ * table makes room at a submission); data copied. */
+static void row(const struct live *L, struct obs *o, enum rec_in kind, int32_t id, int32_t attempt, int64_t t1,
+                int64_t t2, int st, int reason, const char *data)
 {
-	struct rec_row r = { .kind = kind, .job = id, .node = -1, .attempt = attempt, .state = st, .reason = reason,
-	                     .data = (char *)data, .t1_us = t1, .t2_us = t2 };
+	struct rec_row r = { .kind = kind, .job = live_sid(L, id), .node = -1, .attempt = attempt, .state = st,
+	                     .reason = reason, .data = (char *)data, .t1_us = t1, .t2_us = t2 };
 	obs_add(o, &r);
 }
 
@@ -74,9 +76,9 @@ static void end_row(struct live *L, struct obs *o, int32_t id, enum sx_state st,
 	char msg[200];
 	snprintf(msg, sizeof msg, "Slurm job %" PRId64 " %s, exit %d:%d%s%s", sid, sx_state_name(st), code, sig,
 	         from ? " " : "", from ? from : "");
-	live_log(L, "job %d (Slurm %" PRId64 "): %s%s", id, sid, msg,
+	live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s%s", live_sid(L, id), sid, msg,
 	         j->state == JOB_CHECKPOINTING ? " after the checkpoint signal" : "");
-	row(o, RIN_END, id, (int32_t)j->restarts, sx_eng_time(L, start), sx_eng_time(L, end), js, why, msg);
+	row(L, o, RIN_END, id, (int32_t)j->restarts, sx_eng_time(L, start), sx_eng_time(L, end), js, why, msg);
 }
 
 /* A job hetlab signalled to checkpoint that died of that very signal
@@ -132,7 +134,7 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 	for (int k = 0; k < q->n; k++) {
 		const struct rq *r = &q->v[k];
 		const struct job *j = &L->s.jobs[r->id];
-		struct sx_jobtrack *sj = &x->j[r->id];
+		struct sx_jobtrack *sj = sx_tj(L, r->id);
 		int64_t end = -1, start = -1;
 		for (int i = 0; i < na; i++)
 			if (a[i].id == r->sid && a[i].st != SX_PENDING && a[i].st != SX_RUNNING && a[i].end_unix > end) {
@@ -150,13 +152,13 @@ static void requeue_rows(struct live *L, struct obs *o, struct rqs *q)
 		}
 		sj->rq_wait = 0;
 		if (r->unseen && start > 0)
-			live_log(L, "job %d (Slurm %" PRId64 "): its run from %" PRId64 " to %" PRId64
-			         " (sacct) was never seen running: counted", r->id, r->sid, start, end);
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): its run from %" PRId64 " to %" PRId64
+			         " (sacct) was never seen running: counted", live_sid(L, r->id), r->sid, start, end);
 		/* The wrapper's requeue after the checkpoint signal is a requeue
 		 * too: an end row would be final (a job that ended without
 		 * requeuing itself never saw the signal). */
-		row(o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sx_eng_time(L, start) : -1, sx_eng_time(L, end), 0,
-		    0, r->why);
+		row(L, o, RIN_REQUEUE, r->id, (int32_t)j->restarts, r->unseen ? sx_eng_time(L, start) : -1,
+		    sx_eng_time(L, end), 0, 0, r->why);
 	}
 	free(a);
 	free(sids);
@@ -187,9 +189,10 @@ static int place_again(struct live *L, int32_t id, int64_t sid)
 		sx_cmd_done(&c);
 	}
 	if (rc == 0)
-		x->j[id].place_due = false;
+		sx_tj(L, id)->place_due = false;
 	else
-		live_log(L, "job %d (Slurm %" PRId64 "): placing the held job again after the restart: %s", id, sid, why);
+		live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): placing the held job again after the restart: %s",
+		         live_sid(L, id), sid, why);
 	return rc;
 }
 
@@ -198,7 +201,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
                       double now)
 {
 	struct sx_exec *x = L->xctx;
-	struct sx_jobtrack *sj = &x->j[id];
+	struct sx_jobtrack *sj = sx_tj(L, id);
 	const struct job *j = &L->s.jobs[id];
 	int att = (int)j->restarts;
 	int expect = att - sj->base;
@@ -212,17 +215,18 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		if (ji->st == SX_REQUEUED || ji->st == SX_COMPLETING)
 			return;   /* on its way: next tick */
 		if (ckpt && ji->st == SX_HELD) {
-			live_log(L, "job %d (Slurm %" PRId64 "): checkpointed and requeued itself held", id, ji->id);
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): checkpointed and requeued itself held",
+			         live_sid(L, id), ji->id);
 			rq_add(rq, id, ji->id, true, unseen, may_wait, "checkpointed after the signal; requeued held");
 		} else {
 			char why[200];
 			snprintf(why, sizeof why, "Slurm requeued it (%s)", ji->reason[0] ? ji->reason : "restart");
 			if (sj->rq_wait == 0)
-				live_log(L, "job %d (Slurm %" PRId64 "): %s", id, ji->id, why);
+				live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s", live_sid(L, id), ji->id, why);
 			if (ji->st == SX_RUNNING)
-				sx_add_act(x, SX_ACT_REQUEUE, id, -1, ji->id, NULL);
+				sx_add_act(x, SX_ACT_REQUEUE, sj->key, -1, ji->id, NULL);
 			else if (ji->st == SX_PENDING)
-				sx_add_act(x, SX_ACT_HOLD, id, -1, ji->id, NULL);
+				sx_add_act(x, SX_ACT_HOLD, sj->key, -1, ji->id, NULL);
 			rq_add(rq, id, ji->id, false, unseen, may_wait, why);
 		}
 		sj->killed_at = now;
@@ -235,7 +239,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		sj->place_due = false;
 		if (sj->phase == SX_PH_PLACED) {
 			sj->phase = SX_PH_RUNNING;
-			row(o, RIN_RUNNING, id, att, sx_eng_time(L, ji->start_unix), -1, 0, 0, NULL);
+			row(L, o, RIN_RUNNING, id, att, sx_eng_time(L, ji->start_unix), -1, 0, 0, NULL);
 		}
 		return;
 	case SX_COMPLETING:
@@ -257,8 +261,8 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 			sx_release_cmd(ji->id, &c);
 			sx_run(&x->c, &c);
 			if (c.rc && !sj->release_due)
-				live_log(L, "job %d (Slurm %" PRId64 "): release failed: %s (tried again until %.0f s after "
-				         "its placement)", id, ji->id, c.err, x->cfg->start_timeout_s);
+				live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): release failed: %s (tried again until %.0f s after "
+				         "its placement)", live_sid(L, id), ji->id, c.err, x->cfg->start_timeout_s);
 			sj->release_due = c.rc != 0;
 			sx_cmd_done(&c);
 			return;
@@ -267,10 +271,11 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 			char why[200];
 			snprintf(why, sizeof why, "Slurm did not start it in %.0f s (%s)", x->cfg->start_timeout_s,
 			         ji->reason[0] ? ji->reason : "pending");
-			live_log(L, "job %d (Slurm %" PRId64 "): %s: held and placed again", id, ji->id, why);
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): %s: held and placed again",
+			         live_sid(L, id), ji->id, why);
 			if (ji->st == SX_PENDING)
-				sx_add_act(x, SX_ACT_HOLD, id, -1, ji->id, NULL);
-			row(o, RIN_UNSTART, id, att, -1, -1, 0, 0, why);
+				sx_add_act(x, SX_ACT_HOLD, sj->key, -1, ji->id, NULL);
+			row(L, o, RIN_UNSTART, id, att, -1, -1, 0, 0, why);
 			sj->phase = SX_PH_IDLE;
 		}
 		return;
@@ -279,8 +284,8 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 	}
 	if (sx_state_final(ji->st)) {
 		if (died_on_ckpt(L, id, ji->st, ji->exit_sig)) {
-			live_log(L, "job %d (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d: " DIED_ON_CKPT
-			         ": requeued", id, ji->id, ji->id, sx_state_name(ji->st), ji->exit_code, ji->exit_sig);
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d: " DIED_ON_CKPT
+			         ": requeued", live_sid(L, id), ji->id, ji->id, sx_state_name(ji->st), ji->exit_code, ji->exit_sig);
 			rq_add(rq, id, ji->id, false, unseen, false, DIED_ON_CKPT);
 			sj->killed_at = now;
 		} else {
@@ -288,7 +293,7 @@ static void reconcile(struct live *L, struct obs *o, struct rqs *rq, int32_t id,
 		}
 		sj->open = false;
 		sj->phase = SX_PH_IDLE;
-		sx_xref_close_later(L, id, ji->id);
+		sx_xref_close_later(L, sj->key, ji->id);
 	}
 }
 
@@ -302,21 +307,22 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 	if (!sids)
 		return;
 	for (int k = 0; k < n; k++)
-		sids[k] = x->j[ids[k]].sid;
+		sids[k] = sx_tj(L, ids[k])->sid;
 	struct sx_acct *a = NULL;
 	int na = 0;
 	bool no_acct = false;
 	char err[600];
 	int rc = sx_acct_by_id(&x->c, sids, n, &a, &na, &no_acct, err, sizeof err);
 	if (rc && !no_acct) {
-		live_log(L, "reading sacct for %d job%s slurmctld forgot: %s (asked again next tick)", n, n == 1 ? "" : "s",
+		live_log(L, "reading sacct for %d job%s slurmctld forgot: %s (asked again next tick)",
+		         n, n == 1 ? "" : "s",
 		         err);
 		free(sids);
 		return;
 	}
 	for (int k = 0; k < n; k++) {
 		int32_t id = ids[k];
-		struct sx_jobtrack *sj = &x->j[id];
+		struct sx_jobtrack *sj = sx_tj(L, id);
 		const struct sx_acct *last = NULL;
 		for (int i = 0; i < na; i++)
 			if (a[i].id == sids[k] && (!last || a[i].start_unix >= last->start_unix))
@@ -324,10 +330,10 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 		if (last && !sx_state_final(last->st) && last->st != SX_REQUEUED)
 			continue;   /* slurmdbd says it still runs: slurmctld restarting? next tick */
 		if (last && died_on_ckpt(L, id, last->st, last->exit_sig)) {
-			live_log(L, "job %d (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d (from sacct): "
-			         DIED_ON_CKPT ": requeued", id, sids[k], sids[k], sx_state_name(last->st), last->exit_code,
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): Slurm job %" PRId64 " %s, exit %d:%d (from sacct): "
+			         DIED_ON_CKPT ": requeued", live_sid(L, id), sids[k], sids[k], sx_state_name(last->st), last->exit_code,
 			         last->exit_sig);
-			row(o, RIN_REQUEUE, id, (int32_t)L->s.jobs[id].restarts,
+			row(L, o, RIN_REQUEUE, id, (int32_t)L->s.jobs[id].restarts,
 			    sj->phase == SX_PH_PLACED && last->start_unix > 0 ? sx_eng_time(L, last->start_unix) : -1,
 			    last->end_unix > 0 ? sx_eng_time(L, last->end_unix) : -1, 0,
 			    0, DIED_ON_CKPT);
@@ -335,14 +341,15 @@ static void gone(struct live *L, struct obs *o, const int32_t *ids, int n)
 			end_row(L, o, id, last->st, last->exit_code, last->exit_sig, last->start_unix, last->end_unix, sids[k],
 			        "(from sacct)");
 		} else {
-			live_log(L, "job %d (Slurm %" PRId64 "): gone from slurmctld and %s: lost", id, sids[k],
+			live_log(L, "job %" PRId64 " (Slurm %" PRId64 "): gone from slurmctld and %s: lost",
+			         live_sid(L, id), sids[k],
 			         no_acct ? "no accounting" : "unknown to slurmdbd");
-			row(o, RIN_END, id, (int32_t)L->s.jobs[id].restarts, -1, -1, JOB_FAILED, END_NODE_FAIL,
+			row(L, o, RIN_END, id, (int32_t)L->s.jobs[id].restarts, -1, -1, JOB_FAILED, END_NODE_FAIL,
 			    "gone from Slurm: no record of how it ended");
 		}
 		sj->open = false;
 		sj->phase = SX_PH_IDLE;
-		sx_xref_close_later(L, id, sids[k]);
+		sx_xref_close_later(L, sj->key, sids[k]);
 	}
 	free(a);
 	free(sids);
@@ -373,7 +380,8 @@ static void foreign(struct live *L, struct obs *o)
 	/* Ours: the running attempts Slurm runs, in Slurm's terms. */
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
-		const struct sx_jobinfo *ji = sx_snap_find(x, x->j[id].sid);
+		const struct sx_jobtrack *t = sx_track_find(x, live_sid(L, id));
+		const struct sx_jobinfo *ji = t ? sx_snap_find(x, t->sid) : NULL;
 		if (!ji || (ji->st != SX_RUNNING && ji->st != SX_COMPLETING && ji->st != SX_SUSPENDED))
 			continue;
 		struct sx_shape sh;
@@ -469,7 +477,7 @@ int sx_observe(struct live *L, struct obs *o)
 	struct rqs rq = { 0 };
 	for (int32_t k = 0; k < s->nrunning; k++) {
 		int32_t id = s->running[k];
-		struct sx_jobtrack *sj = &x->j[id];
+		struct sx_jobtrack *sj = sx_tj(L, id);
 		if (sj->phase != SX_PH_PLACED && sj->phase != SX_PH_RUNNING)
 			continue;
 		if ((int32_t)s->jobs[id].restarts != sj->attempt)
@@ -484,26 +492,31 @@ int sx_observe(struct live *L, struct obs *o)
 	gone(L, o, lost, nlost);
 	free(lost);
 	/* Slurm jobs of this state the engine does not run: held while the job
-	 * may run again (pending, held), cancelled once it has ended. */
+	 * may run again (pending, held), cancelled once it has ended (or left
+	 * the engine's tables: it ended). ji->key is the job's state id. */
 	for (int i = 0; i < x->nsnap; i++) {
 		const struct sx_jobinfo *ji = &x->snap[i];
-		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= s->njobs)
+		if (strcmp(ji->state_id, L->state_id) != 0 || ji->key < 0 || ji->key >= live_njobs(L))
 			continue;
-		struct sx_jobtrack *sj = &x->j[ji->key];
-		const struct job *j = &s->jobs[ji->key];
-		bool runs = (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && sj->sid == ji->id &&
+		int32_t at = live_index(L, ji->key);
+		struct sx_jobtrack *sj = sx_track_find(x, ji->key);
+		const struct job *j = at >= 0 ? &s->jobs[at] : NULL;
+		bool mine = sj && sj->sid == ji->id && sj->open;   /* its current Slurm job, not seen final */
+		bool runs = j && (j->state == JOB_RUNNING || j->state == JOB_CHECKPOINTING) && sj && sj->sid == ji->id &&
 		            (sj->phase == SX_PH_PLACED || sj->phase == SX_PH_RUNNING || sj->phase == SX_PH_WANT);
 		if (runs)
 			continue;
 		if (sx_state_final(ji->st)) {
-			if (sj->sid == ji->id && sj->open) {
+			if (mine) {
 				sj->open = false;
 				sx_xref_close(L, ji->key, ji->id);
+				if (at < 0)
+					sx_track_drop(x, ji->key);   /* it left the engine: nothing more to follow */
 			}
 			continue;
 		}
 		/* Not open: replaced by a new Slurm job (its cancel cut short). */
-		bool again = !job_state_final((enum job_state)j->state) && sj->sid == ji->id && sj->open;
+		bool again = j && !job_state_final((enum job_state)j->state) && mine;
 		if (!again)
 			sx_add_act(x, SX_ACT_CANCEL_SID, ji->key, -1, ji->id, NULL);
 		else if (ji->st == SX_RUNNING)
@@ -511,6 +524,22 @@ int sx_observe(struct live *L, struct obs *o)
 		else if (ji->st == SX_PENDING)
 			sx_add_act(x, SX_ACT_HOLD, ji->key, -1, ji->id, NULL);
 	}
+	/* An open Slurm job of a job that left the engine (it ended) that
+	 * squeue no longer lists: slurmctld has forgotten it, final long ago
+	 * (a crash came between the end row and its xref close): closed, and
+	 * no longer followed. */
+	bool forgot = false;
+	for (int32_t k = 0; k < x->capjt; k++) {
+		struct sx_jobtrack *t = x->jt[k];
+		if (!t || !t->open || t->sid <= 0 || t->key >= live_njobs(L) || live_index(L, t->key) >= 0 ||
+		    sx_snap_find(x, t->sid))
+			continue;
+		t->open = false;
+		sx_xref_close(L, t->key, t->sid);
+		forgot = true;
+	}
+	if (forgot)
+		sx_track_prune(L);
 	foreign(L, o);
 	sx_run_acts(L);
 	return 0;

@@ -86,7 +86,7 @@ static void test_flags(void **state)
 {
 	(void)state;
 	assert_int_equal(exec_find("local")->flags, EXEC_COMPACT);
-	assert_int_equal(exec_find("slurm")->flags, EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS);
+	assert_int_equal(exec_find("slurm")->flags, EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS | EXEC_COMPACT);
 }
 
 /* The loader checks "executor" with the registry: the name stored, an
