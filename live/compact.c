@@ -73,8 +73,7 @@ int live_compact(struct live *L)
 	for (int32_t old = 0; old < n; old++) {
 		int32_t to = map[old];
 		if (to < 0) {
-			jobx_free(&L->jx[old]);
-			memset(&L->jx[old], 0, sizeof L->jx[old]);
+			jobx_free(&L->jx[old]);   /* its slot is a later job's, or cleared below */
 		} else if (to != old) {
 			L->jx[to] = L->jx[old];
 			L->jdirty[to] = L->jdirty[old];

@@ -252,7 +252,7 @@ void tiered_quota_compact(struct tiered *t)
 		return;
 	/* Mark with next[] itself: an entry is kept when a list still reaches
 	 * it; its new index goes into a scratch pass over the log in order. */
-	int32_t *to = (int32_t *)t->ids;   /* nj entries of per-pass scratch; the log has at most nj */
+	int32_t *to = t->ids;   /* nj entries of per-pass scratch; the log has at most nj */
 	for (int32_t n = 0; n < t->nlog; n++)
 		to[n] = -1;
 	for (int32_t e = 0; e < t->nqe; e++) {
