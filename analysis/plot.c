@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,11 @@
 #include <unistd.h>
 
 enum { PLOT_W = 1000, PLOT_H = 600, PLOT_MAX_SCRIPTS = 64 };
+
+/* Tableau's 10 and the light halves of its 20. */
+const char *const plot_palette[16] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a",
+	"#ff9896", "#c5b0d5", "#c49c94" };
 
 static bool name_ok(const char *s)
 {
@@ -215,7 +221,10 @@ int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, 
 		fprintf(f, "%s# series %d: %s\n", k ? "\n\n" : "", k, s[k].title ? s[k].title : "");
 		for (int64_t i = 0; i < s[k].n; i++) {
 			fprintf(f, "%.10g %.10g", s[k].x[i], s[k].y[i]);
-			if (s[k].err)
+			if (s[k].err && s[k].err_lo < s[k].err_hi)   /* the bar's ends, cut */
+				fprintf(f, " %.10g %.10g", fmax(s[k].y[i] - s[k].err[i], s[k].err_lo),
+				        fmin(s[k].y[i] + s[k].err[i], s[k].err_hi));
+			else if (s[k].err)
 				fprintf(f, " %.10g", s[k].err[i]);
 			fputc('\n', f);
 		}
@@ -228,11 +237,13 @@ int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, 
 	fputs("  plot", f);
 	for (int k = 0; k < ns; k++) {
 		if (s[k].err)
-			fprintf(f, "%s '%s.dat' index %d using 1:2:3 with yerrorlines lw 2 pt 7", k ? "," : "",
-			        fig->name, k);
+			fprintf(f, "%s '%s.dat' index %d using 1:2:3%s with yerrorlines lw 2 pt 7", k ? "," : "",
+			        fig->name, k, s[k].err_lo < s[k].err_hi ? ":4" : "");
 		else
 			fprintf(f, "%s '%s.dat' index %d using 1:2 with %s", k ? "," : "", fig->name, k,
 			        with[style]);
+		if (s[k].color)
+			fprintf(f, " lc rgb '%s'", s[k].color);
 		put_title(f, &s[k]);
 	}
 	fputc('\n', f);

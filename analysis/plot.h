@@ -37,7 +37,15 @@ struct plot_series {
 	const double *x;        /* plot_xy only */
 	const double *y;        /* plot_bars: one value per label */
 	const double *err;      /* plot_xy: ± half-widths drawn as error bars; NULL none */
+	const char *color;      /* plot_xy: "#rrggbb", its own colour; NULL: gnuplot's
+	                           linetype cycle (8 colours, then they repeat) */
+	double err_lo, err_hi;  /* plot_xy with err: the bars are cut to [err_lo, err_hi]
+	                           (a count or a share cannot go below 0); both 0: not cut */
 };
+
+/* Sixteen colours distinct from each other, for series that must never
+ * share one (plot_series.color). */
+extern const char *const plot_palette[16];
 
 enum plot_style { PLOT_LINES, PLOT_STEPS, PLOT_POINTS };
 

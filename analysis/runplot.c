@@ -214,10 +214,11 @@ out:
 /* ---- rack power against capacity ------------------------------------------ */
 
 /* Restyles series nr .. 2 nr - 1 of DIR/NAME.gp (written by plot_xy with
- * PLOT_STEPS) as thin dashed steps in the colour of series k - nr: plot_xy
- * draws every series alike, and `set linetype` in the script's extra
- * commands would outlive it in the one gnuplot process that draws every
- * figure. A clause not found (another plot_xy layout) stays as it was. */
+ * PLOT_STEPS, each cap series in its rack's colour) as thin dashed steps:
+ * plot_xy draws every series alike, and `set linetype` in the script's
+ * extra commands would outlive it in the one gnuplot process that draws
+ * every figure. A clause not found (another plot_xy layout) stays as it
+ * was. */
 static int dash_caps(struct rp_ctx *c, const char *name, int nr)
 {
 	char path[4096];
@@ -250,7 +251,7 @@ static int dash_caps(struct rp_ctx *c, const char *name, int nr)
 		if (!q)
 			continue;
 		fwrite(p, 1, (size_t)(q - p), f);
-		fprintf(f, "'%s.dat' index %d using 1:2 with steps lt %d lw 1 dt 2", name, k, k - nr + 1);
+		fprintf(f, "'%s.dat' index %d using 1:2 with steps lw 1 dt 2", name, k);
 		p = q + strlen(from);
 	}
 	fputs(p, f);
@@ -335,10 +336,13 @@ static int rack_fig(struct rp_ctx *c)
 			t[k].v[i] /= u.div_s;
 		for (int64_t i = 0; i < ct[k].n; i++)
 			ct[k].v[i] /= u.div_s;
-		s[k] = (struct plot_series){ .title = names[k], .n = t[k].n, .x = t[k].v, .y = y[k].v };
+		/* Each rack its own colour (gnuplot's cycle repeats after 8). */
+		s[k] = (struct plot_series){ .title = names[k], .n = t[k].n, .x = t[k].v, .y = y[k].v,
+		                             .color = plot_palette[k % 16] };
 		/* Every rack gets a cap series (empty without the model) so that
-		 * cap series nr + k is rack k's. */
-		s[nr + k] = (struct plot_series){ .n = ct[k].n, .x = ct[k].v, .y = cy[k].v };
+		 * cap series nr + k is rack k's, in its colour. */
+		s[nr + k] = (struct plot_series){ .n = ct[k].n, .x = ct[k].v, .y = cy[k].v,
+		                                  .color = plot_palette[k % 16] };
 	}
 	struct plot_fig f = { .name = "rack_power", .title = "Rack power against its capacity",
 	                      .xlabel = u.label, .ylabel = "modelled power (% of the rack's cap)",
@@ -596,6 +600,9 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Where the waits of 0 stand on the log axis (the '0' tick). */
+#define CDF_ZERO 0.5
+
 static int wait_cdf(struct rp_ctx *c)
 {
 	sqlite3_stmt *st = NULL;
@@ -620,43 +627,71 @@ static int wait_cdf(struct rp_ctx *c)
 		goto out;
 	}
 	struct plot_series s[JOB_NCLASS + 1];
-	char titles[JOB_NCLASS + 1][64];
+	char titles[JOB_NCLASS + 1][80];
 	int ns = 0;
+	int cls[JOB_NCLASS + 1];   /* series -> its class slot */
+	double longest = 1;        /* the longest wait of any class */
 	for (int k = 0; k <= JOB_NCLASS; k++) {
 		struct vec *a = &w[k];
 		if (a->n == 0)
 			continue;
 		qsort(a->v, (size_t)a->n, sizeof *a->v, cmp_double);
-		/* Waits under 1 s are drawn at 1 s (log axis); one point per
-		 * distinct wait, at the top of its step. */
-		if (vec_push(&x[k], 1.0) || vec_push(&y[k], 0.0))
+		/* The jobs that did not wait at all stand at the '0' tick
+		 * (CDF_ZERO, left of 1 s on the log axis): the curve starts at
+		 * their share. Positive waits under 1 s are drawn at 1 s; one
+		 * point per distinct wait, at the top of its step. */
+		int64_t zero = 0;
+		while (zero < a->n && a->v[zero] <= 0)
+			zero++;
+		if (vec_push(&x[k], CDF_ZERO) || vec_push(&y[k], 0) || vec_push(&x[k], CDF_ZERO) ||
+		    vec_push(&y[k], 100.0 * (double)zero / (double)a->n))
 			goto nomem;
-		for (int64_t i = 0; i < a->n; i++) {
+		for (int64_t i = zero; i < a->n; i++) {
 			if (i + 1 < a->n && a->v[i + 1] == a->v[i])
 				continue;
 			if (vec_push(&x[k], fmax(a->v[i], 1.0)) ||
 			    vec_push(&y[k], 100.0 * (double)(i + 1) / (double)a->n))
 				goto nomem;
 		}
-		snprintf(titles[ns], sizeof titles[ns], "%s (%" PRId64 " jobs)",
-		         k < JOB_NCLASS ? job_class_name((enum job_class)k) : "other", a->n);
+		if (a->v[a->n - 1] > longest)
+			longest = a->v[a->n - 1];
+		snprintf(titles[ns], sizeof titles[ns], "%s (%" PRId64 " jobs, %.1f %% without a wait)",
+		         k < JOB_NCLASS ? job_class_name((enum job_class)k) : "other", a->n,
+		         100.0 * (double)zero / (double)a->n);
 		s[ns] = (struct plot_series){ .title = titles[ns], .n = x[k].n, .x = x[k].v,
-		                              .y = y[k].v };
-		ns++;
+		                              .y = y[k].v, .color = plot_palette[ns % 16] };
+		cls[ns++] = k;
+	}
+	/* Every curve runs on at 100 % to the longest wait of all, so that a
+	 * class whose jobs never waited is a line too, not a lone point. */
+	for (int q = 0; q < ns; q++) {
+		int k = cls[q];
+		if (x[k].v[x[k].n - 1] < longest &&
+		    (vec_push(&x[k], fmax(longest, 1.0)) || vec_push(&y[k], 100.0)))
+			goto nomem;
+		s[q].x = x[k].v;
+		s[q].y = y[k].v;
+		s[q].n = x[k].n;
 	}
 	if (ns == 0) {
 		add_note(c, "No job started, so the waiting-time CDF is not drawn.");
 		ret = 0;
 		goto out;
 	}
+	/* A log time axis in readable units, with the '0' tick for no wait. */
 	struct plot_fig f = { .name = "wait_cdf", .title = "Waiting time per job class (CDF)",
-	                      .xlabel = "wait (s, log scale; waits under 1 s at 1 s)",
+	                      .xlabel = "wait (log scale; at 0: the jobs that did not wait; waits under "
+	                                "1 s at 1 s)",
 	                      .ylabel = "jobs started within that wait (%)", .logx = true,
-	                      .extra = "set yrange [0:105]\nset xrange [0.5:*]\nset key bottom right" };
+	                      .extra = "set yrange [0:105]\nset xrange [0.3:*]\nset key bottom right\n"
+	                               "set xtics ('0' 0.5, '1 s' 1, '10 s' 10, '1 min' 60, '10 min' 600, "
+	                               "'1 h' 3600, '6 h' 21600, '1 d' 86400, '1 w' 604800, "
+	                               "'4 w' 2419200)\nset grid xtics lc rgb '#d0d0d0'" };
 	if (plot_xy(c->dir, &f, PLOT_STEPS, ns, s, c->err, c->errlen) != 0)
 		goto out;
 	add_fig(c, "wait_cdf", "Empirical distribution of the waiting time (start - submit) of "
-	        "the started jobs, per class.");
+	        "the started jobs, per class, on a log time axis; each curve starts at 0 with the "
+	        "share of its jobs that did not wait (in the legend too).");
 	ret = 0;
 	goto out;
 nomem:

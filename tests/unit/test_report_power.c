@@ -238,14 +238,29 @@ static void test_power_plots(void **state)
 	for (int i = 0; i < 8; i++)
 		assert_string_equal(set.fig[i].name, want[i]);
 	assert_null(strstr(set.note, "temperature"));
-	/* Racks by peak share of their cap: r2 (125 %) then r1 (95 %). Series
-	 * 2 and 3 are their caps, in their colours (linetypes 1 and 2), dashed:
-	 * r2's 100 % throughout, r1's 100, 100, then 30 / 40 = 75 %. */
+	/* Racks by peak share of their cap: r2 (125 %) then r1 (95 %), each in
+	 * its own colour of the palette (gnuplot's cycle repeats after 8: two
+	 * of the default scenario's 9 racks shared one). Series 2 and 3 are
+	 * their caps, in their colours, dashed: r2's 100 % throughout, r1's
+	 * 100, 100, then 30 / 40 = 75 %. */
 	assert_true(file_has(dir, "rack_power.gp", "'rack_power.dat' index 2 using 1:2 with steps"
-	                                           " lt 1 lw 1 dt 2 notitle"));
+	                                           " lw 1 dt 2 lc rgb '#1f77b4' notitle"));
 	assert_true(file_has(dir, "rack_power.gp", "'rack_power.dat' index 3 using 1:2 with steps"
-	                                           " lt 2 lw 1 dt 2 notitle"));
-	assert_true(file_has(dir, "rack_power.gp", "index 0 using 1:2 with steps lw 2 title 'r2'"));
+	                                           " lw 1 dt 2 lc rgb '#ff7f0e' notitle"));
+	assert_true(file_has(dir, "rack_power.gp", "index 0 using 1:2 with steps lw 2 lc rgb '#1f77b4'"
+	                                           " title 'r2'"));
+	assert_true(file_has(dir, "rack_power.gp", "index 1 using 1:2 with steps lw 2 lc rgb '#ff7f0e'"
+	                                           " title 'r1'"));
+	for (int i = 0; i < 16; i++)
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(plot_palette[i], plot_palette[j]);
+	/* The wait CDF: a log time axis in readable units with a '0' tick; each
+	 * curve rises at 0 to the share of jobs that did not wait (in the
+	 * legend too) and runs on to the longest wait. */
+	assert_true(file_has(dir, "wait_cdf.gp", "set xtics ('0' 0.5, '1 s' 1, '10 s' 10, '1 min' 60"));
+	assert_true(file_has(dir, "wait_cdf.gp", "set logscale x"));
+	assert_true(file_has(dir, "wait_cdf.gp", " without a wait)'"));
+	assert_true(file_has(dir, "wait_cdf.dat", ")\n0.5 0\n0.5 "));
 	assert_true(file_has(dir, "rack_power.dat", "# series 3: \n0 100\n0.02777777778 100\n"
 	                                            "0.05555555556 75\n"));
 	/* The heat map: racks r1, r2 as rows, the three samples as columns
