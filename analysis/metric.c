@@ -143,6 +143,13 @@ const char *metric_unit(const char *name)
 	return k ? k->unit : "";
 }
 
+void metric_range(const char *name, double *lo, double *hi)
+{
+	const struct metric_kind *k = metric_kind_of(name);
+	*lo = 0;   /* every metric of the registry counts, sums or shares: none below 0 */
+	*hi = k && (strcmp(k->base, "gpu_util") == 0 || strcmp(k->base, "core_util") == 0) ? 1 : INFINITY;
+}
+
 void metric_print_list(FILE *out)
 {
 	fprintf(out, "%-20s %-9s %-7s %-28s %s\n", "metric", "unit", "better", "labels", "what");

@@ -67,6 +67,10 @@ const struct metric_kind *metric_kind_of(const char *name);
 /* -1 lower is better, 1 higher, 0 neither (unknown names: lower). */
 int metric_direction(const char *name);
 const char *metric_unit(const char *name);
+/* The values the metric can take: [0, 1] for a utilisation, [0, inf) for
+ * the rest (counts, times, energies, shares that may pass 1 such as
+ * peak_cap); an interval drawn for it is cut to them. */
+void metric_range(const char *name, double *lo, double *hi);
 /* The label key of bit i (METRIC_L_* is 1 << i): "class", "tenant", ...;
  * NULL past the last. */
 const char *metric_label_key(int i);

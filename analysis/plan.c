@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "analysis/compare.h"
+#include "analysis/units.h"
 
 void plan_spec_fini(struct plan_spec *s)
 {
@@ -46,7 +47,8 @@ double plan_capex(const struct plan_spec *s, const long *x)
 {
 	double c = 0;
 	for (size_t i = 0; i < s->nvar; i++)
-		c += s->var[i].cost * (double)x[i];
+		if (x[i] > s->var[i].owned)
+			c += s->var[i].cost * (double)(x[i] - s->var[i].owned);
 	return c;
 }
 
@@ -361,10 +363,14 @@ int plan_search(const struct plan_spec *s, int exh, plan_eval_fn eval, void *ctx
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (s->ntarget == 0)   /* a what-if costing: the box, no answer */
+		r->exhaustive = exh = 1;
 	int rc = exh ? exhaustive(&k, x) : greedy(&k, x);
 	free(x);
 	if (rc < 0)
 		return -1;
+	if (s->ntarget == 0)
+		return 0;
 	/* The answer: the cheapest feasible candidate evaluated (earliest on ties). */
 	for (size_t i = 0; i < r->ncand; i++)
 		if (r->cand[i].feasible && (r->answer < 0 || r->cand[i].cost < r->cand[r->answer].cost))
@@ -388,6 +394,14 @@ static void print_json(const struct plan_spec *s, const struct plan_result *r, F
 	        : "greedy", PLAN_LEVEL);
 	for (size_t i = 0; i < s->nvar; i++)
 		fprintf(f, "%s\"%s\"", i ? ", " : "", s->var[i].path);
+	fputs("], \"owned\": [", f);
+	for (size_t i = 0; i < s->nvar; i++)
+		fprintf(f, "%s%ld", i ? ", " : "", s->var[i].owned);
+	fputs("], \"unit_cost\": [", f);
+	for (size_t i = 0; i < s->nvar; i++) {
+		fputs(i ? ", " : "", f);
+		json_num(f, s->var[i].cost);
+	}
 	fputs("], \"targets\": [", f);
 	for (size_t t = 0; t < s->ntarget; t++) {
 		fprintf(f, "%s{\"metric\": \"%s\", \"%s\": ", t ? ", " : "", s->target[t].metric,
@@ -438,45 +452,125 @@ static void print_json(const struct plan_spec *s, const struct plan_result *r, F
 	fputs("}\n", f);
 }
 
+/* The target as "p95_wait{class=training} <= 1.00 h". */
+static void print_target(const struct plan_target *t, FILE *f)
+{
+	char b[48];
+	fprintf(f, "%s %s %s", t->metric, t->is_max ? "<=" : ">=",
+	        units_value(b, sizeof b, metric_unit(t->metric), t->bound));
+}
+
+/* A candidate's cost of ownership a year, term by term. */
+static void print_breakdown(const struct plan_spec *s, const struct plan_cand *a, FILE *f)
+{
+	char b[6][48];
+	fprintf(f, "  cost of ownership %s a year:\n", units_money(b[0], sizeof b[0], a->cost));
+	fprintf(f, "    capex        %14s  (%s over %g year%s", units_money(b[0], sizeof b[0], a->capex_year),
+	        units_money(b[1], sizeof b[1], a->capex), s->life_years, s->life_years == 1 ? "" : "s");
+	int added = 0;
+	for (size_t v = 0; v < s->nvar; v++)
+		if (a->x[v] > s->var[v].owned) {
+			fprintf(f, "%s%s +%ld x %s", added++ ? ", " : ": ", s->var[v].path,
+			        a->x[v] - s->var[v].owned, units_money(b[2], sizeof b[2], s->var[v].cost));
+		}
+	fputs(added ? ")\n" : ": nothing added to what the site owns)\n", f);
+	if (!isnan(s->energy_price_per_kwh))
+		fprintf(f, "    energy       %14s  (%s kWh a year at the facility x %g)\n",
+		        units_money(b[0], sizeof b[0], a->energy_year),
+		        units_money(b[1], sizeof b[1], a->energy_kwh_year), s->energy_price_per_kwh);
+	else
+		fprintf(f, "    energy       %14s  (%s kWh a year at the facility, the scenario's tariff)\n",
+		        units_money(b[0], sizeof b[0], a->energy_year),
+		        units_money(b[1], sizeof b[1], a->energy_kwh_year));
+	fprintf(f, "    maintenance  %14s  (%.0f nodes x %s)\n", units_money(b[0], sizeof b[0], a->maint_year),
+	        a->nodes, units_money(b[1], sizeof b[1], s->maint_per_node_year));
+	fprintf(f, "    rack space   %14s  (%.0f racks x %s)\n", units_money(b[0], sizeof b[0], a->space_year),
+	        a->racks, units_money(b[1], sizeof b[1], s->space_per_rack_year));
+}
+
+static void print_vars(const struct plan_spec *s, FILE *f)
+{
+	for (size_t v = 0; v < s->nvar; v++) {
+		char b[48];
+		fprintf(f, "x%zu = %s (%ld..%ld; %ld owned; %s each added)\n", v + 1, s->var[v].path,
+		        s->var[v].min, s->var[v].max, s->var[v].owned,
+		        units_money(b, sizeof b, s->var[v].cost));
+	}
+}
+
+/* A what-if costing (no targets): each candidate's cost. */
+static int print_costing(const struct plan_spec *s, const struct plan_result *r, FILE *f)
+{
+	fprintf(f, "what-if costing: %zu candidate%s, %zu seeds each (no targets: every candidate "
+	        "of the box, its cost of ownership a year)\n\n   #", r->ncand, r->ncand == 1 ? "" : "s",
+	        s->nseed);
+	for (size_t v = 0; v < s->nvar; v++)
+		fprintf(f, "    x%-2zu", v + 1);
+	fprintf(f, " %14s %14s %14s %14s %14s\n", "cost/year", "capex/year", "energy/year", "maint./year",
+	        "space/year");
+	for (size_t i = 0; i < r->ncand; i++) {
+		const struct plan_cand *c = &r->cand[i];
+		char b[5][48];
+		fprintf(f, "%4zu", i);
+		for (size_t v = 0; v < s->nvar; v++)
+			fprintf(f, " %6ld", c->x[v]);
+		fprintf(f, " %14s %14s %14s %14s %14s\n", units_money(b[0], 48, c->cost),
+		        units_money(b[1], 48, c->capex_year), units_money(b[2], 48, c->energy_year),
+		        units_money(b[3], 48, c->maint_year), units_money(b[4], 48, c->space_year));
+	}
+	fputs("\n", f);
+	print_vars(s, f);
+	for (size_t i = 0; i < r->ncand; i++) {
+		fprintf(f, "candidate %zu: ", i);
+		print_x(s, r->cand[i].x, f);
+		fputs("\n", f);
+		print_breakdown(s, &r->cand[i], f);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
 int plan_print(const struct plan_spec *s, const struct plan_result *r, int json, FILE *f)
 {
 	if (json) {
 		print_json(s, r, f);
 		return ferror(f) ? -1 : 0;
 	}
+	if (s->ntarget == 0)
+		return print_costing(s, r, f);
 	fprintf(f, "%s search: %zu candidates evaluated, %zu seeds each; targets:",
 	        r->exhaustive ? "exhaustive" : "greedy", r->ncand, s->nseed);
-	for (size_t t = 0; t < s->ntarget; t++)
-		fprintf(f, "%s %s %s %g", t ? "," : "", s->target[t].metric,
-		        s->target[t].is_max ? "<=" : ">=", s->target[t].bound);
+	for (size_t t = 0; t < s->ntarget; t++) {
+		fputs(t ? ", " : " ", f);
+		print_target(&s->target[t], f);
+	}
 	fprintf(f, "\n(mean over seeds, [%g%% t bound in the target's direction]%s)\n\n",
 	        PLAN_LEVEL * 100, s->confident ? "; feasible when the bound meets every target" : "");
 	fputs("   #", f);
 	for (size_t v = 0; v < s->nvar; v++)
 		fprintf(f, "    x%-2zu", v + 1);
-	fprintf(f, " %12s", "cost/year");
+	fprintf(f, " %14s", "cost/year");
 	for (size_t t = 0; t < s->ntarget; t++)
 		fprintf(f, " %30s", s->target[t].metric);
 	fputs("  feasible\n", f);
 	for (size_t i = 0; i < r->ncand; i++) {
 		const struct plan_cand *c = &r->cand[i];
+		char b[48];
 		fprintf(f, "%4zu", i);
 		for (size_t v = 0; v < s->nvar; v++)
 			fprintf(f, " %6ld", c->x[v]);
-		fprintf(f, " %12.0f", c->cost);
+		fprintf(f, " %14s", units_money(b, sizeof b, c->cost));
 		for (size_t t = 0; t < s->ntarget; t++) {
-			char cell[64];
-			snprintf(cell, sizeof cell, "%.4g [%.4g] %s", c->mean[t], c->bound[t],
-			         c->ok[t] ? "ok" : "FAIL");
+			char cell[160], m[48], bd[48];
+			const char *u = metric_unit(s->target[t].metric);
+			snprintf(cell, sizeof cell, "%s [%s] %s", units_value(m, sizeof m, u, c->mean[t]),
+			         units_value(bd, sizeof bd, u, c->bound[t]), c->ok[t] ? "ok" : "FAIL");
 			fprintf(f, " %30s", cell);
 		}
 		fprintf(f, "  %s%s\n", c->feasible ? "yes" : "no",
 		        (long)i == r->answer ? "  <- answer" : "");
 	}
 	fputs("\n", f);
-	for (size_t v = 0; v < s->nvar; v++)
-		fprintf(f, "x%zu = %s (%ld..%ld, %g each)\n", v + 1, s->var[v].path, s->var[v].min,
-		        s->var[v].max, s->var[v].cost);
+	print_vars(s, f);
 	if (r->answer < 0) {
 		fputs("answer: none: no candidate evaluated meets every target\n", f);
 		return ferror(f) ? -1 : 0;
@@ -484,28 +578,22 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 	const struct plan_cand *a = &r->cand[r->answer];
 	fputs("answer: ", f);
 	print_x(s, a->x, f);
-	fprintf(f, "\n  cost of ownership %.0f a year:\n", a->cost);
-	fprintf(f, "    capex        %12.0f  (%.0f over %g years)\n", a->capex_year, a->capex, s->life_years);
-	if (!isnan(s->energy_price_per_kwh))
-		fprintf(f, "    energy       %12.0f  (%.0f kWh a year at the facility x %g)\n", a->energy_year,
-		        a->energy_kwh_year, s->energy_price_per_kwh);
-	else
-		fprintf(f, "    energy       %12.0f  (%.0f kWh a year at the facility, the scenario's tariff)\n",
-		        a->energy_year, a->energy_kwh_year);
-	fprintf(f, "    maintenance  %12.0f  (%.0f nodes x %g)\n", a->maint_year, a->nodes,
-	        s->maint_per_node_year);
-	fprintf(f, "    rack space   %12.0f  (%.0f racks x %g)\n", a->space_year, a->racks,
-	        s->space_per_rack_year);
+	fputs("\n", f);
+	print_breakdown(s, a, f);
 	for (size_t t = 0; t < s->ntarget; t++) {
+		const char *u = metric_unit(s->target[t].metric);
 		fprintf(f, "  %s per seed:", s->target[t].metric);
 		size_t met = 0;
 		for (size_t q = 0; q < s->nseed; q++) {
+			char b[48];
 			double v = a->per_seed[q * s->ntarget + t];
 			met += meets(&s->target[t], v);
-			fprintf(f, " %" PRIu64 ": %.4g%s", s->seed[q], v, q + 1 < s->nseed ? "," : "");
+			fprintf(f, " %" PRIu64 ": %s%s", s->seed[q], units_value(b, sizeof b, u, v),
+			        q + 1 < s->nseed ? "," : "");
 		}
-		fprintf(f, "\n    (%zu of %zu seeds meet %s %g)\n", met, s->nseed,
-		        s->target[t].is_max ? "<=" : ">=", s->target[t].bound);
+		fprintf(f, "\n    (%zu of %zu seeds meet ", met, s->nseed);
+		print_target(&s->target[t], f);
+		fputs(")\n", f);
 	}
 	fprintf(f, "  %s", a->confident ? "confident: every target's " : "not confident: ");
 	if (a->confident)
@@ -514,9 +602,12 @@ int plan_print(const struct plan_spec *s, const struct plan_result *r, int json,
 		int first = 1;
 		for (size_t t = 0; t < s->ntarget; t++)
 			if (!meets(&s->target[t], a->bound[t])) {
-				fprintf(f, "%s%s %s bound %.4g does not meet %g", first ? "" : "; ",
-				        s->target[t].metric, s->target[t].is_max ? "upper" : "lower", a->bound[t],
-				        s->target[t].bound);
+				char b[2][48];
+				const char *u = metric_unit(s->target[t].metric);
+				fprintf(f, "%s%s %s bound %s does not meet %s", first ? "" : "; ",
+				        s->target[t].metric, s->target[t].is_max ? "upper" : "lower",
+				        units_value(b[0], sizeof b[0], u, a->bound[t]),
+				        units_value(b[1], sizeof b[1], u, s->target[t].bound));
 				first = 0;
 			}
 		fputs(" (more seeds would narrow the interval)\n", f);

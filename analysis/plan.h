@@ -33,7 +33,9 @@
 struct plan_var {
 	char *path;             /* JSON path into the scenario, "$.racks[0].count" */
 	long min, max;          /* inclusive, 0 <= min <= max */
-	double cost;            /* capex per unit, >= 0 */
+	double cost;            /* capex per unit added, >= 0 */
+	long owned;             /* the units the site has: only x - owned > 0 carry capex
+	                           ("owned", default the scenario's value at the path) */
 };
 
 /* One target: the mean over seeds of `metric` must be <= bound (is_max) or
@@ -83,7 +85,7 @@ typedef int (*plan_eval_fn)(void *ctx, const struct plan_spec *spec, const long 
 /* One evaluated candidate. */
 struct plan_cand {
 	long *x;                /* nvar values */
-	double capex;           /* sum cost_i x_i */
+	double capex;           /* sum cost_i max(0, x_i - owned_i) */
 	double capex_year;      /* capex / life_years */
 	double energy_kwh_year; /* facility energy per year (mean over seeds, annualised) */
 	double energy_year;     /* its cost per year */
@@ -111,7 +113,8 @@ struct plan_result {
 void plan_spec_fini(struct plan_spec *s);
 void plan_result_fini(struct plan_result *r);
 
-/* sum cost_i x_i. */
+/* sum cost_i max(0, x_i - owned_i): only what the candidate adds to the
+ * site costs capex (the rest is owned). */
 double plan_capex(const struct plan_spec *s, const long *x);
 /* The relative shortfall of one target: (mean - bound) / max(|bound|, 1e-9)
  * for a max, the other way round for a min, clamped at 0; +inf for a NaN
@@ -119,7 +122,8 @@ double plan_capex(const struct plan_spec *s, const long *x);
 double plan_shortfall(const struct plan_target *t, double mean);
 
 /* Runs the search: greedy (docs/planning.md) or, with exhaustive, every
- * candidate of the box. Each candidate is evaluated once (cached by value).
+ * candidate of the box. A spec without targets is a what-if costing: every
+ * candidate of the box, no answer. Each candidate is evaluated once (cached by value).
  * `progress` (may be NULL) gets one line per evaluated candidate. 0, or -1
  * with a message when an evaluation fails or memory runs out. */
 int plan_search(const struct plan_spec *s, int exhaustive, plan_eval_fn eval, void *ctx,

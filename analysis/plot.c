@@ -241,7 +241,7 @@ int plot_xy(const char *dir, const struct plot_fig *fig, enum plot_style style, 
 			        fig->name, k, s[k].err_lo < s[k].err_hi ? ":4" : "");
 		else
 			fprintf(f, "%s '%s.dat' index %d using 1:2 with %s", k ? "," : "", fig->name, k,
-			        with[style]);
+			        s[k].with ? s[k].with : with[style]);
 		if (s[k].color)
 			fprintf(f, " lc rgb '%s'", s[k].color);
 		put_title(f, &s[k]);

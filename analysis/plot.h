@@ -39,6 +39,8 @@ struct plot_series {
 	const double *err;      /* plot_xy: ± half-widths drawn as error bars; NULL none */
 	const char *color;      /* plot_xy: "#rrggbb", its own colour; NULL: gnuplot's
 	                           linetype cycle (8 colours, then they repeat) */
+	const char *with;       /* plot_xy: its own style ("points pt 6 ps 2.5 lw 2"); NULL:
+	                           the figure's */
 	double err_lo, err_hi;  /* plot_xy with err: the bars are cut to [err_lo, err_hi]
 	                           (a count or a share cannot go below 0); both 0: not cut */
 };

@@ -19,6 +19,7 @@
 #include "analysis/metric.h"
 #include "analysis/metric_labels.h"
 #include "analysis/plot.h"
+#include "analysis/units.h"
 
 static int failf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(char *err, size_t errlen, const char *fmt, ...)
@@ -415,15 +416,32 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 				}
 				series_of[p] = found;
 			}
-			double scale = strcmp(metric_unit(s.metric[m]), "fraction") == 0 ? 100 : 1;
+			/* The metric's axis in readable units (h, %, MWh); each interval
+			 * cut to what the metric can be (no count or share below 0, no
+			 * utilisation above 100 %). */
+			const char *unit = metric_unit(s.metric[m]);
+			double top = 0, lo_b, hi_b;
+			for (int p = 0; p < s.npoint; p++) {
+				size_t kk = (size_t)m * (size_t)s.npoint + (size_t)p;
+				if (!isnan(s.mean[kk]))
+					top = fmax(top, fabs(s.mean[kk]));
+			}
+			struct units_axis ax = units_axis_for(unit, top);
+			metric_range(s.metric[m], &lo_b, &hi_b);
+			for (int q = 0; q < ns; q++) {
+				ser[q].err_lo = lo_b / ax.div;
+				ser[q].err_hi = isinf(hi_b) ? INFINITY : hi_b / ax.div;
+			}
+			double ytop = 0;
 			for (int p = 0; p < s.npoint; p++) {
 				int q = series_of[p];
 				size_t kk = (size_t)m * (size_t)s.npoint + (size_t)p;
 				if (q < 0 || ser[q].n >= 64)
 					continue;
 				xs[q][ser[q].n] = xval(&s, k, p, numeric);
-				ys[q][ser[q].n] = scale * s.mean[kk];
-				es[q][ser[q].n] = isnan(s.half[kk]) ? 0 : scale * s.half[kk];
+				ys[q][ser[q].n] = s.mean[kk] / ax.div;
+				es[q][ser[q].n] = isnan(s.half[kk]) ? 0 : s.half[kk] / ax.div;
+				ytop = fmax(ytop, fmin(ys[q][ser[q].n] + es[q][ser[q].n], ser[q].err_hi));
 				ser[q].n++;
 			}
 			free(series_of);
@@ -431,7 +449,9 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 			snprintf(name, sizeof name, "sweep_p%d_m%d", k, m);
 			snprintf(title, sizeof title, "%s against %s", s.metric[m], s.param[k]);
 			snprintf(ylabel, sizeof ylabel, "%s (%s; mean over seeds, 95 %% t interval)", s.metric[m],
-			         scale == 100 ? "%" : metric_unit(s.metric[m]));
+			         ax.name);
+			if (units_is_count(unit) && ytop <= 10)   /* whole jobs, whole preemptions */
+				strcat(extra, "set ytics 1\nset format y '%.0f'\n");
 			if (!numeric) {
 				size_t off = strlen(extra);
 				off += (size_t)snprintf(extra + off, sizeof extra - off, "set xtics (");
@@ -450,7 +470,26 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 				}
 				snprintf(extra + off, sizeof extra - off, ")\nset xrange [-0.5:%d.5]", idx - 1);
 			} else {
-				strcat(extra, "set offsets graph 0.05, graph 0.05, 0, 0");
+				/* A parameter of whole numbers (a rack or node count): ticks
+				 * at whole numbers only, never 0.2 of a rack. */
+				bool whole = true;
+				double xmin = INFINITY, xmax = -INFINITY;
+				for (int p = 0; p < s.npoint; p++) {
+					double v = strtod(s.value[p][k], NULL);
+					whole &= v == floor(v) && strpbrk(s.value[p][k], ".eE") == NULL;
+					xmin = fmin(xmin, v);
+					xmax = fmax(xmax, v);
+				}
+				size_t off = strlen(extra);
+				double pad = fmax(0.3, 0.05 * (xmax - xmin));
+				if (whole && xmax - xmin <= 20)
+					snprintf(extra + off, sizeof extra - off, "set xtics %.0f, 1, %.0f\nset format x "
+					         "'%%.0f'\nset xrange [%g:%g]", xmin, xmax, xmin - pad, xmax + pad);
+				else if (whole)
+					snprintf(extra + off, sizeof extra - off, "set format x '%%.0f'\nset offsets "
+					         "graph 0.05, graph 0.05, 0, 0");
+				else
+					snprintf(extra + off, sizeof extra - off, "set offsets graph 0.05, graph 0.05, 0, 0");
 			}
 			struct plot_fig f = { .name = name, .title = title, .xlabel = s.param[k],
 			                      .ylabel = ylabel, .extra = extra };
@@ -475,35 +514,97 @@ int sumreport_plan(const char *path, FILE *out, char *err, size_t errlen)
 		return failf(err, errlen, "%s: %s", path, je.text);
 	json_t *vars = json_object_get(j, "vars"), *tg = json_object_get(j, "targets");
 	json_t *cand = json_object_get(j, "candidates"), *ans = json_object_get(j, "answer");
-	fprintf(out, "hetlab report: %s (a plan, %s search: %zu candidates; the cost is a year's cost "
-	        "of ownership)\n\n", path, json_string_value(json_object_get(j, "search")),
-	        json_array_size(cand));
+	bool costing = json_array_size(tg) == 0;
+	if (costing)
+		fprintf(out, "hetlab report: %s (a what-if costing: %zu candidates, no targets; the cost "
+		        "is a year's cost of ownership)\n", path, json_array_size(cand));
+	else
+		fprintf(out, "hetlab report: %s (a plan, %s search: %zu candidates; the cost is a year's "
+		        "cost of ownership)\n\n", path, json_string_value(json_object_get(j, "search")),
+		        json_array_size(cand));
 	size_t i;
 	json_t *v;
 	json_array_foreach(tg, i, v) {
 		json_t *mx = json_object_get(v, "max");
-		fprintf(out, "target %zu: %s %s %g\n", i + 1, json_string_value(json_object_get(v, "metric")),
-		        mx ? "<=" : ">=", json_number_value(mx ? mx : json_object_get(v, "min")));
+		const char *m = json_string_value(json_object_get(v, "metric"));
+		char b[48];
+		fprintf(out, "target %zu: %s %s %s\n", i + 1, m, mx ? "<=" : ">=",
+		        units_value(b, sizeof b, metric_unit(m ? m : ""),
+		                    json_number_value(mx ? mx : json_object_get(v, "min"))));
 	}
 	fputs("\n   #", out);
 	json_array_foreach(vars, i, v)
 		fprintf(out, "  %s", json_string_value(v));
-	fprintf(out, "  %14s  feasible\n", "cost/year");
+	fprintf(out, "  %14s  %14s%s\n", "cost/year", "capex/year", costing ? "" : "  feasible");
 	json_array_foreach(cand, i, v) {
 		fprintf(out, "%4zu", i);
 		size_t k;
 		json_t *x;
+		char b[2][48];
 		json_array_foreach(json_object_get(v, "x"), k, x)
 			fprintf(out, "  %*lld", (int)strlen(json_string_value(json_array_get(vars, k))),
 			        (long long)json_integer_value(x));
-		fprintf(out, "  %14.0f  %s%s\n", json_number_value(json_object_get(v, "cost_per_year")),
-		        json_is_true(json_object_get(v, "feasible")) ? "yes" : "no",
-		        json_is_integer(ans) && (json_int_t)i == json_integer_value(ans) ? "  <- answer" : "");
+		fprintf(out, "  %14s  %14s",
+		        units_money(b[0], sizeof b[0], json_number_value(json_object_get(v, "cost_per_year"))),
+		        units_money(b[1], sizeof b[1], json_number_value(json_object_get(v, "capex_per_year"))));
+		if (!costing)
+			fprintf(out, "  %s%s", json_is_true(json_object_get(v, "feasible")) ? "yes" : "no",
+			        json_is_integer(ans) && (json_int_t)i == json_integer_value(ans) ? "  <- answer" : "");
+		fputc('\n', out);
 	}
-	if (!json_is_integer(ans))
+	if (!costing && !json_is_integer(ans))
 		fputs("\nanswer: none of the candidates evaluated meets every target\n", out);
 	json_decref(j);
 	return ferror(out) ? failf(err, errlen, "cannot write the report") : 0;
+}
+
+/* The y axis of a plan figure: values in the target's unit scaled for
+ * reading (h, %, MWh), on a log axis when the values span more than two
+ * decades. A log axis cannot show 0: values <= 0 (a p95 wait of 0 where
+ * no training job waited) stand on a floor a decade below the smallest
+ * positive value, with a '0' tick there, so the answer and the target
+ * line are drawn on every scale. */
+struct plan_axis {
+	struct units_axis u;
+	bool log;
+	bool zero;      /* log, with values <= 0 on the floor */
+	double floor;   /* scaled; log only */
+};
+
+static struct plan_axis plan_axis_for(const char *unit, const double *v, size_t n, double bound)
+{
+	struct plan_axis a = { .log = false };
+	double top = fabs(bound), pmin = INFINITY, pmax = 0;
+	bool nonpos = bound <= 0;
+	for (size_t i = 0; i < n; i++) {
+		top = fmax(top, fabs(v[i]));
+		if (v[i] > 0) {
+			pmin = fmin(pmin, v[i]);
+			pmax = fmax(pmax, v[i]);
+		} else {
+			nonpos = true;
+		}
+	}
+	if (bound > 0) {
+		pmin = fmin(pmin, bound);
+		pmax = fmax(pmax, bound);
+	}
+	a.u = units_axis_for(unit, top);
+	if (pmax > 0 && pmax / pmin > 100) {
+		a.log = true;
+		if (strcmp(unit, "s") == 0)   /* seconds, with ticks named in readable units */
+			a.u = (struct units_axis){ 1, "log scale" };
+		double lf = floor(log10(pmin / a.u.div)) - (nonpos ? 1 : 0);
+		a.floor = pow(10, lf);
+		a.zero = nonpos;
+	}
+	return a;
+}
+
+static double plan_y(const struct plan_axis *a, double v)
+{
+	double y = v / a->u.div;
+	return a->log && y < a->floor ? a->floor : y;
 }
 
 int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs *figs, char *err,
@@ -519,7 +620,8 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 	json_t *ans = json_object_get(j, "answer");
 	size_t nc = json_array_size(cand);
 	double *x = calloc(3 * nc + 3, sizeof *x), *y = calloc(3 * nc + 3, sizeof *y);
-	if (!x || !y || plot_mkdir(dir, err, errlen) < 0)
+	double *raw = calloc(nc + 1, sizeof *raw);
+	if (!x || !y || !raw || plot_mkdir(dir, err, errlen) < 0)
 		goto out;
 	size_t t;
 	json_t *tv;
@@ -529,24 +631,41 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 		const char *metric = json_string_value(json_object_get(tv, "metric"));
 		json_t *mx = json_object_get(tv, "max");
 		double bound = json_number_value(mx ? mx : json_object_get(tv, "min"));
-		/* Three series: feasible, not feasible, the answer. */
+		const char *unit = metric_unit(metric);
+		size_t nraw = 0;
+		for (size_t c = 0; c < nc; c++) {
+			json_t *tt = json_array_get(json_object_get(json_array_get(cand, c), "targets"), t);
+			if (json_is_number(json_object_get(tt, "mean")))
+				raw[nraw++] = json_number_value(json_object_get(tt, "mean"));
+		}
+		struct plan_axis ax = plan_axis_for(unit, raw, nraw, bound);
+		/* Three series: not feasible, feasible, the answer (drawn last, on top). */
 		size_t n[3] = { 0, 0, 0 };
+		double ans_cost = NAN, ans_mean = NAN;
 		for (size_t c = 0; c < nc; c++) {
 			json_t *cv = json_array_get(cand, c);
 			json_t *tt = json_array_get(json_object_get(cv, "targets"), t);
-			double m = json_number_value(json_object_get(tt, "mean"));
 			if (!json_is_number(json_object_get(tt, "mean")))
 				continue;
+			double m = json_number_value(json_object_get(tt, "mean"));
+			double cost = json_number_value(json_object_get(cv, "cost_per_year"));
 			int k = json_is_integer(ans) && (json_int_t)c == json_integer_value(ans) ? 2
-			        : json_is_true(json_object_get(cv, "feasible")) ? 0 : 1;
-			x[k * nc + n[k]] = json_number_value(json_object_get(cv, "cost_per_year")) / 1e6;
-			y[k * nc + n[k]] = m;
+			        : json_is_true(json_object_get(cv, "feasible")) ? 1 : 0;
+			if (k == 2) {
+				ans_cost = cost;
+				ans_mean = m;
+			}
+			x[k * nc + n[k]] = cost / 1e6;
+			y[k * nc + n[k]] = plan_y(&ax, m);
 			n[k]++;
 		}
 		struct plot_series s[3] = {
-			{ .title = "feasible", .n = (int64_t)n[0], .x = x, .y = y },
-			{ .title = "not feasible", .n = (int64_t)n[1], .x = x + nc, .y = y + nc },
-			{ .title = "the answer", .n = (int64_t)n[2], .x = x + 2 * nc, .y = y + 2 * nc },
+			{ .title = "not feasible", .n = (int64_t)n[0], .x = x, .y = y, .color = "#b3261e",
+			  .with = "points pt 7 ps 1" },
+			{ .title = "feasible", .n = (int64_t)n[1], .x = x + nc, .y = y + nc, .color = "#1a7f37",
+			  .with = "points pt 7 ps 1" },
+			{ .title = "the answer", .n = (int64_t)n[2], .x = x + 2 * nc, .y = y + 2 * nc,
+			  .color = "#000000", .with = "points pt 6 ps 3 lw 2" },
 		};
 		struct plot_series keep[3];
 		int ns = 0;
@@ -555,16 +674,38 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 				keep[ns++] = s[k];
 		if (ns == 0)
 			continue;
-		char name[32], title[256], ylabel[200], extra[256];
+		char name[32], title[256], ylabel[240], extra[1024], bb[48], ab[2][48];
 		snprintf(name, sizeof name, "plan_t%zu", t);
 		snprintf(title, sizeof title, "Candidates: cost a year against %s", metric);
-		snprintf(ylabel, sizeof ylabel, "%s (%s), mean over seeds", metric, metric_unit(metric));
-		snprintf(extra, sizeof extra, "set key below\nset logscale y\nset arrow from graph 0, "
-		         "first %g to graph 1, first %g nohead dt 2\nset label 'target' at graph 0.01, "
-		         "first %g offset 0,0.6", bound > 0 ? bound : 1, bound > 0 ? bound : 1,
-		         bound > 0 ? bound : 1);
+		snprintf(ylabel, sizeof ylabel, "%s (%s%s), mean over seeds", metric, ax.u.name,
+		         ax.log && strcmp(ax.u.name, "log scale") != 0 ? ", log scale" : "");
+		double by = plan_y(&ax, bound);
+		size_t off = (size_t)snprintf(extra, sizeof extra, "set key below\nset offsets graph 0.05, "
+		                              "graph 0.05, graph 0.05, graph 0.05\n");
+		if (ax.log && strcmp(unit, "s") == 0)
+			off += (size_t)snprintf(extra + off, sizeof extra - off, "set ytics ('1 s' 1, '10 s' 10, "
+			                        "'1 min' 60, '10 min' 600, '1 h' 3600, '6 h' 21600, '1 d' 86400, "
+			                        "'1 w' 604800, '4 w' 2419200)\n");
+		if (ax.log)
+			off += (size_t)snprintf(extra + off, sizeof extra - off, "set logscale y\nset yrange "
+			                        "[%.10g:*]\n", ax.floor / 2);
+		else
+			off += (size_t)snprintf(extra + off, sizeof extra - off, "set yrange [0:*]\n");
+		if (ax.zero)   /* the floor where the values of 0 stand */
+			off += (size_t)snprintf(extra + off, sizeof extra - off, "set ytics add ('0' %.10g)\n"
+			                        "set arrow from graph 0, first %.10g to graph 1, first %.10g "
+			                        "nohead lc rgb '#d0d0d0'\n", ax.floor, ax.floor, ax.floor);
+		off += (size_t)snprintf(extra + off, sizeof extra - off, "set arrow from graph 0, first "
+		                        "%.10g to graph 1, first %.10g nohead dt 2 lw 2 lc rgb '#555555'\n"
+		                        "set label 'target %s %s' at graph 0.01, first %.10g offset 0,0.7\n",
+		                        by, by, mx ? "<=" : ">=", units_value(bb, sizeof bb, unit, bound), by);
+		if (!isnan(ans_cost))
+			snprintf(extra + off, sizeof extra - off, "set label 'answer: %s a year, %s' at first "
+			         "%.10g, first %.10g right offset -2,-1.2\n", units_money(ab[0], sizeof ab[0], ans_cost),
+			         units_value(ab[1], sizeof ab[1], unit, ans_mean), ans_cost / 1e6,
+			         plan_y(&ax, ans_mean));
 		struct plot_fig f = { .name = name, .title = title,
-		                      .xlabel = "cost of ownership (millions a year)", .ylabel = ylabel,
+		                      .xlabel = "cost of ownership a year (millions)", .ylabel = ylabel,
 		                      .extra = extra };
 		if (plot_xy(dir, &f, PLOT_POINTS, ns, keep, err, errlen) != 0)
 			goto out;
@@ -574,6 +715,7 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 out:
 	free(x);
 	free(y);
+	free(raw);
 	json_decref(j);
 	return ret;
 }

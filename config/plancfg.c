@@ -24,7 +24,7 @@ static const char *const plan_keys[] = { "description", "scenario", "seeds", "ou
 	"fixed", "energy_price_per_kwh", "targets", "cost", "confident", NULL };
 static const char *const cost_keys[] = { "life_years", "energy_price_per_kwh", "pue",
 	"maintenance_per_node_year", "space_per_rack_year", NULL };
-static const char *const var_keys[] = { "path", "min", "max", "cost", NULL };
+static const char *const var_keys[] = { "path", "min", "max", "cost", "owned", NULL };
 static const char *const target_keys[] = { "metric", "max", "min", NULL };
 
 /* Sets *text = doc with jpath = value (JSON text), replacing *text. */
@@ -40,6 +40,40 @@ static int apply(struct jv *v, const char *where, char **text, const char *jpath
 	free(*text);
 	*text = next;
 	return 0;
+}
+
+/* The integer at jpath ("$.racks[0].count") in the JSON text doc; 0 when
+ * the path does not lead to one (an absent count: nothing owned). */
+static long scenario_int_at(const char *doc, const char *jpath)
+{
+	json_t *root = json_loads(doc, 0, NULL), *cur = root;
+	const char *p = jpath + 1;
+	while (cur && *p) {
+		if (*p == '.') {
+			size_t n = strcspn(p + 1, ".[");
+			char key[256];
+			if (n == 0 || n >= sizeof key) {
+				cur = NULL;
+				break;
+			}
+			memcpy(key, p + 1, n);
+			key[n] = '\0';
+			cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+			p += 1 + n;
+		} else if (*p == '[') {
+			char *e;
+			unsigned long idx = strtoul(p + 1, &e, 10);
+			cur = *e == ']' && e != p + 1 && json_is_array(cur) ? json_array_get(cur, idx) : NULL;
+			p = *e == ']' ? e + 1 : "";
+		} else {
+			cur = NULL;
+		}
+	}
+	long v = 0;
+	if (json_is_integer(cur) && json_integer_value(cur) > 0)
+		v = (long)json_integer_value(cur);
+	json_decref(root);
+	return v;
 }
 
 /* Loads text as a scenario through a temporary file; its label values go
@@ -82,13 +116,14 @@ static int load_vars(struct jv *v, json_t *arr, struct plan_spec *s)
 	for (size_t i = 0; i < n; i++) {
 		char p[64], path[512];
 		json_t *o = json_array_get(arr, i);
-		long long mn = 0, mx = 0;
+		long long mn = 0, mx = 0, owned = -1;
 		double cost = 0;
 		jv_idxpath(p, sizeof p, "$.vars", i);
 		if (jv_object(v, o, p, var_keys) || jv_str(v, o, p, "path", true, path, sizeof path) ||
 		    jv_int(v, o, p, "min", true, 0, 1000000, &mn) ||
 		    jv_int(v, o, p, "max", true, 0, 1000000, &mx) ||
-		    jv_num(v, o, p, "cost", true, 0, 1e15, &cost))
+		    jv_num(v, o, p, "cost", true, 0, 1e15, &cost) ||
+		    jv_int(v, o, p, "owned", false, 0, 1000000, &owned))
 			return -1;
 		if (path[0] != '$')
 			return jv_fail(v, p, "\"path\": expected a JSON path starting with $, got \"%s\"",
@@ -103,17 +138,19 @@ static int load_vars(struct jv *v, json_t *arr, struct plan_spec *s)
 		s->var[s->nvar].min = (long)mn;
 		s->var[s->nvar].max = (long)mx;
 		s->var[s->nvar].cost = cost;
+		s->var[s->nvar].owned = (long)owned;   /* -1: the scenario's, once it is known */
 		s->nvar++;
 	}
 	return 0;
 }
 
+/* No targets (absent or []): a what-if costing of the box. */
 static int load_targets(struct jv *v, json_t *arr, struct plan_spec *s)
 {
 	if (!arr)
-		return -1;
+		return v->failed ? -1 : 0;
 	if (json_array_size(arr) == 0)
-		return jv_fail(v, "$.targets", "expected at least one target");
+		return 0;
 	size_t n = json_array_size(arr);
 	if (!(s->target = calloc(n, sizeof *s->target)))
 		return jv_fail(v, "$.targets", "out of memory");
@@ -208,7 +245,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 	    load_cost(&v, root, s) || jv_bool(&v, root, "$", "confident", &conf) ||
 	    load_seeds(&v, json_object_get(root, "seeds"), s) ||
 	    load_vars(&v, jv_array(&v, root, "$", "vars", true), s) ||
-	    load_targets(&v, jv_array(&v, root, "$", "targets", true), s))
+	    load_targets(&v, jv_array(&v, root, "$", "targets", false), s))
 		goto out;
 	s->confident = conf;
 	if (!json_object_get(root, "out"))
@@ -279,6 +316,11 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 	}
 	if (check_scenario(&v, json_object_get(root, "scenario") ? "$.scenario" : "$", s->scenario, &labels))
 		goto out;
+	/* What the site owns: each variable's value in the scenario (fixed
+	 * settings applied), unless the file says "owned". */
+	for (size_t i = 0; i < s->nvar; i++)
+		if (s->var[i].owned < 0)
+			s->var[i].owned = scenario_int_at(s->scenario, s->var[i].path);
 	/* Each variable at its min and its max must give a valid scenario. */
 	long *x = calloc(s->nvar, sizeof *x);
 	if (!x)

@@ -169,6 +169,116 @@ static void fake_spec(struct plan_spec *s, double cost1, double cost2)
 	s->life_years = 1;
 }
 
+/* Capex only for what a candidate adds to the site: "owned" defaults to the
+ * scenario's value at the path (fixed settings applied), or is given. */
+static void test_owned(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[2048];
+	int r = load_text("{\"seeds\": \"1-2\", " VARS ", " TGT ", \"fixed\": {\"$.racks[0].count\": 3}}",
+	                  &s, err, sizeof err);
+	if (r)
+		fail_msg("%s", err);
+	assert_int_equal(s.var[0].owned, 3);
+	long x[1] = { 1 };
+	assert_float_equal(plan_capex(&s, x), 0, 0);    /* fewer than owned: nothing bought */
+	x[0] = 3;
+	assert_float_equal(plan_capex(&s, x), 0, 0);
+	x[0] = 5;
+	assert_float_equal(plan_capex(&s, x), 20, 1e-9);   /* 2 added x 10 */
+	plan_spec_fini(&s);
+	r = load_text("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].count\", \"min\": 1, "
+	              "\"max\": 3, \"cost\": 10, \"owned\": 0}], " TGT "}", &s, err, sizeof err);
+	if (r)
+		fail_msg("%s", err);
+	assert_int_equal(s.var[0].owned, 0);
+	x[0] = 2;
+	assert_float_equal(plan_capex(&s, x), 20, 1e-9);
+	plan_spec_fini(&s);
+	expect_error("{\"seeds\": \"1-2\", \"vars\": [{\"path\": \"$.racks[0].count\", \"min\": 1, "
+	             "\"max\": 3, \"cost\": 10, \"owned\": -1}], " TGT "}", "$.vars[0]");
+	/* A path the scenario does not have yet (an appended rack): none owned. */
+	r = load_text("{\"seeds\": \"1\", \"fixed\": {\"$.racks[+]\": {\"name\": \"new-\", \"count\": 0, "
+	              "\"power_kw\": 40, \"nodes\": [{\"type\": \"h100-8x\", \"count\": 2}]}}, "
+	              "\"vars\": [{\"path\": \"$.racks[4].count\", \"min\": 0, \"max\": 1, \"cost\": 5}]}",
+	              &s, err, sizeof err);
+	if (r)
+		fail_msg("%s", err);
+	assert_int_equal(s.var[0].owned, 0);
+	assert_int_equal(s.ntarget, 0);   /* no targets: a what-if costing */
+	plan_spec_fini(&s);
+}
+
+static char *print_to_string(const struct plan_spec *s, const struct plan_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(plan_print(s, r, 0, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The text speaks in readable units: durations in s, min, h or d (never
+ * 1.108e+05), money with thousands separators, the capex of what is added. */
+static void test_print_units(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	fake_spec(&s, 1600000, 700000);
+	s.var[0].owned = 2;
+	s.target[0].bound = 100;
+	struct plan_result r;
+	char err[256];
+	int calls = 0;
+	assert_int_equal(plan_search(&s, 0, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_true(r.answer >= 0);
+	char *t = print_to_string(&s, &r);
+	assert_null(strstr(t, "e+0"));
+	assert_non_null(strstr(t, "targets: mean_wait <= 1.67 min"));
+	assert_non_null(strstr(t, "15.0 min [")); /* candidate (1, 1): 900 s */
+	assert_non_null(strstr(t, "x1 = $.a (1..4; 2 owned; 1,600,000 each added)"));
+	/* Two units of $.a are owned: (2, 1) costs what (1, 1) does but for
+	 * the energy; the answer (2, 4) adds 4 of $.b and nothing of $.a. */
+	assert_non_null(strstr(t, "\n   0      1      1        700,010 "));
+	assert_non_null(strstr(t, "\n   1      2      1        700,015 "));
+	const struct plan_cand *a = &r.cand[r.answer];
+	assert_int_equal(a->x[0], 2);
+	assert_int_equal(a->x[1], 4);
+	assert_float_equal(a->capex, 4 * 700000, 1e-9);
+	assert_non_null(strstr(t, "    capex             2,800,000  (2,800,000 over 1 year: $.b +4 x "
+	                          "700,000)\n"));
+	assert_non_null(strstr(t, "mean_wait per seed: 1: 1.42 min, 2: 1.58 min\n"));
+	assert_non_null(strstr(t, "upper bound 2.56 min does not meet 1.67 min"));
+	free(t);
+	plan_result_fini(&r);
+	/* Without targets: a what-if costing of the box, every candidate's cost. */
+	s.ntarget = 0;
+	calls = 0;
+	assert_int_equal(plan_search(&s, 0, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	assert_int_equal(r.ncand, 16);
+	assert_int_equal(r.answer, -1);
+	t = print_to_string(&s, &r);
+	assert_non_null(strstr(t, "what-if costing: 16 candidates, 2 seeds each"));
+	assert_non_null(strstr(t, "candidate 1: $.a=1 $.b=2\n  cost of ownership 1,400,015 a year:\n"
+	                          "    capex             1,400,000  (1,400,000 over 1 year: $.b +2 x "
+	                          "700,000)\n"));
+	s.var[1].owned = 4;   /* everything owned: no capex at all */
+	plan_result_fini(&r);
+	assert_int_equal(plan_search(&s, 0, fake_eval, &calls, NULL, &r, err, sizeof err), 0);
+	free(t);
+	t = print_to_string(&s, &r);
+	assert_non_null(strstr(t, "candidate 0: $.a=1 $.b=1\n  cost of ownership 10 a year:\n"
+	                          "    capex                     0  (0 over 1 year: nothing added to "
+	                          "what the site owns)\n"));
+	free(t);
+	plan_result_fini(&r);
+	s.ntarget = 1;
+	plan_spec_fini(&s);
+}
+
 static void test_cost(void **state)
 {
 	(void)state;
@@ -348,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_count_one_keeps_rack_names),
 		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_owned),
+		cmocka_unit_test(test_print_units),
 		cmocka_unit_test(test_tco),
 		cmocka_unit_test(test_confident),
 		cmocka_unit_test(test_greedy_matches_brute_force),
