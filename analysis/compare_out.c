@@ -12,6 +12,8 @@
 
 #include <jansson.h>
 
+#include "analysis/htmlpage.h"
+
 /* A figure for a person: "-" for NaN, more decimals for small values. */
 static const char *fnum(char *buf, size_t len, double v)
 {
@@ -209,19 +211,6 @@ static json_t *json_result(const struct compare_result *res)
 	return root;
 }
 
-static void html_escape(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default: fputc(*s, out);
-		}
-	}
-}
-
 static const char *verdict_class(enum compare_verdict v)
 {
 	switch (v) {
@@ -270,7 +259,7 @@ static void html_forest(const struct compare_result *res, FILE *out)
 		                  ? "#b3261e" : "#777";
 		fputs("<text x=\"8\" y=\"", out);
 		fprintf(out, "%d\" dominant-baseline=\"middle\">", y);
-		html_escape(out, st->metric);
+		htmlpage_escape(out, st->metric);
 		fputs("</text>\n", out);
 		if (!(st->mean_a != 0) || !isfinite(st->lo) || !isfinite(st->hi)) {
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" dominant-baseline=\"middle\" fill=\"#777\" "
@@ -295,21 +284,7 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 {
 	char win[128];
 	metric_window_describe(&res->a->run[0].m.window, win, sizeof win);
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<title>hetlab compare</title>\n<style>\n"
-	      "body { font-family: sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em; color: #222; }\n"
-	      "table { border-collapse: collapse; margin: 0.5em 0 1.2em; }\n"
-	      "th, td { padding: 0.3em 0.7em; border: 1px solid #ccc; }\n"
-	      "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
-	      "th { background: #f0f0f0; }\n"
-	      "tr.better td.verdict { background: #c6efce; color: #006100; }\n"
-	      "tr.worse td.verdict { background: #ffc7ce; color: #9c0006; }\n"
-	      "tr.same td.verdict { background: #eeeeee; }\n"
-	      "tr.na td.verdict { color: #888; }\n"
-	      ".summary { font-size: 1.1em; background: #f6f8fa; border-left: 4px solid #888; padding: 0.6em 1em; }\n"
-	      "figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }\n"
-	      ".warn { color: #9c5700; }\n"
-	      "</style>\n</head>\n<body>\n<h1>hetlab compare</h1>\n", out);
+	htmlpage_head(out, "hetlab compare");
 	size_t nb = 0, nw = 0;
 	for (size_t s = 0; s < res->nstat; s++) {
 		nb += res->stat[s].verdict == COMPARE_BETTER;
@@ -318,40 +293,40 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	fprintf(out, "<p class=\"summary\">B is <b>better</b> on %zu, <b>worse</b> on %zu and not "
 	        "significantly different on %zu of %zu metrics, over %zu seeds paired by seed (", nb, nw,
 	        res->nstat - nb - nw, res->nstat, res->npair);
-	html_escape(out, pairs);
+	htmlpage_escape(out, pairs);
 	fputs(").", out);
 	size_t shown = 0;
 	for (size_t s = 0; s < res->nstat; s++)
 		if (res->stat[s].verdict == COMPARE_BETTER || res->stat[s].verdict == COMPARE_WORSE) {
 			char b[64];
 			fputs(shown++ ? "; " : " ", out);
-			html_escape(out, res->stat[s].metric);
+			htmlpage_escape(out, res->stat[s].metric);
 			fprintf(out, " %s %s", fchange(b, sizeof b, res->stat[s].rel_change),
 			        compare_verdict_name(res->stat[s].verdict));
 		}
 	if (shown)
 		fputs(".", out);
 	fputs("</p>\n<p>A: ", out);
-	html_escape(out, res->a->dir);
+	htmlpage_escape(out, res->a->dir);
 	fputs(" (scenario ", out);
-	html_escape(out, side_scenario(res->a));
+	htmlpage_escape(out, side_scenario(res->a));
 	fputs(", policy ", out);
-	html_escape(out, compare_side_policy(res->a));
+	htmlpage_escape(out, compare_side_policy(res->a));
 	fprintf(out, ", %zu runs)<br>\nB: ", res->a->nrun);
-	html_escape(out, res->b->dir);
+	htmlpage_escape(out, res->b->dir);
 	fputs(" (scenario ", out);
-	html_escape(out, side_scenario(res->b));
+	htmlpage_escape(out, side_scenario(res->b));
 	fputs(", policy ", out);
-	html_escape(out, compare_side_policy(res->b));
+	htmlpage_escape(out, compare_side_policy(res->b));
 	fprintf(out, ", %zu runs)<br>\nA and B differ in: ", res->b->nrun);
 	if (res->ndiffers == 0)
 		fputs("nothing recorded (the same scenario and policy)", out);
 	for (size_t d = 0; d < res->ndiffers; d++) {
 		fputs(d ? "; " : "", out);
-		html_escape(out, res->differs[d]);
+		htmlpage_escape(out, res->differs[d]);
 	}
 	fputs("<br>\nwindow: ", out);
-	html_escape(out, win);
+	htmlpage_escape(out, win);
 	fprintf(out, "; differences B &minus; A; %g %% intervals; verdicts say how B does against "
 	        "A.</p>\n", 100 * res->level);
 	html_forest(res, out);
@@ -363,7 +338,7 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 		char b[6][64];
 		int dir = metric_direction(st->metric);
 		fprintf(out, "<tr class=\"%s\"><td>", verdict_class(st->verdict));
-		html_escape(out, st->metric);
+		htmlpage_escape(out, st->metric);
 		fprintf(out, "</td><td>%s</td><td>%s</td><td class=\"num\">%zu</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td>"
@@ -380,10 +355,10 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	        COMPARE_BOOT_N, COMPARE_SKEW_LIMIT, COMPARE_WILCOXON_EXACT_MAX);
 	for (size_t w = 0; w < res->nwarning; w++) {
 		fputs("<p class=\"warn\">warning: ", out);
-		html_escape(out, res->warning[w]);
+		htmlpage_escape(out, res->warning[w]);
 		fputs("</p>\n", out);
 	}
-	fputs("</body>\n</html>\n", out);
+	htmlpage_end(out);
 }
 
 int compare_print(const struct compare_result *res, enum compare_format fmt, FILE *out)

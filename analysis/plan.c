@@ -251,7 +251,9 @@ static long evaluate(struct search *k, const long *x)
 	if (k->progress) {
 		fprintf(k->progress, "hetlab plan: candidate %zu: ", c->order);
 		print_x(s, x, k->progress);
-		fprintf(k->progress, ": cost %.0f a year, %s\n", c->cost, c->feasible ? "feasible" : "fails");
+		char b[48];
+		fprintf(k->progress, ": cost %s a year%s\n", units_money(b, sizeof b, c->cost),
+		        s->ntarget == 0 ? "" : c->feasible ? ", feasible" : ", fails");
 	}
 	return (long)c->order;
 nomem:

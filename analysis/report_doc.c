@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/htmlpage.h"
 #include "analysis/plot.h"
 #include "analysis/runplot.h"
 
@@ -678,83 +679,6 @@ static const char css[] =
 	".warn { color: #9c5700; }\n"
 	".note { color: #555; }\n";
 
-static bool at_attr(const char *p, const char *start, const char *name)
-{
-	size_t n = strlen(name);
-	return p > start && (p[-1] == ' ' || p[-1] == '\n' || p[-1] == '\t' || p[-1] == '\r') &&
-	       strncmp(p, name, n) == 0;
-}
-
-/* Copies gnuplot's SVG document into the page (see the head comment). */
-static void put_svg(FILE *out, const char *svg, const char *prefix)
-{
-	const char *p = strstr(svg, "<svg");
-	const char *start = p;
-	if (!p)
-		return;
-	const char *tag_end = strchr(p, '>');
-	while (*p) {
-		if (p < tag_end && at_attr(p, start, "xmlns")) {
-			/* xmlns="…" or xmlns:xlink="…": HTML knows both namespaces. */
-			const char *q = strpbrk(p, "'\"");
-			const char *e = q ? strchr(q + 1, *q) : NULL;
-			if (e) {
-				p = e + 1;
-				continue;
-			}
-		}
-		if (at_attr(p, start, "id='") || at_attr(p, start, "id=\"")) {
-			fprintf(out, "%.4s%s-", p, prefix);
-			p += 4;
-			continue;
-		}
-		if (strncmp(p, "href='#", 7) == 0 || strncmp(p, "href=\"#", 7) == 0) {
-			fprintf(out, "%.7s%s-", p, prefix);
-			p += 7;
-			continue;
-		}
-		if (strncmp(p, "url(#", 5) == 0) {
-			fprintf(out, "url(#%s-", prefix);
-			p += 5;
-			continue;
-		}
-		fputc(*p++, out);
-	}
-}
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? cap * 2 : 131072;
-			char *p = realloc(buf, cap);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = p;
-		}
-		size_t got = fread(buf + len, 1, cap - len - 1, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
 static void set_warn(char *warn, size_t warnlen, const char *msg)
 {
 	if (warn && warnlen)
@@ -772,10 +696,10 @@ static void doc_figure(struct doc *d, const char *name)
 		d->used[i] = true;
 		char path[4200], msg[4400];
 		snprintf(path, sizeof path, "%s/%s.svg", d->figdir, name);
-		char *svg = read_all(path);
+		char *svg = htmlpage_read_all(path);
 		fprintf(d->out, "<figure id=\"fig-%s\">\n", name);
 		if (svg && strstr(svg, "<svg")) {
-			put_svg(d->out, svg, name);
+			htmlpage_svg(d->out, svg, name);
 			fputc('\n', d->out);
 		} else {
 			snprintf(msg, sizeof msg, "%s: cannot read the figure", path);

@@ -4,6 +4,7 @@
  * OUT/plan.json (the frontier: cost a year against each target, the answer
  * marked). See sumreport.h. */
 #include "analysis/sumreport.h"
+#include "analysis/sumreport_int.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -64,18 +65,7 @@ int sumreport_kind(const char *path)
 
 /* ---- a sweep's summary -------------------------------------------------------- */
 
-struct sweep_sum {
-	int npoint, nparam;
-	char **param;                /* paths */
-	char ***value;               /* [point][param] JSON text */
-	int *ok, *all;               /* runs per point */
-	int nmetric;
-	char **metric;
-	double *mean, *half;         /* [point * nmetric + m]; NaN none */
-	int *n;
-};
-
-static void sum_fini(struct sweep_sum *s)
+void sumreport_sum_fini(struct sweep_sum *s)
 {
 	for (int p = 0; p < s->npoint; p++) {
 		for (int k = 0; s->value && s->value[p] && k < s->nparam; k++)
@@ -136,7 +126,7 @@ out:
 
 /* 0; -1 with err; -2 when a metric asked for is not one of the registry or
  * names a label value the runs do not have (a usage error). */
-static int sum_load(const char *path, const char *const *want, size_t nwant, struct sweep_sum *s,
+int sumreport_sum_load(const char *path, const char *const *want, size_t nwant, struct sweep_sum *s,
                     char *err, size_t errlen)
 {
 	memset(s, 0, sizeof *s);
@@ -275,7 +265,7 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	if (ret < 0)
-		sum_fini(s);
+		sumreport_sum_fini(s);
 	return ret;
 }
 
@@ -295,14 +285,14 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
                     char *err, size_t errlen)
 {
 	struct sweep_sum s;
-	int lr = sum_load(path, metrics, nmetric, &s, err, errlen);
+	int lr = sumreport_sum_load(path, metrics, nmetric, &s, err, errlen);
 	if (lr < 0)
 		return lr;
 	fprintf(out, "hetlab report: %s (a sweep: %d points, each metric's mean over the point's ok "
 	        "seeds ± the half-width of its 95 %% t interval)\n\n", path, s.npoint);
 	int *w = calloc((size_t)(s.nparam + s.nmetric) + 1, sizeof *w);
 	if (!w) {
-		sum_fini(&s);
+		sumreport_sum_fini(&s);
 		return failf(err, errlen, "out of memory");
 	}
 	for (int k = 0; k < s.nparam; k++) {
@@ -342,7 +332,7 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 		        strcmp(metric_unit(s.metric[m]), "fraction") == 0 ? "%" : metric_unit(s.metric[m]));
 	fputc('\n', out);
 	free(w);
-	sum_fini(&s);
+	sumreport_sum_fini(&s);
 	return ferror(out) ? failf(err, errlen, "cannot write the report") : 0;
 }
 
@@ -375,7 +365,7 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 {
 	struct sweep_sum s;
 	memset(figs, 0, sizeof *figs);
-	int lr = sum_load(path, metrics, nmetric, &s, err, errlen);
+	int lr = sumreport_sum_load(path, metrics, nmetric, &s, err, errlen);
 	if (lr < 0)
 		return lr;
 	int ret = -1;
@@ -452,6 +442,8 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 			         ax.name);
 			if (units_is_count(unit) && ytop <= 10)   /* whole jobs, whole preemptions */
 				strcat(extra, "set ytics 1\nset format y '%.0f'\n");
+			if (!(ytop > 0))   /* all 0 (no SLO missed): an axis from 0, not [-1:1] */
+				strcat(extra, "set yrange [0:1]\n");
 			if (!numeric) {
 				size_t off = strlen(extra);
 				off += (size_t)snprintf(extra + off, sizeof extra - off, "set xtics (");
@@ -500,7 +492,7 @@ int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nm
 	}
 	ret = render(dir, figs, err, errlen);
 out:
-	sum_fini(&s);
+	sumreport_sum_fini(&s);
 	return ret;
 }
 

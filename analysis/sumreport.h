@@ -37,6 +37,15 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 int sumreport_sweep_plot(const char *path, const char *const *metrics, size_t nmetric,
                          const char *dir, struct sumreport_figs *figs, char *err, size_t errlen);
 int sumreport_plan(const char *path, FILE *out, char *err, size_t errlen);
+/* The same as one self-contained HTML page with the figures inlined
+ * (sumreport_html.c): the summary (the plan's answer and its cost, the
+ * sweep's best point per metric), the table, the figures. warn gets a line
+ * when the figures could not be drawn (no gnuplot): the page has the
+ * tables. 0; -1 or -2 as the text reports. */
+int sumreport_sweep_html(const char *path, const char *const *metrics, size_t nmetric, FILE *out,
+                         char *warn, size_t warnlen, char *err, size_t errlen);
+int sumreport_plan_html(const char *path, FILE *out, char *warn, size_t warnlen, char *err,
+                        size_t errlen);
 int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs *figs, char *err,
                         size_t errlen);
 

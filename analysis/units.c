@@ -74,6 +74,26 @@ const char *units_value(char *buf, size_t len, const char *unit, double v)
 	return buf;
 }
 
+static int decimals(double a)
+{
+	return a >= 100 || a == 0 ? 0 : a >= 10 ? 1 : 2;
+}
+
+const char *units_pair(char *buf, size_t len, const char *unit, double mean, double half)
+{
+	if (isnan(mean) || isnan(half))
+		return units_value(buf, len, unit, mean);
+	if (strcmp(unit, "fraction") == 0) {
+		snprintf(buf, len, "%.2f ±%.2f %%", 100 * mean, 100 * half);
+		return buf;
+	}
+	struct units_axis a = units_axis_for(unit, strcmp(unit, "s") == 0 ? 0.5 * fabs(mean) : fabs(mean));
+	double m = mean / a.div, h = half / a.div;
+	int d = decimals(fabs(m));
+	snprintf(buf, len, "%.*f ±%.*f%s%s", d, m, d, h, a.name[0] ? " " : "", a.name);
+	return buf;
+}
+
 struct units_axis units_axis_for(const char *unit, double top)
 {
 	struct units_axis a = { 1, "" };

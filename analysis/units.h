@@ -19,6 +19,10 @@ const char *units_money(char *buf, size_t len, double v);
  * as money, "W" as kW, anything else as a number and the unit. */
 const char *units_value(char *buf, size_t len, const char *unit, double v);
 
+/* A mean and the half-width of its interval in one unit, the mean's:
+ * "22.3 ±2.42 MWh", "6.74 ±7.80 min", "43.90 ±9.71 %". */
+const char *units_pair(char *buf, size_t len, const char *unit, double mean, double half);
+
 /* An axis for values in `unit` up to `top` (the largest to show): the
  * divisor that turns them into the shown unit and its name ("h", "%",
  * "MWh", "kW", or the unit itself with divisor 1). A fraction's divisor is

@@ -77,10 +77,12 @@ int cmd_report(int argc, char **argv)
 	char err[1024], warn[1024] = "", rbuf[4200];
 	db = resolve(db, rbuf, sizeof rbuf);
 	int kind = sumreport_kind(db);          /* a sweep's summary or a plan's output */
-	if (kind != SUMREPORT_OTHER && fmt != REPORT_TEXT) {
-		fprintf(stderr, "hetlab report: %s: a sweep summary or a plan output is reported as text\n", db);
+	if (kind != SUMREPORT_OTHER && fmt != REPORT_TEXT && fmt != REPORT_HTML) {
+		fprintf(stderr, "hetlab report: %s: a sweep summary or a plan output is reported as text "
+		        "or html\n", db);
 		return 2;
 	}
+	bool html = fmt == REPORT_HTML;
 	bool frag = kind == SUMREPORT_OTHER && frag_db_is(db) == 1;   /* a `hetlab frag` database */
 	if (frag && fmt != REPORT_TEXT && fmt != REPORT_JSON) {
 		fprintf(stderr, "hetlab report: %s: a frag database is reported as text or json\n", db);
@@ -103,7 +105,11 @@ int cmd_report(int argc, char **argv)
 			return 1;
 		}
 	}
-	int rc = kind == SUMREPORT_SWEEP ? sumreport_sweep(db, metrics, nmetric, out, err, sizeof err)
+	int rc = kind == SUMREPORT_SWEEP && html ? sumreport_sweep_html(db, metrics, nmetric, out, warn,
+	                                                                  sizeof warn, err, sizeof err)
+	         : kind == SUMREPORT_SWEEP ? sumreport_sweep(db, metrics, nmetric, out, err, sizeof err)
+	         : kind == SUMREPORT_PLAN && html ? sumreport_plan_html(db, out, warn, sizeof warn, err,
+	                                                               sizeof err)
 	         : kind == SUMREPORT_PLAN ? sumreport_plan(db, out, err, sizeof err)
 	         : frag ? frag_report(db, fmt == REPORT_JSON, out, err, sizeof err)
 	         : report_write_window(db, (enum report_format)fmt, &win, out, warn, sizeof warn, err,

@@ -347,6 +347,45 @@ else
 		bad "zsh completion"
 fi
 
+# ---- plans and sweeps: a what-if costing, HTML reports -------------------
+# A plan without targets costs its candidates: capex only for what it adds.
+cat > "$TMP/cost.json" <<'EOF'
+{ "seeds": "1", "out": "cost-out",
+  "fixed": { "$.racks[+]": { "name": "lq-new-", "count": 0, "power_kw": 40,
+                             "nodes": [ { "type": "h100-8x", "count": 2 } ] } },
+  "vars": [ { "path": "$.racks[4].count", "min": 0, "max": 1, "cost": 2400000 },
+            { "path": "$.racks[0].count", "min": 2, "max": 2, "cost": 1600000 } ],
+  "cost": { "energy_price_per_kwh": 0.1 } }
+EOF
+if "$HETLAB" plan "$TMP/cost.json" > "$TMP/cost.out" 2>"$TMP/err"; then
+	grep -q '^what-if costing: 2 candidates, 1 seeds each' "$TMP/cost.out" &&
+		grep -q 'capex                     0  (0 over 5 years: nothing added to what the site owns)' "$TMP/cost.out" &&
+		grep -q 'capex               480,000  (2,400,000 over 5 years: $.racks\[4\].count +1 x 2,400,000)' "$TMP/cost.out" &&
+		grep -q '^x2 = $.racks\[0\].count (2..2; 2 owned; 1,600,000 each added)' "$TMP/cost.out" &&
+		! grep -q 'e+0' "$TMP/cost.out" &&
+		ok "plan without targets: a what-if costing, capex only for the added rack, readable money" ||
+		bad "plan costing" "$(cat "$TMP/cost.out")"
+	check_eq "report PLANDIR --format html exits 0" "$(rc "$HETLAB" report "$TMP/cost-out" --format html --out "$TMP/cost.html")" 0
+	grep -q '<p class="summary">A what-if costing of 2 candidates (no targets): from ' "$TMP/cost.html" &&
+		ok "report --format html of a costing: the summary" || bad "costing html" "$(grep summary "$TMP/cost.html")"
+	check_eq "report PLANDIR --format json exits 2" "$(rc "$HETLAB" report "$TMP/cost-out" --format json)" 2
+else
+	bad "plan costing runs" "$(cat "$TMP/err")"
+fi
+cat > "$TMP/sw.json" <<'EOF'
+{ "seeds": "1-2", "out": "sw-out", "params": { "$.workload.synthetic.scale.rate": [0.5, 1.0] } }
+EOF
+if "$HETLAB" sweep "$TMP/sw.json" >/dev/null 2>"$TMP/err"; then
+	check_eq "report SWEEPDIR --format html exits 0" "$(rc "$HETLAB" report "$TMP/sw-out" --format html --out "$TMP/sw.html")" 0
+	grep -q '<h1>hetlab report: sweep ' "$TMP/sw.html" && grep -q 'gpu_util has its highest mean at point' "$TMP/sw.html" &&
+		{ ! command -v gnuplot >/dev/null || [ "$(grep -c '<figure' "$TMP/sw.html")" -gt 1 ]; } &&
+		ok "report --format html of a sweep: the best point per metric, the table, the figures inlined" ||
+		bad "sweep html" "$(grep -c '<figure' "$TMP/sw.html")"
+	check_eq "report SWEEPDIR --format markdown exits 2" "$(rc "$HETLAB" report "$TMP/sw-out" --format markdown)" 2
+else
+	bad "sweep runs" "$(cat "$TMP/err")"
+fi
+
 # ---- make install / uninstall --------------------------------------------
 D=$TMP/dest
 if [ -f Makefile ] && ${MAKE:-make} -s install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD" >"$TMP/inst" 2>&1; then
