@@ -417,8 +417,9 @@ const struct cli_cmd cli_commands[] = {
 	  "as SVG (gnuplot needed for the figures; without it the page has the\n"
 	  "tables and a warning). --out writes FILE atomically. --warmup,\n"
 	  "--cooldown and --arrivals-only set the measurement window. Also reads a\n"
-	  "sweep's summary.db (or its folder; --metric picks metrics), a plan's\n"
-	  "plan.json (or its folder) and a frag database (as text or json).",
+	  "sweep's summary.db (or its folder; --metric picks metrics) and a plan's\n"
+	  "plan.json (or its folder), as text or html (with the figures), and a\n"
+	  "frag database (as text or json).",
 	  report_opts, NULL, F, "docs/results.md" },
 	{ "jobs", "RUN.DB", "list a run's jobs like sacct",
 	  "Lists the jobs of a run database the way Slurm's sacct lists a\n"
@@ -496,9 +497,11 @@ const struct cli_cmd cli_commands[] = {
 	{ "plan", "PLAN.json", "search for the cheapest cluster that meets targets",
 	  "Searches for the cheapest cluster that meets targets: integer variables\n"
 	  "(JSON paths such as $.racks[0].count, each with a range and a capex per\n"
-	  "unit), replicated runs per candidate, greedy climb then trim (or every\n"
-	  "candidate with --exhaustive). Prints the candidates explored and the\n"
-	  "answer with its confidence.",
+	  "unit added to what the site owns), replicated runs per candidate,\n"
+	  "greedy climb then trim (or every candidate with --exhaustive). Prints\n"
+	  "the candidates explored and the answer with its confidence and its\n"
+	  "yearly cost of ownership. A plan without targets is a what-if costing:\n"
+	  "every candidate's cost.",
 	  plan_opts, NULL, F, "docs/planning.md" },
 	{ "scenario", "COMMAND ...", "print, list and check scenarios",
 	  "Prints an embedded scenario to start a scenario, sweep or plan file\n"

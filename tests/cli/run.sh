@@ -350,20 +350,18 @@ fi
 # ---- plans and sweeps: a what-if costing, HTML reports -------------------
 # A plan without targets costs its candidates: capex only for what it adds.
 cat > "$TMP/cost.json" <<'EOF'
-{ "seeds": "1", "out": "cost-out",
-  "fixed": { "$.racks[+]": { "name": "lq-new-", "count": 0, "power_kw": 40,
-                             "nodes": [ { "type": "h100-8x", "count": 2 } ] } },
-  "vars": [ { "path": "$.racks[4].count", "min": 0, "max": 1, "cost": 2400000 },
-            { "path": "$.racks[0].count", "min": 2, "max": 2, "cost": 1600000 } ],
+{ "seeds": "1", "out": "cost-out", "fixed": { "$.racks[0].count": 2 },
+  "vars": [ { "path": "$.racks[0].count", "min": 2, "max": 3, "cost": 2400000 },
+            { "path": "$.racks[1].count", "min": 3, "max": 3, "cost": 700000, "owned": 2 } ],
   "cost": { "energy_price_per_kwh": 0.1 } }
 EOF
 if "$HETLAB" plan "$TMP/cost.json" > "$TMP/cost.out" 2>"$TMP/err"; then
 	grep -q '^what-if costing: 2 candidates, 1 seeds each' "$TMP/cost.out" &&
-		grep -q 'capex                     0  (0 over 5 years: nothing added to what the site owns)' "$TMP/cost.out" &&
-		grep -q 'capex               480,000  (2,400,000 over 5 years: $.racks\[4\].count +1 x 2,400,000)' "$TMP/cost.out" &&
-		grep -q '^x2 = $.racks\[0\].count (2..2; 2 owned; 1,600,000 each added)' "$TMP/cost.out" &&
+		grep -q 'capex               140,000  (700,000 over 5 years: $.racks\[1\].count +1 x 700,000)' "$TMP/cost.out" &&
+		grep -q 'capex               620,000  (3,100,000 over 5 years: $.racks\[0\].count +1 x 2,400,000, $.racks\[1\].count +1 x 700,000)' "$TMP/cost.out" &&
+		grep -q '^x1 = $.racks\[0\].count (2..3; 2 owned; 2,400,000 each added)' "$TMP/cost.out" &&
 		! grep -q 'e+0' "$TMP/cost.out" &&
-		ok "plan without targets: a what-if costing, capex only for the added rack, readable money" ||
+		ok "plan without targets: a what-if costing, capex only for the units added, readable money" ||
 		bad "plan costing" "$(cat "$TMP/cost.out")"
 	check_eq "report PLANDIR --format html exits 0" "$(rc "$HETLAB" report "$TMP/cost-out" --format html --out "$TMP/cost.html")" 0
 	grep -q '<p class="summary">A what-if costing of 2 candidates (no targets): from ' "$TMP/cost.html" &&
