@@ -177,9 +177,17 @@ static int sample_figs(struct rp_ctx *c)
 		{ .title = "pending (queue length)", .n = t.n, .x = t.v, .y = pend.v },
 		{ .title = "running", .n = t.n, .x = t.v, .y = run.v },
 	};
+	/* A count of jobs: whole ticks (gnuplot would put 0.5 between 0 and
+	 * 3 jobs). */
+	double qmax = 0;
+	for (int64_t i = 0; i < t.n; i++)
+		qmax = fmax(qmax, fmax(pend.v[i], run.v[i]));
 	struct plot_fig fq = { .name = "queue", .title = "Jobs pending and running",
 	                       .xlabel = u.label, .ylabel = "jobs",
-	                       .extra = "set yrange [0:*]\nset xrange [0:*]\nset key below" };
+	                       .extra = qmax <= 10 ? "set yrange [0:*]\nset xrange [0:*]\nset key below\n"
+	                                             "set ytics 1\nset format y '%.0f'"
+	                                           : "set yrange [0:*]\nset xrange [0:*]\nset key below\n"
+	                                             "set format y '%.0f'" };
 	if (plot_xy(c->dir, &fq, PLOT_STEPS, 2, sq, c->err, c->errlen) != 0)
 		goto out;
 	add_fig(c, "queue", "Jobs waiting in the queue and jobs running, per monitoring sample.");

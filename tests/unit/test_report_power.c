@@ -254,6 +254,8 @@ static void test_power_plots(void **state)
 	for (int i = 0; i < 16; i++)
 		for (int j = 0; j < i; j++)
 			assert_string_not_equal(plot_palette[i], plot_palette[j]);
+	/* The queue's axis counts jobs: whole ticks only. */
+	assert_true(file_has(dir, "queue.gp", "set ytics 1\nset format y '%.0f'\n"));
 	/* The wait CDF: a log time axis in readable units with a '0' tick; each
 	 * curve rises at 0 to the share of jobs that did not wait (in the
 	 * legend too) and runs on to the longest wait. */
