@@ -269,16 +269,10 @@ out:
 	return ret;
 }
 
+/* A metric's mean and half-width in its readable unit ("7.89 ±9.13 h"). */
 static void fmt_val(char *buf, size_t len, const char *metric, double mean, double half)
 {
-	bool frac = strcmp(metric_unit(metric), "fraction") == 0;
-	double k = frac ? 100 : 1;
-	if (isnan(mean))
-		snprintf(buf, len, "-");
-	else if (isnan(half))
-		snprintf(buf, len, frac ? "%.2f %%" : "%.1f", k * mean);
-	else
-		snprintf(buf, len, frac ? "%.2f ±%.2f %%" : "%.1f ±%.1f", k * mean, k * half);
+	units_pair(buf, len, metric_unit(metric), mean, half);
 }
 
 int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric, FILE *out,
@@ -326,11 +320,8 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 		}
 		fputc('\n', out);
 	}
-	fputs("\nunits:", out);
-	for (int m = 0; m < s.nmetric; m++)
-		fprintf(out, "%s %s %s", m ? "," : "", s.metric[m],
-		        strcmp(metric_unit(s.metric[m]), "fraction") == 0 ? "%" : metric_unit(s.metric[m]));
-	fputc('\n', out);
+	fputs("\n(each value in its own unit: a time in s, min, h or d, a share in %, energy in "
+	      "kWh or MWh)\n", out);
 	free(w);
 	sumreport_sum_fini(&s);
 	return ferror(out) ? failf(err, errlen, "cannot write the report") : 0;

@@ -87,7 +87,12 @@ const char *units_pair(char *buf, size_t len, const char *unit, double mean, dou
 		snprintf(buf, len, "%.2f ±%.2f %%", 100 * mean, 100 * half);
 		return buf;
 	}
-	struct units_axis a = units_axis_for(unit, strcmp(unit, "s") == 0 ? 0.5 * fabs(mean) : fabs(mean));
+	struct units_axis a = units_axis_for(unit, fabs(mean));
+	if (strcmp(unit, "s") == 0) {   /* units_duration's steps */
+		double t = fabs(mean);
+		a = t < 60 ? (struct units_axis){ 1, "s" } : t < 3600 ? (struct units_axis){ 60, "min" }
+		    : t < 86400 ? (struct units_axis){ 3600, "h" } : (struct units_axis){ 86400, "d" };
+	}
 	double m = mean / a.div, h = half / a.div;
 	int d = decimals(fabs(m));
 	snprintf(buf, len, "%.*f ±%.*f%s%s", d, m, d, h, a.name[0] ? " " : "", a.name);

@@ -228,6 +228,15 @@ static void test_sweep_html(void **state)
 	                          "$.rate = 1.4): 97.33 %"));
 	assert_non_null(strstr(h, "preemptions has its lowest mean at point"));
 	assert_non_null(strstr(h, "<td class=\"num\">2.00 ±6.57 %</td>"));
+	/* The text report speaks the same units. */
+	char *t = NULL, err[256];
+	size_t len = 0;
+	FILE *f = open_memstream(&t, &len);
+	const char *want[] = { "gpu_util", "preemptions" };
+	assert_int_equal(sumreport_sweep(db, want, 2, f, err, sizeof err), 0);
+	fclose(f);
+	assert_non_null(strstr(t, "  2.00 ±6.57 %"));
+	free(t);
 	if (gnuplot_present()) {
 		size_t n = 0;
 		for (const char *p = h; (p = strstr(p, "<figure")); p++)
@@ -256,6 +265,8 @@ static void test_units(void **state)
 	assert_string_equal(units_value(b, sizeof b, "W", 40000), "40.00 kW");
 	assert_string_equal(units_value(b, sizeof b, "jobs", 3), "3 jobs");
 	assert_string_equal(units_pair(b, sizeof b, "kWh", 22272.2, 2422.1), "22.3 ±2.4 MWh");
+	assert_string_equal(units_pair(b, sizeof b, "s", 6905.7, 12931.5), "1.92 ±3.59 h");
+	assert_string_equal(units_pair(b, sizeof b, "s", 124.2, 344.8), "2.07 ±5.75 min");
 }
 
 int main(void)
