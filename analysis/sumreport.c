@@ -665,19 +665,40 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 		double by = plan_y(&ax, bound);
 		size_t off = (size_t)snprintf(extra, sizeof extra, "set key below\nset offsets graph 0.05, "
 		                              "graph 0.05, graph 0.05, graph 0.05\n");
-		if (ax.log && strcmp(unit, "s") == 0)
-			off += (size_t)snprintf(extra + off, sizeof extra - off, "set ytics ('1 s' 1, '10 s' 10, "
-			                        "'1 min' 60, '10 min' 600, '1 h' 3600, '6 h' 21600, '1 d' 86400, "
-			                        "'1 w' 604800, '4 w' 2419200)\n");
-		if (ax.log)
+		if (ax.log) {
+			/* The ticks: named times for seconds, else decades; none at
+			 * or below the floor but the '0' that stands there. */
+			static const struct { double v; const char *name; } named[] = { { 1, "1 s" },
+				{ 10, "10 s" }, { 60, "1 min" }, { 600, "10 min" }, { 3600, "1 h" },
+				{ 21600, "6 h" }, { 86400, "1 d" }, { 604800, "1 w" }, { 2419200, "4 w" } };
+			double ymax = fmax(plan_y(&ax, bound), 1);
+			for (size_t i = 0; i < nraw; i++)
+				ymax = fmax(ymax, plan_y(&ax, raw[i]));
 			off += (size_t)snprintf(extra + off, sizeof extra - off, "set logscale y\nset yrange "
-			                        "[%.10g:*]\n", ax.floor / 2);
-		else
+			                        "[%.10g:%.10g]\nset ytics (", ax.floor / 2, ymax * 2);
+			int nt = 0;
+			if (ax.zero)
+				off += (size_t)snprintf(extra + off, sizeof extra - off, "'0' %.10g", ax.floor);
+			nt += ax.zero;
+			if (strcmp(unit, "s") == 0) {
+				for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+					if (named[i].v > (ax.zero ? 1.5 * ax.floor : ax.floor / 2) && named[i].v < 4 * ymax)
+						off += (size_t)snprintf(extra + off, sizeof extra - off, "%s'%s' %g",
+						                        nt++ ? ", " : "", named[i].name, named[i].v);
+			} else {
+				for (double d = ax.floor * (ax.zero ? 10 : 1); d < 4 * ymax && off + 40 < sizeof extra;
+				     d *= 10)
+					off += (size_t)snprintf(extra + off, sizeof extra - off, "%s'%g' %.10g",
+					                        nt++ ? ", " : "", d, d);
+			}
+			off += (size_t)snprintf(extra + off, sizeof extra - off, ")\n");
+		} else {
 			off += (size_t)snprintf(extra + off, sizeof extra - off, "set yrange [0:*]\n");
+		}
 		if (ax.zero)   /* the floor where the values of 0 stand */
-			off += (size_t)snprintf(extra + off, sizeof extra - off, "set ytics add ('0' %.10g)\n"
-			                        "set arrow from graph 0, first %.10g to graph 1, first %.10g "
-			                        "nohead lc rgb '#d0d0d0'\n", ax.floor, ax.floor, ax.floor);
+			off += (size_t)snprintf(extra + off, sizeof extra - off, "set arrow from graph 0, first "
+			                        "%.10g to graph 1, first %.10g nohead lc rgb '#d0d0d0'\n",
+			                        ax.floor, ax.floor);
 		off += (size_t)snprintf(extra + off, sizeof extra - off, "set arrow from graph 0, first "
 		                        "%.10g to graph 1, first %.10g nohead dt 2 lw 2 lc rgb '#555555'\n"
 		                        "set label 'target %s %s' at graph 0.01, first %.10g offset 0,0.7\n",

@@ -87,8 +87,11 @@ static void test_plan_plot_zero(void **state)
 	/* Positive values from 3600 s (the target) to 400000 s: a log axis;
 	 * the floor a decade below the decade of the smallest, 3600 s: 100 s. */
 	assert_true(file_has(figs, "plan_t0.gp", "set logscale y\n"));
-	assert_true(file_has(figs, "plan_t0.gp", "set ytics add ('0' 100)\n"));
-	assert_true(file_has(figs, "plan_t0.gp", "'1 min' 60, '10 min' 600, '1 h' 3600"));
+	/* The ticks: '0' on the floor, then the named times above it (none
+	 * below it: '1 min' would stand under '0'). */
+	assert_true(file_has(figs, "plan_t0.gp", "set yrange [50:800000]\nset ytics ('0' 100, "
+	                                         "'10 min' 600, '1 h' 3600, '6 h' 21600, '1 d' 86400, "
+	                                         "'1 w' 604800)\n"));
 	assert_true(file_has(figs, "plan_t0.gp", "set arrow from graph 0, first 3600 to graph 1, "
 	                                         "first 3600 nohead dt 2"));
 	assert_true(file_has(figs, "plan_t0.gp", "set label 'target <= 1.00 h'"));
