@@ -715,6 +715,53 @@ int sumreport_plan_plot(const char *path, const char *dir, struct sumreport_figs
 			goto out;
 		snprintf(figs->name[figs->n++], sizeof figs->name[0], "%s", name);
 	}
+	/* The cost of ownership of each candidate, term by term (a costing's
+	 * only figure). */
+	if (nc > 0 && nc <= 64 && figs->n < SUMREPORT_MAX_FIGS) {
+		static const char *const term[] = { "capex_per_year", "energy_per_year",
+			"maintenance_per_year", "space_per_year" };
+		static const char *const tname[] = { "capex (what is added)", "energy", "maintenance",
+			"rack space" };
+		char labels[64][96];
+		const char *lp[64];
+		double *ys = calloc(4 * nc, sizeof *ys);
+		if (!ys)
+			goto out;
+		struct plot_series bs[4];
+		for (int k = 0; k < 4; k++)
+			bs[k] = (struct plot_series){ .title = tname[k], .y = ys + (size_t)k * nc };
+		json_t *vars = json_object_get(j, "vars");
+		for (size_t c = 0; c < nc; c++) {
+			json_t *cv = json_array_get(cand, c), *xv;
+			size_t k;
+			snprintf(labels[c], sizeof labels[c], "%zu:", c);
+			json_array_foreach(json_object_get(cv, "x"), k, xv) {
+				size_t o = strlen(labels[c]);
+				snprintf(labels[c] + o, sizeof labels[c] - o, " %lld",
+				         (long long)json_integer_value(xv));
+			}
+			lp[c] = labels[c];
+			for (int q = 0; q < 4; q++) {
+				json_t *tj = json_object_get(cv, term[q]);
+				ys[(size_t)q * nc + c] = json_is_number(tj) ? json_number_value(tj) / 1e6 : 0;
+			}
+		}
+		char xl[512] = "candidate: #, then";
+		size_t k;
+		json_t *vv;
+		json_array_foreach(vars, k, vv) {
+			size_t l = strlen(xl);
+			snprintf(xl + l, sizeof xl - l, "%s %s", k ? "," : "", json_string_value(vv));
+		}
+		struct plot_fig f = { .name = "plan_cost", .title = "Cost of ownership a year, term by term",
+		                      .xlabel = xl, .ylabel = "millions a year",
+		                      .extra = "set key below" };
+		int br = plot_stacked_bars(dir, &f, (int)nc, lp, 4, bs, err, errlen);
+		free(ys);
+		if (br != 0)
+			goto out;
+		snprintf(figs->name[figs->n++], sizeof figs->name[0], "plan_cost");
+	}
 	ret = render(dir, figs, err, errlen);
 out:
 	free(x);

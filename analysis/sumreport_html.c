@@ -210,7 +210,7 @@ int sumreport_plan_html(const char *path, FILE *out, char *warn, size_t warnlen,
 	bool costing = json_array_size(tg) == 0;
 	struct figdir fd;
 	figdir_open(&fd);
-	if (fd.made && !costing)
+	if (fd.made)
 		figdir_drawn(&fd, sumreport_plan_plot(path, fd.dir, &fd.figs, err, errlen), err);
 	char title[4200], b[8][48];
 	snprintf(title, sizeof title, "hetlab report: %s %s", costing ? "what-if costing" : "plan", path);
@@ -305,8 +305,16 @@ int sumreport_plan_html(const char *path, FILE *out, char *warn, size_t warnlen,
 	}
 	fputs("</table>\n", out);
 	for (int f = 0; f < fd.figs.n; f++) {
-		size_t t = (size_t)atoi(fd.figs.name[f] + strlen("plan_t"));
 		char cap[1024];
+		if (strcmp(fd.figs.name[f], "plan_cost") == 0) {
+			if (htmlpage_figure(out, fd.dir, "plan_cost", "Each candidate's cost of ownership a year, "
+			                    "term by term, in millions: capex (only for what it adds to the "
+			                    "site, over its life), energy, maintenance and rack space.") < 0 &&
+			    warn && warnlen)
+				snprintf(warn, warnlen, "%s/plan_cost.svg: cannot read the figure", fd.dir);
+			continue;
+		}
+		size_t t = (size_t)atoi(fd.figs.name[f] + strlen("plan_t"));
 		const char *mn = json_string_value(json_object_get(json_array_get(tg, t), "metric"));
 		snprintf(cap, sizeof cap, "Each candidate's cost of ownership a year against %s (mean over "
 		         "its seeds): feasible, not feasible, and the answer circled; the dashed line is the "

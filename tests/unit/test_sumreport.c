@@ -82,8 +82,12 @@ static void test_plan_plot_zero(void **state)
 	int rc = sumreport_plan_plot(pj, figs, &f, err, sizeof err);
 	if (rc != 0 && rc != PLOT_NOPROG)
 		fail_msg("%s", err);
-	assert_int_equal(f.n, 1);
+	assert_int_equal(f.n, 2);
 	assert_string_equal(f.name[0], "plan_t0");
+	/* Each candidate's cost, term by term (millions): candidate 2 adds
+	 * 0.32 of capex to 0.12 of energy, 0.76 of maintenance, 0.2 of space. */
+	assert_string_equal(f.name[1], "plan_cost");
+	assert_true(file_has(figs, "plan_cost.dat", "\n\"2: 3\" 0.32 0.12 0.76 0.2\n"));
 	/* Positive values from 3600 s (the target) to 400000 s: a log axis;
 	 * the floor a decade below the decade of the smallest, 3600 s: 100 s. */
 	assert_true(file_has(figs, "plan_t0.gp", "set logscale y\n"));
@@ -137,8 +141,10 @@ static void test_plan_html(void **state)
 	assert_non_null(strstr(h, "<tr class=\"answer\"><td class=\"num\">2</td><td class=\"num\">3"
 	                          "</td><td class=\"num\">1,400,000</td>"));
 	assert_non_null(strstr(h, "<td class=\"num\">4.63 d [5.79 d] FAIL</td>"));
-	if (gnuplot_present())
+	if (gnuplot_present()) {
 		assert_non_null(strstr(h, "<figure id=\"fig-plan_t0\">\n<svg"));
+		assert_non_null(strstr(h, "<figure id=\"fig-plan_cost\">\n<svg"));
+	}
 	assert_non_null(strstr(h, "</html>\n"));
 	free(h);
 	free(pj);
