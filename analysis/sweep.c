@@ -1,5 +1,6 @@
 /* sweep — the grid's expansion and the summary database (see sweep.h). */
 #include "analysis/sweep.h"
+#include "analysis/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -634,8 +635,11 @@ int sweep_print_table(const struct sweep_grid *g, const struct sweep_result *res
 				fprintf(out, "  %*s", mw[j], "-");
 			else if (strcmp(metric_unit(shown[j]), "fraction") == 0)
 				fprintf(out, "  %*.2f %%", mw[j] - 2, 100.0 * sum[j] / (double)cnt[j]);
-			else
-				fprintf(out, "  %*.1f", mw[j], sum[j] / (double)cnt[j]);
+			else {   /* a readable unit: 7.89 h, 22.3 MWh, 365.6 GPU-h */
+				char v[48];
+				fprintf(out, "  %*s", mw[j], units_value(v, sizeof v, metric_unit(shown[j]),
+				                                         sum[j] / (double)cnt[j]));
+			}
 		}
 		fputc('\n', out);
 	}

@@ -67,6 +67,8 @@ const char *units_value(char *buf, size_t len, const char *unit, double v)
 		units_money(buf, len, v);
 	else if (strcmp(unit, "W") == 0)
 		snprintf(buf, len, "%.2f kW", v / 1000);
+	else if (strcmp(unit, "ratio") == 0 || !*unit)
+		snprintf(buf, len, "%.4g", v);
 	else if (units_is_count(unit) && v == floor(v))
 		snprintf(buf, len, "%.0f %s", v, unit);
 	else
