@@ -44,7 +44,7 @@ SHARED_SRC = $(wildcard tests/shared/test_*.c)
 SHARED_BIN = $(SHARED_SRC:tests/shared/%.c=$(BUILD)/tests/shared/%)
 BENCH_SRC = $(wildcard bench/*.c)
 BENCH_BIN = $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-EMBED    = scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
+EMBED    = scenarios/default.json scenarios/guian.json $(wildcard scenarios/catalog/*.json) \
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 

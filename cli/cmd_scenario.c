@@ -18,7 +18,8 @@ static const struct {
 	const char *(*text)(void);
 	const char *what;
 } embedded[] = {
-	{ "guian", scenario_default_text, "the default: 48 GPU and CPU nodes in 9 racks, one synthetic week, power and faults" },
+	{ "default", scenario_default_text, "what `hetlab run` runs: guian under pressure, tiered policy, quotas, a rack's power cut" },
+	{ "guian", scenario_guian_text, "48 GPU and CPU nodes in 9 racks, one synthetic week, power and faults (plans, sweeps)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -56,7 +57,7 @@ int cmd_scenario(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(sub, "show") == 0 && argc <= 3) {
-		const char *name = argc == 3 ? argv[2] : "guian";
+		const char *name = argc == 3 ? argv[2] : "default";
 		for (int i = 0; embedded[i].name; i++)
 			if (strcmp(embedded[i].name, name) == 0) {
 				fputs(embedded[i].text(), stdout);

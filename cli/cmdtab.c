@@ -330,7 +330,7 @@ static const struct cli_cmd scenario_subs[] = {
 	{ "list", NULL, "list the embedded scenarios", "Lists the embedded scenarios, one a line.",
 	  NULL, NULL, 0, NULL },
 	{ "show", "[NAME]", "print an embedded scenario",
-	  "Prints the embedded scenario NAME (default guian, the default scenario).",
+	  "Prints the embedded scenario NAME (default \"default\", the default scenario).",
 	  NULL, NULL, 0, NULL },
 	{ "check", "FILE", "load a scenario file and report its first error",
 	  "Loads a scenario file and prints its node types, racks and nodes, or its\n"
@@ -392,7 +392,7 @@ static const struct cli_opt help_opts[] = {
 
 const struct cli_cmd cli_commands[] = {
 	{ "run", "[SCENARIO]", "run a scenario and write its results database",
-	  "Runs a scenario (default: the embedded scenarios/guian.json) and writes\n"
+	  "Runs a scenario (default: the embedded scenarios/default.json) and writes\n"
 	  "one SQLite database (default run.db). --trace replaces the scenario's\n"
 	  "workload with a trace file (SWF, plain or .gz, .jsonl, a Slurm sacct dump,\n"
 	  "an openb pod list, or a Kubernetes pod list: kubectl get pods -A -o json;\n"

@@ -278,7 +278,7 @@ int plan_load(const char *path, const char *out, struct plan_spec *s, char *err,
 			goto out;
 		}
 	} else {
-		scn = json_loads(scenario_default_text(), JSON_REJECT_DUPLICATES, &je);
+		scn = json_loads(scenario_guian_text(), JSON_REJECT_DUPLICATES, &je);
 		if (!scn) {
 			snprintf(err, errlen, "the embedded scenario: %s", je.text);
 			goto out;

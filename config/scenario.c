@@ -25,9 +25,10 @@
  * table outgrows everything else it records. */
 #define SCN_MIN_SAMPLE_S 1.0
 
-extern const char hl_embed_guian[];
+extern const char hl_embed_default[], hl_embed_guian[];
 
-const char *scenario_default_text(void) { return hl_embed_guian; }
+const char *scenario_default_text(void) { return hl_embed_default; }
+const char *scenario_guian_text(void) { return hl_embed_guian; }
 
 /* A JSON document from text; NULL with "FILE:LINE:COL: what" in err. */
 static json_t *parse_text(const char *text, const char *file, char *err, size_t errlen)
@@ -527,9 +528,9 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
 		if (!(root = jsonfile_load(path, err, errlen)))
 			goto fail;
 	} else {
-		snprintf(sc->file, sizeof sc->file, "scenarios/guian.json (embedded)");
+		snprintf(sc->file, sizeof sc->file, "scenarios/default.json (embedded)");
 		snprintf(sc->dir, sizeof sc->dir, ".");
-		if (!(root = parse_text(hl_embed_guian, sc->file, err, errlen)))
+		if (!(root = parse_text(hl_embed_default, sc->file, err, errlen)))
 			goto fail;
 	}
 	return load_parsed(sc, root, err, errlen);

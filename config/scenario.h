@@ -101,7 +101,10 @@ int scenario_size_from_trace(struct scenario *sc, const struct workload *w, char
  * "workload": {"synthetic": {...}} block (what `hetlab trace fit` writes);
  * errors name the file and the JSON path from "$". */
 int synth_load_file(const char *path, struct synth_cfg *out, char *err, size_t errlen);
-/* The embedded default scenario's text. */
+/* The embedded default scenario's text (scenarios/default.json: what `hetlab
+ * run` runs without a scenario) and the guian scenario's
+ * (scenarios/guian.json: what a plan or a sweep without "scenario" varies). */
 const char *scenario_default_text(void);
+const char *scenario_guian_text(void);
 
 #endif

@@ -490,7 +490,7 @@ int sweep_load(const char *path, const char *out, struct sweep_grid *g, char *er
 		if (!base)
 			goto out;
 	} else {
-		scn = json_loads(scenario_default_text(), JSON_REJECT_DUPLICATES, &je);
+		scn = json_loads(scenario_guian_text(), JSON_REJECT_DUPLICATES, &je);
 		if (!scn) {
 			failf(err, errlen, "the embedded scenario: %s", je.text);
 			goto out;

@@ -11,9 +11,16 @@ scratch folder (which has traces/, tests/, docs/ and bench/ of the checkout
 linked in, a copy of scenarios/, and build/hetlab, the binary under test), its blocks in order, so a later block sees what an
 earlier one wrote. `hetlab` on PATH is the binary given.
 
+A figure in the prose is checked too: `<!-- figure NAME: COMMAND -->` (an
+HTML comment alone on a line, not rendered) runs COMMAND where it stands
+among the page's blocks, and every `<!--fig NAME-->TEXT<!--/fig-->` of the
+page must read what it printed (one line). A figure used and not defined,
+or defined and not used, fails.
+
 --regenerate rewrites each block's expected output with what the commands
-print now, keeping the wildcard lines and `{*}` parts that still match, for
-a person to review with `git diff` (a deliberate change of results).
+print now, keeping the wildcard lines and `{*}` parts that still match, and
+each figure's TEXT, for a person to review with `git diff` (a deliberate
+change of results).
 Prints one ok/FAIL line per command and a closing "doc: N passed, N failed".
 """
 import os
@@ -33,6 +40,31 @@ TIMEOUT_S = 120
 
 
 ANYFENCE = re.compile(r"^\s*(```+)(.*)$")
+FIGDEF = re.compile(r"^\s*<!--\s*figure\s+([A-Za-z0-9_.-]+):\s*(.*?)\s*-->\s*$")
+FIGUSE = re.compile(r"<!--fig ([A-Za-z0-9_.-]+)-->(.*?)<!--/fig-->", re.S)
+
+
+def figures(lines, bl):
+    """(line, name, command) of each figure definition outside the fenced
+    blocks."""
+    inside = set()
+    i = 0
+    while i < len(lines):
+        f = ANYFENCE.match(lines[i])
+        if not f:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != f.group(1):
+            j += 1
+        inside.update(range(i, j + 1))
+        i = j + 1
+    out = []
+    for n, line in enumerate(lines):
+        m = FIGDEF.match(line)
+        if m and n not in inside:
+            out.append((n, m.group(1), m.group(2)))
+    return out
 
 
 def blocks(lines):
@@ -171,15 +203,36 @@ def run_page(page, hetlab, regen, counts):
     with open(page, encoding="utf-8") as f:
         lines = f.read().split("\n")
     bl = blocks(lines)
-    if not bl:
+    figs = figures(lines, bl)
+    if not bl and not figs:
         return
     rel = os.path.relpath(page, ROOT)
     d, bindir = scratch(hetlab)
     env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
                LC_ALL="C.UTF-8", TZ="UTC", HETLAB_DOCTEST="1")
     edits = []
+    values = {}
+    steps = sorted([(b[0], "block", b) for b in bl] + [(f[0], "figure", f) for f in figs])
     try:
-        for (start, end, kind, arg) in bl:
+        for (_, what, step) in steps:
+            if what == "figure":
+                n, name, cmd = step
+                try:
+                    p = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], cwd=d, env=env,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       timeout=TIMEOUT_S)
+                    out, rc = p.stdout.decode("utf-8", "replace").strip(), p.returncode
+                except subprocess.TimeoutExpired:
+                    out, rc = f"(timed out after {TIMEOUT_S} s)", -1
+                if rc != 0 or "\n" in out or name in values:
+                    counts["fail"] += 1
+                    why = "defined twice" if name in values else f"exit status {rc}, printed {out!r}"
+                    print(f"FAIL {rel}:{n + 1}: figure {name}: {why}")
+                    values.setdefault(name, None)
+                else:
+                    values[name] = out
+                continue
+            (start, end, kind, arg) = step
             if kind == "doctest-skip":
                 if not arg:
                     counts["fail"] += 1
@@ -233,11 +286,36 @@ def run_page(page, hetlab, regen, counts):
             edits.append((start + 1, end, lead + new_body))
     finally:
         shutil.rmtree(d, ignore_errors=True)
+    # The figures in the prose against what their commands printed.
+    text = "\n".join(lines)
+    used = set()
+    for m in FIGUSE.finditer(text):
+        name, shown = m.group(1), m.group(2)
+        used.add(name)
+        line = text.count("\n", 0, m.start()) + 1
+        if name not in values:
+            counts["fail"] += 1
+            print(f"FAIL {rel}:{line}: figure {name} is not defined (<!-- figure {name}: COMMAND -->)")
+        elif values[name] is None:
+            pass
+        elif shown == values[name] or regen:
+            counts["pass"] += 1
+            print(f"ok   {rel}:{line}: figure {name} = {values[name]}")
+        else:
+            counts["fail"] += 1
+            print(f"FAIL {rel}:{line}: figure {name}: the page says {shown!r}, its command printed {values[name]!r}")
+    for (n, name, _) in figs:
+        if name not in used:
+            counts["fail"] += 1
+            print(f"FAIL {rel}:{n + 1}: figure {name} is defined but not used")
     if regen:
         for (a, b, new) in reversed(edits):
             lines[a:b] = new
+        text = "\n".join(lines)
+        text = FIGUSE.sub(lambda m: m.group(0) if values.get(m.group(1)) is None else
+                          f"<!--fig {m.group(1)}-->{values[m.group(1)]}<!--/fig-->", text)
         with open(page, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines))
+            f.write(text)
 
 
 def main(argv):

@@ -180,10 +180,10 @@ EOF
 	fi
 done
 
-# 3. The default scenario under each policy: invariants on GPUs too.
+# 3. The guian scenario under each policy: invariants on GPUs too.
 for pol in fcfs easy conservative; do
 	db=$TMP/guian-$pol.db
-	if "$HETLAB" run --policy $pol --out "$db" --quiet; then
+	if "$HETLAB" run scenarios/guian.json --policy $pol --out "$db" --quiet; then
 		invariants "guian $pol" "$db" "$(q "$db" 'SELECT total_cores FROM run')"
 		gpeak=$(q "$db" "SELECT max(s) FROM (SELECT sum(d) OVER (ORDER BY t, o ROWS UNBOUNDED PRECEDING) s FROM (
 			SELECT start_us t, 1 o, gpus d FROM job WHERE start_us IS NOT NULL
@@ -196,6 +196,24 @@ for pol in fcfs easy conservative; do
 		bad "guian $pol: run"
 	fi
 done
+
+# 3b. The embedded default (scenarios/default.json, `hetlab run` with no
+# scenario) shows scheduling: under the tiered policy inference jobs
+# preempt offline ones, the small tenants' jobs are held for quota, the A100
+# rack whose feed is cut takes no new work for most of its day, and jobs
+# wait (the p95 wait of all jobs is not 0).
+db=$TMP/default.db
+if "$HETLAB" run --out "$db" --quiet; then
+	invariants "default" "$db" "$(q "$db" 'SELECT total_cores FROM run')"
+	golden "default-tiered" "$db"
+	check_eq "default: the scenario and policy" "$(q "$db" 'SELECT scenario || " " || policy FROM run')" "guian-busy tiered"
+	check_eq "default: preemptions, quota holds, the cut rack in warning, p95 wait > 0" \
+		"$(q "$db" "SELECT (SELECT sum(preemptions) > 10 FROM job) || (SELECT count(*) > 10 FROM job WHERE hold_why = 'quota') ||
+			(SELECT warn_s > 12 * 3600 FROM rack WHERE name = 'air-a100-02') ||
+			(SELECT wait_s > 0 FROM job WHERE start_us IS NOT NULL ORDER BY wait_s LIMIT 1 OFFSET (SELECT count(*) * 95 / 100 FROM job))")" "1111"
+else
+	bad "default: run"
+fi
 
 # 3a. Replications: --seeds writes one database per seed, and a seed gives the
 # same workload under every policy (common random numbers).
@@ -314,7 +332,7 @@ else
 	bad "hetero on B200 MIG cards: run"
 fi
 
-# 3e. The tiered policy on the default cluster with twice its training load,
+# 3e. The tiered policy on the guian cluster with twice its training load,
 # against fcfs and easy on the same seeds: the inference service barely
 # waits, GPUs stay busy, every preempted job finishes, and lost work stays
 # within what checkpointing allows.
@@ -322,7 +340,7 @@ slo() { "$HETLAB" report "$1" --format json | python3 -c 'import json,sys; s=jso
 gutil() { q "$1" "SELECT printf('%d', 1000 * avg(1.0 * gpus_alloc / gpus_total)) FROM sample WHERE t_us < 7 * 86400e6"; }
 for seed in 1 2; do
 	for pol in fcfs easy tiered; do
-		"$HETLAB" run --policy $pol --seed $seed --scale-class training=2 --out "$TMP/tier-$pol-$seed.db" --quiet ||
+		"$HETLAB" run scenarios/guian.json --policy $pol --seed $seed --scale-class training=2 --out "$TMP/tier-$pol-$seed.db" --quiet ||
 			bad "tiered comparison: $pol seed $seed run"
 	done
 	t=$TMP/tier-tiered-$seed.db
@@ -383,8 +401,8 @@ else
 	bad "power: runs"
 fi
 for seed in 1 2; do
-	"$HETLAB" run --seed $seed --placement best-fit --out "$TMP/gp-bf-$seed.db" --quiet &&
-	"$HETLAB" run --seed $seed --placement power --out "$TMP/gp-pw-$seed.db" --quiet || bad "power placement: runs"
+	"$HETLAB" run scenarios/guian.json --seed $seed --placement best-fit --out "$TMP/gp-bf-$seed.db" --quiet &&
+	"$HETLAB" run scenarios/guian.json --seed $seed --placement power --out "$TMP/gp-pw-$seed.db" --quiet || bad "power placement: runs"
 	tb=$(q "$TMP/gp-bf-$seed.db" "SELECT printf('%.1f', sum(throttled_gpu_h)) FROM rack")
 	tp=$(q "$TMP/gp-pw-$seed.db" "SELECT printf('%.1f', sum(throttled_gpu_h)) FROM rack")
 	if awk -v a="$tp" -v b="$tb" 'BEGIN { exit !(a < b) }'; then
@@ -395,7 +413,7 @@ for seed in 1 2; do
 done
 if "$HETLAB" report "$TMP/gp-pw-1.db" | grep -q "PUE"; then ok "report: the power section"; else bad "report: no power section"; fi
 
-# 3h. Failures and health on the default scenario: a GPU degraded to half
+# 3h. Failures and health on the guian scenario: a GPU degraded to half
 # speed on day 2 and a node crashing three times within 24 h on day 4 are
 # drained by the health monitor at once (the window being 24 h for
 # flapping); checkpointing jobs on the crashed node resume elsewhere; the
@@ -545,7 +563,7 @@ done
 check_eq "record summary: no job or event rows" \
 	"$(q "$TMP/lvl-summary.db" "SELECT (SELECT count(*) FROM job) || ',' || (SELECT count(*) FROM event) || ',' || (SELECT count(*) > 0 FROM sample)")" "0,0,1"
 check_eq "record jobs: job rows, no event rows" \
-	"$(q "$TMP/lvl-jobs.db" "SELECT (SELECT count(*) FROM job) || ',' || (SELECT count(*) FROM event)")" "2701,0"
+	"$(q "$TMP/lvl-jobs.db" "SELECT (SELECT count(*) FROM job) || ',' || (SELECT count(*) FROM event)")" "$(q "$TMP/lvl-full.db" 'SELECT count(*) FROM job'),0"
 check_eq "record full: the event index" "$(q "$TMP/lvl-full.db" "SELECT count(*) FROM sqlite_master WHERE name = 'event_job'")" 1
 expect_fail "record: an unknown level is refused" "expected summary, jobs, events or full" \
 	"$HETLAB" run --out "$TMP/x.db" --record everything

@@ -146,5 +146,29 @@ said=$(awk '/^Both call `scripts\/deps.sh`/ { on = 1 } on { print } on && /\)/ {
 	bad "README's package list" "deps.sh: $want
 README:  $said"
 
+# The doc-test's checked figures (tests/doc/run.py, docs/doctest.md): a
+# figure in the prose that its command no longer prints fails, naming both;
+# --regenerate writes what it prints; a figure used and not defined fails.
+mkdir -p "$TMP/doc"
+printf '# A page\n\n<!-- figure answer: echo 6 x 7 | awk "{ print \\$1 * \\$3 }" -->\nThe answer is <!--fig answer-->41<!--/fig--> s.\n' > "$TMP/doc/p.md"
+out=$(python3 tests/doc/run.py /bin/true "$TMP/doc/p.md" 2>&1)
+case $out in
+*"figure answer: the page says '41', its command printed '42'"*"1 failed"*) ok "doc-test: a drifted prose figure fails" ;;
+*) bad "doc-test: a drifted prose figure" "$out" ;;
+esac
+python3 tests/doc/run.py /bin/true "$TMP/doc/p.md" --regenerate > /dev/null 2>&1
+out=$(python3 tests/doc/run.py /bin/true "$TMP/doc/p.md" 2>&1)
+if grep -q 'The answer is <!--fig answer-->42<!--/fig--> s.' "$TMP/doc/p.md" && [ -z "${out##*1 passed, 0 failed*}" ]; then
+	ok "doc-test: --regenerate writes the figure, which then passes"
+else
+	bad "doc-test: figure regenerate" "$(cat "$TMP/doc/p.md"; echo "$out")"
+fi
+printf 'Used, <!--fig nope-->1<!--/fig-->, not defined.\n<!-- figure unused: echo 1 -->\n' > "$TMP/doc/q.md"
+out=$(python3 tests/doc/run.py /bin/true "$TMP/doc/q.md" 2>&1)
+case $out in
+*"figure nope is not defined"*"figure unused is defined but not used"*"2 failed"*) ok "doc-test: an undefined or unused figure fails" ;;
+*) bad "doc-test: undefined and unused figures" "$out" ;;
+esac
+
 echo "scripts: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
