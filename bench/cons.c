@@ -8,7 +8,7 @@
  *   gang      bench/gang.json: 68 nodes of two shapes (16 and 8 cores, two
  *             planes), the whole KTH-SP2 log (28,475 jobs, in the
  *             repository) as node x ppn gangs (bench/gang-workload.sh);
- *   guian1.4  the default scenario with every arrival rate x1.4.
+ *   guian1.4  scenarios/guian.json with every arrival rate x1.4.
  * Each of the N rounds (default 3) runs EASY then conservative on each
  * workload; the figures are medians, the ratio the median of the rounds'
  * ratios, so that the two are compared in one run on a shared machine.
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	} wls[] = {
 		{ "gang", "bench/gang.json, 28,475 KTH-SP2 jobs as gangs on 68 nodes of two shapes",
 		  { "bench/gang.json", "--trace", gang }, 3 },
-		{ "guian1.4", "the default scenario, arrivals x1.4", { "--scale-rate", "1.4" }, 2 },
+		{ "guian1.4", "scenarios/guian.json, arrivals x1.4", { "scenarios/guian.json", "--scale-rate", "1.4" }, 3 },
 	};
 	printf("cons: conservative backfilling against EASY, hetlab run with its results file, "
 	       "%d rounds (medians; CPU s of the run, wall s in brackets)\n", runs);

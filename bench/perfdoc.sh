@@ -103,7 +103,7 @@ shared and its speed varies). \`make bench\` runs the benchmarks alone
 | against RLScheduler's HPCSim on LANL-CM5 EASY, hetlab run with its results file, at least 5x faster | $(pick peer 'default results file') | $(pick peer-base 'default results file') |
 | the same without the results file | $(pick peer 'no results file') | $(pick peer-base 'no results file') |
 | conservative at most 3x EASY: 28,475-job gang workload on 68 nodes of two shapes | $(grep -A1 '^  gang' "$T/cons" | tail -1 | sed 's/^ *//') | $(grep -A1 '^  gang' "$T/cons-base" | tail -1 | sed 's/^ *//') |
-| conservative at most 3x EASY: the default scenario at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
+| conservative at most 3x EASY: scenarios/guian.json at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
 | sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'medians of the rounds') | $(pick sweep-base 'medians of the rounds') |
 | scale: cost per job at the largest point within 30 % of the smallest | $(pick scale 'cost per job at') | $(pick scale-base 'cost per job at') |
 | scale: 100,000 nodes, 10 M jobs, under 600 s and 16 GiB | $(pick scale 's wall, ') | $(pick scale-base 's wall, ') |
@@ -174,7 +174,7 @@ The previous state:
 
 $(block sweep-base)
 
-## The default scenario grown (\`scale\`)
+## The guian scenario grown (\`scale\`)
 
 This state:
 

@@ -1,11 +1,11 @@
-/* scale — the default scenario grown: wall time, CPU time, peak memory and
+/* scale — the guian scenario grown: wall time, CPU time, peak memory and
  * cost per job of `hetlab run` with the power and thermal model, faults and
  * the default results file, at several cluster sizes with the same load per
  * node.
  *
  *   scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]
  *
- * The scenario is bench/scale.json (the default scenario with 12 days of
+ * The scenario is bench/scale.json (scenarios/guian.json with 12 days of
  * arrivals, about 100 jobs a node, and its day-1 node join in a rack of its
  * own name). For a point of N nodes the factor is f = N / (the scenario's
  * rack nodes, 44): every rack entry's count is multiplied by f (rounded),

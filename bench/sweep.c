@@ -1,5 +1,5 @@
 /* sweep — how well `hetlab sweep -j N` uses N cores: the 40-run grid of
- * bench/sweep40.json (the default scenario, EASY and conservative, two
+ * bench/sweep40.json (scenarios/guian.json, EASY and conservative, two
  * arrival rates, 10 seeds) run with -j 1 on one core (the bench's own
  * affinity set to one CPU for it, so the sweep and its runs have that
  * one), with -j N, and with -j 1 on every core, in each round;
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	if (getloadavg(load1, 3) < 0)
 		load1[0] = -1;
 	double e = bench_median(eff, runs);
-	printf("sweep: bench/sweep40.json (40 runs of the default scenario), -j 1 on one core against -j %d, %d "
+	printf("sweep: bench/sweep40.json (40 runs of scenarios/guian.json), -j 1 on one core against -j %d, %d "
 	       "round(s); load average %.2f at the start, %.2f at the end\n", n, runs, load[0], load1[0]);
 	for (int r = 0; r < runs; r++)
 		printf("  round %d (%s first): -j 1 on one core %.2f s, -j %d %.2f s: speed-up %.2fx, efficiency %.0f %%; "
