@@ -239,9 +239,7 @@ static void handle_sample(struct sim *s)
 		 * values summed in the same order as below. */
 		for (int32_t i = 0; i < s->cl.nnodes; i++)
 			if (s->cl.w_stale[i]) {
-				struct probe_node pn;
-				eng_probe_model(s, i, &pn);
-				s->node_w[i] = pn.power_w;
+				s->node_w[i] = eng_probe_power(s, i);
 				s->cl.w_stale[i] = 0;
 			}
 		smp.power_w = sum_node_powers(s, s->node_w);
