@@ -38,6 +38,7 @@ run() {
 }
 
 run evq_hold "$build/bench/evq_hold" --runs "$runs"
+run sqlrows "$build/bench/sqlrows" --runs "$runs"
 run replay-kth "$build/bench/replay" scenarios/kth-sp2.json --runs "$runs"
 run gen "$build/bench/gen" --runs "$runs"
 run frag "$build/bench/frag" --runs 1 -j 2 --traces "$traces/alibaba-gpu-v2023-openb"
