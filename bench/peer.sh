@@ -151,7 +151,7 @@ done
 ratio() { paste "$T/$1.$3" "$T/$2.$3" | awk '{ print $1 / $2 }' | median; }
 med() { median <"$T/$1.$2"; }
 set -- $(grep '^PEER' "$T/peer.out")
-echo "peer: LANL-CM5 EASY, RLScheduler's HPCSim ($PEER) against hetlab, $RUNS rounds (medians; CPU s: user + system of the whole process)"
+echo "peer: LANL-CM5 EASY, RLScheduler's HPCSim ($PEER) against hetlab ($HETLAB${BASE:+; BASE_BUILD_DIR $BASE}), $RUNS rounds (medians; CPU s: user + system of the whole process)"
 printf '  %-48s %7s %7s   %s\n' "" "CPU s" "wall s" "peer / hetlab: CPU, wall"
 printf '  %-48s %7.2f %7.2f   (%s jobs; its parse %s s, schedule %s s, wall)\n' "peer (python3, whole process)" \
 	"$(med peer cpu)" "$(med peer wall)" "$2" "$3" "$4"
@@ -167,7 +167,7 @@ echo
 line norec "hetlab replay, no results file (in-process)"
 echo
 if [ -n "$BASE" ]; then
-	line base "previous state's hetlab run ($BASE)"
+	line base "previous state's hetlab run (BASE_BUILD_DIR)"
 	echo
 	printf '  this state / the previous state, hetlab run with its results file: CPU %.3f, wall %.3f (medians of the rounds'"'"' ratios)\n' \
 		"$(ratio run base cpu)" "$(ratio run base wall)"
