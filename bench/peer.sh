@@ -119,7 +119,7 @@ CT=$BUILD/bench/cputime
 timed() {
 	name=$1
 	shift
-	"$CT" "$T/ct" "$@" || { echo "peer: $name failed"; exit 1; }
+	"$CT" "$T/ct" "$@" || { echo "peer: $name failed"; return 1; }
 	set -- $(cat "$T/ct")
 	echo "$1" >>"$T/$name.wall"
 	echo "$2" >>"$T/$name.cpu"
@@ -129,7 +129,7 @@ hrun() { # NAME HETLAB [ARGS...]
 	n=$1
 	h=$2
 	shift 2
-	timed "$n" "$h" run scenarios/lanl-cm5.json --traces "$TRACES" --out "$T/run.db" --quiet "$@"
+	timed "$n" "$h" run scenarios/lanl-cm5.json --traces "$TRACES" --out "$T/run.db" --quiet "$@" || exit 1
 	rm -f "$T/run.db"
 }
 norec() {
