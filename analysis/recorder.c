@@ -309,7 +309,9 @@ static int batches_init(struct recorder *r)
 	    sqlbatch_init(&r->samples, r->db, "sample", SAMPLE_COLS, SAMPLE_NCOL, SQLBATCH_ROWS,
 	                  BUFFER_ROWS, err, sizeof err) ||
 	    sqlbatch_init(&r->rack_samples, r->db, "rack_sample", RACK_SAMPLE_COLS, RACK_SAMPLE_NCOL,
-	                  SQLBATCH_ROWS, BUFFER_ROWS, err, sizeof err)) {
+	                  SQLBATCH_ROWS, BUFFER_ROWS, err, sizeof err) ||
+	    sqlbatch_rowid_first(&r->events, "event", EVENT_COLS, err, sizeof err) ||
+	    sqlbatch_rowid_first(&r->jobs, "job", JOB_COLS, err, sizeof err)) {
 		rec_failf(r, "%s", err);
 		return -1;
 	}

@@ -66,7 +66,14 @@ int sqlbatch_init(struct sqlbatch *b, sqlite3 *db, const char *table, const char
 	} else if (sqlite3_prepare_v3(db, one, -1, SQLITE_PREPARE_PERSISTENT, &b->one, NULL) != SQLITE_OK ||
 	           sqlite3_prepare_v3(db, many, -1, SQLITE_PREPARE_PERSISTENT, &b->many, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "preparing the inserts into %s: %s", table, sqlite3_errmsg(db));
+	} else if (!(b->one_null = malloc((size_t)ncol)) ||
+	           !(b->many_null = malloc((size_t)ncol * (size_t)b->per))) {
+		snprintf(err, errlen, "table %s: out of memory", table);
 	} else {
+		/* A statement's parameters start as NULL and keep their values
+		 * across sqlite3_reset. */
+		memset(b->one_null, 1, (size_t)ncol);
+		memset(b->many_null, 1, (size_t)ncol * (size_t)b->per);
 		rc = 0;
 	}
 	free(one);
@@ -76,10 +83,46 @@ int sqlbatch_init(struct sqlbatch *b, sqlite3 *db, const char *table, const char
 	return rc;
 }
 
+int sqlbatch_rowid_first(struct sqlbatch *b, const char *table, const char *cols, char *err,
+                         size_t errlen)
+{
+	const char *rest = strchr(cols, ',');
+	if (b->ncol < 2 || !rest) {
+		snprintf(err, errlen, "table %s: no column after the rowid", table);
+		return -1;
+	}
+	rest++;
+	while (*rest == ' ')
+		rest++;
+	int n = b->ncol - 1;
+	char *one = insert_sql(table, rest, n, 1), *many = insert_sql(table, rest, n, b->per);
+	int rc = -1;
+	if (!one || !many || !(b->auto_one_null = malloc((size_t)n)) ||
+	    !(b->auto_many_null = malloc((size_t)n * (size_t)b->per))) {
+		snprintf(err, errlen, "table %s: out of memory", table);
+	} else if (sqlite3_prepare_v3(b->db, one, -1, SQLITE_PREPARE_PERSISTENT, &b->auto_one, NULL) != SQLITE_OK ||
+	           sqlite3_prepare_v3(b->db, many, -1, SQLITE_PREPARE_PERSISTENT, &b->auto_many, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "preparing the inserts into %s: %s", table, sqlite3_errmsg(b->db));
+	} else {
+		memset(b->auto_one_null, 1, (size_t)n);
+		memset(b->auto_many_null, 1, (size_t)n * (size_t)b->per);
+		rc = 0;
+	}
+	free(one);
+	free(many);
+	return rc;
+}
+
 void sqlbatch_fini(struct sqlbatch *b)
 {
+	sqlite3_finalize(b->auto_one);
+	sqlite3_finalize(b->auto_many);
+	free(b->auto_one_null);
+	free(b->auto_many_null);
 	sqlite3_finalize(b->one);
 	sqlite3_finalize(b->many);
+	free(b->one_null);
+	free(b->many_null);
 	buf_free(b->cur);
 	while (b->free) {
 		struct sqlbatch_buf *next = b->free->next_free;
@@ -183,11 +226,16 @@ void sqlbatch_give(struct sqlbatch *b, struct sqlbatch_buf *buf)
 	pthread_mutex_unlock(&b->mu);
 }
 
-static void bind_row(const struct sqlbatch_buf *buf, sqlite3_stmt *st, int first,
+/* Binds one row's values to parameters first .. first + ncol - 1 of st;
+ * isnull[first - 1 ..] says which of them are NULL already (a statement
+ * keeps its parameters across sqlite3_reset), and those are left alone:
+ * each bind costs a call into SQLite, and most rows have NULL columns. */
+static void bind_row(const struct sqlbatch_buf *buf, sqlite3_stmt *st, int first, uint8_t *isnull,
                      const struct sqlbatch_val *v, int ncol)
 {
 	for (int c = 0; c < ncol; c++) {
 		int i = first + c;
+		uint8_t *nul = &isnull[i - 1];
 		switch (v[c].type) {
 		case SB_INT:
 			sqlite3_bind_int64(st, i, v[c].u.i);
@@ -202,8 +250,12 @@ static void bind_row(const struct sqlbatch_buf *buf, sqlite3_stmt *st, int first
 			sqlite3_bind_text(st, i, v[c].u.s, -1, SQLITE_STATIC);
 			break;
 		default:
-			sqlite3_bind_null(st, i);
+			if (!*nul)
+				sqlite3_bind_null(st, i);
+			*nul = 1;
+			continue;
 		}
+		*nul = 0;
 	}
 }
 
@@ -218,6 +270,47 @@ static int step(struct sqlbatch *b, sqlite3_stmt *st, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether rows r .. r + n - 1 of buf go in without their column 0: it
+ * continues the table's rowids by 1 from row to row (SQLite gives a row
+ * without one the largest rowid + 1, or 1 in an empty table). */
+static bool rows_auto(const struct sqlbatch *b, const struct sqlbatch_buf *buf, int r, int n)
+{
+	if (!b->auto_many)
+		return false;
+	int64_t next = b->any ? b->max_rowid + 1 : 1;
+	for (int k = 0; k < n; k++) {
+		const struct sqlbatch_val *v = buf->v + (size_t)(r + k) * (size_t)b->ncol;
+		if (v->type != SB_INT || v->u.i != next + k)
+			return false;
+	}
+	return true;
+}
+
+/* Steps st for rows r .. r + n - 1 (their column 0 left out when `skip`)
+ * and notes the rowids they took. */
+static int step_rows(struct sqlbatch *b, const struct sqlbatch_buf *buf, sqlite3_stmt *st, int r, int n,
+                     bool skip, char *err, size_t errlen)
+{
+	if (step(b, st, err, errlen) < 0)
+		return -1;
+	if (!b->auto_many)
+		return 0;
+	for (int k = 0; k < n; k++) {
+		const struct sqlbatch_val *v = buf->v + (size_t)(r + k) * (size_t)b->ncol;
+		if (v->type == SB_INT && (!b->any || v->u.i > b->max_rowid))
+			b->max_rowid = v->u.i;
+		b->any = true;
+	}
+	/* What SQLite numbered is what the rows said (rows_auto); checked, as
+	 * a wrong rowid would be a wrong results file. */
+	if (skip && sqlite3_last_insert_rowid(b->db) != b->max_rowid) {
+		snprintf(err, errlen, "rowid %lld given where %lld was expected",
+		         (long long)sqlite3_last_insert_rowid(b->db), (long long)b->max_rowid);
+		return -1;
+	}
+	return 0;
+}
+
 int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size_t errlen)
 {
 	int rc = 0;
@@ -226,16 +319,22 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 		rc = -1;
 	} else {
 		/* Whole statements of `per` rows, then the rest a row at a time. */
-		int r = 0;
+		int r = 0, n = b->ncol;
 		for (; b->per > 1 && r + b->per <= buf->rows && rc == 0; r += b->per) {
+			bool skip = rows_auto(b, buf, r, b->per);
+			sqlite3_stmt *st = skip ? b->auto_many : b->many;
+			uint8_t *nul = skip ? b->auto_many_null : b->many_null;
 			for (int k = 0; k < b->per; k++)
-				bind_row(buf, b->many, k * b->ncol + 1, buf->v + (size_t)(r + k) * (size_t)b->ncol,
-				         b->ncol);
-			rc = step(b, b->many, err, errlen);
+				bind_row(buf, st, k * (n - skip) + 1, nul,
+				         buf->v + (size_t)(r + k) * (size_t)n + skip, n - skip);
+			rc = step_rows(b, buf, st, r, b->per, skip, err, errlen);
 		}
 		for (; r < buf->rows && rc == 0; r++) {
-			bind_row(buf, b->one, 1, buf->v + (size_t)r * (size_t)b->ncol, b->ncol);
-			rc = step(b, b->one, err, errlen);
+			bool skip = rows_auto(b, buf, r, 1);
+			sqlite3_stmt *st = skip ? b->auto_one : b->one;
+			bind_row(buf, st, 1, skip ? b->auto_one_null : b->one_null,
+			         buf->v + (size_t)r * (size_t)n + skip, n - skip);
+			rc = step_rows(b, buf, st, r, 1, skip, err, errlen);
 		}
 	}
 	if (rc == 0)
@@ -245,4 +344,3 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 	buf->auxlen = 0;
 	return rc;
 }
-

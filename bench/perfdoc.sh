@@ -57,8 +57,7 @@ bench replay-lanl "$BUILD/bench/replay" scenarios/lanl-cm5.json --runs "$RUNS" -
 bench replay-lanl-base "$BASE/bench/replay" scenarios/lanl-cm5.json --runs "$RUNS" --traces "$TRACES"
 bench replay-kth "$BUILD/bench/replay" scenarios/kth-sp2.json --runs "$RUNS"
 bench replay-kth-base "$BASE/bench/replay" scenarios/kth-sp2.json --runs "$RUNS"
-bench peer sh bench/peer.sh "$BUILD" "$RUNS"
-bench peer-base sh bench/peer.sh "$BASE" "$RUNS"
+bench peer sh bench/peer.sh "$BUILD" "$RUNS" "$BASE"
 bench cons "$BUILD/bench/cons" "$BUILD/hetlab" --runs "$RUNS" --base "$BASE/hetlab"
 bench cons-base "$BUILD/bench/cons" "$BASE/hetlab" --runs "$RUNS"
 bench sweep "$BUILD/bench/sweep" "$BUILD/hetlab" --runs "$RUNS"
@@ -100,8 +99,11 @@ shared and its speed varies). \`make bench\` runs the benchmarks alone
 | target | this state | previous state |
 | --- | --- | --- |
 | event queue: hold rate at 1 M pending, at least 2x the previous queue | $(pick evq 'today / base') | $(pick evq 'base (bae9ac3)') |
-| against RLScheduler's HPCSim on LANL-CM5 EASY, hetlab run with its results file, at least 5x faster | $(pick peer 'default results file') | $(pick peer-base 'default results file') |
-| the same without the results file | $(pick peer 'no results file') | $(pick peer-base 'no results file') |
+| against RLScheduler's HPCSim on LANL-CM5 EASY, hetlab run with its results file, at most 1/10 of its CPU (CPU s, wall s, peer / hetlab in CPU and wall) | $(pick peer 'default results file') | $(pick peer "previous state's hetlab run") |
+| the same without the results file | $(pick peer 'no results file') | |
+| LANL-CM5 EASY: the results file at most 1.5x the CPU of the replay without it | $(pick replay-lanl 'target: the results file') | $(pick replay-lanl-base 'recorder (events):') |
+| LANL-CM5 EASY: the replay with its results file at most 3x the CPU of the parse alone | $(pick replay-lanl 'target: the replay with') | $(pick replay-lanl-base 'replay / parse') |
+| sweep: CPU per run at -j 2 within 5 % of -j 1 on one core | $(pick sweep 'CPU per run') | $(pick sweep-base 'CPU per run') |
 | conservative at most 3x EASY: 28,475-job gang workload on 68 nodes of two shapes | $(grep -A1 '^  gang' "$T/cons" | tail -1 | sed 's/^ *//') | $(grep -A1 '^  gang' "$T/cons-base" | tail -1 | sed 's/^ *//') |
 | conservative at most 3x EASY: scenarios/guian.json at 1.4x arrivals | $(grep -A1 '^  guian1.4' "$T/cons" | tail -1 | sed 's/^ *//') | $(pick cons 'conservative of') |
 | sweep -j 2 efficiency at least 90 % (40 runs) | $(pick sweep 'medians of the rounds') | $(pick sweep-base 'medians of the rounds') |
@@ -146,13 +148,10 @@ $(block replay-kth-base)
 
 ## Against RLScheduler's HPCSim (\`bench/peer.sh\`)
 
-This state:
+CPU time (user + system of the whole process, every thread) beside wall
+time; the previous state's \`hetlab run\` is timed in the same rounds.
 
 $(block peer)
-
-The previous state (its hetlab, the same peer):
-
-$(block peer-base)
 
 ## Conservative backfilling (\`cons\`)
 

@@ -8,7 +8,9 @@
 # not failed; so are bench/peer.sh without RLScheduler's checkout
 # ($HETLAB_PEER) and bench/slurm-live.sh without root and Slurm.
 # BENCH_SCALE_POINTS sets the scale benchmark's cluster sizes (default
-# 1000,10000,100000: the last takes minutes). Exit status: 0, or 1 when a
+# 1000,10000,100000: the last takes minutes). BENCH_BASE names the build
+# folder of a previous state for bench/peer.sh to time in the same rounds
+# (docs/performance.md). Exit status: 0, or 1 when a
 # benchmark failed or crashed.
 
 build=${1:-build}
@@ -38,6 +40,7 @@ run() {
 }
 
 run evq_hold "$build/bench/evq_hold" --runs "$runs"
+run sqlrows "$build/bench/sqlrows" --runs "$runs"
 run replay-kth "$build/bench/replay" scenarios/kth-sp2.json --runs "$runs"
 run gen "$build/bench/gen" --runs "$runs"
 run frag "$build/bench/frag" --runs 1 -j 2 --traces "$traces/alibaba-gpu-v2023-openb"
@@ -58,7 +61,8 @@ if ! run replay-lanl "$build/bench/replay" scenarios/lanl-cm5.json --runs "$runs
 	echo "  (or in DIR/swf-lanl-cm5-1994/ and set HETLAB_TRACES=DIR), and run make bench again."
 	echo
 fi
-run peer sh bench/peer.sh "$build" "$runs"
+# BENCH_BASE: the previous state's build folder, timed beside this one.
+run peer sh bench/peer.sh "$build" "$runs" ${BENCH_BASE:+"$BENCH_BASE"}
 # The Slurm twin over a month of a synthetic 1,000-node site (minutes).
 run twin-speed sh bench/twin-speed.sh "$build/hetlab" --runs "$runs"
 exit $status

@@ -90,6 +90,8 @@ void sim_fini(struct sim *s)
 	free(s->rack_w);
 	free(s->node_w);
 	s->node_w = NULL;
+	free(s->node_wcores);
+	s->node_wcores = NULL;
 	free(s->run);
 	live_fini(s);
 	for (int k = 0; k < 8; k++)
@@ -169,15 +171,20 @@ static bool sample_cached(struct sim *s)
 		return false;
 	if (!s->node_w) {
 		s->node_w = calloc((size_t)s->cl.nnodes + 1, sizeof *s->node_w);
+		s->node_wcores = malloc(((size_t)s->cl.nnodes + 1) * sizeof *s->node_wcores);
 		s->cl.w_stale = malloc((size_t)s->cl.nnodes + 1);
-		if (!s->node_w || !s->cl.w_stale) {
+		if (!s->node_w || !s->node_wcores || !s->cl.w_stale) {
 			free(s->node_w);
+			free(s->node_wcores);
 			free(s->cl.w_stale);
 			s->node_w = NULL;
+			s->node_wcores = NULL;
 			s->cl.w_stale = NULL;
 			return false;
 		}
 		memset(s->cl.w_stale, 1, (size_t)s->cl.nnodes + 1);
+		for (int32_t i = 0; i <= s->cl.nnodes; i++)
+			s->node_wcores[i] = -1;
 	}
 	return true;
 }
@@ -239,9 +246,15 @@ static void handle_sample(struct sim *s)
 		 * values summed in the same order as below. */
 		for (int32_t i = 0; i < s->cl.nnodes; i++)
 			if (s->cl.w_stale[i]) {
-				struct probe_node pn;
-				eng_probe_model(s, i, &pn);
-				s->node_w[i] = pn.power_w;
+				/* A node without GPUs draws what its free cores say: one
+				 * whose free cores are those of its last probe (busy
+				 * again with another job) keeps its power. A node with
+				 * GPUs keeps -1 there, and is probed each time. */
+				int32_t c = s->cl.free[i].cores;
+				if (s->node_wcores[i] != c) {
+					s->node_w[i] = eng_probe_power(s, i);
+					s->node_wcores[i] = s->cl.nodes[i].ngpus > 0 ? -1 : c;
+				}
 				s->cl.w_stale[i] = 0;
 			}
 		smp.power_w = sum_node_powers(s, s->node_w);

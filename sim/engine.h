@@ -208,6 +208,7 @@ struct sim {
 	void *exec_ctx;
 	double *rack_w;              /* per-rack power of the sample being taken */
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
+	int32_t *node_wcores;        /* per node, its free cores when node_w was computed */
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
 };
 

@@ -214,6 +214,9 @@ struct probe_node {
 	double util;            /* allocated fraction of the node's cores/GPUs */
 };
 void eng_probe_model(const struct sim *s, int32_t node, struct probe_node *out);
+/* Its power_w alone (what a sample sums): the same value, without the
+ * temperature and utilisation. */
+double eng_probe_power(const struct sim *s, int32_t node);
 
 /* ---- the live seam (sim/live.h) ----
  *

@@ -25,21 +25,14 @@ static double gpu_util(const struct cluster *cl, const struct node *n, const str
 	return ((f->gpu_free >> g) & 1u) ? 0.0 : 1.0;
 }
 
-void eng_probe_model(const struct sim *s, int32_t id, struct probe_node *out)
+/* The node's modelled power (no power model), with its allocated and
+ * total devices for its utilisation when used/total are given. */
+static inline double model_power(const struct cluster *cl, int32_t id, double *used_out, double *total_out)
 {
-	const struct cluster *cl = &s->cl;
 	const struct node *n = &cl->nodes[id];
 	const struct node_type *t = &cl->types[n->type];
 	const struct nodefree *f = &cl->free[id];
 	double p = t->base_w, used = 0, total = 0;
-	if (cl->pw) {
-		/* The power model keeps the node's power and temperature. */
-		out->power_w = cl->pw->node[id].power_w;
-		out->temp_c = power_node_temp_at(cl, id, s->now);
-		out->util = n->ngpus > 0 ? power_busy_gpus(cl, id) / n->ngpus
-		                         : n->cores > 0 ? (double)(n->cores - f->cores) / n->cores : 0;
-		return;
-	}
 	if (n->gpu_model >= 0 && n->ngpus > 0) {
 		const struct gpu_model *g = &cl->cat.gpus[n->gpu_model];
 		double busy = 0;
@@ -58,7 +51,34 @@ void eng_probe_model(const struct sim *s, int32_t id, struct probe_node *out)
 			total = n->cores;
 		}
 	}
-	out->power_w = p;
+	if (used_out) {
+		*used_out = used;
+		*total_out = total;
+	}
+	return p;
+}
+
+double eng_probe_power(const struct sim *s, int32_t id)
+{
+	const struct cluster *cl = &s->cl;
+	return cl->pw ? cl->pw->node[id].power_w : model_power(cl, id, NULL, NULL);
+}
+
+void eng_probe_model(const struct sim *s, int32_t id, struct probe_node *out)
+{
+	const struct cluster *cl = &s->cl;
+	const struct node *n = &cl->nodes[id];
+	const struct nodefree *f = &cl->free[id];
+	if (cl->pw) {
+		/* The power model keeps the node's power and temperature. */
+		out->power_w = cl->pw->node[id].power_w;
+		out->temp_c = power_node_temp_at(cl, id, s->now);
+		out->util = n->ngpus > 0 ? power_busy_gpus(cl, id) / n->ngpus
+		                         : n->cores > 0 ? (double)(n->cores - f->cores) / n->cores : 0;
+		return;
+	}
+	double used, total;
+	out->power_w = model_power(cl, id, &used, &total);
 	out->temp_c = n->cooling == COOL_LIQUID ? 30.0 : 25.0;
 	out->util = total > 0 ? used / total : 0;
 }
