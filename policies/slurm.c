@@ -170,7 +170,6 @@ static int own_cfg(struct sl *st, char *err, size_t errlen)
 /* ---- set-up ---- */
 
 static void sl_fini(void *state);
-static int grow_jobs(struct sl *st, int32_t id);
 static simtime full_due(const struct sl *st);
 
 static int sl_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
@@ -258,7 +257,7 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	int64_t run_max = cl->total_cores + (int64_t)cl->total_gpus * HL_SHARE_MAX;
 	if (env->njobs > 0 && run_max > env->njobs)
 		run_max = env->njobs;
-	if ((env->njobs > 0 && grow_jobs(st, env->njobs)) || sl_room(st, (int32_t)(run_max < INT32_MAX / 4 ? run_max : INT32_MAX / 4))) {
+	if ((env->njobs > 0 && sl_grow_jobs(st, env->njobs)) || sl_room(st, (int32_t)(run_max < INT32_MAX / 4 ? run_max : INT32_MAX / 4))) {
 		snprintf(err, errlen, "out of memory");
 		sl_fini(st);
 		return -1;
@@ -352,7 +351,7 @@ static void sl_fini(void *state)
 
 /* ---- jobs ---- */
 
-static int grow_jobs(struct sl *st, int32_t id)
+int sl_grow_jobs(struct sl *st, int32_t id)
 {
 	if (id < st->cap_job)
 		return 0;
@@ -488,7 +487,7 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	catch_up(st);
 	if (st->nnew && st->newsub[0] != v->jobs[id].submit_us)
 		settle_new(st);
-	if (grow_jobs(st, id))
+	if (sl_grow_jobs(st, id))
 		return;   /* out of memory: the job stays unknown and is never started */
 	const struct job *j = &v->jobs[id];
 	const struct slurm_cfg *c = st->cfg;
@@ -926,4 +925,6 @@ const struct policy_ops policy_slurm = {
 	.finish = sl_finish,
 	.schedule = sl_schedule,
 	.renumber = sl_renumber,
+	.save = sl_snap_save,
+	.load = sl_snap_load,
 };

@@ -184,6 +184,7 @@ static void save_cluster(const struct sim *s, struct snapw *w)
 		PUT(w, pw->cost);
 		PUT(w, pw->carbon_g);
 		PUT(w, pw->idle_energy_j);
+		PUT(w, pw->cfg.cool);   /* environment events change a cooling's inlet and rise */
 	}
 	uint8_t cache = s->node_w != NULL;
 	PUT(w, cache);
@@ -396,6 +397,7 @@ static int load_cluster(struct sim *s, struct snapr *r)
 		GET(r, pw->cost);
 		GET(r, pw->carbon_g);
 		GET(r, pw->idle_energy_j);
+		GET(r, pw->cfg.cool);
 	}
 	uint8_t cache = 0;
 	GET(r, cache);

@@ -206,7 +206,7 @@ static char *scn(const char *rel)
 	return p;
 }
 
-static const char *const policies[] = { "fcfs", "easy", "conservative", "fairshare", "tiered" };
+static const char *const policies[] = { "fcfs", "easy", "conservative", "fairshare", "tiered", "slurm" };
 #define NPOL (sizeof policies / sizeof *policies)
 
 static void test_default(void **state)
