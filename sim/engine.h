@@ -259,10 +259,10 @@ int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t
  * run of the same build with the same fingerprint and the same cluster
  * shape, policy and seed; anything else, a snapshot cut short or with a
  * wrong checksum, is refused with the reason in s->err, before anything
- * is changed (-1, the run untouched). save: 0, or -1 with s->err (the
- * policy has no save hook; memory ran out). load: 0, -1 refused (the run
- * untouched), or -2 when it failed part way (s->failed: the run is lost,
- * set up a fresh one). */
+ * is changed (-1, the run untouched). save (appended to what w holds): 0,
+ * or -1 with s->err (the policy has no save hook; memory ran out). load: 0,
+ * -1 refused (the run untouched), or -2 when it failed part way
+ * (s->failed: the run is lost, set up a fresh one). */
 #define SIM_SNAP_VERSION 1
 int sim_snap_save(struct sim *s, uint64_t fingerprint, struct snapw *w);
 int sim_snap_load(struct sim *s, uint64_t fingerprint, const void *buf, size_t len);

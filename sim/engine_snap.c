@@ -14,7 +14,8 @@
  * sample power cache), the fault processes' random streams, the counters,
  * the live seam's bookkeeping (live_core.c), the policy's state and the
  * health monitor's (their save hooks). What the scenario gives (the
- * cluster's shape, labels, the settings) is not saved: the run it is
+ * cluster's shape, labels, the settings) is not saved, but for the label
+ * expressions bound as jobs arrived (a live run's): the run it is
  * loaded into was set up from the same scenario, which the header's
  * fingerprints check.
  *
@@ -129,6 +130,7 @@ static void save_cluster(const struct sim *s, struct snapw *w)
 	const struct cluster *cl = &s->cl;
 	int32_t nn = cl->nnodes;
 	snap_put_tag(w, "cluster");
+	cluster_sel_save(cl, w);
 	for (int32_t g = 0; g < cl->ngpu_all; g++) {
 		const struct gpustate *gs = &cl->gpu[g];
 		PUT(w, gs->milli_used);
@@ -203,6 +205,7 @@ int sim_snap_save(struct sim *s, uint64_t fingerprint, struct snapw *w)
 		                s->sched.name ? s->sched.name : "?");
 	if (s->health.check && !(s->health.save && s->health.load))
 		return eng_fail(s, "the health monitor cannot save its state: the run cannot be snapshotted");
+	size_t at = w->n;   /* the snapshot may follow what the caller wrote */
 	snap_put(w, magic, sizeof magic);
 	snap_put_i64(w, SIM_SNAP_VERSION);
 	snap_put_i64(w, (int64_t)build_hash());
@@ -261,7 +264,7 @@ int sim_snap_save(struct sim *s, uint64_t fingerprint, struct snapw *w)
 	if (s->health.save)
 		s->health.save(s->health.state, w);
 	snap_put_tag(w, "end");
-	uint64_t sum = snap_hash(SNAP_HASH0, w->buf, w->n);
+	uint64_t sum = w->oom ? 0 : snap_hash(SNAP_HASH0, w->buf + at, w->n - at);
 	snap_put_i64(w, (int64_t)sum);
 	if (w->oom)
 		return eng_fail(s, "out of memory saving a snapshot");
@@ -311,7 +314,7 @@ static int load_cluster(struct sim *s, struct snapr *r)
 {
 	struct cluster *cl = &s->cl;
 	int32_t nn = cl->nnodes;
-	if (snap_get_tag(r, "cluster"))
+	if (snap_get_tag(r, "cluster") || cluster_sel_load(cl, r))
 		return -1;
 	for (int32_t g = 0; g < cl->ngpu_all; g++) {
 		struct gpustate *gs = &cl->gpu[g];
