@@ -11,6 +11,8 @@
 #     daemon logged. Then the snapshot is corrupted (one byte changed): the
 #     next start says so and replays the whole recording, with the same
 #     outcome; a snapshot of another max_jobs is refused the same way.
+#     The instant executor (jobs end at once, in the daemon) takes 300
+#     jobs through a daemon that compacts and snapshots.
 
 cfg snp ', "probes": "none", "max_jobs": 4, "keep_ended": 1, "snapshot_every": 1, "metrics": {"port": 0}'
 { job batch 1 snp 3; for i in $(seq 1 12); do job batch 1 snp 0.2; done; } >jobs-snp.jsonl
@@ -54,3 +56,19 @@ sed 's/"max_jobs": 4/"max_jobs": 5/' snp.json >snp5.json
 timeout 60 "$HETLAB" live --config snp5.json --exit-when-idle 2>log-snp4
 check_eq "snapshot: one made with another max_jobs is refused, saying why" \
 	"$(grep -c 'snapshot not used (.*another scenario, policy, executor or max_jobs): replaying the whole recording' log-snp4)" 1
+
+# The instant executor (benchmarks): 300 jobs end at once in the daemon,
+# which still records, decides, logs, compacts and snapshots as with any
+# executor; a restart from its snapshot, and the replay agrees.
+printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-ins", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "snapshot_every": 5 }\n' >ins.json
+for i in $(seq 1 300); do job batch 1 ins 0; done >jobs-ins.jsonl
+"$HETLAB" submit --config ins.json jobs-ins.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config ins.json --exit-when-idle -q 2>log-ins
+check_eq "instant: the daemon runs every job and exits when idle" \
+	"$?,$(q st-ins/state.db "SELECT count(*) FROM jobs WHERE state = 'done'"),$(q st-ins/state.db "SELECT count(*) FROM jobs")" "0,300,300"
+check_eq "instant: nothing was launched" "$(cat starts-ins 2>/dev/null | wc -l)" 0
+check_eq "instant: it left a snapshot" "$([ -s st-ins/snapshot ] && echo yes)" yes
+timeout 60 "$HETLAB" live --config ins.json --exit-when-idle 2>log-ins2
+check_eq "instant: a restart starts from the snapshot" \
+	"$?,$(grep -c 'restarting from the snapshot at the recording.s row [1-9]' log-ins2)" "0,1"
+replay_same instant ins
