@@ -111,7 +111,7 @@ static void test_loader(void **state)
 	free(p);
 	p = tu_write_tmp(".json", "{ \"scenario\": \"s.json\", \"executor\": \"k8s\" }");
 	assert_int_equal(livecfg_load(p, c, err, sizeof err), -1);
-	if (!strstr(err, "$.executor") || !strstr(err, "expected \"local\" or \"slurm\", got \"k8s\""))
+	if (!strstr(err, "$.executor") || !strstr(err, "expected \"local\", \"slurm\" or \"instant\", got \"k8s\""))
 		fail_msg("message: %s", err);
 	remove(p);
 	free(p);
