@@ -91,6 +91,8 @@ struct live {
 	uint64_t snap_fp;               /* what a snapshot must have been made with (snapshot.c) */
 	int64_t commits;                /* commits since the last snapshot */
 	int64_t snap_gone;              /* the engine's ngone at the last snapshot */
+	int64_t snap_seq;               /* replay from a snapshot: the row it covers up to, */
+	simtime snap_now;               /* and its engine time */
 	char err[512];
 };
 

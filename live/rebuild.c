@@ -729,7 +729,16 @@ int live_catch_up(struct live *L, char *err, size_t errlen)
 	/* From the latest snapshot, when there is one that loads: only the
 	 * recording after it is replayed. */
 	int64_t from = 0;
-	if (L->mode == LIVE_DAEMON && L->cfg.snapshot_every > 0) {
+	if (L->o.from_snapshot) {
+		char why[1024];
+		int rc = lsnap_load(L, &from, why, sizeof why);
+		if (rc) {
+			snprintf(err, errlen, "the snapshot cannot be used: %s", rc == 1 ? "the state has none" : why);
+			return -1;
+		}
+		L->snap_seq = from;
+		L->snap_now = L->s.now;
+	} else if (L->mode == LIVE_DAEMON && L->cfg.snapshot_every > 0) {
 		char why[1024];
 		int rc = lsnap_load(L, &from, why, sizeof why);
 		if (rc == 0) {
@@ -960,18 +969,29 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	return rc;
 }
 
-int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, long *ndecisions, char *err,
-                size_t errlen)
+int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, FILE *out, bool *same, long *ndecisions,
+                char *err, size_t errlen)
 {
 	struct live *L;
 	*same = false;
 	if (open_replay(dir, load, true, &L, err, errlen))
 		return -1;
+	L->o.from_snapshot = from_snapshot;
 	int rc = live_catch_up(L, err, errlen);
 	char **logged = NULL;
 	int64_t nlogged = 0;
 	if (rc == 0)
 		rc = lstate_decisions(&L->st, L->applied_us, &logged, &nlogged, err, errlen);
+	if (rc == 0 && from_snapshot) {
+		/* The log after the snapshot's time: what the replay decides. */
+		int64_t k = 0;
+		while (k < nlogged && strtoll(logged[k], NULL, 10) <= L->snap_now)
+			free(logged[k++]);
+		memmove(logged, logged + k, (size_t)(nlogged - k) * sizeof *logged);
+		nlogged -= k;
+		fprintf(out, "(from the snapshot at the recording's row %lld, engine time %.6f s)\n", (long long)L->snap_seq,
+		        (double)L->snap_now / 1e6);
+	}
 	if (rc == 0) {
 		/* The replay's decisions up to the same time. */
 		int64_t nr = 0;

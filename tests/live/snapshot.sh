@@ -12,7 +12,9 @@
 #     next start says so and replays the whole recording, with the same
 #     outcome; a snapshot of another max_jobs is refused the same way.
 #     The instant executor (jobs end at once, in the daemon) takes 300
-#     jobs through a daemon that compacts and snapshots.
+#     jobs through a daemon that compacts and snapshots. hetlab replay
+#     --from-snapshot proves the decisions after a snapshot, and finds one
+#     changed in the log.
 
 cfg snp ', "probes": "none", "max_jobs": 4, "keep_ended": 1, "snapshot_every": 1, "metrics": {"port": 0}'
 { job batch 1 snp 3; for i in $(seq 1 12); do job batch 1 snp 0.2; done; } >jobs-snp.jsonl
@@ -26,6 +28,7 @@ done
 kill -9 "$DAEMON"
 wait "$DAEMON" 2>/dev/null
 DAEMON=
+cp st-snp/snapshot snap-at-kill
 done_then=$(q st-snp/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")
 check_eq "snapshot: a snapshot was on disk when the daemon was killed, some jobs done" \
 	"$([ -s st-snp/snapshot ] && [ "$done_then" -ge 5 ] && echo yes)" yes
@@ -40,6 +43,16 @@ check_eq "snapshot: every job started once, as its own id" "$(cut -d' ' -f1 star
 	"0 1 2 3 4 5 6 7 8 9 10 11 12 "
 check_eq "snapshot: results.db has every job" "$(q st-snp/results.db "SELECT count(*) FROM job")" 13
 replay_same snapshot snp
+# hetlab replay --from-snapshot, from the snapshot the killed daemon left:
+# the decisions after it, made by the restarted daemon, are proved.
+cp st-snp/snapshot snap-last
+cp snap-at-kill st-snp/snapshot
+out=$("$HETLAB" replay --from-snapshot st-snp 2>&1)
+check_eq "snapshot: replay --from-snapshot makes the same decisions after it" \
+	"$?,$(printf '%s\n' "$out" | grep -c 'decisions logged live after the snapshot; the replay makes the same decisions')" "0,1"
+check_eq "snapshot: the decisions after the snapshot are some, not all" \
+	"$(printf '%s\n' "$out" | sed -n 's/^hetlab replay: \([0-9]*\) decisions.*/\1/p' | awk -v all="$(q st-snp/state.db "SELECT count(*) FROM decision")" '{ print ($1 > 0 && $1 < all) }')" 1
+cp snap-last st-snp/snapshot
 # A corrupt snapshot: said, and the whole recording replayed.
 jobs_before=$(q st-snp/state.db "SELECT group_concat(id || ':' || state || ':' || start_us || ':' || end_us, ' ') FROM jobs ORDER BY id")
 python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x20; open(p, 'wb').write(b)" st-snp/snapshot
@@ -72,3 +85,15 @@ timeout 60 "$HETLAB" live --config ins.json --exit-when-idle 2>log-ins2
 check_eq "instant: a restart starts from the snapshot" \
 	"$?,$(grep -c 'restarting from the snapshot at the recording.s row [1-9]' log-ins2)" "0,1"
 replay_same instant ins
+
+# A decision after the snapshot changed in the log: replay --from-snapshot
+# finds it (exit 1); a state without a snapshot is an error.
+cp snap-at-kill st-snp/snapshot
+q st-snp/state.db "UPDATE decision SET node = node + 1 WHERE seq = (SELECT max(seq) FROM decision WHERE kind = 'start')"
+"$HETLAB" replay --from-snapshot st-snp >out-snpx 2>&1
+check_eq "snapshot: replay --from-snapshot finds a decision changed after it" \
+	"$?,$(grep -c 'DIFFERS' out-snpx)" "1,1"
+rm st-snp/snapshot
+"$HETLAB" replay --from-snapshot st-snp >out-snpy 2>&1
+check_eq "snapshot: replay --from-snapshot of a state without one says so" \
+	"$?,$(grep -c 'the snapshot cannot be used: the state has none' out-snpy)" "1,1"
