@@ -752,8 +752,7 @@ int prio_renumber(struct prio *p, const struct view *v, const int32_t *map, int3
 
 void prio_save(const struct prio *p, const struct view *v, struct snapw *w)
 {
-	(void)v;
-	int32_t nj = p->njobs + 1;
+	int32_t nj = v->njobs < p->njobs + 1 ? v->njobs : p->njobs + 1;   /* the rest are -1 */
 	snap_put_tag(w, "prio");
 	snap_put_n(w, p->nten);
 	snap_put_n(w, p->nleaf);

@@ -60,12 +60,12 @@ static size_t n_uuse(const struct sl *st)
 
 int sl_snap_save(void *state, const struct view *v, struct snapw *w)
 {
-	(void)v;
 	const struct sl *st = state;
+	int32_t nj = v->njobs < st->cap_job ? v->njobs : st->cap_job;   /* the records above are zero */
 	snap_put_tag(w, "slurm");
 	snap_put_n(w, st->n);
-	snap_put_n(w, st->cap_job);
-	snap_put(w, st->job, (size_t)st->cap_job * sizeof *st->job);
+	snap_put_n(w, nj);
+	snap_put(w, st->job, (size_t)nj * sizeof *st->job);
 	PUT(w, st->basic_next);
 	snap_put_n(w, st->nvictims);
 	snap_put(w, st->victims, (size_t)st->nvictims * sizeof *st->victims);

@@ -18,10 +18,12 @@
 int tiered_snap_save(void *state, const struct view *v, struct snapw *w)
 {
 	const struct tiered *t = state;
-	size_t nn = (size_t)t->nnodes, nj = (size_t)t->njobs + 1;
+	size_t nn = (size_t)t->nnodes;
+	size_t nj = (size_t)(v->njobs < t->njobs + 1 ? v->njobs : t->njobs + 1);   /* the rest as init left them */
 	snap_put_tag(w, "tiered");
 	snap_put_n(w, t->nnodes);
 	snap_put_n(w, t->njobs);
+	snap_put_n(w, (int64_t)nj);
 	snap_put(w, t->wt, nj * sizeof *t->wt);
 	snap_put(w, t->plan_of, nj * sizeof *t->plan_of);
 	snap_put_n(w, t->nplans);
@@ -69,8 +71,15 @@ int tiered_snap_load(void *state, const struct view *v, struct snapr *r)
 	if (n1 != t->nnodes || n2 != t->njobs)
 		return snap_bad(r, "sized for %lld nodes and %lld jobs, this run for %d and %d", (long long)n1,
 		                (long long)n2, t->nnodes, t->njobs);
-	snap_get(r, t->wt, nj * sizeof *t->wt);
-	snap_get(r, t->plan_of, nj * sizeof *t->plan_of);
+	int64_t njs = snap_get_n(r, t->njobs + 1, "the jobs saved");
+	if (njs < 0)
+		return -1;
+	for (size_t i = 0; i < nj; i++) {
+		t->wt[i] = 1.0;
+		t->plan_of[i] = -1;
+	}
+	snap_get(r, t->wt, (size_t)njs * sizeof *t->wt);
+	snap_get(r, t->plan_of, (size_t)njs * sizeof *t->plan_of);
 	int64_t np = snap_get_n(r, t->cap_plans, "the preemption plans");
 	int64_t npv = snap_get_n(r, t->njobs + 1, "the plans' victims");
 	if (np < 0 || npv < 0)

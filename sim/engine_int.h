@@ -56,6 +56,7 @@ static inline void eng_view_fill(const struct sim *s, struct view *v)
 	v->nrunning = s->nrunning;
 	v->parts = s->cl.pool.p;
 	v->alloc_epoch = s->alloc_epoch;
+	v->njobs = s->njobs;
 }
 
 /* The policy's finish hook for job id, if it has one. */
