@@ -147,6 +147,15 @@ void live_placement_text(const struct live *L, int32_t id, char *buf, size_t len
 void lsnap_path(const struct live *L, char *out, size_t len);
 int lsnap_write(struct live *L, int64_t seq, char *err, size_t errlen);
 int lsnap_load(struct live *L, int64_t *seq, char *why, size_t len);
+/* What a snapshot must have been made with: the state's scenario text,
+ * its policy, executor, max_jobs and the recording's version. */
+void lsnap_fingerprint(struct live *L, const char *scn, const char *version);
+/* Before a catch-up: loads the snapshot where one is wanted (a daemon
+ * with snapshot_every, a replay --from-snapshot), *from then the row to
+ * replay after (0: all). A daemon's snapshot that cannot be used is said
+ * and the whole recording replayed; a replay's is an error. 0, or -1 with
+ * err. */
+int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen);
 /* jobline.c: a job line's extras. */
 extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);

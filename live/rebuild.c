@@ -13,7 +13,6 @@
 #include <limits.h>
 #include "analysis/auditkey.h"
 #include "analysis/recorder.h"
-#include "sim/snap.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -695,15 +694,8 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 			snprintf(L->cfg.scenario, sizeof L->cfg.scenario, "%s", p);
 	}
 	int rc = build(L, scn, err, errlen);
-	if (rc == 0) {
-		/* A snapshot is of this scenario, policy, executor and table size. */
-		uint64_t h = snap_hash(SNAP_HASH0, scn, strlen(scn) + 1);
-		const char *pn = L->run.pol.ops ? L->run.pol.ops->name : "";
-		h = snap_hash(h, pn, strlen(pn) + 1);
-		h = snap_hash(h, L->xo->name, strlen(L->xo->name) + 1);
-		h = snap_hash(h, &L->cfg.max_jobs, sizeof L->cfg.max_jobs);
-		L->snap_fp = snap_hash(h, LIVE_VERSION, sizeof LIVE_VERSION);
-	}
+	if (rc == 0)
+		lsnap_fingerprint(L, scn, LIVE_VERSION);
 	if (rc == 0 && mode == LIVE_DAEMON)
 		rc = L->xo->init(L, err, errlen) || start_socket(L, scn, err, errlen) ? -1 : 0;
 	free(scn);
@@ -729,29 +721,8 @@ int live_catch_up(struct live *L, char *err, size_t errlen)
 	/* From the latest snapshot, when there is one that loads: only the
 	 * recording after it is replayed. */
 	int64_t from = 0;
-	if (L->o.from_snapshot) {
-		char why[1024];
-		int rc = lsnap_load(L, &from, why, sizeof why);
-		if (rc) {
-			snprintf(err, errlen, "the snapshot cannot be used: %s", rc == 1 ? "the state has none" : why);
-			return -1;
-		}
-		L->snap_seq = from;
-		L->snap_now = L->s.now;
-	} else if (L->mode == LIVE_DAEMON && L->cfg.snapshot_every > 0) {
-		char why[1024];
-		int rc = lsnap_load(L, &from, why, sizeof why);
-		if (rc == 0) {
-			L->snap_gone = L->s.ngone;
-			live_log(L, "restarting from the snapshot at the recording's row %lld (%d jobs held, %lld ended and "
-			         "dropped)", (long long)from, L->s.njobs, (long long)L->s.ngone);
-		} else if (rc == -1) {
-			live_logl(L, LIVE_WARN, "snapshot not used (%s): replaying the whole recording", why);
-		} else if (rc == -2) {
-			snprintf(err, errlen, "%s; remove it to replay the whole recording", why);
-			return -1;
-		}
-	}
+	if (lsnap_restore(L, &from, err, errlen))
+		return -1;
 	if (lstate_rec_each(&L->st, from, replay_row, L, err, errlen)) {
 		if (L->err[0])
 			snprintf(err, errlen, "replaying the recording: %s", L->err);

@@ -251,9 +251,15 @@ static int load_live(struct live *L, struct snapr *r)
 	}
 	if (!ok)
 		return -1;
-	int64_t started = L->mc.started_unix;
-	GET(r, L->mc);
-	L->mc.started_unix = started;
+	/* The counters of what the recording holds, as its replay counts
+	 * them; the passes' are this process's (a replay counts none). */
+	struct metrics_counters mc;
+	GET(r, mc);
+	mc.started_unix = L->mc.started_unix;
+	mc.passes = L->mc.passes;
+	mc.last_pass_s = L->mc.last_pass_s;
+	mc.pass_hist = L->mc.pass_hist;
+	L->mc = mc;
 	return r->bad ? -1 : 0;
 }
 
@@ -423,5 +429,45 @@ int lsnap_load(struct live *L, int64_t *seq, char *why, size_t len)
 	L->log_us = log_us;
 	*seq = at;
 	free(buf);
+	return 0;
+}
+
+void lsnap_fingerprint(struct live *L, const char *scn, const char *version)
+{
+	uint64_t h = snap_hash(SNAP_HASH0, scn, strlen(scn) + 1);
+	const char *pn = L->run.pol.ops ? L->run.pol.ops->name : "";
+	h = snap_hash(h, pn, strlen(pn) + 1);
+	h = snap_hash(h, exec_name(L->xo), strlen(exec_name(L->xo)) + 1);
+	h = snap_hash(h, &L->cfg.max_jobs, sizeof L->cfg.max_jobs);
+	L->snap_fp = snap_hash(h, version, strlen(version) + 1);
+}
+
+int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen)
+{
+	char why[1024];
+	*from = 0;
+	if (L->o.from_snapshot) {
+		int rc = lsnap_load(L, from, why, sizeof why);
+		if (rc) {
+			snprintf(err, errlen, "the snapshot cannot be used: %s", rc == 1 ? "the state has none" : why);
+			return -1;
+		}
+		L->snap_seq = *from;
+		L->snap_now = L->s.now;
+		return 0;
+	}
+	if (L->mode != LIVE_DAEMON || L->cfg.snapshot_every <= 0)
+		return 0;
+	int rc = lsnap_load(L, from, why, sizeof why);
+	if (rc == 0) {
+		L->snap_gone = L->s.ngone;
+		live_log(L, "restarting from the snapshot at the recording's row %lld (%d jobs held, %lld ended and "
+		         "dropped)", (long long)*from, L->s.njobs, (long long)L->s.ngone);
+	} else if (rc == -1) {
+		live_logl(L, LIVE_WARN, "snapshot not used (%s): replaying the whole recording", why);
+	} else if (rc == -2) {
+		snprintf(err, errlen, "%s; remove it to replay the whole recording", why);
+		return -1;
+	}
 	return 0;
 }

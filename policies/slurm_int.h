@@ -303,7 +303,7 @@ int sl_renumber(void *state, const struct view *v, const int32_t *map, int32_t n
 /* slurm_snap.c: policy_ops.save / load. */
 int sl_snap_save(void *state, const struct view *v, struct snapw *w);
 int sl_snap_load(void *state, const struct view *v, struct snapr *r);
-/* slurm.c: room for job id in every per-job array. -1 on ENOMEM. */
+/* slurm_renum.c: room for job id in every per-job array. -1 on ENOMEM. */
 int sl_grow_jobs(struct sl *st, int32_t id);
 
 /* slurm_queue.c */

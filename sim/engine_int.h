@@ -248,6 +248,8 @@ void live_renumber(struct sim *s, const int32_t *map, int32_t n);
 struct snapw;
 struct snapr;
 void live_snap_save(const struct sim *s, struct snapw *w);
+/* The layout of what it saves as it lies in memory (a hash of sizes). */
+uint64_t live_snap_layout(void);
 int live_snap_load(struct sim *s, struct snapr *r);
 /* A start decision: the attempt's live bookkeeping (before the executor's
  * start), then its walltime kill (after it). */

@@ -25,7 +25,6 @@
 #include "sim/engine.h"
 #include "sim/engine_int.h"
 #include "sim/fault.h"
-#include "sim/live.h"
 #include "sim/mig.h"
 #include "sim/power.h"
 #include "sim/snap.h"
@@ -44,8 +43,8 @@ static uint64_t build_hash(void)
 		SIM_SNAP_VERSION, sizeof(struct job), sizeof(struct job_truth), sizeof(struct jobrun),
 		sizeof(struct ev), sizeof(struct alloc_part), sizeof(struct gpustate), sizeof(struct nodefree),
 		sizeof(struct mig_layout), sizeof(struct node_health), sizeof(struct node_power),
-		sizeof(struct rack_power), sizeof(struct live_run), sizeof(struct sim_reading),
-		sizeof(struct sim_xin), sizeof(struct storage_pool), sizeof(void *), 0x01020304,
+		sizeof(struct rack_power), live_snap_layout(), sizeof(struct storage_pool), sizeof(void *),
+		0x01020304,
 	};
 	return snap_hash(SNAP_HASH0, sz, sizeof sz);
 }

@@ -163,6 +163,12 @@ bool live_sample_power(struct sim *s, double *power_w)
 
 /* ---- snapshots (sim/engine_snap.c) ---- */
 
+uint64_t live_snap_layout(void)
+{
+	const uint64_t sz[] = { sizeof(struct live_run), sizeof(struct sim_reading), sizeof(struct sim_xin) };
+	return snap_hash(SNAP_HASH0, sz, sizeof sz);
+}
+
 void live_snap_save(const struct sim *s, struct snapw *w)
 {
 	const struct sim_live *lv = s->live;
