@@ -72,6 +72,7 @@ bench frag "$BUILD/bench/frag" --runs 1
 bench frag-base "$BASE/bench/frag" --runs 1
 bench live sh bench/live.sh "$BUILD/hetlab" "$RUNS"
 bench longevity sh bench/live-longevity.sh "$BUILD/hetlab" 1000 3000 10000
+bench longevity-instant env BENCH_EXECUTOR=instant BENCH_MODES=100 BENCH_BATCH=1000 sh bench/live-longevity.sh "$BUILD/hetlab" 10000 100000 1000000
 bench twin sh bench/twin-speed.sh "$BUILD/hetlab" --runs "$RUNS" --kinds national,campus:1 --base "$BASE/hetlab"
 end=$(date -u '+%H:%M UTC')
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)
@@ -224,11 +225,18 @@ Jobs of \`true\` through the daemon with the local executor, submitted 200
 at a time while it runs, with ended jobs dropped from the engine
 (\`keep_ended\` 100) and kept (0); the daemon's resident memory while it
 runs, its CPU per job, a restart's time to its loop, the state's size
-(docs/live.md "Ended jobs leave the engine"). The restart still replays
-the whole recording and the state still keeps every row: those figures
-grow with the history until snapshots come.
+(docs/live.md "Ended jobs leave the engine"). A restart loads the
+daemon's last snapshot and replays only the recording after it
+(docs/live.md "Snapshots"); the state still keeps every row, so its size
+grows with the history until old rows are archived.
 
 $(block longevity)
+
+The same through the \`instant\` executor (docs/executors.md: jobs end at
+once in the daemon, every other part of its path the real one), which
+reaches a million jobs over the state's life, ended jobs dropped:
+
+$(block longevity-instant)
 
 ## The Slurm twin over a month (\`bench/twin-speed.sh\`)
 

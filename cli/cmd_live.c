@@ -253,7 +253,7 @@ int cmd_queue(int argc, char **argv)
 int cmd_replay(int argc, char **argv)
 {
 	const char *dir = NULL, *results = NULL;
-	bool quiet = false;
+	bool quiet = false, from_snapshot = false;
 	struct cli_args ap;
 	int opt;
 	cli_args_init(&ap, "replay", argc, argv);
@@ -263,6 +263,7 @@ int cmd_replay(int argc, char **argv)
 		case CLI_ERR: return CLI_USAGE;
 		case OPT_RESULTS: results = ap.val; break;
 		case OPT_QUIET: quiet = true; break;
+		case OPT_FROM_SNAPSHOT: from_snapshot = true; break;
 		case CLI_POS:
 			if (dir)
 				return cli_usage(&ap, "one STATE_DIR");
@@ -283,14 +284,14 @@ int cmd_replay(int argc, char **argv)
 	bool same;
 	long nd = 0;
 	FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
-	int rc = live_replay(dir, livecfg_load, out ? out : stdout, &same, &nd, err, sizeof err);
+	int rc = live_replay(dir, livecfg_load, from_snapshot, out ? out : stdout, &same, &nd, err, sizeof err);
 	if (out && out != stdout)
 		fclose(out);
 	if (rc) {
 		fprintf(stderr, "hetlab replay: %s\n", err);
 		return 1;
 	}
-	printf("hetlab replay: %ld decisions logged live; the replay %s\n", nd,
+	printf("hetlab replay: %ld decisions logged live%s; the replay %s\n", nd, from_snapshot ? " after the snapshot" : "",
 	       same ? "makes the same decisions at the same times" : "DIFFERS (see above)");
 	return same ? 0 : 1;
 }

@@ -289,6 +289,7 @@ static const struct cli_opt stateonly_opts[] = {
 
 static const struct cli_opt replay_opts[] = {
 	{ OPT_RESULTS, "results", 0, "FILE", "also write the replay's results database", 0, F, NULL },
+	{ OPT_FROM_SNAPSHOT, "from-snapshot", 0, NULL, "start from the state's snapshot: replay and compare only what follows it", 0, 0, NULL },
 	O_QUIET,
 	END,
 };
@@ -565,7 +566,9 @@ const struct cli_cmd cli_commands[] = {
 	  "cancels, probe readings) with the same policy and compares its decisions\n"
 	  "with the daemon's decision log: prints the differences (none when the\n"
 	  "same code made the same decisions at the same times; exit 1 otherwise).\n"
-	  "--results also writes the run's results database (hetlab report reads it).",
+	  "--results also writes the run's results database (hetlab report reads it).\n"
+	  "--from-snapshot starts from the daemon's snapshot of its engine and\n"
+	  "compares the decisions after it (in the time of the jobs since).",
 	  replay_opts, NULL, D, "docs/live.md" },
 	{ "version", NULL, "print the version", "Prints the version.", NULL, NULL, 0, NULL },
 	{ "help", "[COMMAND [SUBCOMMAND]]", "print help for a command",

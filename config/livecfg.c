@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
-	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "hot_c", "cool_c", "xid_repair_s",
+	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "snapshot_every", "hot_c", "cool_c", "xid_repair_s",
 	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key",
 	"max_pending_per_user", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
@@ -170,6 +170,7 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	c->results_every_s = 300;
 	c->max_jobs = 100000;
 	c->keep_ended = 1000;
+	c->snapshot_every = 1000;
 	c->max_pending_per_user = 10000;
 	c->xid_repair_s = 86400;
 	c->sig = SIGUSR1;
@@ -239,6 +240,10 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	if (jv_int(&v, root, "$", "keep_ended", false, 0, 100000000, &ll))
 		goto fail;
 	c->keep_ended = (int32_t)ll;
+	ll = c->snapshot_every;
+	if (jv_int(&v, root, "$", "snapshot_every", false, 0, 100000000, &ll))
+		goto fail;
+	c->snapshot_every = (int32_t)ll;
 	ll = c->max_pending_per_user;
 	if (jv_int(&v, root, "$", "max_pending_per_user", false, 0, 100000000, &ll))
 		goto fail;

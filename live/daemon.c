@@ -348,6 +348,25 @@ static const char *state_word(const struct live *L, const struct job *j)
 	return job_state_name((enum job_state)j->state);
 }
 
+/* A snapshot of the engine (snapshot.c) once a compaction has dropped
+ * jobs or snapshot_every commits have passed, every recorded row injected
+ * and every decision committed; one that fails is said and the daemon
+ * goes on (a restart replays more). */
+static void snapshot(struct live *L)
+{
+	if (L->cfg.snapshot_every <= 0 || L->commits == 0 || !sim_snap_able(&L->s) ||
+	    (L->s.ngone == L->snap_gone && L->commits < L->cfg.snapshot_every))
+		return;
+	char e[600];
+	int64_t seq = lstate_rec_last(&L->st);
+	if (seq < 0 || lsnap_write(L, seq, e, sizeof e)) {
+		live_logl(L, LIVE_WARN, "snapshot: %s", seq < 0 ? "cannot read the recording's last row" : e);
+		return;
+	}
+	L->commits = 0;
+	L->snap_gone = L->s.ngone;
+}
+
 /* Commits the step's decisions, the jobs that changed and applied_us. */
 static int commit_step(struct live *L, char *err, size_t errlen)
 {
@@ -386,6 +405,7 @@ static int commit_step(struct live *L, char *err, size_t errlen)
 	snprintf(a, sizeof a, "%lld", (long long)L->s.now);
 	if (lstate_meta_set(&L->st, "applied_us", a, err, errlen) || lstate_commit(&L->st, err, errlen))
 		goto fail;
+	L->commits++;
 	for (int32_t k = 0; k < L->ndec; k++)
 		free(L->dec[k].detail);
 	L->ndec = 0;
@@ -553,6 +573,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			rc = -1;
 			break;
 		}
+		snapshot(L);
 		live_publish(L);
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);

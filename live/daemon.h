@@ -46,6 +46,7 @@ struct live_opts {
 	int metrics_port;        /* -1: the config's */
 	bool metrics_public;
 	bool quiet;
+	bool from_snapshot;      /* replay: from the state's snapshot, not the whole recording */
 	live_cfg_loader load_cfg;   /* reads the config a state was recorded with (results.db); required */
 };
 
@@ -88,8 +89,11 @@ char *live_job_norm(const char *src, int64_t line, const char *text, size_t len,
 int live_results(const char *dir, const char *path, live_cfg_loader load, char *err, size_t errlen);
 /* `hetlab replay`: replays the recording of the state in `dir` and compares
  * the decisions with the daemon's log up to the last committed time.
- * Prints a unified-style diff to out; *same says whether they agree. */
-int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, long *ndecisions, char *err,
+ * Prints a unified-style diff to out; *same says whether they agree.
+ * from_snapshot: from the state's snapshot (docs/live.md "Snapshots"),
+ * the recording after it replayed and the decisions after it compared; a
+ * snapshot that cannot be used is an error. */
+int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, FILE *out, bool *same, long *ndecisions, char *err,
                 size_t errlen);
 
 #endif

@@ -71,6 +71,8 @@ struct live_cfg {
 	                                  included (default 100000) */
 	int32_t keep_ended;            /* ended jobs the engine keeps before it drops them from its
 	                                  tables (sim_compact; default 1000; 0: never) */
+	int32_t snapshot_every;        /* a snapshot of the engine after a compaction that dropped jobs and
+	                                  at least every so many commits (default 1000; 0: never) */
 	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
 	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
 	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */

@@ -88,6 +88,11 @@ struct live {
 	struct lsock *sock;             /* the daemon's socket (live/sock.h), NULL none */
 	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
 	char state_id[17];              /* the state's unique id (meta state_id) */
+	uint64_t snap_fp;               /* what a snapshot must have been made with (snapshot.c) */
+	int64_t commits;                /* commits since the last snapshot */
+	int64_t snap_gone;              /* the engine's ngone at the last snapshot */
+	int64_t snap_seq;               /* replay from a snapshot: the row it covers up to, */
+	simtime snap_now;               /* and its engine time */
 	char err[512];
 };
 
@@ -131,6 +136,26 @@ int live_advance_to(struct live *L, simtime t);                            /* ha
 int live_catch_up(struct live *L, char *err, size_t errlen);               /* replays the recording */
 void live_go_live(struct live *L);                                         /* the executor on */
 void live_placement_text(const struct live *L, int32_t id, char *buf, size_t len);   /* "n1:4c:gpus=0x3,..." */
+/* snapshot.c: the daemon's snapshots (docs/live.md "Snapshots").
+ * lsnap_write writes the state's engine and what live/ keeps beside
+ * it, as of the recording's row seq (every row up to it injected),
+ * atomically to STATE_DIR/snapshot; 0, or -1 with err (the run goes on).
+ * lsnap_load loads it into a daemon's freshly built engine: 0 and
+ * *seq, the recording to replay being what follows it; 1 there is none;
+ * -1 it cannot be used, why says why, nothing changed (replay it all);
+ * -2 it failed part way (the engine is lost). */
+void lsnap_path(const struct live *L, char *out, size_t len);
+int lsnap_write(struct live *L, int64_t seq, char *err, size_t errlen);
+int lsnap_load(struct live *L, int64_t *seq, char *why, size_t len);
+/* What a snapshot must have been made with: the state's scenario text,
+ * its policy, executor, max_jobs and the recording's version. */
+void lsnap_fingerprint(struct live *L, const char *scn, const char *version);
+/* Before a catch-up: loads the snapshot where one is wanted (a daemon
+ * with snapshot_every, a replay --from-snapshot), *from then the row to
+ * replay after (0: all). A daemon's snapshot that cannot be used is said
+ * and the whole recording replayed; a replay's is an error. 0, or -1 with
+ * err. */
+int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen);
 /* jobline.c: a job line's extras. */
 extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);

@@ -694,6 +694,8 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 			snprintf(L->cfg.scenario, sizeof L->cfg.scenario, "%s", p);
 	}
 	int rc = build(L, scn, err, errlen);
+	if (rc == 0)
+		lsnap_fingerprint(L, scn, LIVE_VERSION);
 	if (rc == 0 && mode == LIVE_DAEMON)
 		rc = L->xo->init(L, err, errlen) || start_socket(L, scn, err, errlen) ? -1 : 0;
 	free(scn);
@@ -716,7 +718,12 @@ int live_catch_up(struct live *L, char *err, size_t errlen)
 	L->catching_up = true;
 	L->after_us = 0;
 	L->err[0] = 0;
-	if (lstate_rec_each(&L->st, 0, replay_row, L, err, errlen)) {
+	/* From the latest snapshot, when there is one that loads: only the
+	 * recording after it is replayed. */
+	int64_t from = 0;
+	if (lsnap_restore(L, &from, err, errlen))
+		return -1;
+	if (lstate_rec_each(&L->st, from, replay_row, L, err, errlen)) {
 		if (L->err[0])
 			snprintf(err, errlen, "replaying the recording: %s", L->err);
 		return -1;
@@ -933,18 +940,29 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	return rc;
 }
 
-int live_replay(const char *dir, live_cfg_loader load, FILE *out, bool *same, long *ndecisions, char *err,
-                size_t errlen)
+int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, FILE *out, bool *same, long *ndecisions,
+                char *err, size_t errlen)
 {
 	struct live *L;
 	*same = false;
 	if (open_replay(dir, load, true, &L, err, errlen))
 		return -1;
+	L->o.from_snapshot = from_snapshot;
 	int rc = live_catch_up(L, err, errlen);
 	char **logged = NULL;
 	int64_t nlogged = 0;
 	if (rc == 0)
 		rc = lstate_decisions(&L->st, L->applied_us, &logged, &nlogged, err, errlen);
+	if (rc == 0 && from_snapshot) {
+		/* The log after the snapshot's time: what the replay decides. */
+		int64_t k = 0;
+		while (k < nlogged && strtoll(logged[k], NULL, 10) <= L->snap_now)
+			free(logged[k++]);
+		memmove(logged, logged + k, (size_t)(nlogged - k) * sizeof *logged);
+		nlogged -= k;
+		fprintf(out, "(from the snapshot at the recording's row %lld, engine time %.6f s)\n", (long long)L->snap_seq,
+		        (double)L->snap_now / 1e6);
+	}
 	if (rc == 0) {
 		/* The replay's decisions up to the same time. */
 		int64_t nr = 0;

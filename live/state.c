@@ -875,3 +875,13 @@ int lstate_request_put(struct lstate *st, int64_t uid, const char *rid, const ch
 	bind_text(q, 3, reply);
 	return step_done(st, q, "remembering a request", err, errlen);
 }
+
+int64_t lstate_rec_last(struct lstate *st)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(st->db, "SELECT coalesce(max(seq), 0) FROM rec", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+	sqlite3_finalize(q);
+	return n;
+}

@@ -168,6 +168,9 @@ int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t
 int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
                     void *ctx, char *err, size_t errlen);
 
+/* The last recorded row's seq (0 none, -1 on error). */
+int64_t lstate_rec_last(struct lstate *st);
+
 /* How many jobs the recording submits (-1 on error). */
 int64_t lstate_count_submits(struct lstate *st);
 

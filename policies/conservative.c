@@ -416,6 +416,24 @@ static int cons_renumber(void *state, const struct view *v, const int32_t *map, 
 	return 0;
 }
 
+/* Snapshots: the profile the last pass kept is dropped, as at a
+ * renumbering (the next pass builds it afresh and decides as the kept one
+ * would); the placer's state is saved. */
+static int cons_save(void *state, const struct view *v, struct snapw *w)
+{
+	(void)v;
+	placer_save(&((struct cons *)state)->pl, w);
+	return 0;
+}
+
+static int cons_load(void *state, const struct view *v, struct snapr *r)
+{
+	(void)v;
+	struct cons *p = state;
+	p->kept = false;
+	return placer_load(&p->pl, r);
+}
+
 const struct policy_ops policy_conservative = {
 	.name = "conservative",
 	.summary = "conservative backfilling: every queued job holds a reservation",
@@ -425,4 +443,6 @@ const struct policy_ops policy_conservative = {
 	.submit = cons_submit,
 	.schedule = cons_schedule,
 	.renumber = cons_renumber,
+	.save = cons_save,
+	.load = cons_load,
 };

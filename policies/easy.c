@@ -324,6 +324,56 @@ static int easy_renumber(void *state, const struct view *v, const int32_t *map, 
 	return 0;
 }
 
+/* The cached reservations (their shadow time depends on when they were
+ * computed, so they are saved, not recomputed) and the placer. */
+static int easy_save(void *state, const struct view *v, struct snapw *w)
+{
+	(void)v;
+	const struct easy *p = state;
+	size_t nn = (size_t)p->nnodes;
+	snap_put_tag(w, "easy");
+	snap_put(w, &p->cached, sizeof p->cached);
+	snap_put(w, &p->cached_head, sizeof p->cached_head);
+	snap_put(w, &p->cached_epoch, sizeof p->cached_epoch);
+	snap_put(w, &p->cached_shadow, sizeof p->cached_shadow);
+	snap_put(w, &p->ccached, sizeof p->ccached);
+	snap_put(w, &p->ccached_head, sizeof p->ccached_head);
+	snap_put(w, &p->ccached_epoch, sizeof p->ccached_epoch);
+	snap_put(w, &p->ccached_shadow, sizeof p->ccached_shadow);
+	snap_put(w, &p->ccached_free, sizeof p->ccached_free);
+	snap_put(w, &p->extra_cores, sizeof p->extra_cores);
+	snap_put(w, &p->extra_gpus, sizeof p->extra_gpus);
+	snap_put(w, p->shadow, nn * sizeof *p->shadow);
+	snap_put(w, p->extra, nn * sizeof *p->extra);
+	snap_put(w, p->need, nn * sizeof *p->need);
+	placer_save(&p->pl, w);
+	return 0;
+}
+
+static int easy_load(void *state, const struct view *v, struct snapr *r)
+{
+	(void)v;
+	struct easy *p = state;
+	size_t nn = (size_t)p->nnodes;
+	if (snap_get_tag(r, "easy"))
+		return -1;
+	snap_get(r, &p->cached, sizeof p->cached);
+	snap_get(r, &p->cached_head, sizeof p->cached_head);
+	snap_get(r, &p->cached_epoch, sizeof p->cached_epoch);
+	snap_get(r, &p->cached_shadow, sizeof p->cached_shadow);
+	snap_get(r, &p->ccached, sizeof p->ccached);
+	snap_get(r, &p->ccached_head, sizeof p->ccached_head);
+	snap_get(r, &p->ccached_epoch, sizeof p->ccached_epoch);
+	snap_get(r, &p->ccached_shadow, sizeof p->ccached_shadow);
+	snap_get(r, &p->ccached_free, sizeof p->ccached_free);
+	snap_get(r, &p->extra_cores, sizeof p->extra_cores);
+	snap_get(r, &p->extra_gpus, sizeof p->extra_gpus);
+	snap_get(r, p->shadow, nn * sizeof *p->shadow);
+	snap_get(r, p->extra, nn * sizeof *p->extra);
+	snap_get(r, p->need, nn * sizeof *p->need);
+	return r->bad ? -1 : placer_load(&p->pl, r);
+}
+
 const struct policy_ops policy_easy = {
 	.name = "easy",
 	.summary = "EASY backfilling: the queue head holds a reservation, later jobs fill around it",
@@ -333,4 +383,6 @@ const struct policy_ops policy_easy = {
 	.submit = easy_submit,
 	.schedule = easy_schedule,
 	.renumber = easy_renumber,
+	.save = easy_save,
+	.load = easy_load,
 };

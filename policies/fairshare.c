@@ -65,6 +65,16 @@ static int fs_renumber(void *state, const struct view *v, const int32_t *map, in
 	return policy_prioeasy.renumber(state, v, map, nold, nnew);
 }
 
+static int fs_save(void *state, const struct view *v, struct snapw *w)
+{
+	return policy_prioeasy.save(state, v, w);
+}
+
+static int fs_load(void *state, const struct view *v, struct snapr *r)
+{
+	return policy_prioeasy.load(state, v, r);
+}
+
 const struct policy_ops policy_fairshare = {
 	.name = "fairshare",
 	.summary = "strict fair-share order (classic or Fair Tree), EASY backfill",
@@ -74,4 +84,6 @@ const struct policy_ops policy_fairshare = {
 	.submit = fs_submit,
 	.schedule = fs_schedule,
 	.renumber = fs_renumber,
+	.save = fs_save,
+	.load = fs_load,
 };

@@ -62,6 +62,20 @@ static void fcfs_schedule(void *state, const struct view *v, struct decide *out)
 	}
 }
 
+/* It keeps only the placer's state between passes. */
+static int fcfs_save(void *state, const struct view *v, struct snapw *w)
+{
+	(void)v;
+	placer_save(&((struct fcfs *)state)->pl, w);
+	return 0;
+}
+
+static int fcfs_load(void *state, const struct view *v, struct snapr *r)
+{
+	(void)v;
+	return placer_load(&((struct fcfs *)state)->pl, r);
+}
+
 const struct policy_ops policy_fcfs = {
 	.name = "fcfs",
 	.summary = "first come, first served; the queue head blocks the rest",
@@ -70,4 +84,6 @@ const struct policy_ops policy_fcfs = {
 	.submit = fcfs_submit,
 	.schedule = fcfs_schedule,
 	.renumber = policy_renumber_none,   /* it keeps no job id between calls */
+	.save = fcfs_save,
+	.load = fcfs_load,
 };

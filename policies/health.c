@@ -25,6 +25,7 @@
  * scan. */
 #include "policies/health.h"
 #include "sim/fault.h"
+#include "sim/snap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,61 @@ static void check(void *state, const struct view *v, struct decide *out)
 		decide_wake(out, wake + 1);
 }
 
+/* Snapshots (sim_health.save / load): the windows' expiries and their
+ * heap, the pass stamps and whether the full scan was done. */
+static void health_save(void *state, struct snapw *w)
+{
+	const struct health *hm = state;
+	snap_put_tag(w, "health");
+	snap_put_n(w, hm->nnodes);
+	snap_put_n(w, hm->nheap);
+	snap_put(w, hm->exp, (size_t)hm->nnodes * sizeof *hm->exp);
+	snap_put(w, hm->stamp, (size_t)hm->nnodes * sizeof *hm->stamp);
+	snap_put(w, hm->heap, (size_t)hm->nheap * sizeof *hm->heap);
+	snap_put(w, &hm->pass, sizeof hm->pass);
+	snap_put(w, &hm->scanned, sizeof hm->scanned);
+}
+
+static int health_load(void *state, struct snapr *r)
+{
+	struct health *hm = state;
+	if (snap_get_tag(r, "health"))
+		return -1;
+	int64_t nn = snap_get_n(r, HL_MAX_NODES, "the health monitor's nodes");
+	int64_t nh = snap_get_n(r, INT32_MAX / 2, "the health monitor's expiries");
+	if (nn < 0 || nh < 0)
+		return -1;
+	if (nn > hm->nnodes) {
+		size_t n = (size_t)nn + 1;
+		simtime *e = realloc(hm->exp, n * sizeof *e);
+		if (e)
+			hm->exp = e;
+		int32_t *l = realloc(hm->look, n * sizeof *l);
+		if (l)
+			hm->look = l;
+		uint32_t *st = realloc(hm->stamp, n * sizeof *st);
+		if (st)
+			hm->stamp = st;
+		if (!e || !l || !st)
+			return snap_bad(r, "out of memory");
+	}
+	hm->nnodes = (int32_t)nn;
+	if (nh > hm->capheap) {
+		struct expiry *h = realloc(hm->heap, (size_t)nh * sizeof *h);
+		if (!h)
+			return snap_bad(r, "out of memory");
+		hm->heap = h;
+		hm->capheap = (int32_t)nh;
+	}
+	hm->nheap = (int32_t)nh;
+	snap_get(r, hm->exp, (size_t)nn * sizeof *hm->exp);
+	snap_get(r, hm->stamp, (size_t)nn * sizeof *hm->stamp);
+	snap_get(r, hm->heap, (size_t)nh * sizeof *hm->heap);
+	snap_get(r, &hm->pass, sizeof hm->pass);
+	snap_get(r, &hm->scanned, sizeof hm->scanned);
+	return r->bad ? -1 : 0;
+}
+
 int health_init(struct sim_health *out, const struct health_cfg *cfg)
 {
 	struct health *hm = calloc(1, sizeof *hm);
@@ -294,6 +350,8 @@ int health_init(struct sim_health *out, const struct health_cfg *cfg)
 	hm->cfg = *cfg;
 	out->state = hm;
 	out->check = check;
+	out->save = health_save;
+	out->load = health_load;
 	return 0;
 }
 

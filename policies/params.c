@@ -32,6 +32,8 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
 	out->finish = p->finish;
 	out->schedule = p->schedule;
 	out->renumber = p->renumber;
+	out->save = p->save;
+	out->load = p->load;
 }
 
 int policy_renumber_none(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew)

@@ -473,3 +473,32 @@ int placer_place(struct placer *pl, const struct cluster *cl, const struct nodef
 		return place_share(pl, cl, f, j, out);
 	return place_gang(pl, cl, f, j, out);
 }
+
+void placer_save(const struct placer *pl, struct snapw *w)
+{
+	snap_put_tag(w, "placer");
+	snap_put_n(w, pl->nseen);
+	snap_put_n(w, pl->built_at);
+	snap_put(w, pl->seen, (size_t)pl->nseen * sizeof *pl->seen);
+}
+
+int placer_load(struct placer *pl, struct snapr *r)
+{
+	if (snap_get_tag(r, "placer"))
+		return -1;
+	int64_t n = snap_get_n(r, pl->cap_seen, "the requests fgd has seen");
+	int64_t at = snap_get_n(r, n < 0 ? 0 : n, "the typical pods' count");
+	if (n < 0 || at < 0)
+		return -1;
+	if (n > 0 && !pl->seen)
+		return snap_bad(r, "the placement strategy keeps no requests");
+	snap_get(r, pl->seen, (size_t)n * sizeof *pl->seen);
+	pl->nseen = (int32_t)n;
+	pl->built_at = (int32_t)at;
+	gs_typical_free(&pl->typ);
+	memset(&pl->typ, 0, sizeof pl->typ);
+	if (at > 0 && gs_typical_build(pl->seen, (int32_t)at, TYPICAL_PCT, &pl->typ))
+		memset(&pl->typ, 0, sizeof pl->typ);
+	pl->aff_valid = false;
+	return r->bad ? -1 : 0;
+}

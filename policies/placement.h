@@ -35,6 +35,7 @@
 #include "policies/gpushare.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "sim/snap.h"
 #include "sim/view.h"
 
 struct placer;
@@ -145,6 +146,12 @@ void placer_started(struct placer *pl, const struct view *v, const struct job *j
  * cl->nnodes parts) and returns the part count, 0 when it does not fit. */
 int placer_place(struct placer *pl, const struct cluster *cl, const struct nodefree *f,
                  const struct job *j, struct alloc_part *out);
+/* Snapshots (policy_ops.save / load): what the placer keeps between
+ * passes, the requests fgd has seen; the typical pods are rebuilt from
+ * them and gpu-clustering's counts recounted at the next sync. load: 0,
+ * or -1 with r marked bad. */
+void placer_save(const struct placer *pl, struct snapw *w);
+int placer_load(struct placer *pl, struct snapr *r);
 /* Can the request's storage pool admit it now (capacity and bandwidth, as
  * cluster_check_alloc has it; pools are live state)? */
 bool placer_pool_ok(const struct cluster *cl, const struct job_req *r);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/engine.h"
+#include "sim/snap.h"
 #include "sim/view.h"
 
 #define POLICY_MAX_PARAMS 64
@@ -82,6 +83,17 @@ struct policy_ops {
 	 * policy_renumber_none; NULL: the policy cannot be compacted (a live
 	 * daemon with it keeps every job). */
 	int (*renumber)(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
+	/* Snapshots (sim_snap_save / load, sim/snap.h): save writes what the
+	 * policy keeps between calls that a later call reads (what a pass
+	 * rebuilds from the view need not be saved; a cache it can drop must
+	 * then be dropped by load); load reads it back into a state that init
+	 * just made for the same scenario, so that the run decides from then
+	 * on as the saved one would have (test_snap checks every policy).
+	 * save: 0, or -1 when memory runs out. load: 0, or -1 with r marked
+	 * bad (snap_bad: what did not fit). NULL: the run cannot be
+	 * snapshotted (a live daemon with it replays its whole recording). */
+	int (*save)(void *state, const struct view *v, struct snapw *w);
+	int (*load)(void *state, const struct view *v, struct snapr *r);
 };
 
 /* The renumber hook of a policy that keeps no job id between calls. */

@@ -747,3 +747,58 @@ int prio_renumber(struct prio *p, const struct view *v, const int32_t *map, int3
 		p->leaf_of[i] = p->rpos[i] = -1;
 	return 0;
 }
+
+/* ---- snapshots (policy_ops.save / load) ---- */
+
+void prio_save(const struct prio *p, const struct view *v, struct snapw *w)
+{
+	int32_t nj = v->njobs < p->njobs + 1 ? v->njobs : p->njobs + 1;   /* the rest are -1 */
+	snap_put_tag(w, "prio");
+	snap_put_n(w, p->nten);
+	snap_put_n(w, p->nleaf);
+	snap_put_n(w, (int64_t)p->hmask);
+	snap_put_n(w, p->nrun);
+	snap_put_n(w, nj);
+	snap_put(w, p->ten, (size_t)p->nten * sizeof *p->ten);
+	snap_put(w, p->leaf, (size_t)p->nleaf * sizeof *p->leaf);
+	snap_put(w, p->hkey, ((size_t)p->hmask + 1) * sizeof *p->hkey);
+	snap_put(w, p->hval, ((size_t)p->hmask + 1) * sizeof *p->hval);
+	snap_put(w, p->run, (size_t)p->nrun * sizeof *p->run);
+	snap_put(w, p->leaf_of, (size_t)nj * sizeof *p->leaf_of);
+	snap_put(w, p->rpos, (size_t)nj * sizeof *p->rpos);
+	snap_put(w, &p->last_us, sizeof p->last_us);
+	snap_put(w, &p->started, sizeof p->started);
+}
+
+int prio_load(struct prio *p, const struct view *v, struct snapr *r)
+{
+	(void)v;
+	if (snap_get_tag(r, "prio"))
+		return -1;
+	int64_t nten = snap_get_n(r, p->cap_ten, "the priority's tenants");
+	int64_t nleaf = snap_get_n(r, p->cap_leaf, "the priority's leaves");
+	int64_t hmask = snap_get_n(r, INT32_MAX, "the priority's tenant table");
+	int64_t nrun = snap_get_n(r, p->njobs + 1, "the runs charged");
+	int64_t nj = snap_get_n(r, p->njobs + 1, "the priority's jobs");
+	if (r->bad)
+		return -1;
+	if ((uint32_t)hmask != p->hmask)
+		return snap_bad(r, "the priority's tenant table has %lld slots, this run's %lu", (long long)hmask + 1,
+		                (unsigned long)p->hmask + 1);
+	p->nten = (int32_t)nten;
+	p->nleaf = (int32_t)nleaf;
+	p->nrun = (int32_t)nrun;
+	snap_get(r, p->ten, (size_t)nten * sizeof *p->ten);
+	snap_get(r, p->leaf, (size_t)nleaf * sizeof *p->leaf);
+	snap_get(r, p->hkey, ((size_t)p->hmask + 1) * sizeof *p->hkey);
+	snap_get(r, p->hval, ((size_t)p->hmask + 1) * sizeof *p->hval);
+	snap_get(r, p->run, (size_t)nrun * sizeof *p->run);
+	memset(p->leaf_of, 0xff, ((size_t)p->njobs + 1) * sizeof *p->leaf_of);
+	memset(p->rpos, 0xff, ((size_t)p->njobs + 1) * sizeof *p->rpos);
+	snap_get(r, p->leaf_of, (size_t)nj * sizeof *p->leaf_of);
+	snap_get(r, p->rpos, (size_t)nj * sizeof *p->rpos);
+	snap_get(r, &p->last_us, sizeof p->last_us);
+	snap_get(r, &p->started, sizeof p->started);
+	p->nheap = 0;
+	return r->bad ? -1 : 0;
+}

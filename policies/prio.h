@@ -76,6 +76,13 @@ void prio_started(struct prio *p, const struct view *v, int32_t job);
  * for what prio keeps by job id. 0. */
 int prio_renumber(struct prio *p, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
 
+/* Snapshots (policy_ops.save / load): usage, tenants and leaves, the runs
+ * being charged, the per-job leaves and run places (of v's jobs). load
+ * into a state prio_init made for the same scenario: 0, or -1 with r
+ * marked bad. */
+void prio_save(const struct prio *p, const struct view *v, struct snapw *w);
+int prio_load(struct prio *p, const struct view *v, struct snapr *r);
+
 void prio_order_start(struct prio *p, const struct view *v, const int32_t *ids, int32_t n);
 int32_t prio_order_next(struct prio *p);
 

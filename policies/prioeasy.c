@@ -477,6 +477,43 @@ static int mf_renumber(void *state, const struct view *v, const int32_t *map, in
 	return prio_renumber(p->prio, v, map, nold, nnew);
 }
 
+/* Snapshots: the running order kept by allocation epoch, the placer and
+ * the priorities' state. */
+static int mf_save(void *state, const struct view *v, struct snapw *w)
+{
+	const struct mf *p = state;
+	snap_put_tag(w, "mf");
+	snap_put_n(w, p->nord);
+	snap_put_n(w, p->nlate);
+	snap_put(w, p->ord, (size_t)p->nord * sizeof *p->ord);
+	snap_put(w, p->late, (size_t)p->nlate * sizeof *p->late);
+	snap_put(w, &p->ord_epoch, sizeof p->ord_epoch);
+	snap_put(w, &p->ord_valid, sizeof p->ord_valid);
+	placer_save(&p->pl, w);
+	prio_save(p->prio, v, w);
+	return 0;
+}
+
+static int mf_load(void *state, const struct view *v, struct snapr *r)
+{
+	struct mf *p = state;
+	if (snap_get_tag(r, "mf"))
+		return -1;
+	int64_t nord = snap_get_n(r, p->njobs, "the running order");
+	int64_t nlate = snap_get_n(r, p->njobs, "the jobs started since");
+	if (nord < 0 || nlate < 0)
+		return -1;
+	p->nord = (int32_t)nord;
+	p->nlate = (int32_t)nlate;
+	snap_get(r, p->ord, (size_t)nord * sizeof *p->ord);
+	snap_get(r, p->late, (size_t)nlate * sizeof *p->late);
+	snap_get(r, &p->ord_epoch, sizeof p->ord_epoch);
+	snap_get(r, &p->ord_valid, sizeof p->ord_valid);
+	if (r->bad || placer_load(&p->pl, r))
+		return -1;
+	return prio_load(p->prio, v, r);
+}
+
 const struct policy_ops policy_prioeasy = {
 	.name = "prioeasy",
 	.summary = "multifactor priority order with EASY backfill (fairshare's engine)",
@@ -486,4 +523,6 @@ const struct policy_ops policy_prioeasy = {
 	.submit = mf_submit,
 	.schedule = mf_schedule,
 	.renumber = mf_renumber,
+	.save = mf_save,
+	.load = mf_load,
 };

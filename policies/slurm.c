@@ -170,7 +170,6 @@ static int own_cfg(struct sl *st, char *err, size_t errlen)
 /* ---- set-up ---- */
 
 static void sl_fini(void *state);
-static int grow_jobs(struct sl *st, int32_t id);
 static simtime full_due(const struct sl *st);
 
 static int sl_init(void **state, const struct policy_env *env, const struct policy_cfg *cfg,
@@ -258,7 +257,7 @@ static int sl_init(void **state, const struct policy_env *env, const struct poli
 	int64_t run_max = cl->total_cores + (int64_t)cl->total_gpus * HL_SHARE_MAX;
 	if (env->njobs > 0 && run_max > env->njobs)
 		run_max = env->njobs;
-	if ((env->njobs > 0 && grow_jobs(st, env->njobs)) || sl_room(st, (int32_t)(run_max < INT32_MAX / 4 ? run_max : INT32_MAX / 4))) {
+	if ((env->njobs > 0 && sl_grow_jobs(st, env->njobs)) || sl_room(st, (int32_t)(run_max < INT32_MAX / 4 ? run_max : INT32_MAX / 4))) {
 		snprintf(err, errlen, "out of memory");
 		sl_fini(st);
 		return -1;
@@ -351,42 +350,6 @@ static void sl_fini(void *state)
 }
 
 /* ---- jobs ---- */
-
-static int grow_jobs(struct sl *st, int32_t id)
-{
-	if (id < st->cap_job)
-		return 0;
-	int32_t ncap = st->cap_job ? st->cap_job : 1024;
-	while (ncap <= id)
-		ncap *= 2;
-	int32_t *nn = realloc(st->nevers, (size_t)ncap * sizeof *nn);
-	if (!nn)
-		return -1;
-	st->nevers = nn;
-	if (!(nn = realloc(st->newjobs, (size_t)ncap * sizeof *nn)))
-		return -1;
-	st->newjobs = nn;
-	simtime *ns = realloc(st->newsub, (size_t)ncap * sizeof *ns);
-	if (!ns)
-		return -1;
-	st->newsub = ns;
-	struct sl_job *nj = realloc(st->job, (size_t)ncap * sizeof *nj);
-	struct sl_rec *nq = realloc(st->q, (size_t)ncap * sizeof *nq);
-	if (nq)
-		st->q = nq;
-	struct sl_rec *nt = nq ? realloc(st->qtmp, (size_t)ncap * sizeof *nt) : NULL;
-	if (nt)
-		st->qtmp = nt;
-	if (!nj || !nq || !nt) {
-		if (nj)
-			st->job = nj;
-		return -1;
-	}
-	memset(nj + st->cap_job, 0, (size_t)(ncap - st->cap_job) * sizeof *nj);
-	st->job = nj;
-	st->cap_job = st->cap_q = ncap;
-	return 0;
-}
 
 static int32_t map_of(const int32_t *m, int32_t n, int32_t i)
 {
@@ -488,7 +451,7 @@ static void sl_submit(void *state, const struct view *v, int32_t id)
 	catch_up(st);
 	if (st->nnew && st->newsub[0] != v->jobs[id].submit_us)
 		settle_new(st);
-	if (grow_jobs(st, id))
+	if (sl_grow_jobs(st, id))
 		return;   /* out of memory: the job stays unknown and is never started */
 	const struct job *j = &v->jobs[id];
 	const struct slurm_cfg *c = st->cfg;
@@ -926,4 +889,6 @@ const struct policy_ops policy_slurm = {
 	.finish = sl_finish,
 	.schedule = sl_schedule,
 	.renumber = sl_renumber,
+	.save = sl_snap_save,
+	.load = sl_snap_load,
 };

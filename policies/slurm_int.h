@@ -300,6 +300,11 @@ bool sl_fifo_pop_to(struct sl_fifo *f, simtime t);
 
 /* slurm_renum.c: the policy's renumber hook (policy_ops.renumber). */
 int sl_renumber(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
+/* slurm_snap.c: policy_ops.save / load. */
+int sl_snap_save(void *state, const struct view *v, struct snapw *w);
+int sl_snap_load(void *state, const struct view *v, struct snapr *r);
+/* slurm_renum.c: room for job id in every per-job array. -1 on ENOMEM. */
+int sl_grow_jobs(struct sl *st, int32_t id);
 
 /* slurm_queue.c */
 int64_t sl_time_limit_s(const struct sl *st, int32_t job);    /* planning limit, seconds */
@@ -316,6 +321,10 @@ void sl_changed(struct sl *st);
 /* slurm_prio.c */
 int sl_prio_init(struct sl *st, char *err, size_t errlen);
 void sl_prio_fini(struct sl *st);
+/* Snapshots: the associations (their usage, those made for tenants) and
+ * the decay's clock. load: 0, or -1 with r marked bad. */
+void sl_prio_save(const struct sl *st, struct snapw *w);
+int sl_prio_load(struct sl *st, struct snapr *r);
 /* A decay tick at now: decay, charge running jobs, fair share, every
  * pending job's priority. */
 void sl_prio_tick(struct sl *st);

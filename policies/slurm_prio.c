@@ -494,3 +494,62 @@ void sl_prio_tick(struct sl *st)
 	}
 	pr->last_ran = t;
 }
+
+/* ---- snapshots ---- */
+
+void sl_prio_save(const struct sl *st, struct snapw *w)
+{
+	const struct sl_prio *pr = st->prio;
+	snap_put_tag(w, "slprio");
+	uint8_t have = pr != NULL;
+	snap_put(w, &have, 1);
+	if (!pr)
+		return;
+	snap_put_n(w, pr->n);
+	snap_put_n(w, pr->ntenant);
+	snap_put(w, &pr->nuser_assoc, sizeof pr->nuser_assoc);
+	snap_put(w, pr->a, (size_t)pr->n * sizeof *pr->a);
+	snap_put(w, pr->tenant_assoc, (size_t)pr->ntenant * sizeof *pr->tenant_assoc);
+	snap_put(w, &pr->max_assoc_prio, sizeof pr->max_assoc_prio);
+	snap_put(w, &pr->max_qos_prio, sizeof pr->max_qos_prio);
+	snap_put(w, &pr->max_pjf, sizeof pr->max_pjf);
+	snap_put(w, &pr->last_ran, sizeof pr->last_ran);
+}
+
+int sl_prio_load(struct sl *st, struct snapr *r)
+{
+	struct sl_prio *pr = st->prio;
+	if (snap_get_tag(r, "slprio"))
+		return -1;
+	uint8_t have = 0;
+	snap_get(r, &have, 1);
+	if ((have != 0) != (pr != NULL))
+		return snap_bad(r, "priority/multifactor is on in one run and not in the other");
+	if (!pr)
+		return r->bad ? -1 : 0;
+	int64_t n = snap_get_n(r, INT32_MAX / 4, "the associations");
+	int64_t nt = snap_get_n(r, INT32_MAX / 4, "the tenants' associations");
+	if (n < 1 || nt < 0)
+		return r->bad ? -1 : snap_bad(r, "no root association");
+	if (grow_assoc(pr, (int32_t)n + 2))
+		return snap_bad(r, "out of memory");
+	if (nt > pr->ntenant) {
+		int32_t *t = realloc(pr->tenant_assoc, (size_t)nt * sizeof *t);
+		if (!t)
+			return snap_bad(r, "out of memory");
+		pr->tenant_assoc = t;
+	}
+	pr->n = (int32_t)n;
+	pr->ntenant = (int32_t)nt;
+	snap_get(r, &pr->nuser_assoc, sizeof pr->nuser_assoc);
+	snap_get(r, pr->a, (size_t)n * sizeof *pr->a);
+	snap_get(r, pr->tenant_assoc, (size_t)nt * sizeof *pr->tenant_assoc);
+	snap_get(r, &pr->max_assoc_prio, sizeof pr->max_assoc_prio);
+	snap_get(r, &pr->max_qos_prio, sizeof pr->max_qos_prio);
+	snap_get(r, &pr->max_pjf, sizeof pr->max_pjf);
+	snap_get(r, &pr->last_ran, sizeof pr->last_ran);
+	if (r->bad)
+		return -1;
+	link_tree(pr, st->p[SP_FAIR_TREE] >= 0.5);
+	return 0;
+}

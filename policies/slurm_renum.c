@@ -34,6 +34,9 @@
  * names no id in a reason. */
 #include "policies/slurm_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* The ids of ids[0, n) that stay, renumbered, in order; how many. */
 static int32_t keep_ids(int32_t *ids, int32_t n, const int32_t *map, int32_t nold)
 {
@@ -74,5 +77,42 @@ int sl_renumber(void *state, const struct view *v, const int32_t *map, int32_t n
 	st->nq = 0;
 	st->ncands = 0;
 	sl_will_run_forget(st);
+	return 0;
+}
+
+/* Room for job id in every per-job array (slurm_int.h). */
+int sl_grow_jobs(struct sl *st, int32_t id)
+{
+	if (id < st->cap_job)
+		return 0;
+	int32_t ncap = st->cap_job ? st->cap_job : 1024;
+	while (ncap <= id)
+		ncap *= 2;
+	int32_t *nn = realloc(st->nevers, (size_t)ncap * sizeof *nn);
+	if (!nn)
+		return -1;
+	st->nevers = nn;
+	if (!(nn = realloc(st->newjobs, (size_t)ncap * sizeof *nn)))
+		return -1;
+	st->newjobs = nn;
+	simtime *ns = realloc(st->newsub, (size_t)ncap * sizeof *ns);
+	if (!ns)
+		return -1;
+	st->newsub = ns;
+	struct sl_job *nj = realloc(st->job, (size_t)ncap * sizeof *nj);
+	struct sl_rec *nq = realloc(st->q, (size_t)ncap * sizeof *nq);
+	if (nq)
+		st->q = nq;
+	struct sl_rec *nt = nq ? realloc(st->qtmp, (size_t)ncap * sizeof *nt) : NULL;
+	if (nt)
+		st->qtmp = nt;
+	if (!nj || !nq || !nt) {
+		if (nj)
+			st->job = nj;
+		return -1;
+	}
+	memset(nj + st->cap_job, 0, (size_t)(ncap - st->cap_job) * sizeof *nj);
+	st->job = nj;
+	st->cap_job = st->cap_q = ncap;
 	return 0;
 }

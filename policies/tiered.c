@@ -737,4 +737,6 @@ const struct policy_ops policy_tiered = {
 	.finish = tiered_quota_finish,
 	.schedule = tiered_schedule,
 	.renumber = tiered_renumber,
+	.save = tiered_snap_save,
+	.load = tiered_snap_load,
 };

@@ -216,6 +216,9 @@ int tiered_quota_hold(struct tiered *t, const struct view *v, struct decide *out
  * and project count its estimate. */
 void tiered_quota_wait(struct tiered *t, const struct view *v, const struct job *j);
 /* A job started in this pass: its estimate counts against its quotas. */
+/* tiered_snap.c: policy_ops.save / load. */
+int tiered_snap_save(void *state, const struct view *v, struct snapw *w);
+int tiered_snap_load(void *state, const struct view *v, struct snapr *r);
 void tiered_commit_start(struct tiered *t, const struct job *j, simtime now);
 /* The policy's finish hook: an ended job's usage goes into the log. */
 void tiered_quota_finish(void *state, const struct view *v, int32_t id);

@@ -92,6 +92,10 @@ void cluster_unbind_workload(struct cluster *cl)
 	for (int32_t i = 0; i < cl->nsel; i++)
 		sel_free(cl->sel[i]);
 	free(cl->sel);
+	for (int32_t i = 0; cl->selsrc && i < cl->nsel; i++)
+		free(cl->selsrc[i]);
+	free(cl->selsrc);
+	cl->selsrc = NULL;
 	free(cl->selmask);
 	free(cl->selscore);
 	cl->sel = NULL;

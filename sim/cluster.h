@@ -251,6 +251,7 @@ struct cluster {
 	uint8_t *hlogged;
 	bool hlog_all;
 	struct selector **sel;         /* bound label expressions (cluster_bind_selectors) */
+	char **selsrc;                 /* per selector, what it was compiled from (cluster_sel_save) */
 	int32_t nsel;
 	uint64_t *selmask;             /* nsel × ceil(nnodes/64): node matches sel[k] */
 	uint8_t *selscore;             /* nsel × nnodes: terms of sel[k] the node meets */
@@ -321,6 +322,14 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
  * yet; nstrs entries, updated). */
 int cluster_bind_more(struct cluster *cl, char *const *strs, int32_t nstrs, int32_t *selmap,
                       struct job *jobs, int32_t njobs, char *err, size_t errlen);
+/* Snapshots (sim/engine_snap.c): the selectors bound so far, by what each
+ * was compiled from, in order; load compiles those the cluster lacks (a
+ * live run's, bound as jobs arrived) after checking those it has. 0, or
+ * -1 with r marked bad. */
+struct snapw;
+struct snapr;
+void cluster_sel_save(const struct cluster *cl, struct snapw *w);
+int cluster_sel_load(struct cluster *cl, struct snapr *r);
 /* Frees the selectors bound so far (cluster_fini and a new binding call it). */
 void cluster_unbind_workload(struct cluster *cl);
 

@@ -6,6 +6,7 @@
  * cluster_bind_more). See cluster.h. */
 #include "sim/cluster.h"
 #include "sim/label.h"
+#include "sim/snap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,28 +14,48 @@
 
 /* Appends a compiled selector (taking it; NULL: the compile failed with
  * why). Its index in cl->sel, or -1 with a message. */
-static int push_selector(struct cluster *cl, struct selector *S, const char *why, char *err, size_t errlen)
+static int push_selector(struct cluster *cl, struct selector *S, const char *src, const char *why, char *err,
+                         size_t errlen)
 {
 	if (!S) {
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
 	struct selector **ns = realloc(cl->sel, (size_t)(cl->nsel + 1) * sizeof *ns);
-	if (!ns) {
+	if (ns)
+		cl->sel = ns;
+	char **nsrc = ns ? realloc(cl->selsrc, (size_t)(cl->nsel + 1) * sizeof *nsrc) : NULL;
+	if (nsrc)
+		cl->selsrc = nsrc;
+	char *copy = nsrc ? strdup(src) : NULL;
+	if (!copy) {
 		sel_free(S);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	cl->sel = ns;
 	cl->sel[cl->nsel] = S;
+	cl->selsrc[cl->nsel] = copy;
 	return cl->nsel++;
 }
 
+/* What a selector is compiled from: "S\x1f" and a plain expression, or a
+ * tolerated one's key ("R" or "P", "\x1f", the expression, "\x1f", the
+ * tolerations). */
 static int add_selector(struct cluster *cl, const char *text, char *err, size_t errlen)
 {
 	char why[256];
 	struct selector *S = sel_compile(text, why, sizeof why);
-	return push_selector(cl, S, why, err, errlen);
+	size_t len = strlen(text) + 3;
+	char *src = malloc(len);
+	if (!src) {
+		sel_free(S);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(src, len, "S\x1f%s", text);
+	int k = push_selector(cl, S, src, why, err, errlen);
+	free(src);
+	return k;
 }
 
 /* A selector with a job's tolerations (a cluster with taints: sim/taint.h),
@@ -59,8 +80,9 @@ static int tol_selector(struct cluster *cl, bool prefer, const char *expr, const
 	}
 	char why[300];
 	struct selector *S = sel_compile_tol(expr, tol, prefer, key, why, sizeof why);
+	int k = push_selector(cl, S, key, why, err, errlen);
 	free(key);
-	return push_selector(cl, S, why, err, errlen);
+	return k;
 }
 
 /* Folds a job's tolerations into its selectors on a cluster with taints:
@@ -197,4 +219,72 @@ int cluster_bind_workload(struct cluster *cl, char *const *strs, int32_t nstrs,
 	int rc = cluster_bind_more(cl, strs, nstrs, selmap, jobs, njobs, err, errlen);
 	free(selmap);
 	return rc;
+}
+
+/* ---- snapshots ---- */
+
+void cluster_sel_save(const struct cluster *cl, struct snapw *w)
+{
+	snap_put_tag(w, "sel");
+	snap_put_n(w, cl->nsel);
+	for (int32_t k = 0; k < cl->nsel; k++) {
+		const char *src = cl->selsrc && cl->selsrc[k] ? cl->selsrc[k] : "";
+		snap_put_n(w, (int64_t)strlen(src));
+		snap_put(w, src, strlen(src));
+	}
+}
+
+int cluster_sel_load(struct cluster *cl, struct snapr *r)
+{
+	if (snap_get_tag(r, "sel"))
+		return -1;
+	int64_t n = snap_get_n(r, INT16_MAX, "the label expressions");
+	if (n < 0)
+		return -1;
+	if (n < cl->nsel)
+		return snap_bad(r, "%lld label expressions, this run has %d already", (long long)n, cl->nsel);
+	int32_t had = cl->nsel;
+	for (int32_t k = 0; k < n; k++) {
+		int64_t len = snap_get_n(r, 1 << 20, "a label expression");
+		if (len < 0)
+			return -1;
+		char *src = malloc((size_t)len + 1);
+		if (!src)
+			return snap_bad(r, "out of memory");
+		snap_get(r, src, (size_t)len);
+		src[len] = 0;
+		if (r->bad) {
+			free(src);
+			return -1;
+		}
+		char err[320] = "";
+		int rc = 0;
+		if (k < had) {
+			if (strcmp(src, cl->selsrc && cl->selsrc[k] ? cl->selsrc[k] : "") != 0)
+				rc = snap_bad(r, "label expression %d differs from this run's", k);
+		} else if (src[0] == 'S' && src[1] == '\x1f') {
+			rc = add_selector(cl, src + 2, err, sizeof err) == k ? 0 : -1;
+		} else if ((src[0] == 'R' || src[0] == 'P') && src[1] == '\x1f' && strchr(src + 2, '\x1f')) {
+			char *expr = src + 2, *tol = strchr(expr, '\x1f');
+			*tol++ = 0;
+			char *key = malloc((size_t)len + 1);
+			if (key) {
+				snprintf(key, (size_t)len + 1, "%c\x1f%s\x1f%s", src[0], expr, tol);
+				char why[300];
+				struct selector *S = sel_compile_tol(expr, tol[0] ? tol : NULL, src[0] == 'P', key, why, sizeof why);
+				rc = push_selector(cl, S, key, why, err, sizeof err) == k ? 0 : -1;
+				free(key);
+			} else {
+				rc = -1;
+			}
+		} else {
+			rc = snap_bad(r, "label expression %d: not a selector's source", k);
+		}
+		free(src);
+		if (rc)
+			return r->bad ? -1 : snap_bad(r, "label expression %d: %s", k, err[0] ? err : "out of memory");
+	}
+	if (cl->nsel != had && eval_selectors(cl))
+		return snap_bad(r, "out of memory");
+	return 0;
 }

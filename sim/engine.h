@@ -35,6 +35,8 @@
 
 struct sim;
 struct sim_live;
+struct snapw;                     /* sim/snap.h */
+struct snapr;
 
 /* The scheduler as the engine sees it (filled from a policy_ops table by
  * the caller, so that sim/ does not depend on policies/). */
@@ -47,6 +49,11 @@ struct sim_sched {
 	/* Finished jobs leave the table (sim_compact): policy_ops.renumber.
 	 * NULL: the run cannot be compacted. */
 	int (*renumber)(void *state, const struct view *v, const int32_t *map, int32_t nold, int32_t nnew);
+	/* The policy's state into a snapshot, and back into a freshly
+	 * initialised one (sim_snap_save / load): policy_ops.save / load. NULL:
+	 * the run cannot be snapshotted. */
+	int (*save)(void *state, const struct view *v, struct snapw *w);
+	int (*load)(void *state, const struct view *v, struct snapr *r);
 };
 
 enum exec_stop { EXEC_STOP_KILL, EXEC_STOP_PREEMPT };
@@ -163,6 +170,9 @@ struct nodejobs;
 struct sim_health {
 	void *state;
 	void (*check)(void *state, const struct view *v, struct decide *out);
+	/* Its state into a snapshot and back (sim_snap_save / load). */
+	void (*save)(void *state, struct snapw *w);
+	int (*load)(void *state, struct snapr *r);
 };
 
 /* One run. Fields are public (read by whoever holds the run: the command
@@ -237,6 +247,29 @@ int sim_step(struct sim *s);
  * has not seen it end). The number of jobs that left, or -1 with s->err
  * (the policy cannot renumber; memory ran out). */
 int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t id), void *ctx);
+
+/* Snapshots (sim/engine_snap.c): the run's whole state between steps —
+ * jobs, their truth and progress, the lists, the event queue, the
+ * cluster's allocations, power, health and fault streams, the live seam's
+ * bookkeeping and the policy's and health monitor's own (their save
+ * hooks) — into w (the caller frees w->buf), and back into a run set up
+ * afresh from the same scenario (sim_init, the same policy installed and
+ * freshly initialised, the same shims; a live run made live): the run
+ * then goes on exactly as the one saved would have. fingerprint is the
+ * caller's (its scenario, its settings): a snapshot is loaded only by a
+ * run of the same build with the same fingerprint and the same cluster
+ * shape, policy and seed; anything else, a snapshot cut short or with a
+ * wrong checksum, is refused with the reason in s->err, before anything
+ * is changed (-1, the run untouched). save (appended to what w holds): 0,
+ * or -1 with s->err (the policy has no save hook; memory ran out). load: 0,
+ * -1 refused (the run untouched), or -2 when it failed part way
+ * (s->failed: the run is lost, set up a fresh one). */
+#define SIM_SNAP_VERSION 1
+int sim_snap_save(struct sim *s, uint64_t fingerprint, struct snapw *w);
+int sim_snap_load(struct sim *s, uint64_t fingerprint, const void *buf, size_t len);
+/* Whether the run can be snapshotted (its policy and health monitor have
+ * the hooks). */
+bool sim_snap_able(const struct sim *s);
 
 /* The time of the next event (SIMTIME_INF when none). */
 simtime sim_next_time(struct sim *s);

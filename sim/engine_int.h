@@ -56,6 +56,7 @@ static inline void eng_view_fill(const struct sim *s, struct view *v)
 	v->nrunning = s->nrunning;
 	v->parts = s->cl.pool.p;
 	v->alloc_epoch = s->alloc_epoch;
+	v->njobs = s->njobs;
 }
 
 /* The policy's finish hook for job id, if it has one. */
@@ -226,6 +227,9 @@ double eng_probe_power(const struct sim *s, int32_t node);
  * the injected inputs (above the other files); live_core.c holds what the
  * lower files call (it calls only engine_core.c). */
 
+/* engine_live.c: room for `need` jobs in every per-job table (the
+ * engine's and the live seam's). 0, or -1 on ENOMEM. */
+int live_grow_jobs(struct sim *s, int32_t need);
 /* engine_live.c: live mode's events (SIM_EV_X*, SIM_EV_CANCEL,
  * SIM_EV_PROBE, SIM_EV_FOREIGN). false when e is not one of them. */
 bool live_handle(struct sim *s, const struct ev *e);
@@ -241,6 +245,15 @@ void live_fini(struct sim *s);
 /* Ended jobs left the tables (sim_compact): the per-job bookkeeping moves,
  * job old to map[old] (-1: it left), for old < n. */
 void live_renumber(struct sim *s, const int32_t *map, int32_t n);
+/* A snapshot (sim/engine_snap.c) of the seam's state: per job, per node,
+ * the injected inputs not yet handled. load: into a live run with room
+ * for s->njobs jobs; 0, or -1 with r marked bad. */
+struct snapw;
+struct snapr;
+void live_snap_save(const struct sim *s, struct snapw *w);
+/* The layout of what it saves as it lies in memory (a hash of sizes). */
+uint64_t live_snap_layout(void);
+int live_snap_load(struct sim *s, struct snapr *r);
 /* A start decision: the attempt's live bookkeeping (before the executor's
  * start), then its walltime kill (after it). */
 void live_started(struct sim *s, int32_t id, simtime prev_start);

@@ -21,7 +21,7 @@ static void killed(struct sim *s, struct job *j, enum job_state st);
 
 /* ---- live mode: jobs that arrive, and what the world did ---- */
 
-static int grow_jobs(struct sim *s, int32_t need)
+int live_grow_jobs(struct sim *s, int32_t need)
 {
 	if (need <= s->cap_jobs)
 		return 0;
@@ -55,7 +55,7 @@ static int grow_jobs(struct sim *s, int32_t need)
 int32_t sim_add_job(struct sim *s, const struct job *j, const struct job_truth *t)
 {
 	int32_t id = s->njobs;
-	if (grow_jobs(s, id + 2))
+	if (live_grow_jobs(s, id + 2))
 		return -1;
 	struct job *nj = &s->jobs[id];
 	*nj = *j;

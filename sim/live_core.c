@@ -6,6 +6,7 @@
  * so that the files that call it stay below engine_live.c. */
 #include "sim/engine_int.h"
 #include "sim/live.h"
+#include "sim/snap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -158,4 +159,85 @@ bool live_sample_power(struct sim *s, double *power_w)
 	}
 	*power_w = total;
 	return true;
+}
+
+/* ---- snapshots (sim/engine_snap.c) ---- */
+
+uint64_t live_snap_layout(void)
+{
+	const uint64_t sz[] = { sizeof(struct live_run), sizeof(struct sim_reading), sizeof(struct sim_xin) };
+	return snap_hash(SNAP_HASH0, sz, sizeof sz);
+}
+
+void live_snap_save(const struct sim *s, struct snapw *w)
+{
+	const struct sim_live *lv = s->live;
+	int32_t nn = s->cl.nnodes;
+	snap_put_tag(w, "live");
+	snap_put(w, lv->run, (size_t)s->njobs * sizeof *lv->run);
+	snap_put(w, lv->rd, (size_t)nn * sizeof *lv->rd);
+	snap_put_n(w, lv->ninj);
+	snap_put_n(w, lv->injdone);
+	snap_put(w, lv->inj, (size_t)lv->ninj * sizeof *lv->inj);
+	snap_put_n(w, lv->nxin);
+	snap_put_n(w, lv->xindone);
+	snap_put(w, lv->xin, (size_t)lv->nxin * sizeof *lv->xin);
+	snap_put(w, lv->foreign, (size_t)nn * sizeof *lv->foreign);
+	snap_put(w, lv->foreign_want, (size_t)nn * sizeof *lv->foreign_want);
+	snap_put(w, &lv->foreign_short, sizeof lv->foreign_short);
+	snap_put(w, &lv->acct_at, sizeof lv->acct_at);
+	snap_put(w, &lv->acct_end, sizeof lv->acct_end);
+	snap_put(w, &lv->blind, sizeof lv->blind);
+}
+
+/* Room for n entries of size sz in *p (capacity *cap). */
+static int room(void **p, int32_t *cap, int32_t n, size_t sz)
+{
+	if (n <= *cap)
+		return 0;
+	void *q = realloc(*p, (size_t)n * sz);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+int live_snap_load(struct sim *s, struct snapr *r)
+{
+	struct sim_live *lv = s->live;
+	int32_t nn = s->cl.nnodes;
+	if (snap_get_tag(r, "live"))
+		return -1;
+	snap_get(r, lv->run, (size_t)s->njobs * sizeof *lv->run);
+	snap_get(r, lv->rd, (size_t)nn * sizeof *lv->rd);
+	int32_t ninj = (int32_t)snap_get_n(r, INT32_MAX / 2, "injected readings");
+	int32_t injdone = (int32_t)snap_get_n(r, ninj, "injected readings handled");
+	if (r->bad)
+		return -1;
+	void *inj = lv->inj;
+	if (room(&inj, &lv->capinj, ninj, sizeof *lv->inj))
+		return snap_bad(r, "out of memory");
+	lv->inj = inj;
+	lv->ninj = ninj;
+	lv->injdone = injdone;
+	snap_get(r, lv->inj, (size_t)ninj * sizeof *lv->inj);
+	int32_t nxin = (int32_t)snap_get_n(r, INT32_MAX / 2, "injected inputs");
+	int32_t xindone = (int32_t)snap_get_n(r, nxin, "injected inputs handled");
+	if (r->bad)
+		return -1;
+	void *xin = lv->xin;
+	if (room(&xin, &lv->capxin, nxin, sizeof *lv->xin))
+		return snap_bad(r, "out of memory");
+	lv->xin = xin;
+	lv->nxin = nxin;
+	lv->xindone = xindone;
+	snap_get(r, lv->xin, (size_t)nxin * sizeof *lv->xin);
+	snap_get(r, lv->foreign, (size_t)nn * sizeof *lv->foreign);
+	snap_get(r, lv->foreign_want, (size_t)nn * sizeof *lv->foreign_want);
+	snap_get(r, &lv->foreign_short, sizeof lv->foreign_short);
+	snap_get(r, &lv->acct_at, sizeof lv->acct_at);
+	snap_get(r, &lv->acct_end, sizeof lv->acct_end);
+	snap_get(r, &lv->blind, sizeof lv->blind);
+	return r->bad ? -1 : 0;
 }

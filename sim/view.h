@@ -32,6 +32,8 @@ struct view {
 	const struct alloc_part *parts; /* cl->pool.p: running jobs' allocations */
 	uint64_t alloc_epoch;           /* changes whenever a job starts or ends: a policy may
 	                                   reuse what it computed from the same epoch */
+	int32_t njobs;                  /* jobs in the table (ids 0 .. njobs-1): a snapshot saves
+	                                   what a policy keeps per job for those only */
 };
 
 struct decide;   /* owned by the engine */

@@ -8,11 +8,13 @@
 
 extern const struct live_executor lx_executor;
 extern const struct live_executor sx_executor;
+extern const struct live_executor ix_executor;
 
 /* The first is the default (a config without "executor"). */
 static const struct live_executor *const registry[] = {
 	&lx_executor,   /* "local": the jobs run on this host (the default) */
 	&sx_executor,   /* "slurm": a Slurm cluster runs them (docs/slurm.md) */
+	&ix_executor,   /* "instant": jobs end at once, in the daemon (benchmarks, tests) */
 	NULL,
 };
 

@@ -88,7 +88,7 @@ check_eq "live --metrics-port bad exits 2" "$(rc "$HETLAB" live --metrics-port 7
 # (--executor was checked once the daemon started: exit 1)
 check_eq "live --executor bad exits 2, before the config is read" \
 	"$(rc "$HETLAB" live --executor nope --config "$TMP/none.json")" 2
-grep -q "^hetlab live: --executor: expected local or slurm, got 'nope'" "$TMP/err" &&
+grep -q "^hetlab live: --executor: expected local, slurm or instant, got 'nope'" "$TMP/err" &&
 	ok "live --executor bad names the executors" || bad "live --executor message" "$(cat "$TMP/err")"
 check_eq "sweep -j0 exits 2" "$(rc "$HETLAB" sweep -j0 x.json)" 2
 check_eq "compare --level=2 exits 2" "$(rc "$HETLAB" compare a b --level=2)" 2

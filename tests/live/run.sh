@@ -587,6 +587,9 @@ fi
 # --- 21. ended jobs leave the engine's tables (tests/live/compact.sh) ---------
 . "$ROOT/tests/live/compact.sh"
 
+# --- 22. snapshots: a restart replays only what follows (tests/live/snapshot.sh)
+. "$ROOT/tests/live/snapshot.sh"
+
 echo
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

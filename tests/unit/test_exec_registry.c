@@ -51,9 +51,9 @@ static void test_unknown_refused(void **state)
 	assert_null(exec_find("slur"));
 	char buf[256];
 	exec_names(buf, sizeof buf, "");
-	assert_string_equal(buf, "local or slurm");
+	assert_string_equal(buf, "local, slurm or instant");
 	exec_names(buf, sizeof buf, "\"");
-	assert_string_equal(buf, "\"local\" or \"slurm\"");
+	assert_string_equal(buf, "\"local\", \"slurm\" or \"instant\"");
 }
 
 /* The hooks the contract calls required, and the pairs it documents. */
@@ -81,12 +81,13 @@ static void test_contract(void **state)
 	}
 }
 
-/* The flags as docs/executors.md gives them for the two there are. */
+/* The flags as docs/executors.md gives them for the three there are. */
 static void test_flags(void **state)
 {
 	(void)state;
 	assert_int_equal(exec_find("local")->flags, EXEC_COMPACT);
 	assert_int_equal(exec_find("slurm")->flags, EXEC_ASYNC_START | EXEC_OWN_FATES | EXEC_EXPORT_IDS | EXEC_COMPACT);
+	assert_int_equal(exec_find("instant")->flags, EXEC_COMPACT);
 }
 
 /* The loader checks "executor" with the registry: the name stored, an
@@ -110,7 +111,7 @@ static void test_loader(void **state)
 	free(p);
 	p = tu_write_tmp(".json", "{ \"scenario\": \"s.json\", \"executor\": \"k8s\" }");
 	assert_int_equal(livecfg_load(p, c, err, sizeof err), -1);
-	if (!strstr(err, "$.executor") || !strstr(err, "expected \"local\" or \"slurm\", got \"k8s\""))
+	if (!strstr(err, "$.executor") || !strstr(err, "expected \"local\", \"slurm\" or \"instant\", got \"k8s\""))
 		fail_msg("message: %s", err);
 	remove(p);
 	free(p);

@@ -177,7 +177,7 @@ static void test_livecfg_errors(void **state)
 		{ "{ \"scenario\": \"s.json\", \"bogus\": 1 }", ": $: unknown key \"bogus\"" },
 		{ "{ \"scenario\": \"s.json\", \"audit_key\": \"\" }", ": $.audit_key: expected the path of a key file" },
 		{ "{ \"scenario\": \"s.json\", \"executor\": \"pbs\" }",
-		  ": $.executor: expected \"local\" or \"slurm\", got \"pbs\"" },
+		  ": $.executor: expected \"local\", \"slurm\" or \"instant\", got \"pbs\"" },
 		{ "{ \"scenario\": \"s.json\", \"local\": { \"signal\": \"KILL\" } }",
 		  ": $.local.signal: expected USR1, USR2, TERM, INT, HUP or QUIT, got \"KILL\"" },
 		{ "{ \"scenario\": \"s.json\", \"local\": { \"sig\": \"USR1\" } }", ": $.local: unknown key \"sig\"" },

@@ -16,7 +16,10 @@
  * 13: finished jobs leave the table and the policy renumbers what it keeps,
  * policies/slurm_renum.c) decide as the run never compacted: the same
  * start, end and preemptions for every job, the same recorded events, also
- * with arrivals spread within their second (submit_offset_s, arrival_draw). */
+ * with arrivals spread within their second (submit_offset_s, arrival_draw).
+ * So do the runs moved to a fresh engine through a snapshot every 7 and
+ * every 50 steps (sim_snap_save / load, the policy's save and load hooks,
+ * policies/slurm_snap.c), compacted or not. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -30,6 +33,7 @@
 #include "policies/policy.h"
 #include "policies/slurm.h"
 #include "sim/engine.h"
+#include "sim/snap.h"
 #include "tests/testutil.h"
 
 #define NN 48      /* nodes: 24 CPU (rack "rb"), 12 A100 and 12 H100 (rack "ra") */
@@ -254,10 +258,10 @@ static void on_end(void *ctx, const struct sim *s, const struct job *j)
 	o->preempt[j->num] = j->preemptions;
 }
 
-/* One run; every > 0: compacted after every `every` steps; offset:
- * submit_offset_s (draw: arrival_draw). */
-static void run_ex(const struct site *s, unsigned seed, double shortcuts, double full_plan, int every, double offset,
-                   bool draw, struct outcome *o)
+/* An engine for the site under the slurm policy, its jobs and policy
+ * state fresh (offset: submit_offset_s, draw: arrival_draw). */
+static void *engine(const struct site *s, unsigned seed, double shortcuts, double full_plan, double offset,
+                    bool draw, struct sim *sim)
 {
 	struct cluster cl;
 	build_cluster(&cl);
@@ -286,33 +290,69 @@ static void run_ex(const struct site *s, unsigned seed, double shortcuts, double
 	char err[256];
 	struct policy_env env = { .cl = &cl, .njobs = NJ, .slurm = &s->c, .seed = seed };
 	assert_int_equal(pol->init(&st, &env, &cfg, err, sizeof err), 0);
-	struct sim sim;
 	struct sim_cfg sc = { .horizon_us = SIMTIME_INF, .keep_overruns = true };
-	assert_int_equal(sim_init(&sim, &sc, &cl, jobs, truth, NJ), 0);
+	assert_int_equal(sim_init(sim, &sc, &cl, jobs, truth, NJ), 0);
 	struct sim_sched sched;
 	policy_to_sched(pol, st, &sched);
-	sim_set_sched(&sim, &sched);
+	sim_set_sched(sim, &sched);
+	return st;
+}
+
+static int snap_every;   /* > 0: the run moves to a fresh engine through a snapshot every so many steps */
+
+/* One run; every > 0: compacted after every `every` steps; offset:
+ * submit_offset_s (draw: arrival_draw). */
+static void run_ex(const struct site *s, unsigned seed, double shortcuts, double full_plan, int every, double offset,
+                   bool draw, struct outcome *o)
+{
+	extern const struct policy_ops policy_slurm;
+	static struct sim sims[2];
+	int cur = 0;
+	struct sim *sim = &sims[cur];
+	void *st = engine(s, seed, shortcuts, full_plan, offset, draw, sim);
 	memset(o, 0, sizeof *o);
 	for (int i = 0; i < NJ; i++)
 		o->start_us[i] = o->end_us[i] = -2;   /* never ended */
-	o->sim = &sim;
+	o->sim = sim;
 	struct sim_recorder rec = { .ctx = o, .event = on_event, .job_end = on_end };
-	sim_set_recorder(&sim, &rec);
+	sim_set_recorder(sim, &rec);
 	int32_t map[NJ + 1];
-	int rc;
+	int rc, moved = 0;
 	long steps = 0;
-	while ((rc = sim_step(&sim)) > 0)
-		if (every > 0 && ++steps % every == 0 && sim_compact(&sim, map, NULL, NULL) < 0)
-			fail_msg("compacting: %s", sim.err);
+	while ((rc = sim_step(sim)) > 0) {
+		++steps;
+		if (every > 0 && steps % every == 0 && sim_compact(sim, map, NULL, NULL) < 0)
+			fail_msg("compacting: %s", sim->err);
+		if (snap_every > 0 && steps % snap_every == 0) {
+			struct snapw w = { 0 };
+			if (sim_snap_save(sim, 7, &w))
+				fail_msg("saving: %s", sim->err);
+			struct sim *to = &sims[!cur];
+			void *st2 = engine(s, seed, shortcuts, full_plan, offset, draw, to);
+			if (sim_snap_load(to, 7, w.buf, w.n))
+				fail_msg("loading at step %ld: %s", steps, to->err);
+			free(w.buf);
+			policy_slurm.fini(st);
+			sim_fini(sim);
+			st = st2;
+			cur = !cur;
+			sim = to;
+			o->sim = sim;
+			sim_set_recorder(sim, &rec);
+			moved++;
+		}
+	}
 	if (rc < 0)
-		fail_msg("%s", sim.err);
+		fail_msg("%s", sim->err);
 	if (every > 0)
-		assert_true(sim.ngone > NJ / 2);
+		assert_true(sim->ngone > NJ / 2);
+	if (snap_every > 0)
+		assert_true(moved > 10);
 	for (int i = 0; i < NJ; i++)
 		o->started += o->start_us[i] >= 0;
 	o->sim = NULL;
-	pol->fini(st);
-	sim_fini(&sim);
+	policy_slurm.fini(st);
+	sim_fini(sim);
 }
 
 static void run(const struct site *s, unsigned seed, double shortcuts, double full_plan, struct outcome *o)
@@ -396,6 +436,40 @@ static void test_compact_arrivals(void **state)
 	check_compact(false, 0.5, true);
 }
 
+/* Runs moved to a fresh engine through a snapshot (sim_snap_save /
+ * load, the policy's save and load hooks) every 7 and every 50 steps,
+ * compacted or not, against the run never interrupted. */
+static void check_snap(bool preempt, double offset, bool draw)
+{
+	static struct outcome as_is, moved;
+	struct site s;
+	site_init(&s, preempt);
+	for (unsigned seed = 1; seed <= 2; seed++) {
+		run_ex(&s, seed, 1, 0, 0, offset, draw, &as_is);
+		assert_int_equal(as_is.started, NJ);
+		static const int each[] = { 7, 50 };
+		for (int k = 0; k < 2; k++)
+			for (int every = 0; every <= 13; every += 13) {
+				snap_every = each[k];
+				run_ex(&s, seed, 1, 0, every, offset, draw, &moved);
+				snap_every = 0;
+				char what[96];
+				snprintf(what, sizeof what, "moved through a snapshot every %d steps%s", each[k],
+				         every ? ", compacted" : "");
+				same(&as_is, &moved, what, seed);
+			}
+	}
+}
+
+static void test_snap(void **state)
+{
+	(void)state;
+	check_snap(false, 0, false);
+	check_snap(true, 0, false);
+	check_snap(true, 0.5, false);
+	check_snap(false, 0.5, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_compact_no_preemption),
 		cmocka_unit_test(test_compact_preemption),
 		cmocka_unit_test(test_compact_arrivals),
+		cmocka_unit_test(test_snap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
