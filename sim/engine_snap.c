@@ -191,6 +191,7 @@ static void save_cluster(const struct sim *s, struct snapw *w)
 	PUT(w, cache);
 	if (cache) {
 		snap_put(w, s->node_w, (size_t)nn * sizeof *s->node_w);
+		snap_put(w, s->node_wcores, (size_t)nn * sizeof *s->node_wcores);
 		snap_put(w, cl->w_stale, (size_t)nn);
 	}
 }
@@ -406,16 +407,20 @@ static int load_cluster(struct sim *s, struct snapr *r)
 	if (cache) {
 		if (!s->node_w) {
 			s->node_w = calloc((size_t)nn + 1, sizeof *s->node_w);
+			s->node_wcores = malloc(((size_t)nn + 1) * sizeof *s->node_wcores);
 			cl->w_stale = malloc((size_t)nn + 1);
-			if (!s->node_w || !cl->w_stale)
+			if (!s->node_w || !s->node_wcores || !cl->w_stale)
 				return snap_bad(r, "out of memory");
 		}
 		snap_get(r, s->node_w, (size_t)nn * sizeof *s->node_w);
+		snap_get(r, s->node_wcores, (size_t)nn * sizeof *s->node_wcores);
 		snap_get(r, cl->w_stale, (size_t)nn);
 	} else if (s->node_w) {
 		free(s->node_w);
+		free(s->node_wcores);
 		free(cl->w_stale);
 		s->node_w = NULL;
+		s->node_wcores = NULL;
 		cl->w_stale = NULL;
 	}
 	return r->bad ? -1 : 0;

@@ -68,6 +68,16 @@ static void on_end(void *ctx, const struct sim *s, const struct job *j)
 	    j->energy_j, j->restarts, j->preemptions);
 }
 
+static void on_sample(void *ctx, const struct sim_sample *m)
+{
+	put(ctx, "sample %lld %lld %lld %lld %lld %d %d %.17g", (long long)m->t, (long long)m->cores_alloc,
+	    (long long)m->cores_total, (long long)m->gpus_alloc, (long long)m->gpus_total, m->pending, m->running,
+	    m->power_w);
+	for (int32_t k = 0; k < m->nracks; k++)
+		put(ctx, " %.17g", m->rack_power_w[k]);
+	put(ctx, "\n");
+}
+
 static double scale;   /* > 0: arrivals scaled by it (--scale-rate) */
 static bool quotas;    /* every tenant gets GPU- and core-hour quotas over a day */
 
@@ -88,7 +98,7 @@ static void setup_run(struct setup *u, const char *path, const char *policy, str
 	if (run_assemble(&u->r, &u->sc, &o, err, sizeof err))
 		fail_msg("%s", err);
 	tp->s = u->r.s;
-	struct sim_recorder rec = { .ctx = tp, .event = on_event, .job_end = on_end };
+	struct sim_recorder rec = { .ctx = tp, .event = on_event, .job_end = on_end, .sample = on_sample };
 	sim_set_recorder(u->r.s, &rec);
 }
 
@@ -139,7 +149,7 @@ static char *tape_of(const char *path, const char *policy, int every, const int 
 			free_run(&u[cur]);
 			cur = !cur;
 			tp.s = t;
-			struct sim_recorder rec = { .ctx = &tp, .event = on_event, .job_end = on_end };
+			struct sim_recorder rec = { .ctx = &tp, .event = on_event, .job_end = on_end, .sample = on_sample };
 			sim_set_recorder(t, &rec);
 			++*moved;
 		}
