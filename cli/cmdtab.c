@@ -282,6 +282,12 @@ static const struct cli_opt queue_opts[] = {
 	END,
 };
 
+static const struct cli_opt forecast_opts[] = {
+	O_STATE, O_CONFIG, O_SOCKET,
+	O_JSON("print the forecast as JSON (Unix times)"),
+	END,
+};
+
 static const struct cli_opt stateonly_opts[] = {
 	O_STATE, O_CONFIG, O_SOCKET,
 	END,
@@ -549,6 +555,18 @@ const struct cli_cmd cli_commands[] = {
 	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"
 	  "attempt, where they run, reason, the executor's reference.",
 	  queue_opts, NULL, 0, "docs/live.md" },
+	{ "forecast", "[ID]", "when the live daemon's waiting jobs will start",
+	  "Prints the live daemon's last forecast: for each waiting job (one's own;\n"
+	  "an operator's: all), its predicted start as p10 / p50 / p90 relative to\n"
+	  "the forecast's time, from simulations forked from the daemon's state with\n"
+	  "run times learned from the state's history; LIMIT is the start if every\n"
+	  "job ran to its time limit; WHY is what holds it now.",
+	  forecast_opts, NULL, 0, "docs/forecast.md" },
+	{ "why", "ID", "what holds a waiting live job, and when it will start",
+	  "Prints what holds a waiting job of the live daemon now, as its policy\n"
+	  "says (quota, no node with the resources free, the reservation of another\n"
+	  "job, ...), and its forecast start (p10 / p50 / p90).",
+	  forecast_opts, NULL, 0, "docs/forecast.md" },
 	{ "cancel", "ID...", "cancel live jobs",
 	  "Cancels live jobs: pending ones leave the queue, running ones are killed.",
 	  stateonly_opts, NULL, 0, "docs/live.md" },

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -544,6 +545,82 @@ int lclient_queue(const struct lclient *c, bool all, bool json)
 			}
 		}
 	}
+	free(t);
+	return rc;
+}
+
+/* "+1h02m", "+45s", "-" (not within the horizon): t relative to at. */
+static void rel_text(char *buf, size_t len, json_t *t, double at)
+{
+	if (!json_is_number(t)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	double d = json_number_value(t) - at;
+	const char *sign = d < 0 ? "-" : "+";
+	long s = (long)(fabs(d) + 0.5);
+	if (s >= 3600)
+		snprintf(buf, len, "%s%ldh%02ldm", sign, s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%s%ldm%02lds", sign, s / 60, s % 60);
+	else
+		snprintf(buf, len, "%s%lds", sign, s);
+}
+
+int lclient_forecast(const struct lclient *c, int64_t job, bool json, bool why)
+{
+	struct target *t = malloc(sizeof *t);
+	if (!t)
+		return say(c, 1, "out of memory");
+	int rc = target_of(c, t);
+	json_t *req = NULL, *rep = NULL;
+	if (rc == 0) {
+		req = job >= 0 ? json_pack("{ss sI}", "op", "forecast", "job", (json_int_t)job) : json_pack("{ss}", "op", "forecast");
+		char nodaemon[2048] = "";
+		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
+		if (rc < 0)
+			rc = say(c, 1, "%s: forecasts come from a running daemon", nodaemon[0] ? nodaemon : "no daemon answers");
+	}
+	if (rc == 0) {
+		json_t *fc = json_object_get(rep, "forecast"), *jobs = json_object_get(fc, "jobs");
+		double at = json_number_value(json_object_get(fc, "at"));
+		if (job >= 0 && json_array_size(jobs) == 0) {
+			rc = say(c, 1, "job %lld does not wait (it runs, has ended, or is not yours or not known): "
+			         "hetlab queue --all shows it", (long long)job);
+		} else if (json) {
+			char *text = json_dumps(fc, JSON_COMPACT);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+		} else if (why) {
+			json_t *row = json_array_get(jobs, 0);
+			char q[4][32];
+			static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+			for (int k = 0; k < 4; k++)
+				rel_text(q[k], sizeof q[k], json_object_get(row, key[k]), at);
+			char w[1024];
+			live_escape(w, sizeof w, json_string_value(json_object_get(row, "why")));
+			printf("job %lld waits: %s\n", (long long)job, w[0] ? w : "the policy gave no reason");
+			printf("predicted start (from the forecast at its time, %d draws): p10 %s, p50 %s, p90 %s; "
+			       "every job to its time limit: %s\n",
+			       (int)json_integer_value(json_object_get(fc, "draws")), q[0], q[1], q[2], q[3]);
+		} else {
+			printf("%-8s %-9s %-9s %-9s %-9s %s\n", "JOB", "P10", "P50", "P90", "LIMIT", "WHY");
+			size_t k;
+			json_t *row;
+			json_array_foreach(jobs, k, row) {
+				char q[4][32], w[1024];
+				static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+				for (int i = 0; i < 4; i++)
+					rel_text(q[i], sizeof q[i], json_object_get(row, key[i]), at);
+				live_escape(w, sizeof w, json_string_value(json_object_get(row, "why")));
+				printf("%-8lld %-9s %-9s %-9s %-9s %s\n", (long long)json_integer_value(json_object_get(row, "id")),
+				       q[0], q[1], q[2], q[3], w);
+			}
+		}
+	}
+	json_decref(req);
+	json_decref(rep);
 	free(t);
 	return rc;
 }

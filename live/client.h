@@ -31,5 +31,10 @@ int lclient_cancel(const struct lclient *c, const int64_t *ids, int n);
 /* Tenants by name (the scenario's org.tenants) or index. */
 int lclient_approve(const struct lclient *c, const char *const *names, int n);
 int lclient_queue(const struct lclient *c, bool all, bool json);
+/* The daemon's last forecast (docs/forecast.md): every waiting job of the
+ * caller's (an operator's: all), or job (≥ 0) alone; as JSON, as a table
+ * of starts relative to the forecast's time, or (why) job's reason and
+ * its forecast. A daemon must answer. */
+int lclient_forecast(const struct lclient *c, int64_t job, bool json, bool why);
 
 #endif

@@ -88,6 +88,7 @@ struct live {
 	struct lsock *sock;             /* the daemon's socket (live/sock.h), NULL none */
 	int lock_fd;                    /* STATE_DIR/daemon.lock, held while the daemon runs (-1 none) */
 	char state_id[17];              /* the state's unique id (meta state_id) */
+	struct fcst *fc;                /* forecasts (live/forecast.h), while the loop runs */
 	char err[512];
 };
 

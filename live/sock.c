@@ -74,6 +74,8 @@ struct lsock {
 	struct conn c[LSOCK_CONNS];
 	int nc;
 	size_t buffered[2];   /* by the others' connections, by the operators' */
+	pthread_mutex_t fc_mu;   /* guards fc: the daemon loop sets it, the thread reads it */
+	json_t *fc;           /* the last forecast (live/forecast.c), NULL none yet */
 };
 
 static int64_t now_ms(void)
@@ -458,6 +460,34 @@ static json_t *do_queue(struct lsock *s, const struct peer *p, json_t *req)
 	return rep;
 }
 
+/* The last forecast, its rows cut to the peer's own jobs (an operator:
+ * all) and, with "job", to that one. */
+static json_t *do_forecast(struct lsock *s, const struct peer *p, json_t *req)
+{
+	json_t *want = json_object_get(req, "job");
+	if (want && !json_is_integer(want))
+		return refuse("request: $.job: expected a job id");
+	pthread_mutex_lock(&s->fc_mu);
+	json_t *fc = s->fc ? json_deep_copy(s->fc) : NULL;
+	pthread_mutex_unlock(&s->fc_mu);
+	if (!fc)
+		return refuse("no forecast yet: the daemon makes one within seconds of its start while jobs wait");
+	json_t *jobs = json_object_get(fc, "jobs"), *keep = json_array();
+	size_t k;
+	json_t *row;
+	json_array_foreach(jobs, k, row) {
+		json_int_t uid = json_integer_value(json_object_get(row, "uid"));
+		bool mine = p->op || uid == (json_int_t)p->uid || (uid < 0 && p->uid == s->self);
+		if (!mine || (want && json_integer_value(json_object_get(row, "id")) != json_integer_value(want)))
+			continue;
+		json_object_del(row, "uid");
+		json_array_append(keep, row);
+	}
+	json_object_set_new(fc, "jobs", keep);
+	json_t *rep = json_pack("{sb so}", "ok", 1, "forecast", fc);
+	return rep;
+}
+
 static json_t *handle(struct lsock *s, const struct conn *c)
 {
 	const struct peer p = c->p;
@@ -470,7 +500,7 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 	const char *op = json_string_value(json_object_get(req, "op"));
 	json_t *rep;
 	if (!op)
-		rep = refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\" or \"whoami\"");
+		rep = refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\", \"forecast\" or \"whoami\"");
 	else if (strcmp(op, "submit") == 0)
 		rep = do_submit(s, &p, req);
 	else if (strcmp(op, "cancel") == 0)
@@ -479,13 +509,15 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 		rep = do_approve(s, &p, req);
 	else if (strcmp(op, "queue") == 0)
 		rep = do_queue(s, &p, req);
+	else if (strcmp(op, "forecast") == 0)
+		rep = do_forecast(s, &p, req);
 	else if (strcmp(op, "whoami") == 0)
 		rep = json_pack("{sb sI sI ss sb}", "ok", 1, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "user",
 		                p.user, "operator", p.op);
 	else {
 		char shown[64];
 		live_escape(shown, sizeof shown, op);
-		rep = refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue or whoami)",
+		rep = refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue, forecast or whoami)",
 		             shown);
 	}
 	json_decref(req);
@@ -773,6 +805,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 		return -1;
 	}
 	s->lfd = s->wake[0] = s->wake[1] = -1;
+	pthread_mutex_init(&s->fc_mu, NULL);
 	s->self = geteuid();
 	s->epoch_unix_us = c->epoch_unix_us;
 	s->quiet = c->quiet;
@@ -854,5 +887,19 @@ void lsock_stop(struct lsock *s)
 		lstate_close(&s->st);
 	if (s->have_sc)
 		scenario_free(&s->sc);
+	json_decref(s->fc);
+	pthread_mutex_destroy(&s->fc_mu);
 	free(s);
+}
+
+void lsock_forecast_set(struct lsock *s, const char *json)
+{
+	json_t *v = json_loads(json, 0, NULL);
+	if (!v)
+		return;
+	pthread_mutex_lock(&s->fc_mu);
+	json_t *old = s->fc;
+	s->fc = v;
+	pthread_mutex_unlock(&s->fc_mu);
+	json_decref(old);
 }

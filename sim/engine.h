@@ -209,6 +209,8 @@ struct sim {
 	double *rack_w;              /* per-rack power of the sample being taken */
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
+	void (*note)(void *ctx, const struct sim *s, int32_t job, const char *why);   /* decide_note's listener */
+	void *note_ctx;
 };
 
 /* Takes ownership of *cl (left zeroed) and of jobs/truth (malloc'd, njobs
@@ -220,6 +222,10 @@ void sim_set_sched(struct sim *s, const struct sim_sched *sched);
 void sim_set_health(struct sim *s, const struct sim_health *h);
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec);
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
+/* Listens to the policy's reasons (view.h decide_note); NULL: nobody
+ * does, and a policy formats none (a simulation, the daemon's own run). */
+typedef void (*sim_note_fn)(void *ctx, const struct sim *s, int32_t job, const char *why);
+void sim_set_note(struct sim *s, sim_note_fn fn, void *ctx);
 /* Runs to the end. 0 on success; -1 with the reason in s->err. */
 int sim_run(struct sim *s);
 /* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */
