@@ -112,6 +112,7 @@ struct draw {
 	simtime *start;              /* per target: its first start in this draw (-1 none) */
 	char (*why)[FCST_WHY];       /* per target: the policy's reason (draw 0), or NULL */
 	int32_t left;                /* targets not started yet */
+	simtime at;                  /* the forecast's time (the daemon's: every event up to it handled) */
 	simtime t0;
 };
 
@@ -184,10 +185,9 @@ static void run_draw(struct sim *s, struct draw *d, int32_t n, int fd)
 	sim_set_recorder(s, &r);
 	if (d->why)
 		sim_set_note(s, draw_note, d);
-	d->t0 = s->now;
-	s->cfg.horizon_us = s->now + FCST_HORIZON_US;
-	s->cfg.sample_every_us = 0;
-	int rc = sim_live_detach(s, draw_runtime, d) ? -1 : 1;
+	d->t0 = d->at > s->now && sim_next_time(s) >= d->at ? d->at : s->now;
+	s->cfg.horizon_us = d->t0 + FCST_HORIZON_US;
+	int rc = sim_live_detach(s, d->at, draw_runtime, d) ? -1 : 1;
 	while (rc > 0 && d->left > 0)
 		rc = sim_step(s);
 	if (rc < 0 || write_all(fd, d->start, (size_t)n * sizeof *d->start) ||
@@ -253,8 +253,11 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 			st[t] = -1;
 		if (g == 0) {
 			close(p[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* alarms are not inherited */
+			alarm(FCST_CHILD_S);
 			struct draw d = { .pred = &f->pred, .seed = f->seq * 1000003u + (uint64_t)k * 0x9e3779b97f4a7c15ULL,
-			                  .limit = k == 0, .slot = slot, .start = st, .why = k == 0 ? why : NULL, .left = n };
+			                  .limit = k == 0, .slot = slot, .start = st, .why = k == 0 ? why : NULL, .left = n,
+			                  .at = f->at_us };
 			run_draw(s, &d, n, p[1]);
 		}
 		close(p[1]);
@@ -384,7 +387,7 @@ static void spawn(struct fcst *f, struct live *L)
 	if (pipe(p))
 		return;
 	f->seq++;
-	f->at_us = L->s.now;
+	f->at_us = L->after_us > L->s.now ? L->after_us : L->s.now;
 	fflush(NULL);   /* nothing buffered is written twice */
 	pid_t pid = fork();
 	if (pid < 0) {

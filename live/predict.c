@@ -108,8 +108,13 @@ double pred_draw(const struct pred *p, int32_t tenant, int32_t cls, double limit
 	int32_t alive = 0;
 	for (int32_t k = 0; k < n; k++)
 		alive += v[k] * scale > elapsed_s;
-	if (alive == 0)
-		return lim ? elapsed_s + (limit_s - elapsed_s) / 2 : 2 * elapsed_s + 1;
+	if (alive == 0) {
+		/* Past every sample: it runs as long again as it has, give or
+		 * take (e × (1 + 2u), u uniform in [0, 1)), within its limit. */
+		double u = (double)(pred_rand(rng) >> 11) / 9007199254740992.0;
+		double t = elapsed_s * (1 + 2 * u) + 1;
+		return lim && t > limit_s ? limit_s : t;
+	}
 	int32_t pick = (int32_t)(pred_rand(rng) % (uint64_t)alive);
 	for (int32_t k = 0; k < n; k++)
 		if (v[k] * scale > elapsed_s && pick-- == 0)

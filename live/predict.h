@@ -11,7 +11,9 @@
  * assumes). A job with no limit draws an absolute run time the same way
  * (PRED_NO_LIMIT_S when nothing is known). A running job that has run
  * e seconds draws only among the ratios that make it run past e (the
- * empirical distribution conditioned on being still alive).
+ * empirical distribution conditioned on being still alive); one that has
+ * outlived every sample runs e × (1 + 2u) + 1 s in all, u uniform in
+ * [0, 1) (as long again as it has, on average), within its limit.
  *
  * The predictor owns its memory; it reads no clock and no file: the same
  * samples and the same seed give the same draws. */
@@ -49,8 +51,7 @@ void pred_fini(struct pred *p);
 int pred_add(struct pred *p, int32_t tenant, int32_t cls, double run_s, double limit_s);
 /* A run time (s) drawn for a job of tenant and class with limit_s that
  * has run elapsed_s (0 if pending); rng is the caller's splitmix64 state.
- * Never more than the limit, never less than elapsed_s (a job past every
- * sample ends halfway between elapsed_s and its limit). *lvl (may be
+ * Never more than the limit, never less than elapsed_s. *lvl (may be
  * NULL) gets the level used. */
 double pred_draw(const struct pred *p, int32_t tenant, int32_t cls, double limit_s, double elapsed_s, uint64_t *rng,
                  enum pred_level *lvl);

@@ -201,8 +201,10 @@ static const struct executor_ops detached_ops = {
 	.stop = detached_stop,
 };
 
-int sim_live_detach(struct sim *s, sim_runtime_fn runtime, void *ctx)
+int sim_live_detach(struct sim *s, simtime at, sim_runtime_fn runtime, void *ctx)
 {
+	if (at > s->now && sim_next_time(s) >= at)
+		s->now = at;
 	struct detached *d = malloc(sizeof *d);
 	if (!d)
 		return -1;

@@ -64,13 +64,22 @@ static void test_conditioned(void **state)
 	pred_init(&p, 3);
 	for (int k = 1; k <= 9; k++)
 		assert_int_equal(pred_add(&p, 0, 0, 10.0 * k, 100), 0);   /* ratios 0.1 .. 0.9 */
+	/* (a limit of 10000 s: samples end by 900 s) */
 	uint64_t rng = 3;
 	for (int k = 0; k < 200; k++) {
 		double d = pred_draw(&p, 0, 0, 100, 55, &rng, NULL);
 		assert_true(d > 55 && d <= 100);
 	}
-	/* Past every sample: halfway to the limit. */
-	assert_true(fabs(pred_draw(&p, 0, 0, 100, 95, &rng, NULL) - 97.5) < 1e-9);
+	/* Past every sample: as long again, give or take, within the limit. */
+	assert_true(pred_draw(&p, 0, 0, 100, 95, &rng, NULL) == 100);
+	double lo = 1e9, hi = 0;
+	for (int k = 0; k < 200; k++) {
+		double d = pred_draw(&p, 0, 0, 10000, 2000, &rng, NULL);   /* past 900 s */
+		assert_true(d >= 2001 && d < 6001);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	assert_true(lo < 3000 && hi > 5000);
 	/* An actual time over the limit counts as the limit. */
 	pred_fini(&p);
 	pred_init(&p, 1);
