@@ -34,6 +34,8 @@ static int say(const struct lclient *c, int rc, const char *fmt, ...) __attribut
 static int say(const struct lclient *c, int rc, const char *fmt, ...)
 {
 	char msg[4096], esc[8192];
+	if (c->quiet)
+		return rc;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -516,6 +518,61 @@ int lclient_approve(const struct lclient *c, const char *const *names, int n)
 
 /* ---- queue ---- */
 
+static void rel_text(char *buf, size_t len, json_t *t, double at);
+
+/* Prints `hetlab queue`'s text with a column START_P50 after START_S: the
+ * p50 start of each waiting job in the daemon's last forecast, relative
+ * to the forecast's time (docs/forecast.md); the text as it is when there
+ * is no forecast. */
+static void text_with_forecast(const struct lclient *c, const struct target *t, const char *text)
+{
+	json_t *req = json_pack("{ss}", "op", "forecast"), *rep = NULL;
+	char nodaemon[2048] = "";
+	const char *col = strstr(text, "START_S");
+	const char *nl = strchr(text, '\n');
+	struct lclient quiet = *c;
+	quiet.quiet = true;   /* a refusal (no forecast yet) is no error of the queue */
+	json_t *fc = NULL;
+	if (req && col && nl && col < nl && ask(&quiet, t, req, &rep, nodaemon, sizeof nodaemon) == 0)
+		fc = json_object_get(rep, "forecast");
+	if (!fc) {
+		fputs(text, stdout);
+		goto done;
+	}
+	size_t at = (size_t)(col - text) + strlen("START_S");
+	double when = json_number_value(json_object_get(fc, "at"));
+	for (const char *line = text; *line;) {
+		const char *e = strchr(line, '\n');
+		size_t len = e ? (size_t)(e - line) : strlen(line);
+		/* the header, and job rows ("%6lld  ..."); other lines as they are */
+		size_t sp = strspn(line, " "), dg = strspn(line + sp, "0123456789");
+		bool jrow = line == text || (dg > 0 && strncmp(line + sp + dg, "  ", 2) == 0);
+		if (len < at || !jrow) {
+			fwrite(line, 1, len, stdout);
+		} else {
+			char cell[32] = "-";
+			if (line == text) {
+				snprintf(cell, sizeof cell, "START_P50");
+			} else {
+				long long id = strtoll(line, NULL, 10);
+				size_t k;
+				json_t *row;
+				json_array_foreach(json_object_get(fc, "jobs"), k, row)
+					if (json_integer_value(json_object_get(row, "id")) == id)
+						rel_text(cell, sizeof cell, json_object_get(row, "p50"), when);
+			}
+			fwrite(line, 1, at, stdout);
+			printf(" %9s", cell);
+			fwrite(line + at, 1, len - at, stdout);
+		}
+		putchar('\n');
+		line += len + (e ? 1 : 0);
+	}
+done:
+	json_decref(req);
+	json_decref(rep);
+}
+
 int lclient_queue(const struct lclient *c, bool all, bool json)
 {
 	struct target *t = malloc(sizeof *t);
@@ -530,7 +587,10 @@ int lclient_queue(const struct lclient *c, bool all, bool json)
 		if (rc == 0) {
 			const char *text = json_string_value(json_object_get(rep, "text"));
 			const char *notes = json_string_value(json_object_get(rep, "notes"));
-			fputs(text ? text : "", stdout);
+			if (!json && text)
+				text_with_forecast(c, t, text);
+			else
+				fputs(text ? text : "", stdout);
 			fputs(notes ? notes : "", stderr);
 			json_decref(rep);
 		} else if (rc < 0) {

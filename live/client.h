@@ -23,6 +23,7 @@ struct lclient {
 	const struct live_cfg *cfg;   /* --config LIVE.json as read (NULL: none) */
 	const char *state;     /* --state DIR (NULL: none) */
 	const char *socket;    /* --socket PATH (NULL: the config's, else STATE_DIR/hetlab.sock) */
+	bool quiet;            /* says nothing (a lookup whose failure is no error) */
 };
 
 /* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin). */

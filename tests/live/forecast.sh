@@ -8,7 +8,7 @@
 #     before the limit-based one and names why each waits, from the policy
 #     (the first in the queue: no node with 2 free cores; the next: behind
 #     the reservation of the first); hetlab why says the same; /metrics has
-#     the gauge; state.db and its WAL are byte-identical across forecasts,
+#     the gauge; hetlab queue's START_P50 column; state.db and its WAL are byte-identical across forecasts,
 #     and the replay makes the same decisions.
 
 cat >scn-fc.json <<'EOJ'
@@ -58,6 +58,12 @@ check_eq "forecast: hetlab why names the reservation and gives the forecast" \
 	"$(printf '%s\n' "$out" | grep -c -e '^job 8 waits: .*behind the reservation of job 7$' -e '^predicted start .*p50 +')" 2
 check_eq "forecast: hetlab forecast lists both jobs" \
 	"$("$HETLAB" forecast --config fc.json 2>&1 | awk 'NR > 1 { print $1 }' | tr '\n' ' ')" "7 8 "
+out=$("$HETLAB" queue --config fc.json 2>&1)
+check_eq "forecast: hetlab queue has START_P50 after START_S, a start for each waiting job, - for the running one" \
+	"$(printf '%s\n' "$out" | awk 'NR == 1 { print $8, $9 } NR > 1 && /^ *[0-9]+  / { print $1, $6, ($9 ~ /^[+]/ ? "+" : $9) }' | tr '\n' ' ')" \
+	"START_S START_P50 6 running - 7 pending + 8 pending + "
+check_eq "forecast: hetlab queue's last line is as it was" "$(printf '%s\n' "$out" | tail -n 1)" \
+	"3 jobs not finished; 0 submitted and not yet taken by the daemon"
 out=$("$HETLAB" why --config fc.json 5 2>&1)
 check_eq "forecast: hetlab why of a job that does not wait says so (exit 1)" \
 	"$?:$(printf '%s' "$out" | grep -c 'job 5 does not wait')" "1:1"
