@@ -128,17 +128,7 @@ int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, in
  * health monitor still runs. */
 int sim_inject_blind(struct sim *s, simtime t, bool blind);
 
-/* Forecasts (live/forecast.c, in a child process that holds a copy of
- * the daemon's run): the run stops being live from time `at` on (≥ now,
- * and no event is due before it: the daemon has handled every event up
- * to at; the clock moves there). Its live state
- * is freed (inputs still queued are dropped); the executor becomes one
- * that runs each job for runtime(ctx, s, id, elapsed) microseconds of its
- * attempt (elapsed: what it has run already; the result is kept within
- * its walltime and after now), re-timing the jobs running now, so that
- * the engine's loop runs the policy forward as a simulation would. ctx is
- * borrowed and must outlive the run. 0, or -1 (ENOMEM). */
-typedef simtime (*sim_runtime_fn)(void *ctx, const struct sim *s, int32_t id, simtime elapsed);
-int sim_live_detach(struct sim *s, simtime at, sim_runtime_fn runtime, void *ctx);
+/* sim_live_detach (sim/engine.h): a copy of a live run made a simulation,
+ * for forecasts. */
 
 #endif
