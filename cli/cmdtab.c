@@ -272,6 +272,7 @@ static const struct cli_opt live_opts[] = {
 static const struct cli_opt submit_opts[] = {
 	O_STATE, O_CONFIG, O_SOCKET,
 	{ OPT_JOB, "job", 0, "JSON", "one job as a JSON object (instead of a JOBS.jsonl file)", 0, 0, NULL },
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, "submit nothing: what would hold the job and when it would start (one job; a running daemon)", 0, 0, NULL },
 	END,
 };
 
@@ -549,7 +550,8 @@ const struct cli_cmd cli_commands[] = {
 	  "tenant, walltime_us, ...) with \"argv\" (the program and its arguments,\n"
 	  "never a shell string), optional \"env\", \"cwd\" and \"name\". The request\n"
 	  "is checked against the daemon's cluster before it is queued. Give\n"
-	  "--state DIR or --config LIVE.json.",
+	  "--state DIR or --config LIVE.json. --dry-run queues nothing: the daemon\n"
+	  "forecasts the job as if it were submitted now (docs/forecast.md).",
 	  submit_opts, NULL, F, "docs/live.md" },
 	{ "queue", NULL, "list the live daemon's jobs",
 	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"

@@ -353,6 +353,42 @@ static int submit_direct(const struct lclient *c, const struct target *t, const 
 	return rc;
 }
 
+static void rel_text(char *buf, size_t len, json_t *t, double at);
+
+/* `hetlab submit --dry-run`: the daemon's forecast of the one job line in
+ * l as if it were submitted now; nothing is queued. */
+static int dry_run(const struct lclient *c, const struct target *t, const struct lines *l)
+{
+	if (l->n != 1)
+		return say(c, 2, "--dry-run takes one job (got %lld)", (long long)l->n);
+	json_t *req = json_pack("{ss ss%}", "op", "dryrun", "text", l->text[0], l->len[0]), *rep = NULL;
+	char nodaemon[2048] = "";
+	int rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
+	json_decref(req);
+	if (rc < 0)
+		return say(c, 1, "%s: a dry run needs a running daemon", nodaemon[0] ? nodaemon : "no daemon answers");
+	if (rc)
+		return rc;
+	json_t *d = json_object_get(rep, "dry_run");
+	double at = json_number_value(json_object_get(d, "at"));
+	char q[4][32], w[1024];
+	static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+	for (int k = 0; k < 4; k++)
+		rel_text(q[k], sizeof q[k], json_object_get(d, key[k]), at);
+	const char *why = json_string_value(json_object_get(d, "why"));
+	live_escape(w, sizeof w, why ? why : "");
+	json_t *p50 = json_object_get(d, "p50");
+	if (json_is_number(p50) && json_number_value(p50) - at < 1 && !w[0])   /* nothing holds it */
+		printf("dry run: the job would start at once\n");
+	else
+		printf("dry run: the job would wait: %s\n", w[0] ? w : "the policy gave no reason");
+	printf("predicted start (%d draws): p10 %s, p50 %s, p90 %s; every job to its time limit: %s\n",
+	       (int)json_integer_value(json_object_get(d, "draws")), q[0], q[1], q[2], q[3]);
+	printf("nothing was submitted\n");
+	json_decref(rep);
+	return 0;
+}
+
 int lclient_submit(const struct lclient *c, const char *job, const char *file)
 {
 	struct target *t = malloc(sizeof *t);
@@ -363,7 +399,9 @@ int lclient_submit(const struct lclient *c, const char *job, const char *file)
 	const char *src = job ? "--job" : strcmp(file, "-") == 0 ? "stdin" : file;
 	if (rc == 0)
 		rc = read_lines(c, job, file, src, &l);
-	if (rc == 0) {
+	if (rc == 0 && c->dry_run) {
+		rc = dry_run(c, t, &l);
+	} else if (rc == 0) {
 		json_t *jobs = json_array();
 		for (int64_t k = 0; jobs && k < l.n; k++)
 			json_array_append_new(jobs, json_pack("{sI ss%}", "line", (json_int_t)l.no[k], "text", l.text[k], l.len[k]));

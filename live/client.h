@@ -24,9 +24,12 @@ struct lclient {
 	const char *state;     /* --state DIR (NULL: none) */
 	const char *socket;    /* --socket PATH (NULL: the config's, else STATE_DIR/hetlab.sock) */
 	bool quiet;            /* says nothing (a lookup whose failure is no error) */
+	bool dry_run;          /* submit: the forecast of the job as if submitted now, nothing queued */
 };
 
-/* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin). */
+/* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin).
+ * With c->dry_run, one job, forecast by a running daemon, not queued
+ * (docs/forecast.md). */
 int lclient_submit(const struct lclient *c, const char *job, const char *file);
 int lclient_cancel(const struct lclient *c, const int64_t *ids, int n);
 /* Tenants by name (the scenario's org.tenants) or index. */

@@ -46,6 +46,10 @@ struct fcst {
 	simtime rows_at;             /* its engine time (-1 none yet) */
 	int64_t epoch_unix_us;
 	uint64_t seq;
+	/* the running child's dry run (`hetlab submit --dry-run`), if any */
+	char *dry_text;
+	uint64_t dry_seq;
+	int64_t dry_sid;             /* the id the job would get */
 };
 
 static double mono_s(void)
@@ -223,14 +227,26 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 {
 	struct sim *s = &L->s;
 	int32_t n = 0;
+	int32_t dry = -1;
+	if (f->dry_text) {
+		/* The dry run's job, submitted now to this copy of the run, as the
+		 * daemon would take it (live_inject: parsed, bound, added). */
+		if (s->njobs >= L->cfg.max_jobs)
+			_exit(2);
+		struct rec_row r = { .t_us = f->at_us, .after_us = f->at_us, .kind = RIN_SUBMIT, .job = live_njobs(L),
+		                     .node = -1, .data = f->dry_text };
+		if (live_inject(L, &r))
+			_exit(1);
+		dry = s->njobs - 1;
+	}
 	int32_t *slot = malloc((size_t)(s->njobs + 1) * sizeof *slot);
 	int32_t *target = malloc((size_t)(s->njobs + 1) * sizeof *target);
 	if (!slot || !target)
 		_exit(1);
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
-		bool waits = (j->state == JOB_PENDING || j->state == JOB_HELD || j->state == JOB_PREEMPTED) &&
-		             j->submit_us <= s->now;
+		bool waits = i == dry || ((j->state == JOB_PENDING || j->state == JOB_HELD || j->state == JOB_PREEMPTED) &&
+		                          j->submit_us <= s->now);
 		slot[i] = waits ? n : -1;
 		if (waits)
 			target[n++] = i;
@@ -273,7 +289,9 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 	 * what the cluster lacks now (sim/cluster_why.c). */
 	for (int32_t t = 0; t < n; t++) {
 		const struct job *j = &s->jobs[target[t]];
-		if (why[t][0])
+		if (target[t] == dry && all[t] >= 0 && all[t] <= f->at_us)
+			why[t][0] = 0;   /* the dry run's job starts at once: nothing holds it */
+		if (why[t][0] || target[t] == dry)
 			continue;
 		const struct org *org = s->cfg.org;
 		if (j->state == JOB_HELD && j->hold_why == HOLD_QUOTA && org && j->tenant >= 0 && j->tenant < org->nt)
@@ -335,6 +353,23 @@ static void publish(struct fcst *f, struct live *L)
 	json_decref(o);
 }
 
+/* Answers the dry run of the child that ended (ans NULL: it failed). */
+static void dry_answer(struct fcst *f, struct live *L, json_t *ans)
+{
+	if (!f->dry_text)
+		return;
+	if (!ans)
+		ans = json_pack("{sb ss}", "ok", 0, "error", "the dry run failed (the engine's table is full, or the job "
+		                                              "could not be added): see the daemon's log");
+	char *text = ans ? json_dumps(ans, JSON_COMPACT) : NULL;
+	if (L->sock)
+		lsock_dry_answer(L->sock, f->dry_seq, text ? text : "");
+	free(text);
+	json_decref(ans);
+	free(f->dry_text);
+	f->dry_text = NULL;
+}
+
 static void parse(struct fcst *f, struct live *L)
 {
 	int32_t n = 0;
@@ -359,6 +394,26 @@ static void parse(struct fcst *f, struct live *L)
 			m++;
 		}
 		line = nl + 1;
+	}
+	if (f->dry_text) {
+		/* The dry run's row answers its client; the rest is the forecast. */
+		json_t *ans = NULL;
+		for (int32_t k = 0; k < m; k++) {
+			if (rows[k].sid != f->dry_sid)
+				continue;
+			const struct fc_row *r = &rows[k];
+			const simtime v[4] = { r->p10, r->p50, r->p90, r->lim };
+			static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+			json_t *o = json_pack("{sf si ss}", "at", (double)(f->at_us + f->epoch_unix_us) / 1e6, "draws", f->draws,
+			                      "why", r->why);
+			for (int q = 0; o && q < 4; q++)
+				json_object_set_new(o, key[q], v[q] < 0 ? json_null()
+				                                        : json_real((double)(v[q] + f->epoch_unix_us) / 1e6));
+			ans = o ? json_pack("{sb so}", "ok", 1, "dry_run", o) : NULL;
+			rows[k] = rows[--m];
+			break;
+		}
+		dry_answer(f, L, ans);
 	}
 	free(f->rows);
 	f->rows = rows;
@@ -436,6 +491,7 @@ void fcst_tick(struct fcst *f, struct live *L)
 				char *b = realloc(f->in, cap + 1);
 				if (!b) {
 					reap(f, true);
+					dry_answer(f, L, NULL);
 					return;
 				}
 				f->in = b;
@@ -452,6 +508,7 @@ void fcst_tick(struct fcst *f, struct live *L)
 				if (mono_s() - f->started > FCST_CHILD_S) {
 					live_logl(L, LIVE_WARN, "forecast: gave up a forecast after %d s", FCST_CHILD_S);
 					reap(f, true);
+					dry_answer(f, L, NULL);
 				}
 				return;
 			}
@@ -462,15 +519,31 @@ void fcst_tick(struct fcst *f, struct live *L)
 		/* Reaped by the loop already (w != pid): its last line says it finished. */
 		bool ok = (w != f->pid || (WIFEXITED(wst) && WEXITSTATUS(wst) == 0)) && f->nin >= 4 &&
 		          memcmp(f->in + f->nin - 4, "end\n", 4) == 0;
-		if (ok)
+		if (ok) {
 			parse(f, L);
-		else
+		} else {
 			live_logl(L, LIVE_WARN, "forecast: the forecast's process failed; the last forecast stays");
+			dry_answer(f, L, NULL);
+		}
 		f->pid = 0;
 		reap(f, false);
 		f->last = mono_s();
 	}
-	if (L->mode != LIVE_DAEMON || mono_s() - f->last < FCST_EVERY_S)
+	if (L->mode != LIVE_DAEMON)
+		return;
+	/* A dry run goes first, whenever one waits; it is a forecast too. */
+	char *dry;
+	uint64_t seq;
+	if (L->sock && lsock_dry_take(L->sock, &dry, &seq)) {
+		f->dry_text = dry;
+		f->dry_seq = seq;
+		f->dry_sid = live_njobs(L);
+		spawn(f, L);
+		if (f->pid <= 0)
+			dry_answer(f, L, NULL);
+		return;
+	}
+	if (mono_s() - f->last < FCST_EVERY_S)
 		return;
 	if (!waiting(L)) {
 		if (f->nrows > 0 || f->rows_at < 0) {
@@ -529,6 +602,7 @@ void fcst_close(struct fcst *f, struct live *L)
 	if (!f)
 		return;
 	reap(f, true);
+	free(f->dry_text);
 	sim_set_recorder(&L->s, &f->fwd);
 	pred_fini(&f->pred);
 	free(f->rows);

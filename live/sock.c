@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { LSOCK_DEADLINE_MS = 10000, LSOCK_NGROUPS = 1024 };
+enum { LSOCK_DEADLINE_MS = 10000, LSOCK_NGROUPS = 1024, LSOCK_DRY_MS = 30000 };
 /* What the connections of the operators, and those of everyone else, may
  * hold while their requests arrive (each); one user who is not an
  * operator, at most a whole request and a little more. */
@@ -52,6 +52,7 @@ struct conn {
 	int64_t deadline_ms;
 	struct ucred cred;
 	struct peer p;      /* who, read when it was accepted */
+	uint64_t dry;       /* the dry run it waits for (its answer is the reply), 0 none */
 };
 
 struct lsock {
@@ -74,8 +75,15 @@ struct lsock {
 	struct conn c[LSOCK_CONNS];
 	int nc;
 	size_t buffered[2];   /* by the others' connections, by the operators' */
-	pthread_mutex_t fc_mu;   /* guards fc: the daemon loop sets it, the thread reads it */
+	pthread_mutex_t fc_mu;   /* guards fc and dry_*: the daemon loop and the thread share them */
 	json_t *fc;           /* the last forecast (live/forecast.c), NULL none yet */
+	/* One dry run at a time (`hetlab submit --dry-run`): the request, taken
+	 * by the daemon's loop, answered through dwake. */
+	uint64_t dry_seq;     /* the request's number (0: none open) */
+	char *dry_text;       /* its job line, normal form */
+	bool dry_taken;
+	json_t *dry_ans;      /* the answer, until the thread replies with it */
+	int dwake[2];
 };
 
 static int64_t now_ms(void)
@@ -460,6 +468,79 @@ static json_t *do_queue(struct lsock *s, const struct peer *p, json_t *req)
 	return rep;
 }
 
+/* A dry run: the job line checked as a submission's is, then handed to
+ * the daemon's loop (lsock_dry_take); the connection waits for its
+ * answer (lsock_dry_answer). *defer gets the request's number. */
+static json_t *do_dryrun(struct lsock *s, const struct peer *p, json_t *req, uint64_t *defer)
+{
+	(void)p;
+	json_t *text = json_object_get(req, "text");
+	if (!json_is_string(text))
+		return refuse("request: $.text: expected a job line");
+	char err[2048];
+	char *norm = live_job_norm("dry run", 1, json_string_value(text), json_string_length(text),
+	                           s->have_sc ? &s->sc.cl : NULL, err, sizeof err);
+	if (!norm)
+		return refuse("%s", err);
+	pthread_mutex_lock(&s->fc_mu);
+	bool busy = s->dry_seq != 0;
+	if (!busy) {
+		static uint64_t seq;   /* only this thread numbers dry runs */
+		s->dry_seq = ++seq;
+		s->dry_text = norm;
+		s->dry_taken = false;
+		*defer = s->dry_seq;
+		norm = NULL;
+	}
+	pthread_mutex_unlock(&s->fc_mu);
+	free(norm);
+	return busy ? refuse("another dry run is being made: try again in a few seconds") : NULL;
+}
+
+int lsock_dry_take(struct lsock *s, char **text, uint64_t *seq)
+{
+	int got = 0;
+	pthread_mutex_lock(&s->fc_mu);
+	if (s->dry_seq && !s->dry_taken && s->dry_text && (*text = strdup(s->dry_text))) {
+		s->dry_taken = true;
+		*seq = s->dry_seq;
+		got = 1;
+	}
+	pthread_mutex_unlock(&s->fc_mu);
+	return got;
+}
+
+void lsock_dry_answer(struct lsock *s, uint64_t seq, const char *json)
+{
+	json_t *v = json_loads(json, 0, NULL);
+	if (!v)
+		v = refuse("the dry run failed");
+	pthread_mutex_lock(&s->fc_mu);
+	if (seq == s->dry_seq) {
+		json_decref(s->dry_ans);
+		s->dry_ans = v;
+		v = NULL;
+	}
+	pthread_mutex_unlock(&s->fc_mu);
+	json_decref(v);
+	ssize_t w = write(s->dwake[1], "x", 1);
+	(void)w;
+}
+
+/* Ends the open dry run (its connection is gone, or answered). */
+static void dry_close(struct lsock *s, uint64_t seq)
+{
+	pthread_mutex_lock(&s->fc_mu);
+	if (seq == s->dry_seq) {
+		s->dry_seq = 0;
+		free(s->dry_text);
+		s->dry_text = NULL;
+		json_decref(s->dry_ans);
+		s->dry_ans = NULL;
+	}
+	pthread_mutex_unlock(&s->fc_mu);
+}
+
 /* The last forecast, its rows cut to the peer's own jobs (an operator:
  * all) and, with "job", to that one. */
 static json_t *do_forecast(struct lsock *s, const struct peer *p, json_t *req)
@@ -488,7 +569,7 @@ static json_t *do_forecast(struct lsock *s, const struct peer *p, json_t *req)
 	return rep;
 }
 
-static json_t *handle(struct lsock *s, const struct conn *c)
+static json_t *handle(struct lsock *s, const struct conn *c, uint64_t *defer)
 {
 	const struct peer p = c->p;
 	json_error_t je;
@@ -500,7 +581,7 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 	const char *op = json_string_value(json_object_get(req, "op"));
 	json_t *rep;
 	if (!op)
-		rep = refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\", \"forecast\" or \"whoami\"");
+		rep = refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\", \"forecast\", \"dryrun\" or \"whoami\"");
 	else if (strcmp(op, "submit") == 0)
 		rep = do_submit(s, &p, req);
 	else if (strcmp(op, "cancel") == 0)
@@ -511,13 +592,15 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 		rep = do_queue(s, &p, req);
 	else if (strcmp(op, "forecast") == 0)
 		rep = do_forecast(s, &p, req);
+	else if (strcmp(op, "dryrun") == 0)
+		rep = do_dryrun(s, &p, req, defer);
 	else if (strcmp(op, "whoami") == 0)
 		rep = json_pack("{sb sI sI ss sb}", "ok", 1, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "user",
 		                p.user, "operator", p.op);
 	else {
 		char shown[64];
 		live_escape(shown, sizeof shown, op);
-		rep = refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue, forecast or whoami)",
+		rep = refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue, forecast, dryrun or whoami)",
 		             shown);
 	}
 	json_decref(req);
@@ -653,7 +736,15 @@ static int conn_read(struct lsock *s, int k)
 			if (nl)
 				c->len = (size_t)(nl - c->buf);
 			if (c->len > 0) {
-				json_t *r = handle(s, c);
+				uint64_t defer = 0;
+				json_t *r = handle(s, c, &defer);
+				if (defer) {
+					/* a dry run: the reply is its answer, when it comes */
+					c->dry = defer;
+					c->len = 0;
+					c->deadline_ms = now_ms() + LSOCK_DRY_MS;
+					return 0;
+				}
 				/* The reply gets its own few seconds. */
 				c->deadline_ms = now_ms() + s->deadline_ms;
 				reply(c, r);
@@ -664,17 +755,44 @@ static int conn_read(struct lsock *s, int k)
 	}
 }
 
+/* The daemon answered the open dry run: its connection gets the answer. */
+static void dry_reply(struct lsock *s)
+{
+	char b[64];
+	while (read(s->dwake[0], b, sizeof b) > 0)
+		;
+	pthread_mutex_lock(&s->fc_mu);
+	uint64_t seq = s->dry_ans ? s->dry_seq : 0;
+	json_t *ans = s->dry_ans;
+	s->dry_ans = NULL;
+	pthread_mutex_unlock(&s->fc_mu);
+	for (int k = 0; seq && k < s->nc; k++) {
+		if (s->c[k].dry != seq)
+			continue;
+		s->c[k].deadline_ms = now_ms() + s->deadline_ms;
+		reply(&s->c[k], ans);
+		conn_close(s, k);
+		break;
+	}
+	json_decref(ans);
+	if (seq)
+		dry_close(s, seq);
+}
+
 static void *serve(void *arg)
 {
 	struct lsock *s = arg;
-	struct pollfd pf[LSOCK_CONNS + 2];
+	struct pollfd pf[LSOCK_CONNS + 3];
 	for (;;) {
 		int np = 0;
 		pf[np++] = (struct pollfd){ .fd = s->wake[0], .events = POLLIN };
 		pf[np++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+		pf[np++] = (struct pollfd){ .fd = s->dwake[0], .events = POLLIN };
 		int64_t t = now_ms(), next = t + 60000;
 		for (int k = 0; k < s->nc; k++) {
-			pf[np++] = (struct pollfd){ .fd = s->c[k].fd, .events = POLLIN };
+			/* A connection waiting for its dry run's answer has said all (the
+			 * client may have shut its side): only its hang-up is watched. */
+			pf[np++] = (struct pollfd){ .fd = s->c[k].fd, .events = s->c[k].dry ? 0 : POLLIN };
 			if (s->c[k].deadline_ms < next)
 				next = s->c[k].deadline_ms;
 		}
@@ -683,13 +801,31 @@ static void *serve(void *arg)
 			break;
 		if (pf[0].revents)
 			break;
-		/* Connections first (their index is their pollfd's less 2), from
+		/* Connections first (their index is their pollfd's less 3), from
 		 * the last, as closing one moves the last into its place. */
-		for (int k = s->nc - 1; k >= 0; k--) {
-			bool ready = pf[k + 2].revents != 0;
-			if ((ready && conn_read(s, k)) || (!ready && s->c[k].deadline_ms <= now_ms()))
+		for (int k = s->nc - 1; k >= 0 && k + 3 < np; k--) {
+			bool ready = pf[k + 3].revents != 0;
+			bool late = !ready && s->c[k].deadline_ms <= now_ms();
+			if (s->c[k].dry && ready) {   /* hung up before its answer */
+				dry_close(s, s->c[k].dry);
 				conn_close(s, k);
+				continue;
+			}
+			if (late && s->c[k].dry) {
+				json_t *no = refuse("the dry run took too long (%d s): the daemon may be busy; try again",
+				                    LSOCK_DRY_MS / 1000);
+				s->c[k].deadline_ms = now_ms() + 1000;
+				reply(&s->c[k], no);
+				json_decref(no);
+			}
+			if ((ready && conn_read(s, k)) || late) {
+				if (s->c[k].dry)
+					dry_close(s, s->c[k].dry);
+				conn_close(s, k);
+			}
 		}
+		if (pf[2].revents & POLLIN)
+			dry_reply(s);   /* after the loop over the pollfds: it closes a connection */
 		if (pf[1].revents & POLLIN)
 			conn_accept(s);
 	}
@@ -804,7 +940,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s->lfd = s->wake[0] = s->wake[1] = -1;
+	s->lfd = s->wake[0] = s->wake[1] = s->dwake[0] = s->dwake[1] = -1;
 	pthread_mutex_init(&s->fc_mu, NULL);
 	s->self = geteuid();
 	s->epoch_unix_us = c->epoch_unix_us;
@@ -844,7 +980,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 	if (lstate_open(&s->st, c->state_dir, err, errlen))
 		goto fail;
 	s->have_st = true;
-	if (pipe2(s->wake, O_CLOEXEC) < 0) {
+	if (pipe2(s->wake, O_CLOEXEC) < 0 || pipe2(s->dwake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -888,6 +1024,11 @@ void lsock_stop(struct lsock *s)
 	if (s->have_sc)
 		scenario_free(&s->sc);
 	json_decref(s->fc);
+	json_decref(s->dry_ans);
+	free(s->dry_text);
+	for (int k = 0; k < 2; k++)
+		if (s->dwake[k] >= 0)
+			close(s->dwake[k]);
 	pthread_mutex_destroy(&s->fc_mu);
 	free(s);
 }

@@ -8,8 +8,10 @@
 #     before the limit-based one and names why each waits, from the policy
 #     (the first in the queue: no node with 2 free cores; the next: behind
 #     the reservation of the first); hetlab why says the same; /metrics has
-#     the gauge; hetlab queue's START_P50 column; state.db and its WAL are byte-identical across forecasts,
-#     and the replay makes the same decisions.
+#     the gauge; hetlab queue has a START_P50 column; submit --dry-run
+#     says what would hold a new job and when it would start; state.db and
+#     its WAL are byte-identical across forecasts and a dry run, and the
+#     replay makes the same decisions.
 
 cat >scn-fc.json <<'EOJ'
 { "name": "live-forecast", "seed": 1, "policy": "easy",
@@ -74,6 +76,17 @@ check_eq "forecast: /metrics has the p50 gauge of job 7" \
 # (their time moves) and the state's files do not change by a byte.
 sum1=$(cat st-fc/state.db st-fc/state.db-wal 2>/dev/null | md5sum)
 at1=$(printf '%s' "$fc" | sed 's/.*"at":\([0-9.]*\).*/\1/')
+# A dry run (in the window: it writes nothing either): what would hold a
+# 1-core job submitted now, and when it would start; a job no node can
+# hold is refused as a submission is.
+out=$("$HETLAB" submit --config fc.json --dry-run --job "$(fcjob 1 1)" 2>&1)
+check_eq "forecast: submit --dry-run names what would hold the job, its forecast, and submits nothing" \
+	"$?:$(printf '%s\n' "$out" | grep -c -e '^dry run: the job would wait: .*behind the reservation of job 7$' \
+		-e '^predicted start (20 draws): p10 +.*p50 +.*every job to its time limit: +' -e '^nothing was submitted$')" "0:3"
+out=$("$HETLAB" submit --config fc.json --dry-run --job "$(fcjob 8 1)" 2>&1)
+check_eq "forecast: submit --dry-run of a job no node can hold is refused (exit 1)" \
+	"$?:$(printf '%s' "$out" | grep -c 'could never run')" "1:1"
+
 for i in $(seq 1 60); do
 	at2=$("$HETLAB" forecast --config fc.json --json 2>/dev/null | sed 's/^{"at":\([0-9.]*\).*/\1/')
 	[ "$(python3 -c "print(int($at2 - $at1 >= 4))")" = 1 ] && break
@@ -81,7 +94,7 @@ for i in $(seq 1 60); do
 done
 sum2=$(cat st-fc/state.db st-fc/state.db-wal 2>/dev/null | md5sum)
 check_eq "forecast: later forecasts were made meanwhile" "$(python3 -c "print(int($at2 - $at1 >= 4))")" 1
-check_eq "forecast: state.db and its WAL are byte-identical across forecasts" "$sum2" "$sum1"
+check_eq "forecast: state.db and its WAL are byte-identical across forecasts and a dry run" "$sum2" "$sum1"
 check_eq "forecast: job 6 still ran then (nothing else happened)" "$(q st-fc/state.db "SELECT state FROM jobs WHERE id = 6")" running
 wait "$DAEMON"
 DAEMON=
