@@ -23,6 +23,9 @@ enum {
 	FCST_WHY = 320,
 };
 #define FCST_EVERY_S 2.0         /* a new forecast at most this often while jobs wait */
+#define FCST_DUTY 4.0            /* ... and after FCST_DUTY times as long as the last one took
+                                    (forecasts keep to about a fifth of a core) */
+enum { FCST_METRICS_MAX = 1000 };   /* waiting jobs with /metrics series (the first, by id) */
 #define FCST_HORIZON_US ((simtime)30 * 86400 * 1000000)   /* a start later than this is "not known" */
 
 struct fc_row {
@@ -40,6 +43,7 @@ struct fcst {
 	char *in;
 	size_t nin, capin;
 	double started, last;        /* monotonic s */
+	double took;                 /* how long the last forecast took (s) */
 	simtime at_us;               /* the engine time of the running child's fork */
 	struct fc_row *rows;         /* the last forecast */
 	int32_t nrows;
@@ -269,6 +273,7 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 			st[t] = -1;
 		if (g == 0) {
 			close(p[0]);
+			close(fd);   /* the daemon's pipe ends with the child, not with its draws */
 			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* alarms are not inherited */
 			alarm(FCST_CHILD_S);
 			struct draw d = { .pred = &f->pred, .seed = f->seq * 1000003u + (uint64_t)k * 0x9e3779b97f4a7c15ULL,
@@ -410,7 +415,8 @@ static void parse(struct fcst *f, struct live *L)
 				json_object_set_new(o, key[q], v[q] < 0 ? json_null()
 				                                        : json_real((double)(v[q] + f->epoch_unix_us) / 1e6));
 			ans = o ? json_pack("{sb so}", "ok", 1, "dry_run", o) : NULL;
-			rows[k] = rows[--m];
+			memmove(&rows[k], &rows[k + 1], (size_t)(m - k - 1) * sizeof *rows);   /* rows stay in id order */
+			m--;
 			break;
 		}
 		dry_answer(f, L, ans);
@@ -528,6 +534,7 @@ void fcst_tick(struct fcst *f, struct live *L)
 		f->pid = 0;
 		reap(f, false);
 		f->last = mono_s();
+		f->took = f->last - f->started;
 	}
 	if (L->mode != LIVE_DAEMON)
 		return;
@@ -543,7 +550,7 @@ void fcst_tick(struct fcst *f, struct live *L)
 			dry_answer(f, L, NULL);
 		return;
 	}
-	if (mono_s() - f->last < FCST_EVERY_S)
+	if (mono_s() - f->last < FCST_EVERY_S || mono_s() - f->last < FCST_DUTY * f->took)
 		return;
 	if (!waiting(L)) {
 		if (f->nrows > 0 || f->rows_at < 0) {
@@ -561,7 +568,7 @@ long fcst_metrics(const struct fcst *f, char **buf, size_t *cap, long n)
 {
 	if (!f || n < 0 || f->rows_at < 0)
 		return n;
-	size_t need = (size_t)n + 512 + (size_t)f->nrows * 400;
+	size_t need = (size_t)n + 512 + (size_t)(f->nrows < FCST_METRICS_MAX ? f->nrows : FCST_METRICS_MAX) * 400;
 	if (need > *cap) {
 		char *b = realloc(*buf, need);
 		if (!b)
@@ -576,7 +583,7 @@ long fcst_metrics(const struct fcst *f, char **buf, size_t *cap, long n)
 	                 "of the forecast's draws; limit: every job running to its time limit.\n"
 	                 "# TYPE hetlab_forecast_start_seconds gauge\n");
 	p += w, left -= (size_t)w;
-	for (int32_t k = 0; k < f->nrows; k++) {
+	for (int32_t k = 0; k < f->nrows && k < FCST_METRICS_MAX; k++) {
 		const struct fc_row *r = &f->rows[k];
 		const simtime v[4] = { r->p10, r->p50, r->p90, r->lim };
 		static const char *const q[4] = { "0.1", "0.5", "0.9", "limit" };
