@@ -26,6 +26,8 @@ int cmd_probe(int argc, char **argv);
 int cmd_live(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
+int cmd_forecast(int argc, char **argv);
+int cmd_why(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_approve(int argc, char **argv);

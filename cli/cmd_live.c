@@ -151,6 +151,7 @@ int cmd_submit(int argc, char **argv)
 		case CLI_HELP: return CLI_OK;
 		case CLI_ERR: return CLI_USAGE;
 		case OPT_JOB: job = ap.val; break;
+		case OPT_DRY_RUN: c.dry_run = true; break;
 		case CLI_POS:
 			if (file)
 				return cli_usage(&ap, "one JOBS.jsonl file (or - for stdin) at most");

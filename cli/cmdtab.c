@@ -272,6 +272,7 @@ static const struct cli_opt live_opts[] = {
 static const struct cli_opt submit_opts[] = {
 	O_STATE, O_CONFIG, O_SOCKET,
 	{ OPT_JOB, "job", 0, "JSON", "one job as a JSON object (instead of a JOBS.jsonl file)", 0, 0, NULL },
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, "submit nothing: what would hold the job and when it would start (one job; a running daemon)", 0, 0, NULL },
 	END,
 };
 
@@ -279,6 +280,12 @@ static const struct cli_opt queue_opts[] = {
 	O_STATE, O_CONFIG, O_SOCKET,
 	{ OPT_ALL, "all", 0, NULL, "list finished jobs too", 0, 0, NULL },
 	O_JSON("print the jobs as JSON"),
+	END,
+};
+
+static const struct cli_opt forecast_opts[] = {
+	O_STATE, O_CONFIG, O_SOCKET,
+	O_JSON("print the forecast as JSON (Unix times)"),
 	END,
 };
 
@@ -547,12 +554,25 @@ const struct cli_cmd cli_commands[] = {
 	  "tenant, walltime_us, ...) with \"argv\" (the program and its arguments,\n"
 	  "never a shell string), optional \"env\", \"cwd\" and \"name\". The request\n"
 	  "is checked against the daemon's cluster before it is queued. Give\n"
-	  "--state DIR or --config LIVE.json.",
+	  "--state DIR or --config LIVE.json. --dry-run queues nothing: the daemon\n"
+	  "forecasts the job as if it were submitted now (docs/forecast.md).",
 	  submit_opts, NULL, F, "docs/live.md" },
 	{ "queue", NULL, "list the live daemon's jobs",
 	  "Lists the live daemon's jobs (unfinished ones unless --all): state,\n"
 	  "attempt, where they run, reason, the executor's reference.",
 	  queue_opts, NULL, 0, "docs/live.md" },
+	{ "forecast", "[ID]", "when the live daemon's waiting jobs will start",
+	  "Prints the live daemon's last forecast: for each waiting job (one's own;\n"
+	  "an operator's: all), its predicted start as p10 / p50 / p90 relative to\n"
+	  "the forecast's time, from simulations forked from the daemon's state with\n"
+	  "run times learned from the state's history; LIMIT is the start if every\n"
+	  "job ran to its time limit; WHY is what holds it now.",
+	  forecast_opts, NULL, 0, "docs/forecast.md" },
+	{ "why", "ID", "what holds a waiting live job, and when it will start",
+	  "Prints what holds a waiting job of the live daemon now, as its policy\n"
+	  "says (quota, no node with the resources free, the reservation of another\n"
+	  "job, ...), and its forecast start (p10 / p50 / p90).",
+	  forecast_opts, NULL, 0, "docs/forecast.md" },
 	{ "cancel", "ID...", "cancel live jobs",
 	  "Cancels live jobs: pending ones leave the queue, running ones are killed.",
 	  stateonly_opts, NULL, 0, "docs/live.md" },

@@ -119,6 +119,8 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } entr
 	{ "live", cmd_live },
 	{ "submit", cmd_submit },
 	{ "queue", cmd_queue },
+	{ "forecast", cmd_forecast },
+	{ "why", cmd_why },
 	{ "cancel", cmd_cancel },
 	{ "approve", cmd_approve },
 	{ "replay", cmd_replay },

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ static int say(const struct lclient *c, int rc, const char *fmt, ...) __attribut
 static int say(const struct lclient *c, int rc, const char *fmt, ...)
 {
 	char msg[4096], esc[8192];
+	if (c->quiet)
+		return rc;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -350,6 +353,42 @@ static int submit_direct(const struct lclient *c, const struct target *t, const 
 	return rc;
 }
 
+static void rel_text(char *buf, size_t len, json_t *t, double at);
+
+/* `hetlab submit --dry-run`: the daemon's forecast of the one job line in
+ * l as if it were submitted now; nothing is queued. */
+static int dry_run(const struct lclient *c, const struct target *t, const struct lines *l)
+{
+	if (l->n != 1)
+		return say(c, 2, "--dry-run takes one job (got %lld)", (long long)l->n);
+	json_t *req = json_pack("{ss ss%}", "op", "dryrun", "text", l->text[0], l->len[0]), *rep = NULL;
+	char nodaemon[2048] = "";
+	int rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
+	json_decref(req);
+	if (rc < 0)
+		return say(c, 1, "%s: a dry run needs a running daemon", nodaemon[0] ? nodaemon : "no daemon answers");
+	if (rc)
+		return rc;
+	json_t *d = json_object_get(rep, "dry_run");
+	double at = json_number_value(json_object_get(d, "at"));
+	char q[4][32], w[1024];
+	static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+	for (int k = 0; k < 4; k++)
+		rel_text(q[k], sizeof q[k], json_object_get(d, key[k]), at);
+	const char *why = json_string_value(json_object_get(d, "why"));
+	live_escape(w, sizeof w, why ? why : "");
+	json_t *p50 = json_object_get(d, "p50");
+	if (json_is_number(p50) && json_number_value(p50) - at < 1 && !w[0])   /* nothing holds it */
+		printf("dry run: the job would start at once\n");
+	else
+		printf("dry run: the job would wait: %s\n", w[0] ? w : "the policy gave no reason");
+	printf("predicted start (%d draws): p10 %s, p50 %s, p90 %s; every job to its time limit: %s\n",
+	       (int)json_integer_value(json_object_get(d, "draws")), q[0], q[1], q[2], q[3]);
+	printf("nothing was submitted\n");
+	json_decref(rep);
+	return 0;
+}
+
 int lclient_submit(const struct lclient *c, const char *job, const char *file)
 {
 	struct target *t = malloc(sizeof *t);
@@ -360,7 +399,9 @@ int lclient_submit(const struct lclient *c, const char *job, const char *file)
 	const char *src = job ? "--job" : strcmp(file, "-") == 0 ? "stdin" : file;
 	if (rc == 0)
 		rc = read_lines(c, job, file, src, &l);
-	if (rc == 0) {
+	if (rc == 0 && c->dry_run) {
+		rc = dry_run(c, t, &l);
+	} else if (rc == 0) {
 		json_t *jobs = json_array();
 		for (int64_t k = 0; jobs && k < l.n; k++)
 			json_array_append_new(jobs, json_pack("{sI ss%}", "line", (json_int_t)l.no[k], "text", l.text[k], l.len[k]));
@@ -515,6 +556,61 @@ int lclient_approve(const struct lclient *c, const char *const *names, int n)
 
 /* ---- queue ---- */
 
+static void rel_text(char *buf, size_t len, json_t *t, double at);
+
+/* Prints `hetlab queue`'s text with a column START_P50 after START_S: the
+ * p50 start of each waiting job in the daemon's last forecast, relative
+ * to the forecast's time (docs/forecast.md); the text as it is when there
+ * is no forecast. */
+static void text_with_forecast(const struct lclient *c, const struct target *t, const char *text)
+{
+	json_t *req = json_pack("{ss}", "op", "forecast"), *rep = NULL;
+	char nodaemon[2048] = "";
+	const char *col = strstr(text, "START_S");
+	const char *nl = strchr(text, '\n');
+	struct lclient quiet = *c;
+	quiet.quiet = true;   /* a refusal (no forecast yet) is no error of the queue */
+	json_t *fc = NULL;
+	if (req && col && nl && col < nl && ask(&quiet, t, req, &rep, nodaemon, sizeof nodaemon) == 0)
+		fc = json_object_get(rep, "forecast");
+	if (!fc) {
+		fputs(text, stdout);
+		goto done;
+	}
+	size_t at = (size_t)(col - text) + strlen("START_S");
+	double when = json_number_value(json_object_get(fc, "at"));
+	for (const char *line = text; *line;) {
+		const char *e = strchr(line, '\n');
+		size_t len = e ? (size_t)(e - line) : strlen(line);
+		/* the header, and job rows ("%6lld  ..."); other lines as they are */
+		size_t sp = strspn(line, " "), dg = strspn(line + sp, "0123456789");
+		bool jrow = line == text || (dg > 0 && strncmp(line + sp + dg, "  ", 2) == 0);
+		if (len < at || !jrow) {
+			fwrite(line, 1, len, stdout);
+		} else {
+			char cell[32] = "-";
+			if (line == text) {
+				snprintf(cell, sizeof cell, "START_P50");
+			} else {
+				long long id = strtoll(line, NULL, 10);
+				size_t k;
+				json_t *row;
+				json_array_foreach(json_object_get(fc, "jobs"), k, row)
+					if (json_integer_value(json_object_get(row, "id")) == id)
+						rel_text(cell, sizeof cell, json_object_get(row, "p50"), when);
+			}
+			fwrite(line, 1, at, stdout);
+			printf(" %9s", cell);
+			fwrite(line + at, 1, len - at, stdout);
+		}
+		putchar('\n');
+		line += len + (e ? 1 : 0);
+	}
+done:
+	json_decref(req);
+	json_decref(rep);
+}
+
 int lclient_queue(const struct lclient *c, bool all, bool json)
 {
 	struct target *t = malloc(sizeof *t);
@@ -529,7 +625,10 @@ int lclient_queue(const struct lclient *c, bool all, bool json)
 		if (rc == 0) {
 			const char *text = json_string_value(json_object_get(rep, "text"));
 			const char *notes = json_string_value(json_object_get(rep, "notes"));
-			fputs(text ? text : "", stdout);
+			if (!json && text)
+				text_with_forecast(c, t, text);
+			else
+				fputs(text ? text : "", stdout);
 			fputs(notes ? notes : "", stderr);
 			json_decref(rep);
 		} else if (rc < 0) {
@@ -544,6 +643,82 @@ int lclient_queue(const struct lclient *c, bool all, bool json)
 			}
 		}
 	}
+	free(t);
+	return rc;
+}
+
+/* "+1h02m", "+45s", "-" (not within the horizon): t relative to at. */
+static void rel_text(char *buf, size_t len, json_t *t, double at)
+{
+	if (!json_is_number(t)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	double d = json_number_value(t) - at;
+	const char *sign = d < 0 ? "-" : "+";
+	long s = (long)(fabs(d) + 0.5);
+	if (s >= 3600)
+		snprintf(buf, len, "%s%ldh%02ldm", sign, s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%s%ldm%02lds", sign, s / 60, s % 60);
+	else
+		snprintf(buf, len, "%s%lds", sign, s);
+}
+
+int lclient_forecast(const struct lclient *c, int64_t job, bool json, bool why)
+{
+	struct target *t = malloc(sizeof *t);
+	if (!t)
+		return say(c, 1, "out of memory");
+	int rc = target_of(c, t);
+	json_t *req = NULL, *rep = NULL;
+	if (rc == 0) {
+		req = job >= 0 ? json_pack("{ss sI}", "op", "forecast", "job", (json_int_t)job) : json_pack("{ss}", "op", "forecast");
+		char nodaemon[2048] = "";
+		rc = req ? ask(c, t, req, &rep, nodaemon, sizeof nodaemon) : say(c, 1, "out of memory");
+		if (rc < 0)
+			rc = say(c, 1, "%s: forecasts come from a running daemon", nodaemon[0] ? nodaemon : "no daemon answers");
+	}
+	if (rc == 0) {
+		json_t *fc = json_object_get(rep, "forecast"), *jobs = json_object_get(fc, "jobs");
+		double at = json_number_value(json_object_get(fc, "at"));
+		if (job >= 0 && json_array_size(jobs) == 0) {
+			rc = say(c, 1, "job %lld does not wait (it runs, has ended, or is not yours or not known): "
+			         "hetlab queue --all shows it", (long long)job);
+		} else if (json) {
+			char *text = json_dumps(fc, JSON_COMPACT);
+			if (text)
+				printf("%s\n", text);
+			free(text);
+		} else if (why) {
+			json_t *row = json_array_get(jobs, 0);
+			char q[4][32];
+			static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+			for (int k = 0; k < 4; k++)
+				rel_text(q[k], sizeof q[k], json_object_get(row, key[k]), at);
+			char w[1024];
+			live_escape(w, sizeof w, json_string_value(json_object_get(row, "why")));
+			printf("job %lld waits: %s\n", (long long)job, w[0] ? w : "the policy gave no reason");
+			printf("predicted start (from the forecast at its time, %d draws): p10 %s, p50 %s, p90 %s; "
+			       "every job to its time limit: %s\n",
+			       (int)json_integer_value(json_object_get(fc, "draws")), q[0], q[1], q[2], q[3]);
+		} else {
+			printf("%-8s %-9s %-9s %-9s %-9s %s\n", "JOB", "P10", "P50", "P90", "LIMIT", "WHY");
+			size_t k;
+			json_t *row;
+			json_array_foreach(jobs, k, row) {
+				char q[4][32], w[1024];
+				static const char *const key[4] = { "p10", "p50", "p90", "limit" };
+				for (int i = 0; i < 4; i++)
+					rel_text(q[i], sizeof q[i], json_object_get(row, key[i]), at);
+				live_escape(w, sizeof w, json_string_value(json_object_get(row, "why")));
+				printf("%-8lld %-9s %-9s %-9s %-9s %s\n", (long long)json_integer_value(json_object_get(row, "id")),
+				       q[0], q[1], q[2], q[3], w);
+			}
+		}
+	}
+	json_decref(req);
+	json_decref(rep);
 	free(t);
 	return rc;
 }

@@ -23,13 +23,22 @@ struct lclient {
 	const struct live_cfg *cfg;   /* --config LIVE.json as read (NULL: none) */
 	const char *state;     /* --state DIR (NULL: none) */
 	const char *socket;    /* --socket PATH (NULL: the config's, else STATE_DIR/hetlab.sock) */
+	bool quiet;            /* says nothing (a lookup whose failure is no error) */
+	bool dry_run;          /* submit: the forecast of the job as if submitted now, nothing queued */
 };
 
-/* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin). */
+/* The job line `job` (--job), or the JSON Lines file `file` ("-": stdin).
+ * With c->dry_run, one job, forecast by a running daemon, not queued
+ * (docs/forecast.md). */
 int lclient_submit(const struct lclient *c, const char *job, const char *file);
 int lclient_cancel(const struct lclient *c, const int64_t *ids, int n);
 /* Tenants by name (the scenario's org.tenants) or index. */
 int lclient_approve(const struct lclient *c, const char *const *names, int n);
 int lclient_queue(const struct lclient *c, bool all, bool json);
+/* The daemon's last forecast (docs/forecast.md): every waiting job of the
+ * caller's (an operator's: all), or job (≥ 0) alone; as JSON, as a table
+ * of starts relative to the forecast's time, or (why) job's reason and
+ * its forecast. A daemon must answer. */
+int lclient_forecast(const struct lclient *c, int64_t job, bool json, bool why);
 
 #endif

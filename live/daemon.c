@@ -3,6 +3,7 @@
  * published. The engine it drives and its recovery are rebuild.c. See
  * daemon.h and docs/live.md. */
 #include "live/live_int.h"
+#include "live/forecast.h"
 #include "live/exec/executor.h"
 #include "live/hostprobe.h"
 #include "live/nvml.h"
@@ -421,6 +422,7 @@ void live_publish(struct live *L)
 	if (!L->ms)
 		return;
 	long n = metrics_render(&L->mbuf, &L->mcap, &L->s, L->lrd, &L->mc);
+	n = fcst_metrics(L->fc, &L->mbuf, &L->mcap, n);
 	if (n >= 0)
 		metrics_publish(L->ms, L->mbuf, (size_t)n, L->healthy, L->why);
 }
@@ -449,8 +451,15 @@ static int write_results(struct live *L)
 int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	struct sim *s = &L->s;
-	if (live_catch_up(L, err, errlen))
+	if (fcst_open(&L->fc, L)) {   /* before the replay: its predictor learns the history */
+		snprintf(err, errlen, "out of memory");
 		return -1;
+	}
+	if (live_catch_up(L, err, errlen)) {
+		fcst_close(L->fc, L);
+		L->fc = NULL;
+		return -1;
+	}
 	live_go_live(L);
 	/* What the engine believes runs: the glue learns it again, and the
 	 * first poll reports what ended while we were down. */
@@ -574,6 +583,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			break;
 		}
 		snapshot(L);
+		fcst_tick(L->fc, L);   /* forecasts: a child's answer read, the next one started when due */
 		live_publish(L);
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -604,6 +614,8 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 			nanosleep(&ts, NULL);
 		}
 	}
+	fcst_close(L->fc, L);
+	L->fc = NULL;
 	if (rc == 0)
 		write_results(L);
 	return rc;

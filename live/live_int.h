@@ -93,6 +93,7 @@ struct live {
 	int64_t snap_gone;              /* the engine's ngone at the last snapshot */
 	int64_t snap_seq;               /* replay from a snapshot: the row it covers up to, */
 	simtime snap_now;               /* and its engine time */
+	struct fcst *fc;                /* forecasts (live/forecast.h), while the loop runs */
 	char err[512];
 };
 

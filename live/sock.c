@@ -2,8 +2,10 @@
  * that serves it (a poll loop over at most LSOCK_CONNS connections, each
  * with a deadline, so a slow or silent client holds nobody up), and the
  * requests: who the peer is (SO_PEERCRED, SO_PEERGROUPS) and what it may
- * do. The client's half is sockcli.c. See sock.h. */
+ * do. The client's half is sockcli.c; the forecast and dry-run requests
+ * are sockfc.c (their shared types: sock_int.h). See sock.h. */
 #include "live/sock.h"
+#include "live/sock_int.h"
 #include "live/daemon.h"
 #include "live/livelog.h"
 #include "live/state.h"
@@ -35,53 +37,7 @@ enum { LSOCK_DEADLINE_MS = 10000, LSOCK_NGROUPS = 1024 };
 #define LSOCK_BUF_USER ((size_t)LSOCK_REQ_MAX + 1 + ((size_t)1 << 20))
 
 /* Who is on the other end, from the kernel. */
-struct peer {
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	char user[64];      /* "" without a passwd entry */
-	char home[PATH_MAX];
-	bool op;
-	char who[128];      /* "alice (uid 1000, pid 4242)" for log lines */
-};
 
-struct conn {
-	int fd;
-	char *buf;
-	size_t len, cap;
-	int64_t deadline_ms;
-	struct ucred cred;
-	struct peer p;      /* who, read when it was accepted */
-};
-
-struct lsock {
-	pthread_t th;
-	bool started;
-	int lfd, wake[2];
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char state_dir[PATH_MAX];
-	struct lstate st;
-	bool have_st;
-	struct scenario sc;
-	bool have_sc;
-	bool have_op;
-	gid_t op_gid;
-	uid_t self;
-	int64_t epoch_unix_us;
-	bool quiet;
-	int32_t max_pending;
-	int32_t deadline_ms;
-	struct conn c[LSOCK_CONNS];
-	int nc;
-	size_t buffered[2];   /* by the others' connections, by the operators' */
-};
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void slog(struct lsock *s, enum live_level l, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void slog(struct lsock *s, enum live_level l, const char *fmt, ...)
@@ -143,16 +99,6 @@ static void peer_of(struct lsock *s, const struct conn *c, struct peer *p)
 
 /* ---- replies ---- */
 
-static json_t *refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static json_t *refuse(const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return json_pack("{sb ss}", "ok", 0, "error", msg);
-}
 
 /* ---- the requests ---- */
 
@@ -185,7 +131,7 @@ static int rid_of(json_t *req, const char **rid, json_t **bad)
 		return 0;
 	size_t n = t ? strlen(t) : 0;
 	if (!t || n == 0 || n > 64 || strspn(t, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != n) {
-		*bad = refuse("request: $.rid: expected a request id of 1 to 64 letters, digits, '-' or '_'");
+		*bad = lsock_refuse("request: $.rid: expected a request id of 1 to 64 letters, digits, '-' or '_'");
 		return -1;
 	}
 	*rid = t;
@@ -201,14 +147,14 @@ static json_t *answered(struct lsock *s, const struct peer *p, const char *rid)
 		return NULL;
 	int r = lstate_request_get(&s->st, (int64_t)p->uid, rid, &prev, err, sizeof err);
 	if (r < 0)
-		return refuse("%s", err);
+		return lsock_refuse("%s", err);
 	if (r > 0)
 		return NULL;
 	json_t *o = json_loads(prev, 0, NULL);
 	free(prev);
 	if (!json_is_object(o)) {
 		json_decref(o);
-		return refuse("request %s: answered before, but its reply in %s does not parse", rid, s->st.path);
+		return lsock_refuse("request %s: answered before, but its reply in %s does not parse", rid, s->st.path);
 	}
 	json_object_set_new(o, "again", json_true());
 	slog(s, LIVE_INFO, "%s: request %s answered again (a retry), not applied twice", p->who, rid);
@@ -236,12 +182,12 @@ static json_t *over_pending(struct lsock *s, const struct peer *p, size_t n)
 		return NULL;
 	int64_t have = lstate_pending_of(&s->st, (int64_t)p->uid);
 	if (have < 0)
-		return refuse("cannot count your pending jobs in %s: try again", s->st.path);
+		return lsock_refuse("cannot count your pending jobs in %s: try again", s->st.path);
 	if (have + (int64_t)n <= s->max_pending)
 		return NULL;
 	slog(s, LIVE_WARN, "%s: submission of %zu refused: %lld pending, at most %d per user", p->who, n,
 	     (long long)have, s->max_pending);
-	return refuse("%s (uid %ld) has %lld job%s pending (submitted, not started) and this submission adds %zu: at "
+	return lsock_refuse("%s (uid %ld) has %lld job%s pending (submitted, not started) and this submission adds %zu: at "
 	              "most %d pending jobs per user (max_pending_per_user in the daemon's config): submit again when "
 	              "some have started, or cancel some", p->user[0] ? p->user : "you", (long)p->uid, (long long)have,
 	              have == 1 ? "" : "s", n, s->max_pending);
@@ -255,19 +201,19 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 		char buf[4096];
 		if (getpwuid_r(s->self, &pw, buf, sizeof buf, &res) == 0 && res)
 			snprintf(me, sizeof me, "%s", res->pw_name);
-		return refuse("this daemon runs as %s (uid %ld), not as root: it can run jobs only as that user, not as "
+		return lsock_refuse("this daemon runs as %s (uid %ld), not as root: it can run jobs only as that user, not as "
 		              "%s (uid %ld); submit as %s, or ask the operator to run the daemon as root", me[0] ? me : "?",
 		              (long)s->self, p->user[0] ? p->user : "you", (long)p->uid, me[0] ? me : "its user");
 	}
 	if (p->uid != s->self && !p->user[0])
-		return refuse("uid %ld has no user name (no passwd entry): jobs cannot run as it", (long)p->uid);
+		return lsock_refuse("uid %ld has no user name (no passwd entry): jobs cannot run as it", (long)p->uid);
 	json_t *jobs = json_object_get(req, "jobs");
 	const char *src = json_string_value(json_object_get(req, "src"));
 	const char *cwd = json_string_value(json_object_get(req, "cwd"));
 	if (!json_is_array(jobs) || json_array_size(jobs) == 0)
-		return refuse("\"jobs\": expected a non-empty array of {\"line\": N, \"text\": \"...\"}");
+		return lsock_refuse("\"jobs\": expected a non-empty array of {\"line\": N, \"text\": \"...\"}");
 	if (json_array_size(jobs) > LSOCK_JOBS_MAX)
-		return refuse("%zu jobs: at most %d in one submission", json_array_size(jobs), LSOCK_JOBS_MAX);
+		return lsock_refuse("%zu jobs: at most %d in one submission", json_array_size(jobs), LSOCK_JOBS_MAX);
 	size_t n = json_array_size(jobs);
 	const char *rid;
 	json_t *rep = NULL;
@@ -275,7 +221,7 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 		return rep;
 	char **norm = calloc(n, sizeof *norm);
 	if (!norm)
-		return refuse("out of memory");
+		return lsock_refuse("out of memory");
 	char err[2048];
 	for (size_t k = 0; k < n && !rep; k++) {
 		json_t *j = json_array_get(jobs, k);
@@ -283,13 +229,13 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 		json_int_t line = json_is_integer(json_object_get(j, "line")) ? json_integer_value(json_object_get(j, "line"))
 		                                                               : (json_int_t)k + 1;
 		if (!json_is_string(text)) {
-			rep = refuse("jobs[%zu].text: expected the job line as a string", k);
+			rep = lsock_refuse("jobs[%zu].text: expected the job line as a string", k);
 			break;
 		}
 		norm[k] = live_job_norm(src && src[0] ? src : "submit", line, json_string_value(text),
 		                        json_string_length(text), s->have_sc ? &s->sc.cl : NULL, err, sizeof err);
 		if (!norm[k])
-			rep = refuse("%s", err);
+			rep = lsock_refuse("%s", err);
 		else if (p->uid != s->self)
 			norm[k] = with_cwd(norm[k], cwd, p);
 	}
@@ -314,7 +260,7 @@ static json_t *do_submit(struct lsock *s, const struct peer *p, json_t *req)
 		if (rc) {
 			lstate_rollback(&s->st);
 			json_decref(rep);
-			rep = refuse("%s", err);
+			rep = lsock_refuse("%s", err);
 		} else {
 			slog(s, LIVE_INFO, "%s submitted %zu job%s (inbox rows %lld-%lld)", p->who, n, n == 1 ? "" : "s",
 			     (long long)first, (long long)last);
@@ -337,7 +283,7 @@ static json_t *queue_rows(struct lsock *s, const struct peer *p, json_t *req, co
 	struct lstate_who w = { (int64_t)p->uid, (int64_t)p->gid, p->user[0] ? p->user : NULL };
 	rep = json_pack("{sb sI}", "ok", 1, "queued", (json_int_t)n);
 	if (!rep)
-		return refuse("out of memory");
+		return lsock_refuse("out of memory");
 	int rc = lstate_begin(&s->st, err, sizeof err);
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		rc = lstate_inbox_add_as(&s->st, kind, ids[k], NULL, &w, NULL, err, sizeof err);
@@ -348,7 +294,7 @@ static json_t *queue_rows(struct lsock *s, const struct peer *p, json_t *req, co
 	if (rc) {
 		lstate_rollback(&s->st);
 		json_decref(rep);
-		return refuse("%s", err);
+		return lsock_refuse("%s", err);
 	}
 	slog(s, LIVE_INFO, "%s: %s of %zu queued", p->who, kind, n);
 	return rep;
@@ -358,26 +304,26 @@ static json_t *do_cancel(struct lsock *s, const struct peer *p, json_t *req)
 {
 	json_t *jobs = json_object_get(req, "jobs");
 	if (!json_is_array(jobs) || json_array_size(jobs) == 0 || json_array_size(jobs) > 4096)
-		return refuse("\"jobs\": expected an array of 1 to 4096 job ids");
+		return lsock_refuse("\"jobs\": expected an array of 1 to 4096 job ids");
 	size_t n = json_array_size(jobs);
 	int64_t ids[4096];
 	for (size_t k = 0; k < n; k++) {
 		json_t *v = json_array_get(jobs, k);
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= INT32_MAX)
-			return refuse("jobs[%zu]: expected a job id 0..%d", k, INT32_MAX - 1);
+			return lsock_refuse("jobs[%zu]: expected a job id 0..%d", k, INT32_MAX - 1);
 		ids[k] = json_integer_value(v);
 		if (p->op)
 			continue;
 		int64_t owner;
 		int r = lstate_owner_get(&s->st, ids[k], &owner);
 		if (r < 0)
-			return refuse("job %lld: cannot read its owner from %s", (long long)ids[k], s->st.path);
+			return lsock_refuse("job %lld: cannot read its owner from %s", (long long)ids[k], s->st.path);
 		if (r > 0)
-			return refuse("job %lld: no such job (a job not yet taken by the daemon cannot be cancelled "
+			return lsock_refuse("job %lld: no such job (a job not yet taken by the daemon cannot be cancelled "
 			              "by its submitter yet: try again in a moment)", (long long)ids[k]);
 		if (owner != (int64_t)p->uid) {
 			slog(s, LIVE_WARN, "%s: cancel of job %lld refused: not theirs", p->who, (long long)ids[k]);
-			return refuse("job %lld is not yours: only its submitter or an operator may cancel it",
+			return lsock_refuse("job %lld is not yours: only its submitter or an operator may cancel it",
 			              (long long)ids[k]);
 		}
 	}
@@ -388,12 +334,12 @@ static json_t *do_approve(struct lsock *s, const struct peer *p, json_t *req)
 {
 	if (!p->op) {
 		slog(s, LIVE_WARN, "%s: approve refused: not an operator", p->who);
-		return refuse("only an operator may approve (root, the daemon's user, or a member of the "
+		return lsock_refuse("only an operator may approve (root, the daemon's user, or a member of the "
 		              "\"operators\" group of the daemon's config)");
 	}
 	json_t *ts = json_object_get(req, "tenants");
 	if (!json_is_array(ts) || json_array_size(ts) == 0 || json_array_size(ts) > 256)
-		return refuse("\"tenants\": expected an array of 1 to 256 tenant names or indexes");
+		return lsock_refuse("\"tenants\": expected an array of 1 to 256 tenant names or indexes");
 	size_t n = json_array_size(ts);
 	int64_t ids[256];
 	const struct org *org = s->have_sc ? &s->sc.org : NULL;
@@ -415,7 +361,7 @@ static json_t *do_approve(struct lsock *s, const struct peer *p, json_t *req)
 		if (ids[k] < 0 || !org || ids[k] >= org->nt) {
 			char shown[200];
 			live_escape(shown, sizeof shown, name ? name : json_is_integer(v) ? "(index)" : "(not a name)");
-			return refuse("no tenant '%s' in the daemon's scenario", shown);
+			return lsock_refuse("no tenant '%s' in the daemon's scenario", shown);
 		}
 	}
 	return queue_rows(s, p, req, "approve", ids, n);
@@ -444,7 +390,7 @@ static json_t *do_queue(struct lsock *s, const struct peer *p, json_t *req)
 			fclose(g);
 		free(text);
 		free(notes);
-		return refuse("out of memory");
+		return lsock_refuse("out of memory");
 	}
 	int64_t uid = p->op ? -1 : (int64_t)p->uid;
 	int rc = lstate_print_queue_for(&s->st, f, all, js, uid, err, sizeof err);
@@ -452,25 +398,25 @@ static json_t *do_queue(struct lsock *s, const struct peer *p, json_t *req)
 		lstate_print_quarantine(&s->st, g, uid);
 	fclose(f);
 	fclose(g);
-	json_t *rep = rc ? refuse("%s", err) : json_pack("{sb ss ss}", "ok", 1, "text", text, "notes", notes);
+	json_t *rep = rc ? lsock_refuse("%s", err) : json_pack("{sb ss ss}", "ok", 1, "text", text, "notes", notes);
 	free(text);
 	free(notes);
 	return rep;
 }
 
-static json_t *handle(struct lsock *s, const struct conn *c)
+static json_t *handle(struct lsock *s, const struct conn *c, uint64_t *defer)
 {
 	const struct peer p = c->p;
 	json_error_t je;
 	json_t *req = json_loadb(c->buf, c->len, JSON_REJECT_DUPLICATES, &je);
 	if (!req || !json_is_object(req)) {
 		json_decref(req);
-		return refuse("request: expected one JSON object on one line (%s)", req ? "not an object" : je.text);
+		return lsock_refuse("request: expected one JSON object on one line (%s)", req ? "not an object" : je.text);
 	}
 	const char *op = json_string_value(json_object_get(req, "op"));
 	json_t *rep;
 	if (!op)
-		rep = refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\" or \"whoami\"");
+		rep = lsock_refuse("request: $.op: expected \"submit\", \"cancel\", \"approve\", \"queue\", \"forecast\", \"dryrun\" or \"whoami\"");
 	else if (strcmp(op, "submit") == 0)
 		rep = do_submit(s, &p, req);
 	else if (strcmp(op, "cancel") == 0)
@@ -479,13 +425,17 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 		rep = do_approve(s, &p, req);
 	else if (strcmp(op, "queue") == 0)
 		rep = do_queue(s, &p, req);
+	else if (strcmp(op, "forecast") == 0)
+		rep = lsock_do_forecast(s, &p, req);
+	else if (strcmp(op, "dryrun") == 0)
+		rep = lsock_do_dryrun(s, &p, req, defer);
 	else if (strcmp(op, "whoami") == 0)
 		rep = json_pack("{sb sI sI ss sb}", "ok", 1, "uid", (json_int_t)p.uid, "gid", (json_int_t)p.gid, "user",
 		                p.user, "operator", p.op);
 	else {
 		char shown[64];
 		live_escape(shown, sizeof shown, op);
-		rep = refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue or whoami)",
+		rep = lsock_refuse("request: $.op: unknown operation '%s' (expected submit, cancel, approve, queue, forecast, dryrun or whoami)",
 		             shown);
 	}
 	json_decref(req);
@@ -494,41 +444,7 @@ static json_t *handle(struct lsock *s, const struct conn *c)
 
 /* ---- the connections ---- */
 
-/* Writes the whole reply line within the connection's deadline. */
-static void reply(struct conn *c, json_t *rep)
-{
-	char *t = rep ? json_dumps(rep, JSON_COMPACT) : NULL;
-	static const char oom[] = "{\"ok\": false, \"error\": \"out of memory\"}";
-	const char *p = t ? t : oom;
-	size_t n = strlen(p), off = 0;
-	bool nl = false;
-	while (off < n || !nl) {
-		int64_t left = c->deadline_ms - now_ms();
-		if (left <= 0)
-			break;
-		ssize_t w = off < n ? send(c->fd, p + off, n - off, MSG_NOSIGNAL) : send(c->fd, "\n", 1, MSG_NOSIGNAL);
-		if (w > 0) {
-			if (off < n)
-				off += (size_t)w;
-			else
-				nl = true;
-			continue;
-		}
-		if (w < 0 && errno != EAGAIN && errno != EINTR)
-			break;
-		struct pollfd pf = { .fd = c->fd, .events = POLLOUT };
-		poll(&pf, 1, (int)left);
-	}
-	free(t);
-}
 
-static void conn_close(struct lsock *s, int k)
-{
-	close(s->c[k].fd);
-	s->buffered[s->c[k].p.op] -= s->c[k].cap;
-	free(s->c[k].buf);
-	s->c[k] = s->c[--s->nc];
-}
 
 /* Whether a new connection gets a slot: an operator any of the
  * LSOCK_CONNS; the others together all but LSOCK_OP_SLOTS of them, one
@@ -541,14 +457,14 @@ static json_t *admit(struct lsock *s, const struct conn *c)
 		mine += s->c[k].cred.uid == c->cred.uid;
 	}
 	if (s->nc == LSOCK_CONNS)
-		return refuse("the daemon is busy (%d requests at once): try again", LSOCK_CONNS);
+		return lsock_refuse("the daemon is busy (%d requests at once): try again", LSOCK_CONNS);
 	if (c->p.op)
 		return NULL;
 	if (mine >= LSOCK_USER_SLOTS)
-		return refuse("you have %d requests open at once, the most one user may: try again once they are answered",
+		return lsock_refuse("you have %d requests open at once, the most one user may: try again once they are answered",
 		              mine);
 	if (others >= LSOCK_CONNS - LSOCK_OP_SLOTS)
-		return refuse("the daemon is busy (%d requests at once): try again", others);
+		return lsock_refuse("the daemon is busy (%d requests at once): try again", others);
 	return NULL;
 }
 
@@ -557,7 +473,7 @@ static void conn_accept(struct lsock *s)
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct conn c = { .fd = fd, .deadline_ms = now_ms() + s->deadline_ms };
+	struct conn c = { .fd = fd, .deadline_ms = lsock_now_ms() + s->deadline_ms };
 	socklen_t len = sizeof c.cred;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c.cred, &len) < 0) {
 		close(fd);
@@ -567,8 +483,8 @@ static void conn_accept(struct lsock *s)
 	json_t *r = admit(s, &c);
 	if (r) {
 		/* A short line into an empty socket buffer: never waits. */
-		c.deadline_ms = now_ms() + 100;
-		reply(&c, r);
+		c.deadline_ms = lsock_now_ms() + 100;
+		lsock_reply(&c, r);
 		json_decref(r);
 		close(fd);
 		return;
@@ -591,18 +507,18 @@ static int conn_read(struct lsock *s, int k)
 			for (int j = 0; j < s->nc; j++)
 				mine += s->c[j].cred.uid == c->cred.uid ? s->c[j].cap : 0;
 			if (c->len >= (size_t)LSOCK_REQ_MAX)
-				r = refuse("request: more than %d bytes: submit fewer jobs at a time", LSOCK_REQ_MAX);
+				r = lsock_refuse("request: more than %d bytes: submit fewer jobs at a time", LSOCK_REQ_MAX);
 			else if (s->buffered[c->p.op] - c->cap + cap > LSOCK_BUF_TOTAL)
-				r = refuse("the daemon is busy receiving other requests: try again");
+				r = lsock_refuse("the daemon is busy receiving other requests: try again");
 			else if (!c->p.op && mine - c->cap + cap > LSOCK_BUF_USER)
-				r = refuse("you are sending more than one request's worth (%d bytes) at once: send one at a time",
+				r = lsock_refuse("you are sending more than one request's worth (%d bytes) at once: send one at a time",
 				           LSOCK_REQ_MAX);
 			char *nb = r ? NULL : realloc(c->buf, cap);
 			if (!r && !nb)
-				r = refuse("out of memory");
+				r = lsock_refuse("out of memory");
 			if (r) {
-				c->deadline_ms = now_ms() + s->deadline_ms;   /* its refusal gets its own few seconds */
-				reply(c, r);
+				c->deadline_ms = lsock_now_ms() + s->deadline_ms;   /* its refusal gets its own few seconds */
+				lsock_reply(c, r);
 				json_decref(r);
 				return 1;
 			}
@@ -621,10 +537,18 @@ static int conn_read(struct lsock *s, int k)
 			if (nl)
 				c->len = (size_t)(nl - c->buf);
 			if (c->len > 0) {
-				json_t *r = handle(s, c);
+				uint64_t defer = 0;
+				json_t *r = handle(s, c, &defer);
+				if (defer) {
+					/* a dry run: the reply is its answer, when it comes */
+					c->dry = defer;
+					c->len = 0;
+					c->deadline_ms = lsock_now_ms() + LSOCK_DRY_MS;
+					return 0;
+				}
 				/* The reply gets its own few seconds. */
-				c->deadline_ms = now_ms() + s->deadline_ms;
-				reply(c, r);
+				c->deadline_ms = lsock_now_ms() + s->deadline_ms;
+				lsock_reply(c, r);
 				json_decref(r);
 			}
 			return 1;
@@ -635,14 +559,17 @@ static int conn_read(struct lsock *s, int k)
 static void *serve(void *arg)
 {
 	struct lsock *s = arg;
-	struct pollfd pf[LSOCK_CONNS + 2];
+	struct pollfd pf[LSOCK_CONNS + 3];
 	for (;;) {
 		int np = 0;
 		pf[np++] = (struct pollfd){ .fd = s->wake[0], .events = POLLIN };
 		pf[np++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
-		int64_t t = now_ms(), next = t + 60000;
+		pf[np++] = (struct pollfd){ .fd = s->dwake[0], .events = POLLIN };
+		int64_t t = lsock_now_ms(), next = t + 60000;
 		for (int k = 0; k < s->nc; k++) {
-			pf[np++] = (struct pollfd){ .fd = s->c[k].fd, .events = POLLIN };
+			/* A connection waiting for its dry run's answer has said all (the
+			 * client may have shut its side): only its hang-up is watched. */
+			pf[np++] = (struct pollfd){ .fd = s->c[k].fd, .events = s->c[k].dry ? 0 : POLLIN };
 			if (s->c[k].deadline_ms < next)
 				next = s->c[k].deadline_ms;
 		}
@@ -651,13 +578,31 @@ static void *serve(void *arg)
 			break;
 		if (pf[0].revents)
 			break;
-		/* Connections first (their index is their pollfd's less 2), from
+		/* Connections first (their index is their pollfd's less 3), from
 		 * the last, as closing one moves the last into its place. */
-		for (int k = s->nc - 1; k >= 0; k--) {
-			bool ready = pf[k + 2].revents != 0;
-			if ((ready && conn_read(s, k)) || (!ready && s->c[k].deadline_ms <= now_ms()))
-				conn_close(s, k);
+		for (int k = s->nc - 1; k >= 0 && k + 3 < np; k--) {
+			bool ready = pf[k + 3].revents != 0;
+			bool late = !ready && s->c[k].deadline_ms <= lsock_now_ms();
+			if (s->c[k].dry && ready) {   /* hung up before its answer */
+				lsock_dry_close(s, s->c[k].dry);
+				lsock_conn_close(s, k);
+				continue;
+			}
+			if (late && s->c[k].dry) {
+				json_t *no = lsock_refuse("the dry run took too long (%d s): the daemon may be busy; try again",
+				                    LSOCK_DRY_MS / 1000);
+				s->c[k].deadline_ms = lsock_now_ms() + 1000;
+				lsock_reply(&s->c[k], no);
+				json_decref(no);
+			}
+			if ((ready && conn_read(s, k)) || late) {
+				if (s->c[k].dry)
+					lsock_dry_close(s, s->c[k].dry);
+				lsock_conn_close(s, k);
+			}
 		}
+		if (pf[2].revents & POLLIN)
+			lsock_dry_reply(s);   /* after the loop over the pollfds: it closes a connection */
 		if (pf[1].revents & POLLIN)
 			conn_accept(s);
 	}
@@ -772,7 +717,8 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s->lfd = s->wake[0] = s->wake[1] = -1;
+	s->lfd = s->wake[0] = s->wake[1] = s->dwake[0] = s->dwake[1] = -1;
+	pthread_mutex_init(&s->fc_mu, NULL);
 	s->self = geteuid();
 	s->epoch_unix_us = c->epoch_unix_us;
 	s->quiet = c->quiet;
@@ -811,7 +757,7 @@ int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t
 	if (lstate_open(&s->st, c->state_dir, err, errlen))
 		goto fail;
 	s->have_st = true;
-	if (pipe2(s->wake, O_CLOEXEC) < 0) {
+	if (pipe2(s->wake, O_CLOEXEC) < 0 || pipe2(s->dwake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -843,7 +789,7 @@ void lsock_stop(struct lsock *s)
 			unlink(s->path);
 	}
 	while (s->nc > 0)
-		conn_close(s, s->nc - 1);
+		lsock_conn_close(s, s->nc - 1);
 	if (s->lfd >= 0)
 		close(s->lfd);
 	if (s->wake[0] >= 0)
@@ -854,5 +800,12 @@ void lsock_stop(struct lsock *s)
 		lstate_close(&s->st);
 	if (s->have_sc)
 		scenario_free(&s->sc);
+	json_decref(s->fc);
+	json_decref(s->dry_ans);
+	free(s->dry_text);
+	for (int k = 0; k < 2; k++)
+		if (s->dwake[k] >= 0)
+			close(s->dwake[k]);
+	pthread_mutex_destroy(&s->fc_mu);
 	free(s);
 }

@@ -19,6 +19,12 @@
  *   {"op": "approve", "tenants": ["lab", "2"]} -> {"ok": true, "queued": 2}
  *   {"op": "queue", "all": false, "json": false}
  *       -> {"ok": true, "text": "...", "notes": "..."}
+ *   {"op": "forecast", "job": 17} (job optional)
+ *       -> {"ok": true, "forecast": {"at": T, "draws": 20, "jobs": [{"id": 17, "p10": T1, "p50": T2,
+ *           "p90": T3, "limit": T4, "why": "..."}]}}   (Unix times; null: not within 30 days)
+ *   {"op": "dryrun", "text": "{...job line...}"}
+ *       -> {"ok": true, "dry_run": {"at": T, "draws": 20, "p10": T1, "p50": T2, "p90": T3, "limit": T4,
+ *           "why": "..."}}   (the forecast of that job as if submitted now; one at a time)
  *   {"op": "whoami"} -> {"ok": true, "uid": 1000, "gid": 1000, "user": "alice", "operator": false}
  * Any refusal: {"ok": false, "error": "what and why"}; a request is
  * applied whole or not at all. A submit, cancel or approve may carry
@@ -40,7 +46,7 @@
  *     from its own user (it could not run them as anyone else);
  *   - cancel: one's own jobs; an operator any;
  *   - approve: operators only;
- *   - queue: one's own jobs and inbox rows; an operator everything. */
+ *   - queue, forecast: one's own jobs and inbox rows; an operator everything. */
 #ifndef HL_LIVE_SOCK_H
 #define HL_LIVE_SOCK_H
 
@@ -75,6 +81,15 @@ struct lsock_cfg {
  * or a file that is not a socket is an error), opens the thread's own
  * state connection and starts it. 0, or -1 with err. */
 int lsock_start(struct lsock **out, const struct lsock_cfg *c, char *err, size_t errlen);
+/* The daemon's last forecast (live/forecast.c; a JSON object, copied):
+ * what {"op": "forecast"} answers. */
+void lsock_forecast_set(struct lsock *s, const char *json);
+/* The open dry run ({"op": "dryrun", "text": "{...job line...}"}), for the
+ * daemon's loop: 1 with its job line (malloc'd, normal form) and number,
+ * once; 0 none. Its answer (a whole reply, JSON) goes back with
+ * lsock_dry_answer and is the waiting client's reply. */
+int lsock_dry_take(struct lsock *s, char **text, uint64_t *seq);
+void lsock_dry_answer(struct lsock *s, uint64_t seq, const char *json);
 /* Stops the thread, closes the connections and removes the socket. */
 void lsock_stop(struct lsock *s);
 

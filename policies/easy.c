@@ -37,6 +37,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,30 @@ static void easy_submit(void *state, const struct view *v, int32_t job)
 	placer_submit(&p->pl, &v->jobs[job]);
 }
 
+/* Why each job left pending waits (decide_note; only when someone
+ * listens): the head, for what no node has free now; the rest, behind its
+ * reservation (shadow: its start by the walltime estimates, SIMTIME_INF
+ * when not computed this pass). */
+static void easy_notes(const struct view *v, struct decide *out, const struct job *head, simtime shadow)
+{
+	char why[400], when[64] = "";
+	if (shadow != SIMTIME_INF)
+		snprintf(when, sizeof when, ", reserved from t=%.0f s", simtime_to_s(shadow));
+	for (int32_t i = 0; i < v->npending; i++) {
+		const struct job *j = &v->jobs[v->pending[i]];
+		if (j->state != JOB_PENDING)
+			continue;
+		int fits = cluster_why(v->cl, v->cl->free, &j->req, why, sizeof why);
+		if (j == head)
+			decide_note(out, j->id, "first in the queue; %s", fits ? "no placement the strategy accepts now" : why);
+		else if (fits)
+			decide_note(out, j->id, "would delay the reservation of job %lld (first in the queue%s)",
+			            (long long)head->num, when);
+		else
+			decide_note(out, j->id, "%s; behind the reservation of job %lld", why, (long long)head->num);
+	}
+}
+
 static void easy_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct easy *p = state;
@@ -230,13 +255,15 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 			return;
 		placer_started(&p->pl, v, j, p->parts, n);
 	}
-	if (!head || (cl->free_cores == 0 && cl->free_gpus == 0))
+	if (!head)
 		return;
+	simtime shadow = SIMTIME_INF;
+	if (cl->free_cores == 0 && cl->free_gpus == 0)
+		goto notes;
 
 	/* The reservation is computed when the first candidate that could
 	 * fit now needs it: on a full machine most passes never do. */
 	enum { NONE, COUNT, NODE } mode = NONE;
-	simtime shadow = SIMTIME_INF;
 	int64_t sfree = 0;                     /* counting mode: free cores at the shadow time */
 	int32_t smallest_failed = INT32_MAX;   /* fungible requests that missed the extra */
 	int32_t tested = 0;
@@ -308,8 +335,11 @@ static void easy_schedule(void *state, const struct view *v, struct decide *out)
 				extra_node(p, cl, p->parts[k].node);
 		}
 		if (cl->free_cores == 0 && cl->free_gpus == 0)
-			return;
+			break;
 	}
+notes:
+	if (decide_noting(out))
+		easy_notes(v, out, head, shadow);
 }
 
 /* The cached reservations name their head by id. */

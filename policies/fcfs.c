@@ -4,6 +4,7 @@
 #include "policies/placement.h"
 #include "policies/policy.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct fcfs {
@@ -44,6 +45,25 @@ static void fcfs_submit(void *state, const struct view *v, int32_t job)
 	placer_submit(&p->pl, &v->jobs[job]);
 }
 
+/* Why the jobs from the blocked head (pending[h]) on wait (decide_note). */
+static void fcfs_notes(const struct view *v, struct decide *out, int32_t h)
+{
+	const struct job *head = &v->jobs[v->pending[h]];
+	char why[400];
+	for (int32_t i = h; i < v->npending; i++) {
+		const struct job *j = &v->jobs[v->pending[i]];
+		if (j->state != JOB_PENDING)
+			continue;
+		if (j == head) {
+			int fits = cluster_why(v->cl, v->cl->free, &j->req, why, sizeof why);
+			decide_note(out, j->id, "first in the queue; %s", fits ? "no placement the strategy accepts now" : why);
+		} else {
+			decide_note(out, j->id, "behind job %lld, first in the queue (first come, first served)",
+			            (long long)head->num);
+		}
+	}
+}
+
 static void fcfs_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct fcfs *p = state;
@@ -53,10 +73,14 @@ static void fcfs_schedule(void *state, const struct view *v, struct decide *out)
 		const struct job *j = &v->jobs[v->pending[i]];
 		if (j->state != JOB_PENDING)
 			continue;
-		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
+		int n = place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req)
+		        ? placer_place(&p->pl, cl, cl->free, j, p->parts) : 0;
+		if (n == 0) {
+			if (decide_noting(out))
+				fcfs_notes(v, out, i);
 			return;
-		int n = placer_place(&p->pl, cl, cl->free, j, p->parts);
-		if (n == 0 || decide_start(out, j->id, p->parts, n))
+		}
+		if (decide_start(out, j->id, p->parts, n))
 			return;
 		placer_started(&p->pl, v, j, p->parts, n);
 	}

@@ -367,6 +367,12 @@ bool cluster_node_fits_ex(const struct cluster *cl, const struct nodefree *f, in
 bool cluster_node_suits(const struct cluster *cl, int node, const struct job_req *r, unsigned how);
 /* Does a request fit the empty cluster at all (so it can ever run)? */
 bool cluster_can_ever_fit(const struct cluster *cl, const struct job_req *r);
+/* sim/cluster_why.c: request r in words ("2 GPUs of model H100 with 40
+ * GiB, 8 cores"), and why it does not fit free state f now, naming the
+ * first check that leaves too few nodes (constraints, service, rack power,
+ * cores and memory, GPUs). cluster_why returns 1 when it fits, else 0. */
+void cluster_req_text(const struct cluster *cl, const struct job_req *r, char *buf, size_t len);
+int cluster_why(const struct cluster *cl, const struct nodefree *f, const struct job_req *r, char *buf, size_t len);
 
 /* Splits `cores` of node over its NUMA domains in free state f: all in one
  * domain (the one with the fewest free cores that still fits, ties lowest)

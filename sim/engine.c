@@ -16,6 +16,7 @@
 #include <gsl/gsl_rng.h>
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,30 @@ void sim_fini(struct sim *s)
 void sim_set_sched(struct sim *s, const struct sim_sched *sched) { s->sched = *sched; }
 void sim_set_health(struct sim *s, const struct sim_health *h) { s->health = *h; }
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec) { s->rec = *rec; }
+
+void sim_set_note(struct sim *s, sim_note_fn fn, void *ctx)
+{
+	s->note = fn;
+	s->note_ctx = ctx;
+}
+
+bool decide_noting(const struct decide *d)
+{
+	return d->s->note != NULL;
+}
+
+void decide_note(struct decide *d, int32_t job, const char *fmt, ...)
+{
+	struct sim *s = d->s;
+	if (!s->note || job < 0 || job >= s->njobs)
+		return;
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	s->note(s->note_ctx, s, job, why);
+}
 
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx)
 {

@@ -220,6 +220,8 @@ struct sim {
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
 	int32_t *node_wcores;        /* per node, its free cores when node_w was computed */
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
+	void (*note)(void *ctx, const struct sim *s, int32_t job, const char *why);   /* decide_note's listener */
+	void *note_ctx;
 };
 
 /* Takes ownership of *cl (left zeroed) and of jobs/truth (malloc'd, njobs
@@ -231,6 +233,22 @@ void sim_set_sched(struct sim *s, const struct sim_sched *sched);
 void sim_set_health(struct sim *s, const struct sim_health *h);
 void sim_set_recorder(struct sim *s, const struct sim_recorder *rec);
 void sim_set_executor(struct sim *s, const struct executor_ops *ops, void *ctx);
+/* Listens to the policy's reasons (view.h decide_note); NULL: nobody
+ * does, and a policy formats none (a simulation, the daemon's own run). */
+typedef void (*sim_note_fn)(void *ctx, const struct sim *s, int32_t job, const char *why);
+void sim_set_note(struct sim *s, sim_note_fn fn, void *ctx);
+/* sim/engine_detach.c, for forecasts (live/forecast.c, in a child process
+ * that holds a copy of the daemon's run): the run stops being live from
+ * time `at` on (≥ now, and no event is due before it: the daemon has
+ * handled every event up to at; the clock moves there). Its live state
+ * is freed (inputs still queued are dropped); the executor becomes one
+ * that runs each job for runtime(ctx, s, id, elapsed) microseconds of its
+ * attempt (elapsed: what it has run already; the result is kept within
+ * its walltime and after now), re-timing the jobs running now, so that
+ * the engine's loop runs the policy forward as a simulation would. ctx is
+ * borrowed and must outlive the run. 0, or -1 (ENOMEM). */
+typedef simtime (*sim_runtime_fn)(void *ctx, const struct sim *s, int32_t id, simtime elapsed);
+int sim_live_detach(struct sim *s, simtime at, sim_runtime_fn runtime, void *ctx);
 /* Runs to the end. 0 on success; -1 with the reason in s->err. */
 int sim_run(struct sim *s);
 /* One timestamp's events and pass; 1 if more remain, 0 when done, -1 on error. */

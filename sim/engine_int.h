@@ -4,6 +4,8 @@
  * The engine is layered, each file calling only the files below it, so
  * that no two files call each other:
  *
+ *     engine_detach.c a live run made a simulation (forecasts; nothing
+ *                     in the engine calls it)
  *     engine.c        set-up, the event loop and its dispatch, the pass,
  *                     the start decision, arrivals, sampling
  *     engine_live.c   live mode's inputs from the world (live_*)

@@ -504,6 +504,8 @@ static bool handle_x(struct sim *s, const struct ev *e);
  * monitor looks at every node in the next pass (live events are few). */
 bool live_handle(struct sim *s, const struct ev *e)
 {
+	if (!s->live)
+		return e->kind >= SIM_EV_XEND;   /* a detached run (sim_live_detach) drops live inputs */
 	if (!handle_x(s, e))
 		return false;
 	/* Only an end, a requeue, a take-back or a cancel frees capacity (a

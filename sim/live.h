@@ -128,4 +128,7 @@ int sim_inject_foreign(struct sim *s, simtime t, int32_t node, int32_t cores, in
  * health monitor still runs. */
 int sim_inject_blind(struct sim *s, simtime t, bool blind);
 
+/* sim_live_detach (sim/engine.h): a copy of a live run made a simulation,
+ * for forecasts. */
+
 #endif

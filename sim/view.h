@@ -71,6 +71,13 @@ int decide_drain(struct decide *d, int32_t node, const char *reason);
 /* Puts a drained or draining node back in service. */
 int decide_resume(struct decide *d, int32_t node);
 
+/* Why a pending job did not start in this pass, in words for people
+ * (`hetlab why`, docs/forecast.md): a note, never a decision. Only when
+ * decide_noting() is true does anyone listen (a forecast's pass); a
+ * policy formats no reason otherwise. */
+bool decide_noting(const struct decide *d);
+void decide_note(struct decide *d, int32_t job, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Expected end of a running job from what a policy may know: its start plus
  * its walltime estimate (SIMTIME_INF when it has none). */
 static inline simtime view_expected_end(const struct job *j)

@@ -4,7 +4,8 @@
 # preemption (signal, exit, requeue, restart), cancel, walltime kill, probe
 # readings that drain a hot node, quota holds released by `hetlab approve`, kill -9 of the daemon and its recovery
 # (no job lost or started twice), the metrics endpoint, bad input, the
-# socket shared fairly between users (fair.sh), and the
+# socket shared fairly between users (fair.sh), forecasts and reasons
+# (forecast.sh), and the
 # replay of every recording (same decisions at the same times).
 #
 # usage: tests/live/run.sh HETLAB
@@ -589,6 +590,9 @@ fi
 
 # --- 22. snapshots: a restart replays only what follows (tests/live/snapshot.sh)
 . "$ROOT/tests/live/snapshot.sh"
+
+# --- 22. forecasts and reasons (tests/live/forecast.sh) -----------------------
+. "$ROOT/tests/live/forecast.sh"
 
 echo
 echo "live: $pass passed, $fail failed"
