@@ -591,7 +591,7 @@ fi
 # --- 22. snapshots: a restart replays only what follows (tests/live/snapshot.sh)
 . "$ROOT/tests/live/snapshot.sh"
 
-# --- 22. forecasts and reasons (tests/live/forecast.sh) -----------------------
+# --- 23. forecasts and reasons (tests/live/forecast.sh) -----------------------
 . "$ROOT/tests/live/forecast.sh"
 
 echo
