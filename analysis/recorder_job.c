@@ -104,7 +104,7 @@ static void write_job_row(struct recorder *r, const struct sim *s, const struct 
 	sqlbatch_real(&v[k++], j->lost_gpu_s);
 	sqlbatch_real(&v[k++], j->ckpt_s);
 	sqlbatch_real(&v[k++], simtime_to_s(e->held));
-	sqlbatch_static(&v[k++], j->hold_why == HOLD_QUOTA ? "quota" : NULL);
+	sqlbatch_static(&v[k++], job_hold_name((enum hold_reason)j->hold_why));
 	sqlbatch_int(&v[k++], j->restarts);
 	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_j);
 	val_real_if(&v[k++], s->cl.pw != NULL, j->energy_cost);

@@ -90,10 +90,10 @@ static int share_card(const struct cluster *cl, const struct nodefree *f, int i,
 
 /* A share or MIG request: the first node and card that can take it. */
 static int first_fit_share(const struct cluster *cl, const struct nodefree *f,
-                           const struct job_req *r, struct alloc_part *out)
+                           const struct job_req *r, struct alloc_part *out, unsigned how)
 {
 	for (int i = 0; i < cl->nnodes; i++) {
-		if (!cluster_node_fits(cl, &f[i], i, r))
+		if (!cluster_node_fits_ex(cl, &f[i], i, r, how))
 			continue;
 		int g = -1, prof = -1, st = -1;
 		if (r->mig_g > 0) {
@@ -119,7 +119,7 @@ static int32_t group_of(const struct cluster *cl, int i, bool by_model)
  * hold the gang on one plane (too few nodes suit in any), planes mix
  * within one model, the engine's rule. */
 static int first_fit_gang(const struct cluster *cl, const struct nodefree *f,
-                          const struct job_req *r, struct alloc_part *out)
+                          const struct job_req *r, struct alloc_part *out, unsigned how)
 {
 	int32_t cnt[PLACE_GROUPS_MAX];
 	int32_t ng = (cl->cat.ngpus + 1) * (cl->nplanes + 1);
@@ -130,16 +130,16 @@ static int first_fit_gang(const struct cluster *cl, const struct nodefree *f,
 			return 0;
 		memset(cnt, 0, (size_t)ngr * sizeof *cnt);
 		for (int i = 0; i < cl->nnodes; i++)
-			if (cluster_node_fits(cl, &f[i], i, r))
+			if (cluster_node_fits_ex(cl, &f[i], i, r, how))
 				cnt[group_of(cl, i, by_model)]++;
 		int32_t want = -1;
 		for (int i = 0; i < cl->nnodes && want < 0; i++)
-			if (cnt[group_of(cl, i, by_model)] >= r->nodes && cluster_node_fits(cl, &f[i], i, r))
+			if (cnt[group_of(cl, i, by_model)] >= r->nodes && cluster_node_fits_ex(cl, &f[i], i, r, how))
 				want = group_of(cl, i, by_model);
 		if (want >= 0) {
 			int n = 0;
 			for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
-				if (group_of(cl, i, by_model) != want || !cluster_node_fits(cl, &f[i], i, r))
+				if (group_of(cl, i, by_model) != want || !cluster_node_fits_ex(cl, &f[i], i, r, how))
 					continue;
 				if (place_part(cl, &f[i], i, r, r->cores, place_pick_gpus(f[i].gpu_free, r->gpus), -1, -1, &out[n]))
 					continue;
@@ -162,12 +162,12 @@ static int first_fit_gang(const struct cluster *cl, const struct nodefree *f,
 /* A gang of whole-node parts, first fit; node i's state is f[of[i]] (of
  * NULL: f[i]). */
 static int first_fit_parts(const struct cluster *cl, const struct nodefree *f, const int32_t *of,
-                           const struct job_req *r, struct alloc_part *out)
+                           const struct job_req *r, struct alloc_part *out, unsigned how)
 {
 	int n = 0;
 	for (int i = 0; i < cl->nnodes && n < r->nodes; i++) {
 		const struct nodefree *nf = of ? &f[of[i]] : &f[i];
-		if (!cluster_node_fits(cl, nf, i, r))
+		if (!cluster_node_fits_ex(cl, nf, i, r, how))
 			continue;
 		if (place_part(cl, nf, i, r, r->cores, place_pick_gpus(nf->gpu_free, r->gpus), -1, -1, &out[n]))
 			continue;
@@ -180,33 +180,40 @@ int place_first_fit_of(const struct cluster *cl, const struct nodefree *f, const
                        const struct job_req *r, struct alloc_part *out)
 {
 	assert(r->nodes > 0 && !job_req_shared(r) && (r->gpus == 0 || r->nodes == 1));
-	return first_fit_parts(cl, f, of, r, out);
+	return first_fit_parts(cl, f, of, r, out, 0);
 }
 
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out)
 {
+	return place_first_fit_ex(cl, f, r, out, 0);
+}
+
+int place_first_fit_ex(const struct cluster *cl, const struct nodefree *f,
+                       const struct job_req *r, struct alloc_part *out, unsigned how)
+{
 	int n = 0;
 	if (r->nodes > 0) {
 		if (job_req_shared(r))
-			return first_fit_share(cl, f, r, out);
+			return first_fit_share(cl, f, r, out, how);
 		if (r->gpus > 0 && r->nodes > 1)
-			return first_fit_gang(cl, f, r, out);
-		return first_fit_parts(cl, f, NULL, r, out);
+			return first_fit_gang(cl, f, r, out, how);
+		return first_fit_parts(cl, f, NULL, r, out, how);
 	}
 	int32_t left = r->cores;
 	bool plain = cluster_req_plain(r);
 	/* On the live state the index skips the nodes without a free core or
 	 * not in service (refused below anyway), in the same order: on a busy
 	 * machine of small nodes most of them. */
-	bool live = f == cl->free;
+	bool live = f == cl->free && !(how & FIT_ANY_STATE);
+	bool any = (how & FIT_ANY_STATE) != 0;
 	struct fit_iter it;
 	if (live)
 		cluster_fit_begin(&it, cl, 0, 0, 1);
 	for (int i = live ? cluster_fit_next(&it) : 0; i < cl->nnodes && left > 0;
 	     i = live ? cluster_fit_next(&it) : i + 1) {
-		if (f[i].cores <= 0 || cl->svc[i] != NODE_UP || (!plain && !cluster_node_suits(cl, i, r, 0)) ||
-		    (cl->pw && power_node_blocked(cl, i)))
+		if (f[i].cores <= 0 || (!any && cl->svc[i] != NODE_UP) || (!plain && !cluster_node_suits(cl, i, r, 0)) ||
+		    (!any && cl->pw && power_node_blocked(cl, i)))
 			continue;
 		if (plain && cl->nodes[i].numa == 1) {
 			/* Every SWF job on a trace-sized cluster: cores and memory, one domain. */

@@ -128,6 +128,11 @@ void policy_to_sched(const struct policy_ops *p, void *state, struct sim_sched *
  * fit. */
 int place_first_fit(const struct cluster *cl, const struct nodefree *f,
                     const struct job_req *r, struct alloc_part *out);
+/* place_first_fit with cluster_node_fits_ex's `how`: FIT_ANY_STATE places
+ * on f as if every node were in service and unblocked (can r ever fit f,
+ * whatever the nodes' state now?). */
+int place_first_fit_ex(const struct cluster *cl, const struct nodefree *f,
+                       const struct job_req *r, struct alloc_part *out, unsigned how);
 /* place_first_fit of a gang of whole-node parts (r->nodes > 0, not a
  * share, and no GPUs when r->nodes > 1), where node i's free state is
  * f[of[i]]: nodes in equal states share one (conservative's node groups). */

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "policies/tiered_int.h"
+#include "sim/power.h"
 
 enum {
 	P_BF_MAX_JOB_TEST, P_PREEMPT_EXEMPT_S, P_PREEMPT,
@@ -311,12 +312,28 @@ static int find_shadow(struct tiered *t, const struct view *v, const struct job 
 	return 0;
 }
 
+/* What a reservation was computed from: the allocation epoch (no job
+ * started or ended since) mixed with the nodes out of service or blocked
+ * by power (a hot node, a rack in warning), which placement skips. A
+ * reservation made while a node was down or its rack in warning (none at
+ * all, or one on other nodes) is made again when that changes. */
+static uint64_t reserve_key(const struct view *v)
+{
+	const struct cluster *cl = v->cl;
+	uint64_t h = v->alloc_epoch * 0x9e3779b97f4a7c15ull;
+	for (int32_t i = 0; i < cl->nnodes; i++)
+		if (cl->svc[i] != NODE_UP || (cl->pw && power_node_blocked(cl, i)))
+			h = (h ^ (uint64_t)(i + 1) ^ ((uint64_t)cl->svc[i] << 32)) * 0x100000001b3ull;
+	return h;
+}
+
 /* The head's reservation and the extra state around it. */
 static int reserve(struct tiered *t, const struct view *v, const struct job *head)
 {
 	const struct cluster *cl = v->cl;
 	int np;
-	if (!t->owned_any && t->cached && t->cached_head == head->id && t->cached_epoch == v->alloc_epoch) {
+	uint64_t key = reserve_key(v);
+	if (!t->owned_any && t->cached && t->cached_head == head->id && t->cached_key == key) {
 		t->shadow_t = t->cached_shadow;
 		np = t->cached_np;
 	} else {
@@ -324,7 +341,7 @@ static int reserve(struct tiered *t, const struct view *v, const struct job *hea
 		np = find_shadow(t, v, head, &t->shadow_t);
 		t->cached = !t->owned_any;
 		t->cached_head = head->id;
-		t->cached_epoch = v->alloc_epoch;
+		t->cached_key = key;
 		t->cached_shadow = t->shadow_t;
 		t->cached_np = np;
 	}
@@ -426,13 +443,18 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 			if (n && start_job(t, v, out, j, n))
 				return -1;
 			if (n || reserve(t, v, j) > 0 || !t->empty ||
-			    place_first_fit(cl, t->empty, &j->req, t->parts) > 0) {
+			    place_first_fit_ex(cl, t->empty, &j->req, t->parts, FIT_ANY_STATE) > 0) {
 				if (!n)
 					tiered_quota_wait(t, v, j);
 				continue;
 			}
 			/* It never fits: not even the empty cluster less the bound
-			 * nodes and the reserved GPUs would take it. */
+			 * nodes and the reserved GPUs would take it, with every node
+			 * in service and unblocked. (Judged on the nodes' state of
+			 * now, a gang that a drained node or a rack in warning leaves
+			 * no room for would be held for ever: nothing releases a
+			 * reserve hold. It waits instead, holding no reservation,
+			 * and is tried again at every pass.) */
 			t->have_head = false;
 			if (decide_hold(out, j->id, "reserve"))
 				return -1;

@@ -98,9 +98,9 @@ struct tiered {
 	int64_t extra_cores, extra_gpus;
 	bool have_head;
 	simtime shadow_t;
-	bool cached;                     /* the reservation, reused while head and epoch hold */
+	bool cached;                     /* the reservation, reused while head and key hold */
 	int32_t cached_head, cached_np;
-	uint64_t cached_epoch;
+	uint64_t cached_key;             /* reserve_key: epoch and nodes out of service or blocked */
 	simtime cached_shadow;
 	struct plan *plans;
 	int32_t nplans, cap_plans;

@@ -39,7 +39,7 @@ int tiered_snap_save(void *state, const struct view *v, struct snapw *w)
 	PUT(w, t->cached);
 	PUT(w, t->cached_head);
 	PUT(w, t->cached_np);
-	PUT(w, t->cached_epoch);
+	PUT(w, t->cached_key);
 	PUT(w, t->cached_shadow);
 	snap_put(w, t->head, (size_t)(t->cached_np > 0 ? t->cached_np : 0) * sizeof *t->head);
 	PUT(w, t->pass);
@@ -97,7 +97,7 @@ int tiered_snap_load(void *state, const struct view *v, struct snapr *r)
 	GET(r, t->cached);
 	GET(r, t->cached_head);
 	GET(r, t->cached_np);
-	GET(r, t->cached_epoch);
+	GET(r, t->cached_key);
 	GET(r, t->cached_shadow);
 	if (t->cached_np < 0 || t->cached_np > t->nnodes)
 		return snap_bad(r, "a reservation of %d parts", t->cached_np);

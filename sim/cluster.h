@@ -351,8 +351,11 @@ static inline bool cluster_req_plain(const struct job_req *r)
 	return r->gpus == 0 && r->sel_req == 0 && r->plane == 0 && r->flags == 0 && r->pool == 0;
 }
 
-/* What cluster_node_fits_ex may leave out (a label-blind placement). */
-enum { FIT_IGNORE_GPU_MEM = 1u << 0 };
+/* What cluster_node_fits_ex may leave out: the GPU memory a job needs (a
+ * label-blind placement); the node's service state and power block (could
+ * it fit once the node is back: a policy judging whether a job can ever
+ * run on a state of its own). */
+enum { FIT_IGNORE_GPU_MEM = 1u << 0, FIT_ANY_STATE = 1u << 1 };
 
 /* Can `node` with free state `f` give one node's share of a gang request?
  * Checks every hard constraint (labels, models, FP8, ISA, plane, pool,

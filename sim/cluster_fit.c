@@ -173,9 +173,9 @@ bool cluster_node_fits_ex(const struct cluster *cl, const struct nodefree *f, in
                           const struct job_req *r, unsigned how)
 {
 	const struct node *n = &cl->nodes[node];
-	if (cl->svc[node] != NODE_UP)
+	if (!(how & FIT_ANY_STATE) && cl->svc[node] != NODE_UP)
 		return false;
-	if (cl->pw && power_node_blocked(cl, node))
+	if (!(how & FIT_ANY_STATE) && cl->pw && power_node_blocked(cl, node))
 		return false;   /* hot, or its rack at its power warning */
 	if (f->cores < r->cores || f->mem_mib < r->mem_mib)
 		return false;

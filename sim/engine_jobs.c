@@ -300,7 +300,7 @@ int decide_hold(struct decide *d, int32_t id, const char *reason)
 	struct job *j = &s->jobs[id];
 	HL_VERIFY(job_set_state(j, JOB_HELD) == 0);
 	j->hold_since = s->now;
-	j->hold_why = reason && strcmp(reason, "quota") == 0 ? HOLD_QUOTA : HOLD_OTHER;
+	j->hold_why = (uint8_t)job_hold_parse(reason);
 	eng_rec_event(s, REC_HOLD, id, -1, JOB_HELD, reason);
 	const struct org_tenant *t = org_tenant(s->cfg.org, j->tenant);
 	if (j->hold_why == HOLD_QUOTA && t && t->auto_approve) {

@@ -77,6 +77,21 @@ int job_class_parse(const char *name)
 	return -1;
 }
 
+static const char *const hold_names[HOLD_NREASON] = { [HOLD_QUOTA] = "quota", [HOLD_RESERVE] = "reserve" };
+
+enum hold_reason job_hold_parse(const char *reason)
+{
+	for (int h = 0; reason && h < HOLD_NREASON; h++)
+		if (hold_names[h] && strcmp(reason, hold_names[h]) == 0)
+			return (enum hold_reason)h;
+	return HOLD_OTHER;
+}
+
+const char *job_hold_name(enum hold_reason h)
+{
+	return (unsigned)h < HOLD_NREASON ? hold_names[h] : NULL;
+}
+
 bool job_state_final(enum job_state s)
 {
 	return s == JOB_DONE || s == JOB_FAILED || s == JOB_KILLED;

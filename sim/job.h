@@ -150,8 +150,9 @@ struct job {
 };
 
 /* Why a job is held (decide_hold's reason names it; "quota" holds are the
- * ones org approvals release). */
-enum hold_reason { HOLD_OTHER, HOLD_QUOTA, HOLD_NREASON };
+ * ones org approvals release, "reserve" a tiered job that can never fit
+ * beside the reserved capacity). The results' job.hold_why names them. */
+enum hold_reason { HOLD_OTHER, HOLD_QUOTA, HOLD_RESERVE, HOLD_NREASON };
 
 /* Hidden from policies: the job's real behaviour. */
 struct job_truth {
@@ -163,6 +164,9 @@ const char *job_state_name(enum job_state s);
 const char *job_class_name(enum job_class c);
 /* -1 when `name` is not a class name. */
 int job_class_parse(const char *name);
+/* decide_hold's reason as a hold_reason; its name (NULL for HOLD_OTHER). */
+enum hold_reason job_hold_parse(const char *reason);
+const char *job_hold_name(enum hold_reason h);
 bool job_state_final(enum job_state s);
 bool job_transition_ok(enum job_state from, enum job_state to);
 /* Applies the transition; -1 and the job unchanged when it is illegal. */

@@ -120,7 +120,8 @@ static void run(const char *type, int count, const char *tiered, const struct tj
 		assert_true(i >= 0);
 		cfg.v[i] = val;
 	}
-	struct sim_cfg scfg = { .horizon_us = SIMTIME_INF, .org = org };
+	struct sim_cfg scfg = { .horizon_us = SIMTIME_INF, .org = org, .env = sc.env, .nenv = sc.nenv,
+	                        .fault = sc.faults ? &sc.fault : NULL };
 	memcpy(scfg.ckpt, sc.ckpt, sizeof scfg.ckpt);
 	void *ps = NULL;
 	struct policy_env env = { .cl = &sc.cl, .njobs = n, .placement = "first-fit", .org = org,
@@ -360,6 +361,35 @@ static void test_reservation(void **state)
 	NEAR(seen.first_start_s[2], 1000);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(s.jobs[i].preemptions, 0);
+	done();
+}
+
+/* A gang that a drained node leaves no room for waits for it, and is not
+ * held for ever: three H100 nodes, r-n3's two cards reserved, r-n2
+ * drained from 10 s for half an hour. Job 0, a three-node gang (5 s), can
+ * never fit beside the reserve: held, reason "reserve" (the event's detail
+ * and job.hold_why). Job 1, a two-node gang (20 s), fits only r-n1 and
+ * r-n2: it holds no reservation while r-n2 is out and starts when r-n2 is
+ * back, at 1810 s. (Judged on the nodes' state of 20 s it was held
+ * "reserve" too, and nothing released it.) */
+static void test_reserve_hold_state(void **state)
+{
+	(void)state;
+	struct tj tj[] = {
+		{ T, 5, 100, 200, 3, 2, 0, 0 },
+		{ T, 20, 100, 200, 2, 2, 0, 0 },
+	};
+	run("h", 3,
+	    "\"tiered\": { \"reserve\": [ { \"gpu\": \"H100-SXM-80GB\", \"gpus\": 2 } ] },\n"
+	    "  \"events\": [ { \"at\": \"10s\", \"node_drain\": \"r-n2\", \"hours\": 0.5 } ]",
+	    tj, 2, NULL, NULL);
+	assert_int_equal(s.jobs[0].state, JOB_HELD);
+	assert_string_equal(seen.hold[0], "reserve");
+	assert_int_equal(s.jobs[0].hold_why, HOLD_RESERVE);
+	assert_string_equal(job_hold_name((enum hold_reason)s.jobs[0].hold_why), "reserve");
+	assert_string_equal(seen.hold[1], "");
+	assert_int_equal(s.jobs[1].state, JOB_DONE);
+	NEAR(seen.first_start_s[1], 1810);
 	done();
 }
 
@@ -789,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_no_double_preemption),
 		cmocka_unit_test(test_freed_kept),
 		cmocka_unit_test(test_reservation),
+		cmocka_unit_test(test_reserve_hold_state),
 		cmocka_unit_test(test_bound_node),
 		cmocka_unit_test(test_dev_idle_fill),
 		cmocka_unit_test(test_dev_limits),
