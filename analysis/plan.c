@@ -233,6 +233,12 @@ static long evaluate(struct search *k, const long *x)
 			compare_mean_sd(col, n, &mean, &sd);
 		compare_t_interval(col, n, PLAN_LEVEL, &lo, &hi);
 		const struct plan_target *tg = &s->target[t];
+		/* The interval cut to what the metric can be (as a sweep's): a
+		 * utilisation's lower bound is not below 0 %. */
+		double lo_b, hi_b;
+		metric_range(tg->metric, &lo_b, &hi_b);
+		lo = isnan(lo) ? lo : fmin(fmax(lo, lo_b), hi_b);
+		hi = isnan(hi) ? hi : fmax(fmin(hi, hi_b), lo_b);
 		c->mean[t] = mean;
 		c->bound[t] = tg->is_max ? hi : lo;
 		/* With "confident", a target is met only when its bound meets it. */

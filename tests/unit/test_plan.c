@@ -313,6 +313,43 @@ static void test_cost(void **state)
 	plan_spec_fini(&s);
 }
 
+/* A utilisation spread over two seeds (2 % and 98 %): its t interval
+ * reaches far below 0 and above 100 %; the bound a plan reads is cut to
+ * [0, 1], as a sweep's intervals are. */
+static int util_eval(void *ctx, const struct plan_spec *s, const long *x, double *val,
+                     struct plan_usage *use, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)x;
+	(void)err;
+	(void)errlen;
+	for (size_t q = 0; q < s->nseed; q++) {
+		val[q * s->ntarget] = q ? 0.98 : 0.02;
+		use[q] = (struct plan_usage){ .energy_cost = NAN, .window_s = 365.25 * 86400 };
+	}
+	return 0;
+}
+
+static void test_bound_cut(void **state)
+{
+	(void)state;
+	for (int is_max = 0; is_max <= 1; is_max++) {
+		struct plan_spec s;
+		fake_spec(&s, 1, 1);
+		s.target[0] = (struct plan_target){ .metric = "gpu_util", .is_max = is_max, .bound = 0.5 };
+		struct plan_result r;
+		char err[256];
+		assert_int_equal(plan_search(&s, 1, util_eval, NULL, NULL, &r, err, sizeof err), 0);
+		assert_float_equal(r.cand[0].mean[0], 0.5, 1e-12);
+		assert_float_equal(r.cand[0].bound[0], is_max ? 1 : 0, 0);
+		char *t = print_to_string(&s, &r);
+		assert_null(strstr(t, "[-"));   /* no bound below 0 % */
+		free(t);
+		plan_result_fini(&r);
+		plan_spec_fini(&s);
+	}
+}
+
 /* The yearly cost of ownership: capex over its life, the facility energy
  * annualised from the window at the tariff (or at a given PUE, or at the
  * scenario's own tariff), maintenance per node-year, space per rack-year. */
@@ -458,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_count_one_keeps_rack_names),
 		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_bound_cut),
 		cmocka_unit_test(test_owned),
 		cmocka_unit_test(test_print_units),
 		cmocka_unit_test(test_tco),
