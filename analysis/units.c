@@ -122,13 +122,14 @@ const char *units_delta(char *buf, size_t len, const char *unit, double d)
 	return buf;
 }
 
-const char *units_range(char *buf, size_t len, const char *unit, double lo, double hi)
+const char *units_range(char *buf, size_t len, const char *unit, double ref, double lo, double hi)
 {
 	if (isnan(lo) || isnan(hi)) {
 		snprintf(buf, len, "-");
 		return buf;
 	}
-	struct units_axis a = shown_unit(unit, fmax(fabs(lo), fabs(hi)), 1);
+	double t = !isnan(ref) && ref != 0 ? fabs(ref) : fmax(fabs(lo), fabs(hi));
+	struct units_axis a = shown_unit(unit, t, 1);
 	double l = lo / a.div, h = hi / a.div;
 	snprintf(buf, len, "[%.*f, %.*f]%s%s", decimals(fabs(l)), l, decimals(fabs(h)), h,
 	         a.name[0] ? " " : "", a.name);

@@ -30,9 +30,10 @@ const char *units_interval(char *buf, size_t len, const char *unit, double mean,
 /* A difference of two values in `unit`: as units_value, but a difference
  * of shares is in percentage points ("0.46 pp"), not in %. */
 const char *units_delta(char *buf, size_t len, const char *unit, double d);
-/* An interval of differences [lo, hi] in one unit, that of its larger end:
+/* An interval of differences [lo, hi] in one unit, that units_delta gives
+ * `ref` (the mean difference; its larger end when ref is 0 or NaN):
  * "[-8.28, -2.98] h", "[-0.46, 1.32] pp" (NaN: "-"). */
-const char *units_range(char *buf, size_t len, const char *unit, double lo, double hi);
+const char *units_range(char *buf, size_t len, const char *unit, double ref, double lo, double hi);
 
 /* An axis for values in `unit` up to `top` (the largest to show): the
  * divisor that turns them into the shown unit and its name ("h", "%",

@@ -285,6 +285,14 @@ static void test_units(void **state)
 	assert_string_equal(units_interval(b, sizeof b, "s", 0, 0, 600), "0 [0, 10.0] min");
 	assert_string_equal(units_interval(b, sizeof b, "fraction", 0.973, 0.878, 1), "97.30 [87.80, 100.00] %");
 	assert_string_equal(units_interval(b, sizeof b, "s", 30, NAN, NAN), "30.0 s");
+	/* Differences (hetlab compare): shares in pp, an interval in its mean's unit. */
+	assert_string_equal(units_delta(b, sizeof b, "fraction", 0.0311), "3.11 pp");
+	assert_string_equal(units_delta(b, sizeof b, "s", -3367.7), "-56.1 min");
+	assert_string_equal(units_range(b, sizeof b, "s", -3367.7, -4907.6, -2080.2), "[-81.8, -34.7] min");
+	assert_string_equal(units_range(b, sizeof b, "fraction", 0.0311, 0.024, 0.0385), "[2.40, 3.85] pp");
+	assert_string_equal(units_range(b, sizeof b, "s", 0, -7200, 3600), "[-2.00, 1.00] h");
+	assert_string_equal(units_range(b, sizeof b, "ratio", -18.6, -28.574, -10.39), "[-28.6, -10.4]");
+	assert_string_equal(units_range(b, sizeof b, "s", 1, NAN, NAN), "-");
 }
 
 int main(void)
