@@ -313,6 +313,33 @@ static void test_cost(void **state)
 	plan_spec_fini(&s);
 }
 
+/* A plain run's cost: a scenario's cost terms (the meta row) through the
+ * plan's cost model, no variables so no capex. */
+static void test_run_cost_terms(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[256];
+	assert_int_equal(plan_cost_terms(NULL, &s, err, sizeof err), 0);
+	assert_true(isnan(s.energy_price_per_kwh) && isnan(s.pue));
+	assert_int_equal(plan_cost_terms("{\"maintenance_per_node_year\":5000,\"pue\":1.5,"
+	                                 "\"space_per_rack_year\":12000}", &s, err, sizeof err), 0);
+	assert_float_equal(s.maint_per_node_year, 5000, 0);
+	assert_float_equal(s.space_per_rack_year, 12000, 0);
+	assert_float_equal(s.pue, 1.5, 0);
+	assert_int_equal(s.nvar, 0);
+	/* Half a year's window: 100 kWh of IT, 60 of tariff cost, 4 nodes, 2 racks. */
+	struct plan_usage u = { .it_kwh = 100, .facility_kwh = 130, .energy_cost = 60,
+		.window_s = 365.25 * 86400 / 2, .nodes = 4, .racks = 2 };
+	struct plan_cand c = { 0 };
+	plan_cost(&s, &u, 1, &c);
+	assert_float_equal(c.capex, 0, 0);
+	assert_float_equal(c.energy_kwh_year, 300, 1e-9);   /* 100 x 1.5 x 2 */
+	assert_float_equal(c.energy_year, 120, 1e-9);       /* the tariff's 60 x 2 */
+	assert_float_equal(c.cost, 120 + 20000 + 24000, 1e-9);
+	assert_int_equal(plan_cost_terms("[1]", &s, err, sizeof err), -1);
+}
+
 /* A utilisation spread over two seeds (2 % and 98 %): its t interval
  * reaches far below 0 and above 100 %; the bound a plan reads is cut to
  * [0, 1], as a sweep's intervals are. */
@@ -496,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_bound_cut),
+		cmocka_unit_test(test_run_cost_terms),
 		cmocka_unit_test(test_owned),
 		cmocka_unit_test(test_print_units),
 		cmocka_unit_test(test_tco),
