@@ -13,33 +13,7 @@
 #include <jansson.h>
 
 #include "analysis/htmlpage.h"
-
-/* A figure for a person: "-" for NaN, more decimals for small values. */
-static const char *fnum(char *buf, size_t len, double v)
-{
-	double x = fabs(v);
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else if (v == 0)
-		snprintf(buf, len, "0");
-	else if (x >= 100)
-		snprintf(buf, len, "%.1f", v);
-	else if (x >= 1)
-		snprintf(buf, len, "%.3f", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-	return buf;
-}
-
-static const char *finterval(char *buf, size_t len, double lo, double hi)
-{
-	char l[32], h[32];
-	if (isnan(lo) || isnan(hi))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "[%s, %s]", fnum(l, sizeof l, lo), fnum(h, sizeof h, hi));
-	return buf;
-}
+#include "analysis/units.h"
 
 static const char *fchange(char *buf, size_t len, double rel)
 {
@@ -92,18 +66,21 @@ static void print_text(const struct compare_result *res, FILE *out, const char *
 	char hdr[32];
 	snprintf(hdr, sizeof hdr, "%s interval", lvl);
 	int nw = name_width(res);
-	fprintf(out, "  %-*s %-8s %3s %11s %11s %11s %10s  %-26s %-9s %10s  %s\n", nw, "metric", "unit", "n",
+	fprintf(out, "  %-*s %3s %12s %12s %12s %10s  %-24s %-9s %10s  %s\n", nw, "metric", "n",
 	        "mean A", "mean B", "mean diff", "change", hdr, "method", "Wilcoxon p", "verdict");
 	for (size_t s = 0; s < res->nstat; s++) {
 		const struct compare_stat *st = &res->stat[s];
+		const char *u = metric_unit(st->metric);
 		char b[6][64];
-		fprintf(out, "  %-*s %-8s %3zu %11s %11s %11s %10s  %-26s %-9s %10s  %s\n", nw,
-		        st->metric, metric_unit(st->metric), st->n, fnum(b[0], 64, st->mean_a),
-		        fnum(b[1], 64, st->mean_b), fnum(b[2], 64, st->mean_diff),
-		        fchange(b[3], 64, st->rel_change), finterval(b[4], 64, st->lo, st->hi),
+		fprintf(out, "  %-*s %3zu %12s %12s %12s %10s  %-24s %-9s %10s  %s\n", nw,
+		        st->metric, st->n, units_value(b[0], 64, u, st->mean_a),
+		        units_value(b[1], 64, u, st->mean_b), units_delta(b[2], 64, u, st->mean_diff),
+		        fchange(b[3], 64, st->rel_change), units_range(b[4], 64, u, st->mean_diff, st->lo, st->hi),
 		        compare_method_name(st->method), fp(b[5], 64, st->p), compare_verdict_name(st->verdict));
 	}
-	fprintf(out, "\n  method: t = Student t interval; bootstrap = percentile bootstrap (%d resamples),\n"
+	fputs("\n  each value in a readable unit (a time in s, min, h or d; a share in %, a difference "
+	      "of shares\n  in percentage points, pp; energy in kWh or MWh); change = mean diff / mean A.\n", out);
+	fprintf(out, "  method: t = Student t interval; bootstrap = percentile bootstrap (%d resamples),\n"
 	             "  used when |skewness of the differences| > %g. Wilcoxon p: signed-rank test,\n"
 	             "  exact up to %d non-zero differences. Units and directions: hetlab compare --list-metrics.\n",
 	        COMPARE_BOOT_N, COMPARE_SKEW_LIMIT, COMPARE_WILCOXON_EXACT_MAX);
@@ -330,7 +307,7 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 	fprintf(out, "; differences B &minus; A; %g %% intervals; verdicts say how B does against "
 	        "A.</p>\n", 100 * res->level);
 	html_forest(res, out);
-	fprintf(out, "<table>\n<tr><th>metric</th><th>unit</th><th>better</th><th>n</th><th>mean A</th>"
+	fprintf(out, "<table>\n<tr><th>metric</th><th>better</th><th>n</th><th>mean A</th>"
 	             "<th>mean B</th><th>mean diff</th><th>change</th><th>%g %% interval</th><th>method</th>"
 	             "<th>Wilcoxon p</th><th>verdict</th></tr>\n", 100 * res->level);
 	for (size_t s = 0; s < res->nstat; s++) {
@@ -339,17 +316,20 @@ static void print_html(const struct compare_result *res, FILE *out, const char *
 		int dir = metric_direction(st->metric);
 		fprintf(out, "<tr class=\"%s\"><td>", verdict_class(st->verdict));
 		htmlpage_escape(out, st->metric);
-		fprintf(out, "</td><td>%s</td><td>%s</td><td class=\"num\">%zu</td>"
+		const char *u = metric_unit(st->metric);
+		fprintf(out, "</td><td>%s</td><td class=\"num\">%zu</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
 		        "<td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td>"
 		        "<td class=\"num\">%s</td><td class=\"verdict\">%s</td></tr>\n",
-		        metric_unit(st->metric), dir > 0 ? "higher" : dir < 0 ? "lower" : "-", st->n,
-		        fnum(b[0], 64, st->mean_a), fnum(b[1], 64, st->mean_b),
-		        fnum(b[2], 64, st->mean_diff), fchange(b[3], 64, st->rel_change),
-		        finterval(b[4], 64, st->lo, st->hi), compare_method_name(st->method),
+		        dir > 0 ? "higher" : dir < 0 ? "lower" : "-", st->n,
+		        units_value(b[0], 64, u, st->mean_a), units_value(b[1], 64, u, st->mean_b),
+		        units_delta(b[2], 64, u, st->mean_diff), fchange(b[3], 64, st->rel_change),
+		        units_range(b[4], 64, u, st->mean_diff, st->lo, st->hi), compare_method_name(st->method),
 		        fp(b[5], 64, st->p), compare_verdict_name(st->verdict));
 	}
-	fprintf(out, "</table>\n<p>t = Student t interval; bootstrap = percentile bootstrap "
+	fprintf(out, "</table>\n<p>Each value in a readable unit (a time in s, min, h or d; a share "
+	             "in %%, a difference of shares in percentage points, pp; energy in kWh or MWh); "
+	             "change = mean diff / mean A.</p>\n<p>t = Student t interval; bootstrap = percentile bootstrap "
 	             "(%d resamples), used when |skewness of the differences| &gt; %g. Wilcoxon p: "
 	             "two-sided signed-rank test, exact up to %d non-zero differences.</p>\n",
 	        COMPARE_BOOT_N, COMPARE_SKEW_LIMIT, COMPARE_WILCOXON_EXACT_MAX);

@@ -3,10 +3,12 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 
 #include "analysis/compare.h"
@@ -109,6 +111,36 @@ int plan_run_usage(const char *db, const struct metric_set *m, struct plan_usage
 		u->nodes = 0;
 	if (isnan(u->racks))
 		u->racks = 0;
+	return 0;
+}
+
+int plan_cost_terms(const char *text, struct plan_spec *s, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof *s);
+	s->life_years = 5;
+	s->energy_price_per_kwh = NAN;
+	s->pue = NAN;
+	if (!text)
+		return 0;
+	json_error_t je;
+	json_t *c = json_loads(text, 0, &je);
+	if (!json_is_object(c)) {
+		json_decref(c);
+		snprintf(err, errlen, "meta cost: not a JSON object: %s", je.text);
+		return -1;
+	}
+	static const struct { const char *key; size_t off; } keys[] = {
+		{ "energy_price_per_kwh", offsetof(struct plan_spec, energy_price_per_kwh) },
+		{ "pue", offsetof(struct plan_spec, pue) },
+		{ "maintenance_per_node_year", offsetof(struct plan_spec, maint_per_node_year) },
+		{ "space_per_rack_year", offsetof(struct plan_spec, space_per_rack_year) },
+	};
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		const json_t *v = json_object_get(c, keys[k].key);
+		if (json_is_number(v))
+			*(double *)((char *)s + keys[k].off) = json_number_value(v);
+	}
+	json_decref(c);
 	return 0;
 }
 
@@ -233,6 +265,12 @@ static long evaluate(struct search *k, const long *x)
 			compare_mean_sd(col, n, &mean, &sd);
 		compare_t_interval(col, n, PLAN_LEVEL, &lo, &hi);
 		const struct plan_target *tg = &s->target[t];
+		/* The interval cut to what the metric can be (as a sweep's): a
+		 * utilisation's lower bound is not below 0 %. */
+		double lo_b, hi_b;
+		metric_range(tg->metric, &lo_b, &hi_b);
+		lo = isnan(lo) ? lo : fmin(fmax(lo, lo_b), hi_b);
+		hi = isnan(hi) ? hi : fmax(fmin(hi, hi_b), lo_b);
 		c->mean[t] = mean;
 		c->bound[t] = tg->is_max ? hi : lo;
 		/* With "confident", a target is met only when its bound meets it. */

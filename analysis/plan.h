@@ -138,6 +138,12 @@ char *plan_cand_name(const struct plan_spec *s, const long *x);
  * database (nodes and racks). 0, or -1 with a message. */
 int plan_run_usage(const char *db, const struct metric_set *m, struct plan_usage *u, char *err,
                    size_t errlen);
+/* The cost terms of a run's meta row "cost" (a scenario's "cost" block,
+ * validated by config/costcfg.c) into s, everything else zero: no
+ * variables (so no capex), no targets. NULL text: the defaults (the
+ * scenario's tariff, its PUE model, nothing per node or rack). 0, or -1
+ * with a message. */
+int plan_cost_terms(const char *text, struct plan_spec *s, char *err, size_t errlen);
 /* Fills the yearly costs of c from the mean usage over the seeds. */
 void plan_cost(const struct plan_spec *s, const struct plan_usage *use, size_t nuse,
                struct plan_cand *c);

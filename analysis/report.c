@@ -337,6 +337,11 @@ static void print_text(const struct report *rp, FILE *out)
 	}
 	print_text_org(rp, out);
 	print_text_power(rp, out);
+	if (rp->cost.on) {
+		char l[3][400];
+		report_cost_lines(&rp->cost, l);
+		fprintf(out, "\n  %-13s %s\n  %-13s %s\n  %-13s %s\n", "cost", l[0], "", l[1], "", l[2]);
+	}
 	print_text_ops(rp, out);
 }
 
@@ -451,6 +456,25 @@ static json_t *jenergy(int64_t jobs, double kwh, double cost)
 	json_object_set_new(o, "energy_kwh", jreal(kwh));
 	json_object_set_new(o, "energy_cost", jreal(cost));
 	return o;
+}
+
+/* "cost": the run's cost a year at its rate (only when priced). */
+static void json_cost(const struct report *rp, json_t *root)
+{
+	const struct report_cost *rc = &rp->cost;
+	if (!rc->on)
+		return;
+	json_t *o = json_object();
+	json_object_set_new(o, "window_s", jreal(rc->window_s));
+	json_object_set_new(o, "energy_cost", jreal(rc->energy_cost));
+	json_object_set_new(o, "facility_kwh_year", jreal(rc->kwh_year));
+	json_object_set_new(o, "energy_year", jreal(rc->energy_year));
+	json_object_set_new(o, "maintenance_year", rc->terms ? jreal(rc->maint_year) : json_null());
+	json_object_set_new(o, "space_year", rc->terms ? jreal(rc->space_year) : json_null());
+	json_object_set_new(o, "nodes", jreal(rc->nodes));
+	json_object_set_new(o, "racks", jreal(rc->racks));
+	json_object_set_new(o, "year", jreal(rc->year));
+	json_object_set_new(root, "cost", o);
 }
 
 /* "power": the power model's section (only when the run had it). */
@@ -605,6 +629,7 @@ static json_t *json_report(const struct report *rp)
 	}
 	json_org(rp, root);
 	json_power(rp, root);
+	json_cost(rp, root);
 	json_ops(rp, root);
 	json_object_set_new(root, "window", json_string(rp->window));
 	json_t *ms = json_object();

@@ -159,6 +159,27 @@ struct report_power {
 	int nracks;
 };
 
+/* The cost of the run at its rate (docs/planning.md, "The cost of a plain
+ * run"): the plan's cost model (analysis/plan.c) over this one run, with
+ * the scenario's "cost" block (the results' meta row "cost") when it has
+ * one. Present (on) when the run has an energy cost (the power model) or
+ * the block. No capex: a run adds nothing to the site. */
+struct report_cost {
+	bool on;
+	bool terms;                        /* the scenario gave a "cost" block */
+	double price_kwh, pue;             /* the block's; NaN: the tariff, the PUE model */
+	double maint_per_node, space_per_rack;
+	double window_s;                   /* the window the rate is taken over */
+	double energy_cost;                /* in the window, at the scenario's tariff; NaN none */
+	double kwh_year, energy_year;      /* facility energy and its cost a year at this rate */
+	double nodes, racks, maint_year, space_year;
+	double year;                       /* the sum of the three a year */
+};
+
+/* The cost section's three lines for a person, shared by the text and the
+ * HTML report: the total a year, the energy, maintenance and rack space. */
+void report_cost_lines(const struct report_cost *rc, char line[3][400]);
+
 /* A kind of failure or a drain reason, and its counts. */
 struct report_ops_kind {
 	char *name;
@@ -205,6 +226,7 @@ struct report {
 	struct report_samples smp;
 	struct report_power power;
 	struct report_ops ops;
+	struct report_cost cost;
 	struct mrun mr;                    /* the run for the metric registry (names, window) */
 	struct metric_set ms;              /* every metric within the window */
 	char window[160];                  /* "whole run" or the window with its bounds */

@@ -640,6 +640,19 @@ static void summary_section(struct doc *d, const struct report *rp)
 	doc_table_end(d);
 }
 
+/* The run's cost at its rate (the plan's cost model over this run), the
+ * text report's three lines. */
+static void cost_section(struct doc *d, const struct report *rp)
+{
+	if (!rp->cost.on)
+		return;
+	char l[3][400];
+	report_cost_lines(&rp->cost, l);
+	doc_heading(d, 2, "Cost");
+	for (int k = 0; k < 3; k++)
+		doc_para(d, l[k]);
+}
+
 static void doc_body(struct doc *d, const struct report *rp)
 {
 	summary_section(d, rp);
@@ -648,6 +661,7 @@ static void doc_body(struct doc *d, const struct report *rp)
 	metric_sections(d, rp);
 	org_sections(d, rp);
 	power_sections(d, rp);
+	cost_section(d, rp);
 	ops_sections(d, rp);
 }
 

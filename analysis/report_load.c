@@ -20,6 +20,8 @@
 #include <sqlite3.h>
 
 #include "analysis/dbutil.h"
+#include "analysis/plan.h"
+#include "analysis/units.h"
 #include "analysis/recorder.h"
 
 int report_failf(struct report *rp, const char *fmt, ...)
@@ -428,6 +430,74 @@ nomem:
 	return report_failf(rp, "out of memory");
 }
 
+/* The run's cost at its rate, by the plan's cost model (plan_cost) over
+ * this one run: the scenario's cost terms from the meta row "cost" (none:
+ * the tariff's energy cost alone), the usage in the window. */
+static int load_cost(struct report *rp)
+{
+	struct report_cost *rc = &rp->cost;
+	char *text = NULL;
+	sqlite3_stmt *st = NULL;
+	if (report_has_column(rp->db, "meta", "key") &&
+	    sqlite3_prepare_v2(rp->db, "SELECT value FROM meta WHERE key = 'cost'", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		text = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	struct plan_spec spec;
+	char err[256];
+	int pr = plan_cost_terms(text, &spec, err, sizeof err);
+	rc->terms = text != NULL;
+	free(text);
+	if (pr < 0)
+		return report_failf(rp, "%s", err);
+	if (rp->ms.t1_us <= rp->ms.t0_us)
+		return 0;   /* no window: the registry could not read the run */
+	struct plan_usage use;
+	if (plan_run_usage(rp->path, &rp->ms, &use, err, sizeof err) < 0)
+		return report_failf(rp, "%s", err);
+	if (!rc->terms && isnan(use.energy_cost))
+		return 0;   /* nothing priced */
+	struct plan_cand c = { 0 };
+	plan_cost(&spec, &use, 1, &c);
+	*rc = (struct report_cost){ .on = true, .terms = rc->terms, .price_kwh = spec.energy_price_per_kwh,
+		.pue = spec.pue, .maint_per_node = spec.maint_per_node_year,
+		.space_per_rack = spec.space_per_rack_year, .window_s = use.window_s,
+		.energy_cost = use.energy_cost, .kwh_year = c.energy_kwh_year, .energy_year = c.energy_year,
+		.nodes = c.nodes, .racks = c.racks, .maint_year = c.maint_year, .space_year = c.space_year,
+		.year = c.cost };
+	return 0;
+}
+
+void report_cost_lines(const struct report_cost *rc, char line[3][400])
+{
+	char b[4][48], w[48];
+	snprintf(line[0], 400, "%s a year at this run's rate (over its window of %s); no capex: a run "
+	         "adds nothing to the site", units_money(b[0], sizeof b[0], rc->year),
+	         units_duration(w, sizeof w, rc->window_s));
+	if (!isnan(rc->price_kwh))
+		snprintf(line[1], 400, "energy %s (%s kWh a year at the facility%s x %g)",
+		         units_money(b[0], sizeof b[0], rc->energy_year),
+		         units_money(b[1], sizeof b[1], rc->kwh_year), isnan(rc->pue) ? "" : ", IT x the PUE given",
+		         rc->price_kwh);
+	else if (!isnan(rc->energy_cost))
+		snprintf(line[1], 400, "energy %s (%s kWh a year at the facility, the scenario's tariff; %s "
+		         "in the window)", units_money(b[0], sizeof b[0], rc->energy_year),
+		         units_money(b[1], sizeof b[1], rc->kwh_year),
+		         units_money(b[2], sizeof b[2], rc->energy_cost));
+	else
+		snprintf(line[1], 400, "energy not priced (the run has no power model and the scenario's "
+		         "cost no energy_price_per_kwh)");
+	if (rc->terms)
+		snprintf(line[2], 400, "maintenance %s (%.0f nodes x %s), rack space %s (%.0f racks x %s)",
+		         units_money(b[0], sizeof b[0], rc->maint_year), rc->nodes,
+		         units_money(b[1], sizeof b[1], rc->maint_per_node),
+		         units_money(b[2], sizeof b[2], rc->space_year), rc->racks,
+		         units_money(b[3], sizeof b[3], rc->space_per_rack));
+	else
+		snprintf(line[2], 400, "maintenance and rack space not priced (the scenario has no \"cost\" "
+		         "block; docs/planning.md)");
+}
+
 /* The registry's view of the run (names, the window and every metric in
  * it), then the job rows outside the window left out of the tables. A file
  * the registry cannot read keeps the report without them. */
@@ -470,7 +540,7 @@ int report_load(struct report *rp, const struct metric_window *w)
 		              : report_failf(rp, "cannot open: %s", sqlite3_errstr(rc));
 	if (check_schema(rp) < 0 || load_run(rp) < 0 || load_jobs(rp) < 0 ||
 	    load_job_extras(rp) < 0 || apply_window(rp, w) < 0 || load_samples(rp) < 0 ||
-	    load_power(rp) < 0)
+	    load_power(rp) < 0 || load_cost(rp) < 0)
 		return -1;
 	return 0;
 }

@@ -84,6 +84,8 @@ void sumreport_sum_fini(struct sweep_sum *s)
 	free(s->all);
 	free(s->mean);
 	free(s->half);
+	free(s->lo);
+	free(s->hi);
 	free(s->n);
 	memset(s, 0, sizeof *s);
 }
@@ -203,7 +205,9 @@ int sumreport_sum_load(const char *path, const char *const *want, size_t nwant, 
 	s->mean = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->mean);
 	s->half = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->half);
 	s->n = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->n);
-	if (!vals || !cnt || !s->mean || !s->half || !s->n) {
+	s->lo = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->lo);
+	s->hi = calloc(nlist * (size_t)s->npoint + 1, sizeof *s->hi);
+	if (!vals || !cnt || !s->mean || !s->half || !s->n || !s->lo || !s->hi) {
 		free(vals);
 		free(cnt);
 		goto nomem;
@@ -250,6 +254,13 @@ int sumreport_sum_load(const char *path, const char *const *want, size_t nwant, 
 			s->mean[k] = mean;
 			s->half[k] = compare_t_interval(vals + p * 64, (size_t)cnt[p], 0.95, &lo, &hi) == 0
 			             ? (hi - lo) / 2 : NAN;
+			/* The interval a planner reads: cut to the metric's bounds
+			 * (a t interval over a few seeds of a skewed wait reaches
+			 * below 0), as the figures' bars are. */
+			double lo_b, hi_b;
+			metric_range(canon, &lo_b, &hi_b);
+			s->lo[k] = isnan(s->half[k]) ? NAN : fmin(fmax(mean - s->half[k], lo_b), hi_b);
+			s->hi[k] = isnan(s->half[k]) ? NAN : fmax(fmin(mean + s->half[k], hi_b), lo_b);
 		}
 	}
 	free(vals);
@@ -269,10 +280,10 @@ out:
 	return ret;
 }
 
-/* A metric's mean and half-width in its readable unit ("7.89 ±9.13 h"). */
-static void fmt_val(char *buf, size_t len, const char *metric, double mean, double half)
+/* A metric's mean and its interval in its readable unit ("7.89 [0, 17.0] h"). */
+static void fmt_val(char *buf, size_t len, const struct sweep_sum *s, int m, size_t k)
 {
-	units_pair(buf, len, metric_unit(metric), mean, half);
+	units_interval(buf, len, metric_unit(s->metric[m]), s->mean[k], s->lo[k], s->hi[k]);
 }
 
 int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric, FILE *out,
@@ -283,7 +294,7 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 	if (lr < 0)
 		return lr;
 	fprintf(out, "hetlab report: %s (a sweep: %d points, each metric's mean over the point's ok "
-	        "seeds ± the half-width of its 95 %% t interval)\n\n", path, s.npoint);
+	        "seeds [its 95 %% t interval, cut to what the metric can be])\n\n", path, s.npoint);
 	int *w = calloc((size_t)(s.nparam + s.nmetric) + 1, sizeof *w);
 	if (!w) {
 		sumreport_sum_fini(&s);
@@ -295,8 +306,14 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 			if (s.value[p] && (int)strlen(s.value[p][k]) > w[k])
 				w[k] = (int)strlen(s.value[p][k]);
 	}
-	for (int m = 0; m < s.nmetric; m++) {
-		w[s.nparam + m] = (int)strlen(s.metric[m]) > 18 ? (int)strlen(s.metric[m]) : 18;
+	for (int m = 0; m < s.nmetric; m++) {   /* as wide as its name and its widest cell */
+		w[s.nparam + m] = (int)strlen(s.metric[m]);
+		for (int p = 0; p < s.npoint; p++) {
+			char v[64];
+			fmt_val(v, sizeof v, &s, m, (size_t)m * (size_t)s.npoint + (size_t)p);
+			if ((int)strlen(v) > w[s.nparam + m])
+				w[s.nparam + m] = (int)strlen(v);
+		}
 	}
 	fprintf(out, "%5s", "point");
 	for (int k = 0; k < s.nparam; k++)
@@ -315,7 +332,7 @@ int sumreport_sweep(const char *path, const char *const *metrics, size_t nmetric
 		for (int m = 0; m < s.nmetric; m++) {
 			char v[64];
 			size_t k = (size_t)m * (size_t)s.npoint + (size_t)p;
-			fmt_val(v, sizeof v, s.metric[m], s.mean[k], s.half[k]);
+			fmt_val(v, sizeof v, &s, m, k);
 			fprintf(out, "  %*s", w[s.nparam + m], v);
 		}
 		fputc('\n', out);

@@ -106,7 +106,8 @@ int sumreport_sweep_html(const char *path, const char *const *metrics, size_t nm
 	warn_line(out, fd.msg, warn, warnlen);
 	/* The verdict of a sweep: the best point of each metric, by its direction. */
 	fprintf(out, "<p class=\"summary\">%d points, each metric the mean over the point's ok seeds "
-	        "&plusmn; the half-width of its 95 %% t interval.", s.npoint);
+	        "and, in brackets, its 95 %% t interval cut to what the metric can be (no time, "
+	        "energy or count below 0, no utilisation above 100 %%).", s.npoint);
 	for (int m = 0; m < s.nmetric; m++) {
 		int dir = metric_direction(s.metric[m]), best = -1;
 		if (dir == 0)
@@ -153,7 +154,7 @@ int sumreport_sweep_html(const char *path, const char *const *metrics, size_t nm
 			const char *u = metric_unit(s.metric[m]);
 			char v[64];
 			fprintf(out, "<td class=\"num\">");
-			htmlpage_escape(out, units_pair(v, sizeof v, u, s.mean[k], s.half[k]));
+			htmlpage_escape(out, units_interval(v, sizeof v, u, s.mean[k], s.lo[k], s.hi[k]));
 			fputs("</td>", out);
 		}
 		fputs("</tr>\n", out);

@@ -13,6 +13,9 @@ struct sweep_sum {
 	int nmetric;
 	char **metric;
 	double *mean, *half;         /* [metric * npoint + point]; NaN none */
+	double *lo, *hi;             /* the 95 % t interval cut to what the metric can be
+	                              * (metric_range: no wait or count below 0, no
+	                              * utilisation above 100 %); NaN none */
 	int *n;
 };
 

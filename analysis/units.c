@@ -81,23 +81,58 @@ static int decimals(double a)
 	return a >= 100 || a == 0 ? 0 : a >= 10 ? 1 : 2;
 }
 
-const char *units_pair(char *buf, size_t len, const char *unit, double mean, double half)
+/* The unit a number near t is shown in with others (an interval): a
+ * duration in units_duration's steps, a ratio bare, a share in % (a
+ * difference of shares in pp), else as its axis would be. */
+static struct units_axis shown_unit(const char *unit, double t, int delta)
 {
-	if (isnan(mean) || isnan(half))
+	if (strcmp(unit, "s") == 0)
+		return t < 60 ? (struct units_axis){ 1, "s" } : t < 3600 ? (struct units_axis){ 60, "min" }
+		       : t < 86400 ? (struct units_axis){ 3600, "h" } : (struct units_axis){ 86400, "d" };
+	if (strcmp(unit, "fraction") == 0)
+		return delta ? (struct units_axis){ 0.01, "pp" } : (struct units_axis){ 0.01, "%" };
+	if (strcmp(unit, "ratio") == 0)
+		return (struct units_axis){ 1, "" };
+	return units_axis_for(unit, t);
+}
+
+const char *units_interval(char *buf, size_t len, const char *unit, double mean, double lo,
+                           double hi)
+{
+	if (isnan(mean) || isnan(lo) || isnan(hi))
 		return units_value(buf, len, unit, mean);
 	if (strcmp(unit, "fraction") == 0) {
-		snprintf(buf, len, "%.2f ±%.2f %%", 100 * mean, 100 * half);
+		snprintf(buf, len, "%.2f [%.2f, %.2f] %%", 100 * mean, 100 * lo, 100 * hi);
 		return buf;
 	}
-	struct units_axis a = units_axis_for(unit, fabs(mean));
-	if (strcmp(unit, "s") == 0) {   /* units_duration's steps */
-		double t = fabs(mean);
-		a = t < 60 ? (struct units_axis){ 1, "s" } : t < 3600 ? (struct units_axis){ 60, "min" }
-		    : t < 86400 ? (struct units_axis){ 3600, "h" } : (struct units_axis){ 86400, "d" };
+	double t = mean != 0 ? fabs(mean) : fabs(hi);
+	struct units_axis a = shown_unit(unit, t, 0);
+	double v[3] = { mean / a.div, lo / a.div, hi / a.div };
+	snprintf(buf, len, "%.*f [%.*f, %.*f]%s%s", decimals(fabs(v[0])), v[0], decimals(fabs(v[1])), v[1],
+	         decimals(fabs(v[2])), v[2], a.name[0] ? " " : "", a.name);
+	return buf;
+}
+
+const char *units_delta(char *buf, size_t len, const char *unit, double d)
+{
+	if (!isnan(d) && strcmp(unit, "fraction") == 0)
+		snprintf(buf, len, "%.2f pp", 100 * d);
+	else
+		units_value(buf, len, unit, d);
+	return buf;
+}
+
+const char *units_range(char *buf, size_t len, const char *unit, double ref, double lo, double hi)
+{
+	if (isnan(lo) || isnan(hi)) {
+		snprintf(buf, len, "-");
+		return buf;
 	}
-	double m = mean / a.div, h = half / a.div;
-	int d = decimals(fabs(m));
-	snprintf(buf, len, "%.*f ±%.*f%s%s", d, m, d, h, a.name[0] ? " " : "", a.name);
+	double t = !isnan(ref) && ref != 0 ? fabs(ref) : fmax(fabs(lo), fabs(hi));
+	struct units_axis a = shown_unit(unit, t, 1);
+	double l = lo / a.div, h = hi / a.div;
+	snprintf(buf, len, "[%.*f, %.*f]%s%s", decimals(fabs(l)), l, decimals(fabs(h)), h,
+	         a.name[0] ? " " : "", a.name);
 	return buf;
 }
 

@@ -19,9 +19,21 @@ const char *units_money(char *buf, size_t len, double v);
  * as money, "W" as kW, anything else as a number and the unit. */
 const char *units_value(char *buf, size_t len, const char *unit, double v);
 
-/* A mean and the half-width of its interval in one unit, the mean's:
- * "22.3 ±2.42 MWh", "6.74 ±7.80 min", "43.90 ±9.71 %". */
-const char *units_pair(char *buf, size_t len, const char *unit, double mean, double half);
+/* A mean and its interval [lo, hi] in one unit, the mean's (the upper
+ * end's when the mean is 0), each number to 3 significant digits:
+ * "22.3 [19.9, 24.7] MWh", "6.74 [0, 14.5] min", "43.90 [34.19, 53.61] %".
+ * A NaN end prints the mean alone. The caller cuts the interval to what
+ * the metric can be (metric_range). */
+const char *units_interval(char *buf, size_t len, const char *unit, double mean, double lo,
+                           double hi);
+
+/* A difference of two values in `unit`: as units_value, but a difference
+ * of shares is in percentage points ("0.46 pp"), not in %. */
+const char *units_delta(char *buf, size_t len, const char *unit, double d);
+/* An interval of differences [lo, hi] in one unit, that units_delta gives
+ * `ref` (the mean difference; its larger end when ref is 0 or NaN):
+ * "[-8.28, -2.98] h", "[-0.46, 1.32] pp" (NaN: "-"). */
+const char *units_range(char *buf, size_t len, const char *unit, double ref, double lo, double hi);
 
 /* An axis for values in `unit` up to `top` (the largest to show): the
  * divisor that turns them into the shown unit and its name ("h", "%",

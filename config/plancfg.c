@@ -15,6 +15,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/sweep.h"
+#include "config/costcfg.h"
 #include "config/jv.h"
 #include "config/scenario.h"
 #include "config/scnlabels.h"
@@ -22,8 +23,6 @@
 
 static const char *const plan_keys[] = { "description", "scenario", "seeds", "out", "vars",
 	"fixed", "energy_price_per_kwh", "targets", "cost", "confident", NULL };
-static const char *const cost_keys[] = { "life_years", "energy_price_per_kwh", "pue",
-	"maintenance_per_node_year", "space_per_rack_year", NULL };
 static const char *const var_keys[] = { "path", "min", "max", "cost", "owned", NULL };
 static const char *const target_keys[] = { "metric", "max", "min", NULL };
 
@@ -189,16 +188,7 @@ static int load_cost(struct jv *v, json_t *root, struct plan_spec *s)
 		if (jv_num(v, root, "$", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh))
 			return -1;
 	}
-	if (!c)
-		return 0;
-	if (jv_object(v, c, "$.cost", cost_keys) ||
-	    jv_num(v, c, "$.cost", "life_years", false, 0.1, 100, &s->life_years) ||
-	    jv_num(v, c, "$.cost", "energy_price_per_kwh", false, 0, 1e9, &s->energy_price_per_kwh) ||
-	    jv_num(v, c, "$.cost", "pue", false, 1, 10, &s->pue) ||
-	    jv_num(v, c, "$.cost", "maintenance_per_node_year", false, 0, 1e12, &s->maint_per_node_year) ||
-	    jv_num(v, c, "$.cost", "space_per_rack_year", false, 0, 1e12, &s->space_per_rack_year))
-		return -1;
-	return 0;
+	return costcfg_read(v, c, "$.cost", true, s);
 }
 
 static int load_seeds(struct jv *v, json_t *seeds, struct plan_spec *s)

@@ -397,6 +397,9 @@ static int write_metric_meta(struct run *r, char *err, size_t errlen)
 	free(tn);
 	if (mr == 0 && (recorder_set_meta(r->rec, "labels", lt) || recorder_set_meta(r->rec, "measure", mt)))
 		mr = -1;
+	/* The scenario's cost terms, for the report's cost a year (docs/planning.md). */
+	if (mr == 0 && sc->cost_json && recorder_set_meta(r->rec, "cost", sc->cost_json))
+		mr = -1;
 	free(lt);
 	free(mt);
 	if (mr < 0)

@@ -12,6 +12,7 @@
 #include "config/slurmcfg.h"
 #include "config/powercfg.h"
 #include "config/billcfg.h"
+#include "config/costcfg.h"
 #include "config/faultcfg.h"
 #include "config/migcfg.h"
 
@@ -45,7 +46,7 @@ static json_t *parse_text(const char *text, const char *file, char *err, size_t 
 static const char *const top_keys[] = { "name", "description", "seed", "policy", "policy_params",
 	"sample_interval_s", "horizon_days", "catalog", "node_types", "racks", "from_trace",
 	"from_inventory", "storage_pools", "gpu_sharing", "network", "oom_after_s", "placement", "checkpoint", "notify", "org", "events", "tiered", "slurm", "power", "failures", "health",
-	"workload", "billing", "measure", NULL };
+	"workload", "billing", "measure", "cost", NULL };
 static const char *const type_keys[] = { "name", "gpu", "gpus", "cpu", "sockets", "cores",
 	"mem_gib", "plane", "base_w", "numa", "storage", "mig", "labels", NULL };
 static const char *const rack_keys[] = { "name", "count", "power_kw", "cooling", "nodes", "leaf",
@@ -477,7 +478,8 @@ static int load_root(struct jv *v, struct scenario *sc, const json_t *root)
 		sc->ft_nodes_per_rack = (int32_t)npr;
 		sc->from_trace = true;
 	}
-	if (bill_load(v, &sc->cl, &sc->org, root, &sc->billing_json))
+	if (bill_load(v, &sc->cl, &sc->org, root, &sc->billing_json) ||
+	    costcfg_scenario(v, root, &sc->cost_json))
 		return -1;
 	json_t *wl = json_object_get(root, "workload");
 	if (!wl)
@@ -574,6 +576,8 @@ void scenario_free(struct scenario *sc)
 	sc->env = NULL;
 	free(sc->billing_json);
 	sc->billing_json = NULL;
+	free(sc->cost_json);
+	sc->cost_json = NULL;
 	fault_cfg_fini(&sc->fault);
 	if (sc->tiered) {
 		tiered_cfg_fini(sc->tiered);

@@ -64,6 +64,8 @@ struct scenario {
 	struct metric_window measure;  /* "measure" (given false when absent) */
 	char *billing_json;            /* "billing" normalised by config/billcfg.c (owned), for
 	                                * recorder_set_billing; NULL when absent */
+	char *cost_json;               /* "cost" as compact JSON (config/costcfg.c; owned), the
+	                                * results' meta row "cost"; NULL when absent */
 	struct synth_cfg synth;
 	/* Cluster sized from the trace header instead of "racks". */
 	bool from_trace;

@@ -385,6 +385,37 @@ else
 	bad "sweep runs" "$(cat "$TMP/err")"
 fi
 
+# ---- the cost of a plain run: the scenario's "cost", the report's lines ---
+"$HETLAB" report "$TMP/a.db" > "$TMP/rep" 2>&1
+grep -q "^  cost          .* a year at this run's rate (over its window of " "$TMP/rep" &&
+	grep -q "^                energy .* kWh a year at the facility, the scenario's tariff; " "$TMP/rep" &&
+	grep -q 'maintenance and rack space not priced (the scenario has no "cost"' "$TMP/rep" &&
+	ok "report RUN: the energy a year at the run's rate, at the scenario's tariff" ||
+	bad "report RUN cost (tariff only)" "$(grep -A2 '^  cost' "$TMP/rep")"
+sed 's/"power": {/"cost": {"maintenance_per_node_year": 5000, "space_per_rack_year": 12000}, "power": {/' \
+	scenarios/guian.json > "$TMP/cost.json"
+if "$HETLAB" run "$TMP/cost.json" --out "$TMP/cost.db" -q >/dev/null 2>"$TMP/err"; then
+	"$HETLAB" report "$TMP/cost.db" > "$TMP/rep"
+	nodes=$(sqlite3 "$TMP/cost.db" "SELECT count(*) FROM node")
+	maint=$(echo $((nodes * 5000)) | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+	grep -q "^                maintenance $maint ($nodes nodes x 5,000), rack space .* racks x 12,000)" "$TMP/rep" &&
+		[ "$(sqlite3 "$TMP/cost.db" "SELECT value FROM meta WHERE key = 'cost'")" = \
+		  '{"maintenance_per_node_year":5000,"space_per_rack_year":12000}' ] &&
+		ok "run with a scenario cost: meta row cost, report prices maintenance and rack space" ||
+		bad "report RUN cost (the scenario's terms)" "$(grep -A2 '^  cost' "$TMP/rep")"
+	"$HETLAB" report "$TMP/cost.db" --format html --out "$TMP/cost.html" 2>/dev/null &&
+		grep -q "<h2>Cost</h2>" "$TMP/cost.html" && grep -q "racks x 12,000" "$TMP/cost.html" &&
+		"$HETLAB" report "$TMP/cost.db" --format json | python3 -c 'import json,sys; c=json.load(sys.stdin)["cost"]; assert c["year"] > c["maintenance_year"] > 0' &&
+		ok "report RUN --format html and json: the cost section" || bad "report RUN cost html/json"
+else
+	bad "run with a scenario cost" "$(cat "$TMP/err")"
+fi
+sed 's/"power": {/"cost": {"life_years": 5}, "power": {/' scenarios/guian.json > "$TMP/cost2.json"
+got=$(rc "$HETLAB" run "$TMP/cost2.json" --out "$TMP/cost2.db")
+[ "$got" = 1 ] && grep -q 'cost2.json: $.cost.life_years: a scenario.s cost has no capex' "$TMP/err" &&
+	ok "a scenario's cost refuses life_years (no capex in a run), naming the path" ||
+	bad "scenario cost life_years" "exit $got: $(cat "$TMP/err")"
+
 # ---- make install / uninstall --------------------------------------------
 D=$TMP/dest
 if [ -f Makefile ] && ${MAKE:-make} -s install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD" >"$TMP/inst" 2>&1; then

@@ -492,6 +492,9 @@ static void test_pairing(void **st)
 	assert_non_null(strstr(text, "mean_wait"));
 	assert_non_null(strstr(text, "worse"));
 	assert_non_null(strstr(text, "(2-3,10)"));
+	/* Readable units: the waits in s with their unit, the interval in one. */
+	assert_non_null(strstr(text, "   2.50 s       12.5 s       10.0 s   +400.0 %"));
+	assert_non_null(strstr(text, "[10.0, 10.0] s"));
 	free(text);
 	char *js = print_to_string(&res, COMPARE_JSON);
 	json_error_t jerr;
@@ -506,6 +509,8 @@ static void test_pairing(void **st)
 	char *html = print_to_string(&res, COMPARE_HTML);
 	assert_non_null(strstr(html, "<table>"));
 	assert_non_null(strstr(html, "<tr class=\"worse\">"));
+	assert_non_null(strstr(html, "<td class=\"num\">10.0 s</td><td class=\"num\">+"));
+	assert_non_null(strstr(html, "<td class=\"num\">[10.0, 10.0] s</td>"));
 	assert_null(strstr(html, "http"));     /* self-contained */
 	assert_null(strstr(html, "<script"));
 	free(html);

@@ -313,6 +313,70 @@ static void test_cost(void **state)
 	plan_spec_fini(&s);
 }
 
+/* A plain run's cost: a scenario's cost terms (the meta row) through the
+ * plan's cost model, no variables so no capex. */
+static void test_run_cost_terms(void **state)
+{
+	(void)state;
+	struct plan_spec s;
+	char err[256];
+	assert_int_equal(plan_cost_terms(NULL, &s, err, sizeof err), 0);
+	assert_true(isnan(s.energy_price_per_kwh) && isnan(s.pue));
+	assert_int_equal(plan_cost_terms("{\"maintenance_per_node_year\":5000,\"pue\":1.5,"
+	                                 "\"space_per_rack_year\":12000}", &s, err, sizeof err), 0);
+	assert_float_equal(s.maint_per_node_year, 5000, 0);
+	assert_float_equal(s.space_per_rack_year, 12000, 0);
+	assert_float_equal(s.pue, 1.5, 0);
+	assert_int_equal(s.nvar, 0);
+	/* Half a year's window: 100 kWh of IT, 60 of tariff cost, 4 nodes, 2 racks. */
+	struct plan_usage u = { .it_kwh = 100, .facility_kwh = 130, .energy_cost = 60,
+		.window_s = 365.25 * 86400 / 2, .nodes = 4, .racks = 2 };
+	struct plan_cand c = { 0 };
+	plan_cost(&s, &u, 1, &c);
+	assert_float_equal(c.capex, 0, 0);
+	assert_float_equal(c.energy_kwh_year, 300, 1e-9);   /* 100 x 1.5 x 2 */
+	assert_float_equal(c.energy_year, 120, 1e-9);       /* the tariff's 60 x 2 */
+	assert_float_equal(c.cost, 120 + 20000 + 24000, 1e-9);
+	assert_int_equal(plan_cost_terms("[1]", &s, err, sizeof err), -1);
+}
+
+/* A utilisation spread over two seeds (2 % and 98 %): its t interval
+ * reaches far below 0 and above 100 %; the bound a plan reads is cut to
+ * [0, 1], as a sweep's intervals are. */
+static int util_eval(void *ctx, const struct plan_spec *s, const long *x, double *val,
+                     struct plan_usage *use, char *err, size_t errlen)
+{
+	(void)ctx;
+	(void)x;
+	(void)err;
+	(void)errlen;
+	for (size_t q = 0; q < s->nseed; q++) {
+		val[q * s->ntarget] = q ? 0.98 : 0.02;
+		use[q] = (struct plan_usage){ .energy_cost = NAN, .window_s = 365.25 * 86400 };
+	}
+	return 0;
+}
+
+static void test_bound_cut(void **state)
+{
+	(void)state;
+	for (int is_max = 0; is_max <= 1; is_max++) {
+		struct plan_spec s;
+		fake_spec(&s, 1, 1);
+		s.target[0] = (struct plan_target){ .metric = "gpu_util", .is_max = is_max, .bound = 0.5 };
+		struct plan_result r;
+		char err[256];
+		assert_int_equal(plan_search(&s, 1, util_eval, NULL, NULL, &r, err, sizeof err), 0);
+		assert_float_equal(r.cand[0].mean[0], 0.5, 1e-12);
+		assert_float_equal(r.cand[0].bound[0], is_max ? 1 : 0, 0);
+		char *t = print_to_string(&s, &r);
+		assert_null(strstr(t, "[-"));   /* no bound below 0 % */
+		free(t);
+		plan_result_fini(&r);
+		plan_spec_fini(&s);
+	}
+}
+
 /* The yearly cost of ownership: capex over its life, the facility energy
  * annualised from the window at the tariff (or at a given PUE, or at the
  * scenario's own tariff), maintenance per node-year, space per rack-year. */
@@ -458,6 +522,8 @@ int main(void)
 		cmocka_unit_test(test_count_one_keeps_rack_names),
 		cmocka_unit_test(test_worked_example_loads),
 		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_bound_cut),
+		cmocka_unit_test(test_run_cost_terms),
 		cmocka_unit_test(test_owned),
 		cmocka_unit_test(test_print_units),
 		cmocka_unit_test(test_tco),

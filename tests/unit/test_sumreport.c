@@ -236,7 +236,8 @@ static void test_sweep_html(void **state)
 	assert_non_null(strstr(h, "gpu_util has its highest mean at point 5 ($.racks[4].count = 2, "
 	                          "$.rate = 1.4): 97.33 %"));
 	assert_non_null(strstr(h, "preemptions has its lowest mean at point"));
-	assert_non_null(strstr(h, "<td class=\"num\">2.00 ±6.57 %</td>"));
+	/* Each mean with its interval cut to [0, 100] %: 2 % +- 6.57 % from 0. */
+	assert_non_null(strstr(h, "<td class=\"num\">2.00 [0.00, 8.57] %</td>"));
 	/* The text report speaks the same units. */
 	char *t = NULL, err[256];
 	size_t len = 0;
@@ -244,7 +245,9 @@ static void test_sweep_html(void **state)
 	const char *want[] = { "gpu_util", "preemptions" };
 	assert_int_equal(sumreport_sweep(db, want, 2, f, err, sizeof err), 0);
 	fclose(f);
-	assert_non_null(strstr(t, "  2.00 ±6.57 %"));
+	assert_non_null(strstr(t, "  2.00 [0.00, 8.57] %"));
+	assert_null(strstr(t, "±"));
+	assert_null(strstr(t, "[-"));
 	free(t);
 	if (gnuplot_present()) {
 		size_t n = 0;
@@ -273,9 +276,23 @@ static void test_units(void **state)
 	assert_string_equal(units_value(b, sizeof b, "kWh", 22272.2), "22.3 MWh");
 	assert_string_equal(units_value(b, sizeof b, "W", 40000), "40.00 kW");
 	assert_string_equal(units_value(b, sizeof b, "jobs", 3), "3 jobs");
-	assert_string_equal(units_pair(b, sizeof b, "kWh", 22272.2, 2422.1), "22.3 ±2.4 MWh");
-	assert_string_equal(units_pair(b, sizeof b, "s", 6905.7, 12931.5), "1.92 ±3.59 h");
-	assert_string_equal(units_pair(b, sizeof b, "s", 124.2, 344.8), "2.07 ±5.75 min");
+	/* A mean and its interval (cut by the caller) in the mean's unit. */
+	assert_string_equal(units_interval(b, sizeof b, "kWh", 22272.2, 19850.1, 24694.3),
+	                    "22.3 [19.9, 24.7] MWh");
+	assert_string_equal(units_interval(b, sizeof b, "s", 6905.7, 0, 19837.2), "1.92 [0, 5.51] h");
+	assert_string_equal(units_interval(b, sizeof b, "s", 124.2, 0, 469), "2.07 [0, 7.82] min");
+	assert_string_equal(units_interval(b, sizeof b, "s", 0, 0, 0), "0 [0, 0] s");
+	assert_string_equal(units_interval(b, sizeof b, "s", 0, 0, 600), "0 [0, 10.0] min");
+	assert_string_equal(units_interval(b, sizeof b, "fraction", 0.973, 0.878, 1), "97.30 [87.80, 100.00] %");
+	assert_string_equal(units_interval(b, sizeof b, "s", 30, NAN, NAN), "30.0 s");
+	/* Differences (hetlab compare): shares in pp, an interval in its mean's unit. */
+	assert_string_equal(units_delta(b, sizeof b, "fraction", 0.0311), "3.11 pp");
+	assert_string_equal(units_delta(b, sizeof b, "s", -3367.7), "-56.1 min");
+	assert_string_equal(units_range(b, sizeof b, "s", -3367.7, -4907.6, -2080.2), "[-81.8, -34.7] min");
+	assert_string_equal(units_range(b, sizeof b, "fraction", 0.0311, 0.024, 0.0385), "[2.40, 3.85] pp");
+	assert_string_equal(units_range(b, sizeof b, "s", 0, -7200, 3600), "[-2.00, 1.00] h");
+	assert_string_equal(units_range(b, sizeof b, "ratio", -18.6, -28.574, -10.39), "[-28.6, -10.4]");
+	assert_string_equal(units_range(b, sizeof b, "s", 1, NAN, NAN), "-");
 }
 
 int main(void)
