@@ -590,6 +590,9 @@ fi
 # --- 22. snapshots: a restart replays only what follows (tests/live/snapshot.sh)
 . "$ROOT/tests/live/snapshot.sh"
 
+# --- 23. kept snapshots, state-prune and its archives (tests/live/prune.sh) --
+. "$ROOT/tests/live/prune.sh"
+
 echo
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
