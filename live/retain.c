@@ -360,6 +360,34 @@ int lstate_decisions(struct lstate *st, int64_t upto_us, char ***lines, int64_t 
 	return rc;
 }
 
+static int count_arch(void *ctx, const char *adir, const struct arch *a)
+{
+	(void)a;
+	int64_t *n = ctx;
+	struct lstate as;
+	char e[256];
+	if (lstate_open_ro(&as, adir, e, sizeof e))
+		return -1;
+	int64_t k = lstate_count_submits_db(&as, 0);
+	lstate_close(&as);
+	if (k < 0)
+		return -1;
+	*n += k;
+	return 0;
+}
+
+int64_t lstate_count_submits(struct lstate *st)
+{
+	bool txn = read_begin(st);
+	int64_t pruned = meta_i64(st, "pruned_seq"), n = 0;
+	char e[512];
+	int rc = pruned > 0 ? arch_walk(st, pruned, count_arch, &n, e, sizeof e) : 0;
+	/* the state's rows past the cut (the last row it keeps may be archived) */
+	int64_t k = rc ? -1 : lstate_count_submits_db(st, pruned);
+	read_end(st, txn);
+	return k < 0 ? -1 : n + k;
+}
+
 /* ---- prune ---- */
 
 /* A test's kill -9 at step k of a prune (tests/live/prune.sh):

@@ -412,12 +412,13 @@ int lstate_rec_each_db(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx
 	return rc;
 }
 
-int64_t lstate_count_submits(struct lstate *st)
+int64_t lstate_count_submits_db(struct lstate *st, int64_t after_seq)
 {
-	sqlite3_stmt *q = prep(st, "SELECT count(*) FROM rec WHERE kind = 'submit'", NULL, 0);
+	sqlite3_stmt *q = prep(st, "SELECT count(*) FROM rec WHERE kind = 'submit' AND seq > ?", NULL, 0);
 	int64_t n = -1;
 	if (!q)
 		return -1;
+	sqlite3_bind_int64(q, 1, after_seq);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);

@@ -175,8 +175,11 @@ int lstate_rec_each_db(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx
 /* The last recorded row's seq (0 none, -1 on error). */
 int64_t lstate_rec_last(struct lstate *st);
 
-/* How many jobs the recording submits (-1 on error). */
+/* How many jobs the recording submits (-1 on error): the archives of a
+ * pruned state included (retain.c); _db: this database's rows past
+ * after_seq only. */
 int64_t lstate_count_submits(struct lstate *st);
+int64_t lstate_count_submits_db(struct lstate *st, int64_t after_seq);
 
 int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
                         const char *detail, char *err, size_t errlen);
