@@ -390,6 +390,10 @@ int64_t lstate_count_submits(struct lstate *st)
 
 /* ---- prune ---- */
 
+/* A state.db larger than this is not vacuumed by a prune (a VACUUM holds
+ * the daemon's writes for as long as it takes). */
+#define LRETAIN_VACUUM_MAX (64 << 20)
+
 /* A test's kill -9 at step k of a prune (tests/live/prune.sh):
  * HETLAB_TEST_PRUNE_KILL=k. */
 static void test_kill(int k)
@@ -527,6 +531,25 @@ static int write_archive(struct lstate *st, const char *dir, const char *tmpdir,
 	return 0;
 }
 
+/* Deletes table's rows with seq <= upto (but its last), 5000 per
+ * transaction. */
+static int delete_upto(struct lstate *st, const char *table, int64_t upto, char *err, size_t errlen)
+{
+	char *sql = sqlite3_mprintf("DELETE FROM %s WHERE seq IN (SELECT seq FROM %s WHERE seq <= %lld AND seq < "
+	                            "(SELECT max(seq) FROM %s) ORDER BY seq LIMIT 5000)", table, table, (long long)upto,
+	                            table);
+	if (!sql) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = 0;
+	do
+		rc = exec_sql(st, sql, "deleting the archived rows", err, errlen);
+	while (rc == 0 && sqlite3_changes(st->db) > 0);
+	sqlite3_free(sql);
+	return rc;
+}
+
 int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, size_t errlen)
 {
 	uid_t owner;
@@ -552,6 +575,9 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 		if (kv[i].seq > pseq && (double)(epoch + kv[i].now_us) / 1e6 <= cutoff_unix)
 			k = &kv[i];
 	if (!k) {
+		/* what a prune cut short in its deletes left */
+		if (pseq > 0 && (delete_upto(&st, "rec", pseq, err, errlen) || delete_upto(&st, "decision", pdseq, err, errlen)))
+			goto done;
 		fprintf(out, "hetlab state-prune: nothing to prune in %s: no kept snapshot (%s/%s) at or before the cutoff "
 		        "past the last prune (row %lld)\n", dir, dir, LSNAP_KEPT_DIR, (long long)pseq);
 		rc = 0;
@@ -587,19 +613,17 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 	if (copy_file(ksrc, ad, sname, err, errlen))
 		goto done;
 	test_kill(3);
-	/* 4. the rows deleted, the cut recorded, in one transaction (the
-	 * last row of rec and decision stays: their seq must not restart) */
+	/* 4. the cut recorded (readers of the state skip its rows up to it
+	 * from now on), with the archived jobs' rows deleted */
 	if (attach(&st, adir, err, errlen))
 		goto done;
 	char *sql = sqlite3_mprintf(
 		"BEGIN IMMEDIATE;"
-		"DELETE FROM rec WHERE seq <= %lld AND seq < (SELECT max(seq) FROM rec);"
-		"DELETE FROM decision WHERE seq <= %lld AND seq < (SELECT max(seq) FROM decision);"
 		"DELETE FROM jobs WHERE id IN (SELECT id FROM a.jobs);"
 		"DELETE FROM job_owner WHERE id IN (SELECT id FROM a.jobs);"
 		"INSERT OR REPLACE INTO meta VALUES('pruned_seq', '%lld'), ('pruned_dseq', '%lld');"
-		"COMMIT;", (long long)k->seq, (long long)k->dseq, (long long)k->seq, (long long)k->dseq);
-	int r = sql ? exec_sql(&st, sql, "deleting the archived rows", err, errlen) : -1;
+		"COMMIT;", (long long)k->seq, (long long)k->dseq);
+	int r = sql ? exec_sql(&st, sql, "recording the cut", err, errlen) : -1;
 	sqlite3_free(sql);
 	if (r)
 		sqlite3_exec(st.db, "ROLLBACK", NULL, NULL, NULL);
@@ -607,14 +631,30 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 	if (r)
 		goto done;
 	test_kill(4);
-	/* 5. the last start snapshot is in the archive now; the file shrunk */
+	/* 5. the rows up to the cut deleted, a few thousand per transaction,
+	 * so that a running daemon never waits long (what a crash leaves is
+	 * skipped, and deleted by the next prune); the last row of rec and
+	 * decision stays, so that their numbering never restarts */
+	if (delete_upto(&st, "rec", k->seq, err, errlen))
+		goto done;
+	test_kill(5);
+	if (delete_upto(&st, "decision", k->dseq, err, errlen))
+		goto done;
+	/* 6. the last start snapshot is in the archive now; the file shrunk
+	 * (up to a size that vacuums quickly: beyond, its free pages are
+	 * reused as the state grows again) */
 	if (pseq > 0) {
 		char old[PATH_MAX + 64];
 		snprintf(old, sizeof old, "%s/start-%lld.snap", ad, (long long)pseq);
 		unlink(old);
 	}
-	if (exec_sql(&st, "VACUUM; PRAGMA wal_checkpoint(TRUNCATE);", "vacuuming", err, errlen))
+	struct stat sb;
+	bool small = stat(st.path, &sb) == 0 && sb.st_size <= LRETAIN_VACUUM_MAX;
+	if (small && exec_sql(&st, "VACUUM; PRAGMA wal_checkpoint(TRUNCATE);", "vacuuming", err, errlen))
 		goto done;
+	if (!small)
+		fprintf(out, "hetlab state-prune: %s is over %d MiB: not vacuumed (its free pages are reused; `sqlite3 %s "
+		        "VACUUM` with the daemon stopped gives them back)\n", st.path, LRETAIN_VACUUM_MAX >> 20, st.path);
 	fprintf(out, "hetlab state-prune: the recording's rows %lld to %lld (to engine time %.3f s) and their decisions and "
 	        "ended jobs archived to %s\n", (long long)pseq + 1, (long long)k->seq, (double)k->now_us / 1e6, adir);
 	rc = 0;
