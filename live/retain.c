@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -566,14 +567,47 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 	int64_t pseq = meta_i64(&st, "pruned_seq"), pdseq = meta_i64(&st, "pruned_dseq");
 	int64_t epoch = meta_i64(&st, "epoch_unix_us");
 	struct lsnap_kept *kv = NULL;
-	int nk = 0, rc = -1;
+	int nk = 0, rc = -1, lock = -1;
+	char ksrc[PATH_MAX + 128];
+	char *kbuf = NULL;   /* the kept snapshot cut at */
+	size_t klen = 0;
+	/* one prune at a time (a second would take the first's archive for
+	 * one a crash left) */
+	char ad[PATH_MAX + 16];
+	snprintf(ad, sizeof ad, "%s/%s", dir, LARCHIVE_DIR);
+	if (lsdir_subdir(dir, LARCHIVE_DIR, err, errlen) ||
+	    (lock = lsdir_open(ad, "prune.lock", O_RDWR | O_CREAT, err, errlen)) < 0)
+		goto done;
+	if (flock(lock, LOCK_EX | LOCK_NB) < 0) {
+		snprintf(err, errlen, "%s/prune.lock: another hetlab state-prune is running on this state", ad);
+		goto done;
+	}
 	if (recover(dir, pseq, err, errlen) || lsnap_kept_list(dir, &kv, &nk, err, errlen))
 		goto done;
-	/* the latest kept snapshot at or before the cutoff, past the last cut */
+	/* the latest kept snapshot at or before the cutoff, past the last cut,
+	 * read at once (a running daemon removes the oldest beyond
+	 * snapshot_keep: one gone meanwhile, the list is read again) */
 	const struct lsnap_kept *k = NULL;
-	for (int i = 0; i < nk; i++)
-		if (kv[i].seq > pseq && (double)(epoch + kv[i].now_us) / 1e6 <= cutoff_unix)
-			k = &kv[i];
+	for (int tries = 0; tries < 20; tries++) {
+		k = NULL;
+		for (int i = 0; i < nk; i++)
+			if (kv[i].seq > pseq && (double)(epoch + kv[i].now_us) / 1e6 <= cutoff_unix)
+				k = &kv[i];
+		if (!k)
+			break;
+		snprintf(ksrc, sizeof ksrc, "%s/%s/%s", dir, LSNAP_KEPT_DIR, k->name);
+		if ((kbuf = slurp(ksrc, &klen, err, errlen)) != NULL)
+			break;
+		struct stat sb;
+		if (lstat(ksrc, &sb) == 0 || errno != ENOENT)
+			goto done;
+		free(kv);
+		kv = NULL;
+		if (lsnap_kept_list(dir, &kv, &nk, err, errlen))
+			goto done;
+	}
+	if (k && !kbuf)
+		goto done;
 	if (!k) {
 		/* what a prune cut short in its deletes left */
 		if (pseq > 0 && (delete_upto(&st, "rec", pseq, err, errlen) || delete_upto(&st, "decision", pdseq, err, errlen)))
@@ -588,14 +622,11 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 		         LSNAP_KEPT_DIR, k->name, (long long)k->seq);
 		goto done;
 	}
-	char an[32], adir[PATH_MAX + 64], tmpdir[PATH_MAX + 80], ksrc[PATH_MAX + 128], sname[64];
+	char an[32], adir[PATH_MAX + 64], tmpdir[PATH_MAX + 80], sname[64];
 	arch_name(an, sizeof an, pseq + 1, k->seq);
 	snprintf(adir, sizeof adir, "%s/%s/%s", dir, LARCHIVE_DIR, an);
 	snprintf(tmpdir, sizeof tmpdir, "%s.tmp", adir);
-	snprintf(ksrc, sizeof ksrc, "%s/%s/%s", dir, LSNAP_KEPT_DIR, k->name);
 	snprintf(sname, sizeof sname, "start-%lld.snap", (long long)k->seq);
-	if (lsdir_subdir(dir, LARCHIVE_DIR, err, errlen))
-		goto done;
 	/* 1. the archive, written and flushed whole under a temporary name */
 	if (write_archive(&st, dir, tmpdir, pseq, pdseq, k, err, errlen))
 		goto done;
@@ -605,12 +636,10 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 		snprintf(err, errlen, "%s: %s", adir, strerror(errno));
 		goto done;
 	}
-	char ad[PATH_MAX + 16];
-	snprintf(ad, sizeof ad, "%s/%s", dir, LARCHIVE_DIR);
 	fsync_dir(ad);
 	test_kill(2);
 	/* 3. the snapshot the next archive will start from */
-	if (copy_file(ksrc, ad, sname, err, errlen))
+	if (lretain_write_file(ad, sname, kbuf, klen, err, errlen))
 		goto done;
 	test_kill(3);
 	/* 4. the cut recorded (readers of the state skip its rows up to it
@@ -660,6 +689,9 @@ int lretain_prune(const char *dir, double cutoff_unix, FILE *out, char *err, siz
 	rc = 0;
 done:
 	free(kv);
+	free(kbuf);
 	lstate_close(&st);
+	if (lock >= 0)
+		close(lock);   /* the lock with it */
 	return rc;
 }

@@ -16,7 +16,8 @@
 #     after the prune starts from the snapshot; with a corrupt snapshot it
 #     replays the archives and the state; with an archive missing too it
 #     stops, naming the rows and the archive directory. Only the state's
-#     owner prunes (run as root: a state chowned to nobody is refused).
+#     owner prunes (run as root: a state chowned to nobody is refused),
+#     and one prune at a time.
 
 printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-prn", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "snapshot_every": 5, "snapshot_keep": 10, "snapshot_keep_every_s": 0 }\n' >prn.json
 for i in $(seq 1 300); do job batch 1 prn 0; done >jobs-prn.jsonl
@@ -61,6 +62,9 @@ check_eq "prune: results.db rebuilt after the prune is the same" "$(jobsum res-p
 check_eq "prune: the audit log of that results.db verifies" "$("$HETLAB" audit verify res-prn1.db >/dev/null 2>&1; echo $?)" 0
 out=$("$HETLAB" state-prune st-prn --before "$(at 4)")
 check_eq "prune: nothing more to prune at the same cutoff" "$?,$(printf '%s\n' "$out" | grep -c 'nothing to prune')" "0,1"
+flock st-prn/archive/prune.lock "$HETLAB" state-prune st-prn --before "$(at 8)" >/dev/null 2>out-prl
+check_eq "prune: a second prune while one runs is refused" \
+	"$?,$(grep -c 'another hetlab state-prune is running' out-prl)" "1,1"
 "$HETLAB" state-prune st-prn --before "$(at 8)" >/dev/null
 A2=$(ls -d st-prn/archive/0*-0* | sed -n 2p)
 out=$("$HETLAB" replay "$A2" --from-snapshot 2>&1)
