@@ -27,6 +27,12 @@
 # points the local executor's ~250 jobs/s cannot reach; BENCH_MODES the
 # keep_ended values to run (default "100 0": dropped and kept);
 # BENCH_BATCH the jobs per submission (default 200).
+# BENCH_PRUNE=1 runs `hetlab state-prune STATE --keep-days 0` after each
+# batch has ended (a snapshot kept at each snapshot, 4 kept: the rows up to
+# the latest kept one archived into STATE_DIR/archive, docs/live.md
+# "Retention and archive"), and adds the prunes' total wall and CPU time
+# (through build/bench/cputime beside HETLAB) and the archives' size; the
+# state's size is then the window's. The restart is of the pruned state.
 set -u
 HETLAB=$1
 shift
@@ -34,7 +40,13 @@ POINTS=${*:-1000 3000 10000}
 B=${BENCH_BATCH:-200}
 EX=${BENCH_EXECUTOR:-local}
 MODES=${BENCH_MODES:-100 0}
+PRUNE=${BENCH_PRUNE:-0}
 case $HETLAB in /*) ;; *) HETLAB=$(pwd)/$HETLAB ;; esac
+CT=$(dirname "$HETLAB")/bench/cputime
+if [ "$PRUNE" = 1 ] && [ ! -x "$CT" ]; then
+	echo "live-longevity: BENCH_PRUNE=1 needs $CT (make $CT)"
+	exit 2
+fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/hetlab-longevity-XXXXXX")
 trap 'kill -9 $D 2>/dev/null; rm -rf "$T"' EXIT
 D=
@@ -46,6 +58,8 @@ cat >scn.json <<'EOF'
 EOF
 awk -v n="$B" 'BEGIN { for (k = 0; k < n; k++) print "{\"class\": \"batch\", \"req\": {\"nodes\": 1, \"cores\": 1}, \"argv\": [\"true\"]}" }' >batch.jsonl
 q() { sqlite3 -batch -noheader "$1" "$2" 2>/dev/null; }
+# the jobs done: in the state's jobs table and in its archives (pruned)
+done_of() { echo $(($(q "$1/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'") + archived)); }
 rss_of() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null; }
 : >rows
 for n in $POINTS; do
@@ -53,8 +67,13 @@ for n in $POINTS; do
 		st=st-$n-$keep
 		maxj=100000
 		[ "$keep" -eq 0 ] && [ "$n" -gt 90000 ] && maxj=$((n + B))
-		printf '{ "scenario": "scn.json", "executor": "%s", "state_dir": "%s", "tick_s": 0.01, "probes": "none", "results_every_s": 0, "keep_ended": %d, "max_jobs": %d }\n' \
-			"$EX" "$st" "$keep" "$maxj" >c.json
+		extra=
+		[ "$PRUNE" = 1 ] && extra=', "snapshot_keep": 4, "snapshot_keep_every_s": 0'
+		printf '{ "scenario": "scn.json", "executor": "%s", "state_dir": "%s", "tick_s": 0.01, "probes": "none", "results_every_s": 0, "keep_ended": %d, "max_jobs": %d%s }\n' \
+			"$EX" "$st" "$keep" "$maxj" "$extra" >c.json
+		: >prunes
+		: >counted
+		archived=0
 		"$HETLAB" live --config c.json -q 2>log &
 		D=$!
 		for i in $(seq 1 100); do [ -S "$st/hetlab.sock" ] && break; sleep 0.05; done
@@ -65,14 +84,23 @@ for n in $POINTS; do
 			sent=$((sent + B))
 			# wait until at most one batch is alive
 			while :; do
-				d=$(q "$st/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'")
+				d=$(done_of "$st")
 				[ "${d:-0}" -ge $((sent - B)) ] && break
 				sleep 0.02
 			done
 			r=$(rss_of "$D")
 			[ "${r:-0}" -gt "$rss" ] && rss=$r
+			if [ "$PRUNE" = 1 ]; then
+				"$CT" pt "$HETLAB" state-prune "$st" --keep-days 0 -q || { echo "live-longevity: state-prune failed"; exit 1; }
+				cat pt >>prunes
+				for a in "$st"/archive/0*-0*; do
+					[ -d "$a" ] && ! grep -qx "$a" counted 2>/dev/null || continue
+					echo "$a" >>counted
+					archived=$((archived + $(q "$a/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'")))
+				done
+			fi
 		done
-		while [ "$(q "$st/state.db" "SELECT count(*) FROM jobs WHERE state = 'done'")" -lt "$n" ]; do sleep 0.02; done
+		while [ "$(done_of "$st")" -lt "$n" ]; do sleep 0.02; done
 		t1=$(date +%s.%N)
 		r=$(rss_of "$D")
 		[ "${r:-0}" -gt "$rss" ] && rss=$r
@@ -97,17 +125,28 @@ for n in $POINTS; do
 		D=
 		size=$(stat -c %s "$st/state.db")
 		snap=$(stat -c %s "$st/snapshot" 2>/dev/null || echo 0)
-		echo "$n $keep $rss $cpu $t0 $t1 $(echo "$r0 $r1" | awk '{ print $2 - $1 }') $rcpu 0 $hwm $size $snap" >>rows
+		pw=$(awk '{ w += $1; c += $2 } END { printf "%.3f %.3f", w, c }' prunes)
+		arch=$(du -sb "$st/archive" 2>/dev/null | cut -f1)
+		echo "$n $keep $rss $cpu $t0 $t1 $(echo "$r0 $r1" | awk '{ print $2 - $1 }') $rcpu 0 $hwm $size $snap $pw ${arch:-0}" >>rows
 		rm -rf "$st"
 	done
 done
 what=$([ "$EX" = local ] && echo "jobs of \`true\`" || echo "jobs ending at once")
-echo "live longevity ($EX executor, $what on 8 x 8 cores, submitted $B at a time, tick 10 ms)"
-printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s %9s\n' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s restart_cpu_s restart_MiB state_MiB snap_KiB
-awk '{
+pr=$([ "$PRUNE" = 1 ] && echo ", state-prune after each batch" || true)
+echo "live longevity ($EX executor, $what on 8 x 8 cores, submitted $B at a time, tick 10 ms$pr)"
+if [ "$PRUNE" = 1 ]; then
+	printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s %9s %12s %11s %12s\n' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s \
+		restart_cpu_s restart_MiB state_MiB snap_KiB prune_wall_s prune_cpu_s archive_MiB
+else
+	printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s %9s\n' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s restart_cpu_s restart_MiB state_MiB snap_KiB
+fi
+awk -v prune="$PRUNE" '{
 	mode = $2 > 0 ? "dropped" : "kept"
-	printf "%9d %-13s %9.1f %12.3f %9.1f %14.3f %14.3f %12.1f %10.1f %9.1f\n", $1, mode, $3 / 1024, $4 / $1 * 1000,
+	printf "%9d %-13s %9.1f %12.3f %9.1f %14.3f %14.3f %12.1f %10.1f %9.1f", $1, mode, $3 / 1024, $4 / $1 * 1000,
 	       $6 - $5, $7, $8 + $9, $10 / 1024, $11 / 1048576, $12 / 1024
+	if (prune == 1)
+		printf " %12.3f %11.3f %12.1f", $13, $14, $15 / 1048576
+	printf "\n"
 }' rows
 awk 'NR == 1 { n0 = $1 } { last = $1 }
      $1 == n0 { r0[$2] = $3; c0[$2] = $4 / $1; w0[$2] = $7; u0[$2] = $8; h0[$2] = $10; s0[$2] = $11 }

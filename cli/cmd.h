@@ -30,6 +30,7 @@ int cmd_forecast(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_state_prune(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -6,6 +6,7 @@
 #include "live/client.h"
 #include "live/daemon.h"
 #include "live/live_cfg.h"
+#include "live/retain.h"
 #include "policies/policy.h"
 #include "config/livecfg.h"
 
@@ -253,7 +254,7 @@ int cmd_queue(int argc, char **argv)
 
 int cmd_replay(int argc, char **argv)
 {
-	const char *dir = NULL, *results = NULL;
+	const char *dir = NULL, *results = NULL, *snapfile = NULL;
 	bool quiet = false, from_snapshot = false;
 	struct cli_args ap;
 	int opt;
@@ -265,6 +266,7 @@ int cmd_replay(int argc, char **argv)
 		case OPT_RESULTS: results = ap.val; break;
 		case OPT_QUIET: quiet = true; break;
 		case OPT_FROM_SNAPSHOT: from_snapshot = true; break;
+		case OPT_SNAPSHOT: snapfile = ap.val; from_snapshot = true; break;
 		case CLI_POS:
 			if (dir)
 				return cli_usage(&ap, "one STATE_DIR");
@@ -285,7 +287,7 @@ int cmd_replay(int argc, char **argv)
 	bool same;
 	long nd = 0;
 	FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
-	int rc = live_replay(dir, livecfg_load, from_snapshot, out ? out : stdout, &same, &nd, err, sizeof err);
+	int rc = live_replay(dir, livecfg_load, from_snapshot, snapfile, out ? out : stdout, &same, &nd, err, sizeof err);
 	if (out && out != stdout)
 		fclose(out);
 	if (rc) {
@@ -295,4 +297,95 @@ int cmd_replay(int argc, char **argv)
 	printf("hetlab replay: %ld decisions logged live%s; the replay %s\n", nd, from_snapshot ? " after the snapshot" : "",
 	       same ? "makes the same decisions at the same times" : "DIFFERS (see above)");
 	return same ? 0 : 1;
+}
+
+/* "YYYY-MM-DD[THH:MM[:SS]][Z]" (UTC) or "@SECONDS": 0 with *t. */
+static int parse_date(const char *s, double *t)
+{
+	if (s[0] == '@') {
+		char *end;
+		*t = strtod(s + 1, &end);
+		return s[1] && !*end ? 0 : -1;
+	}
+	struct tm tm = { 0 };
+	int n = 0, y, mo, d, h = 0, mi = 0, se = 0;
+	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3)
+		return -1;
+	const char *p = s + n;
+	if (*p == 'T' || *p == ' ') {
+		int m = 0;
+		if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &m) != 2)
+			return -1;
+		p += 1 + m;
+		if (*p == ':') {
+			if (sscanf(p + 1, "%2d%n", &se, &m) != 1)
+				return -1;
+			p += 1 + m;
+		}
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	*t = (double)timegm(&tm);
+	return 0;
+}
+
+int cmd_state_prune(int argc, char **argv)
+{
+	const char *dir = NULL;
+	bool quiet = false, have = false;
+	double cutoff = 0, days;
+	struct cli_args ap;
+	int opt;
+	cli_args_init(&ap, "state-prune", argc, argv);
+	while ((opt = cli_next(&ap)) != CLI_END)
+		switch (opt) {
+		case CLI_HELP: return CLI_OK;
+		case CLI_ERR: return CLI_USAGE;
+		case OPT_QUIET: quiet = true; break;
+		case OPT_BEFORE:
+			if (have)
+				return cli_usage(&ap, "give one of --before and --keep-days");
+			if (parse_date(ap.val, &cutoff))
+				return cli_usage(&ap, "--before: expected YYYY-MM-DD[THH:MM[:SS]] (UTC) or @UNIX_SECONDS, got '%s'",
+				                 ap.val);
+			have = true;
+			break;
+		case OPT_KEEP_DAYS:
+			if (have)
+				return cli_usage(&ap, "give one of --before and --keep-days");
+			if (cli_double(&ap, 0, 1e6, &days))
+				return CLI_USAGE;
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			cutoff = (double)now.tv_sec + (double)now.tv_nsec / 1e9 - days * 86400.0;
+			have = true;
+			break;
+		case CLI_POS:
+			if (dir)
+				return cli_usage(&ap, "one STATE_DIR");
+			dir = ap.val;
+			break;
+		}
+	if (!dir)
+		return cli_usage(&ap, "give the daemon's STATE_DIR");
+	if (!have)
+		return cli_usage(&ap, "give --before DATE or --keep-days N (what was recorded before it is archived)");
+	char err[2048];
+	FILE *out = quiet ? fopen("/dev/null", "w") : stdout;
+	int rc = lretain_prune(dir, cutoff, out ? out : stdout, err, sizeof err);
+	if (out && out != stdout)
+		fclose(out);
+	if (rc) {
+		fprintf(stderr, "hetlab state-prune: %s\n", err);
+		return 1;
+	}
+	return 0;
 }

@@ -297,6 +297,14 @@ static const struct cli_opt stateonly_opts[] = {
 static const struct cli_opt replay_opts[] = {
 	{ OPT_RESULTS, "results", 0, "FILE", "also write the replay's results database", 0, F, NULL },
 	{ OPT_FROM_SNAPSHOT, "from-snapshot", 0, NULL, "start from the state's snapshot: replay and compare only what follows it", 0, 0, NULL },
+	{ OPT_SNAPSHOT, "snapshot", 0, "FILE", "start from this snapshot (a kept one, STATE_DIR/snapshots/...): replay and compare only what follows it", 0, F, NULL },
+	O_QUIET,
+	END,
+};
+
+static const struct cli_opt sprune_opts[] = {
+	{ OPT_BEFORE, "before", 0, "DATE", "archive what was recorded before DATE (YYYY-MM-DD[THH:MM[:SS]] UTC, or @UNIX_SECONDS)", 0, 0, NULL },
+	{ OPT_KEEP_DAYS, "keep-days", 0, "N", "archive what was recorded more than N days ago", 0, 0, NULL },
 	O_QUIET,
 	END,
 };
@@ -590,6 +598,16 @@ const struct cli_cmd cli_commands[] = {
 	  "--from-snapshot starts from the daemon's snapshot of its engine and\n"
 	  "compares the decisions after it (in the time of the jobs since).",
 	  replay_opts, NULL, D, "docs/live.md" },
+	{ "state-prune", "STATE_DIR", "archive a live state's old history",
+	  "Moves the rows a live state recorded before the latest kept snapshot\n"
+	  "(STATE_DIR/snapshots) at or before the cutoff — the recording, the\n"
+	  "decision log and the ended jobs — into an archive beside the state\n"
+	  "(STATE_DIR/archive/FROM-TO, written and flushed first), then deletes\n"
+	  "them, so that state.db stays the size of a window. `hetlab replay` and\n"
+	  "results.db read the archives with the state; `hetlab replay\n"
+	  "STATE_DIR/archive/FROM-TO` proves an archived window. Only the state's\n"
+	  "owner may prune it; the daemon may run meanwhile.",
+	  sprune_opts, NULL, D, "docs/live.md" },
 	{ "version", NULL, "print the version", "Prints the version.", NULL, NULL, 0, NULL },
 	{ "help", "[COMMAND [SUBCOMMAND]]", "print help for a command",
 	  "Prints the help of a command, the same text as `hetlab COMMAND --help`;\n"

@@ -124,6 +124,7 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } entr
 	{ "cancel", cmd_cancel },
 	{ "approve", cmd_approve },
 	{ "replay", cmd_replay },
+	{ "state-prune", cmd_state_prune },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 };

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
-	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "snapshot_every", "hot_c", "cool_c", "xid_repair_s",
+	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "snapshot_every", "snapshot_keep", "snapshot_keep_every_s", "hot_c", "cool_c", "xid_repair_s",
 	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key",
 	"max_pending_per_user", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
@@ -171,6 +171,8 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	c->max_jobs = 100000;
 	c->keep_ended = 1000;
 	c->snapshot_every = 1000;
+	c->snapshot_keep = 48;
+	c->snapshot_keep_every_s = 3600;
 	c->max_pending_per_user = 10000;
 	c->xid_repair_s = 86400;
 	c->sig = SIGUSR1;
@@ -244,6 +246,11 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	if (jv_int(&v, root, "$", "snapshot_every", false, 0, 100000000, &ll))
 		goto fail;
 	c->snapshot_every = (int32_t)ll;
+	ll = c->snapshot_keep;
+	if (jv_int(&v, root, "$", "snapshot_keep", false, 0, 100000, &ll) ||
+	    jv_num(&v, root, "$", "snapshot_keep_every_s", false, 0, 1e9, &c->snapshot_keep_every_s))
+		goto fail;
+	c->snapshot_keep = (int32_t)ll;
 	ll = c->max_pending_per_user;
 	if (jv_int(&v, root, "$", "max_pending_per_user", false, 0, 100000000, &ll))
 		goto fail;

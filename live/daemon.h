@@ -47,6 +47,7 @@ struct live_opts {
 	bool metrics_public;
 	bool quiet;
 	bool from_snapshot;      /* replay: from the state's snapshot, not the whole recording */
+	const char *snapshot_file;   /* replay: from this snapshot (a kept one), not the state's latest */
 	live_cfg_loader load_cfg;   /* reads the config a state was recorded with (results.db); required */
 };
 
@@ -92,8 +93,9 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
  * Prints a unified-style diff to out; *same says whether they agree.
  * from_snapshot: from the state's snapshot (docs/live.md "Snapshots"),
  * the recording after it replayed and the decisions after it compared; a
- * snapshot that cannot be used is an error. */
-int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, FILE *out, bool *same, long *ndecisions, char *err,
-                size_t errlen);
+ * snapshot that cannot be used is an error. snapshot_file: from that
+ * snapshot (a kept one: STATE_DIR/snapshots/...) instead. */
+int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, const char *snapshot_file, FILE *out,
+                bool *same, long *ndecisions, char *err, size_t errlen);
 
 #endif

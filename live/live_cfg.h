@@ -73,6 +73,9 @@ struct live_cfg {
 	                                  tables (sim_compact; default 1000; 0: never) */
 	int32_t snapshot_every;        /* a snapshot of the engine after a compaction that dropped jobs and
 	                                  at least every so many commits (default 1000; 0: never) */
+	int32_t snapshot_keep;         /* snapshots kept in STATE_DIR/snapshots beside the latest (default 48;
+	                                  0: none), for replays of older windows and for pruning */
+	double snapshot_keep_every_s;  /* one kept at most this often, in engine seconds (3600; 0: each) */
 	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
 	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
 	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */

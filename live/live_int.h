@@ -94,6 +94,8 @@ struct live {
 	int64_t snap_seq;               /* replay from a snapshot: the row it covers up to, */
 	simtime snap_now;               /* and its engine time */
 	struct fcst *fc;                /* forecasts (live/forecast.h), while the loop runs */
+	simtime kept_now;               /* the engine time of the last kept snapshot (-1 none), */
+	bool kept_known;                /* once read from STATE_DIR/snapshots */
 	char err[512];
 };
 

@@ -660,6 +660,7 @@ int live_open(struct live **out, const struct live_cfg *cfg, const struct live_o
 	L->mode = mode;
 	L->healthy = true;
 	L->lock_fd = -1;
+	L->kept_now = -1;
 	/* The config's executor (checked by its loader), or --executor's. */
 	const char *xname = L->o.executor && L->o.executor[0] ? L->o.executor : L->cfg.exec;
 	if (!(L->xo = exec_find(xname))) {
@@ -940,14 +941,16 @@ int live_results(const char *dir, const char *path, live_cfg_loader load, char *
 	return rc;
 }
 
-int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, FILE *out, bool *same, long *ndecisions,
-                char *err, size_t errlen)
+int live_replay(const char *dir, live_cfg_loader load, bool from_snapshot, const char *snapshot_file, FILE *out,
+                bool *same, long *ndecisions, char *err, size_t errlen)
 {
 	struct live *L;
 	*same = false;
 	if (open_replay(dir, load, true, &L, err, errlen))
 		return -1;
-	L->o.from_snapshot = from_snapshot;
+	L->o.from_snapshot = from_snapshot || snapshot_file;
+	L->o.snapshot_file = snapshot_file;
+	from_snapshot = L->o.from_snapshot;
 	int rc = live_catch_up(L, err, errlen);
 	char **logged = NULL;
 	int64_t nlogged = 0;

@@ -18,6 +18,8 @@
  * Layout: "HLLIVSN1", the live part, the engine's snapshot (its own
  * header and checksum), a checksum (FNV-1a) of everything before it. */
 #include "live/live_int.h"
+#include "live/retain.h"
+#include "live/statedir.h"
 #include "sim/snap.h"
 
 #include <errno.h>
@@ -35,7 +37,46 @@ static const char magic[8] = "HLLIVSN1";
 
 void lsnap_path(const struct live *L, char *out, size_t len)
 {
-	snprintf(out, len, "%s/snapshot", L->cfg.state_dir);
+	if (L->o.snapshot_file)
+		snprintf(out, len, "%s", L->o.snapshot_file);
+	else
+		snprintf(out, len, "%s/snapshot", L->cfg.state_dir);
+}
+
+/* A copy of the snapshot just written kept in STATE_DIR/snapshots (one
+ * every snapshot_keep_every_s of engine time at most), the oldest beyond
+ * snapshot_keep removed. One that fails is said; the run goes on. */
+static void keep_copy(struct live *L, int64_t seq, const void *buf, size_t n)
+{
+	const char *dir = L->cfg.state_dir;
+	char e[600];
+	struct lsnap_kept *v = NULL;
+	int nv = 0;
+	if (!L->kept_known) {
+		if (lsnap_kept_list(dir, &v, &nv, e, sizeof e) == 0 && nv > 0)
+			L->kept_now = v[nv - 1].now_us;
+		free(v);
+		v = NULL;
+		L->kept_known = true;
+	}
+	if (L->kept_now >= 0 && L->s.now - L->kept_now < (simtime)(L->cfg.snapshot_keep_every_s * 1e6))
+		return;
+	int64_t dseq = lstate_decision_last(&L->st);
+	char name[64], kd[PATH_MAX];
+	lsnap_kept_name(name, sizeof name, seq, dseq, L->s.now);
+	snprintf(kd, sizeof kd, "%s/%s", dir, LSNAP_KEPT_DIR);
+	if (dseq < 0 || lsdir_subdir(dir, LSNAP_KEPT_DIR, e, sizeof e) || lretain_write_file(kd, name, buf, n, e, sizeof e)) {
+		live_logl(L, LIVE_WARN, "kept snapshot: %s", dseq < 0 ? "cannot read the decision log's last row" : e);
+		return;
+	}
+	L->kept_now = L->s.now;
+	if (lsnap_kept_list(dir, &v, &nv, e, sizeof e) == 0)
+		for (int i = 0; i + L->cfg.snapshot_keep < nv; i++) {
+			char p[PATH_MAX + 80];
+			snprintf(p, sizeof p, "%s/%s", kd, v[i].name);
+			unlink(p);
+		}
+	free(v);
 }
 
 static void put_str(struct snapw *w, const char *s)
@@ -180,10 +221,10 @@ int lsnap_write(struct live *L, int64_t seq, char *err, size_t errlen)
 	bool ok = off == w.n && fsync(fd) == 0;
 	int e = errno;
 	close(fd);
-	free(w.buf);
 	if (!ok || rename(tmp, path) < 0) {
 		snprintf(err, errlen, "%s: %s", ok ? path : tmp, strerror(ok ? errno : e));
 		unlink(tmp);
+		free(w.buf);
 		return -1;
 	}
 	/* the rename itself on the disk */
@@ -192,6 +233,9 @@ int lsnap_write(struct live *L, int64_t seq, char *err, size_t errlen)
 		fsync(dfd);
 		close(dfd);
 	}
+	if (L->cfg.snapshot_keep > 0)
+		keep_copy(L, seq, w.buf, w.n);
+	free(w.buf);
 	return 0;
 }
 
@@ -449,7 +493,8 @@ int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen)
 	if (L->o.from_snapshot) {
 		int rc = lsnap_load(L, from, why, sizeof why);
 		if (rc) {
-			snprintf(err, errlen, "the snapshot cannot be used: %s", rc == 1 ? "the state has none" : why);
+			snprintf(err, errlen, "the snapshot cannot be used: %s", rc == 1 ? (L->o.snapshot_file ? "no such file"
+			         : "the state has none") : why);
 			return -1;
 		}
 		L->snap_seq = *from;

@@ -371,8 +371,8 @@ int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t
 	return step_done(st, q, "recording an input", err, errlen);
 }
 
-int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
-                    void *ctx, char *err, size_t errlen)
+int lstate_rec_each_db(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
+                       void *ctx, char *err, size_t errlen)
 {
 	sqlite3_stmt *q = prep(st, "SELECT seq, t_us, after_us, kind, job, node, attempt, state, reason, data,"
 	                       " coalesce(t1_us, -1), coalesce(t2_us, -1) FROM rec WHERE seq > ? ORDER BY seq", err, errlen);
@@ -412,12 +412,13 @@ int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, c
 	return rc;
 }
 
-int64_t lstate_count_submits(struct lstate *st)
+int64_t lstate_count_submits_db(struct lstate *st, int64_t after_seq)
 {
-	sqlite3_stmt *q = prep(st, "SELECT count(*) FROM rec WHERE kind = 'submit'", NULL, 0);
+	sqlite3_stmt *q = prep(st, "SELECT count(*) FROM rec WHERE kind = 'submit' AND seq > ?", NULL, 0);
 	int64_t n = -1;
 	if (!q)
 		return -1;
+	sqlite3_bind_int64(q, 1, after_seq);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
@@ -439,20 +440,21 @@ int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64
 	return step_done(st, q, "logging a decision", err, errlen);
 }
 
-int lstate_decisions(struct lstate *st, int64_t upto_us, char ***lines, int64_t *n, char *err, size_t errlen)
+int lstate_decisions_db(struct lstate *st, int64_t after_seq, int64_t upto_us, char ***lines, int64_t *n,
+                        int64_t *cap_, char *err, size_t errlen)
 {
-	*lines = NULL;
-	*n = 0;
-	sqlite3_stmt *q = prep(st, "SELECT t_us, kind, job, node, detail FROM decision WHERE t_us <= ? ORDER BY seq",
-	                       err, errlen);
+	sqlite3_stmt *q = prep(st, "SELECT t_us, kind, job, node, detail FROM decision WHERE seq > ? AND t_us <= ?"
+	                       " ORDER BY seq", err, errlen);
 	if (!q)
 		return -1;
-	sqlite3_bind_int64(q, 1, upto_us);
-	int64_t cap = 0;
+	sqlite3_bind_int64(q, 1, after_seq);
+	sqlite3_bind_int64(q, 2, upto_us);
+	int64_t cap = *cap_;
 	int s;
 	while ((s = sqlite3_step(q)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 256;
+			*cap_ = cap;
 			char **nl = realloc(*lines, (size_t)cap * sizeof *nl);
 			if (!nl)
 				goto oom;
@@ -874,6 +876,16 @@ int lstate_request_put(struct lstate *st, int64_t uid, const char *rid, const ch
 	bind_text(q, 2, rid);
 	bind_text(q, 3, reply);
 	return step_done(st, q, "remembering a request", err, errlen);
+}
+
+int64_t lstate_decision_last(struct lstate *st)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(st->db, "SELECT coalesce(max(seq), 0) FROM decision", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+	sqlite3_finalize(q);
+	return n;
 }
 
 int64_t lstate_rec_last(struct lstate *st)

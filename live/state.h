@@ -167,18 +167,31 @@ int lstate_rec_add(struct lstate *st, const struct rec_row *r, char *err, size_t
  * non-zero return stops the walk and is returned. */
 int lstate_rec_each(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
                     void *ctx, char *err, size_t errlen);
+/* As lstate_rec_each, this database's rows only (lstate_rec_each, in
+ * retain.c, walks the archives of a pruned state first). */
+int lstate_rec_each_db(struct lstate *st, int64_t after_seq, int (*fn)(void *ctx, const struct rec_row *r),
+                       void *ctx, char *err, size_t errlen);
 
 /* The last recorded row's seq (0 none, -1 on error). */
 int64_t lstate_rec_last(struct lstate *st);
 
-/* How many jobs the recording submits (-1 on error). */
+/* How many jobs the recording submits (-1 on error): the archives of a
+ * pruned state included (retain.c); _db: this database's rows past
+ * after_seq only. */
 int64_t lstate_count_submits(struct lstate *st);
+int64_t lstate_count_submits_db(struct lstate *st, int64_t after_seq);
 
 int lstate_decision_add(struct lstate *st, int64_t t_us, const char *kind, int64_t job, int64_t node,
                         const char *detail, char *err, size_t errlen);
 /* The decision log as lines "t_us kind job node detail", in order, for t_us
  * <= upto_us; *out malloc'd (NUL-separated count in *n), caller frees. */
 int lstate_decisions(struct lstate *st, int64_t upto_us, char ***lines, int64_t *n, char *err, size_t errlen);
+/* This database's decisions with seq > after_seq and t_us <= upto_us,
+ * appended to *lines (*n of them, room for *cap). */
+int lstate_decisions_db(struct lstate *st, int64_t after_seq, int64_t upto_us, char ***lines, int64_t *n,
+                        int64_t *cap, char *err, size_t errlen);
+/* The last decision's seq (0 none, -1 on error). */
+int64_t lstate_decision_last(struct lstate *st);
 
 struct lstate_job {
 	int64_t id;

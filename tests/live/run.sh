@@ -594,6 +594,9 @@ fi
 # --- 23. forecasts and reasons (tests/live/forecast.sh) -----------------------
 . "$ROOT/tests/live/forecast.sh"
 
+# --- 24. kept snapshots, state-prune and its archives (tests/live/prune.sh) --
+. "$ROOT/tests/live/prune.sh"
+
 echo
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
