@@ -206,6 +206,7 @@ struct sim {
 	int32_t cap_pending;
 	struct evq q;
 	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine_int.h) */
+	bool onnode_live;            /* onnode is kept (else empty, built from the running list when first read) */
 	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
 	simtime last_pass;
 	bool dirty;                  /* something changed since the last pass */
