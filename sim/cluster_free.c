@@ -140,8 +140,10 @@ static inline unsigned fx_level(const struct cluster *cl, int32_t node)
 	const struct nodefree *f = &cl->free[node];
 	if (cl->svc[node] != NODE_UP)
 		return 0;
-	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
-	return (unsigned)(g | fx_core_level(f->cores) << 4);
+	unsigned g = (unsigned)f->gpus;   /* a node without cards: one test */
+	if (g > CLUSTER_FX_GPUS)
+		g = f->gpus < 0 ? 0 : CLUSTER_FX_GPUS;
+	return g | (unsigned)fx_core_level(f->cores) << 4;
 }
 
 static void fx_reindex(struct cluster *cl, int32_t node)
@@ -359,8 +361,11 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 		struct nodefree *nf = &cl->free[p->node];
 		nf->cores -= p->cores;
 		nf->mem_mib -= p->mem_mib;
-		for (int d = 0; d < n->numa; d++)   /* validated: nothing beyond n->numa */
-			nf->numa_free[d] -= p->numa_cores[d];
+		if (n->numa == 1)   /* validated: nothing beyond n->numa */
+			nf->numa_free[0] -= p->numa_cores[0];
+		else
+			for (int d = 0; d < n->numa; d++)
+				nf->numa_free[d] -= p->numa_cores[d];
 		cl->free_cores -= p->cores;
 		if (p->gpus == 0) {
 			fx_note(cl, &fb, p->node);
@@ -414,8 +419,11 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 		struct nodefree *nf = &cl->free[p->node];
 		nf->cores += p->cores;
 		nf->mem_mib += p->mem_mib;
-		for (int d = 0; d < n->numa; d++)
-			nf->numa_free[d] += p->numa_cores[d];
+		if (n->numa == 1)
+			nf->numa_free[0] += p->numa_cores[0];
+		else
+			for (int d = 0; d < n->numa; d++)
+				nf->numa_free[d] += p->numa_cores[d];
 		cl->free_cores += p->cores;
 		if (p->gpus == 0) {
 			fx_note(cl, &fb, p->node);
