@@ -84,12 +84,12 @@ struct nodejobs {
 int eng_onnode_build(struct sim *s);
 
 /* Can onnode wait until something reads it? A plain simulation (no power
- * model, faults, health monitor or live executor) reads it only when a
- * node drains, which such a run never does: its jobs' starts and ends
- * then skip a step per node of their allocation. */
+ * model, faults, health monitor or live mode) reads it only when a node
+ * drains, which such a run never does: its jobs' starts and ends then
+ * skip a step per node of their allocation. */
 static inline bool eng_onnode_lazy(const struct sim *s)
 {
-	return !s->cl.pw && !s->cl.health && !s->cfg.fault && !s->health.check && s->exec == &exec_sim_ops;
+	return !s->cl.pw && !s->cl.health && !s->cfg.fault && !s->health.check && !s->live;
 }
 
 static inline int eng_onnode_add(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
