@@ -140,8 +140,10 @@ static inline unsigned fx_level(const struct cluster *cl, int32_t node)
 	const struct nodefree *f = &cl->free[node];
 	if (cl->svc[node] != NODE_UP)
 		return 0;
-	int g = f->gpus < 0 ? 0 : f->gpus > CLUSTER_FX_GPUS ? CLUSTER_FX_GPUS : f->gpus;
-	return (unsigned)(g | fx_core_level(f->cores) << 4);
+	unsigned g = (unsigned)f->gpus;   /* a node without cards: one test */
+	if (g > CLUSTER_FX_GPUS)
+		g = f->gpus < 0 ? 0 : CLUSTER_FX_GPUS;
+	return g | (unsigned)fx_core_level(f->cores) << 4;
 }
 
 static void fx_reindex(struct cluster *cl, int32_t node)
@@ -153,35 +155,42 @@ static void fx_reindex(struct cluster *cl, int32_t node)
 	cl->fx_lev[node] = (uint8_t)nl;
 }
 
-/* fx_reindex for every node of an allocation, one update a run of nodes
- * in one word with the same change (an allocation is in node order, and
- * on a machine of small nodes mostly a run of neighbours). */
-static void fx_reindex_parts(struct cluster *cl, const struct alloc_part *parts, int nparts)
+/* fx_reindex for every node of an allocation, noted by cluster_take and
+ * cluster_give as each part's node reaches its new free state (in the
+ * same walk over the parts), one update a run of nodes in one word with
+ * the same change (an allocation is in node order, and on a machine of
+ * small nodes mostly a run of neighbours). */
+struct fx_batch {
+	size_t pw;
+	unsigned pkey;
+	uint64_t mask;
+};
+
+static inline void fx_note(struct cluster *cl, struct fx_batch *b, int32_t node)
 {
-	uint8_t *lev = cl->fx_lev, *stale = cl->w_stale;
-	size_t pw = SIZE_MAX;
-	unsigned pkey = 0;
-	uint64_t mask = 0;
-	for (int i = 0; i < nparts; i++) {
-		int32_t node = parts[i].node;
-		if (stale)
-			stale[node] = 1;
-		unsigned nl = fx_level(cl, node), key = (unsigned)lev[node] << 8 | nl;
-		if (lev[node] == nl)
-			continue;
-		lev[node] = (uint8_t)nl;
-		size_t w = (size_t)node >> 6;
-		if (key != pkey || w != pw) {
-			if (mask)
-				fx_apply_word(cl, pw, mask, pkey >> 8, pkey & 0xff);
-			pkey = key;
-			pw = w;
-			mask = 0;
-		}
-		mask |= 1ull << (node & 63);
+	uint8_t *lev = cl->fx_lev;
+	if (cl->w_stale)
+		cl->w_stale[node] = 1;
+	unsigned nl = fx_level(cl, node);
+	if (lev[node] == nl)
+		return;
+	unsigned key = (unsigned)lev[node] << 8 | nl;
+	lev[node] = (uint8_t)nl;
+	size_t w = (size_t)node >> 6;
+	if (key != b->pkey || w != b->pw) {
+		if (b->mask)
+			fx_apply_word(cl, b->pw, b->mask, b->pkey >> 8, b->pkey & 0xff);
+		b->pkey = key;
+		b->pw = w;
+		b->mask = 0;
 	}
-	if (mask)
-		fx_apply_word(cl, pw, mask, pkey >> 8, pkey & 0xff);
+	b->mask |= 1ull << (node & 63);
+}
+
+static inline void fx_flush(struct cluster *cl, struct fx_batch *b)
+{
+	if (b->mask)
+		fx_apply_word(cl, b->pw, b->mask, b->pkey >> 8, b->pkey & 0xff);
 }
 
 #ifdef HL_CHECKS
@@ -345,17 +354,23 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
                      const struct alloc_part *parts, int nparts)
 {
 	simtime delay = 0;
+	struct fx_batch fb = { .pw = SIZE_MAX };
 	for (int i = 0; i < nparts; i++) {
 		const struct alloc_part *p = &parts[i];
 		const struct node *n = &cl->nodes[p->node];
 		struct nodefree *nf = &cl->free[p->node];
 		nf->cores -= p->cores;
 		nf->mem_mib -= p->mem_mib;
-		for (int d = 0; d < n->numa; d++)   /* validated: nothing beyond n->numa */
-			nf->numa_free[d] -= p->numa_cores[d];
+		if (n->numa == 1)   /* validated: nothing beyond n->numa */
+			nf->numa_free[0] -= p->numa_cores[0];
+		else
+			for (int d = 0; d < n->numa; d++)
+				nf->numa_free[d] -= p->numa_cores[d];
 		cl->free_cores -= p->cores;
-		if (p->gpus == 0)
+		if (p->gpus == 0) {
+			fx_note(cl, &fb, p->node);
 			continue;
+		}
 		if (p->milli > 0 || p->mig_profile >= 0) {
 			int g = __builtin_ctzll(p->gpus);
 			struct gpustate *gs = &cl->gpu[n->gpu0 + g];
@@ -381,8 +396,9 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->free_gpus -= k;
 			cl->gpus_busy += k;
 		}
+		fx_note(cl, &fb, p->node);
 	}
-	fx_reindex_parts(cl, parts, nparts);
+	fx_flush(cl, &fb);
 	check_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];
@@ -396,17 +412,23 @@ simtime cluster_take(struct cluster *cl, int32_t job, const struct job_req *r,
 void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
                   const struct alloc_part *parts, int nparts)
 {
+	struct fx_batch fb = { .pw = SIZE_MAX };
 	for (int i = 0; i < nparts; i++) {
 		const struct alloc_part *p = &parts[i];
 		const struct node *n = &cl->nodes[p->node];
 		struct nodefree *nf = &cl->free[p->node];
 		nf->cores += p->cores;
 		nf->mem_mib += p->mem_mib;
-		for (int d = 0; d < n->numa; d++)
-			nf->numa_free[d] += p->numa_cores[d];
+		if (n->numa == 1)
+			nf->numa_free[0] += p->numa_cores[0];
+		else
+			for (int d = 0; d < n->numa; d++)
+				nf->numa_free[d] += p->numa_cores[d];
 		cl->free_cores += p->cores;
-		if (p->gpus == 0)
+		if (p->gpus == 0) {
+			fx_note(cl, &fb, p->node);
 			continue;
+		}
 		if (p->milli > 0 || p->mig_profile >= 0) {
 			int g = __builtin_ctzll(p->gpus);
 			struct gpustate *gs = &cl->gpu[n->gpu0 + g];
@@ -439,8 +461,9 @@ void cluster_give(struct cluster *cl, int32_t job, const struct job_req *r,
 			cl->free_gpus += k;
 			cl->gpus_busy -= hl_popcount64(p->gpus);
 		}
+		fx_note(cl, &fb, p->node);
 	}
-	fx_reindex_parts(cl, parts, nparts);
+	fx_flush(cl, &fb);
 	check_parts(cl, parts, nparts);
 	if (r->pool > 0) {
 		struct storage_pool *po = &cl->pools[r->pool - 1];

@@ -93,6 +93,10 @@ void sim_fini(struct sim *s)
 	s->node_w = NULL;
 	free(s->node_wcores);
 	s->node_wcores = NULL;
+	free(s->node_w2);
+	free(s->node_wcores2);
+	s->node_w2 = NULL;
+	s->node_wcores2 = NULL;
 	free(s->run);
 	live_fini(s);
 	for (int k = 0; k < 8; k++)
@@ -214,6 +218,31 @@ static bool sample_cached(struct sim *s)
 	return true;
 }
 
+/* The second slot of the cache of node powers (node_w2): a node without
+ * GPUs that goes busy and idle again (a machine of one-core nodes, every
+ * node at every sample) finds its power there instead of computing it
+ * again. NULL when out of memory (then every such change is computed). */
+static double *sample_slot2(struct sim *s)
+{
+	if (s->node_w2 && s->node_w2_n == s->cl.nnodes)
+		return s->node_w2;
+	free(s->node_w2);
+	free(s->node_wcores2);
+	s->node_w2 = malloc(((size_t)s->cl.nnodes + 1) * sizeof *s->node_w2);
+	s->node_wcores2 = malloc(((size_t)s->cl.nnodes + 1) * sizeof *s->node_wcores2);
+	if (!s->node_w2 || !s->node_wcores2) {
+		free(s->node_w2);
+		free(s->node_wcores2);
+		s->node_w2 = NULL;
+		s->node_wcores2 = NULL;
+		return NULL;
+	}
+	for (int32_t i = 0; i <= s->cl.nnodes; i++)
+		s->node_wcores2[i] = -1;
+	s->node_w2_n = s->cl.nnodes;
+	return s->node_w2;
+}
+
 /* Node i's power: node_w's, else the power model's. */
 static inline double node_power(const struct sim *s, const double *node_w, int32_t i)
 {
@@ -269,15 +298,23 @@ static void handle_sample(struct sim *s)
 		/* The modelled probe's readings of the nodes whose free state
 		 * changed since the last sample, the others as they were: the same
 		 * values summed in the same order as below. */
+		double *w2 = sample_slot2(s);
 		for (int32_t i = 0; i < s->cl.nnodes; i++)
 			if (s->cl.w_stale[i]) {
 				/* A node without GPUs draws what its free cores say: one
 				 * whose free cores are those of its last probe (busy
-				 * again with another job) keeps its power. A node with
-				 * GPUs keeps -1 there, and is probed each time. */
-				int32_t c = s->cl.free[i].cores;
-				if (s->node_wcores[i] != c) {
-					s->node_w[i] = eng_probe_power(s, i);
+				 * again with another job) keeps its power, and one whose
+				 * free cores are those of the probe before takes that
+				 * probe's power back. A node with GPUs keeps -1 there,
+				 * and is probed each time. */
+				int32_t c = s->cl.free[i].cores, was = s->node_wcores[i];
+				if (was != c) {
+					double w = w2 && s->node_wcores2[i] == c ? w2[i] : eng_probe_power(s, i);
+					if (w2 && was >= 0) {
+						w2[i] = s->node_w[i];
+						s->node_wcores2[i] = was;
+					}
+					s->node_w[i] = w;
 					s->node_wcores[i] = s->cl.nodes[i].ngpus > 0 ? -1 : c;
 				}
 				s->cl.w_stale[i] = 0;

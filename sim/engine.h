@@ -206,6 +206,7 @@ struct sim {
 	int32_t cap_pending;
 	struct evq q;
 	struct nodejobs *onnode;     /* per node: the running jobs with a part on it (engine_int.h) */
+	bool onnode_live;            /* onnode is kept (else empty, built from the running list when first read) */
 	int32_t *onbuf, cap_onbuf;   /* scratch for a node's jobs in running-list order */
 	simtime last_pass;
 	bool dirty;                  /* something changed since the last pass */
@@ -219,6 +220,9 @@ struct sim {
 	double *rack_w;              /* per-rack power of the sample being taken */
 	double *node_w;              /* per node, its modelled power at the last sample (cl.w_stale) */
 	int32_t *node_wcores;        /* per node, its free cores when node_w was computed */
+	double *node_w2;             /* per node without GPUs, the power node_w held before (a cache: not */
+	int32_t *node_wcores2;       /* in snapshots) and its free cores then (-1: none); node_w2_n nodes */
+	int32_t node_w2_n;
 	int32_t cap_jobs;            /* room in jobs/truth/run/pending/running (sim_add_job grows them) */
 	void (*note)(void *ctx, const struct sim *s, int32_t job, const char *why);   /* decide_note's listener */
 	void *note_ctx;

@@ -103,7 +103,7 @@ int32_t sim_compact(struct sim *s, int32_t *map, bool (*keep)(void *ctx, int32_t
 		return eng_fail(s, "compacting: a finished job was on the running list");
 	for (int32_t node = 0; node < s->cl.nnodes; node++) {
 		struct nodejobs *o = &s->onnode[node];
-		for (int32_t q = 0; q < o->n; q++)
+		for (int32_t q = 0; s->onnode_live && q < o->n; q++)
 			o->id[q] = remap_id(&r, o->id[q]);
 		const struct node *nd = &s->cl.nodes[node];
 		for (int32_t g = 0; s->cl.gpu && g < nd->ngpus; g++) {

@@ -109,8 +109,21 @@ static int cmp_run_idx(const void *a, const void *b, void *ctx)
 /* The running jobs on `node`, in running-list order (as a walk of the
  * running list meets them), into s->onbuf; their number, -1 when memory
  * runs out. */
+int eng_onnode_build(struct sim *s)
+{
+	s->onnode_live = true;
+	for (int32_t k = 0; k < s->nrunning; k++) {
+		const struct job *j = &s->jobs[s->running[k]];
+		if (j->nparts > 0 && eng_onnode_add(s, &s->cl.pool.p[j->parts], j->nparts, j->id))
+			return eng_fail(s, "out of memory indexing the running jobs' nodes");
+	}
+	return 0;
+}
+
 int32_t eng_onnode_sorted(struct sim *s, int32_t node)
 {
+	if (!s->onnode_live && eng_onnode_build(s))
+		return -1;
 	const struct nodejobs *o = &s->onnode[node];
 	if (o->n > s->cap_onbuf) {
 		int32_t *b = realloc(s->onbuf, (size_t)o->cap * sizeof *b);

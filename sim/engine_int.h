@@ -81,8 +81,27 @@ struct nodejobs {
 	int32_t n, cap;
 };
 
+/* Fills onnode from the running list and keeps it from then on; -1 when
+ * memory runs out (the run failed). */
+int eng_onnode_build(struct sim *s);
+
+/* Can onnode wait until something reads it? A plain simulation (no power
+ * model, faults, health monitor or live mode) reads it only when a node
+ * drains, which such a run never does: its jobs' starts and ends then
+ * skip a step per node of their allocation. */
+static inline bool eng_onnode_lazy(const struct sim *s)
+{
+	return !s->cl.pw && !s->cl.health && !s->cfg.fault && !s->health.check && !s->live;
+}
+
 static inline int eng_onnode_add(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
 {
+	if (!s->onnode_live) {
+		if (eng_onnode_lazy(s))
+			return 0;
+		if (eng_onnode_build(s))   /* id is not on the running list yet */
+			return -1;
+	}
 	for (int i = 0; i < nparts; i++) {
 		struct nodejobs *o = &s->onnode[parts[i].node];
 		if (o->n == o->cap) {
@@ -100,6 +119,8 @@ static inline int eng_onnode_add(struct sim *s, const struct alloc_part *parts, 
 
 static inline void eng_onnode_del(struct sim *s, const struct alloc_part *parts, int nparts, int32_t id)
 {
+	if (!s->onnode_live)
+		return;
 	for (int i = 0; i < nparts; i++) {
 		struct nodejobs *o = &s->onnode[parts[i].node];
 		for (int32_t k = 0; k < o->n; k++)
@@ -111,8 +132,10 @@ static inline void eng_onnode_del(struct sim *s, const struct alloc_part *parts,
 }
 
 /* Does any running job but `except` hold a part on node? */
-static inline bool eng_node_has_jobs(const struct sim *s, int32_t node, int32_t except)
+static inline bool eng_node_has_jobs(struct sim *s, int32_t node, int32_t except)
 {
+	if (!s->onnode_live && eng_onnode_build(s))
+		return true;
 	const struct nodejobs *o = &s->onnode[node];
 	for (int32_t k = 0; k < o->n; k++)
 		if (o->id[k] != except)

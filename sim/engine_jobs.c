@@ -47,6 +47,12 @@ int eng_release_alloc(struct sim *s, int32_t id)
 	eng_onnode_del(s, &s->cl.pool.p[j->parts], j->nparts, id);
 	for (int i = 0; i < j->nparts; i++) {
 		int32_t n = s->cl.pool.p[j->parts + (uint32_t)i].node;
+		if (s->cl.svc[n] == NODE_DRAINING && !s->onnode_live) {
+			/* Built now, from a running list that still holds id: take it out. */
+			if (eng_onnode_build(s))
+				return -1;
+			eng_onnode_del(s, &s->cl.pool.p[j->parts], j->nparts, id);
+		}
 		if (s->cl.svc[n] == NODE_DRAINING && !eng_node_has_jobs(s, n, id)) {
 			eng_health_mark(s, n);
 			eng_node_emptied(s, n);

@@ -455,6 +455,9 @@ static int load_body(struct sim *s, struct snapr *r)
 
 	if (snap_get_tag(r, "onnode"))
 		return -1;
+	/* A run that kept no onnode (eng_onnode_lazy) saved every list empty:
+	 * this one builds it from its running list when first read. */
+	s->onnode_live = false;
 	for (int32_t i = 0; i < s->cl.nnodes; i++) {
 		struct nodejobs *o = &s->onnode[i];
 		int64_t n = snap_get_n(r, s->njobs, "a node's running jobs");
@@ -469,6 +472,8 @@ static int load_body(struct sim *s, struct snapr *r)
 		}
 		o->n = (int32_t)n;
 		snap_get(r, o->id, (size_t)n * sizeof *o->id);
+		if (n > 0)
+			s->onnode_live = true;
 	}
 	if (load_cluster(s, r) || snap_get_tag(r, "faults"))
 		return -1;
