@@ -268,7 +268,61 @@ static int hist_write(struct om *m, const char *name, struct steps *b, struct st
 struct jobrow {
 	char cls[24], state[24], model[64];
 	int64_t tenant, submit, start, end, gpus, cores;
+	int64_t id, requeues;   /* preemptions + restarts: it ran more than once */
 };
+
+/* A job's runs: [start[k], stop[k]), stop INT64_MAX while it runs. */
+#define RUNS_MAX 64
+struct runs {
+	int n;
+	int64_t start[RUNS_MAX], stop[RUNS_MAX];
+};
+
+/* The event log's starts, requeues and ends of the requeued jobs (preempted,
+ * or moved by a fault), in job order: read once, beside the job table. */
+struct evcur {
+	sqlite3_stmt *st;
+	bool row;   /* st holds a row not yet taken */
+};
+
+/* The runs of requeued job j from the log: each start until its requeue or
+ * the end (the job row holds only the last start). 0, or 1 when the log
+ * does not have them (a results file recorded without events; more runs
+ * than RUNS_MAX): the caller keeps the job row's one run. */
+static int job_runs(struct evcur *c, const struct jobrow *j, struct runs *r)
+{
+	r->n = 0;
+	bool over = false;
+	for (;;) {
+		if (!c->row) {
+			if (!c->st || sqlite3_step(c->st) != SQLITE_ROW) {
+				sqlite3_finalize(c->st);
+				c->st = NULL;
+				break;
+			}
+			c->row = true;
+		}
+		int64_t job = sqlite3_column_int64(c->st, 0);
+		if (job > j->id)
+			break;
+		c->row = false;
+		if (job < j->id)
+			continue;
+		int64_t t = sqlite3_column_int64(c->st, 1);
+		const char *k = (const char *)sqlite3_column_text(c->st, 2);
+		if (k && strcmp(k, "start") == 0) {
+			if (r->n == RUNS_MAX) {
+				over = true;
+				continue;
+			}
+			r->start[r->n] = t;
+			r->stop[r->n++] = INT64_MAX;
+		} else if (r->n > 0 && r->stop[r->n - 1] == INT64_MAX) {
+			r->stop[r->n - 1] = t;   /* requeue or end */
+		}
+	}
+	return over || r->n == 0;
+}
 
 static bool read_job(sqlite3_stmt *st, struct jobrow *j)
 {
@@ -285,6 +339,8 @@ static bool read_job(sqlite3_stmt *st, struct jobrow *j)
 	j->end = sqlite3_column_type(st, 6) == SQLITE_NULL ? INT64_MAX : sqlite3_column_int64(st, 6);
 	j->gpus = sqlite3_column_int64(st, 7);
 	j->cores = sqlite3_column_int64(st, 8);
+	j->id = sqlite3_column_int64(st, 9);
+	j->requeues = sqlite3_column_int64(st, 10);
 	return sqlite3_column_type(st, 4) != SQLITE_NULL;
 }
 
@@ -295,8 +351,15 @@ static int job_steps(struct om *m, struct steps *S)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(m->db, "SELECT class, state, gpu_model, tenant, submit_us, start_us, end_us, gpus,"
-	                       " cores FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	                       " cores, id, coalesce(preemptions, 0) + coalesce(restarts, 0) FROM job ORDER BY id", -1, &st, NULL) != SQLITE_OK)
 		return fail_db(m, "not a hetlab results file with a job table");
+	/* A requeued job's starts, requeues and end (none without an event table). */
+	struct evcur ev = { 0 };
+	if (sqlite3_prepare_v2(m->db, "SELECT job, t_us, kind FROM event WHERE kind IN ('start', 'requeue', "
+	                       "'end') AND job IN (SELECT id FROM job WHERE coalesce(preemptions, 0) + "
+	                       "coalesce(restarts, 0) > 0) ORDER BY job, seq", -1, &ev.st, NULL) != SQLITE_OK)
+		ev.st = NULL;   /* no event table: every job keeps its row's run */
+	struct runs r;
 	int rc, bad = 0;
 	int sub = series_of(&S[ST_SUBMITS], ""), cnt = series_of(&S[ST_WAIT_C], ""),
 	    sum = series_of(&S[ST_WAIT_S], "");
@@ -315,12 +378,28 @@ static int job_steps(struct om *m, struct steps *S)
 		if (!read_job(st, &j))
 			continue;
 		bool ran = j.start != INT64_MAX;
-		int64_t left_queue = ran ? j.start : j.end;   /* pending until it starts, or ends unstarted */
+		/* Its runs: the job row's one, or, for a job requeued, each from
+		 * the event log (pending again between a requeue and its next
+		 * start). */
+		r.n = 0;
+		if (ran) {
+			if (j.requeues == 0 || job_runs(&ev, &j, &r)) {
+				r.n = 1;
+				r.start[0] = j.start;
+				r.stop[0] = j.end;
+			}
+		}
 		escape(a, sizeof a, j.cls);
 		snprintf(lab, sizeof lab, "class=\"%s\",state=\"pending\"", a);
-		bad |= step_add(&S[ST_JOBS], series_of(&S[ST_JOBS], lab), j.submit, 1);
-		if (left_queue != INT64_MAX)
-			bad |= step_add(&S[ST_JOBS], series_of(&S[ST_JOBS], lab), left_queue, -1);
+		int ps = series_of(&S[ST_JOBS], lab);
+		bad |= step_add(&S[ST_JOBS], ps, j.submit, 1);
+		if (!ran && j.end != INT64_MAX)
+			bad |= step_add(&S[ST_JOBS], ps, j.end, -1);   /* ended unstarted */
+		for (int k = 0; k < r.n; k++) {
+			bad |= step_add(&S[ST_JOBS], ps, r.start[k], -1);
+			if (k + 1 < r.n && r.stop[k] != INT64_MAX)
+				bad |= step_add(&S[ST_JOBS], ps, r.stop[k], 1);   /* requeued */
+		}
 		bad |= step_add(&S[ST_SUBMITS], sub, j.submit, 1);
 		if (j.end != INT64_MAX) {
 			escape(b, sizeof b, j.state);
@@ -331,9 +410,11 @@ static int job_steps(struct om *m, struct steps *S)
 			continue;
 		snprintf(lab, sizeof lab, "class=\"%s\",state=\"running\"", a);
 		int rs = series_of(&S[ST_JOBS], lab);
-		bad |= step_add(&S[ST_JOBS], rs, j.start, 1);
-		if (j.end != INT64_MAX)
-			bad |= step_add(&S[ST_JOBS], rs, j.end, -1);
+		for (int k = 0; k < r.n; k++) {
+			bad |= step_add(&S[ST_JOBS], rs, r.start[k], 1);
+			if (r.stop[k] != INT64_MAX)
+				bad |= step_add(&S[ST_JOBS], rs, r.stop[k], -1);
+		}
 		double wait_s = (double)(j.start - j.submit) / 1e6;
 		for (int k = 0; k <= NWAITB; k++)
 			if (k == NWAITB || wait_s <= openmetrics_wait_buckets_s[k])
@@ -353,12 +434,15 @@ static int job_steps(struct om *m, struct steps *S)
 				snprintf(lab, sizeof lab, "tenant=\"%lld\"", (long long)j.tenant);
 			}
 			int se = series_of(&S[alloc[k].f], lab);
-			bad |= step_add(&S[alloc[k].f], se, j.start, (double)alloc[k].v);
-			if (j.end != INT64_MAX)
-				bad |= step_add(&S[alloc[k].f], se, j.end, -(double)alloc[k].v);
+			for (int q = 0; q < r.n; q++) {
+				bad |= step_add(&S[alloc[k].f], se, r.start[q], (double)alloc[k].v);
+				if (r.stop[q] != INT64_MAX)
+					bad |= step_add(&S[alloc[k].f], se, r.stop[q], -(double)alloc[k].v);
+			}
 		}
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(ev.st);
 	if (rc != SQLITE_DONE)
 		return fail_db(m, "reading the job table");
 	return bad ? oom(m) : 0;

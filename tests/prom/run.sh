@@ -112,7 +112,9 @@ if start_prom sim "$TMP/empty.yml" "$TMP/data"; then
 	p50=$(query 'histogram_quantile(0.5, hetlab_job_wait_seconds_bucket)' "$T")
 	[ -n "$p50" ] && [ "$p50" != "NaN" ] && ok "query: histogram_quantile over the wait histogram ($p50 s)" ||
 		bad "histogram_quantile" "$p50"
-	tg=$(q "SELECT coalesce(sum(gpus), 0) FROM job WHERE start_us <= $T_US AND (end_us IS NULL OR end_us > $T_US)")
+	# running then: a job's last start, requeue or end by T is a start (the
+	# job row holds only a job's last start; a preempted job ran before it)
+	tg=$(q "SELECT coalesce(sum(gpus), 0) FROM job WHERE id IN (SELECT job FROM event WHERE kind IN ('start', 'requeue', 'end') AND t_us <= $T_US GROUP BY job HAVING max(CASE WHEN kind = 'start' THEN seq END) = max(seq))")
 	check_eq "query: sum(hetlab_tenant_gpus_allocated) = GPUs of the jobs running then" \
 		"$(query 'sum(hetlab_tenant_gpus_allocated)' "$T")" "$tg"
 	# the dashboard's queries: every panel fed by a simulated run has data
