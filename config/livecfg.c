@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = { "scenario", "policy", "executor", "state_dir", "tick_s",
-	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "snapshot_every", "snapshot_keep", "snapshot_keep_every_s", "hot_c", "cool_c", "xid_repair_s",
+	"probe_every_s", "record_every_s", "results_every_s", "max_jobs", "keep_ended", "snapshot_every", "snapshot_keep", "snapshot_keep_every_s", "prune_keep_days", "prune_every_s", "hot_c", "cool_c", "xid_repair_s",
 	"stale_s", "probes", "local", "slurm", "metrics", "socket", "operators", "state_group", "audit_key",
 	"max_pending_per_user", NULL };
 static const char *const local_keys[] = { "signal", "cgroup_parent", "nvml_lib", "sysfs_root", NULL };
@@ -173,6 +173,8 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	c->snapshot_every = 1000;
 	c->snapshot_keep = 48;
 	c->snapshot_keep_every_s = 3600;
+	c->prune_keep_days = -1;
+	c->prune_every_s = 3600;
 	c->max_pending_per_user = 10000;
 	c->xid_repair_s = 86400;
 	c->sig = SIGUSR1;
@@ -251,6 +253,23 @@ int livecfg_load(const char *path, struct live_cfg *c, char *err, size_t errlen)
 	    jv_num(&v, root, "$", "snapshot_keep_every_s", false, 0, 1e9, &c->snapshot_keep_every_s))
 		goto fail;
 	c->snapshot_keep = (int32_t)ll;
+	if (jv_num(&v, root, "$", "prune_keep_days", false, 0, 1e6, &c->prune_keep_days) ||
+	    jv_num(&v, root, "$", "prune_every_s", false, 0.01, 86400 * 365, &c->prune_every_s))
+		goto fail;
+	/* a prune cuts at a kept snapshot at or before its cutoff: one that
+	 * old must be kept */
+	if (c->prune_keep_days >= 0 && (c->snapshot_keep <= 0 || c->snapshot_every <= 0)) {
+		jv_fail(&v, "$.prune_keep_days", "expected snapshot_every and snapshot_keep above 0 (a prune cuts the "
+		        "state at a kept snapshot), got %d and %d", c->snapshot_every, c->snapshot_keep);
+		goto fail;
+	}
+	double span = (double)c->snapshot_keep * c->snapshot_keep_every_s;
+	if (c->prune_keep_days >= 0 && c->snapshot_keep_every_s > 0 && c->prune_keep_days * 86400 >= span) {
+		jv_fail(&v, "$.prune_keep_days", "expected fewer days than the kept snapshots span (snapshot_keep %d x "
+		        "snapshot_keep_every_s %g s = %g days: a prune cuts at a kept snapshot at or before its cutoff), got %g",
+		        c->snapshot_keep, c->snapshot_keep_every_s, span / 86400, c->prune_keep_days);
+		goto fail;
+	}
 	ll = c->max_pending_per_user;
 	if (jv_int(&v, root, "$", "max_pending_per_user", false, 0, 100000000, &ll))
 		goto fail;

@@ -423,6 +423,7 @@ void live_publish(struct live *L)
 		return;
 	long n = metrics_render(&L->mbuf, &L->mcap, &L->s, L->lrd, &L->mc);
 	n = fcst_metrics(L->fc, &L->mbuf, &L->mcap, n);
+	n = lprune_metrics(L, &L->mbuf, &L->mcap, n);
 	if (n >= 0)
 		metrics_publish(L->ms, L->mbuf, (size_t)n, L->healthy, L->why);
 }
@@ -491,8 +492,10 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	L->next_probe = 0;
 	for (;;) {
 		simtime now_t = engine_now(L);
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;   /* every ended child (the local executor's shims) is reaped */
+		pid_t w;
+		int wst;
+		while ((w = waitpid(-1, &wst, WNOHANG)) > 0)
+			lprune_reaped(L, w, wst);   /* every ended child (the local executor's shims) is reaped */
 		/* What the world did, gathered before the transaction: no external
 		 * command, file or probe is ever read while it holds the state. */
 		struct obs seen = { .t = now_t }, in = { .t = now_t };
@@ -584,6 +587,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		}
 		snapshot(L);
 		fcst_tick(L->fc, L);   /* forecasts: a child's answer read, the next one started when due */
+		lprune_tick(L);        /* the state pruned by a child when due (prune_keep_days) */
 		live_publish(L);
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -616,6 +620,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	}
 	fcst_close(L->fc, L);
 	L->fc = NULL;
+	lprune_end(L, rc != 0 || *stop);
 	if (rc == 0)
 		write_results(L);
 	return rc;

@@ -76,6 +76,9 @@ struct live_cfg {
 	int32_t snapshot_keep;         /* snapshots kept in STATE_DIR/snapshots beside the latest (default 48;
 	                                  0: none), for replays of older windows and for pruning */
 	double snapshot_keep_every_s;  /* one kept at most this often, in engine seconds (3600; 0: each) */
+	double prune_keep_days;        /* the daemon prunes what was recorded before this many days ago
+	                                  (live/autoprune.c; -1: it does not, the default) */
+	double prune_every_s;          /* ... this often (3600) */
 	double hot_c, cool_c;          /* hot node threshold and its resume (0: off) */
 	double xid_repair_s;           /* a GPU error counts against its node this long (86400) */
 	double stale_s;                /* a reading file older than this is ignored (3 × probe_every_s) */

@@ -96,6 +96,7 @@ struct live {
 	struct fcst *fc;                /* forecasts (live/forecast.h), while the loop runs */
 	simtime kept_now;               /* the engine time of the last kept snapshot (-1 none), */
 	bool kept_known;                /* once read from STATE_DIR/snapshots */
+	struct lprune *prune;           /* automatic pruning (autoprune.c), while the loop runs */
 	char err[512];
 };
 
@@ -163,6 +164,19 @@ int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen);
 extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);
 void jobx_free(struct jobx *x);
+
+/* autoprune.c: the daemon's own prunes (prune_keep_days), in a child
+ * process. lprune_tick starts one when prune_every_s has passed since the
+ * last (or the start), and logs what a finished one said; lprune_reaped
+ * hands it a child the loop reaped; lprune_end, at the loop's end, waits
+ * for a running prune (or kills it: kill_it) and frees what it keeps;
+ * lprune_metrics appends its families to the metrics text (n its length;
+ * returns the new one). */
+struct lprune;
+void lprune_tick(struct live *L);
+void lprune_reaped(struct live *L, pid_t pid, int wst);
+void lprune_end(struct live *L, bool kill_it);
+long lprune_metrics(const struct live *L, char **buf, size_t *cap, long n);
 
 /* daemon.c: renders the metrics and the health for the endpoint now. */
 void live_publish(struct live *L);
