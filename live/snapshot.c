@@ -486,6 +486,39 @@ void lsnap_fingerprint(struct live *L, const char *scn, const char *version)
 	L->snap_fp = snap_hash(h, version, strlen(version) + 1);
 }
 
+/* The latest snapshot cannot be used (why says why): the kept ones
+ * (STATE_DIR/snapshots), newest first, each that cannot be used said. As
+ * lsnap_load, with the path of the one loaded in kept; why then says why
+ * none could be used. */
+static int from_kept(struct live *L, int64_t *from, char *why, size_t whylen, char *kept, size_t klen)
+{
+	const char *dir = L->cfg.state_dir;
+	struct lsnap_kept *v = NULL;
+	int n = 0, rc = -1;
+	char e[600];
+	if (lsnap_kept_list(dir, &v, &n, e, sizeof e) || n == 0) {
+		free(v);
+		return -1;
+	}
+	live_logl(L, LIVE_WARN, "snapshot not used (%s): trying the %d kept in %s/%s, newest first", why, n, dir,
+	          LSNAP_KEPT_DIR);
+	const char *saved = L->o.snapshot_file;
+	for (int i = n - 1; i >= 0 && rc == -1; i--) {
+		snprintf(kept, klen, "%s/%s/%s", dir, LSNAP_KEPT_DIR, v[i].name);
+		L->o.snapshot_file = kept;   /* lsnap_load reads it; restored before anything writes one */
+		rc = lsnap_load(L, from, e, sizeof e);
+		L->o.snapshot_file = saved;
+		if (rc == -1)
+			live_logl(L, LIVE_WARN, "kept snapshot not used (%s)", e);
+		else if (rc == -2)
+			snprintf(why, whylen, "%s", e);
+	}
+	if (rc == -1)
+		snprintf(why, whylen, "neither the latest nor any of the %d kept", n);
+	free(v);
+	return rc;
+}
+
 int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen)
 {
 	char why[1024];
@@ -504,10 +537,14 @@ int lsnap_restore(struct live *L, int64_t *from, char *err, size_t errlen)
 	if (L->mode != LIVE_DAEMON || L->cfg.snapshot_every <= 0)
 		return 0;
 	int rc = lsnap_load(L, from, why, sizeof why);
+	char kept[PATH_MAX + 80] = "";
+	if (rc == -1)
+		rc = from_kept(L, from, why, sizeof why, kept, sizeof kept);
 	if (rc == 0) {
 		L->snap_gone = L->s.ngone;
-		live_log(L, "restarting from the snapshot at the recording's row %lld (%d jobs held, %lld ended and "
-		         "dropped)", (long long)*from, L->s.njobs, (long long)L->s.ngone);
+		live_log(L, "restarting from the %s%s at the recording's row %lld (%d jobs held, %lld ended and "
+		         "dropped)", kept[0] ? "kept snapshot " : "snapshot", kept, (long long)*from, L->s.njobs,
+		         (long long)L->s.ngone);
 	} else if (rc == -1) {
 		live_logl(L, LIVE_WARN, "snapshot not used (%s): replaying the whole recording", why);
 	} else if (rc == -2) {

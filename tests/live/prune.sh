@@ -104,12 +104,22 @@ timeout 60 "$HETLAB" live --config prn.json --exit-when-idle 2>log-prn2
 check_eq "prune: a restart after the prune starts from the snapshot" \
 	"$?,$(grep -c 'restarting from the snapshot' log-prn2)" "0,1"
 python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x20; open(p, 'wb').write(b)" st-prn/snapshot
+mv "$A2" arch-away
+"$HETLAB" submit --config prn.json jobs-prn2.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config prn.json --exit-when-idle 2>log-prn5
+check_eq "prune: with a corrupt snapshot it restarts from a kept one past the cut (no archive needed)" \
+	"$?,$(grep -c 'restarting from the kept snapshot' log-prn5),$(grep -c 'replaying the whole recording' log-prn5)" "0,1,0"
+mv arch-away "$A2"
+rm -rf st-prn/snapshots
+# (another byte: the restart from the kept one may have left the corrupt snapshot in place)
+python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 3] ^= 0x20; open(p, 'wb').write(b)" st-prn/snapshot
 "$HETLAB" submit --config prn.json jobs-prn2.jsonl >/dev/null
 timeout 60 "$HETLAB" live --config prn.json --exit-when-idle 2>log-prn3
-check_eq "prune: with a corrupt snapshot it replays the archives and the state" \
+check_eq "prune: with a corrupt snapshot and none kept it replays the archives and the state" \
 	"$?,$(grep -c 'replaying the whole recording' log-prn3),$(q st-prn/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")" \
-	"0,1,$((302 - $(q "$A1/state.db" "SELECT count(*) FROM jobs") - $(q "$A2/state.db" "SELECT count(*) FROM jobs")))"
+	"0,1,$((303 - $(q "$A1/state.db" "SELECT count(*) FROM jobs") - $(q "$A2/state.db" "SELECT count(*) FROM jobs")))"
 replay_same "prune: after the restarts" prn
+rm -rf st-prn/snapshots
 python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x20; open(p, 'wb').write(b)" st-prn/snapshot
 mv "$A2" arch-away
 timeout 60 "$HETLAB" live --config prn.json --exit-when-idle 2>log-prn4

@@ -12,7 +12,10 @@
 #     next start says so and replays the whole recording, with the same
 #     outcome; a snapshot of another max_jobs is refused the same way.
 #     The instant executor (jobs end at once, in the daemon) takes 300
-#     jobs through a daemon that compacts and snapshots. hetlab replay
+#     jobs through a daemon that compacts and snapshots. With the latest
+#     snapshot corrupt, a restart starts from the newest kept snapshot
+#     that can be used (STATE_DIR/snapshots), and the replay proves what
+#     the daemon then decided. hetlab replay
 #     --from-snapshot proves the decisions after a snapshot, and finds one
 #     changed in the log.
 
@@ -53,7 +56,9 @@ check_eq "snapshot: replay --from-snapshot makes the same decisions after it" \
 check_eq "snapshot: the decisions after the snapshot are some, not all" \
 	"$(printf '%s\n' "$out" | sed -n 's/^hetlab replay: \([0-9]*\) decisions.*/\1/p' | awk -v all="$(q st-snp/state.db "SELECT count(*) FROM decision")" '{ print ($1 > 0 && $1 < all) }')" 1
 cp snap-last st-snp/snapshot
-# A corrupt snapshot: said, and the whole recording replayed.
+# A corrupt snapshot and no kept one (STATE_DIR/snapshots, below): said,
+# and the whole recording replayed.
+rm -rf st-snp/snapshots
 jobs_before=$(q st-snp/state.db "SELECT group_concat(id || ':' || state || ':' || start_us || ':' || end_us, ' ') FROM jobs ORDER BY id")
 python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x20; open(p, 'wb').write(b)" st-snp/snapshot
 timeout 60 "$HETLAB" live --config snp.json --exit-when-idle 2>log-snp3
@@ -66,6 +71,7 @@ check_eq "snapshot: the full replay comes to the same jobs table" \
 # The last start wrote a good snapshot again; one made with another
 # max_jobs is refused, the recording replayed.
 sed 's/"max_jobs": 4/"max_jobs": 5/' snp.json >snp5.json
+rm -rf st-snp/snapshots
 timeout 60 "$HETLAB" live --config snp5.json --exit-when-idle 2>log-snp4
 check_eq "snapshot: one made with another max_jobs is refused, saying why" \
 	"$(grep -c 'snapshot not used (.*another scenario, policy, executor or max_jobs): replaying the whole recording' log-snp4)" 1
@@ -85,6 +91,36 @@ timeout 60 "$HETLAB" live --config ins.json --exit-when-idle 2>log-ins2
 check_eq "instant: a restart starts from the snapshot" \
 	"$?,$(grep -c 'restarting from the snapshot at the recording.s row [1-9]' log-ins2)" "0,1"
 replay_same instant ins
+# The latest snapshot corrupt, the kept ones (one at each snapshot) good:
+# the restart says so and starts from the newest kept one, not the whole
+# recording; with the newest kept one corrupt too, from the one before it.
+# Jobs submitted then run once, and the replay of the whole recording
+# makes the decisions the daemons restored from kept snapshots logged.
+corrupt() { python3 -c "import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[len(b) // 2] ^= 0x20; open(p, 'wb').write(b)" "$1"; }
+printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-ink", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "snapshot_every": 5, "snapshot_keep": 5, "snapshot_keep_every_s": 0 }\n' >ink.json
+"$HETLAB" submit --config ink.json jobs-ins.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config ink.json --exit-when-idle -q 2>log-ink
+newest=$(ls st-ink/snapshots | tail -n 1)
+corrupt st-ink/snapshot
+for i in $(seq 1 20); do job batch 1 ink 0; done >jobs-ink2.jsonl
+"$HETLAB" submit --config ink.json jobs-ink2.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config ink.json --exit-when-idle 2>log-ink2
+check_eq "kept: with the latest snapshot corrupt, the restart starts from the newest kept one" \
+	"$?,$(grep -c 'snapshot not used (.*checksum does not match.*): trying the 5 kept in .*st-ink/snapshots, newest first' log-ink2),$(grep -c "restarting from the kept snapshot .*st-ink/snapshots/$newest at the recording.s row [1-9]" log-ink2),$(grep -c 'replaying the whole recording' log-ink2)" \
+	"0,1,1,0"
+check_eq "kept: the jobs submitted then ran, each once" \
+	"$(q st-ink/state.db "SELECT count(*) FROM jobs WHERE state = 'done'"),$(cat starts-ink 2>/dev/null | wc -l)" "320,0"
+replay_same "kept: restored from the newest kept snapshot" ink
+newest=$(ls st-ink/snapshots | tail -n 1)
+second=$(ls st-ink/snapshots | tail -n 2 | head -n 1)
+corrupt st-ink/snapshot
+corrupt "st-ink/snapshots/$newest"
+"$HETLAB" submit --config ink.json jobs-ink2.jsonl >/dev/null
+timeout 60 "$HETLAB" live --config ink.json --exit-when-idle 2>log-ink3
+check_eq "kept: with the newest kept one corrupt too, from the one before it" \
+	"$?,$(grep -c "kept snapshot not used (.*st-ink/snapshots/$newest: its checksum does not match" log-ink3),$(grep -c "restarting from the kept snapshot .*st-ink/snapshots/$second at" log-ink3),$(q st-ink/state.db "SELECT count(*) FROM jobs WHERE state = 'done'")" \
+	"0,1,1,340"
+replay_same "kept: restored from an older kept snapshot" ink
 
 # A decision after the snapshot changed in the log: replay --from-snapshot
 # finds it (exit 1); a state without a snapshot is an error.
