@@ -138,13 +138,16 @@ static void log_out(struct live *L, struct lprune *p, bool ok)
 		live_logl(L, LIVE_WARN, "prune: the prune's process failed without a word");
 }
 
-static void finish(struct live *L, struct lprune *p)
+static void finish(struct live *L, struct lprune *p, bool killed)
 {
 	int wst = p->wst;
 	if (!p->reaped && waitpid(p->pid, &wst, 0) != p->pid)
 		wst = -1;
 	bool ok = wst != -1 && WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
-	log_out(L, p, ok);
+	if (killed && !ok)
+		live_log(L, "prune: stopped with the daemon (a prune cut short loses nothing; the next one completes it)");
+	else
+		log_out(L, p, ok);
 	if (ok)
 		p->ok++;
 	else
@@ -186,7 +189,7 @@ void lprune_tick(struct live *L)
 		return;
 	if (p->pid > 0) {
 		if (drain(p))
-			finish(L, p);
+			finish(L, p, false);
 		return;
 	}
 	double now = mono_s();
@@ -214,7 +217,7 @@ void lprune_end(struct live *L, bool kill_it)
 			live_log(L, "prune: waiting for the prune to finish");
 		fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) & ~O_NONBLOCK);
 		drain(p);
-		finish(L, p);
+		finish(L, p, kill_it);
 	}
 	free(p);
 	L->prune = NULL;
