@@ -10,6 +10,7 @@
 #include "live/reading.h"
 
 #include <jansson.h>
+#include <sqlite3.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,10 +434,18 @@ static bool idle(struct live *L)
 	return L->s.nfinished >= L->s.njobs && L->s.next_submit >= L->s.njobs;
 }
 
+/* results.db rewritten from the recording, unless the daemon changed no
+ * row of the state since the last write (nothing recorded, decided,
+ * committed or learnt of Slurm's jobs: it would be the same file, so an
+ * idle daemon costs nothing every results_every_s; a prune changes what
+ * is archived, not what the file holds). */
 static int write_results(struct live *L)
 {
 	char path[4200], err[512];
 	snprintf(path, sizeof path, "%s/results.db", L->cfg.state_dir);
+	int changes = sqlite3_total_changes(L->st.db);
+	if (L->res_known && changes == L->res_changes && access(path, F_OK) == 0)
+		return 0;
 	/* Private as the rest of the state (the recorder's files are made
 	 * by SQLite, which follows the umask). */
 	mode_t um = umask(077);
@@ -446,6 +455,8 @@ static int write_results(struct live *L)
 		live_logl(L, LIVE_ERROR, "writing %s: %s", path, err);
 		return -1;
 	}
+	L->res_known = true;
+	L->res_changes = changes;
 	return 0;
 }
 

@@ -97,6 +97,8 @@ struct live {
 	simtime kept_now;               /* the engine time of the last kept snapshot (-1 none), */
 	bool kept_known;                /* once read from STATE_DIR/snapshots */
 	struct lprune *prune;           /* automatic pruning (autoprune.c), while the loop runs */
+	int res_changes;                /* the state's rows the daemon had changed when results.db was */
+	bool res_known;                 /* last written (once it was; sqlite3_total_changes) */
 	char err[512];
 };
 

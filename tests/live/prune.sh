@@ -143,17 +143,22 @@ fi
 #     are refused naming the key.
 printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-apr", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "snapshot_every": 5, "snapshot_keep": 10, "snapshot_keep_every_s": 0, "prune_keep_days": 0, "prune_every_s": 0.2, "metrics": { "port": 0 } }\n' >apr.json
 "$HETLAB" submit --config apr.json jobs-prn.jsonl >/dev/null
-timeout 60 "$HETLAB" live --config apr.json --max-s 3 2>log-apr &
-apid=$!
+"$HETLAB" live --config apr.json --max-s 120 2>log-apr &
+DAEMON=$!
 port=
-for i in $(seq 1 100); do port=$(port_of log-apr); [ -n "$port" ] && break; sleep 0.05; done
-for i in $(seq 1 100); do grep -q 'prune: .* archived to' log-apr && break; sleep 0.05; done
-sleep 0.3
+for i in $(seq 1 200); do port=$(port_of log-apr); [ -n "$port" ] && break; sleep 0.05; done
+for i in $(seq 1 1200); do
+	[ "$(grep -c 'end job [0-9]* done' log-apr)" -ge 300 ] && grep -q 'prune: .* archived to' log-apr && break
+	sleep 0.05
+done
+sleep 0.5
 mout=$(fetch /metrics)
-wait "$apid"
+kill -TERM "$DAEMON"
+wait "$DAEMON"
 check_eq "autoprune: the daemon runs 300 jobs and prunes its state as it goes" \
 	"$?,$(grep -c 'prune: the recording.s rows [0-9]* to [0-9]* .* archived to .*st-apr/archive/0' log-apr | awk '{ print ($1 > 0) }'),$(ls -d st-apr/archive/0*-0* | wc -l | awk '{ print ($1 > 0) }'),$(q st-apr/state.db "SELECT value > 0 FROM meta WHERE key = 'pruned_seq'")" \
 	"0,1,1,1"
+DAEMON=
 check_eq "autoprune: no prune failed" "$(grep -c 'warn.*prune' log-apr)" 0
 check_eq "autoprune: /metrics counts the prunes" \
 	"$(printf '%s\n' "$mout" | grep -c '^hetlab_state_prunes_total{result="ok"} [1-9]'),$(printf '%s\n' "$mout" | grep -c '^hetlab_state_prunes_total{result="failed"} 0$')" "1,1"
@@ -168,3 +173,26 @@ for v in '"prune_keep_days": -1' '"prune_keep_days": 3' '"prune_keep_days": 1, "
 	check_eq "autoprune: $v is refused, naming the key" \
 		"$?,$(printf '%s\n' "$out" | grep -c 'apb.json: \$\.prune_\(keep_days\|every_s\): expected')" "1,1"
 done
+
+# 26. results.db is rewritten every results_every_s only when the daemon
+#     changed the state since the last write: an idle daemon leaves it as
+#     it is (the same file: no row changed), a job submitted meanwhile
+#     makes the next write.
+printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-apr", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "snapshot_every": 5, "results_every_s": 0.1 }\n' >ares.json
+ino() { ls -i st-apr/results.db 2>/dev/null | cut -d' ' -f1; }
+i0=$(ino)
+"$HETLAB" live --config ares.json --max-s 20 -q 2>log-ares &
+DAEMON=$!
+for i in $(seq 1 200); do [ "$(ino)" != "$i0" ] && break; sleep 0.05; done
+i1=$(ino)
+sleep 1
+i2=$(ino)
+job batch 1 apr 0 | "$HETLAB" submit --config ares.json - >/dev/null
+for i in $(seq 1 200); do [ "$(ino)" != "$i2" ] && break; sleep 0.05; done
+i3=$(ino)
+kill -TERM "$DAEMON"
+wait "$DAEMON"
+check_eq "results: written once after the start, then not while the daemon is idle, again once a job came" \
+	"$?,$([ "$i1" != "$i0" ] && echo new),$([ "$i2" = "$i1" ] && echo same),$([ "$i3" != "$i2" ] && echo new),$(q st-apr/results.db "SELECT count(*) FROM job")" \
+	"0,new,same,new,301"
+DAEMON=
