@@ -31,9 +31,10 @@
 
 struct lprune {
 	pid_t pid;                   /* the running prune (0 none) */
-	int fd;                      /* its stdout and stderr (-1 none) */
+	int fd[2];                   /* its stdout and stderr (-1 none, or at their end) */
 	int wst;                     /* its status, when the loop reaped it */
 	bool reaped;
+	bool said_err;               /* it wrote to stderr (state-prune's errors go there) */
 	double started, next;        /* monotonic seconds */
 	char out[4096];              /* what it said so far (the tail kept) */
 	size_t n;
@@ -53,7 +54,7 @@ static struct lprune *get(struct live *L)
 	if (L->prune || L->mode != LIVE_DAEMON || L->cfg.prune_keep_days < 0)
 		return L->prune;
 	if ((L->prune = calloc(1, sizeof *L->prune)) != NULL) {
-		L->prune->fd = -1;
+		L->prune->fd[0] = L->prune->fd[1] = -1;
 		L->prune->next = mono_s() + L->cfg.prune_every_s;
 	}
 	return L->prune;
@@ -75,9 +76,13 @@ static void spawn(struct live *L, struct lprune *p)
 	         (double)now.tv_sec + (double)now.tv_nsec / 1e9 - L->cfg.prune_keep_days * 86400.0);
 	char cmd[] = "state-prune", opt[] = "--before";
 	char *argv[] = { exe, cmd, L->cfg.state_dir, opt, before, NULL };
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC) < 0) {
+	int fds[2] = { -1, -1 }, efds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0 || pipe2(efds, O_CLOEXEC) < 0) {
 		live_logl(L, LIVE_WARN, "prune: a pipe: %s", strerror(errno));
+		if (fds[0] >= 0) {
+			close(fds[0]);
+			close(fds[1]);
+		}
 		p->failed++;
 		return;
 	}
@@ -87,6 +92,8 @@ static void spawn(struct live *L, struct lprune *p)
 		live_logl(L, LIVE_WARN, "prune: fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		close(efds[0]);
+		close(efds[1]);
 		p->failed++;
 		return;
 	}
@@ -98,7 +105,7 @@ static void spawn(struct live *L, struct lprune *p)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		int null = open("/dev/null", O_RDONLY);
-		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(efds[1], 2) < 0)
 			_exit(127);
 		if (syscall(SYS_close_range, 3u, ~0u, 0u) < 0)
 			for (int fd = 3; fd < 65536; fd++)
@@ -107,10 +114,14 @@ static void spawn(struct live *L, struct lprune *p)
 		_exit(127);
 	}
 	close(fds[1]);
+	close(efds[1]);
 	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+	fcntl(efds[0], F_SETFL, fcntl(efds[0], F_GETFL) | O_NONBLOCK);
 	p->pid = pid;
-	p->fd = fds[0];
+	p->fd[0] = fds[0];
+	p->fd[1] = efds[0];
 	p->reaped = false;
+	p->said_err = false;
 	p->n = 0;
 	p->started = mono_s();
 }
@@ -143,7 +154,10 @@ static void finish(struct live *L, struct lprune *p, bool killed)
 	int wst = p->wst;
 	if (!p->reaped && waitpid(p->pid, &wst, 0) != p->pid)
 		wst = -1;
-	bool ok = wst != -1 && WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
+	/* Its status unknown (reaped by another part of the daemon: the
+	 * local executor reaps every child), it succeeded if it said
+	 * something, and nothing on stderr. */
+	bool ok = wst != -1 ? WIFEXITED(wst) && WEXITSTATUS(wst) == 0 && !p->said_err : p->n > 0 && !p->said_err;
 	if (killed && !ok)
 		live_log(L, "prune: stopped with the daemon (a prune cut short loses nothing; the next one completes it)");
 	else
@@ -153,33 +167,42 @@ static void finish(struct live *L, struct lprune *p, bool killed)
 	else
 		p->failed++;
 	p->last_s = mono_s() - p->started;
-	close(p->fd);
-	p->fd = -1;
+	for (int i = 0; i < 2; i++)
+		if (p->fd[i] >= 0)
+			close(p->fd[i]);
+	p->fd[0] = p->fd[1] = -1;
 	p->pid = 0;
 	p->n = 0;
 }
 
-/* Reads what the child said so far; true at its end. */
+/* Reads what the child said so far on each of its streams; true once
+ * both ended. */
 static bool drain(struct lprune *p)
 {
-	for (;;) {
-		char b[1024];
-		ssize_t r = read(p->fd, b, sizeof b);
-		if (r > 0) {
-			/* the tail is kept: a failure's message is its last line */
-			size_t k = (size_t)r, room = sizeof p->out - 1;   /* k <= sizeof b < room */
-			if (p->n + k > room) {
-				memmove(p->out, p->out + (p->n + k - room), room - k);
-				p->n = room - k;
+	for (int i = 0; i < 2; i++)
+		while (p->fd[i] >= 0) {
+			char b[1024];
+			ssize_t r = read(p->fd[i], b, sizeof b);
+			if (r > 0) {
+				/* the tail is kept: a failure's message is its last line */
+				size_t k = (size_t)r, room = sizeof p->out - 1;   /* k <= sizeof b < room */
+				if (p->n + k > room) {
+					memmove(p->out, p->out + (p->n + k - room), room - k);
+					p->n = room - k;
+				}
+				memcpy(p->out + p->n, b, k);
+				p->n += k;
+				p->said_err |= i == 1;
+				continue;
 			}
-			memcpy(p->out + p->n, b, k);
-			p->n += k;
-			continue;
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == EAGAIN)
+				break;
+			close(p->fd[i]);   /* its end (or an error) */
+			p->fd[i] = -1;
 		}
-		if (r < 0 && errno == EINTR)
-			continue;
-		return !(r < 0 && errno == EAGAIN);
-	}
+	return p->fd[0] < 0 && p->fd[1] < 0;
 }
 
 void lprune_tick(struct live *L)
@@ -215,7 +238,9 @@ void lprune_end(struct live *L, bool kill_it)
 			kill(p->pid, SIGKILL);   /* a prune cut short anywhere loses nothing */
 		else
 			live_log(L, "prune: waiting for the prune to finish");
-		fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) & ~O_NONBLOCK);
+		for (int i = 0; i < 2; i++)
+			if (p->fd[i] >= 0)
+				fcntl(p->fd[i], F_SETFL, fcntl(p->fd[i], F_GETFL) & ~O_NONBLOCK);
 		drain(p);
 		finish(L, p, kill_it);
 	}
