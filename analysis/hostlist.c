@@ -95,6 +95,17 @@ static char *put_u(char *o, uint32_t v)
 	return o;
 }
 
+/* lo, or lo-hi when the run is longer. */
+static char *put_run(char *o, int32_t lo, int32_t hi)
+{
+	o = put_u(o, (uint32_t)lo);
+	if (hi > lo) {
+		*o++ = '-';
+		o = put_u(o, (uint32_t)hi);
+	}
+	return o;
+}
+
 const char *hostlist_format(struct hostlist *h, const struct cluster *cl, const int32_t *nodes,
                             int n, size_t *len)
 {
@@ -114,7 +125,7 @@ const char *hostlist_format(struct hostlist *h, const struct cluster *cl, const 
 		h->cap = cap;
 	}
 	char *o = h->buf;
-	const int32_t *num = h->num, *grp = h->grp;
+	const int32_t *num = h->num, *grp = h->grp, *plen = h->plen;
 	int i = 0;
 	while (i < n) {
 		int32_t node = nodes[i];
@@ -122,40 +133,45 @@ const char *hostlist_format(struct hostlist *h, const struct cluster *cl, const 
 		const char *name = cl->nodes[node].name;
 		if (i > 0)
 			*o++ = ',';
-		/* A node added after init, or without a number: its name. The group:
-		 * the following nodes with the same prefix and a number. */
-		int end = i + 1;
-		if (node < h->n && num[node] >= 0)
-			while (end < n && nodes[end] < h->n && grp[nodes[end]] == grp[node] && num[nodes[end]] >= 0)
-				end++;
-		if (end == i + 1) {
+		/* A node added after init, or without a number: its name. */
+		if (node >= h->n || num[node] < 0) {
 			size_t l = strlen(name);
 			memcpy(o, name, l);
 			o += l;
 			i++;
 			continue;
 		}
-		memcpy(o, name, (size_t)h->plen[node]);
-		o += h->plen[node];
+		/* The group: the following nodes with the same prefix and a
+		 * number, and its runs of consecutive numbers, in one walk;
+		 * written as prefix[runs]. A group of one is its name: the
+		 * prefix and the number (name_split keeps only numbers written
+		 * back the same), the '[' taken out again. */
+		int32_t g = grp[node], lo = num[node], hi = lo;
+		memcpy(o, name, (size_t)plen[node]);
+		o += plen[node];
+		char *open = o;
 		*o++ = '[';
-		for (int k = i; k < end;) {
-			int32_t lo = num[nodes[k]], hi = lo;
-			int m = k + 1;
-			while (m < end && num[nodes[m]] == hi + 1) {
+		int m = i + 1;
+		for (; m < n; m++) {
+			int32_t x = nodes[m];
+			if (x >= h->n || grp[x] != g || num[x] < 0)
+				break;
+			if (num[x] == hi + 1) {
 				hi++;
-				m++;
+				continue;
 			}
-			if (k > i)
-				*o++ = ',';
-			o = put_u(o, (uint32_t)lo);
-			if (hi > lo) {
-				*o++ = '-';
-				o = put_u(o, (uint32_t)hi);
-			}
-			k = m;
+			o = put_run(o, lo, hi);
+			*o++ = ',';
+			lo = hi = num[x];
 		}
-		*o++ = ']';
-		i = end;
+		o = put_run(o, lo, hi);
+		if (m == i + 1) {
+			memmove(open, open + 1, (size_t)(o - open - 1));
+			o--;
+		} else {
+			*o++ = ']';
+		}
+		i = m;
 	}
 	*o = '\0';
 	h->len = (size_t)(o - h->buf);

@@ -24,16 +24,23 @@ struct job_end {
 	int32_t ids[];           /* held rows only: the allocation's node ids */
 };
 
+/* ids: where the node ids go (a held row's e->ids), or NULL; in the same
+ * walk over the parts as the sums. */
 static void job_end_of(const struct sim *s, const struct job *j, const struct alloc_part *parts,
-                       int nparts, struct job_end *e)
+                       int nparts, struct job_end *e, int32_t *ids)
 {
-	e->cores = e->gpus = e->mem = 0;
+	int64_t cores = 0, gpus = 0, mem = 0;
 	for (int i = 0; i < nparts; i++) {
-		e->cores += parts[i].cores;
-		e->mem += parts[i].mem_mib;
+		cores += parts[i].cores;
+		mem += parts[i].mem_mib;
 		if (parts[i].gpus)
-			e->gpus += hl_popcount64(parts[i].gpus);
+			gpus += hl_popcount64(parts[i].gpus);
+		if (ids)
+			ids[i] = parts[i].node;
 	}
+	e->cores = cores;
+	e->gpus = gpus;
+	e->mem = mem;
 	e->nparts = nparts;
 	e->held = j->held_us + (j->hold_since >= 0 ? s->now - j->hold_since : 0);
 	const struct node *n0 = nparts ? &s->cl.nodes[parts[0].node] : NULL;
@@ -161,9 +168,7 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 		                            : sizeof(struct job_end) + (size_t)nparts * sizeof(int32_t);
 		struct job_end *e = rowstash_alloc(&r->order, bytes);
 		if (e) {
-			job_end_of(s, j, parts, nparts, e);
-			for (int i = 0; i < nparts; i++)
-				e->ids[i] = parts[i].node;
+			job_end_of(s, j, parts, nparts, e, e->ids);
 			if (r->copy_held)
 				memcpy((char *)e + held_job_at(nparts), j, sizeof *j);
 			if (rowstash_put(&r->order, j->num, e, bytes) == 0)
@@ -172,7 +177,7 @@ void rec_hook_job_end(void *ctx, const struct sim *s, const struct job *j)
 		}
 	}
 	struct job_end e;
-	job_end_of(s, j, parts, nparts, &e);
+	job_end_of(s, j, parts, nparts, &e, NULL);
 	write_job_row(r, s, j, &e, parts);
 	rowstash_advance(&r->order, j->num);
 }

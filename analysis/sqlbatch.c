@@ -66,14 +66,12 @@ int sqlbatch_init(struct sqlbatch *b, sqlite3 *db, const char *table, const char
 	} else if (sqlite3_prepare_v3(db, one, -1, SQLITE_PREPARE_PERSISTENT, &b->one, NULL) != SQLITE_OK ||
 	           sqlite3_prepare_v3(db, many, -1, SQLITE_PREPARE_PERSISTENT, &b->many, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "preparing the inserts into %s: %s", table, sqlite3_errmsg(db));
-	} else if (!(b->one_null = malloc((size_t)ncol)) ||
-	           !(b->many_null = malloc((size_t)ncol * (size_t)b->per))) {
+	} else if (!(b->one_b = calloc((size_t)ncol, sizeof *b->one_b)) ||
+	           !(b->many_b = calloc((size_t)ncol * (size_t)b->per, sizeof *b->many_b))) {
 		snprintf(err, errlen, "table %s: out of memory", table);
 	} else {
-		/* A statement's parameters start as NULL and keep their values
-		 * across sqlite3_reset. */
-		memset(b->one_null, 1, (size_t)ncol);
-		memset(b->many_null, 1, (size_t)ncol * (size_t)b->per);
+		/* A statement's parameters start as NULL (SB_NULL, calloc's 0) and
+		 * keep their values across sqlite3_reset. */
 		rc = 0;
 	}
 	free(one);
@@ -97,15 +95,13 @@ int sqlbatch_rowid_first(struct sqlbatch *b, const char *table, const char *cols
 	int n = b->ncol - 1;
 	char *one = insert_sql(table, rest, n, 1), *many = insert_sql(table, rest, n, b->per);
 	int rc = -1;
-	if (!one || !many || !(b->auto_one_null = malloc((size_t)n)) ||
-	    !(b->auto_many_null = malloc((size_t)n * (size_t)b->per))) {
+	if (!one || !many || !(b->auto_one_b = calloc((size_t)n, sizeof *b->auto_one_b)) ||
+	    !(b->auto_many_b = calloc((size_t)n * (size_t)b->per, sizeof *b->auto_many_b))) {
 		snprintf(err, errlen, "table %s: out of memory", table);
 	} else if (sqlite3_prepare_v3(b->db, one, -1, SQLITE_PREPARE_PERSISTENT, &b->auto_one, NULL) != SQLITE_OK ||
 	           sqlite3_prepare_v3(b->db, many, -1, SQLITE_PREPARE_PERSISTENT, &b->auto_many, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "preparing the inserts into %s: %s", table, sqlite3_errmsg(b->db));
 	} else {
-		memset(b->auto_one_null, 1, (size_t)n);
-		memset(b->auto_many_null, 1, (size_t)n * (size_t)b->per);
 		rc = 0;
 	}
 	free(one);
@@ -117,12 +113,12 @@ void sqlbatch_fini(struct sqlbatch *b)
 {
 	sqlite3_finalize(b->auto_one);
 	sqlite3_finalize(b->auto_many);
-	free(b->auto_one_null);
-	free(b->auto_many_null);
+	free(b->auto_one_b);
+	free(b->auto_many_b);
 	sqlite3_finalize(b->one);
 	sqlite3_finalize(b->many);
-	free(b->one_null);
-	free(b->many_null);
+	free(b->one_b);
+	free(b->many_b);
 	buf_free(b->cur);
 	while (b->free) {
 		struct sqlbatch_buf *next = b->free->next_free;
@@ -227,35 +223,46 @@ void sqlbatch_give(struct sqlbatch *b, struct sqlbatch_buf *buf)
 }
 
 /* Binds one row's values to parameters first .. first + ncol - 1 of st;
- * isnull[first - 1 ..] says which of them are NULL already (a statement
- * keeps its parameters across sqlite3_reset), and those are left alone:
- * each bind costs a call into SQLite, and most rows have NULL columns. */
-static void bind_row(const struct sqlbatch_buf *buf, sqlite3_stmt *st, int first, uint8_t *isnull,
+ * bound[first - 1 ..] says what each of them is bound to now (a statement
+ * keeps its parameters across sqlite3_reset), and a parameter bound to the
+ * same value already is left alone: each bind costs a call into SQLite,
+ * and most columns of a job row repeat from row to row (NULLs, zeros, its
+ * class and state). The same value: the same integer, the same double bit
+ * for bit, the same static string; text in the buffer is bound each time
+ * (the buffer's bytes change). */
+static void bind_row(const struct sqlbatch_buf *buf, sqlite3_stmt *st, int first, struct sqlbatch_val *bound,
                      const struct sqlbatch_val *v, int ncol)
 {
 	for (int c = 0; c < ncol; c++) {
 		int i = first + c;
-		uint8_t *nul = &isnull[i - 1];
+		struct sqlbatch_val *now = &bound[i - 1];
 		switch (v[c].type) {
 		case SB_INT:
+			if (now->type == SB_INT && now->u.i == v[c].u.i)
+				continue;
 			sqlite3_bind_int64(st, i, v[c].u.i);
 			break;
 		case SB_REAL:
+			if (now->type == SB_REAL && memcmp(&now->u.d, &v[c].u.d, sizeof v[c].u.d) == 0)
+				continue;
 			sqlite3_bind_double(st, i, v[c].u.d);
 			break;
 		case SB_TEXT:
 			sqlite3_bind_text(st, i, buf->text + v[c].u.t.off, (int)v[c].u.t.len, SQLITE_STATIC);
 			break;
 		case SB_STATIC:
+			if (now->type == SB_STATIC && now->u.s == v[c].u.s)
+				continue;
 			sqlite3_bind_text(st, i, v[c].u.s, -1, SQLITE_STATIC);
 			break;
 		default:
-			if (!*nul)
-				sqlite3_bind_null(st, i);
-			*nul = 1;
+			if (now->type == SB_NULL)
+				continue;
+			sqlite3_bind_null(st, i);
+			now->type = SB_NULL;
 			continue;
 		}
-		*nul = 0;
+		*now = v[c];
 	}
 }
 
@@ -323,16 +330,16 @@ int sqlbatch_write(struct sqlbatch *b, struct sqlbatch_buf *buf, char *err, size
 		for (; b->per > 1 && r + b->per <= buf->rows && rc == 0; r += b->per) {
 			bool skip = rows_auto(b, buf, r, b->per);
 			sqlite3_stmt *st = skip ? b->auto_many : b->many;
-			uint8_t *nul = skip ? b->auto_many_null : b->many_null;
+			struct sqlbatch_val *bound = skip ? b->auto_many_b : b->many_b;
 			for (int k = 0; k < b->per; k++)
-				bind_row(buf, st, k * (n - skip) + 1, nul,
+				bind_row(buf, st, k * (n - skip) + 1, bound,
 				         buf->v + (size_t)(r + k) * (size_t)n + skip, n - skip);
 			rc = step_rows(b, buf, st, r, b->per, skip, err, errlen);
 		}
 		for (; r < buf->rows && rc == 0; r++) {
 			bool skip = rows_auto(b, buf, r, 1);
 			sqlite3_stmt *st = skip ? b->auto_one : b->one;
-			bind_row(buf, st, 1, skip ? b->auto_one_null : b->one_null,
+			bind_row(buf, st, 1, skip ? b->auto_one_b : b->one_b,
 			         buf->v + (size_t)r * (size_t)n + skip, n - skip);
 			rc = step_rows(b, buf, st, r, 1, skip, err, errlen);
 		}

@@ -67,9 +67,12 @@ struct sqlbatch_buf {
 struct sqlbatch {
 	sqlite3 *db;
 	sqlite3_stmt *one, *many;
-	uint8_t *one_null, *many_null;   /* which parameter of each is bound to NULL now */
+	/* What each parameter of each statement is bound to now (a statement
+	 * keeps its parameters across sqlite3_reset): a value bound already
+	 * is not bound again. SB_TEXT here: text in a buffer, bound again. */
+	struct sqlbatch_val *one_b, *many_b;
 	sqlite3_stmt *auto_one, *auto_many;   /* the same without column 0 (sqlbatch_rowid_first) */
-	uint8_t *auto_one_null, *auto_many_null;
+	struct sqlbatch_val *auto_one_b, *auto_many_b;
 	bool any;                    /* a row was inserted (the table is not empty) */
 	int64_t max_rowid;           /* the largest column 0 inserted, with sqlbatch_rowid_first */
 	int ncol, per, cap;          /* columns, rows per INSERT, rows per buffer */

@@ -1,7 +1,8 @@
 /* Tests of analysis/sqlbatch: rows buffered and inserted many at a time
  * store exactly what was given — a parameter left NULL by one row and set
- * by the next (a statement keeps its parameters across sqlite3_reset, and
- * sqlbatch skips re-binding a NULL), and rowids that SQLite numbers itself
+ * by the next, or set to the same value as the row before (a statement
+ * keeps its parameters across sqlite3_reset, and sqlbatch skips binding a
+ * value bound already), and rowids that SQLite numbers itself
  * where they continue the table's (sqlbatch_rowid_first) beside rows that
  * do not (a gap, a row out of order, a first row of 0). */
 #include <stdarg.h>
@@ -29,20 +30,47 @@ static sqlite3 *open_db(void)
 	return db;
 }
 
-/* Row k of the test: its id from ids[], the other columns NULL or not by k. */
+static const char *const statics[] = { "x", "y" };
+
+/* Row k's values, as both ways write them: NULL or not by k, and values
+ * that repeat from row to row (an integer in runs of 4, two static
+ * strings, 0.0 and -0.0), which sqlbatch does not bind again: a value
+ * bound already must be the row's, and a changed one bound. */
+static bool a_of(int k, int64_t *a)
+{
+	*a = (k / 4) * 10;
+	return k % 3 != 1;
+}
+
+static const char *static_of(int k)
+{
+	return k % 2 == 1 && k % 6 != 5 ? statics[k % 12 < 6] : NULL;
+}
+
+static bool c_of(int k, double *c)
+{
+	*c = k % 5 == 2 ? k + 0.5 : k % 5 == 3 ? -0.0 : 0.0;
+	return k % 5 >= 2;
+}
+
+/* Row k of the test: its id from ids[], the other columns by k. */
 static void fill(struct sqlbatch *b, int64_t id, int k)
 {
 	struct sqlbatch_val *v = sqlbatch_row(b);
 	assert_non_null(v);
 	sqlbatch_int(&v[0], id);
-	if (k % 3 != 1)
-		sqlbatch_int(&v[1], k * 10);
+	int64_t a;
+	double c;
+	if (a_of(k, &a))
+		sqlbatch_int(&v[1], a);
 	char s[16];
 	snprintf(s, sizeof s, "r%d", k);
 	if (k % 2 == 0)
 		sqlbatch_text(b, &v[2], s, strlen(s));
-	if (k % 5 == 2)
-		sqlbatch_real(&v[3], k + 0.5);
+	else
+		sqlbatch_static(&v[2], static_of(k));
+	if (c_of(k, &c))
+		sqlbatch_real(&v[3], c);
 }
 
 /* The table as text, a row a line, in rowid order. */
@@ -93,14 +121,18 @@ static void check_same(const int64_t *ids, int n, int per, int cap, bool rowid_f
 	for (int k = 0; k < n; k++) {
 		sqlite3_clear_bindings(st);
 		sqlite3_bind_int64(st, 1, ids[k]);
-		if (k % 3 != 1)
-			sqlite3_bind_int64(st, 2, k * 10);
+		int64_t a;
+		double c;
+		if (a_of(k, &a))
+			sqlite3_bind_int64(st, 2, a);
 		char s[16];
 		snprintf(s, sizeof s, "r%d", k);
 		if (k % 2 == 0)
 			sqlite3_bind_text(st, 3, s, -1, SQLITE_TRANSIENT);
-		if (k % 5 == 2)
-			sqlite3_bind_double(st, 4, k + 0.5);
+		else if (static_of(k))
+			sqlite3_bind_text(st, 3, static_of(k), -1, SQLITE_STATIC);
+		if (c_of(k, &c))
+			sqlite3_bind_double(st, 4, c);
 		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
 		sqlite3_reset(st);
 	}
