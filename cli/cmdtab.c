@@ -296,6 +296,7 @@ static const struct cli_opt stateonly_opts[] = {
 
 static const struct cli_opt replay_opts[] = {
 	{ OPT_RESULTS, "results", 0, "FILE", "also write the replay's results database", 0, F, NULL },
+	{ OPT_NO_COMPARE, "no-compare", 0, NULL, "with --results: write the results database only, without replaying the decisions to compare them (what the daemon runs every results_every_s)", 0, 0, NULL },
 	{ OPT_FROM_SNAPSHOT, "from-snapshot", 0, NULL, "start from the state's snapshot: replay and compare only what follows it", 0, 0, NULL },
 	{ OPT_SNAPSHOT, "snapshot", 0, "FILE", "start from this snapshot (a kept one, STATE_DIR/snapshots/...): replay and compare only what follows it", 0, F, NULL },
 	O_QUIET,

@@ -425,6 +425,7 @@ void live_publish(struct live *L)
 	long n = metrics_render(&L->mbuf, &L->mcap, &L->s, L->lrd, &L->mc);
 	n = fcst_metrics(L->fc, &L->mbuf, &L->mcap, n);
 	n = lprune_metrics(L, &L->mbuf, &L->mcap, n);
+	n = lres_metrics(L, &L->mbuf, &L->mcap, n);
 	if (n >= 0)
 		metrics_publish(L->ms, L->mbuf, (size_t)n, L->healthy, L->why);
 }
@@ -443,9 +444,9 @@ static int write_results(struct live *L)
 {
 	char path[4200], err[512];
 	snprintf(path, sizeof path, "%s/results.db", L->cfg.state_dir);
-	int changes = sqlite3_total_changes(L->st.db);
-	if (L->res_known && changes == L->res_changes && access(path, F_OK) == 0)
+	if (!live_results_stale(L, path))
 		return 0;
+	int changes = sqlite3_total_changes(L->st.db);
 	/* Private as the rest of the state (the recorder's files are made
 	 * by SQLite, which follows the umask). */
 	mode_t um = umask(077);
@@ -498,15 +499,16 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	         s->cl.nnodes, s->njobs, s->nrunning);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	double last_results = 0;
 	int rc = 0;
 	L->next_probe = 0;
 	for (;;) {
 		simtime now_t = engine_now(L);
 		pid_t w;
 		int wst;
-		while ((w = waitpid(-1, &wst, WNOHANG)) > 0)
+		while ((w = waitpid(-1, &wst, WNOHANG)) > 0) {
 			lprune_reaped(L, w, wst);   /* every ended child (the local executor's shims) is reaped */
+			lres_reaped(L, w, wst);
+		}
 		/* What the world did, gathered before the transaction: no external
 		 * command, file or probe is ever read while it holds the state. */
 		struct obs seen = { .t = now_t }, in = { .t = now_t };
@@ -603,10 +605,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double el = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		if (L->cfg.results_every_s > 0 && el - last_results >= L->cfg.results_every_s) {
-			write_results(L);
-			last_results = el;
-		}
+		lres_tick(L);          /* results.db rewritten by a child when due (results_every_s) */
 		if (*stop || (L->o.max_s > 0 && el >= L->o.max_s))
 			break;
 		/* A state without jobs waits a while for its first submission (a
@@ -632,6 +631,7 @@ int live_loop(struct live *L, volatile sig_atomic_t *stop, char *err, size_t err
 	fcst_close(L->fc, L);
 	L->fc = NULL;
 	lprune_end(L, rc != 0 || *stop);
+	lres_end(L);
 	if (rc == 0)
 		write_results(L);
 	return rc;

@@ -97,6 +97,7 @@ struct live {
 	simtime kept_now;               /* the engine time of the last kept snapshot (-1 none), */
 	bool kept_known;                /* once read from STATE_DIR/snapshots */
 	struct lprune *prune;           /* automatic pruning (autoprune.c), while the loop runs */
+	struct lres *res;               /* results.db's periodic writes (autoresults.c), while the loop runs */
 	int res_changes;                /* the state's rows the daemon had changed when results.db was */
 	bool res_known;                 /* last written (once it was; sqlite3_total_changes) */
 	char err[512];
@@ -167,6 +168,38 @@ extern const char *const live_spec_extra[];
 void jobx_fill(struct jobx *x, const char *text);
 void jobx_free(struct jobx *x);
 
+/* lchild.c: a command the daemon runs beside its loop (this binary
+ * executed anew with args, argv[1] on; its output read without blocking).
+ * lchild_spawn starts it (0, or -1 said in the log); lchild_drain reads
+ * what it said so far, true once both its streams ended; lchild_finish
+ * then reaps it (unless lchild_reaped handed over its status), logs what
+ * it said (prefix dropped from each line; nothing when quiet and it
+ * succeeded) and says whether it succeeded; lchild_stop waits for it (or
+ * kills it) and finishes it. */
+struct lchild {
+	const char *what;            /* its name in the log */
+	pid_t pid;                   /* running (0 none) */
+	int fd[2];                   /* its stdout and stderr (-1 none, or at their end) */
+	int wst;                     /* its status, when the loop reaped it */
+	bool reaped;
+	bool said_err;               /* it wrote to stderr */
+	double started, last_s;      /* monotonic seconds; how long the last one took */
+	char out[4096];              /* what it said so far (the tail kept) */
+	size_t n;
+};
+double lchild_now(void);
+void lchild_init(struct lchild *c, const char *what);
+int lchild_spawn(struct live *L, struct lchild *c, char *const args[]);
+bool lchild_drain(struct lchild *c);
+bool lchild_finish(struct live *L, struct lchild *c, const char *prefix, bool quiet, bool killed);
+void lchild_reaped(struct lchild *c, pid_t pid, int wst);
+bool lchild_stop(struct live *L, struct lchild *c, const char *prefix, bool kill_it);
+/* The two families of a child run again and again: fam{result} counted,
+ * last the seconds the last one took (metrics text of length n; returns
+ * the new length). */
+long lchild_metrics(char **buf, size_t *cap, long n, const char *fam, const char *help, int64_t ok, int64_t failed,
+                    const char *last, const char *last_help, double last_s);
+
 /* autoprune.c: the daemon's own prunes (prune_keep_days), in a child
  * process. lprune_tick starts one when prune_every_s has passed since the
  * last (or the start), and logs what a finished one said; lprune_reaped
@@ -179,6 +212,20 @@ void lprune_tick(struct live *L);
 void lprune_reaped(struct live *L, pid_t pid, int wst);
 void lprune_end(struct live *L, bool kill_it);
 long lprune_metrics(const struct live *L, char **buf, size_t *cap, long n);
+
+/* autoresults.c: results.db written every results_every_s by a child
+ * (`hetlab replay --results --no-compare`), not in the loop; lres_tick,
+ * lres_reaped, lres_end (kills a running write: the daemon's own write
+ * follows as it stops), lres_metrics as autoprune's. */
+struct lres;
+void lres_tick(struct live *L);
+void lres_reaped(struct live *L, pid_t pid, int wst);
+void lres_end(struct live *L);
+long lres_metrics(const struct live *L, char **buf, size_t *cap, long n);
+/* Whether results.db at path is not what the state would write now
+ * (missing, or the daemon changed a row of the state since the last
+ * write that succeeded). */
+bool live_results_stale(struct live *L, const char *path);
 
 /* daemon.c: renders the metrics and the health for the endpoint now. */
 void live_publish(struct live *L);

@@ -196,3 +196,48 @@ check_eq "results: written once after the start, then not while the daemon is id
 	"$?,$([ "$i1" != "$i0" ] && echo new),$([ "$i2" = "$i1" ] && echo same),$([ "$i3" != "$i2" ] && echo new),$(q st-apr/results.db "SELECT count(*) FROM job")" \
 	"0,new,same,new,301"
 DAEMON=
+
+# 27. The periodic write of results.db is a child's (`hetlab replay
+#     --results --no-compare`), not the loop's: with the daemon's metrics
+#     on, /metrics counts the writes; a write that fails (results.db made
+#     a directory) is said, counted, and the daemon runs its jobs on; the
+#     file written beside the daemon is the replay's. --no-compare goes
+#     with --results only.
+printf '{ "scenario": "scn.json", "executor": "instant", "state_dir": "st-arc", "tick_s": 0.01, "probes": "none", "max_jobs": 50, "keep_ended": 20, "results_every_s": 0.1, "metrics": { "port": 0 } }\n' >arc.json
+for i in $(seq 1 40); do job batch 1 arc 0; done | "$HETLAB" submit --config arc.json - >/dev/null
+"$HETLAB" live --config arc.json --max-s 60 2>log-arc &
+DAEMON=$!
+port=
+for i in $(seq 1 200); do port=$(port_of log-arc); [ -n "$port" ] && break; sleep 0.05; done
+for i in $(seq 1 600); do
+	[ "$(fetch /metrics | grep -c '^hetlab_results_writes_total{result="ok"} [1-9]')" = 1 ] && break
+	sleep 0.05
+done
+mout=$(fetch /metrics)
+sleep 0.3
+cp st-arc/results.db res-arc-live.db
+rm -f st-arc/results.db
+mkdir st-arc/results.db
+for i in $(seq 1 40); do job batch 1 arc 0; done | "$HETLAB" submit --config arc.json - >/dev/null
+for i in $(seq 1 600); do
+	[ "$(fetch /metrics | grep -c '^hetlab_results_writes_total{result="failed"} [1-9]')" = 1 ] && break
+	sleep 0.05
+done
+fout=$(fetch /metrics)
+for i in $(seq 1 600); do [ "$(grep -c 'end job [0-9]* done' log-arc)" -ge 80 ] && break; sleep 0.05; done
+kill -TERM "$DAEMON"
+wait "$DAEMON"
+DAEMON=
+check_eq "results child: /metrics counts a periodic write of results.db, and a failed one" \
+	"$(printf '%s\n' "$mout" | grep -c '^hetlab_results_write_last_seconds [0-9.]*$'),$(printf '%s\n' "$fout" | grep -c '^hetlab_results_writes_total{result="failed"} [1-9]')" "1,1"
+check_eq "results child: the failed write is said, and the daemon ran every job" \
+	"$(grep -c 'warn.*results: .*st-arc/results.db' log-arc | awk '{ print ($1 > 0) }'),$(grep -c 'end job [0-9]* done' log-arc)" "1,80"
+check_eq "results child: the file written beside the daemon verifies and has the jobs that had ended" \
+	"$("$HETLAB" audit verify res-arc-live.db >/dev/null 2>&1; echo $?),$(q res-arc-live.db "SELECT count(*) > 0 FROM job")" "0,1"
+out=$("$HETLAB" replay st-arc --no-compare 2>&1)
+check_eq "replay --no-compare without --results is a usage error" \
+	"$?,$(printf '%s\n' "$out" | grep -c 'no-compare goes with --results')" "2,1"
+rmdir st-arc/results.db
+"$HETLAB" replay st-arc --results res-arc.db --no-compare -q
+check_eq "replay --results --no-compare writes the results only" \
+	"$?,$(q res-arc.db "SELECT count(*) FROM job")" "0,80"
