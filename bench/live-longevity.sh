@@ -16,7 +16,11 @@
 #     (from its last snapshot, the recording after it replayed), from exec
 #     to its loop ("jobs recovered", polled every 5 ms), and its peak
 #     memory (VmHWM) then;
-#   - state: the size of state.db.
+#   - state: the size of state.db, and request: what of it is the table
+#     of submissions remembered for retries (a row a submission, kept a
+#     day of wall-clock time: bounded by a day's submissions, not by the
+#     history, but a run of minutes never ages one out); the ratio line
+#     gives the state's growth with and without it.
 #   - snap: the size of the daemon's last snapshot (STATE_DIR/snapshot,
 #     docs/live.md "Snapshots"), which the restart loads before it replays
 #     the recording after it.
@@ -161,10 +165,14 @@ for n in $POINTS; do
 		wait "$D" 2>/dev/null
 		D=
 		size=$(stat -c %s "$st/state.db")
+		# the submissions remembered for retries (table request: a row a
+		# submission, kept a day of wall-clock time, docs/live.md), which a
+		# run of minutes never ages out
+		req=$(q "$st/state.db" "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN ('request', 'sqlite_autoindex_request_1')")
 		snap=$(stat -c %s "$st/snapshot" 2>/dev/null || echo 0)
 		pw=$(awk '{ w += $1; c += $2 } END { printf "%.3f %.3f", w, c }' prunes)
 		arch=$(du -sb "$st/archive" 2>/dev/null | cut -f1)
-		echo "$n $keep $rss $cpu $t0 $t1 $(echo "$r0 $r1" | awk '{ print $2 - $1 }') $rcpu 0 $hwm $size $snap $pw ${arch:-0} $(echo "$w0 $w1 $cpu $wcpu" | awk '{ print $2 - $1, $4 - $3 }')" >>rows
+		echo "$n $keep $rss $cpu $t0 $t1 $(echo "$r0 $r1" | awk '{ print $2 - $1 }') $rcpu 0 $hwm $size $snap $pw ${arch:-0} $(echo "$w0 $w1 $cpu $wcpu" | awk '{ print $2 - $1, $4 - $3 }') ${req:-0}" >>rows
 		rm -rf "$st"
 	done
 done
@@ -173,15 +181,15 @@ pr=$([ "$PRUNE" = 1 ] && echo ", state-prune after each batch" || true)
 [ "$PRUNE" = auto ] && pr=", the daemon pruning itself every $PEVERY s"
 [ -n "$RESEVERY" ] && pr="$pr, results_every_s $RESEVERY"
 echo "live longevity ($EX executor, $what on 8 x 8 cores, submitted $B at a time, tick 10 ms$pr)"
-printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s %9s' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s restart_cpu_s restart_MiB state_MiB snap_KiB
+printf '%9s %-13s %9s %12s %9s %14s %14s %12s %10s %11s %9s' jobs ended rss_MiB cpu/job_ms wall_s restart_wall_s restart_cpu_s restart_MiB state_MiB request_KiB snap_KiB
 [ "$PRUNE" = 1 ] && printf ' %12s %11s %12s' prune_wall_s prune_cpu_s archive_MiB
 [ "$PRUNE" = auto ] && printf ' %12s %12s' child_cpu_s archive_MiB
 [ -n "$RESEVERY" ] && printf ' %15s %14s' results_wall_s results_cpu_s
 printf '\n'
 awk -v prune="$PRUNE" -v res="$RESEVERY" '{
 	mode = $2 > 0 ? "dropped" : "kept"
-	printf "%9d %-13s %9.1f %12.3f %9.1f %14.3f %14.3f %12.1f %10.1f %9.1f", $1, mode, $3 / 1024, $4 / $1 * 1000,
-	       $6 - $5, $7, $8 + $9, $10 / 1024, $11 / 1048576, $12 / 1024
+	printf "%9d %-13s %9.1f %12.3f %9.1f %14.3f %14.3f %12.1f %10.1f %11.1f %9.1f", $1, mode, $3 / 1024, $4 / $1 * 1000,
+	       $6 - $5, $7, $8 + $9, $10 / 1024, $11 / 1048576, $18 / 1024, $12 / 1024
 	if (prune == 1)
 		printf " %12.3f %11.3f %12.1f", $13, $14, $15 / 1048576
 	if (prune == "auto")
@@ -191,14 +199,14 @@ awk -v prune="$PRUNE" -v res="$RESEVERY" '{
 	printf "\n"
 }' rows
 awk 'NR == 1 { n0 = $1 } { last = $1 }
-     $1 == n0 { r0[$2] = $3; c0[$2] = $4 / $1; w0[$2] = $7; u0[$2] = $8; h0[$2] = $10; s0[$2] = $11 }
-     $1 == last { r1[$2] = $3; c1[$2] = $4 / $1; w1[$2] = $7; u1[$2] = $8; h1[$2] = $10; s1[$2] = $11 }
+     $1 == n0 { r0[$2] = $3; c0[$2] = $4 / $1; w0[$2] = $7; u0[$2] = $8; h0[$2] = $10; s0[$2] = $11; q0[$2] = $11 - $18 }
+     $1 == last { r1[$2] = $3; c1[$2] = $4 / $1; w1[$2] = $7; u1[$2] = $8; h1[$2] = $10; s1[$2] = $11; q1[$2] = $11 - $18 }
      END {
 	for (k in r0) {
 		mode = k > 0 ? "dropped" : "kept"
-		printf "%s, %d to %d jobs: rss %.2fx, cpu/job %.2fx, restart %.2fx (cpu %.2fx, memory %.2fx), state %.2fx\n",
+		printf "%s, %d to %d jobs: rss %.2fx, cpu/job %.2fx, restart %.2fx (cpu %.2fx, memory %.2fx), state %.2fx (%.2fx less the request table)\n",
 		       mode, n0, last, r1[k] / r0[k], c1[k] / c0[k], w1[k] / w0[k], (u0[k] > 0 ? u1[k] / u0[k] : 0),
-		       h1[k] / h0[k], s1[k] / s0[k]
+		       h1[k] / h0[k], s1[k] / s0[k], (q0[k] > 0 ? q1[k] / q0[k] : 0)
 	}
 }' rows | sort
 [ -n "$RESEVERY" ] && awk 'NR == 1 { n0 = $1 } { last = $1 }
