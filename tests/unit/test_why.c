@@ -1,0 +1,151 @@
+/* Every queue policy says why a job waits (view.h decide_note, issue 32
+ * item 2): small scenarios where jobs wait for each reason a policy gives,
+ * run with a note listener; the last note each job got at one time is
+ * checked. docs/forecast.md "Why a job waits" lists the same words. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/runasm.h"
+#include "config/scenario.h"
+#include "sim/engine.h"
+#include "tests/testutil.h"
+
+#define MAXJ 16
+
+struct notes {
+	simtime at;
+	int passes;               /* passes at `at` that gave any note */
+	char why[MAXJ][512];
+};
+
+static void on_note(void *ctx, const struct sim *s, int32_t job, const char *why)
+{
+	struct notes *n = ctx;
+	if (s->now != n->at || job < 0 || job >= MAXJ)
+		return;
+	snprintf(n->why[job], sizeof n->why[job], "%s", why);
+}
+
+/* Runs scenario text `scn` (its "workload" a trace file "t.jsonl" of
+ * `jobs`, one job a line) under `policy` with `params`, listening to the
+ * notes made at `at_s`. */
+static void run_notes(const char *scn, const char *jobs, const char *policy, char *const *params, int nparams,
+                      double at_s, struct notes *n)
+{
+	char *dir = tu_tmpdir_new("why");
+	char path[512];
+	snprintf(path, sizeof path, "%s/t.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(jobs, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/s.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(scn, f);
+	fclose(f);
+	struct scenario sc;
+	struct run r;
+	char err[1024] = "";
+	if (scenario_load(path, &sc, err, sizeof err))
+		fail_msg("%s", err);
+	struct run_opts o = { .policy = policy, .params = params, .nparams = nparams, .traces_dir = tu_traces() };
+	if (run_assemble(&r, &sc, &o, err, sizeof err))
+		fail_msg("%s", err);
+	memset(n, 0, sizeof *n);
+	n->at = simtime_from_s(at_s);
+	sim_set_note(r.s, on_note, n);
+	if (run_go(&r, err, sizeof err))
+		fail_msg("%s", err);
+	run_free(&r);
+	scenario_free(&sc);
+	tu_tmpdir_free(dir);
+}
+
+static void has(const struct notes *n, int job, const char *want)
+{
+	if (getenv("WHY_SHOW"))
+		fprintf(stderr, "job %d: %s\n", job, n->why[job]);
+	if (!strstr(n->why[job], want))
+		fail_msg("job %d: note \"%s\" lacks \"%s\"", job, n->why[job], want);
+}
+
+/* One node of 4 cores. A (t=0, 3 cores, 100 s) runs; at t=1 come B (4
+ * cores, limit 100 s), C (1 core, limit 500 s) and D (2 cores, limit 10 s). */
+static const char *cpu4 =
+	"{ \"name\": \"why\", \"seed\": 1, \"sample_interval_s\": 0,\n"
+	"  \"node_types\": [ { \"name\": \"c4\", \"cpu\": \"Xeon-6348\", \"sockets\": 1, \"cores\": 4, \"mem_gib\": 8 } ],\n"
+	"  \"racks\": [ { \"name\": \"r1\", \"power_kw\": 15, \"nodes\": [ { \"type\": \"c4\", \"count\": 1 } ] } ],\n"
+	"  \"workload\": { \"trace\": \"t.jsonl\" } }\n";
+static const char *abcd =
+	"{\"submit_us\":0,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":3},\"run_us\":100000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":4},\"run_us\":50000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":500000000,\"req\":{\"nodes\":1,\"cores\":1},\"run_us\":50000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":10000000,\"req\":{\"nodes\":1,\"cores\":2},\"run_us\":5000000}\n";
+
+/* fairshare: priority order (all of one user: by submit time), the head's
+ * reservation, a job that would delay it, a job behind it. */
+static void test_fairshare(void **st)
+{
+	(void)st;
+	struct notes n;
+	run_notes(cpu4, abcd, "fairshare", NULL, 0, 1, &n);
+	has(&n, 1, "first by priority; 4 cores: no node with 4 free cores");
+	has(&n, 1, "; reserved from t=100 s");
+	has(&n, 2, "1 job of higher priority ahead; would delay the reservation of job 1 (reserved from t=100 s)");
+	has(&n, 3, "2 jobs of higher priority ahead; 2 cores: no node with 2 free cores");
+	has(&n, 3, "behind the reservation of job 1");
+}
+
+/* fairshare with bf_max_job_test=1: the third job is not tried. */
+static void test_fairshare_max_test(void **st)
+{
+	(void)st;
+	struct notes n;
+	char p1[] = "bf_max_job_test=1", *params[] = { p1 };
+	run_notes(cpu4, abcd, "fairshare", params, 1, 1, &n);
+	has(&n, 2, "would delay the reservation of job 1");
+	has(&n, 3, "2 jobs of higher priority ahead; not tried this pass (bf_max_job_test=1 reached)");
+}
+
+/* conservative: every job's reservation, and whose reservations it waits
+ * behind. B from 100 (when A ends); C from 200 (behind B); D from 200
+ * (behind B and C). */
+static void test_conservative(void **st)
+{
+	(void)st;
+	struct notes n;
+	run_notes(cpu4, abcd, "conservative", NULL, 0, 1, &n);
+	has(&n, 1, "4 cores: no node with 4 free cores");
+	has(&n, 1, "reserved from t=100 s, when running jobs end (by their estimates)");
+	has(&n, 2, "fits now but would delay an earlier reservation; reserved from t=200 s, behind the reservation of job 1");
+	has(&n, 3, "reserved from t=200 s, behind the reservations of jobs 1, 2");
+}
+
+/* conservative with bf_max_job_test=2: D is not tried. */
+static void test_conservative_max_test(void **st)
+{
+	(void)st;
+	struct notes n;
+	char p1[] = "bf_max_job_test=2", *params[] = { p1 };
+	run_notes(cpu4, abcd, "conservative", params, 1, 1, &n);
+	has(&n, 2, "reserved from t=200 s");
+	has(&n, 3, "not tried this pass: bf_max_job_test=2 jobs were tested before it");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fairshare),
+		cmocka_unit_test(test_fairshare_max_test),
+		cmocka_unit_test(test_conservative),
+		cmocka_unit_test(test_conservative_max_test),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
