@@ -139,6 +139,54 @@ static void test_conservative_max_test(void **st)
 	has(&n, 3, "not tried this pass: bf_max_job_test=2 jobs were tested before it");
 }
 
+/* tiered on one node of 2 A100s; tenant q has a GPU-hour quota of 1 over
+ * a day. At t=1: q's second training job would pass it (held); a 2-GPU
+ * training job of tenant o is the offline head, reserved from t=3000 when
+ * q's first job ends; o's batch job would delay it; o's inference job finds
+ * no victim (q's job started within preempt_exempt_s); a dev job over its
+ * runtime limit is held. */
+static const char *gpu2 =
+	"{ \"name\": \"why\", \"seed\": 1, \"sample_interval_s\": 0,\n"
+	"  \"org\": { \"tenants\": [ { \"name\": \"q\", \"shares\": 1, \"quota\": { \"gpu_hours\": 1, \"window_days\": 1 } },\n"
+	"                          { \"name\": \"o\", \"shares\": 1 } ] },\n"
+	"  \"tiered\": { \"dev\": { \"max_gpus_per_tenant\": 1, \"max_runtime_s\": 3600 } },\n"
+	"  \"node_types\": [ { \"name\": \"g2\", \"gpu\": \"A100-SXM-80GB\", \"gpus\": 2, \"cpu\": \"Xeon-8380\", \"sockets\": 1, \"mem_gib\": 64 } ],\n"
+	"  \"racks\": [ { \"name\": \"r1\", \"power_kw\": 15, \"nodes\": [ { \"type\": \"g2\", \"count\": 1 } ] } ],\n"
+	"  \"workload\": { \"trace\": \"t.jsonl\" } }\n";
+static const char *tiered_jobs =
+	"{\"submit_us\":0,\"class\":\"training\",\"tenant\":0,\"walltime_us\":3000000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":1},\"run_us\":3000000000}\n"
+	"{\"submit_us\":1000000,\"class\":\"training\",\"tenant\":0,\"walltime_us\":3600000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":1},\"run_us\":100000000}\n"
+	"{\"submit_us\":1000000,\"class\":\"training\",\"tenant\":1,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":2},\"run_us\":100000000}\n"
+	"{\"submit_us\":1000000,\"class\":\"batch\",\"tenant\":1,\"walltime_us\":9000000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":1},\"run_us\":100000000}\n"
+	"{\"submit_us\":1000000,\"class\":\"inference\",\"tenant\":1,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":2},\"run_us\":100000000}\n"
+	"{\"submit_us\":1000000,\"class\":\"dev\",\"tenant\":1,\"walltime_us\":7200000000,\"req\":{\"nodes\":1,\"cores\":1,\"gpus\":1},\"run_us\":100000000}\n";
+
+static void test_tiered(void **st)
+{
+	(void)st;
+	struct notes n;
+	run_notes(gpu2, tiered_jobs, "tiered", NULL, 0, 1, &n);
+	has(&n, 1, "held for the GPU-hour quota of tenant q: 0.8 of its 1 GPU-hours in 1 days used, running and queued "
+	           "ahead of it; it needs 1.0 more (hetlab approve releases it)");
+	has(&n, 2, "training, first by priority; 1 core, 2 GPUs: no node with 2 free GPUs");
+	has(&n, 2, "; reserved from t=3000 s");
+	has(&n, 3, "batch, 1 job of higher priority ahead; would delay the reservation of job 2 (reserved from t=3000 s)");
+	has(&n, 4, "inference: ");
+	has(&n, 4, "; no preemption: the jobs it may preempt started less than preempt_exempt_s ago");
+	has(&n, 5, "held: a dev job's time limit may be at most 3600 s (dev max runtime); it asks 7200 s");
+}
+
+/* The same with preempt_exempt_s=0: the inference job preempts q's
+ * running training job and waits for it to stop. */
+static void test_tiered_preempt(void **st)
+{
+	(void)st;
+	struct notes n;
+	char p1[] = "preempt_exempt_s=0", *params[] = { p1 };
+	run_notes(gpu2, tiered_jobs, "tiered", params, 1, 1, &n);
+	has(&n, 4, "inference: preempting job 0 to checkpoint and stop for it (preempted at t=1 s)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +194,8 @@ int main(void)
 		cmocka_unit_test(test_fairshare_max_test),
 		cmocka_unit_test(test_conservative),
 		cmocka_unit_test(test_conservative_max_test),
+		cmocka_unit_test(test_tiered),
+		cmocka_unit_test(test_tiered_preempt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
