@@ -187,6 +187,44 @@ static void test_tiered_preempt(void **st)
 	has(&n, 4, "inference: preempting job 0 to checkpoint and stop for it (preempted at t=1 s)");
 }
 
+/* slurm on one node of 4 cores; QOS normal's MaxTRESPerJob is cpu=3. A
+ * (t=0, 3 cores, 1000 s) runs; at t=1 come B (4 cores: over the limit), C
+ * (2 cores: Resources) and D (2 cores: Priority behind C); E at t=100 is
+ * the pass looked at, with F, whose limit is over the partition's MaxTime. Limits apply with enforce_limits=1
+ * (AccountingStorageEnforce=limits). */
+static const char *slurm4 =
+	"{ \"name\": \"why\", \"seed\": 1, \"sample_interval_s\": 0,\n"
+	"  \"slurm\": { \"partitions\": [ { \"name\": \"batch\", \"nodes\": [\"ALL\"], \"max_time_s\": 5000 } ],\n"
+	"             \"qos\": [ { \"name\": \"normal\", \"limits\": { \"max_tres_per_job\": { \"cpu\": 3 } } } ] },\n"
+	"  \"node_types\": [ { \"name\": \"c4\", \"cpu\": \"Xeon-6348\", \"sockets\": 1, \"cores\": 4, \"mem_gib\": 8 } ],\n"
+	"  \"racks\": [ { \"name\": \"r1\", \"power_kw\": 15, \"nodes\": [ { \"type\": \"c4\", \"count\": 1 } ] } ],\n"
+	"  \"workload\": { \"trace\": \"t.jsonl\" } }\n";
+static const char *slurm_jobs =
+	"{\"submit_us\":0,\"walltime_us\":1000000000,\"req\":{\"nodes\":1,\"cores\":3},\"run_us\":1000000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":4},\"run_us\":50000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":2},\"run_us\":50000000}\n"
+	"{\"submit_us\":1000000,\"walltime_us\":100000000,\"req\":{\"nodes\":1,\"cores\":2},\"run_us\":50000000}\n"
+	"{\"submit_us\":100000000,\"walltime_us\":10000000,\"req\":{\"nodes\":1,\"cores\":1},\"run_us\":5000000}\n"
+	"{\"submit_us\":100000000,\"walltime_us\":6000000000,\"req\":{\"nodes\":1,\"cores\":1},\"run_us\":5000000}\n";
+
+static void test_slurm(void **st)
+{
+	(void)st;
+	struct notes n;
+	char p1[] = "enforce_limits=1", *params[] = { p1 };
+	run_notes(slurm4, slurm_jobs, "slurm", params, 1, 100, &n);
+	has(&n, 1, "QOSMaxCpuPerJobLimit: QOS normal's MaxTRESPerJob cpu=3, the job asks 4");
+	has(&n, 2, "Resources: 2 cores: no node with 2 free cores");
+	has(&n, 3, "Priority: a job of higher priority waits for resources in partition batch");
+	has(&n, 5, "PartitionTimeLimit: its time limit 6000 s is over partition batch's MaxTime 5000 s; held");
+	/* Without limits B is the first waiting for resources, with the
+	 * start backfill plans (A ends at 1003: Slurm started it at t=3). */
+	run_notes(slurm4, slurm_jobs, "slurm", NULL, 0, 100, &n);
+	has(&n, 1, "Resources: 4 cores: no node with 4 free cores");
+	has(&n, 1, "; backfill plans its start at t=1003 s");
+	has(&n, 2, "Priority: a job of higher priority waits for resources in partition batch");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_conservative_max_test),
 		cmocka_unit_test(test_tiered),
 		cmocka_unit_test(test_tiered_preempt),
+		cmocka_unit_test(test_slurm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
