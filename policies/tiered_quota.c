@@ -186,12 +186,12 @@ void tiered_quota_note(struct tiered *t, const struct view *v, struct decide *ou
 		double c = q->core + q->run_core + (release ? q->wait_core : q->ahead_core);
 		const char *tail = release ? "still held" : "held";
 		if (gpu > 0 && l->gpu_hours > 0 && g + gpu > l->gpu_hours * 3600.0 + 1e-9)
-			decide_note(out, j->id, "%s for the GPU-hour quota of %s: %.1f of its %g GPU-hours in %g days %s; "
-			            "it needs %.1f more (hetlab approve releases it)", tail, who, g / 3600, l->gpu_hours, days,
+			decide_note(out, j->id, "%s for the GPU-hour quota of %s: %.3g of its %g GPU-hours in %g days %s; "
+			            "it needs %.3g more (hetlab approve releases it)", tail, who, g / 3600, l->gpu_hours, days,
 			            by, gpu / 3600);
 		else if (core > 0 && l->core_hours > 0 && c + core > l->core_hours * 3600.0 + 1e-9)
-			decide_note(out, j->id, "%s for the core-hour quota of %s: %.1f of its %g core-hours in %g days %s; "
-			            "it needs %.1f more (hetlab approve releases it)", tail, who, c / 3600, l->core_hours, days,
+			decide_note(out, j->id, "%s for the core-hour quota of %s: %.3g of its %g core-hours in %g days %s; "
+			            "it needs %.3g more (hetlab approve releases it)", tail, who, c / 3600, l->core_hours, days,
 			            by, core / 3600);
 		else if (st > 0 && l->storage_gib > 0 && q->storage + st > l->storage_gib + 1e-9)
 			decide_note(out, j->id, "%s for the storage quota of %s: %.0f of its %g GiB held by running jobs; "

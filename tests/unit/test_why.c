@@ -166,8 +166,8 @@ static void test_tiered(void **st)
 	(void)st;
 	struct notes n;
 	run_notes(gpu2, tiered_jobs, "tiered", NULL, 0, 1, &n);
-	has(&n, 1, "held for the GPU-hour quota of tenant q: 0.8 of its 1 GPU-hours in 1 days used, running and queued "
-	           "ahead of it; it needs 1.0 more (hetlab approve releases it)");
+	has(&n, 1, "held for the GPU-hour quota of tenant q: 0.833 of its 1 GPU-hours in 1 days used, running and queued "
+	           "ahead of it; it needs 1 more (hetlab approve releases it)");
 	has(&n, 2, "training, first by priority; 1 core, 2 GPUs: no node with 2 free GPUs");
 	has(&n, 2, "; reserved from t=3000 s");
 	has(&n, 3, "batch, 1 job of higher priority ahead; would delay the reservation of job 2 (reserved from t=3000 s)");
