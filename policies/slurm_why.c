@@ -37,6 +37,37 @@ void sl_never_text(const struct sl *st, int32_t id, char *buf, size_t len)
 	}
 }
 
+/* Slurm's ReqNodeNotAvail: the partition has the nodes the job needs,
+ * but too few of them are in service; names them (four at most) into
+ * buf. 0 when that is not why. */
+static int node_not_avail(const struct sl *st, const struct slurm_part *p, const struct job_req *r, char *buf,
+                          size_t len)
+{
+	const struct cluster *cl = st->cl;
+	int32_t need = r->nodes > 0 ? r->nodes : 1, suit = 0, up = 0, named = 0;
+	size_t at = 0;
+	at += (size_t)snprintf(buf, len, "ReqNodeNotAvail, UnavailableNodes:");
+	for (int32_t k = 0; k < p->nnodes; k++) {
+		int32_t i = p->nodes[k];
+		if (i < 0 || i >= cl->nnodes || !cluster_node_suits(cl, i, r, 0))
+			continue;
+		suit++;
+		if (cl->svc[i] == NODE_UP) {
+			up++;
+			continue;
+		}
+		if (named < 4 && at < len) {
+			int w = snprintf(buf + at, len - at, "%s%s", named ? "," : "", cl->nodes[i].name);
+			if (w > 0)
+				at += (size_t)w;
+		}
+		named++;
+	}
+	if (named > 4 && at < len)
+		snprintf(buf + at, len - at, ",...");
+	return suit >= need && up < need;
+}
+
 void sl_notes(struct sl *st)
 {
 	const struct view *v = st->v;
@@ -71,7 +102,10 @@ void sl_notes(struct sl *st)
 		} else if (sj->why == SLW_RESOURCES) {
 			if (cluster_why(st->cl, st->cl->free, &j->req, words, sizeof words))
 				snprintf(words, sizeof words, "fits now on the cluster, not on partition %s's free nodes", part);
-			decide_note(st->out, id, "Resources: %s%s", words, plan);
+			if (node_not_avail(st, &st->cfg->part[sj->part], &j->req, why, sizeof why))
+				decide_note(st->out, id, "%s: %s%s", why, words, plan);
+			else
+				decide_note(st->out, id, "Resources: %s%s", words, plan);
 		} else {
 			decide_note(st->out, id, "None: no scheduling pass has reached it yet (default_queue_depth, "
 			            "bf_max_job_test)%s", plan);

@@ -225,6 +225,29 @@ static void test_slurm(void **st)
 	has(&n, 2, "Priority: a job of higher priority waits for resources in partition batch");
 }
 
+/* slurm: the node drained at t=50 while A runs; a 1-core job submitted at
+ * t=100 waits for a node in service (Slurm's ReqNodeNotAvail), as the
+ * pass at t=200 (another submission) shows; that job is not seen yet. */
+static void test_slurm_drained(void **st)
+{
+	(void)st;
+	char scn[2048];
+	snprintf(scn, sizeof scn, "%s", slurm4);
+	char *w = strstr(scn, "  \"workload\"");
+	assert_non_null(w);
+	snprintf(w, sizeof scn - (size_t)(w - scn), "%s",
+	         "  \"events\": [ { \"at\": \"50s\", \"node_drain\": \"r1-n1\" } ],\n"
+	         "  \"workload\": { \"trace\": \"t.jsonl\" } }\n");
+	struct notes n;
+	run_notes(scn,
+	          "{\"submit_us\":0,\"walltime_us\":1000000000,\"req\":{\"nodes\":1,\"cores\":3},\"run_us\":1000000000}\n"
+	          "{\"submit_us\":100000000,\"walltime_us\":10000000,\"req\":{\"nodes\":1,\"cores\":1},\"run_us\":5000000}\n"
+	          "{\"submit_us\":200000000,\"walltime_us\":10000000,\"req\":{\"nodes\":1,\"cores\":1},\"run_us\":5000000}\n",
+	          "slurm", NULL, 0, 200, &n);
+	has(&n, 1, "ReqNodeNotAvail, UnavailableNodes:r1-n1: 1 core: 1 of the 1 nodes that could hold it are out of service");
+	has(&n, 2, "None: no scheduling pass has reached it yet");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_tiered),
 		cmocka_unit_test(test_tiered_preempt),
 		cmocka_unit_test(test_slurm),
+		cmocka_unit_test(test_slurm_drained),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
