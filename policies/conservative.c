@@ -390,20 +390,15 @@ static void cons_notes(const struct cons *p, const struct view *v, struct decide
 			decide_note(out, j->id, "not tried this pass: bf_max_job_test=%d jobs were tested before it", p->max_test);
 			continue;
 		}
-		if (cluster_why(v->cl, v->cl->free, &j->req, why, sizeof why))
-			snprintf(why, sizeof why, "fits now but would delay an earlier reservation");
-		if (p->nhow[i] == N_NONE) {
-			decide_note(out, j->id, "%s; no reservation: no start within bf_window (%.0f min) that delays no "
-			            "earlier reservation", why, simtime_to_s(p->window_us) / 60);
-			continue;
-		}
-		/* Earlier reservations whose windows reach into its own. */
+		/* Earlier reservations whose windows reach into its own (all of
+		 * them for a job with none). */
+		simtime until = p->nhow[i] == N_RESV ? p->nend[i] : SIMTIME_INF;
 		size_t at = 0;
 		int named = 0, more = 0;
 		behind[0] = 0;
 		for (int32_t e = 0; e < i; e++) {
 			const struct job *x = &v->jobs[v->pending[e]];
-			if (x->state != JOB_PENDING || p->nhow[e] != N_RESV || p->nat[e] >= p->nend[i])
+			if (x->state != JOB_PENDING || p->nhow[e] != N_RESV || p->nat[e] >= until)
 				continue;
 			if (named == 3) {
 				more++;
@@ -414,10 +409,17 @@ static void cons_notes(const struct cons *p, const struct view *v, struct decide
 				at += (size_t)w;
 			named++;
 		}
-		if (named)
-			decide_note(out, j->id, "%s; reserved from t=%.0f s, behind the reservation%s of job%s %s%s%.0d%s", why,
-			            simtime_to_s(p->nat[i]), named + more > 1 ? "s" : "", named + more > 1 ? "s" : "", behind,
-			            more ? " and " : "", more, more ? " more" : "");
+		if (more && at < sizeof behind)
+			snprintf(behind + at, sizeof behind - at, " and %d more", more);
+		if (cluster_why(v->cl, v->cl->free, &j->req, why, sizeof why))
+			snprintf(why, sizeof why, "%s", named ? "fits now but would delay an earlier reservation"
+			                                      : "no placement the strategy accepts now");
+		if (p->nhow[i] == N_NONE)
+			decide_note(out, j->id, "%s; no reservation: no start within bf_window (%.0f min) that delays no "
+			            "earlier reservation", why, simtime_to_s(p->window_us) / 60);
+		else if (named)
+			decide_note(out, j->id, "%s; reserved from t=%.0f s, behind the reservation%s of job%s %s", why,
+			            simtime_to_s(p->nat[i]), named + more > 1 ? "s" : "", named + more > 1 ? "s" : "", behind);
 		else
 			decide_note(out, j->id, "%s; reserved from t=%.0f s, when running jobs end (by their estimates)", why,
 			            simtime_to_s(p->nat[i]));

@@ -139,6 +139,21 @@ static void test_conservative_max_test(void **st)
 	has(&n, 3, "not tried this pass: bf_max_job_test=2 jobs were tested before it");
 }
 
+/* conservative with bf_window=1 (minute): no job gets a reservation (A
+ * ends at 100), so C (1 core) starts at once and D finds no start. */
+static void test_conservative_window(void **st)
+{
+	(void)st;
+	struct notes n;
+	char p1[] = "bf_window=1", *params[] = { p1 };
+	run_notes(cpu4, abcd, "conservative", params, 1, 1, &n);
+	has(&n, 1, "4 cores: no node with 4 free cores");
+	has(&n, 1, "; no reservation: no start within bf_window (1 min) that delays no earlier reservation");
+	has(&n, 3, "2 cores: no node with 2 free cores");
+	has(&n, 3, "; no reservation: no start within bf_window (1 min)");
+	assert_string_equal(n.why[2], "");   /* C starts: nothing holds it back */
+}
+
 /* tiered on one node of 2 A100s; tenant q has a GPU-hour quota of 1 over
  * a day. At t=1: q's second training job would pass it (held); a 2-GPU
  * training job of tenant o is the offline head, reserved from t=3000 when
@@ -255,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_fairshare_max_test),
 		cmocka_unit_test(test_conservative),
 		cmocka_unit_test(test_conservative_max_test),
+		cmocka_unit_test(test_conservative_window),
 		cmocka_unit_test(test_tiered),
 		cmocka_unit_test(test_tiered_preempt),
 		cmocka_unit_test(test_slurm),
