@@ -83,10 +83,12 @@
  * conservative_int.h what they share. */
 #include "policies/conservative_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { P_MAX_JOB_TEST, P_WINDOW_MIN };
+enum { N_NONE = 1, N_RESV };   /* nhow: no start within the window; a reservation */
 
 static const struct policy_param cons_params[] = {
 	[P_MAX_JOB_TEST] = { "bf_max_job_test", 100, 1, 1e9,
@@ -281,6 +283,8 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 		int n = memo && nofit_known(p->nf, p->nnf, j) ? 0 : earliest(p, v, j, limit, &k);
 		if (n == 0 || k > 0)
 			p->tested++;   /* jobs that start now are not backfill tests */
+		if (p->nhow)
+			p->nhow[i] = n ? N_RESV : N_NONE;
 		if (!n) {
 			if (memo && p->nnf < NOFIT_MAX && !nofit_known(p->nf, p->nnf, j))
 				p->nf[p->nnf++] = (struct nofit){ j->req.nodes, j->req.cores, j->req.mem_mib,
@@ -288,6 +292,10 @@ static int run_pass(struct cons *p, const struct view *v, struct decide *out)
 			continue;
 		}
 		simtime end = j->walltime_us == SIMTIME_INF ? SIMTIME_INF : p->segs[k].t + j->walltime_us;
+		if (p->nhow) {
+			p->nat[i] = p->segs[k].t;
+			p->nend[i] = end;
+		}
 		int last = k;
 		while (last + 1 < p->nsegs && p->segs[last + 1].t < end)
 			last++;
@@ -368,9 +376,89 @@ static int fresh(struct cons *p, const struct view *v)
 	return cons_profile_build(p, v);
 }
 
+/* Why each job left pending waits (decide_note), from the pass just made:
+ * its reservation and the earlier ones in its way, or no start within the
+ * window, or not tried (bf_max_job_test). */
+static void cons_notes(const struct cons *p, const struct view *v, struct decide *out)
+{
+	char why[400], behind[200];
+	for (int32_t i = 0; i < v->npending; i++) {
+		const struct job *j = &v->jobs[v->pending[i]];
+		if (j->state != JOB_PENDING)
+			continue;
+		if (i >= p->next || !p->nhow[i]) {
+			decide_note(out, j->id, "not tried this pass: bf_max_job_test=%d jobs were tested before it", p->max_test);
+			continue;
+		}
+		/* Earlier reservations whose windows reach into its own (all of
+		 * them for a job with none). */
+		simtime until = p->nhow[i] == N_RESV ? p->nend[i] : SIMTIME_INF;
+		size_t at = 0;
+		int named = 0, more = 0;
+		behind[0] = 0;
+		for (int32_t e = 0; e < i; e++) {
+			const struct job *x = &v->jobs[v->pending[e]];
+			if (x->state != JOB_PENDING || p->nhow[e] != N_RESV || p->nat[e] >= until)
+				continue;
+			if (named == 3) {
+				more++;
+				continue;
+			}
+			int w = snprintf(behind + at, sizeof behind - at, "%s%lld", named ? ", " : "", (long long)x->num);
+			if (w > 0 && at + (size_t)w < sizeof behind)
+				at += (size_t)w;
+			named++;
+		}
+		if (more && at < sizeof behind)
+			snprintf(behind + at, sizeof behind - at, " and %d more", more);
+		if (cluster_why(v->cl, v->cl->free, &j->req, why, sizeof why))
+			snprintf(why, sizeof why, "%s", named ? "fits now but would delay an earlier reservation"
+			                                      : "no placement the strategy accepts now");
+		if (p->nhow[i] == N_NONE)
+			decide_note(out, j->id, "%s; no reservation: no start within bf_window (%.0f min) that delays no "
+			            "earlier reservation", why, simtime_to_s(p->window_us) / 60);
+		else if (named)
+			decide_note(out, j->id, "%s; reserved from t=%.0f s, behind the reservation%s of job%s %s", why,
+			            simtime_to_s(p->nat[i]), named + more > 1 ? "s" : "", named + more > 1 ? "s" : "", behind);
+		else
+			decide_note(out, j->id, "%s; reserved from t=%.0f s, when running jobs end (by their estimates)", why,
+			            simtime_to_s(p->nat[i]));
+	}
+}
+
+static void cons_pass(struct cons *p, const struct view *v, struct decide *out);
+
 static void cons_schedule(void *state, const struct view *v, struct decide *out)
 {
 	struct cons *p = state;
+	if (!decide_noting(out)) {
+		cons_pass(p, v, out);
+		return;
+	}
+	/* With notes, a fresh pass (it decides as the kept one would: see
+	 * "Passes that change nothing") that records what each job got. */
+	size_t n = (size_t)v->npending + 1;
+	p->kept = false;
+	p->nhow = calloc(n, 1);
+	p->nat = calloc(n, sizeof *p->nat);
+	p->nend = calloc(n, sizeof *p->nend);
+	if (p->nhow && p->nat && p->nend) {
+		cons_pass(p, v, out);
+		cons_notes(p, v, out);
+	} else {
+		free(p->nhow);
+		p->nhow = NULL;
+		cons_pass(p, v, out);
+	}
+	free(p->nhow);
+	free(p->nat);
+	free(p->nend);
+	p->nhow = NULL;
+	p->nat = p->nend = NULL;
+}
+
+static void cons_pass(struct cons *p, const struct view *v, struct decide *out)
+{
 	placer_sync(&p->pl, v);
 	/* The counting pass stops at the first pending job that is not
 	 * fungible: when that is the first, it is not begun (and only then is

@@ -106,6 +106,10 @@ struct cons {
 	int32_t cap_pend;
 	struct nodefree *kept_free;   /* nnodes: cl->free */
 	uint8_t *kept_svc;            /* nnodes: cl->svc */
+	/* Only while someone listens to notes (decide_noting), else NULL: per
+	 * pending entry, what the pass gave it (conservative.c cons_notes). */
+	uint8_t *nhow;
+	simtime *nat, *nend;          /* its reservation: start and end */
 };
 
 /* Builds the pass's profile from the view: segment 0 now with the free

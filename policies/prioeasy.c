@@ -36,6 +36,7 @@
 #include "policies/policy.h"
 #include "policies/prio.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -377,14 +378,28 @@ static int start(struct mf *p, const struct view *v, struct decide *out, const s
 	return 0;
 }
 
-static void mf_schedule(void *state, const struct view *v, struct decide *out)
+/* What a pass did with each job it looked at, for its notes (decide_note;
+ * only when someone listens: NULL otherwise). */
+enum { H_NONE, H_NOFIT, H_NORESV, H_HEAD, H_BEHIND, H_DELAY };
+struct mf_seen {
+	uint8_t *how;               /* per job */
+	int32_t *ids, n;            /* the jobs looked at, in priority order */
+	bool truncated;             /* bf_max_job_test cut the pass short */
+};
+
+static void seen(struct mf_seen *s, int32_t id, int how)
 {
-	struct mf *p = state;
-	const struct cluster *cl = v->cl;
-	placer_sync(&p->pl, v);
-	prio_update(p->prio, v);
-	if (v->npending == 0)
+	if (!s)
 		return;
+	if (s->how[id] == H_NONE)
+		s->ids[s->n++] = id;
+	s->how[id] = (uint8_t)how;
+}
+
+static void mf_pass(struct mf *p, const struct view *v, struct decide *out, struct mf_seen *ns,
+                    const struct job **headp, simtime *shadowp)
+{
+	const struct cluster *cl = v->cl;
 	prio_order_start(p->prio, v, v->pending, v->npending);
 	p->fail_now.n = p->fail_extra.n = p->no_resv.n = 0;
 	p->fail_now.next = p->fail_extra.next = p->no_resv.next = 0;
@@ -399,8 +414,13 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 		const struct job *j = &v->jobs[id];
 		if (j->state != JOB_PENDING)
 			continue;
-		if (failed && tested++ >= p->max_test)
+		if (failed && tested++ >= p->max_test) {
+			if (ns) {
+				ns->truncated = true;
+				seen(ns, id, H_NONE);   /* the first not tried: the order goes on from it */
+			}
 			return;
+		}
 		int n = 0;
 		if (place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req) &&
 		    !memo_hit(&p->fail_now, &j->req)) {
@@ -416,6 +436,7 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 			continue;
 		}
 		failed = true;
+		seen(ns, id, H_NOFIT);
 		if (cl->free_cores == 0 && cl->free_gpus == 0)
 			return;   /* nothing to backfill with */
 		if (tries >= MF_RESV_TRIES || memo_hit(&p->no_resv, &j->req))
@@ -423,19 +444,31 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 		tries++;
 		if (reserve(p, v, j, &shadow)) {
 			head = j;
+			*headp = head;
+			*shadowp = shadow;
+			seen(ns, id, H_HEAD);
 			break;
 		}
+		seen(ns, id, H_NORESV);
 		memo_add(&p->no_resv, &j->req);
 	}
 	if (!head)
 		return;
 
 	/* Backfill around the head's reservation. */
-	while (tested < p->max_test && (id = prio_order_next(p->prio)) >= 0) {
+	while ((ns || tested < p->max_test) && (id = prio_order_next(p->prio)) >= 0) {
 		const struct job *j = &v->jobs[id];
 		if (j->state != JOB_PENDING)
 			continue;
+		if (tested >= p->max_test) {   /* only with notes: the loop stops before otherwise */
+			if (ns) {
+				ns->truncated = true;
+				seen(ns, id, H_NONE);   /* the first not tried: the order goes on from it */
+			}
+			return;
+		}
 		tested++;
+		seen(ns, id, H_BEHIND);
 		if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req))
 			continue;
 		bool before = j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= shadow;
@@ -446,6 +479,7 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 			if (!(n = placer_place(&p->pl, cl, cl->free, j, p->parts)))
 				memo_add(&p->fail_now, &j->req);
 		} else {
+			seen(ns, id, H_DELAY);
 			if (memo_hit(&p->fail_extra, &j->req) ||
 			    !place_aggregate_ok(cl, p->extra_cores, p->extra_gpus, &j->req))
 				continue;
@@ -463,6 +497,86 @@ static void mf_schedule(void *state, const struct view *v, struct decide *out)
 		if (cl->free_cores == 0 && cl->free_gpus == 0)
 			return;
 	}
+}
+
+/* Why each job left pending waits, in priority order: the jobs the pass
+ * looked at, then the rest of its order (not looked at). */
+static void mf_notes(struct mf *p, const struct view *v, struct decide *out, struct mf_seen *ns,
+                     const struct job *head, simtime shadow)
+{
+	const struct cluster *cl = v->cl;
+	char why[400], ahead[64], when[64] = "reserved";
+	if (head && shadow != SIMTIME_INF)
+		snprintf(when, sizeof when, "reserved from t=%.0f s", simtime_to_s(shadow));
+	int32_t nahead = 0, k = 0, id;
+	for (;;) {
+		if (k < ns->n)
+			id = ns->ids[k++];
+		else if ((id = prio_order_next(p->prio)) < 0)
+			break;
+		else if (ns->how[id] != H_NONE)
+			continue;
+		const struct job *j = &v->jobs[id];
+		if (j->state != JOB_PENDING)
+			continue;
+		if (nahead == 0)
+			snprintf(ahead, sizeof ahead, "first by priority");
+		else
+			snprintf(ahead, sizeof ahead, "%d job%s of higher priority ahead", nahead, nahead == 1 ? "" : "s");
+		nahead++;
+		if (cluster_why(cl, cl->free, &j->req, why, sizeof why))
+			snprintf(why, sizeof why, "no placement the strategy accepts now");
+		switch (ns->how[id]) {
+		case H_HEAD:
+			decide_note(out, id, "%s; %s; %s", ahead, why, when);
+			break;
+		case H_NORESV:
+			decide_note(out, id, "%s; %s; no reservation: no start within bf_window (%.0f min)", ahead, why,
+			            simtime_to_s(p->window_us) / 60);
+			break;
+		case H_DELAY:
+			decide_note(out, id, "%s; would delay the reservation of job %lld (%s)", ahead, (long long)head->num,
+			            when);
+			break;
+		case H_NONE:
+			if (ns->truncated) {
+				decide_note(out, id, "%s; not tried this pass (bf_max_job_test=%d reached)", ahead, p->max_test);
+				break;
+			}
+			/* fall through */
+		default:
+			if (head)
+				decide_note(out, id, "%s; %s; behind the reservation of job %lld", ahead, why,
+				            (long long)head->num);
+			else
+				decide_note(out, id, "%s; %s", ahead, why);
+		}
+	}
+}
+
+static void mf_schedule(void *state, const struct view *v, struct decide *out)
+{
+	struct mf *p = state;
+	placer_sync(&p->pl, v);
+	prio_update(p->prio, v);
+	if (v->npending == 0)
+		return;
+	const struct job *head = NULL;
+	simtime shadow = SIMTIME_INF;
+	if (!decide_noting(out)) {
+		mf_pass(p, v, out, NULL, &head, &shadow);
+		return;
+	}
+	struct mf_seen ns = { .how = calloc((size_t)v->njobs + 1, 1),
+	                      .ids = calloc((size_t)v->npending + 1, sizeof *ns.ids) };
+	if (ns.how && ns.ids) {
+		mf_pass(p, v, out, &ns, &head, &shadow);
+		mf_notes(p, v, out, &ns, head, shadow);
+	} else {
+		mf_pass(p, v, out, NULL, &head, &shadow);
+	}
+	free(ns.how);
+	free(ns.ids);
 }
 
 /* The running order (running jobs only: none leaves) and the priorities'

@@ -558,10 +558,14 @@ static int main_pass(struct sl *st, bool full)
 			continue;
 		if (!full && depth++ > qdepth)
 			break;
-		if (st->part_failed[sj->part])
+		if (st->part_failed[sj->part]) {
+			sj->why = SLW_PRIORITY;
 			continue;
-		if (enforce && !stop && !sl_limits_pre(st, id))
+		}
+		if (enforce && !stop && !sl_limits_pre(st, id)) {
+			sj->why = SLW_LIMIT;
 			continue;
+		}
 		const uint64_t *pb = st->part_bits + (size_t)sj->part * (size_t)nw;
 		sl_copy(st->cand, st->avail, nw);
 		sl_and(st->cand, pb, nw);
@@ -571,8 +575,10 @@ static int main_pass(struct sl *st, bool full)
 			/* a gang's TRES are its request's whatever nodes it gets:
 			 * a job over a limit needs no selection */
 			if (enforce && !stop && st->p[SP_SHORTCUTS] >= 0.5 && sl_tres_fixed(st, id) &&
-			    !sl_limits_post(st, id, st->parts, 0))
+			    !sl_limits_post(st, id, st->parts, 0)) {
+				sj->why = SLW_LIMIT;
 				continue;   /* accounting policy: blocks nothing */
+			}
 			int n = sl_select(st, id, cl->free, st->cand, false);
 			bool lim_ok = !enforce || stop || sl_limits_post(st, id, st->parts, n);
 			if (n > 0 && lim_ok) {
@@ -582,8 +588,10 @@ static int main_pass(struct sl *st, bool full)
 				started++;
 				continue;
 			}
-			if (!lim_ok)
+			if (!lim_ok) {
+				sj->why = SLW_LIMIT;
 				continue;   /* accounting policy: blocks nothing */
+			}
 			if (st->p[SP_PREEMPT_QOS] >= 0.5) {
 				sl_copy(st->tmp2, st->up, nw);
 				sl_and(st->tmp2, pb, nw);
@@ -591,6 +599,7 @@ static int main_pass(struct sl *st, bool full)
 					return -1;
 			}
 		}
+		sj->why = SLW_RESOURCES;
 		if (st->p[SP_BF_MIN_AGE] > 0 && v->now - sj->begin_us < simtime_from_s(st->p[SP_BF_MIN_AGE]))
 			fail = false;
 		if (st->p[SP_BF_MIN_PRIO] > 0 && sj->prio < st->p[SP_BF_MIN_PRIO])
@@ -708,8 +717,14 @@ static void hold_never(struct sl *st)
 	};
 	for (int32_t i = 0; i < st->nnever; i++) {
 		int32_t id = st->nevers[i];
-		if (st->v->jobs[id].state == JOB_PENDING)
-			decide_hold(st->out, id, why[st->job[id].never]);
+		if (st->v->jobs[id].state != JOB_PENDING)
+			continue;
+		if (decide_noting(st->out)) {
+			char w[400];
+			sl_never_text(st, id, w, sizeof w);
+			decide_note(st->out, id, "%s", w);
+		}
+		decide_hold(st->out, id, why[st->job[id].never]);
 	}
 	st->nnever = 0;
 }
@@ -877,6 +892,8 @@ static void sl_schedule(void *state, const struct view *v, struct decide *out)
 	if (periodic && !st->acted && v->nrunning == 0)
 		st->idle_cycles++;
 	arm(st);
+	if (decide_noting(out))
+		sl_notes(st);
 }
 
 const struct policy_ops policy_slurm = {

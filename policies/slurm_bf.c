@@ -302,10 +302,13 @@ void sl_bf_cycle(struct sl *st)
 			continue;
 		if (depth >= max_test)
 			break;
-		if (enforce && !stop && !sl_limits_pre(st, id))
+		if (enforce && !stop && !sl_limits_pre(st, id)) {
+			sj->why = SLW_LIMIT;
 			continue;
+		}
 		if (!bf_counts(st, sj))
 			continue;
+		sj->plan_us = 0;
 		const struct slurm_qos *q = &st->cfg->qos[sj->qos];
 		bool no_reserve = (st->p[SP_BF_MIN_PRIO] > 0 && sj->prio < st->p[SP_BF_MIN_PRIO]) ||
 		                  (st->p[SP_BF_MIN_AGE] > 0 && now - sl_epoch(st, sj->begin_us) < (int64_t)st->p[SP_BF_MIN_AGE]);
@@ -386,8 +389,10 @@ void sl_bf_cycle(struct sl *st)
 			parts_bits(st, np, sel);
 			if (S <= now) {
 				int n = sl_select(st, id, st->cl->free, cand, false);
-				if (enforce && !stop && !sl_limits_post(st, id, st->parts, n))
+				if (enforce && !stop && !sl_limits_post(st, id, st->parts, n)) {
+					sj->why = SLW_LIMIT;
 					break;   /* accounting policy: no plan */
+				}
 				if (n > 0) {
 					SL_TRACE(st, "bf start %lld node %d [free %d %d %d %d %d %d cand %llx]", (long long)v->jobs[id].trace_id, st->parts[0].node + 1,
 					         st->cl->free[0].cores, st->cl->free[1].cores, st->cl->free[2].cores, st->cl->free[3].cores,
@@ -417,8 +422,10 @@ void sl_bf_cycle(struct sl *st)
 				later = S;
 				continue;
 			}
-			if (enforce && !stop && !sl_limits_post(st, id, st->parts, np))
+			if (enforce && !stop && !sl_limits_post(st, id, st->parts, np)) {
+				sj->why = SLW_LIMIT;
 				break;
+			}
 			if (q->flags & SLURM_QOS_NO_RESERVE)
 				break;
 			if (m->n >= space || m->n + 2 > m->cap)
@@ -427,6 +434,7 @@ void sl_bf_cycle(struct sl *st)
 				sel[w] = ~sel[w];
 			SL_TRACE(st, "bf plan %lld at %lld", (long long)v->jobs[id].trace_id, (long long)(S % 1000));
 			add_resv(st, s_rnd, e_rnd, sel, res);
+			sj->plan_us = (S - st->cfg->unix_start) * SL_SEC;
 			break;
 		}
 	}

@@ -101,15 +101,21 @@ struct sl_job {
 	int64_t mem_mib;
 	simtime charged_us;        /* usage charged up to here */
 	uint8_t never;             /* can never start: the reason (SLN_*), held at the next pass */
+	uint8_t why;               /* job_ptr->state_reason as the last pass left it (SLW_*) */
 	bool counted;              /* in the limit counters */
 	bool victim;               /* signalled by a preemptor: watched for its requeue */
 	bool known;                /* submitted (its record is filled) */
 	uint32_t mark;             /* == sl.stamp: a preemption candidate of the job being tested */
 	int32_t tau_ix;            /* its will-run slot (slurm_willrun.c), made as tau_ser */
 	uint64_t tau_ser;
+	simtime plan_us;           /* the start the last backfill cycle planned for it; 0 none */
 };
 
 enum { SLN_NONE, SLN_PART_TIME, SLN_PART_SIZE, SLN_PART_DOWN, SLN_LIMIT, SLN_NKIND };
+/* Why a pending job did not start at the last pass that looked at it
+ * (Slurm's Reason): none yet, a higher-priority job of its partition
+ * waits (Priority), no resources (Resources), a QOS or association limit. */
+enum { SLW_NONE, SLW_PRIORITY, SLW_RESOURCES, SLW_LIMIT };
 
 /* A queue record (one per job: a job names one partition here). */
 struct sl_rec {
@@ -360,12 +366,22 @@ bool sl_fits_empty(struct sl *st, int32_t id);
  * the nodes chosen; n == 0: the request). true: within the limits. */
 bool sl_limits_pre(const struct sl *st, int32_t id);
 bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n);
+/* The limit that stops job id now (before selection, then the TRES of its
+ * request), in Slurm's reason and words ("QOSGrpGRES: QOS gpu's GrpTRES
+ * gres/gpu=8, 8 in use, the job asks 2"): true and why filled, or false. */
+bool sl_limits_why(const struct sl *st, int32_t id, char *why, size_t len);
 void sl_limits_add(struct sl *st, int32_t id, int sign);
 void sl_tres_of(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, int64_t t[STRES_N]);
 /* Whether job id's TRES are its request's whatever nodes it gets (a gang
  * or one node, not a share): then sl_limits_post with n == 0 decides as
  * with the parts chosen. */
 bool sl_tres_fixed(const struct sl *st, int32_t id);
+
+/* slurm_why.c: every pending job's reason (decide_note), in Slurm's word
+ * (squeue's Reason) and hetlab's: from what the passes recorded. */
+void sl_notes(struct sl *st);
+/* Why job id can never start (its sl_job.never), as Slurm's Reason and words. */
+void sl_never_text(const struct sl *st, int32_t id, char *buf, size_t len);
 
 /* slurm_bf.c */
 int sl_bf_init(struct sl *st);

@@ -19,6 +19,8 @@
  * allowed. */
 #include "policies/slurm_int.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Free CPUs node i (Slurm index k) offers job r on free state f; 0 when it
@@ -351,7 +353,45 @@ static const struct sl_use *user_use(const struct sl *st, int32_t q, int32_t use
 			}                                                     \
 	} while (0)
 
-bool sl_limits_pre(const struct sl *st, int32_t id)
+/* Slurm's reason for a limit, per TRES (enum slurm_tres: cpu, mem, node, gres/gpu). */
+static const char *const tres_name[STRES_N] = { "cpu", "mem", "node", "gres/gpu" };
+static const char *const r_qos_pu[STRES_N] = { "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
+                                               "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser" };
+static const char *const r_qos_grp[STRES_N] = { "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit", "QOSGrpGRES" };
+static const char *const r_qos_pj[STRES_N] = { "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob", "QOSMaxNodePerJobLimit",
+                                               "QOSMaxGRESPerJob" };
+static const char *const r_assoc_grp[STRES_N] = { "AssocGrpCpuLimit", "AssocGrpMemLimit", "AssocGrpNodeLimit",
+                                                  "AssocGrpGRES" };
+static const char *const r_assoc_pj[STRES_N] = { "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob",
+                                                 "AssocMaxNodesPerJobLimit", "AssocMaxGRESPerJob" };
+
+/* The limit that stops a job, in words (only when why != NULL: the
+ * reasons of `hetlab why`); false, for the limit checks to return. */
+static bool over(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool over(char *why, size_t len, const char *fmt, ...)
+{
+	if (why) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+static const char *assoc_name(const struct sl *st, int32_t a, char *buf, size_t len)
+{
+	const struct slurm_assoc *as = &st->cfg->assoc[a];
+	if (as->account < 0 || as->account >= st->cfg->naccounts)
+		snprintf(buf, len, "root");
+	else if (as->user >= 0 && as->user < st->cfg->nusers)
+		snprintf(buf, len, "%s/%s", st->cfg->accounts[as->account], st->cfg->users[as->user]);
+	else
+		snprintf(buf, len, "%s", st->cfg->accounts[as->account]);
+	return buf;
+}
+
+static bool limits_pre(const struct sl *st, int32_t id, char *why, size_t len)
 {
 	const struct sl_job *sj = &st->job[id];
 	int32_t q[2];
@@ -364,33 +404,42 @@ bool sl_limits_pre(const struct sl *st, int32_t id)
 		if (!qos_jobs_pu && l->max_jobs_pu != SLURM_UNLIMITED) {
 			qos_jobs_pu = true;
 			if (uu && uu->jobs >= l->max_jobs_pu)
-				return false;
+				return over(why, len, "QOSMaxJobsPerUserLimit: QOS %s's MaxJobsPerUser=%d, the user runs %d",
+				            st->cfg->qos[q[i]].name, l->max_jobs_pu, uu->jobs);
 		}
 		if (!qos_grp_jobs && l->grp_jobs != SLURM_UNLIMITED) {
 			qos_grp_jobs = true;
 			if (st->quse[q[i]].jobs >= l->grp_jobs)
-				return false;
+				return over(why, len, "QOSGrpJobsLimit: QOS %s's GrpJobs=%d, %d run", st->cfg->qos[q[i]].name,
+				            l->grp_jobs, st->quse[q[i]].jobs);
 		}
 	}
 	QOS_LIMIT(st, q, nq, max_wall_s, lim);
 	if (lim != SLURM_UNLIMITED && sj->limit_s > lim)
-		return false;
+		return over(why, len, "QOSMaxWallDurationPerJobLimit: its time limit %lld s is over the QOS's MaxWall %lld s",
+		            (long long)sj->limit_s, (long long)lim);
 	if (sj->assoc < 0 || !st->cfg->assoc)
 		return true;
 	/* association limits the QOS did not set: MaxJobs of the user's
 	 * association (inherited), GrpJobs up the tree */
+	char an[2 * SLURM_NAME_MAX + 2];
 	int32_t max_jobs = SLURM_UNLIMITED;
 	for (int32_t a = sj->assoc; a >= 0; a = st->cfg->assoc[a].parent) {
 		const struct slurm_limits *l = &st->cfg->assoc[a].lim;
 		if (max_jobs == SLURM_UNLIMITED)
 			max_jobs = l->max_jobs_pu;
 		if (!qos_grp_jobs && l->grp_jobs != SLURM_UNLIMITED && st->ause[a].jobs >= l->grp_jobs)
-			return false;
+			return over(why, len, "AssocGrpJobsLimit: association %s's GrpJobs=%d, %d run",
+			            assoc_name(st, a, an, sizeof an), l->grp_jobs, st->ause[a].jobs);
 	}
-	return qos_jobs_pu || max_jobs == SLURM_UNLIMITED || st->ause[sj->assoc].jobs < max_jobs;
+	if (qos_jobs_pu || max_jobs == SLURM_UNLIMITED || st->ause[sj->assoc].jobs < max_jobs)
+		return true;
+	return over(why, len, "AssocMaxJobsLimit: association %s's MaxJobs=%d, %d run",
+	            assoc_name(st, sj->assoc, an, sizeof an), max_jobs, st->ause[sj->assoc].jobs);
 }
 
-bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n)
+static bool limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n, char *why,
+                        size_t len)
 {
 	const struct sl_job *sj = &st->job[id];
 	int64_t t[STRES_N];
@@ -401,43 +450,70 @@ bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *pa
 	for (int i = 0; i < nq; i++) {
 		const struct slurm_limits *l = &st->cfg->qos[q[i]].lim;
 		const struct sl_use *uu = user_use(st, q[i], sj->user);
+		const char *qn = st->cfg->qos[q[i]].name;
 		for (int k = 0; k < STRES_N; k++) {
 			if (t[k] == 0)
 				continue;
 			if (!set_pu[k] && l->max_tres_pu[k] != SLURM_UNLIMITED) {
 				set_pu[k] = true;
 				if (t[k] > l->max_tres_pu[k] || (uu && uu->tres[k] + t[k] > l->max_tres_pu[k]))
-					return false;
+					return over(why, len, "%s: QOS %s's MaxTRESPerUser %s=%lld, the user holds %lld, the job "
+					            "asks %lld", r_qos_pu[k], qn, tres_name[k], (long long)l->max_tres_pu[k],
+					            (long long)(uu ? uu->tres[k] : 0), (long long)t[k]);
 			}
 			if (!set_grp[k] && l->grp_tres[k] != SLURM_UNLIMITED) {
 				set_grp[k] = true;
 				if (st->quse[q[i]].tres[k] + t[k] > l->grp_tres[k])
-					return false;
+					return over(why, len, "%s: QOS %s's GrpTRES %s=%lld, %lld in use, the job asks %lld",
+					            r_qos_grp[k], qn, tres_name[k], (long long)l->grp_tres[k],
+					            (long long)st->quse[q[i]].tres[k], (long long)t[k]);
 			}
 			if (!set_pj[k] && l->max_tres_pj[k] != SLURM_UNLIMITED) {
 				set_pj[k] = true;
 				if (t[k] > l->max_tres_pj[k])
-					return false;
+					return over(why, len, "%s: QOS %s's MaxTRESPerJob %s=%lld, the job asks %lld", r_qos_pj[k],
+					            qn, tres_name[k], (long long)l->max_tres_pj[k], (long long)t[k]);
 			}
 		}
 	}
 	if (sj->assoc < 0 || !st->cfg->assoc)
 		return true;
+	char an[2 * SLURM_NAME_MAX + 2];
 	for (int32_t a = sj->assoc; a >= 0; a = st->cfg->assoc[a].parent) {
 		const struct slurm_limits *l = &st->cfg->assoc[a].lim;
 		for (int k = 0; k < STRES_N; k++) {
 			if (t[k] == 0)
 				continue;
 			if (!set_grp[k] && l->grp_tres[k] != SLURM_UNLIMITED && st->ause[a].tres[k] + t[k] > l->grp_tres[k])
-				return false;
+				return over(why, len, "%s: association %s's GrpTRES %s=%lld, %lld in use, the job asks %lld",
+				            r_assoc_grp[k], assoc_name(st, a, an, sizeof an), tres_name[k],
+				            (long long)l->grp_tres[k], (long long)st->ause[a].tres[k], (long long)t[k]);
 			if (!set_pj[k] && l->max_tres_pj[k] != SLURM_UNLIMITED) {
 				set_pj[k] = true;   /* the nearest association's MaxTRES */
 				if (t[k] > l->max_tres_pj[k])
-					return false;
+					return over(why, len, "%s: association %s's MaxTRESPerJob %s=%lld, the job asks %lld",
+					            r_assoc_pj[k], assoc_name(st, a, an, sizeof an), tres_name[k],
+					            (long long)l->max_tres_pj[k], (long long)t[k]);
 			}
 		}
 	}
 	return true;
+}
+
+bool sl_limits_pre(const struct sl *st, int32_t id)
+{
+	return limits_pre(st, id, NULL, 0);
+}
+
+bool sl_limits_post(const struct sl *st, int32_t id, const struct alloc_part *parts, int n)
+{
+	return limits_post(st, id, parts, n, NULL, 0);
+}
+
+bool sl_limits_why(const struct sl *st, int32_t id, char *why, size_t len)
+{
+	why[0] = 0;
+	return !limits_pre(st, id, why, len) || !limits_post(st, id, NULL, 0, why, len);
 }
 
 static void use_add(struct sl_use *u, const struct sl_job *sj, int sign)

@@ -233,13 +233,18 @@ static int inference_pass(struct tiered *t, const struct view *v, struct decide 
 			continue;
 		}
 		tiered_quota_wait(t, v, j);
-		if (pk >= 0 && !t->plans[pk].done)
+		if (pk >= 0 && !t->plans[pk].done) {
+			if (decide_noting(out))
+				tiered_note_inference(t, v, out, j, pk, false);
 			continue;   /* its victims are still stopping */
+		}
 		if (pk >= 0)
 			tiered_plan_drop(t, cl, pk);
 		int32_t plans = t->nplans;
 		if (t->preempt && tiered_preempt_for(t, v, out, j))
 			return -1;
+		if (decide_noting(out))
+			tiered_note_inference(t, v, out, j, t->nplans > plans ? t->nplans - 1 : -1, true);
 		if (t->preempt && t->nplans == plans && tiered_wake_at_exemption(t, v, out))
 			return -1;
 	}
@@ -366,6 +371,8 @@ static int backfill_one(struct tiered *t, const struct view *v, struct decide *o
 	const struct cluster *cl = v->cl;
 	if (!place_aggregate_ok(cl, cl->free_cores, cl->free_gpus, &j->req)) {
 		tiered_quota_wait(t, v, j);
+		if (decide_noting(out))
+			tiered_note_offline(t, v, out, j, false, false);
 		return 0;
 	}
 	bool before = !t->have_head || (j->walltime_us != SIMTIME_INF && v->now + j->walltime_us <= t->shadow_t);
@@ -377,6 +384,8 @@ static int backfill_one(struct tiered *t, const struct view *v, struct decide *o
 		    ? place_offline(t, v, j, t->extra) : 0;
 	if (!n) {
 		tiered_quota_wait(t, v, j);
+		if (decide_noting(out))
+			tiered_note_offline(t, v, out, j, false, false);
 		return 0;
 	}
 	if (start_job(t, v, out, j, n))
@@ -423,8 +432,9 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 	build_offline(t, v);
 	t->have_head = false;
 	t->nmemo[0] = t->nmemo[1] = t->next_memo[0] = t->next_memo[1] = 0;
-	int32_t tested = 0;
+	int32_t tested = 0, first_untried = -1;
 	bool truncated = false;
+	t->nahead = 0;
 	/* A heap order: a pass keys every offline job but sorts only those it
 	 * looks at (multifactor does the same). */
 	prio_order_start(t->pr, v, t->offl, t->noff);
@@ -442,10 +452,15 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 			        ? place_offline(t, v, j, t->F) : 0;
 			if (n && start_job(t, v, out, j, n))
 				return -1;
-			if (n || reserve(t, v, j) > 0 || !t->empty ||
+			int np = 0;
+			if (n || (np = reserve(t, v, j)) > 0 || !t->empty ||
 			    place_first_fit_ex(cl, t->empty, &j->req, t->parts, FIT_ANY_STATE) > 0) {
 				if (!n)
 					tiered_quota_wait(t, v, j);
+				if (!n && decide_noting(out)) {
+					tiered_note_offline(t, v, out, j, true, np > 0);
+					t->nahead++;
+				}
 				continue;
 			}
 			/* It never fits: not even the empty cluster less the bound
@@ -456,22 +471,35 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 			 * reserve hold. It waits instead, holding no reservation,
 			 * and is tried again at every pass.) */
 			t->have_head = false;
+			if (decide_noting(out)) {
+				char req[256];
+				cluster_req_text(cl, &j->req, req, sizeof req);
+				decide_note(out, j->id, "held: %s never fits, not even on the empty cluster less the nodes "
+				            "bound to inference and the GPUs reserved for it", req);
+			}
 			if (decide_hold(out, j->id, "reserve"))
 				return -1;
 			continue;
 		}
 		if (tested >= t->max_test) {
 			truncated = true;
+			first_untried = id;
 			break;
 		}
 		tested++;
-		if (backfill_one(t, v, out, j) < 0)
+		int b = backfill_one(t, v, out, j);
+		if (b < 0)
 			return -1;
+		t->nahead += b == 0;
 	}
-	if (truncated)
+	if (truncated) {
+		if (decide_noting(out))
+			tiered_note_untried(t, v, out, first_untried, 0);
 		return 0;   /* an offline job not tried might fit: no idle fill */
+	}
 	prio_sort(t->pr, v, t->dev, t->ndev);
-	for (int32_t k = 0; k < t->ndev && tested < t->max_test; k++) {
+	int32_t k = 0;
+	for (; k < t->ndev && tested < t->max_test; k++) {
 		const struct job *j = &v->jobs[t->dev[k]];
 		if (j->state != JOB_PENDING)
 			continue;
@@ -482,12 +510,16 @@ static int offline_pass(struct tiered *t, const struct view *v, struct decide *o
 			continue;
 		if (t->dev_max_milli >= 0 && dev_used(t, j->tenant) + job_milli(&j->req) > t->dev_max_milli) {
 			tiered_quota_wait(t, v, j);
+			if (decide_noting(out))
+				tiered_note_devcap(t, out, j, dev_used(t, j->tenant));
 			continue;
 		}
 		tested++;
 		if (backfill_one(t, v, out, j) < 0)
 			return -1;
 	}
+	if (k < t->ndev && decide_noting(out))
+		tiered_note_untried(t, v, out, -1, k);
 	return 0;
 }
 
@@ -506,9 +538,17 @@ static int classify(struct tiered *t, const struct view *v, struct decide *out)
 			t->offl[t->noff++] = j->id;
 		} else if (t->dev_max_runtime_us != SIMTIME_INF &&
 		           (j->walltime_us == SIMTIME_INF || j->walltime_us > t->dev_max_runtime_us)) {
+			if (decide_noting(out))
+				decide_note(out, j->id, "held: a dev job's time limit may be at most %.0f s (dev max runtime); "
+				            "it asks %.0f s%s", simtime_to_s(t->dev_max_runtime_us),
+				            j->walltime_us == SIMTIME_INF ? 0.0 : simtime_to_s(j->walltime_us),
+				            j->walltime_us == SIMTIME_INF ? " (none given)" : "");
 			if (decide_hold(out, j->id, "dev-runtime"))
 				return -1;
 		} else if (t->dev_max_milli >= 0 && job_milli(&j->req) > t->dev_max_milli) {
+			if (decide_noting(out))
+				decide_note(out, j->id, "held: it asks %.2f GPUs, over the dev GPU cap of %.2f a tenant",
+				            job_milli(&j->req) / (double)HL_MILLI, t->dev_max_milli / (double)HL_MILLI);
 			if (decide_hold(out, j->id, "dev-gpus"))
 				return -1;
 		} else {

@@ -115,6 +115,9 @@ struct tiered {
 	int32_t *held, nheld;            /* jobs this policy held for quota */
 	struct dpair *devrun, *devnew;
 	int32_t ndevrun, ndevnew;
+	/* notes (decide_note; set and read only while someone listens) */
+	int32_t nahead;                  /* offline jobs passed over so far in the pass */
+	const char *nopre;               /* why tiered_preempt_for found no victims */
 };
 
 static const struct nodefree nf_zero;
@@ -241,5 +244,31 @@ int tiered_preempt_for(struct tiered *t, const struct view *v, struct decide *ou
 /* No victim could be taken: a pass when the first exemption runs out.
  * 0, or -1 on a rejected decision. */
 int tiered_wake_at_exemption(struct tiered *t, const struct view *v, struct decide *out);
+
+/* ---- why a job waits (tiered_why.c, tiered_quota.c; only while
+ * decide_noting(out)) ---- */
+
+/* Over which quota job j is (held with `release`: after every waiting job
+ * of its tenant), in words: "held for the GPU-hour quota of tenant T: ...". */
+void tiered_quota_note(struct tiered *t, const struct view *v, struct decide *out, const struct job *j, bool release);
+/* What the offline state (or, for inference, the live one) lacks for j;
+ * 1 when it fits there (the placer or the rules said no). */
+int tiered_why_fit(const struct tiered *t, const struct view *v, const struct job *j, bool offline, char *buf,
+                   size_t len);
+/* An inference job that did not start: its plan's victims still stopping
+ * (plan >= 0), a plan just opened (opened), else why no preemption. */
+void tiered_note_inference(struct tiered *t, const struct view *v, struct decide *out, const struct job *j,
+                           int32_t plan, bool opened);
+/* An offline or dev job that did not start: head (the first offline job
+ * that does not fit; resv: it got a reservation), or a backfill candidate
+ * behind the head's reservation, or a dev job without one. */
+void tiered_note_offline(struct tiered *t, const struct view *v, struct decide *out, const struct job *j, bool head,
+                         bool resv);
+/* A dev job over its tenant's dev GPU cap (its dev jobs hold `used` milli-GPUs). */
+void tiered_note_devcap(const struct tiered *t, struct decide *out, const struct job *j, int64_t used);
+/* Jobs the pass did not get to: offline ones from `first` on in the
+ * priority order (bf_max_job_test; -1 none), and dev ones from t->dev[dev_from]
+ * (no idle fill when the offline queue was cut short). */
+void tiered_note_untried(struct tiered *t, const struct view *v, struct decide *out, int32_t first, int32_t dev_from);
 
 #endif

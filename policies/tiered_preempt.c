@@ -141,16 +141,21 @@ int tiered_wake_at_exemption(struct tiered *t, const struct view *v, struct deci
 int tiered_preempt_for(struct tiered *t, const struct view *v, struct decide *out, const struct job *j)
 {
 	const struct cluster *cl = v->cl;
+	t->nopre = "no room for another preemption plan";
 	if (t->nplans >= t->cap_plans)
 		return 0;
 	for (int32_t i = 0; i < cl->nnodes; i++)
 		t->suit[i] = t->owner[i] < 0 && cluster_node_suits(cl, i, &j->req, t->pl.how);
 	int32_t nc = 0;
+	bool exempt = false;
 	for (int32_t k = 0; k < v->nrunning; k++) {
 		const struct job *r = &v->jobs[v->running[k]];
-		if (r->state != JOB_RUNNING || r->signalled_us >= 0 || t->vrank[r->cls] < 0 ||
-		    v->now - r->start_us < t->exempt_us)
+		if (r->state != JOB_RUNNING || r->signalled_us >= 0 || t->vrank[r->cls] < 0)
 			continue;
+		if (v->now - r->start_us < t->exempt_us) {
+			exempt = true;
+			continue;
+		}
 		const struct alloc_part *p = &v->parts[r->parts];
 		bool useful = false, claimed = false;
 		for (int i = 0; i < r->nparts; i++) {
@@ -161,8 +166,13 @@ int tiered_preempt_for(struct tiered *t, const struct view *v, struct decide *ou
 			t->cand[nc++] = (struct vcand){ r->id, t->vrank[r->cls], prio_priority(t->pr, v, r),
 			                                 lost_us(r, v->now) };
 	}
-	if (nc == 0)
+	t->nopre = exempt ? "stopping every job it may preempt (those past preempt_exempt_s) would not make room"
+	                  : "stopping every job it may preempt would not make room";
+	if (nc == 0) {
+		t->nopre = exempt ? "the jobs it may preempt started less than preempt_exempt_s ago"
+		                  : "no running job it may preempt holds a node where it could run";
 		return 0;
+	}
 	qsort(t->cand, (size_t)nc, sizeof *t->cand, vcand_cmp);
 	for (int32_t k = 0; k < nc; k++)
 		t->chosen[k] = k;

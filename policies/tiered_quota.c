@@ -8,6 +8,7 @@
  * held ("quota") and released once it fits again, after every job of its
  * tenant that waits. Called from policies/tiered.c; the state is struct
  * tiered (policies/tiered_int.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "policies/tiered_int.h"
@@ -159,11 +160,56 @@ void tiered_quota_wait(struct tiered *t, const struct view *v, const struct job 
 		quota_queue(t, v, j, true);
 }
 
+void tiered_quota_note(struct tiered *t, const struct view *v, struct decide *out, const struct job *j, bool release)
+{
+	double gpu, core;
+	job_est(t, j, &gpu, &core);
+	double st = j->req.pool > 0 ? (double)j->req.storage_gib : 0;
+	double bw = j->req.pool > 0 ? (double)j->req.io_mbps : 0;
+	int32_t e[2] = { ent_tenant(t, j), ent_project(t, j) };
+	for (int k = 0; k < 2; k++) {
+		if (e[k] < 0)
+			continue;
+		struct qent *q = ent_get(t, e[k], v->now);
+		if (!ent_over(q, release, gpu, core, st, bw))
+			continue;
+		const struct quota *l = q->q;
+		char who[160];
+		if (k == 0)
+			snprintf(who, sizeof who, "tenant %s", t->org->t[e[k]].name);
+		else
+			snprintf(who, sizeof who, "project %s of tenant %s", t->org->p[e[k] - t->org->nt].name,
+			         t->org->t[e[0]].name);
+		const char *by = release ? "used, running and waiting" : "used, running and queued ahead of it";
+		double days = simtime_to_s(l->window_us) / 86400;
+		double g = q->gpu + q->run_gpu + (release ? q->wait_gpu : q->ahead_gpu);
+		double c = q->core + q->run_core + (release ? q->wait_core : q->ahead_core);
+		const char *tail = release ? "still held" : "held";
+		if (gpu > 0 && l->gpu_hours > 0 && g + gpu > l->gpu_hours * 3600.0 + 1e-9)
+			decide_note(out, j->id, "%s for the GPU-hour quota of %s: %.3g of its %g GPU-hours in %g days %s; "
+			            "it needs %.3g more (hetlab approve releases it)", tail, who, g / 3600, l->gpu_hours, days,
+			            by, gpu / 3600);
+		else if (core > 0 && l->core_hours > 0 && c + core > l->core_hours * 3600.0 + 1e-9)
+			decide_note(out, j->id, "%s for the core-hour quota of %s: %.3g of its %g core-hours in %g days %s; "
+			            "it needs %.3g more (hetlab approve releases it)", tail, who, c / 3600, l->core_hours, days,
+			            by, core / 3600);
+		else if (st > 0 && l->storage_gib > 0 && q->storage + st > l->storage_gib + 1e-9)
+			decide_note(out, j->id, "%s for the storage quota of %s: %.0f of its %g GiB held by running jobs; "
+			            "it needs %.0f (hetlab approve releases it)", tail, who, q->storage, l->storage_gib, st);
+		else
+			decide_note(out, j->id, "%s for the bandwidth quota of %s: %.0f of its %g MB/s held by running jobs; "
+			            "it needs %.0f (hetlab approve releases it)", tail, who, q->bw, l->bw_mbps, bw);
+		return;
+	}
+}
+
 /* Holds pending job j for quota when it is over: 1 held, 0 not, -1 error. */
 int tiered_quota_hold(struct tiered *t, const struct view *v, struct decide *out, const struct job *j)
 {
 	if (!quota_over(t, v, j, false))
 		return 0;
+	if (decide_noting(out))
+		tiered_quota_note(t, v, out, j, false);
 	if (decide_hold(out, j->id, "quota"))
 		return -1;
 	t->held[t->nheld++] = j->id;
@@ -179,6 +225,8 @@ int tiered_quota_release(struct tiered *t, const struct view *v, struct decide *
 		if (j->state != JOB_HELD || j->hold_why != HOLD_QUOTA)
 			continue;
 		if (quota_over(t, v, j, true)) {
+			if (decide_noting(out))
+				tiered_quota_note(t, v, out, j, true);
 			t->held[w++] = j->id;
 			continue;
 		}

@@ -5,7 +5,7 @@
 # readings that drain a hot node, quota holds released by `hetlab approve`, kill -9 of the daemon and its recovery
 # (no job lost or started twice), the metrics endpoint, bad input, the
 # socket shared fairly between users (fair.sh), forecasts and reasons
-# (forecast.sh), and the
+# (forecast.sh, why.sh), and the
 # replay of every recording (same decisions at the same times).
 #
 # usage: tests/live/run.sh HETLAB
@@ -596,6 +596,9 @@ fi
 
 # --- 24. kept snapshots, state-prune and its archives (tests/live/prune.sh) --
 . "$ROOT/tests/live/prune.sh"
+
+# --- 25. why a job waits under tiered: a quota hold (tests/live/why.sh) -----
+. "$ROOT/tests/live/why.sh"
 
 echo
 echo "live: $pass passed, $fail failed"
