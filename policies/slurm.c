@@ -531,6 +531,19 @@ static void sl_finish(void *state, const struct view *v, int32_t id)
 
 /* ---- the main scheduler's pass ---- */
 
+/* A job the accounting policy holds (a QOS or association limit): it
+ * blocks nothing, unless assoc_limit_stop, where it fails its partition
+ * as a job without resources does (job_scheduler.c: fail_by_part; its
+ * partition's nodes taken out for the rest of the pass). */
+static void limit_fail(struct sl *st, struct sl_job *sj, const uint64_t *pb, bool stop)
+{
+	sj->why = SLW_LIMIT;
+	if (stop) {
+		st->part_failed[sj->part] = 1;
+		sl_andnot(st->avail, pb, st->nw);
+	}
+}
+
 static int main_pass(struct sl *st, bool full)
 {
 	const struct view *v = st->v;
@@ -562,11 +575,11 @@ static int main_pass(struct sl *st, bool full)
 			sj->why = SLW_PRIORITY;
 			continue;
 		}
-		if (enforce && !stop && !sl_limits_pre(st, id)) {
-			sj->why = SLW_LIMIT;
+		const uint64_t *pb = st->part_bits + (size_t)sj->part * (size_t)nw;
+		if (enforce && !sl_limits_pre(st, id)) {
+			limit_fail(st, sj, pb, stop);
 			continue;
 		}
-		const uint64_t *pb = st->part_bits + (size_t)sj->part * (size_t)nw;
 		sl_copy(st->cand, st->avail, nw);
 		sl_and(st->cand, pb, nw);
 		bool fail = true;
@@ -574,13 +587,13 @@ static int main_pass(struct sl *st, bool full)
 		if (sl_count(st->cand, nw) >= min_nodes) {
 			/* a gang's TRES are its request's whatever nodes it gets:
 			 * a job over a limit needs no selection */
-			if (enforce && !stop && st->p[SP_SHORTCUTS] >= 0.5 && sl_tres_fixed(st, id) &&
+			if (enforce && st->p[SP_SHORTCUTS] >= 0.5 && sl_tres_fixed(st, id) &&
 			    !sl_limits_post(st, id, st->parts, 0)) {
-				sj->why = SLW_LIMIT;
-				continue;   /* accounting policy: blocks nothing */
+				limit_fail(st, sj, pb, stop);
+				continue;
 			}
 			int n = sl_select(st, id, cl->free, st->cand, false);
-			bool lim_ok = !enforce || stop || sl_limits_post(st, id, st->parts, n);
+			bool lim_ok = !enforce || sl_limits_post(st, id, st->parts, n);
 			if (n > 0 && lim_ok) {
 				SL_TRACE(st, "main%s start %lld node %d", full ? " full" : "", (long long)v->jobs[id].trace_id, st->parts[0].node + 1);
 				if (sl_start(st, id, st->parts, n))
@@ -589,8 +602,8 @@ static int main_pass(struct sl *st, bool full)
 				continue;
 			}
 			if (!lim_ok) {
-				sj->why = SLW_LIMIT;
-				continue;   /* accounting policy: blocks nothing */
+				limit_fail(st, sj, pb, stop);
+				continue;
 			}
 			if (st->p[SP_PREEMPT_QOS] >= 0.5) {
 				sl_copy(st->tmp2, st->up, nw);

@@ -389,7 +389,13 @@ void sl_bf_cycle(struct sl *st)
 			parts_bits(st, np, sel);
 			if (S <= now) {
 				int n = sl_select(st, id, st->cl->free, cand, false);
-				if (enforce && !stop && !sl_limits_post(st, id, st->parts, n)) {
+				/* under assoc_limit_stop the limits are not checked
+				 * before selection nor before a plan, but a start
+				 * still meets them, before and after selection
+				 * (select_nodes: the accounting policy); Slurm then
+				 * plans the job from the next end or 500 s on, the
+				 * twin plans nothing */
+				if (enforce && ((stop && !sl_limits_pre(st, id)) || !sl_limits_post(st, id, st->parts, n))) {
 					sj->why = SLW_LIMIT;
 					break;   /* accounting policy: no plan */
 				}

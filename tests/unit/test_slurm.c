@@ -350,6 +350,35 @@ static void test_qos_limit(void **state)
 	assert_true(S(1) == 2);
 }
 
+/* assoc_limit_stop: the job over its limit still waits for it, and now
+ * fails its partition in the main pass, so the other user's later job
+ * waits with it (before, the limits were not checked at all and the
+ * second job started at once). */
+static void test_assoc_limit_stop(void **state)
+{
+	(void)state;
+	struct site s;
+	site_init(&s, 2, false, false);
+	s.qos[0].lim.max_jobs_pu = 1;
+	const struct tj tj[] = {
+		{ .submit = 0, .run = 100, .cores = 1, .user = 0 },
+		{ .submit = 1, .run = 100, .cores = 1, .user = 0 },
+		{ .submit = 2, .run = 100, .cores = 1, .user = 1, .acct = 1 },
+	};
+	double start[3], end[3];
+	const struct param ps[] = { { "backfill", 0 }, { "enforce_limits", 1 }, { "assoc_limit_stop", 1 },
+	                            { "batch_sched_delay_s", 0 }, { NULL, 0 } };
+	run(&s, 2, 0, tj, 3, ps, start, end, NULL);
+	assert_true(S(0) == 1);
+	assert_true(S(1) == end[0]);
+	assert_true(S(2) == end[0]);
+	/* with backfill, a start still meets the limit */
+	const struct param pb[] = { { "enforce_limits", 1 }, { "assoc_limit_stop", 1 }, { "batch_sched_delay_s", 0 },
+	                            { NULL, 0 } };
+	run(&s, 2, 0, tj, 3, pb, start, end, NULL);
+	assert_true(S(1) >= end[0]);
+}
+
 /* Fair Tree: after account a used the machine, b's user ranks first at
  * the next decay tick and its job goes before a's older one. */
 static void test_fair_tree(void **state)
@@ -451,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_partition_stop_and_backfill),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_qos_limit),
+		cmocka_unit_test(test_assoc_limit_stop),
 		cmocka_unit_test(test_fair_tree),
 		cmocka_unit_test(test_arrivals),
 		cmocka_unit_test(test_preempt_requeue),
