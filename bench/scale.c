@@ -4,6 +4,12 @@
  * node.
  *
  *   scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]
+ *         [--fixed-nodes N]
+ *
+ * With --fixed-nodes N the nodes are held at N and only the jobs grow: a
+ * point P is then run at N nodes (racks and rates x N / 44) with the
+ * workload's days x P / N, so about as many jobs as at P nodes and the
+ * same load per node (the job-count effect apart from the node-count one).
  *
  * The scenario is bench/scale.json (scenarios/guian.json with 12 days of
  * arrivals, about 100 jobs a node, and its day-1 node join in a rack of its
@@ -39,7 +45,7 @@
 #include "bench/benchutil.h"
 #include "bench/spawn.h"
 
-#define USAGE "usage: scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE]\n"
+#define USAGE "usage: scale HETLAB [--points N,N,...] [--runs R] [--big-runs R] [--scenario FILE] [--fixed-nodes N]\n"
 #define BIG 50000
 #define MAX_POINTS 8
 
@@ -59,12 +65,19 @@ static long rack_nodes(json_t *root)
 	return n;
 }
 
-/* Writes root with every rack count x f to path. */
-static int write_scaled(json_t *root, double f, const char *path)
+/* Writes root with every rack count x f and the synthetic workload's days x d
+ * to path. */
+static int write_scaled(json_t *root, double f, double d, const char *path)
 {
 	json_t *copy = json_deep_copy(root);
 	if (!copy)
 		return -1;
+	json_t *syn = json_object_get(json_object_get(copy, "workload"), "synthetic");
+	json_t *days = json_object_get(syn, "days");
+	if (d != 1.0 && days) {
+		long n = lround((double)json_integer_value(days) * d);
+		json_object_set_new(syn, "days", json_integer(n > 0 ? n : 1));
+	}
 	size_t i;
 	json_t *r;
 	json_array_foreach(json_object_get(copy, "racks"), i, r) {
@@ -115,6 +128,7 @@ int main(int argc, char **argv)
 	}
 	const char *hetlab = argv[1], *scn = "bench/scale.json", *pts = "1000,10000,100000";
 	int runs = 1, big_runs = -1;
+	long fixed = 0;
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--points") == 0 && i + 1 < argc)
 			pts = argv[++i];
@@ -124,7 +138,13 @@ int main(int argc, char **argv)
 			big_runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc)
 			scn = argv[++i];
-		else {
+		else if (strcmp(argv[i], "--fixed-nodes") == 0 && i + 1 < argc) {
+			fixed = atol(argv[++i]);
+			if (fixed < 1) {
+				fprintf(stderr, "scale: --fixed-nodes: expected a node count of 1 or more, got '%s'\n", argv[i]);
+				return 2;
+			}
+		} else {
 			fprintf(stderr, "scale: unknown argument '%s'\n" USAGE, argv[i]);
 			return 2;
 		}
@@ -172,14 +192,15 @@ int main(int argc, char **argv)
 	printf("  %9s %9s %11s %11s %9s %9s %9s %10s %12s %11s %11s %11s\n", "f", "nodes", "jobs", "events", "wall s",
 	       "CPU s", "RSS MiB", "file MiB", "CPU us/job", "user us/job", "sys us/job", "faults/job");
 	double cost[MAX_POINTS], ucost[MAX_POINTS], wall_at[MAX_POINTS], rss_at[MAX_POINTS];
-	long nodes_at[MAX_POINTS];
+	long nodes_at[MAX_POINTS], jobs_at[MAX_POINTS];
 	for (int k = 0; k < np; k++) {
-		double f = (double)points[k] / (double)base;
+		double f = (double)(fixed ? fixed : points[k]) / (double)base;
+		double d = fixed ? (double)points[k] / (double)fixed : 1.0;
 		char path[300], db[300], rate[32];
 		snprintf(path, sizeof path, "%s/scale.json", tmpdir);
 		snprintf(db, sizeof db, "%s/run.db", tmpdir);
 		snprintf(rate, sizeof rate, "%.6f", f);
-		if (write_scaled(root, f, path)) {
+		if (write_scaled(root, f, d, path)) {
 			fprintf(stderr, "scale: cannot write %s\n", path);
 			json_decref(root);
 			return 1;
@@ -187,7 +208,7 @@ int main(int argc, char **argv)
 		double wall[BENCH_MAX_RUNS], cpu[BENCH_MAX_RUNS], rss[BENCH_MAX_RUNS], flt[BENCH_MAX_RUNS], file_mib = 0;
 		double usr[BENCH_MAX_RUNS], sys[BENCH_MAX_RUNS];
 		struct counts c = { 0, 0, 0 };
-		int nr = points[k] >= BIG ? big_runs : runs;
+		int nr = points[k] >= BIG ? big_runs : runs; /* big in jobs, with or without --fixed-nodes */
 		for (int r = 0; r < nr; r++) {
 			char run_[] = "run", sr[] = "--scale-rate", out[] = "--out", quiet[] = "--quiet";
 			char *av[] = { (char *)hetlab, run_, path, sr, rate, out, db, quiet, NULL };
@@ -220,13 +241,18 @@ int main(int argc, char **argv)
 		wall_at[k] = w;
 		rss_at[k] = m;
 		nodes_at[k] = c.nodes;
+		jobs_at[k] = c.jobs;
 		printf("  %9.2f %9ld %11ld %11ld %9.2f %9.2f %9.0f %10.0f %12.2f %11.2f %11.2f %11.3f\n", f, c.nodes, c.jobs,
 		       c.events, w, u, m, file_mib, cost[k], ucost[k], c.jobs > 0 ? sy / (double)c.jobs * 1e6 : 0,
 		       c.jobs > 0 ? fl / (double)c.jobs : 0);
 		fflush(stdout);
 	}
 	json_decref(root);
-	if (np > 1)
+	if (np > 1 && fixed)
+		printf("  cost per job at %ld jobs / at %ld jobs (%ld nodes held): %.2f; target <= 1.30: %s\n",
+		       jobs_at[np - 1], jobs_at[0], nodes_at[0], cost[np - 1] / cost[0],
+		       cost[np - 1] / cost[0] <= 1.30 ? "met" : "NOT met");
+	else if (np > 1)
 		printf("  cost per job at %ld nodes / at %ld nodes: %.2f; target <= 1.30: %s\n", nodes_at[np - 1],
 		       nodes_at[0], cost[np - 1] / cost[0], cost[np - 1] / cost[0] <= 1.30 ? "met" : "NOT met");
 	if (np > 1 && ucost[0] > 0)
