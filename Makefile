@@ -178,11 +178,14 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 # what deploy/ ships (these fail, with the daemons' logs, when the cluster
 # does not start), and the Slurm twin's pipeline (tests/slurm/twin.sh: a
 # small workload on the real Slurm, twin build, replay, twin check; its
-# cluster's ports are offset by 2000). Each starts its own cluster on fixed
+# cluster's ports are offset by 2000), and hetlab shadow beside it
+# (tests/slurm/shadow.sh: bench/forecast-slurm.sh --test, ports offset by
+# 4000, /tmp/hetlab-slurm-4000.lock). Each starts its own cluster on fixed
 # ports: hold /tmp/hetlab-slurm.lock (flock) around it when others may run one.
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
 	@sh tests/slurm/twin.sh $(HETLAB)
+	@sh tests/slurm/shadow.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
 	@sh tests/slurm/compact.sh $(HETLAB)

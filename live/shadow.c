@@ -159,6 +159,13 @@ static int make_scenario(struct shadow *sh, char *err, size_t errlen)
 		return -1;
 	}
 	json_object_del(scn, "workload");
+	/* A job's arrival is known here to the second it was seen: no
+	 * modelled arrival delay within its second. */
+	json_t *pp = json_object_get(scn, "policy_params");
+	if (json_is_object(pp)) {
+		json_object_set_new(pp, "submit_offset_s", json_real(0));
+		json_object_set_new(pp, "arrival_draw", json_real(0));
+	}
 	json_t *sl = json_object_get(scn, "slurm");
 	if (sl) {
 		/* One partition of every node: each job requires its own nodes. */
@@ -393,11 +400,15 @@ static int forecast(struct shadow *sh, struct poll *p, char *err, size_t errlen)
 			break;
 	}
 	int unplaced = 0;
+	char ids[200] = "";
 	for (int32_t i = 0; i < nrun && i < s->njobs; i++)
-		unplaced += s->jobs[i].state != JOB_RUNNING;
+		if (s->jobs[i].state != JOB_RUNNING && ++unplaced <= 5)
+			snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%" PRId64 " (started %.0f s ago)",
+			         unplaced > 1 ? ", " : "", run[i]->id, p->t - (double)run[i]->start_unix);
 	if (unplaced)
-		fprintf(sh->log, "hetlab shadow: warning: %d running job%s did not fit the twin's nodes where Slurm runs "
-		        "them (slurm.conf and the nodes disagree?)\n", unplaced, unplaced == 1 ? "" : "s");
+		fprintf(sh->log, "hetlab shadow: warning: %d running job%s not started by the twin where Slurm runs "
+		        "%s: %s%s\n", unplaced, unplaced == 1 ? "" : "s", unplaced == 1 ? "it" : "them", ids,
+		        unplaced > 5 ? ", ..." : "");
 	p->q = calloc((size_t)p->nwait + 1, sizeof *p->q);
 	if (!p->q) {
 		snprintf(err, errlen, "out of memory");
