@@ -251,6 +251,14 @@ static int cmp_running(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Whether j has started: a job cancelled while it waited has a start
+ * time (its end) but no node. */
+static bool ran(const struct sx_jobinfo *j)
+{
+	return j->start_unix > 0 && j->st != SX_PENDING && j->st != SX_HELD && j->nodes[0] &&
+	       strcmp(j->nodes, "(null)") != 0;
+}
+
 static bool is_running(const struct sx_jobinfo *j)
 {
 	return (j->st == SX_RUNNING || j->st == SX_COMPLETING || j->st == SX_SUSPENDED) && j->start_unix > 0;
@@ -498,7 +506,7 @@ static int record(struct shadow *sh, struct poll *p, double took_s, double cpu, 
 	struct shadowdb *d = sh->db;
 	for (int k = 0; k < p->nj; k++) {
 		const struct sx_jobinfo *j = &p->jobs[k];
-		bool started = j->start_unix > 0 && j->st != SX_PENDING && j->st != SX_HELD;
+		bool started = ran(j);
 		bool ended = started && sx_state_final(j->st) && j->end_unix >= j->start_unix;
 		struct shadowdb_job r = { .id = j->id, .user = j->user, .partition = j->partition, .account = j->account,
 		                          .submit = j->submit_unix > 0 ? (double)j->submit_unix : NAN,
@@ -511,7 +519,7 @@ static int record(struct shadow *sh, struct poll *p, double took_s, double cpu, 
 	for (int k = 0; k < p->na; k++) {
 		const struct sx_acct *a = &p->acct[k];
 		struct sjob *sj = sjob_find(sh, a->id, false);
-		if (!sj || a->start_unix <= 0)
+		if (!sj || a->start_unix <= 0 || !a->nodes[0])
 			continue;
 		struct shadowdb_job r = { .id = a->id, .user = sj->user[0] ? sj->user : NULL, .limit_s = sj->limit_s, .submit = NAN,
 		                          .start = (double)a->start_unix,
@@ -549,7 +557,7 @@ static void update(struct shadow *sh, const struct poll *p)
 		snprintf(sj->user, sizeof sj->user, "%s", j->user);
 		sj->limit_s = j->limit_s > 0 ? (double)j->limit_s : NAN;
 		sj->waiting = j->st == SX_PENDING || j->st == SX_HELD;
-		if (j->start_unix > 0 && !sj->waiting)
+		if (ran(j))
 			sj->started = true;
 		bool ended = sj->started && sx_state_final(j->st) && j->end_unix >= j->start_unix;
 		if (ended && !sj->learned && (j->st == SX_COMPLETED || j->st == SX_FAILED || j->st == SX_TIMEOUT)) {
@@ -560,7 +568,7 @@ static void update(struct shadow *sh, const struct poll *p)
 	for (int k = 0; k < p->na; k++) {
 		const struct sx_acct *a = &p->acct[k];
 		struct sjob *sj = sjob_find(sh, a->id, false);
-		if (!sj || a->start_unix <= 0)
+		if (!sj || a->start_unix <= 0 || !a->nodes[0])
 			continue;
 		sj->started = true;
 		if (!sj->learned && a->end_unix >= a->start_unix && (a->st == SX_COMPLETED || a->st == SX_FAILED ||

@@ -74,6 +74,7 @@ job() { # ID STATE START END NODES SUBMIT PRIO REASON
 	job 11 RUNNING $((NOW - 10)) $((NOW + 590)) n2 $((NOW - 30)) 1 None
 	job 12 PENDING $((NOW + 580)) N/A "" $((NOW - 5)) 100 Resources
 	job 13 PENDING $((NOW + 590)) N/A "" $((NOW - 4)) 90 Priority
+	job 20 CANCELLED $((NOW - 100)) $((NOW - 100)) "" $((NOW - 300)) 1 None
 } >"$T/squeue.out"
 
 cd "$T" || exit 1
@@ -92,6 +93,7 @@ check_eq "p10 <= p50 <= p90 (job 13)" "$(q st/shadow.db 'SELECT p10 <= p50 AND p
 check_eq "what squeue --start said is recorded beside" \
 	"$(q st/shadow.db "SELECT CAST(squeue AS INT) FROM forecast WHERE job = 12")" $((NOW + 580))
 check_eq "the finished jobs' starts are recorded" "$(q st/shadow.db 'SELECT count(*) FROM job WHERE start IS NOT NULL AND end IS NOT NULL')" 6
+check_eq "a job cancelled while it waited has no start" "$(q st/shadow.db 'SELECT count(*) FROM job WHERE id = 20 AND start IS NULL')" 1
 
 # Job 12 started; job 13 started and ended between two polls: sacct has it.
 {
