@@ -48,7 +48,7 @@ EMBED    = scenarios/default.json scenarios/guian.json $(wildcard scenarios/cata
            traces/data/alibaba-gpu-v2023-openb/published_alloc.csv
 HETLAB   = $(BUILD)/hetlab
 
-.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom package test-scripts \
+.PHONY: all bins test-serial run test unit scenario-test doc-test test-live test-shadow test-shared asan valgrind bench install uninstall clean deps help golden man completion test-cli test-pkg test-prom package test-scripts \
         fuzz fuzz-smoke fuzz-build fuzz-bins test-bad test-layout
 all: $(DEPS_OK) $(HETLAB)
 
@@ -132,7 +132,7 @@ bins: all $(TEST_BIN) $(SHARED_BIN) $(BUILD)/bench/scale man completion
 test:
 	@$(MAKE) --no-print-directory $(PAR) bins
 	@$(MAKE) --no-print-directory test-serial
-test-serial: all unit scenario-test test-bad doc-test test-cli test-scripts test-live test-layout
+test-serial: all unit scenario-test test-bad doc-test test-cli test-scripts test-live test-shadow test-layout
 
 # Every command shown in README.md and docs/ (docs/doctest.md).
 doc-test: $(HETLAB)
@@ -162,6 +162,10 @@ test-layout: $(HETLAB)
 test-live: $(HETLAB)
 	@sh tests/live/run.sh $(HETLAB)
 
+# `hetlab shadow` beside fake squeue / sinfo / sacct (no Slurm needed).
+test-shadow: $(HETLAB)
+	@sh tests/shadow/run.sh $(HETLAB)
+
 # Needs the trace directory ($$HETLAB_TRACES, else ../shared/traces).
 test-shared: $(SHARED_BIN) $(HETLAB)
 	@UNIT_LABEL=shared-unit sh tests/run-unit.sh $(SHARED_BIN)
@@ -174,11 +178,14 @@ test-shared: $(SHARED_BIN) $(HETLAB)
 # what deploy/ ships (these fail, with the daemons' logs, when the cluster
 # does not start), and the Slurm twin's pipeline (tests/slurm/twin.sh: a
 # small workload on the real Slurm, twin build, replay, twin check; its
-# cluster's ports are offset by 2000). Each starts its own cluster on fixed
+# cluster's ports are offset by 2000), and hetlab shadow beside it
+# (tests/slurm/shadow.sh: bench/forecast-slurm.sh --test, ports offset by
+# 4000, /tmp/hetlab-slurm-4000.lock). Each starts its own cluster on fixed
 # ports: hold /tmp/hetlab-slurm.lock (flock) around it when others may run one.
 test-slurm: $(HETLAB)
 	@sh tests/slurm/run.sh $(HETLAB)
 	@sh tests/slurm/twin.sh $(HETLAB)
+	@sh tests/slurm/shadow.sh $(HETLAB)
 	@sh tests/slurm/exec.sh $(HETLAB)
 	@sh tests/slurm/live.sh $(HETLAB)
 	@sh tests/slurm/compact.sh $(HETLAB)

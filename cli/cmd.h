@@ -27,6 +27,7 @@ int cmd_live(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_forecast(int argc, char **argv);
+int cmd_shadow(int argc, char **argv);
 int cmd_why(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

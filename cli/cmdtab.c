@@ -356,6 +356,19 @@ static const struct cli_cmd scenario_subs[] = {
 	END,
 };
 
+static const struct cli_opt shadow_opts[] = {
+	{ OPT_SLURM_CONF, "slurm-conf", 0, "FILE", "the cluster's slurm.conf (required; read as hetlab twin build reads it)", 0, F, NULL },
+	{ OPT_GRES_CONF, "gres-conf", 0, "FILE", "its gres.conf: GPU types where slurm.conf's Gres= gives none", 0, F, NULL },
+	{ OPT_STATE, "state", 0, "DIR", "the shadow's directory: its results shadow.db and the twin's scenario (default ./shadow)", 0, D, NULL },
+	{ OPT_EVERY, "every", 0, "S", "poll Slurm every S seconds (default 30)", 0, 0, NULL },
+	{ OPT_DRAWS, "draws", 0, "N", "draws of run times per forecast, 1-1000 (default 20)", 0, 0, NULL },
+	{ OPT_POLLS, "polls", 0, "N", "stop after N polls (default: until SIGINT or SIGTERM)", 0, 0, NULL },
+	{ OPT_MAX_S, "max-s", 0, "S", "stop after S seconds", 0, 0, NULL },
+	{ OPT_METRICS_PORT, "metrics-port", 0, "PORT", "serve /metrics on this loopback port (0: any free port; default none)", 0, 0, NULL },
+	{ OPT_METRICS_ADDR, "metrics-addr", 0, "ADDR", "the loopback address of /metrics (default 127.0.0.1)", 0, 0, NULL },
+	END,
+};
+
 static const struct cli_opt twin_build_opts[] = {
 	{ OPT_SLURM_CONF, "slurm-conf", 0, "FILE", "the site's slurm.conf (required; Include lines are followed)", 0, F, NULL },
 	{ OPT_GRES_CONF, "gres-conf", 0, "FILE", "its gres.conf: GPU types where slurm.conf's Gres= gives none", 0, F, NULL },
@@ -577,6 +590,15 @@ const struct cli_cmd cli_commands[] = {
 	  "run times learned from the state's history; LIMIT is the start if every\n"
 	  "job ran to its time limit; WHY is what holds it now.",
 	  forecast_opts, NULL, 0, "docs/forecast.md" },
+	{ "shadow", "[report DB]", "forecast a Slurm cluster's waiting jobs, read-only, and score the forecasts",
+	  "Runs beside a Slurm cluster that hetlab does not control, read-only: it\n"
+	  "only ever runs squeue, sinfo and sacct. Every --every seconds it builds\n"
+	  "the Slurm twin's state from what Slurm reports (slurm.conf read as twin\n"
+	  "build reads it), forecasts each waiting job's start (p10 / p50 / p90, run\n"
+	  "times learned from the jobs it saw end) and records each forecast, what\n"
+	  "squeue --start said then and each job's actual start in DIR/shadow.db.\n"
+	  "`hetlab shadow report DB` prints the forecasts' accuracy by wait length.",
+	  shadow_opts, NULL, 0, "docs/forecast.md" },
 	{ "why", "ID", "what holds a waiting live job, and when it will start",
 	  "Prints what holds a waiting job of the live daemon now, as its policy\n"
 	  "says (quota, no node with the resources free, the reservation of another\n"

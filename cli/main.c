@@ -121,6 +121,7 @@ static const struct { const char *name; int (*fn)(int argc, char **argv); } entr
 	{ "queue", cmd_queue },
 	{ "forecast", cmd_forecast },
 	{ "why", cmd_why },
+	{ "shadow", cmd_shadow },
 	{ "cancel", cmd_cancel },
 	{ "approve", cmd_approve },
 	{ "replay", cmd_replay },

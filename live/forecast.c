@@ -1,6 +1,7 @@
 /* forecast — the daemon's forecasts of when waiting jobs start, and why
  * they wait (forecast.h, docs/forecast.md). */
 #include "live/forecast.h"
+#include "live/fcdraw.h"
 #include "live/live_int.h"
 #include "live/predict.h"
 #include "live/sock.h"
@@ -20,13 +21,12 @@
 enum {
 	FCST_DRAWS = 20,             /* draws with predicted run times (p10 / p50 / p90 over them) */
 	FCST_CHILD_S = 60,           /* a forecast that takes longer is given up */
-	FCST_WHY = 320,
+	FCST_WHY = FCDRAW_WHY,
 };
 #define FCST_EVERY_S 2.0         /* a new forecast at most this often while jobs wait */
 #define FCST_DUTY 4.0            /* ... and after FCST_DUTY times as long as the last one took
                                     (forecasts keep to about a fifth of a core) */
 enum { FCST_METRICS_MAX = 1000 };   /* waiting jobs with /metrics series (the first, by id) */
-#define FCST_HORIZON_US ((simtime)30 * 86400 * 1000000)   /* a start later than this is "not known" */
 
 struct fc_row {
 	int64_t sid, uid;
@@ -110,121 +110,6 @@ int fcst_open(struct fcst **out, struct live *L)
 	return 0;
 }
 
-/* ---- one draw, in a grandchild ---- */
-
-struct draw {
-	const struct pred *pred;
-	uint64_t seed;
-	bool limit;                  /* every job runs to its limit */
-	int32_t *slot;               /* per engine job: its index among the targets, -1 */
-	simtime *start;              /* per target: its first start in this draw (-1 none) */
-	char (*why)[FCST_WHY];       /* per target: the policy's reason (draw 0), or NULL */
-	int32_t left;                /* targets not started yet */
-	simtime at;                  /* the forecast's time (the daemon's: every event up to it handled) */
-	simtime t0;
-};
-
-static simtime draw_runtime(void *ctx, const struct sim *s, int32_t id, simtime elapsed)
-{
-	const struct draw *d = ctx;
-	const struct job *j = &s->jobs[id];
-	double lim = j->walltime_us == SIMTIME_INF ? 0 : simtime_to_s(j->walltime_us);
-	if (d->limit && lim > 0)
-		return j->walltime_us;
-	/* The same job draws the same in a draw whatever the order of starts. */
-	uint64_t rng = d->seed ^ ((uint64_t)j->num * 0xd1b54a32d192ed03ULL) ^ ((uint64_t)j->restarts << 48);
-	return simtime_from_s(pred_draw(d->pred, j->tenant, j->cls, lim, simtime_to_s(elapsed), &rng, NULL));
-}
-
-static void draw_event(void *ctx, simtime t, enum rec_kind kind, int32_t job, int32_t node, int state,
-                       const char *detail)
-{
-	(void)node, (void)state, (void)detail;
-	struct draw *d = ctx;
-	if (kind != REC_START || job < 0 || d->slot[job] < 0 || d->start[d->slot[job]] >= 0)
-		return;
-	d->start[d->slot[job]] = t;
-	d->left--;
-}
-
-static void draw_note(void *ctx, const struct sim *s, int32_t job, const char *why)
-{
-	struct draw *d = ctx;
-	if (s->now != d->t0 || !d->why || d->slot[job] < 0)
-		return;
-	snprintf(d->why[d->slot[job]], FCST_WHY, "%s", why);
-}
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n > 0) {
-		ssize_t w = write(fd, c, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *p, size_t n)
-{
-	char *c = p;
-	while (n > 0) {
-		ssize_t r = read(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* In a grandchild: runs draw d on its copy of the run and writes the
- * targets' starts (and, with d->why, their reasons) to fd. Never returns. */
-static void run_draw(struct sim *s, struct draw *d, int32_t n, int fd)
-{
-	struct sim_recorder r = { .ctx = d, .event = draw_event };
-	sim_set_recorder(s, &r);
-	if (d->why)
-		sim_set_note(s, draw_note, d);
-	d->t0 = d->at > s->now && sim_next_time(s) >= d->at ? d->at : s->now;
-	s->cfg.horizon_us = d->t0 + FCST_HORIZON_US;
-	int rc = sim_live_detach(s, d->at, draw_runtime, d) ? -1 : 1;
-	while (rc > 0 && d->left > 0)
-		rc = sim_step(s);
-	if (rc < 0 || write_all(fd, d->start, (size_t)n * sizeof *d->start) ||
-	    (d->why && write_all(fd, d->why, (size_t)n * sizeof *d->why)))
-		_exit(1);
-	_exit(0);
-}
-
-static int cmp_time(const void *a, const void *b)
-{
-	simtime x = *(const simtime *)a, y = *(const simtime *)b;
-	/* -1 (not within the horizon) sorts last */
-	if (x < 0)
-		x = SIMTIME_INF;
-	if (y < 0)
-		y = SIMTIME_INF;
-	return (x > y) - (x < y);
-}
-
-static simtime quantile(const simtime *v, int n, double q)
-{
-	int k = (int)(q * n + 0.999999) - 1;   /* nearest rank */
-	if (k < 0)
-		k = 0;
-	if (k >= n)
-		k = n - 1;
-	return v[k] == SIMTIME_INF ? -1 : v[k];
-}
-
 /* The child: its draws, one grandchild each, then the answer on fd as
  * lines "sid uid p10 p50 p90 limit\twhy". Never returns. */
 static void run_child(struct fcst *f, struct live *L, int fd)
@@ -243,58 +128,29 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 			_exit(1);
 		dry = s->njobs - 1;
 	}
-	int32_t *slot = malloc((size_t)(s->njobs + 1) * sizeof *slot);
 	int32_t *target = malloc((size_t)(s->njobs + 1) * sizeof *target);
-	if (!slot || !target)
+	if (!target)
 		_exit(1);
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct job *j = &s->jobs[i];
 		bool waits = i == dry || ((j->state == JOB_PENDING || j->state == JOB_HELD || j->state == JOB_PREEMPTED) &&
 		                          j->submit_us <= s->now);
-		slot[i] = waits ? n : -1;
 		if (waits)
 			target[n++] = i;
 	}
-	int K = f->draws;
-	simtime *all = malloc((size_t)(K + 1) * (size_t)(n + 1) * sizeof *all);
+	struct fcdraw_q *q = malloc(((size_t)n + 1) * sizeof *q);
 	char(*why)[FCST_WHY] = calloc((size_t)n + 1, sizeof *why);
-	simtime *col = malloc((size_t)(K + 1) * sizeof *col);
-	if (!all || !why || !col)
+	if (!q || !why)
 		_exit(1);
-	for (int k = 0; k <= K; k++) {
-		int p[2];
-		if (pipe(p))
-			_exit(1);
-		pid_t g = fork();
-		if (g < 0)
-			_exit(1);
-		simtime *st = all + (size_t)k * (size_t)(n + 1);
-		for (int32_t t = 0; t < n; t++)
-			st[t] = -1;
-		if (g == 0) {
-			close(p[0]);
-			close(fd);   /* the daemon's pipe ends with the child, not with its draws */
-			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* alarms are not inherited */
-			alarm(FCST_CHILD_S);
-			struct draw d = { .pred = &f->pred, .seed = f->seq * 1000003u + (uint64_t)k * 0x9e3779b97f4a7c15ULL,
-			                  .limit = k == 0, .slot = slot, .start = st, .why = k == 0 ? why : NULL, .left = n,
-			                  .at = f->at_us };
-			run_draw(s, &d, n, p[1]);
-		}
-		close(p[1]);
-		int ok = read_all(p[0], st, (size_t)n * sizeof *st) == 0 &&
-		         (k != 0 || read_all(p[0], why, (size_t)n * sizeof *why) == 0);
-		close(p[0]);
-		int wst = 0;
-		waitpid(g, &wst, 0);
-		if (!ok || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0)
-			_exit(1);
-	}
+	struct fcdraw fd_ = { .s = s, .pred = &f->pred, .at = f->at_us, .draws = f->draws, .seq = f->seq,
+	                      .limit_s = FCST_CHILD_S, .target = target, .ntarget = n, .close_fd = fd };
+	if (fcdraw_run(&fd_, q, why))
+		_exit(1);
 	/* Jobs the policy said nothing of: held (why the engine keeps), or
 	 * what the cluster lacks now (sim/cluster_why.c). */
 	for (int32_t t = 0; t < n; t++) {
 		const struct job *j = &s->jobs[target[t]];
-		if (target[t] == dry && all[t] >= 0 && all[t] <= f->at_us)
+		if (target[t] == dry && q[t].lim >= 0 && q[t].lim <= f->at_us)
 			why[t][0] = 0;   /* the dry run's job starts at once: nothing holds it */
 		if (why[t][0] || target[t] == dry)
 			continue;
@@ -311,17 +167,13 @@ static void run_child(struct fcst *f, struct live *L, int fd)
 	if (!out)
 		_exit(1);
 	for (int32_t t = 0; t < n; t++) {
-		for (int k = 1; k <= K; k++)
-			col[k - 1] = all[(size_t)k * (size_t)(n + 1) + (size_t)t];
-		qsort(col, (size_t)K, sizeof *col, cmp_time);
 		int32_t id = target[t];
 		char *w = why[t];
 		for (char *c = w; *c; c++)
 			if (*c == '\n' || *c == '\t')
 				*c = ' ';
 		fprintf(out, "%lld %lld %lld %lld %lld %lld\t%s\n", (long long)live_sid(L, id), (long long)L->jx[id].uid,
-		        (long long)quantile(col, K, 0.1), (long long)quantile(col, K, 0.5), (long long)quantile(col, K, 0.9),
-		        (long long)all[t], w);
+		        (long long)q[t].p10, (long long)q[t].p50, (long long)q[t].p90, (long long)q[t].lim, w);
 	}
 	if (fputs("end\n", out) < 0 || fflush(out))
 		_exit(1);

@@ -3,7 +3,7 @@
  *
  * Every forecast_every seconds while jobs wait, the daemon fork()s a
  * child: it holds a copy-on-write copy of the engine and the policy. The
- * child forks one grandchild per draw; each detaches the live seam
+ * child runs the draws (live/fcdraw.h, the code the shadow shares): it forks one grandchild per draw; each detaches the live seam
  * (sim_live_detach: nothing reaches the executor, the state, the
  * recording or the socket: the grandchild has a recorder of its own and
  * writes only to its pipe), gives every running and pending job a run

@@ -548,8 +548,33 @@ int sx_resume(const struct sx_ctx *c, const char *node, char *err, size_t n)
 /* ---- reading back ---------------------------------------------------------- */
 
 /* Appends the parsed jobs of one squeue to *out. */
+static int squeue_into_as(const struct sx_ctx *c, struct sx_cmd *cmd, bool full, struct sx_jobinfo **out,
+                          int *nout, char *err, size_t errlen);
+
 static int squeue_into(const struct sx_ctx *c, struct sx_cmd *cmd, struct sx_jobinfo **out, int *nout,
                        char *err, size_t errlen)
+{
+	return squeue_into_as(c, cmd, false, out, nout, err, errlen);
+}
+
+int sx_jobs_all(const struct sx_ctx *c, struct sx_jobinfo **out, int *nout, char *err, size_t errlen)
+{
+	*out = NULL;
+	*nout = 0;
+	struct sx_cmd *cmd = malloc(sizeof *cmd);
+	if (!cmd) {
+		sx_seterr(err, errlen, "squeue: out of memory");
+		return -1;
+	}
+	const char *av[] = { "squeue", "-h", "-a", "-t", "all", "-O", SX_SQUEUE_FULL_FORMAT, NULL };
+	sx_cmd_set(cmd, av);
+	int rc = squeue_into_as(c, cmd, true, out, nout, err, errlen);
+	free(cmd);
+	return rc;
+}
+
+static int squeue_into_as(const struct sx_ctx *c, struct sx_cmd *cmd, bool full, struct sx_jobinfo **out,
+                          int *nout, char *err, size_t errlen)
 {
 	sx_run(c, cmd);
 	if (cmd->rc != 0) {
@@ -562,7 +587,7 @@ static int squeue_into(const struct sx_ctx *c, struct sx_cmd *cmd, struct sx_job
 	}
 	struct sx_jobinfo *v;
 	int nv;
-	int rc = sx_parse_squeue(cmd->out, &v, &nv, err, errlen);
+	int rc = full ? sx_parse_squeue_full(cmd->out, &v, &nv, err, errlen) : sx_parse_squeue(cmd->out, &v, &nv, err, errlen);
 	sx_cmd_done(cmd);
 	if (rc)
 		return -1;

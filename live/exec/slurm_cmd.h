@@ -131,6 +131,16 @@ struct sx_jobinfo {
 	char state_id[SX_STATE_ID_LEN + 1];   /* "" when the comment is not hetlab's */
 	int64_t key;              /* -1 when not hetlab's */
 	int attempt;              /* the attempt of its first run; -1 */
+	/* Only from the full format (sx_parse_squeue_full, SX_SQUEUE_FULL_FORMAT);
+	 * zero otherwise: */
+	bool full;
+	int64_t submit_unix;      /* -1 unknown */
+	int64_t limit_s;          /* the time limit; -1 none (UNLIMITED, NOT_SET) */
+	int nnodes, ncpus;        /* nodes (the minimum, for a pending job) and CPUs in all */
+	int64_t mem_mib;          /* MinMemory, per node; 0 when not set or per CPU */
+	int gpus;                 /* GPUs per node (tres-per-node gres:gpu[:TYPE]:N) */
+	char account[64], qos[64];
+	int64_t prio;             /* PriorityLong */
 };
 
 struct sx_nodeinfo {
@@ -221,6 +231,10 @@ int sx_jobs_by_name(const struct sx_ctx *c, const char *const *names, int n, str
  * err when there is no accounting (and *no_acct set). */
 int sx_acct_by_id(const struct sx_ctx *c, const int64_t *ids, int n, struct sx_acct **out, int *nout,
                   bool *no_acct, char *err, size_t errlen);
+/* Every job slurmctld knows in any state, all users' (as far as
+ * PrivateData lets c's user see them), in the full format: one
+ * `squeue -h -a -t all -O <SX_SQUEUE_FULL_FORMAT>`. */
+int sx_jobs_all(const struct sx_ctx *c, struct sx_jobinfo **out, int *nout, char *err, size_t errlen);
 /* Every node (in c->partition when set). *out malloc'd, caller frees. */
 int sx_nodes(const struct sx_ctx *c, struct sx_nodeinfo **out, int *nout, char *err, size_t n);
 int sx_read_config(const struct sx_ctx *c, struct sx_config *cfg, char *err, size_t n);
@@ -243,6 +257,14 @@ int sx_parse_nodes(const char *text, const char *partition, struct sx_nodeinfo *
                    char *err, size_t n);
 /* The lines of `squeue -h -O <SX_SQUEUE_FORMAT>` (see slurm_text.c). */
 int sx_parse_squeue(const char *text, struct sx_jobinfo **out, int *nout, char *err, size_t n);
+/* The lines of `squeue -h -O <SX_SQUEUE_FULL_FORMAT>`: the same fields and
+ * the request (submit time, time limit, nodes, CPUs, memory, GPUs,
+ * account, QOS, priority), for the shadow (live/shadow.h). */
+int sx_parse_squeue_full(const char *text, struct sx_jobinfo **out, int *nout, char *err, size_t n);
+/* A Slurm duration ("UNLIMITED", "MM", "MM:SS", "HH:MM:SS", "D-HH[:MM[:SS]]")
+ * in seconds: -1 for none (UNLIMITED, NOT_SET, INFINITE), -2 when it does
+ * not parse. */
+int64_t sx_duration_s(const char *text);
 /* The lines of `sacct -n -P --format=<SX_SACCT_FORMAT>`. */
 int sx_parse_sacct(const char *text, struct sx_acct **out, int *nout, char *err, size_t n);
 /* `scontrol show config`. */
@@ -252,6 +274,6 @@ void sx_parse_comment(struct sx_jobinfo *ji);
 /* Slurm's state word ("RUNNING", "CANCELLED by 0", "REQUEUE_HOLD") as sx_state. */
 enum sx_state sx_state_of(const char *word);
 
-extern const char SX_SQUEUE_FORMAT[], SX_SACCT_FORMAT[];
+extern const char SX_SQUEUE_FORMAT[], SX_SQUEUE_FULL_FORMAT[], SX_SACCT_FORMAT[];
 
 #endif

@@ -337,6 +337,19 @@ static void kill_child(struct child *ch, int timeout_s)
 	finish(ch, st, timeout_s);
 }
 
+const char *const SX_READERS[] = { "squeue", "sinfo", "sacct", NULL };
+
+/* Whether c may run cmd: any command, or with read_only only a reader. */
+static bool allowed(const struct sx_ctx *c, const struct sx_cmd *cmd)
+{
+	if (!c->read_only)
+		return true;
+	for (int k = 0; SX_READERS[k]; k++)
+		if (cmd->argv[0] && strcmp(cmd->argv[0], SX_READERS[k]) == 0)
+			return true;
+	return false;
+}
+
 void sx_run_all(const struct sx_ctx *c, struct sx_cmd *const *cmds, int n, int maxpar)
 {
 	int timeout_s = c->timeout_s > 0 ? c->timeout_s : DEFAULT_TIMEOUT_S;
@@ -363,6 +376,12 @@ void sx_run_all(const struct sx_ctx *c, struct sx_cmd *const *cmds, int n, int m
 	int nch = 0, next = 0;
 	for (;;) {
 		while (nch < maxpar && next < n) {
+			if (!allowed(c, cmds[next])) {
+				sx_seterr(cmds[next]->err, sizeof cmds[next]->err, "%s: refused: this context is read-only "
+				          "(it runs only squeue, sinfo and sacct)", cmds[next]->argv[0] ? cmds[next]->argv[0] : "?");
+				next++;
+				continue;
+			}
 			ch[nch].cmd = cmds[next++];
 			if (spawn(c, &ch[nch], ch[nch].cmd->minimal_env ? menv : envp, timeout_s) == 0)
 				nch++;

@@ -46,7 +46,12 @@ struct sx_ctx {
 	char slurm_conf[512];    /* SLURM_CONF for the commands; "" = inherited */
 	enum sx_export export_env;   /* the jobs' environment (zeroed: SX_EXPORT_MINIMAL; the daemon's
 	                              * default is slurm.export "login", SX_EXPORT_LOGIN) */
+	bool read_only;          /* only the readers run (SX_READERS: squeue, sinfo, sacct); any other
+	                          * command fails without running (`hetlab shadow`, docs/forecast.md) */
 };
+
+/* The commands a read_only context may run; NULL-terminated. */
+extern const char *const SX_READERS[];
 
 struct sx_cmd {
 	const char *argv[SX_MAX_ARGS + 1];   /* argv[0] a bare command name; borrowed, or in abuf */

@@ -6,6 +6,7 @@
  * SLURM_TIME_FORMAT=%s (live/exec/slurm_run.c sets it) every time is Unix
  * seconds; "N/A", "Unknown" and "None" are no time. */
 #include "live/exec/slurm_cmd.h"
+#include "config/slurmconf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +21,13 @@ const char SX_SQUEUE_FORMAT[] =
 	"Partition:|,Name:|,Comment:|,NodeList:|,Reason:|";
 enum { SQ_ID, SQ_STATE, SQ_EXIT, SQ_RESTARTS, SQ_PRIO, SQ_START, SQ_END, SQ_USER, SQ_PART, SQ_NAME,
        SQ_COMMENT, SQ_NODES, SQ_REASON, SQ_N };
+
+/* The same and the request, before Reason (still last). */
+const char SX_SQUEUE_FULL_FORMAT[] =
+	"JobID:|,State:|,exit_code:|,RestartCnt:|,Priority:|,StartTime:|,EndTime:|,UserName:|,"
+	"Partition:|,Name:|,Comment:|,NodeList:|,SubmitTime:|,TimeLimit:|,NumNodes:|,NumCPUs:|,MinMemory:|,"
+	"tres-per-node:|,Account:|,QOS:|,PriorityLong:|,Reason:|";
+enum { SQX_SUBMIT, SQX_LIMIT, SQX_NODES, SQX_CPUS, SQX_MEM, SQX_TRES, SQX_ACCOUNT, SQX_QOS, SQX_PRIO, SQX_N };
 
 const char SX_SACCT_FORMAT[] = "JobIDRaw,JobName,State,ExitCode,Start,End,NodeList,AllocTRES";
 enum { SA_ID, SA_NAME, SA_STATE, SA_EXIT, SA_START, SA_END, SA_NODES, SA_TRES, SA_N };
@@ -152,7 +160,52 @@ struct vec {
 	size_t size;
 	char *err;
 	size_t errlen;
+	bool full;                 /* squeue lines in SX_SQUEUE_FULL_FORMAT */
 };
+
+int64_t sx_duration_s(const char *t)
+{
+	/* slurm.conf's reader (config/slurmconf.h), and the words squeue adds */
+	if (strcmp(t, "NOT_SET") == 0 || strcmp(t, "Partition_Limit") == 0)
+		return -1;
+	int64_t v;
+	if (slurm_time_parse(t, &v))
+		return -2;
+	return v == SLURM_UNLIMITED ? -1 : v;
+}
+
+/* "gres:gpu:2", "gres/gpu:a100:2", "gres:gpu:fake:1,...": GPUs per node. */
+static int gpus_of(const char *s)
+{
+	const char *g = strstr(s, "gpu");
+	if (!g)
+		return 0;
+	size_t w = strcspn(g, ",");
+	const char *colon = NULL;
+	for (const char *c = g; c < g + w; c++)
+		if (*c == ':' || *c == '=')
+			colon = c;
+	if (!colon)
+		return 1;
+	long v = strtol(colon + 1, NULL, 10);
+	return v > 0 && v < 1000000 ? (int)v : 1;
+}
+
+/* "4000M", "2G", "0": MiB; 0 when per CPU ("...c") or none. */
+static int64_t mem_of(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v <= 0 || v > 1e15)
+		return 0;
+	switch (*end) {
+	case 'K': return (int64_t)(v / 1024);
+	case 'G': return (int64_t)(v * 1024);
+	case 'T': return (int64_t)(v * 1048576);
+	case 'M': case 0: return (int64_t)v;
+	default: return 0;
+	}
+}
 
 static void *vec_add(struct vec *x)
 {
@@ -172,13 +225,19 @@ static void *vec_add(struct vec *x)
 static int squeue_line(void *ctx, char *line, int ln)
 {
 	struct vec *x = ctx;
-	char *f[SQ_N + 1];
-	/* Each field ends with '|', so a full line splits into SQ_N + 1 (an
+	char *f[SQ_N + SQX_N + 1];
+	int want = SQ_N + (x->full ? SQX_N : 0);
+	/* Each field ends with '|', so a full line splits into want + 1 (an
 	 * empty tail). */
-	int nf = split(line, f, SQ_N + 1);
-	if (nf < SQ_N) {
-		sx_seterr(x->err, x->errlen, "squeue: line %d: expected %d '|'-separated fields, got %d", ln, SQ_N, nf);
+	int nf = split(line, f, want + 1);
+	if (nf < want) {
+		sx_seterr(x->err, x->errlen, "squeue: line %d: expected %d '|'-separated fields, got %d", ln, want, nf);
 		return -1;
+	}
+	char *fx[SQX_N] = { 0 };      /* the full format's fields, before Reason */
+	if (x->full) {
+		memcpy(fx, f + SQ_REASON, sizeof fx);
+		f[SQ_REASON] = f[SQ_N + SQX_N - 1];
 	}
 	struct sx_jobinfo *ji = vec_add(x);
 	if (!ji) {
@@ -218,12 +277,40 @@ static int squeue_line(void *ctx, char *line, int ln)
 	                             strstr(ji->reason, "held state")))
 		ji->st = SX_HELD;
 	sx_parse_comment(ji);
+	if (!x->full)
+		return 0;
+	ji->full = true;
+	int64_t v2;
+	if (time_of(fx[SQX_SUBMIT], &ji->submit_unix)) {
+		sx_seterr(x->err, x->errlen, "squeue: line %d (job %" PRId64 "): SubmitTime '%s': expected Unix seconds "
+		          "(SLURM_TIME_FORMAT=%%s) or N/A", ln, ji->id, fx[SQX_SUBMIT]);
+		return -1;
+	}
+	ji->limit_s = sx_duration_s(fx[SQX_LIMIT]);
+	if (ji->limit_s == -2) {
+		sx_seterr(x->err, x->errlen, "squeue: line %d (job %" PRId64 "): TimeLimit '%s': expected a duration "
+		          "([D-]HH:MM:SS, MM:SS) or UNLIMITED", ln, ji->id, fx[SQX_LIMIT]);
+		return -1;
+	}
+	if (int_of(fx[SQX_NODES], &v) || v < 0 || v > 1000000 || int_of(fx[SQX_CPUS], &v2) || v2 < 0 ||
+	    v2 > 100000000) {
+		sx_seterr(x->err, x->errlen, "squeue: line %d (job %" PRId64 "): NumNodes '%s' / NumCPUs '%s': expected "
+		          "counts", ln, ji->id, fx[SQX_NODES], fx[SQX_CPUS]);
+		return -1;
+	}
+	ji->nnodes = (int)v;
+	ji->ncpus = (int)v2;
+	ji->mem_mib = mem_of(fx[SQX_MEM]);
+	ji->gpus = gpus_of(fx[SQX_TRES]);
+	copy(ji->account, sizeof ji->account, fx[SQX_ACCOUNT]);
+	copy(ji->qos, sizeof ji->qos, fx[SQX_QOS]);
+	ji->prio = int_of(fx[SQX_PRIO], &v) == 0 ? v : 0;
 	return 0;
 }
 
-int sx_parse_squeue(const char *text, struct sx_jobinfo **out, int *nout, char *err, size_t n)
+static int parse_squeue(const char *text, bool full, struct sx_jobinfo **out, int *nout, char *err, size_t n)
 {
-	struct vec x = { .size = sizeof **out, .err = err, .errlen = n };
+	struct vec x = { .size = sizeof **out, .err = err, .errlen = n, .full = full };
 	*out = NULL;
 	*nout = 0;
 	int rc = each_line(text, squeue_line, &x);
@@ -236,6 +323,16 @@ int sx_parse_squeue(const char *text, struct sx_jobinfo **out, int *nout, char *
 	*out = x.v;
 	*nout = x.n;
 	return 0;
+}
+
+int sx_parse_squeue(const char *text, struct sx_jobinfo **out, int *nout, char *err, size_t n)
+{
+	return parse_squeue(text, false, out, nout, err, n);
+}
+
+int sx_parse_squeue_full(const char *text, struct sx_jobinfo **out, int *nout, char *err, size_t n)
+{
+	return parse_squeue(text, true, out, nout, err, n);
 }
 
 /* A count from AllocTRES: 0 for a number no count can be (negative, NaN,

@@ -1,5 +1,6 @@
 /* fuzz_squeue — the text parsers of the Slurm executor (live/slurm_text.c):
- * the lines of `squeue -h -O SX_SQUEUE_FORMAT` (sx_parse_squeue) and, from the
+ * the lines of `squeue -h -O SX_SQUEUE_FORMAT` (sx_parse_squeue), of the
+ * shadow's SX_SQUEUE_FULL_FORMAT (sx_parse_squeue_full) and, from the
  * same input, `sacct -n -P --format=SX_SACCT_FORMAT` (sx_parse_sacct) and
  * `scontrol show config` (sx_parse_config). A refusal has a message, every
  * string a parser keeps is NUL-terminated within its field, and a job it
@@ -31,6 +32,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	} else if (!err[0])
 		fz_fail("squeue: refused without a message");
+	free(jobs);
+	jobs = NULL;
+	err[0] = 0;
+	if (sx_parse_squeue_full(text, &jobs, &nj, err, sizeof err) == 0) {
+		for (int i = 0; i < nj; i++) {
+			const struct sx_jobinfo *j = &jobs[i];
+			if (j->id <= 0 || !j->full || j->limit_s < -1 || j->nnodes < 0 || j->ncpus < 0 || j->gpus < 0 ||
+			    j->mem_mib < 0)
+				fz_fail("squeue full: job %d kept with id %lld or a negative count", i, (long long)j->id);
+			if (!TERMINATED(j->nodes) || !TERMINATED(j->reason) || !TERMINATED(j->account) || !TERMINATED(j->qos))
+				fz_fail("squeue full: job %lld has an unterminated field", (long long)j->id);
+		}
+	} else if (!err[0])
+		fz_fail("squeue full: refused without a message");
 	err[0] = 0;
 	if (sx_parse_sacct(text, &runs, &na, err, sizeof err) == 0) {
 		for (int i = 0; i < na; i++)

@@ -342,6 +342,96 @@ static void test_jobs_through_squeue(void **state)
 	unlink(path_in(f, "log"));
 }
 
+/* The shadow's full format (live/shadow.c): the request too, before Reason. */
+static void test_jobs_all_full(void **state)
+{
+	struct fx *f = *state;
+	struct sx_jobinfo *v;
+	int nv;
+	put(f, "squeue.out",
+	    "31|PENDING|0|0|0.00000000023283|1796169000|N/A|alice|debug,second|fc|(null)||1796168400|10:00|1|3|100M|N/A|"
+	    "t0|normal|1001|Resources|\n"
+	    "30|RUNNING|0|0|0.00000000023283|1796168410|1796168590|bob|debug|fc|(null)|n[1-2]|1796168400|1-02:03:04|2|8|"
+	    "4000M|gres:gpu:fake:2|t1|hi|1000|None|\n"
+	    "32|PENDING|0|0|0.00000000023283|N/A|N/A|bob|debug|fc|(null)||1796168401|UNLIMITED|1|1|0|N/A|t1|normal|7|"
+	    "Priority|\n");
+	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), 0);
+	char want[1024];
+	snprintf(want, sizeof want, "== squeue\n-h\n-a\n-t\nall\n-O\n%s\n", SX_SQUEUE_FULL_FORMAT);
+	expect_log(f, want);
+	assert_int_equal(nv, 3);
+	assert_true(v[0].full);
+	assert_int_equal(v[0].st, SX_PENDING);
+	assert_int_equal(v[0].start_unix, 1796169000);   /* squeue --start's estimate */
+	assert_int_equal(v[0].submit_unix, 1796168400);
+	assert_int_equal(v[0].limit_s, 600);
+	assert_int_equal(v[0].nnodes, 1);
+	assert_int_equal(v[0].ncpus, 3);
+	assert_int_equal(v[0].mem_mib, 100);
+	assert_int_equal(v[0].gpus, 0);
+	assert_int_equal(v[0].prio, 1001);
+	assert_string_equal(v[0].partition, "debug,second");
+	assert_string_equal(v[0].account, "t0");
+	assert_string_equal(v[0].reason, "Resources");
+	assert_int_equal(v[1].limit_s, 93784);
+	assert_int_equal(v[1].gpus, 2);
+	assert_int_equal(v[1].mem_mib, 4000);
+	assert_string_equal(v[1].nodes, "n[1-2]");
+	assert_string_equal(v[1].qos, "hi");
+	assert_int_equal(v[2].limit_s, -1);
+	assert_int_equal(v[2].start_unix, -1);
+	free(v);
+	/* A bad time limit names the job and the field. */
+	put(f, "squeue.out", "31|PENDING|0|0|0.1|N/A|N/A|alice|debug|fc|(null)||1796168400|soon|1|3|100M|N/A|t0|normal|1|"
+	    "Resources|\n");
+	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), -1);
+	assert_string_equal(f->err, "squeue: line 1 (job 31): TimeLimit 'soon': expected a duration ([D-]HH:MM:SS, MM:SS) "
+	                    "or UNLIMITED");
+	/* The executor's format has fewer fields: not the full one. */
+	put(f, "squeue.out", squeue_lines);
+	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), -1);
+	assert_string_equal(f->err, "squeue: line 1: expected 22 '|'-separated fields, got 14");
+	unlink(path_in(f, "log"));
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	assert_int_equal(sx_duration_s("5"), 300);
+	assert_int_equal(sx_duration_s("2:30"), 150);
+	assert_int_equal(sx_duration_s("1:00:00"), 3600);
+	assert_int_equal(sx_duration_s("2-00:00:01"), 172801);
+	assert_int_equal(sx_duration_s("UNLIMITED"), -1);
+	assert_int_equal(sx_duration_s("NOT_SET"), -1);
+	assert_int_equal(sx_duration_s("1:xx"), -2);
+	assert_int_equal(sx_duration_s(""), -2);
+}
+
+/* A read-only context (hetlab shadow) runs the readers and refuses
+ * anything else without running it. */
+static void test_read_only(void **state)
+{
+	struct fx *f = *state;
+	f->c.read_only = true;
+	put(f, "squeue.out", "");
+	struct sx_jobinfo *v;
+	int nv;
+	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), 0);
+	unlink(path_in(f, "log"));
+	assert_int_equal(sx_cancel(&f->c, 5, f->err, sizeof f->err), -1);
+	assert_non_null(strstr(f->err, "scancel: refused: this context is read-only"));
+	assert_int_equal(sx_drain(&f->c, "n1", "x", f->err, sizeof f->err), -1);
+	assert_int_equal(sx_hold(&f->c, 5, f->err, sizeof f->err), -1);
+	struct sx_cmd cmd;
+	const char *av[] = { "sbatch", "--wrap", "true", NULL };
+	sx_cmd_set(&cmd, av);
+	assert_int_equal(sx_run(&f->c, &cmd), -1);
+	assert_non_null(strstr(cmd.err, "sbatch: refused"));
+	sx_cmd_done(&cmd);
+	expect_log(f, "");   /* none of them ran */
+	f->c.read_only = false;
+}
+
 static const struct sx_nodeinfo *find_node(const struct sx_nodeinfo *v, int nv, const char *name)
 {
 	for (int k = 0; k < nv; k++)
@@ -548,6 +638,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parse_later_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parse_garbage, setup, teardown),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test_setup_teardown(test_jobs_all_full, setup, teardown),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("exec_slurm_parse", tests, NULL, NULL);
 }
