@@ -106,11 +106,27 @@ static void learn(void *ctx, const char *user, double run_s, double limit_s)
 	pred_add(&sh->pred, user_index(sh, user), JOB_BATCH, run_s, limit_s);
 }
 
+/* sh->jobs is kept in the order of the ids (Slurm's grow, so that a new
+ * job is nearly always added at the end): a poll's lookups take log time,
+ * not the jobs held. */
+static int32_t sjob_at(const struct shadow *sh, int64_t id)
+{
+	int32_t lo = 0, hi = sh->njobs;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (sh->jobs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct sjob *sjob_find(struct shadow *sh, int64_t id, bool add)
 {
-	for (int32_t k = 0; k < sh->njobs; k++)
-		if (sh->jobs[k].id == id)
-			return &sh->jobs[k];
+	int32_t at = sjob_at(sh, id);
+	if (at < sh->njobs && sh->jobs[at].id == id)
+		return &sh->jobs[at];
 	if (!add)
 		return NULL;
 	if (sh->njobs == sh->capjobs) {
@@ -121,9 +137,17 @@ static struct sjob *sjob_find(struct shadow *sh, int64_t id, bool add)
 		sh->jobs = v;
 		sh->capjobs = cap;
 	}
-	struct sjob *j = &sh->jobs[sh->njobs++];
+	memmove(&sh->jobs[at + 1], &sh->jobs[at], (size_t)(sh->njobs - at) * sizeof *sh->jobs);
+	sh->njobs++;
+	struct sjob *j = &sh->jobs[at];
 	*j = (struct sjob){ .id = id, .limit_s = NAN };
 	return j;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
 }
 
 /* ---- the twin's scenario, once ---- */
@@ -607,13 +631,19 @@ static int poll_once(struct shadow *sh)
 		snprintf(err, sizeof err, "out of memory");
 		goto failed;
 	}
-	for (int32_t k = 0; k < sh->njobs; k++) {
-		bool in = false;
-		for (int i = 0; i < p.nj && !in; i++)
-			in = p.jobs[i].id == sh->jobs[k].id;
-		if (!in && !sh->jobs[k].started)
-			gone[ngone++] = sh->jobs[k].id;
+	int64_t *listed = malloc(((size_t)p.nj + 1) * sizeof *listed);
+	if (!listed) {
+		free(gone);
+		snprintf(err, sizeof err, "out of memory");
+		goto failed;
 	}
+	for (int i = 0; i < p.nj; i++)
+		listed[i] = p.jobs[i].id;
+	qsort(listed, (size_t)p.nj, sizeof *listed, cmp_id);
+	for (int32_t k = 0; k < sh->njobs; k++)
+		if (!sh->jobs[k].started && !bsearch(&sh->jobs[k].id, listed, (size_t)p.nj, sizeof *listed, cmp_id))
+			gone[ngone++] = sh->jobs[k].id;
+	free(listed);
 	if (ngone) {
 		bool no_acct = false;
 		if (sx_acct_by_id(&sh->cx, gone, ngone, &p.acct, &p.na, &no_acct, err, sizeof err) && !no_acct) {
