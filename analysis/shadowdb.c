@@ -12,7 +12,7 @@ static const char SCHEMA[] =
 	"CREATE TABLE IF NOT EXISTS poll (t REAL PRIMARY KEY, ok INTEGER NOT NULL, running INTEGER, pending INTEGER,"
 	" forecast INTEGER, took_s REAL, cpu_s REAL, error TEXT);"
 	"CREATE TABLE IF NOT EXISTS job (id INTEGER PRIMARY KEY, user TEXT, account TEXT, partition TEXT, submit REAL,"
-	" limit_s REAL, start REAL, end REAL, start_from TEXT);"
+	" limit_s REAL, start REAL, end REAL, start_from TEXT, slurm_id TEXT);"
 	"CREATE TABLE IF NOT EXISTS forecast (job INTEGER NOT NULL, t REAL NOT NULL, p10 REAL, p50 REAL, p90 REAL,"
 	" lim REAL, squeue REAL, PRIMARY KEY (job, t));"
 	"CREATE TABLE IF NOT EXISTS accuracy (bin TEXT PRIMARY KEY, forecasts INTEGER, jobs INTEGER,"
@@ -21,7 +21,8 @@ static const char SCHEMA[] =
 enum { Q_POLL, Q_JOB, Q_FC, Q_META, Q_N };
 static const char *const QTEXT[Q_N] = {
 	"INSERT OR REPLACE INTO poll VALUES (?,?,?,?,?,?,?,?)",
-	"INSERT INTO job VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET user=COALESCE(excluded.user, user),"
+	"INSERT INTO job VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO UPDATE SET user=COALESCE(excluded.user, user),"
+	" slurm_id=COALESCE(excluded.slurm_id, slurm_id),"
 	" account=COALESCE(excluded.account, account), partition=COALESCE(excluded.partition, partition),"
 	" submit=COALESCE(excluded.submit, submit), limit_s=COALESCE(excluded.limit_s, limit_s), start=COALESCE(start, excluded.start),"
 	" start_from=COALESCE(start_from, excluded.start_from), end=COALESCE(end, excluded.end)",
@@ -166,6 +167,7 @@ int shadowdb_job(struct shadowdb *d, const struct shadowdb_job *j, char *err, si
 	bind_real(q, 7, j->start);
 	bind_real(q, 8, j->end);
 	bind_text(q, 9, isfinite(j->start) ? j->start_from : NULL);
+	bind_text(q, 10, j->slurm_id);
 	return step(d, q, "job", err, errlen);
 }
 

@@ -37,7 +37,8 @@ struct shadow_acc {
 };
 
 struct shadowdb_job {
-	int64_t id;                  /* Slurm's job id */
+	int64_t id;                  /* Slurm's job id; an array's task: 2^62 + array × 2^22 + task */
+	const char *slurm_id;        /* "123", "123_4" (NULL: as recorded before) */
 	const char *user, *partition, *account;
 	double submit, limit_s;      /* NaN unknown / no limit */
 	double start, end;           /* NaN while unknown */

@@ -144,6 +144,29 @@ static struct sjob *sjob_find(struct shadow *sh, int64_t id, bool add)
 	return j;
 }
 
+/* A job array's task is known by its array and task (2^62 + array × 2^22
+ * + task), not by its Slurm job id: the tasks not started yet share the
+ * array's id, and a task gets an id of its own as it starts. */
+#define SH_ARRAY_BASE ((int64_t)1 << 62)
+
+static void array_ids(struct sx_jobinfo *jobs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (jobs[i].array_task >= 0 && jobs[i].array_task < ((int64_t)1 << 22) &&
+		    jobs[i].array_job < ((int64_t)1 << 40))
+			jobs[i].id = SH_ARRAY_BASE | jobs[i].array_job << 22 | jobs[i].array_task;
+}
+
+/* The job's name in Slurm's words ("123", or "123_4" for an array's task). */
+static const char *slurm_id(const struct sx_jobinfo *j, char *b, size_t n)
+{
+	if (j->id >= SH_ARRAY_BASE)
+		snprintf(b, n, "%" PRId64 "_%" PRId64, j->array_job, j->array_task);
+	else
+		snprintf(b, n, "%" PRId64, j->id);
+	return b;
+}
+
 static int cmp_id(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -499,12 +522,14 @@ static void render_metrics(struct shadow *sh, const struct poll *p)
 	for (int k = 0; p && k < p->nwait && k < SH_METRICS_MAX; k++) {
 		static const char *const qn[4] = { "0.1", "0.5", "0.9", "limit" };
 		const simtime v[4] = { p->q[k].p10, p->q[k].p50, p->q[k].p90, p->q[k].lim };
+		char id[48];
+		slurm_id(p->wait[k], id, sizeof id);
 		for (int i = 0; i < 4; i++)
 			if (v[i] >= 0)
-				OUT("hetlab_forecast_start_seconds{job=\"%" PRId64 "\",quantile=\"%s\"} %.3f\n", p->wait[k]->id, qn[i],
+				OUT("hetlab_forecast_start_seconds{job=\"%s\",quantile=\"%s\"} %.3f\n", id, qn[i],
 				    simtime_to_s(v[i]));
 		if (p->wait[k]->start_unix > 0)
-			OUT("hetlab_forecast_start_seconds{job=\"%" PRId64 "\",quantile=\"squeue\"} %" PRId64 "\n", p->wait[k]->id,
+			OUT("hetlab_forecast_start_seconds{job=\"%s\",quantile=\"squeue\"} %" PRId64 "\n", id,
 			    p->wait[k]->start_unix);
 	}
 	OUT("# HELP hetlab_shadow_coverage Share of actual starts within the forecast's p10-p90, by the wait left.\n"
@@ -532,7 +557,8 @@ static int record(struct shadow *sh, struct poll *p, double took_s, double cpu, 
 		const struct sx_jobinfo *j = &p->jobs[k];
 		bool started = ran(j);
 		bool ended = started && sx_state_final(j->st) && j->end_unix >= j->start_unix;
-		struct shadowdb_job r = { .id = j->id, .user = j->user, .partition = j->partition, .account = j->account,
+		char id[48];
+		struct shadowdb_job r = { .id = j->id, .slurm_id = slurm_id(j, id, sizeof id), .user = j->user, .partition = j->partition, .account = j->account,
 		                          .submit = j->submit_unix > 0 ? (double)j->submit_unix : NAN,
 		                          .limit_s = j->limit_s > 0 ? (double)j->limit_s : NAN,
 		                          .start = started ? (double)j->start_unix : NAN,
@@ -624,7 +650,10 @@ static int poll_once(struct shadow *sh)
 	if (sx_jobs_all(&sh->cx, &p.jobs, &p.nj, err, sizeof err) ||
 	    sx_nodes(&sh->cx, &p.nodes, &p.nn, err, sizeof err))
 		goto failed;
-	/* Jobs seen waiting that Slurm forgot before a poll saw them run: sacct has their start. */
+	array_ids(p.jobs, p.nj);
+	/* Jobs seen waiting that Slurm forgot before a poll saw them run:
+	 * sacct has their start (not asked of an array's tasks, which it
+	 * names by the ids they got as they started). */
 	int64_t *gone = calloc((size_t)sh->njobs + 1, sizeof *gone);
 	int ngone = 0;
 	if (!gone) {
@@ -641,7 +670,8 @@ static int poll_once(struct shadow *sh)
 		listed[i] = p.jobs[i].id;
 	qsort(listed, (size_t)p.nj, sizeof *listed, cmp_id);
 	for (int32_t k = 0; k < sh->njobs; k++)
-		if (!sh->jobs[k].started && !bsearch(&sh->jobs[k].id, listed, (size_t)p.nj, sizeof *listed, cmp_id))
+		if (!sh->jobs[k].started && sh->jobs[k].id < SH_ARRAY_BASE &&
+		    !bsearch(&sh->jobs[k].id, listed, (size_t)p.nj, sizeof *listed, cmp_id))
 			gone[ngone++] = sh->jobs[k].id;
 	free(listed);
 	if (ngone) {

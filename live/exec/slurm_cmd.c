@@ -566,7 +566,7 @@ int sx_jobs_all(const struct sx_ctx *c, struct sx_jobinfo **out, int *nout, char
 		sx_seterr(err, errlen, "squeue: out of memory");
 		return -1;
 	}
-	const char *av[] = { "squeue", "-h", "-a", "-t", "all", "-O", SX_SQUEUE_FULL_FORMAT, NULL };
+	const char *av[] = { "squeue", "-h", "-a", "-t", "all", "-O", SX_SQUEUE_FULL_FORMAT, "-r", NULL };
 	sx_cmd_set(cmd, av);
 	int rc = squeue_into_as(c, cmd, true, out, nout, err, errlen);
 	free(cmd);

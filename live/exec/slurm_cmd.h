@@ -141,6 +141,11 @@ struct sx_jobinfo {
 	int gpus;                 /* GPUs per node (tres-per-node gres:gpu[:TYPE]:N) */
 	char account[64], qos[64];
 	int64_t prio;             /* PriorityLong */
+	/* A job array's task (ArrayJobID, ArrayTaskID with `squeue -r`, one
+	 * line a task): -1 for a job that is not one. A task not started yet
+	 * shares its array's job id with the other such tasks; one that
+	 * started has an id of its own (the last keeping the array's). */
+	int64_t array_job, array_task;
 };
 
 struct sx_nodeinfo {
@@ -233,7 +238,8 @@ int sx_acct_by_id(const struct sx_ctx *c, const int64_t *ids, int n, struct sx_a
                   bool *no_acct, char *err, size_t errlen);
 /* Every job slurmctld knows in any state, all users' (as far as
  * PrivateData lets c's user see them), in the full format: one
- * `squeue -h -a -t all -O <SX_SQUEUE_FULL_FORMAT>`. */
+ * `squeue -h -a -t all -O <SX_SQUEUE_FULL_FORMAT> -r` (-r: a line per task
+ * of a job array). */
 int sx_jobs_all(const struct sx_ctx *c, struct sx_jobinfo **out, int *nout, char *err, size_t errlen);
 /* Every node (in c->partition when set). *out malloc'd, caller frees. */
 int sx_nodes(const struct sx_ctx *c, struct sx_nodeinfo **out, int *nout, char *err, size_t n);

@@ -26,8 +26,9 @@ enum { SQ_ID, SQ_STATE, SQ_EXIT, SQ_RESTARTS, SQ_PRIO, SQ_START, SQ_END, SQ_USER
 const char SX_SQUEUE_FULL_FORMAT[] =
 	"JobID:|,State:|,exit_code:|,RestartCnt:|,Priority:|,StartTime:|,EndTime:|,UserName:|,"
 	"Partition:|,Name:|,Comment:|,NodeList:|,SubmitTime:|,TimeLimit:|,NumNodes:|,NumCPUs:|,MinMemory:|,"
-	"tres-per-node:|,Account:|,QOS:|,PriorityLong:|,Reason:|";
-enum { SQX_SUBMIT, SQX_LIMIT, SQX_NODES, SQX_CPUS, SQX_MEM, SQX_TRES, SQX_ACCOUNT, SQX_QOS, SQX_PRIO, SQX_N };
+	"tres-per-node:|,Account:|,QOS:|,PriorityLong:|,ArrayJobID:|,ArrayTaskID:|,Reason:|";
+enum { SQX_SUBMIT, SQX_LIMIT, SQX_NODES, SQX_CPUS, SQX_MEM, SQX_TRES, SQX_ACCOUNT, SQX_QOS, SQX_PRIO, SQX_AJOB,
+       SQX_ATASK, SQX_N };
 
 const char SX_SACCT_FORMAT[] = "JobIDRaw,JobName,State,ExitCode,Start,End,NodeList,AllocTRES";
 enum { SA_ID, SA_NAME, SA_STATE, SA_EXIT, SA_START, SA_END, SA_NODES, SA_TRES, SA_N };
@@ -305,6 +306,14 @@ static int squeue_line(void *ctx, char *line, int ln)
 	copy(ji->account, sizeof ji->account, fx[SQX_ACCOUNT]);
 	copy(ji->qos, sizeof ji->qos, fx[SQX_QOS]);
 	ji->prio = int_of(fx[SQX_PRIO], &v) == 0 ? v : 0;
+	/* "N/A" for a job that is not an array's task; a range ("1-5",
+	 * "1-5%2": the pending tasks of one record, squeue without -r) is
+	 * taken as one job, as before */
+	ji->array_job = ji->array_task = -1;
+	if (int_of(fx[SQX_ATASK], &v) == 0 && v >= 0 && int_of(fx[SQX_AJOB], &v2) == 0 && v2 > 0) {
+		ji->array_job = v2;
+		ji->array_task = v;
+	}
 	return 0;
 }
 

@@ -61,10 +61,10 @@ printf '{"meta":{},"errors":[],"nodes":[%s,%s]}\n' "$(node n1 allocated)" "$(nod
 
 NOW=$(date +%s)
 # squeue -O of the full format: ID STATE EXIT RESTARTS PRIO START END USER PART NAME COMMENT NODES SUBMIT LIMIT
-# NNODES NCPUS MEM TRES ACCOUNT QOS PRIOLONG REASON
-job() { # ID STATE START END NODES SUBMIT PRIO REASON
-	printf '%s|%s|0|0|0.0001|%s|%s|alice|debug|j%s|(null)|%s|%s|10:00|1|4|100M|N/A|acct|normal|%s|%s|\n' \
-		"$1" "$2" "$3" "$4" "$1" "$5" "$6" "$7" "$8"
+# NNODES NCPUS MEM TRES ACCOUNT QOS PRIOLONG ARRAYJOB ARRAYTASK REASON
+job() { # ID STATE START END NODES SUBMIT PRIO REASON [ARRAYJOB ARRAYTASK]
+	printf '%s|%s|0|0|0.0001|%s|%s|alice|debug|j%s|(null)|%s|%s|10:00|1|4|100M|N/A|acct|normal|%s|%s|%s|%s|\n' \
+		"$1" "$2" "$3" "$4" "$1" "$5" "$6" "$7" "${9:-N/A}" "${10:-N/A}" "$8"
 }
 {
 	for i in 1 2 3 4 5 6; do
@@ -131,11 +131,38 @@ check_eq "the accuracy is a table of the results" "$(q st/shadow.db "SELECT fore
 check_eq "hetlab's p50 is closer to the actual starts than squeue --start" \
 	"$(q st/shadow.db "SELECT hetlab_mae_s < squeue_mae_s FROM accuracy WHERE bin = 'all'")" 1
 
+# ---- a job array (squeue -r: a line per task) ----
+# As the real squeue prints one (Slurm 22.05.8): the tasks not started
+# share the array's id (30); a task that starts gets its own (31), the
+# array's and task's ids staying. The shadow knows a task by its array
+# and task, so that task 1's forecasts and its start are one job's.
+{
+	job 10 RUNNING $((NOW - 20)) $((NOW + 580)) n1 $((NOW - 30)) 1 None
+	job 11 RUNNING $((NOW - 10)) $((NOW + 590)) n2 $((NOW - 30)) 1 None
+	job 30 PENDING $((NOW + 580)) N/A "" $((NOW - 5)) 100 Resources 30 1
+	job 30 PENDING $((NOW + 590)) N/A "" $((NOW - 5)) 100 Priority 30 2
+} >"$T/squeue.out"
+"$HETLAB" shadow --slurm-conf slurm.conf --state st-arr --polls 1 --draws 10 2>log-arr1
+check_eq "array: each pending task has its forecast, by its array and task" \
+	"$?,$(q st-arr/shadow.db "SELECT group_concat(slurm_id) FROM (SELECT j.slurm_id FROM forecast f JOIN job j ON j.id = f.job ORDER BY j.slurm_id)")" \
+	"0,30_1,30_2"
+{
+	job 10 RUNNING $((NOW - 20)) $((NOW + 580)) n1 $((NOW - 30)) 1 None
+	job 31 RUNNING $((NOW + 20)) $((NOW + 620)) n2 $((NOW - 5)) 100 None 30 1
+	job 30 PENDING $((NOW + 600)) N/A "" $((NOW - 5)) 100 Resources 30 2
+} >"$T/squeue.out"
+"$HETLAB" shadow --slurm-conf slurm.conf --state st-arr --polls 1 --draws 10 2>log-arr2
+check_eq "array: the task's start is its own job's (not a job 31), the other task still waits" \
+	"$?,$(q st-arr/shadow.db "SELECT CAST(start AS INT) FROM job WHERE slurm_id = '30_1'"),$(q st-arr/shadow.db "SELECT count(*) FROM job WHERE id = 31 OR slurm_id = '31'"),$(q st-arr/shadow.db "SELECT count(*) FROM forecast f JOIN job j ON j.id = f.job WHERE j.slurm_id = '30_2'")" \
+	"0,$((NOW + 20)),0,2"
+check_eq "array: squeue is asked a line per task (-r), every time" \
+	"$(grep -c -- '-O JobID:|.* -r$' squeue.args | awk '{ print ($1 > 0) }'),$(grep -v -c -- ' -r$' squeue.args)" "1,0"
+
 # ---- bad input: said, retried, nothing recorded ----
 nf=$(q st/shadow.db 'SELECT count(*) FROM forecast')
 echo 'this is not squeue output' >squeue.out
 "$HETLAB" shadow --slurm-conf slurm.conf --state st --polls 1 2>log3
-check_eq "a poll whose squeue does not parse fails, said and not fatal" "$?:$(grep -c 'poll 1 failed (nothing recorded; tried again in 30 s): squeue: line 1: expected 22' log3)" "0:1"
+check_eq "a poll whose squeue does not parse fails, said and not fatal" "$?:$(grep -c 'poll 1 failed (nothing recorded; tried again in 30 s): squeue: line 1: expected 24' log3)" "0:1"
 job 14 RUNNING $((NOW - 20)) $((NOW + 580)) n9 $((NOW - 30)) 1 None >squeue.out
 "$HETLAB" shadow --slurm-conf slurm.conf --state st --polls 1 2>log4
 check_eq "a job on a node slurm.conf does not name is named" \

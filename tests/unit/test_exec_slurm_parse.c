@@ -350,14 +350,14 @@ static void test_jobs_all_full(void **state)
 	int nv;
 	put(f, "squeue.out",
 	    "31|PENDING|0|0|0.00000000023283|1796169000|N/A|alice|debug,second|fc|(null)||1796168400|10:00|1|3|100M|N/A|"
-	    "t0|normal|1001|Resources|\n"
+	    "t0|normal|1001|40|3|Resources|\n"
 	    "30|RUNNING|0|0|0.00000000023283|1796168410|1796168590|bob|debug|fc|(null)|n[1-2]|1796168400|1-02:03:04|2|8|"
-	    "4000M|gres:gpu:fake:2|t1|hi|1000|None|\n"
+	    "4000M|gres:gpu:fake:2|t1|hi|1000|N/A|N/A|None|\n"
 	    "32|PENDING|0|0|0.00000000023283|N/A|N/A|bob|debug|fc|(null)||1796168401|UNLIMITED|1|1|0|N/A|t1|normal|7|"
-	    "Priority|\n");
+	    "32|1-5%2|Priority|\n");
 	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), 0);
 	char want[1024];
-	snprintf(want, sizeof want, "== squeue\n-h\n-a\n-t\nall\n-O\n%s\n", SX_SQUEUE_FULL_FORMAT);
+	snprintf(want, sizeof want, "== squeue\n-h\n-a\n-t\nall\n-O\n%s\n-r\n", SX_SQUEUE_FULL_FORMAT);
 	expect_log(f, want);
 	assert_int_equal(nv, 3);
 	assert_true(v[0].full);
@@ -380,17 +380,22 @@ static void test_jobs_all_full(void **state)
 	assert_string_equal(v[1].qos, "hi");
 	assert_int_equal(v[2].limit_s, -1);
 	assert_int_equal(v[2].start_unix, -1);
+	/* an array's task (squeue -r), a job that is not one, and the pending
+	 * tasks of one record as squeue without -r prints them (one job) */
+	assert_true(v[0].array_job == 40 && v[0].array_task == 3);
+	assert_true(v[1].array_job == -1 && v[1].array_task == -1);
+	assert_true(v[2].array_job == -1 && v[2].array_task == -1);
 	free(v);
 	/* A bad time limit names the job and the field. */
 	put(f, "squeue.out", "31|PENDING|0|0|0.1|N/A|N/A|alice|debug|fc|(null)||1796168400|soon|1|3|100M|N/A|t0|normal|1|"
-	    "Resources|\n");
+	    "N/A|N/A|Resources|\n");
 	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), -1);
 	assert_string_equal(f->err, "squeue: line 1 (job 31): TimeLimit 'soon': expected a duration ([D-]HH:MM:SS, MM:SS) "
 	                    "or UNLIMITED");
 	/* The executor's format has fewer fields: not the full one. */
 	put(f, "squeue.out", squeue_lines);
 	assert_int_equal(sx_jobs_all(&f->c, &v, &nv, f->err, sizeof f->err), -1);
-	assert_string_equal(f->err, "squeue: line 1: expected 22 '|'-separated fields, got 14");
+	assert_string_equal(f->err, "squeue: line 1: expected 24 '|'-separated fields, got 14");
 	unlink(path_in(f, "log"));
 }
 
