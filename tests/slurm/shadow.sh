@@ -48,4 +48,38 @@ check_eq "the report has the table" "$(grep -c -e '^  <1 min ' -e '^  all ' "$D/
 last=$(tail -n 1 "$D/bench.out")
 n=$(printf '%s\n' "$last" | sed -n 's/^forecast: \([0-9]*\) jobs, hetlab median abs error [0-9.]* s, squeue --start [0-9.na]* s, p10-p90 coverage \([0-9]*\) %$/\1 \2/p')
 check "the bench's last line: $last" "$([ -n "$n" ] && [ "${n% *}" -gt 0 ] && [ "${n#* }" -le 100 ] && echo 1)"
+
+# A job array beside the real Slurm: four nodes held by four jobs, an array
+# of four tasks waiting behind them. Slurm gives each task an id of its own
+# as it starts (the last keeping the array's); the shadow must know each
+# task as one job from its first forecast to its start: four rows named
+# ARRAY_1..ARRAY_4, each with a forecast and a start, and no row for the
+# ids the tasks got.
+A=$D/arr
+mkdir -p "$A"
+(
+	flock 9
+	LOCAL_SLURM_PORT_OFFSET=4000 sh "$HERE/local-slurm.sh" start "$A/cl" >"$A/start.log" 2>&1 || exit 3
+	. "$A/cl/env"
+	for i in 1 2 3 4; do sbatch --parsable -p debug -N1 -n4 --mem=100 --wrap 'sleep 12' >>"$A/blockers" || exit 4; done
+	sbatch --parsable -p debug --array=1-4 -N1 -n4 --mem=100 --wrap 'sleep 2' >"$A/array" || exit 4
+	"$HETLAB" shadow --slurm-conf "$A/cl/etc/slurm.conf" --gres-conf "$A/cl/etc/gres.conf" --state "$A/sh" \
+		--every 1 --draws 5 --max-s 40 2>"$A/shadow.log"
+	echo "$?" >"$A/shadow.rc"
+	sh "$HERE/local-slurm.sh" stop "$A/cl" >/dev/null 2>&1
+) 9>/tmp/hetlab-slurm-4000.lock
+rc=$?
+if [ $rc = 3 ]; then
+	echo "SKIP shadow: the array's cluster did not start: $(tail -n 1 "$A/start.log")"
+else
+	arr=$(cat "$A/array" 2>/dev/null)
+	db=$A/sh/shadow.db
+	check_eq "array: the shadow beside it ran and exited 0" "$rc,$(cat "$A/shadow.rc" 2>/dev/null)" "0,0"
+	check_eq "array: each task is one job, forecast while it waited and started" \
+		"$(sqlite3 "$db" "SELECT group_concat(slurm_id || ':' || (start IS NOT NULL) || ':' || (SELECT count(*) > 0 FROM forecast f WHERE f.job = j.id)) FROM (SELECT * FROM job WHERE slurm_id LIKE '${arr}\\_%' ESCAPE '\\' ORDER BY slurm_id) j")" \
+		"${arr}_1:1:1,${arr}_2:1:1,${arr}_3:1:1,${arr}_4:1:1"
+	check_eq "array: no row for the ids the tasks got as they started (the four blockers and the four tasks only)" \
+		"$(sqlite3 "$db" 'SELECT count(*) FROM job')" 8
+	check_eq "array: no poll failed" "$(sqlite3 "$db" 'SELECT count(*) FROM poll WHERE ok = 0')" 0
+fi
 summary
