@@ -61,8 +61,8 @@ mkdir -p "$A"
 	flock 9
 	LOCAL_SLURM_PORT_OFFSET=4000 sh "$HERE/local-slurm.sh" start "$A/cl" >"$A/start.log" 2>&1 || exit 3
 	. "$A/cl/env"
-	for i in 1 2 3 4; do sbatch --parsable -p debug -N1 -n4 --mem=100 --wrap 'sleep 12' >>"$A/blockers" || exit 4; done
-	sbatch --parsable -p debug --array=1-4 -N1 -n4 --mem=100 --wrap 'sleep 2' >"$A/array" || exit 4
+	for i in 1 2 3 4; do sbatch --parsable -p debug -N1 -n4 --mem=100 -o /dev/null --wrap 'sleep 12' >>"$A/blockers" || exit 4; done
+	sbatch --parsable -p debug --array=1-4 -N1 -n4 --mem=100 -o /dev/null --wrap 'sleep 2' >"$A/array" || exit 4
 	"$HETLAB" shadow --slurm-conf "$A/cl/etc/slurm.conf" --gres-conf "$A/cl/etc/gres.conf" --state "$A/sh" \
 		--every 1 --draws 5 --max-s 40 2>"$A/shadow.log"
 	echo "$?" >"$A/shadow.rc"
