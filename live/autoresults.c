@@ -1,6 +1,6 @@
 /* autoresults — results.db written every results_every_s by a child (this
  * binary executed anew, lchild.c: `hetlab replay STATE_DIR --results
- * STATE_DIR/results.db --no-compare -q`), so that the loop never stops for
+ * STATE_DIR/results.db --no-compare`), so that the loop never stops for
  * it: the write replays the whole recording, its time that of the state's
  * history (docs/live.md "What results.db costs"). One at a time; the next
  * no sooner after the last one ended than results_every_s, and than four
@@ -72,8 +72,11 @@ void lres_tick(struct live *L)
 		r->next = now + L->cfg.results_every_s;
 		return;
 	}
-	char cmd[] = "replay", opt[] = "--results", nc[] = "--no-compare", q[] = "-q";
-	char *args[] = { cmd, L->cfg.state_dir, opt, path, nc, q, NULL };
+	/* not -q: what it says on success tells a success from a failure
+	 * where the local executor reaped it (lchild_finish), and is not
+	 * logged (quiet) */
+	char cmd[] = "replay", opt[] = "--results", nc[] = "--no-compare";
+	char *args[] = { cmd, L->cfg.state_dir, opt, path, nc, NULL };
 	r->changes = sqlite3_total_changes(L->st.db);
 	if (lchild_spawn(L, &r->c, args)) {
 		live_logl(L, LIVE_WARN, "results: %s is not written", path);

@@ -241,3 +241,24 @@ rmdir st-arc/results.db
 "$HETLAB" replay st-arc --results res-arc.db --no-compare -q
 check_eq "replay --results --no-compare writes the results only" \
 	"$?,$(q res-arc.db "SELECT count(*) FROM job")" "0,80"
+
+# 28. The same under the local executor, which reaps every child of the
+#     daemon (the results write's included, its status then lost): the
+#     writes are told from what the child said, none counted failed.
+printf '{ "scenario": "scn.json", "executor": "local", "state_dir": "st-arl", "tick_s": 0.02, "probes": "none", "results_every_s": 0.1, "metrics": { "port": 0 } }\n' >arl.json
+for i in $(seq 1 6); do job batch 1 arl 0.3; done | "$HETLAB" submit --config arl.json - >/dev/null
+"$HETLAB" live --config arl.json --max-s 60 2>log-arl &
+DAEMON=$!
+port=
+for i in $(seq 1 200); do port=$(port_of log-arl); [ -n "$port" ] && break; sleep 0.05; done
+for i in $(seq 1 600); do
+	[ "$(grep -c 'end job [0-9]* done' log-arl)" -ge 6 ] &&
+		[ "$(fetch /metrics | grep -E -c '^hetlab_results_writes_total\{result="ok"\} ([3-9]|[1-9][0-9]+)$')" = 1 ] && break
+	sleep 0.05
+done
+lout=$(fetch /metrics)
+kill -TERM "$DAEMON"
+wait "$DAEMON"
+DAEMON=
+check_eq "results child under the local executor: writes counted ok, none failed, nothing said" \
+	"$(printf '%s\n' "$lout" | grep -E -c -e '^hetlab_results_writes_total\{result="ok"\} ([3-9]|[1-9][0-9]+)$' -e '^hetlab_results_writes_total\{result="failed"\} 0$'),$(grep -c 'results:' log-arl)" "2,0"
